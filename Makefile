@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# ringcap build. Every artefact goes under $(O) (default build/).
+#   make            build build/ringcap
+#   make check      build with ASan+UBSan in $(O)-san and run every test
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make V=1        show the commands
+
+O ?= build
+OUTPUT := $(abspath $(O))
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+RST2MAN ?= rst2man
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
+
+# VMLINUX_H: a vmlinux.h to use instead of dumping the running kernel's BTF.
+VMLINUX_H ?=
+
+SAN ?= 0
+CFLAGS ?= -g -O2
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Wno-missing-field-initializers
+comma := ,
+SAN_FLAGS := $(if $(filter 1,$(SAN)),-fsanitize=address$(comma)undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer)
+ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
+	-DRINGCAP_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ilib -Ibpf \
+	$(shell $(PKG_CONFIG) --cflags libbpf libzstd zlib 2>/dev/null) -MMD -MP
+ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libzstd zlib 2>/dev/null || \
+	echo -lbpf -lzstd -lz) -lelf -lpthread
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
+	-Wall -Werror -MMD -MP
+
+BPF_NAMES := syscalls sched follow
+SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES))
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS)) $(OUTPUT)/lib/syscall_names.o
+CMD_OBJS := $(patsubst cmd/%.c,$(OUTPUT)/cmd/%.o,$(wildcard cmd/*.c))
+TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/workload.c,$(wildcard tests/*.c)))
+MAN_SRCS := $(wildcard man/*.rst)
+MANS := $(patsubst man/%.rst,$(OUTPUT)/man/%,$(MAN_SRCS))
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(patsubst $(OUTPUT)/%,%,$(2))";
+endif
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all check test clean install man demo
+
+all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload man
+
+$(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
+	$(Q)mkdir -p $@
+
+ifeq ($(VMLINUX_H),)
+$(OUTPUT)/vmlinux.h: | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+else
+$(OUTPUT)/vmlinux.h: $(VMLINUX_H) | $(OUTPUT)
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+endif
+
+$(OUTPUT)/%.tmp.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# The syscall names of the build machine, stored into every capture so that
+# report decodes them anywhere.
+$(OUTPUT)/lib/syscall_names.c: scripts/gen-syscalls.sh | $(OUTPUT)/lib
+	$(call msg,GEN,$@)
+	$(Q)CC="$(CC)" sh scripts/gen-syscalls.sh > $@
+
+$(OUTPUT)/lib/%.o: lib/%.c | $(OUTPUT)/lib $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/lib/syscall_names.o: $(OUTPUT)/lib/syscall_names.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/libringcap.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/cmd/%.o: cmd/%.c | $(OUTPUT)/cmd
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/ringcap: $(CMD_OBJS) $(OUTPUT)/libringcap.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+
+$(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
+
+$(OUTPUT)/test_progs: $(TEST_OBJS) $(OUTPUT)/libringcap.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+
+# The test workload is built without sanitizers: it must make exactly the
+# syscalls it is asked for, and nothing an ASan runtime adds on its own.
+$(OUTPUT)/rc_workload: tests/workload.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -static $< -o $@
+
+$(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
+	$(call msg,MAN,$@)
+	$(Q)$(RST2MAN) --halt=warning $< > $@
+
+man: $(MANS)
+
+# Unit and integration tests, in a sanitizer build of their own.
+check: all
+	$(Q)$(MAKE) --no-print-directory O=$(O)-san SAN=1 test
+
+test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
+	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
+
+# A real capture of this machine for a few seconds, and its report.
+demo: $(OUTPUT)/ringcap
+	$(OUTPUT)/ringcap record -d 3 -o $(OUTPUT)/demo.rcap
+	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap | head -n 25
+	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap --summary
+	$(OUTPUT)/ringcap stat $(OUTPUT)/demo.rcap
+
+install: $(OUTPUT)/ringcap man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 0755 $(OUTPUT)/ringcap $(DESTDIR)$(PREFIX)/bin/ringcap
+	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
+
+clean:
+	rm -rf $(OUTPUT) $(OUTPUT)-san
+
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/lib/*.d $(OUTPUT)/cmd/*.d $(OUTPUT)/tests/*.d)

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Follow the processes a launched command forks: a child of a traced
+ * process becomes a target itself. Threads share their tgid and need
+ * nothing. A target is forgotten when its whole thread group is dead.
+ *
+ * User space attaches this object after every source, so on the same
+ * tracepoint the sources see a dying target before it is forgotten.
+ */
+#include "common.bpf.h"
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (ptgid == ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
+		return 0;
+	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_follow_exit, struct task_struct *p, bool group_dead)
+{
+	__u32 tgid = p->tgid;
+
+	if (group_dead)
+		bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The "sched" source: sched_switch, sched_wakeup, sched_process_fork,
+ * sched_process_exec and sched_process_exit, from BTF tracepoints.
+ *
+ * An event is in scope when the task it is about is: either side of a
+ * switch, the woken task, the parent of a fork. ringcap's own threads are
+ * out of scope on every side, so its wake-ups never feed its own ring.
+ */
+#include "common.bpf.h"
+
+#define TASK_REPORT	 0x7f
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_NOLOAD	 0x400
+#define TASK_REPORT_IDLE 0x80
+
+static __always_inline bool task_wanted(struct task_struct *t)
+{
+	return rc_task_wanted(t->tgid, t->comm);
+}
+
+static __always_inline bool task_is_self(struct task_struct *t)
+{
+	return t->tgid == knobs.self_tgid;
+}
+
+/* The state letter the sched_switch tracepoint would print, as one bit. */
+static __always_inline __u32 report_state(bool preempt, unsigned int state)
+{
+	if (preempt)
+		return RC_TASK_PREEMPTED;
+	if ((state & (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)) == (TASK_UNINTERRUPTIBLE | TASK_NOLOAD))
+		return TASK_REPORT_IDLE;
+	state &= TASK_REPORT;
+	return state & -state; /* lowest set bit, 0 when running */
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	struct rc_ev_switch *e;
+
+	if (task_is_self(prev) || task_is_self(next))
+		return 0;
+	if (!task_wanted(prev) && !task_wanted(next))
+		return 0;
+	e = rc_reserve(RC_EV_SCHED_SWITCH, sizeof(*e));
+	if (!e)
+		return 0;
+	e->prev_state = report_state(preempt, prev_state);
+	e->prev_prio = prev->prio;
+	e->next_pid = next->tgid;
+	e->next_tid = next->pid;
+	e->next_prio = next->prio;
+	e->__pad = 0;
+	bpf_probe_read_kernel(e->next_comm, sizeof(e->next_comm), next->comm);
+	rc_submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
+{
+	struct rc_ev_wakeup *e;
+
+	if (task_is_self(p) || !task_wanted(p))
+		return 0;
+	if ((bpf_get_current_pid_tgid() >> 32) == knobs.self_tgid)
+		return 0;
+	e = rc_reserve(RC_EV_SCHED_WAKEUP, sizeof(*e));
+	if (!e)
+		return 0;
+	e->pid = p->tgid;
+	e->tid = p->pid;
+	e->prio = p->prio;
+	e->target_cpu = BPF_CORE_READ(p, thread_info.cpu);
+	bpf_probe_read_kernel(e->wakee_comm, sizeof(e->wakee_comm), p->comm);
+	rc_submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct rc_ev_fork *e;
+
+	if (!task_wanted(parent))
+		return 0;
+	e = rc_reserve(RC_EV_SCHED_FORK, sizeof(*e));
+	if (!e)
+		return 0;
+	e->child_pid = child->tgid;
+	e->child_tid = child->pid;
+	bpf_probe_read_kernel(e->child_comm, sizeof(e->child_comm), child->comm);
+	rc_submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct rc_ev_exec *e;
+
+	if (!rc_current_wanted())
+		return 0;
+	e = rc_reserve(RC_EV_SCHED_EXEC, sizeof(*e));
+	if (!e)
+		return 0;
+	e->old_tid = old_pid;
+	e->__pad = 0;
+	if (bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), bprm->filename) < 0)
+		e->filename[0] = '\0';
+	rc_submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_sched_process_exit, struct task_struct *p, bool group_dead)
+{
+	struct rc_ev_exit *e;
+
+	if (!rc_current_wanted())
+		return 0;
+	e = rc_reserve(RC_EV_SCHED_EXIT, sizeof(*e));
+	if (!e)
+		return 0;
+	e->exit_code = p->exit_code;
+	e->group_dead = group_dead;
+	rc_submit(e);
+	return 0;
+}

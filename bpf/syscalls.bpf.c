@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The "syscalls" source: entry and exit paired into one record carrying the
+ * number, the six arguments, the return value and the duration.
+ *
+ * Entry state lives in task-local storage, so it follows a thread across
+ * CPUs and dies with it. A syscall already in progress when the capture
+ * starts has no entry state, and its exit is not recorded.
+ */
+#include "common.bpf.h"
+
+#if defined(__TARGET_ARCH_x86)
+#define RC_NR_EXIT	 60
+#define RC_NR_EXIT_GROUP 231
+#elif defined(__TARGET_ARCH_arm64)
+#define RC_NR_EXIT	 93
+#define RC_NR_EXIT_GROUP 94
+#else
+#define RC_NR_EXIT	 -1
+#define RC_NR_EXIT_GROUP -1
+#endif
+
+/* libbpf 1.1 stops at the fifth syscall argument. */
+#if defined(__TARGET_ARCH_x86)
+#define RC_SYSCALL_ARG6(regs) BPF_CORE_READ(regs, r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define RC_SYSCALL_ARG6(regs) BPF_CORE_READ((struct user_pt_regs *)(regs), regs[5])
+#else
+#define RC_SYSCALL_ARG6(regs) 0
+#endif
+
+struct pending_call {
+	__u64 ts;
+	__s64 nr; /* -1: nothing pending */
+	__u64 args[RC_SYSCALL_NARGS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pending_call);
+} pending SEC(".maps");
+
+static __always_inline void read_args(__u64 *args, struct pt_regs *regs)
+{
+	args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	args[5] = RC_SYSCALL_ARG6(regs);
+}
+
+/* exit and exit_group never return: record them at entry. */
+static __always_inline void emit_noreturn(struct pt_regs *regs, long id)
+{
+	struct rc_ev_syscall *e;
+
+	e = rc_reserve(RC_EV_SYSCALL, sizeof(*e));
+	if (!e)
+		return;
+	e->hdr.flags = RC_SYSCALL_F_NORETURN;
+	e->nr = id;
+	e->__pad = 0;
+	e->ret = 0;
+	e->duration = 0;
+	read_args(e->args, regs);
+	rc_submit(e);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
+{
+	struct pending_call *p;
+
+	if (!rc_current_wanted())
+		return 0;
+	if (id == RC_NR_EXIT || id == RC_NR_EXIT_GROUP) {
+		emit_noreturn(regs, id);
+		return 0;
+	}
+	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!p)
+		return 0;
+	read_args(p->args, regs);
+	p->nr = id;
+	p->ts = bpf_ktime_get_boot_ns();
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct rc_ev_syscall *e;
+	struct pending_call *p;
+
+	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), NULL, 0);
+	if (!p || p->nr < 0)
+		return 0;
+	e = rc_reserve(RC_EV_SYSCALL, sizeof(*e));
+	if (e) {
+		e->nr = p->nr;
+		e->__pad = 0;
+		e->ret = ret;
+		e->duration = e->hdr.ts - p->ts;
+		__builtin_memcpy(e->args, p->args, sizeof(e->args));
+		rc_submit(e);
+	}
+	p->nr = -1;
+	return 0;
+}

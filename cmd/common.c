@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What every subcommand shares: verbosity, logging, sizes. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <bpf/libbpf.h>
+#include "cmd.h"
+#include "ringcap.h"
+
+int verbosity;
+
+static const struct argp_option common_opts[] = {
+	{ "verbose", 'v', NULL, 0, "More messages: -v for libbpf's log, -vv for debug", -1 },
+	{},
+};
+
+static error_t parse_common(int key, char *arg, struct argp_state *state)
+{
+	if (key != 'v')
+		return ARGP_ERR_UNKNOWN;
+	verbosity++;
+	return 0;
+}
+
+const struct argp common_argp = { .options = common_opts, .parser = parse_common };
+
+void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ringcap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+static int print_ringcap(enum rc_print_level level, const char *fmt, va_list ap)
+{
+	if ((int)level > verbosity)
+		return 0;
+	fputs("ringcap: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* libbpf's log is for -v: a failure is explained by ringcap's own message. */
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbosity || (level == LIBBPF_DEBUG && verbosity < 2))
+		return 0;
+	fputs("libbpf: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+void setup_logging(void)
+{
+	rc_set_print(print_ringcap);
+	libbpf_set_print(print_libbpf);
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	if (*s == '-')
+		return -EINVAL;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+const char *human_bytes(uint64_t n, char *buf, size_t len)
+{
+	if (n < 10000)
+		snprintf(buf, len, "%llu B", (unsigned long long)n);
+	else if (n < 10000000)
+		snprintf(buf, len, "%.1f kB", n / 1e3);
+	else if (n < 10000000000ull)
+		snprintf(buf, len, "%.1f MB", n / 1e6);
+	else
+		snprintf(buf, len, "%.1f GB", n / 1e9);
+	return buf;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Records as text, from the schema stored in the capture: names for enum
+ * values, -ENAME for failed returns, durations with units, strings with
+ * anything unprintable escaped.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+#include "internal.h"
+
+static int put_escaped(struct rc_strbuf *sb, const char *s, size_t max)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < max && s[i] && !err; i++) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			err = rc_strbuf__append(sb, &s[i], 1);
+		else
+			err = rc_strbuf__printf(sb, "\\x%02x", c);
+	}
+	return err;
+}
+
+static int put_duration(struct rc_strbuf *sb, uint64_t ns)
+{
+	if (ns < 1000)
+		return rc_strbuf__printf(sb, "%" PRIu64 "ns", ns);
+	if (ns < 1000000)
+		return rc_strbuf__printf(sb, "%.3fus", ns / 1e3);
+	if (ns < 1000000000)
+		return rc_strbuf__printf(sb, "%.3fms", ns / 1e6);
+	return rc_strbuf__printf(sb, "%.6fs", ns / 1e9);
+}
+
+static int put_value(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
+		     const void *rec, unsigned int idx)
+{
+	const struct rc_enum *e;
+	const char *name;
+	int64_t sv;
+	uint64_t v;
+
+	if (f->kind == RC_FIELD_STR)
+		return put_escaped(sb, (const char *)rec + f->offset, f->size);
+	v = rc_field__u64(f, rec, idx);
+	sv = rc_field__s64(f, rec, idx);
+	switch (f->hint) {
+	case RC_HINT_HEX:
+		return rc_strbuf__printf(sb, "0x%" PRIx64, v);
+	case RC_HINT_ENUM:
+		e = rc_schema__enum(s, f->enum_id);
+		name = rc_enum__name(e, f->kind == RC_FIELD_SINT ? sv : (int64_t)v);
+		if (name)
+			return rc_strbuf__printf(sb, "%s", name);
+		break;
+	case RC_HINT_ERRNO:
+		if (sv < 0 && sv >= -4095) {
+			name = rc_enum__name(rc_schema__enum(s, f->enum_id), -sv);
+			if (name)
+				return rc_strbuf__printf(sb, "-%s", name);
+		}
+		break;
+	case RC_HINT_NSEC:
+		return put_duration(sb, v);
+	}
+	if (f->kind == RC_FIELD_SINT)
+		return rc_strbuf__printf(sb, "%" PRId64, sv);
+	return rc_strbuf__printf(sb, "%" PRIu64, v);
+}
+
+int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
+		     const void *rec)
+{
+	unsigned int i;
+	int err;
+
+	if (f->count == 1)
+		return put_value(sb, s, f, rec, 0);
+	err = rc_strbuf__append(sb, "[", 1);
+	for (i = 0; i < f->count && !err; i++) {
+		if (i)
+			err = rc_strbuf__append(sb, ",", 1);
+		err = err ?: put_value(sb, s, f, rec, i);
+	}
+	return err ?: rc_strbuf__append(sb, "]", 1);
+}
+
+static int put_time(struct rc_strbuf *sb, const struct rc_meta *m, uint64_t ts, unsigned int flags)
+{
+	int64_t rel = (int64_t)(ts - m->start_ts);
+	const char *sign = rel < 0 ? "-" : "";
+	uint64_t mag = rel < 0 ? -(uint64_t)rel : (uint64_t)rel;
+	struct tm tm;
+	char buf[32];
+	time_t secs;
+	int64_t wall;
+
+	if (!(flags & RC_FMT_WALL))
+		return rc_strbuf__printf(sb, "%s%" PRIu64 ".%09" PRIu64, sign, mag / 1000000000,
+					 mag % 1000000000);
+	wall = (int64_t)ts + m->wall_offset_ns;
+	secs = wall / 1000000000;
+	if (!localtime_r(&secs, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		return rc_strbuf__printf(sb, "%" PRId64, wall);
+	return rc_strbuf__printf(sb, "%s.%09" PRId64, buf, wall % 1000000000);
+}
+
+/* comm as a column: unprintable bytes shown as '?' */
+static void comm_column(char *dst, const char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && src[i]; i++)
+		dst[i] = (unsigned char)src[i] >= 0x20 && (unsigned char)src[i] < 0x7f ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+int rc_decode__text(struct rc_strbuf *sb, const struct rc_meta *m, const struct rc_rec_hdr *rec,
+		    unsigned int flags)
+{
+	const struct rc_event_desc *ev = rc_schema__event(m->schema, rec->type);
+	char comm[sizeof(rec->comm) + 1];
+	uint16_t i;
+	int err;
+
+	comm_column(comm, rec->comm, sizeof(rec->comm));
+	err = rc_strbuf__printf(sb, "%16s %7u/%-7u [%03u] ", comm, rec->pid, rec->tid, rec->cpu);
+	err = err ?: put_time(sb, m, rec->ts, flags);
+	err = err ?: rc_strbuf__printf(sb, ": %s:", ev ? ev->name : "unknown");
+	for (i = 0; ev && i < ev->nfields && !err; i++) {
+		err = rc_strbuf__printf(sb, " %s=", ev->fields[i].name);
+		err = err ?: rc_decode__field(sb, m->schema, &ev->fields[i], rec);
+	}
+	return err;
+}

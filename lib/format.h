@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The capture file, format v1: the constants and layouts of
+ * man/ringcap-file.5.rst. Little-endian throughout.
+ *
+ * A file is a sequence of blocks. Each block is a zstd skippable frame, so
+ * that `zstd -t` and `zstd -d` accept a capture:
+ *
+ *   u32 frame_magic  RC_FRAME_MAGIC
+ *   u32 frame_size   bytes that follow (>= 8)
+ *   u32 type         RC_BLOCK_*
+ *   u32 crc          crc32 of the frame_size - 8 payload bytes after it
+ *   u8  payload[frame_size - 8]
+ *
+ * A chunk block is followed at once by its data: one zstd frame of
+ * data_size bytes that decompresses to raw_size bytes of records.
+ */
+#ifndef RINGCAP_FORMAT_H
+#define RINGCAP_FORMAT_H
+
+#include <stdint.h>
+
+#define RC_FRAME_MAGIC	   0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
+#define RC_FILE_MAGIC	   "RCAPFILE"
+#define RC_VERSION_MAJOR   1
+#define RC_VERSION_MINOR   0
+
+#define RC_BLOCK_HEADER	   1
+#define RC_BLOCK_CHUNK	   2
+#define RC_BLOCK_STATS	   3
+#define RC_BLOCK_TRAILER   4
+#define RC_BLOCK_END	   5
+
+/* Header sections: u16 id, u16 reserved (0), u32 len, u8 data[len] */
+#define RC_SEC_INFO	   1
+#define RC_SEC_HOST	   2
+#define RC_SEC_KERNEL	   3
+#define RC_SEC_ARCH	   4
+#define RC_SEC_CMDLINE	   5
+#define RC_SEC_ENUM	   6
+#define RC_SEC_EVENT	   7
+
+#define RC_CODEC_ZSTD	   1
+
+/* Limits a reader enforces before trusting a length. */
+#define RC_MAX_BLOCK	   (16u << 20) /* payload of a metadata block */
+#define RC_MAX_CHUNK_RAW   (64u << 20) /* records of one chunk, decompressed */
+#define RC_MAX_CHUNK_DATA  (RC_MAX_CHUNK_RAW + (RC_MAX_CHUNK_RAW >> 7) + 4096)
+#define RC_MAX_EVENT_ID	   4095
+#define RC_MAX_FIELDS	   256
+#define RC_MAX_NAME	   255
+
+#define RC_BLOCK_HDR_SIZE  16 /* frame magic, frame size, type, crc */
+#define RC_END_PAYLOAD	   8  /* u64 offset of the trailer block */
+
+struct rc_disk_info {
+	uint32_t clock_id;
+	uint32_t ncpus;
+	uint32_t page_size;
+	uint32_t recorder_pid;
+	uint64_t start_ts;
+	int64_t wall_offset_ns;
+	uint64_t ringbuf_size;
+	uint32_t transport;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_info) == 48, "rc_disk_info layout");
+
+struct rc_disk_chunk {
+	uint32_t codec;
+	uint32_t nrec;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint32_t raw_size;
+	uint32_t data_size;
+};
+_Static_assert(sizeof(struct rc_disk_chunk) == 32, "rc_disk_chunk layout");
+
+/* stats payload: u64 ts, u32 nentries, u32 reserved, then entries */
+struct rc_disk_stat {
+	uint32_t cpu;
+	uint32_t type;
+	uint64_t made;
+	uint64_t dropped;
+	uint64_t captured;
+};
+_Static_assert(sizeof(struct rc_disk_stat) == 32, "rc_disk_stat layout");
+
+/* trailer payload: this, then nindex struct rc_disk_index */
+struct rc_disk_trailer {
+	uint64_t nrec;
+	uint64_t nchunks;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint64_t raw_bytes;
+	uint64_t late;
+	uint32_t nindex;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_trailer) == 56, "rc_disk_trailer layout");
+
+struct rc_disk_index {
+	uint64_t offset;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint32_t nrec;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_index) == 32, "rc_disk_index layout");
+
+#endif /* RINGCAP_FORMAT_H */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RINGCAP_HEADER_H
+#define RINGCAP_HEADER_H
+
+#include "format.h"
+#include "internal.h"
+
+/* A parsed file header; owns every string and table it points to. */
+struct rc_parsed_header {
+	struct rc_meta meta;
+	struct rc_schema schema;
+	uint16_t by_id[RC_MAX_EVENT_ID + 1]; /* event id -> index + 1 in schema.events */
+};
+
+int rc_parse_header(struct rc_parsed_header *h, const void *buf, size_t len, char *err,
+		    size_t errlen);
+void rc_parsed_header__free(struct rc_parsed_header *h);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Helpers shared inside libringcap; not part of its interface. */
+#ifndef RINGCAP_INTERNAL_H
+#define RINGCAP_INTERNAL_H
+
+#include <errno.h>
+#include "ringcap.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "ringcap-file(5) v1 is little-endian; this host is not"
+#endif
+
+__attribute__((format(printf, 2, 3))) void rc_pr(enum rc_print_level level, const char *fmt, ...);
+
+#define pr_warn(fmt, ...)  rc_pr(RC_WARN, fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...)  rc_pr(RC_INFO, fmt, ##__VA_ARGS__)
+#define pr_debug(fmt, ...) rc_pr(RC_DEBUG, fmt, ##__VA_ARGS__)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Return NULL with errno set, as libbpf's constructors do. */
+static inline void *rc_err_ptr(int err)
+{
+	errno = err < 0 ? -err : err;
+	return NULL;
+}
+
+
+
+int rc_strbuf__reserve(struct rc_strbuf *sb, size_t extra);
+int rc_strbuf__append(struct rc_strbuf *sb, const void *data, size_t len);
+
+static inline int rc_put_u16(struct rc_strbuf *sb, uint16_t v)
+{
+	return rc_strbuf__append(sb, &v, sizeof(v));
+}
+
+static inline int rc_put_u32(struct rc_strbuf *sb, uint32_t v)
+{
+	return rc_strbuf__append(sb, &v, sizeof(v));
+}
+
+static inline int rc_put_u64(struct rc_strbuf *sb, uint64_t v)
+{
+	return rc_strbuf__append(sb, &v, sizeof(v));
+}
+
+/* A name or string: u16 length, then its bytes. */
+int rc_put_str16(struct rc_strbuf *sb, const char *s);
+
+/* Serialise the file header block payload for @meta. */
+int rc_format__header(struct rc_strbuf *sb, const struct rc_meta *meta);
+#endif /* RINGCAP_INTERNAL_H */

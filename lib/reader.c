@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Capture file reader. Reads blocks in file order from a descriptor (a
+ * pipe is fine) or from memory, and hands out records one at a time.
+ *
+ * Nothing read from the file is trusted: every block is bounded and
+ * CRC-checked, every chunk must decompress to exactly the size it claims
+ * (no larger than RC_MAX_CHUNK_RAW), and every record of a chunk is
+ * checked against the schema before the first one is handed out. A file
+ * that ends early is truncated, not corrupt: its complete chunks are read.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "header.h"
+
+struct rc_reader {
+	int fd;
+	bool own_fd;
+	const unsigned char *mem;
+	size_t mem_len, mem_pos;
+	uint64_t offset;
+
+	struct rc_parsed_header hdr;
+	char err[256];
+	bool at_end, truncated, started;
+
+	ZSTD_DCtx *dctx;
+	struct rc_strbuf payload, data, raw;
+	size_t raw_pos;
+
+	struct rc_stats stats;
+	bool have_stats;
+	struct rc_trailer trailer;
+	bool have_trailer;
+	uint64_t nchunks, nrec;
+};
+
+static size_t read_some(struct rc_reader *r, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	if (r->mem) {
+		got = r->mem_len - r->mem_pos < n ? r->mem_len - r->mem_pos : n;
+		memcpy(buf, r->mem + r->mem_pos, got);
+		r->mem_pos += got;
+	} else {
+		while (got < n) {
+			ssize_t k = read(r->fd, (char *)buf + got, n - got);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				if (k < 0)
+					snprintf(r->err, sizeof(r->err), "read failed: %s",
+						 strerror(errno));
+				break;
+			}
+			got += k;
+		}
+	}
+	r->offset += got;
+	return got;
+}
+
+static int corrupt(struct rc_reader *r, uint64_t off, const char *what)
+{
+	snprintf(r->err, sizeof(r->err), "corrupt capture at byte %llu: %s",
+		 (unsigned long long)off, what);
+	return -EBADMSG;
+}
+
+/* The file ends here: truncated unless its trailer was read. */
+static int end_of_file(struct rc_reader *r)
+{
+	if (r->err[0])
+		return -EIO;
+	r->at_end = true;
+	r->truncated = !r->have_trailer;
+	return 0;
+}
+
+/*
+ * Read one block into r->payload. Returns 1 with *type set, 0 at the end
+ * of the file, or -errno.
+ */
+static int read_block(struct rc_reader *r, uint32_t *type)
+{
+	uint64_t start = r->offset;
+	uint32_t h[4], crc;
+	size_t len, got;
+	int err;
+
+	got = read_some(r, h, 8);
+	if (got < 8)
+		return end_of_file(r);
+	if (h[0] != RC_FRAME_MAGIC)
+		return r->started ? corrupt(r, start, "bad block magic")
+				  : (snprintf(r->err, sizeof(r->err),
+					      "not a ringcap capture (bad magic)"),
+				     -EBADMSG);
+	if (h[1] < 8 || h[1] - 8 > RC_MAX_BLOCK)
+		return corrupt(r, start, "block length out of range");
+	if (read_some(r, &h[2], 8) < 8)
+		return end_of_file(r);
+	len = h[1] - 8;
+	r->payload.len = 0;
+	err = rc_strbuf__reserve(&r->payload, len);
+	if (err)
+		return err;
+	if (read_some(r, r->payload.buf, len) < len)
+		return end_of_file(r);
+	r->payload.len = len;
+	crc = crc32(0, (const unsigned char *)r->payload.buf, len);
+	if (crc != h[3])
+		return corrupt(r, start, "block checksum mismatch");
+	*type = h[2];
+	return 1;
+}
+
+static struct rc_reader *reader_new(void)
+{
+	struct rc_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	r->dctx = ZSTD_createDCtx();
+	if (!r->dctx) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static struct rc_reader *reader_start(struct rc_reader *r)
+{
+	uint32_t type = 0;
+	int err;
+
+	err = read_block(r, &type);
+	if (err == 0) {
+		snprintf(r->err, sizeof(r->err), "%s",
+			 r->offset ? "truncated before the end of its header" : "empty file");
+		err = -ENODATA;
+	} else if (err > 0 && type != RC_BLOCK_HEADER) {
+		snprintf(r->err, sizeof(r->err), "not a ringcap capture (no header block)");
+		err = -EBADMSG;
+	} else if (err > 0) {
+		err = rc_parse_header(&r->hdr, r->payload.buf, r->payload.len, r->err,
+				      sizeof(r->err));
+	}
+	r->started = true;
+	if (err < 0) {
+		pr_warn("%s\n", r->err);
+		rc_reader__free(r);
+		return rc_err_ptr(err);
+	}
+	return r;
+}
+
+struct rc_reader *rc_reader__open_fd(int fd)
+{
+	struct rc_reader *r = reader_new();
+
+	if (!r)
+		return rc_err_ptr(-ENOMEM);
+	r->fd = fd;
+	return reader_start(r);
+}
+
+struct rc_reader *rc_reader__open(const char *path)
+{
+	struct rc_reader *r;
+	int fd, err;
+
+	if (!strcmp(path, "-"))
+		return rc_reader__open_fd(STDIN_FILENO);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("failed to open '%s': %s\n", path, strerror(errno));
+		return rc_err_ptr(err);
+	}
+	r = rc_reader__open_fd(fd);
+	if (!r) {
+		err = -errno;
+		close(fd);
+		return rc_err_ptr(err);
+	}
+	r->own_fd = true;
+	return r;
+}
+
+struct rc_reader *rc_reader__open_mem(const void *buf, size_t len)
+{
+	struct rc_reader *r = reader_new();
+
+	if (!r)
+		return rc_err_ptr(-ENOMEM);
+	r->mem = buf ? buf : (const void *)"";
+	r->mem_len = len;
+	return reader_start(r);
+}
+
+const struct rc_meta *rc_reader__meta(const struct rc_reader *r)
+{
+	return &r->hdr.meta;
+}
+
+/* Check every record of the chunk now in r->raw against the schema. */
+static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk_chunk *dc)
+{
+	const unsigned char *p = (const unsigned char *)r->raw.buf;
+	size_t pos = 0, n = 0;
+
+	while (pos < r->raw.len) {
+		const struct rc_event_desc *ev;
+		struct rc_rec_hdr h;
+		uint16_t idx;
+
+		if (r->raw.len - pos < sizeof(h))
+			return corrupt(r, off, "chunk ends inside a record header");
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > r->raw.len - pos)
+			return corrupt(r, off, "record size out of range");
+		idx = h.type <= RC_MAX_EVENT_ID ? r->hdr.by_id[h.type] : 0;
+		if (!idx)
+			return corrupt(r, off, "record of an event type the header does not describe");
+		ev = &r->hdr.schema.events[idx - 1];
+		if (h.size < ev->size)
+			return corrupt(r, off, "record shorter than its event");
+		if (h.ts < dc->first_ts || h.ts > dc->last_ts)
+			return corrupt(r, off, "record time outside its chunk's range");
+		pos += h.size;
+		n++;
+	}
+	if (n != dc->nrec)
+		return corrupt(r, off, "chunk record count mismatch");
+	return 0;
+}
+
+static int load_chunk(struct rc_reader *r, uint64_t off)
+{
+	struct rc_disk_chunk dc;
+	unsigned long long fcs;
+	size_t n;
+	int err;
+
+	if (r->payload.len < sizeof(dc))
+		return corrupt(r, off, "chunk header too short");
+	memcpy(&dc, r->payload.buf, sizeof(dc));
+	if (dc.codec != RC_CODEC_ZSTD)
+		return corrupt(r, off, "chunk compressed with an unknown codec");
+	if (dc.raw_size > RC_MAX_CHUNK_RAW || dc.data_size > RC_MAX_CHUNK_DATA || !dc.data_size)
+		return corrupt(r, off, "chunk size out of range");
+	if (dc.first_ts > dc.last_ts || !dc.nrec || dc.nrec > dc.raw_size / sizeof(struct rc_rec_hdr))
+		return corrupt(r, off, "chunk header inconsistent");
+	r->data.len = 0;
+	err = rc_strbuf__reserve(&r->data, dc.data_size);
+	if (err)
+		return err;
+	if (read_some(r, r->data.buf, dc.data_size) < dc.data_size)
+		return end_of_file(r);
+	fcs = ZSTD_getFrameContentSize(r->data.buf, dc.data_size);
+	if (fcs != dc.raw_size)
+		return corrupt(r, off, "chunk frame size differs from its header");
+	if (ZSTD_findFrameCompressedSize(r->data.buf, dc.data_size) != dc.data_size)
+		return corrupt(r, off, "chunk data is not one zstd frame");
+	r->raw.len = 0;
+	err = rc_strbuf__reserve(&r->raw, dc.raw_size);
+	if (err)
+		return err;
+	n = ZSTD_decompressDCtx(r->dctx, r->raw.buf, dc.raw_size, r->data.buf, dc.data_size);
+	if (ZSTD_isError(n) || n != dc.raw_size)
+		return corrupt(r, off, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
+	r->raw.len = n;
+	r->raw_pos = 0;
+	err = check_records(r, off, &dc);
+	if (err) {
+		r->raw.len = 0;
+		return err;
+	}
+	r->nchunks++;
+	return 0;
+}
+
+static int load_stats(struct rc_reader *r, uint64_t off)
+{
+	const unsigned char *p = (const unsigned char *)r->payload.buf;
+	struct rc_stat_entry *entries;
+	uint32_t i, n;
+
+	if (r->payload.len < 16)
+		return corrupt(r, off, "stats block too short");
+	memcpy(&n, p + 8, 4);
+	if (n > (r->payload.len - 16) / sizeof(struct rc_disk_stat))
+		return corrupt(r, off, "stats count larger than its block");
+	entries = calloc(n ? n : 1, sizeof(*entries));
+	if (!entries)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct rc_disk_stat ds;
+
+		memcpy(&ds, p + 16 + (size_t)i * sizeof(ds), sizeof(ds));
+		entries[i] = (struct rc_stat_entry){ ds.cpu, ds.type, ds.made, ds.dropped,
+						     ds.captured };
+	}
+	free(r->stats.entries);
+	memcpy(&r->stats.ts, p, 8);
+	r->stats.nentries = n;
+	r->stats.entries = entries;
+	r->have_stats = true;
+	return 0;
+}
+
+static int load_trailer(struct rc_reader *r, uint64_t off)
+{
+	const unsigned char *p = (const unsigned char *)r->payload.buf;
+	struct rc_disk_trailer dt;
+	uint32_t i;
+
+	if (r->have_trailer)
+		return corrupt(r, off, "second trailer");
+	if (r->payload.len < sizeof(dt))
+		return corrupt(r, off, "trailer too short");
+	memcpy(&dt, p, sizeof(dt));
+	if (dt.nindex > (r->payload.len - sizeof(dt)) / sizeof(struct rc_disk_index))
+		return corrupt(r, off, "trailer index larger than its block");
+	if (dt.nrec != r->nrec || dt.nchunks != r->nchunks || dt.nindex != dt.nchunks)
+		return corrupt(r, off, "trailer totals differ from the chunks read");
+	r->trailer.index = calloc(dt.nindex ? dt.nindex : 1, sizeof(*r->trailer.index));
+	if (!r->trailer.index)
+		return -ENOMEM;
+	for (i = 0; i < dt.nindex; i++) {
+		struct rc_disk_index di;
+
+		memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
+		r->trailer.index[i] = (struct rc_chunk_index){ di.offset, di.first_ts, di.last_ts,
+							       di.nrec };
+	}
+	r->trailer.nrec = dt.nrec;
+	r->trailer.nchunks = dt.nchunks;
+	r->trailer.first_ts = dt.first_ts;
+	r->trailer.last_ts = dt.last_ts;
+	r->trailer.raw_bytes = dt.raw_bytes;
+	r->trailer.late = dt.late;
+	r->trailer.nindex = dt.nindex;
+	r->have_trailer = true;
+	return 0;
+}
+
+int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
+{
+	int err;
+
+	for (;;) {
+		uint64_t off = r->offset;
+		uint32_t type;
+
+		if (r->raw_pos < r->raw.len) {
+			const struct rc_rec_hdr *h = (const void *)(r->raw.buf + r->raw_pos);
+
+			r->raw_pos += h->size;
+			r->nrec++;
+			*rec = h;
+			return 1;
+		}
+		if (r->at_end)
+			return 0;
+		if (r->err[0])
+			return -EBADMSG;
+		err = read_block(r, &type);
+		if (err <= 0)
+			return err;
+		switch (type) {
+		case RC_BLOCK_CHUNK:
+			err = r->have_trailer ? corrupt(r, off, "chunk after the trailer")
+					      : load_chunk(r, off);
+			break;
+		case RC_BLOCK_STATS:
+			err = load_stats(r, off);
+			break;
+		case RC_BLOCK_TRAILER:
+			err = load_trailer(r, off);
+			break;
+		case RC_BLOCK_END:
+			if (!r->have_trailer)
+				err = corrupt(r, off, "end block without a trailer");
+			else
+				r->at_end = true;
+			break;
+		case RC_BLOCK_HEADER:
+			err = corrupt(r, off, "second header");
+			break;
+		default:
+			break; /* a block type of a later minor version: skip it */
+		}
+		if (err < 0)
+			return err;
+	}
+}
+
+bool rc_reader__truncated(const struct rc_reader *r)
+{
+	return r->truncated;
+}
+
+const char *rc_reader__error(const struct rc_reader *r)
+{
+	return r->err;
+}
+
+const struct rc_stats *rc_reader__stats(const struct rc_reader *r)
+{
+	return r->have_stats ? &r->stats : NULL;
+}
+
+const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r)
+{
+	return r->have_trailer ? &r->trailer : NULL;
+}
+
+uint64_t rc_reader__offset(const struct rc_reader *r)
+{
+	return r->offset;
+}
+
+uint64_t rc_reader__chunks(const struct rc_reader *r)
+{
+	return r->nchunks;
+}
+
+void rc_reader__free(struct rc_reader *r)
+{
+	if (!r)
+		return;
+	if (r->own_fd)
+		close(r->fd);
+	ZSTD_freeDCtx(r->dctx);
+	rc_parsed_header__free(&r->hdr);
+	rc_strbuf__free(&r->payload);
+	rc_strbuf__free(&r->data);
+	rc_strbuf__free(&r->raw);
+	free(r->stats.entries);
+	free(r->trailer.index);
+	free(r);
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * libringcap: capture engine, capture file format and decoding.
+ *
+ * Conventions (libbpf's): functions return 0, a count, or a negative errno;
+ * constructors return NULL and set errno. The library never writes to
+ * stdout and never exits; it logs through the callback set with
+ * rc_set_print().
+ */
+#ifndef RINGCAP_H
+#define RINGCAP_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* ---- logging ---------------------------------------------------------- */
+
+enum rc_print_level {
+	RC_WARN,
+	RC_INFO,
+	RC_DEBUG,
+};
+
+typedef int (*rc_print_fn_t)(enum rc_print_level level, const char *fmt, va_list ap);
+
+/* Set the log callback (NULL: silence); returns the previous one. */
+rc_print_fn_t rc_set_print(rc_print_fn_t fn);
+
+/* ---- event schema ----------------------------------------------------- */
+
+enum rc_field_kind {
+	RC_FIELD_UINT = 1,
+	RC_FIELD_SINT = 2,
+	RC_FIELD_STR = 3, /* char array, NUL-padded */
+};
+
+enum rc_field_hint {
+	RC_HINT_NONE = 0,
+	RC_HINT_HEX = 1,
+	RC_HINT_ENUM = 2,  /* value named by enum_id */
+	RC_HINT_ERRNO = 3, /* -1..-4095 named by enum_id, as -ENAME */
+	RC_HINT_NSEC = 4,  /* a duration in nanoseconds */
+};
+
+struct rc_field {
+	const char *name;
+	uint16_t offset; /* from the start of the record, header included */
+	uint16_t size;	 /* of one element */
+	uint16_t count;	 /* elements: 1, or an array */
+	uint8_t kind;
+	uint8_t hint;
+	uint16_t enum_id;
+};
+
+struct rc_enum_entry {
+	int64_t value;
+	const char *name;
+};
+
+struct rc_enum {
+	uint16_t id;
+	const char *name;
+	uint32_t cnt;
+	const struct rc_enum_entry *entries; /* sorted by value */
+};
+
+struct rc_event_desc {
+	uint16_t id;
+	uint16_t size; /* smallest valid record, header included */
+	const char *name;
+	uint16_t nfields;
+	const struct rc_field *fields;
+};
+
+struct rc_schema {
+	uint32_t nevents;
+	const struct rc_event_desc *events;
+	uint32_t nenums;
+	const struct rc_enum *enums;
+};
+
+/* The events and enums of ringcap's built-in sources. */
+const struct rc_schema *rc_builtin_schema(void);
+const struct rc_event_desc *rc_schema__event(const struct rc_schema *s, uint16_t id);
+const struct rc_event_desc *rc_schema__event_by_name(const struct rc_schema *s, const char *name);
+const struct rc_enum *rc_schema__enum(const struct rc_schema *s, uint16_t id);
+const char *rc_enum__name(const struct rc_enum *e, int64_t value);
+
+/* ---- records ---------------------------------------------------------- */
+
+/* The header every record in a capture starts with (ringcap-file(5)). */
+struct rc_rec_hdr {
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t tid;
+	uint16_t type;
+	uint16_t size;
+	uint16_t cpu;
+	uint16_t flags;
+	char comm[16];
+};
+
+#define RC_REC_ALIGN 8
+#define RC_REC_MAX   65528 /* largest record size */
+
+/* Read field @f (element @idx) of @rec as an integer. */
+uint64_t rc_field__u64(const struct rc_field *f, const void *rec, unsigned int idx);
+int64_t rc_field__s64(const struct rc_field *f, const void *rec, unsigned int idx);
+
+/* ---- capture metadata and counters ------------------------------------ */
+
+struct rc_meta {
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint32_t clock_id;     /* CLOCK_BOOTTIME */
+	uint32_t ncpus;	       /* possible CPUs */
+	uint32_t page_size;
+	uint32_t recorder_pid;
+	uint32_t transport;    /* RC_TRANSPORT_* */
+	uint64_t start_ts;     /* capture clock at start, ns */
+	int64_t wall_offset_ns; /* CLOCK_REALTIME - capture clock */
+	uint64_t ringbuf_size;
+	const char *host;
+	const char *kernel;
+	const char *arch;
+	const char *cmdline;
+	const struct rc_schema *schema;
+};
+
+#define RC_TRANSPORT_RINGBUF 1
+
+struct rc_stat_entry {
+	uint32_t cpu;
+	uint32_t type;
+	uint64_t made;	   /* events the BPF program tried to emit */
+	uint64_t dropped;  /* ring full: reservation failed */
+	uint64_t captured; /* records read by user space */
+};
+
+struct rc_stats {
+	uint64_t ts;
+	uint32_t nentries;
+	struct rc_stat_entry *entries;
+};
+
+struct rc_chunk_index {
+	uint64_t offset;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint32_t nrec;
+};
+
+struct rc_trailer {
+	uint64_t nrec;
+	uint64_t nchunks;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint64_t raw_bytes;
+	uint64_t late; /* records written after a later one: out of order */
+	uint32_t nindex;
+	struct rc_chunk_index *index;
+};
+
+/* ---- writer ----------------------------------------------------------- */
+
+struct rc_writer_opts {
+	size_t sz; /* sizeof(struct rc_writer_opts) */
+	int compress_level;   /* zstd level; 0: default (3) */
+	size_t chunk_size;    /* raw bytes per chunk; 0: 1 MiB */
+	uint64_t reorder_ns;  /* hold records this long to sort them; 0: 20 ms */
+};
+
+struct rc_writer;
+
+/* Write the file header to @fd; records, stats and trailer follow. */
+struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
+				 const struct rc_writer_opts *opts);
+/* Add whole records (each starting with struct rc_rec_hdr), in any order. */
+int rc_writer__add(struct rc_writer *w, const void *recs, size_t len);
+/* Write every held record old enough to be in order; @all: every one. */
+int rc_writer__flush(struct rc_writer *w, bool all);
+int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);
+/* Flush everything and write the trailer. The fd stays open. */
+int rc_writer__finish(struct rc_writer *w);
+const struct rc_trailer *rc_writer__totals(const struct rc_writer *w);
+uint64_t rc_writer__bytes(const struct rc_writer *w);
+void rc_writer__free(struct rc_writer *w);
+
+/* ---- reader ----------------------------------------------------------- */
+
+struct rc_reader;
+
+/* Open a capture ("-": standard input) and read its header. */
+struct rc_reader *rc_reader__open(const char *path);
+struct rc_reader *rc_reader__open_fd(int fd);
+struct rc_reader *rc_reader__open_mem(const void *buf, size_t len);
+const struct rc_meta *rc_reader__meta(const struct rc_reader *r);
+/*
+ * Next record, validated against the schema: 1 and *rec set, 0 at the end
+ * of the file (complete or truncated), or -errno for a corrupt file, with
+ * the reason in rc_reader__error().
+ */
+int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec);
+/* After the end: true when the file stops before its trailer. */
+bool rc_reader__truncated(const struct rc_reader *r);
+const char *rc_reader__error(const struct rc_reader *r);
+/* The most recent counters read so far (cumulative), or NULL. */
+const struct rc_stats *rc_reader__stats(const struct rc_reader *r);
+/* The trailer, once the end was reached, or NULL. */
+const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r);
+/* Bytes of the file consumed so far, and records in complete chunks. */
+uint64_t rc_reader__offset(const struct rc_reader *r);
+uint64_t rc_reader__chunks(const struct rc_reader *r);
+void rc_reader__free(struct rc_reader *r);
+
+/* ---- decoding --------------------------------------------------------- */
+
+struct rc_strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+int rc_strbuf__printf(struct rc_strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rc_strbuf__free(struct rc_strbuf *sb);
+
+#define RC_FMT_WALL 0x1 /* wall-clock time instead of seconds from start */
+
+/* Append one perf-script-like line (no newline) for @rec to @sb. */
+int rc_decode__text(struct rc_strbuf *sb, const struct rc_meta *m, const struct rc_rec_hdr *rec,
+		    unsigned int flags);
+/* Append @f of @rec, decoded as text, to @sb. */
+int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
+		     const void *rec);
+
+/* ---- summary ---------------------------------------------------------- */
+
+struct rc_sum_count {
+	uint64_t key; /* event id, pid, or syscall number */
+	char comm[16];
+	uint64_t count;
+	uint64_t errors;
+	uint64_t total_ns;
+	uint64_t max_ns;
+};
+
+struct rc_summary {
+	uint64_t nrec;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	size_t nevents, nprocs, nsyscalls;
+	struct rc_sum_count *events, *procs, *syscalls;
+	size_t cap_events, cap_procs, cap_syscalls;
+};
+
+int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct rc_rec_hdr *rec);
+/* Sort each table by count, largest first. */
+void rc_summary__sort(struct rc_summary *s);
+void rc_summary__free(struct rc_summary *s);
+
+/* ---- recording -------------------------------------------------------- */
+
+enum rc_drain_mode {
+	RC_DRAIN_POLL,
+	RC_DRAIN_BUSY,
+};
+
+#define RC_EVENT_BIT(type) (1u << (type))
+
+/*
+ * Parse "syscalls,sched" or event names ("sched:sched_switch") into a mask
+ * of RC_EVENT_BIT()s. -EINVAL for an unknown name, with @bad pointing to it.
+ */
+int rc_parse_events(const char *spec, uint32_t *mask, char *bad, size_t badlen);
+
+struct rc_record_opts {
+	size_t sz; /* sizeof(struct rc_record_opts) */
+	uint32_t events;
+	const pid_t *pids; /* only these processes (tgids) */
+	size_t npids;
+	bool follow_forks; /* children of targets become targets */
+	const char *comm;  /* only tasks with this comm */
+	size_t ringbuf_size;
+	uint64_t wakeup_bytes; /* 0: default */
+	enum rc_drain_mode drain;
+	int compress_level;
+	const char *cmdline;
+};
+
+struct rc_session;
+
+/* Check privileges, open and load the BPF programs. Nothing is traced yet. */
+struct rc_session *rc_session__open(const struct rc_record_opts *opts);
+int rc_session__add_target(struct rc_session *s, pid_t pid);
+/* Write the capture header to @fd, start the writer, attach the programs. */
+int rc_session__start(struct rc_session *s, int fd);
+/* Drain the ring for up to @ms milliseconds; returns records read or -errno. */
+int rc_session__drain(struct rc_session *s, int ms);
+/* Detach, drain what is left, write the counters and the trailer. */
+int rc_session__stop(struct rc_session *s);
+/* Totals over all CPUs and events, final after rc_session__stop(). */
+void rc_session__totals(const struct rc_session *s, uint64_t *made, uint64_t *captured,
+			uint64_t *dropped, uint64_t *bytes);
+void rc_session__free(struct rc_session *s);
+
+#endif /* RINGCAP_H */

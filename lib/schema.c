@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The schema of the built-in events, and lookups in any schema. A capture
+ * stores the schema it was written with, and report decodes from that, so
+ * a file read elsewhere needs nothing from this table.
+ */
+#include <linux/types.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "events.h"
+#include "internal.h"
+#include "syscall_names.h"
+
+enum { ENUM_SYSCALL = 1, ENUM_ERRNO = 2, ENUM_TASK_STATE = 3 };
+
+#define F(st, fld, knd, hnt, en)                                                                   \
+	{                                                                                          \
+		.name = #fld, .offset = offsetof(struct st, fld),                                  \
+		.size = sizeof(((struct st *)0)->fld), .count = 1, .kind = RC_FIELD_##knd,         \
+		.hint = RC_HINT_##hnt, .enum_id = en                                               \
+	}
+#define STR(st, fld, nm)                                                                           \
+	{                                                                                          \
+		.name = nm, .offset = offsetof(struct st, fld),                                    \
+		.size = sizeof(((struct st *)0)->fld), .count = 1, .kind = RC_FIELD_STR            \
+	}
+
+static const struct rc_field syscall_fields[] = {
+	F(rc_ev_syscall, nr, UINT, ENUM, ENUM_SYSCALL),
+	F(rc_ev_syscall, ret, SINT, ERRNO, ENUM_ERRNO),
+	F(rc_ev_syscall, duration, UINT, NSEC, 0),
+	{ .name = "args",
+	  .offset = offsetof(struct rc_ev_syscall, args),
+	  .size = sizeof(__u64),
+	  .count = RC_SYSCALL_NARGS,
+	  .kind = RC_FIELD_UINT,
+	  .hint = RC_HINT_HEX },
+};
+
+static const struct rc_field switch_fields[] = {
+	F(rc_ev_switch, prev_state, UINT, ENUM, ENUM_TASK_STATE),
+	F(rc_ev_switch, prev_prio, SINT, NONE, 0),
+	STR(rc_ev_switch, next_comm, "next_comm"),
+	F(rc_ev_switch, next_pid, UINT, NONE, 0),
+	F(rc_ev_switch, next_tid, UINT, NONE, 0),
+	F(rc_ev_switch, next_prio, SINT, NONE, 0),
+};
+
+static const struct rc_field wakeup_fields[] = {
+	STR(rc_ev_wakeup, wakee_comm, "comm"),
+	F(rc_ev_wakeup, pid, UINT, NONE, 0),
+	F(rc_ev_wakeup, tid, UINT, NONE, 0),
+	F(rc_ev_wakeup, prio, SINT, NONE, 0),
+	F(rc_ev_wakeup, target_cpu, UINT, NONE, 0),
+};
+
+static const struct rc_field fork_fields[] = {
+	STR(rc_ev_fork, child_comm, "child_comm"),
+	F(rc_ev_fork, child_pid, UINT, NONE, 0),
+	F(rc_ev_fork, child_tid, UINT, NONE, 0),
+};
+
+static const struct rc_field exec_fields[] = {
+	STR(rc_ev_exec, filename, "filename"),
+	F(rc_ev_exec, old_tid, UINT, NONE, 0),
+};
+
+static const struct rc_field exit_fields[] = {
+	F(rc_ev_exit, exit_code, SINT, NONE, 0),
+	F(rc_ev_exit, group_dead, UINT, NONE, 0),
+};
+
+#define EV(ident, nm, st, flds)                                                                    \
+	{                                                                                          \
+		.id = ident, .size = sizeof(struct st), .name = nm, .nfields = ARRAY_SIZE(flds),   \
+		.fields = flds                                                                     \
+	}
+
+static const struct rc_event_desc builtin_events[] = {
+	EV(RC_EV_SYSCALL, "syscall", rc_ev_syscall, syscall_fields),
+	EV(RC_EV_SCHED_SWITCH, "sched:sched_switch", rc_ev_switch, switch_fields),
+	EV(RC_EV_SCHED_WAKEUP, "sched:sched_wakeup", rc_ev_wakeup, wakeup_fields),
+	EV(RC_EV_SCHED_FORK, "sched:sched_process_fork", rc_ev_fork, fork_fields),
+	EV(RC_EV_SCHED_EXEC, "sched:sched_process_exec", rc_ev_exec, exec_fields),
+	EV(RC_EV_SCHED_EXIT, "sched:sched_process_exit", rc_ev_exit, exit_fields),
+};
+
+static const struct rc_enum_entry task_states[] = {
+	{ 0x0, "R" },  { 0x1, "S" },  { 0x2, "D" },  { 0x4, "T" },   { 0x8, "t" },
+	{ 0x10, "X" }, { 0x20, "Z" }, { 0x40, "P" }, { 0x80, "I" }, { RC_TASK_PREEMPTED, "R+" },
+};
+
+#define RC_ERRNO_MAX 133
+
+static struct rc_enum_entry syscall_entries[1024];
+static struct rc_enum_entry errno_entries[RC_ERRNO_MAX];
+static char errno_names[RC_ERRNO_MAX][24];
+static struct rc_enum builtin_enums[3];
+static struct rc_schema builtin_schema;
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+
+static void build_schema(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < rc_syscall_names_cnt && n < ARRAY_SIZE(syscall_entries); i++) {
+		syscall_entries[n].value = rc_syscall_names[i].nr;
+		syscall_entries[n].name = rc_syscall_names[i].name;
+		n++;
+	}
+	builtin_enums[0] = (struct rc_enum){ ENUM_SYSCALL, "syscall", n, syscall_entries };
+
+	n = 0;
+	for (i = 1; i <= RC_ERRNO_MAX; i++) {
+		const char *nm = strerrorname_np(i);
+
+		if (!nm)
+			continue;
+		snprintf(errno_names[n], sizeof(errno_names[n]), "%s", nm);
+		errno_entries[n].value = i;
+		errno_entries[n].name = errno_names[n];
+		n++;
+	}
+	builtin_enums[1] = (struct rc_enum){ ENUM_ERRNO, "errno", n, errno_entries };
+	builtin_enums[2] = (struct rc_enum){ ENUM_TASK_STATE, "task_state", ARRAY_SIZE(task_states),
+					     task_states };
+
+	builtin_schema.nevents = ARRAY_SIZE(builtin_events);
+	builtin_schema.events = builtin_events;
+	builtin_schema.nenums = ARRAY_SIZE(builtin_enums);
+	builtin_schema.enums = builtin_enums;
+}
+
+const struct rc_schema *rc_builtin_schema(void)
+{
+	pthread_once(&builtin_once, build_schema);
+	return &builtin_schema;
+}
+
+const struct rc_event_desc *rc_schema__event(const struct rc_schema *s, uint16_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nevents; i++)
+		if (s->events[i].id == id)
+			return &s->events[i];
+	return NULL;
+}
+
+const struct rc_event_desc *rc_schema__event_by_name(const struct rc_schema *s, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nevents; i++)
+		if (!strcmp(s->events[i].name, name))
+			return &s->events[i];
+	return NULL;
+}
+
+const struct rc_enum *rc_schema__enum(const struct rc_schema *s, uint16_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nenums; i++)
+		if (s->enums[i].id == id)
+			return &s->enums[i];
+	return NULL;
+}
+
+const char *rc_enum__name(const struct rc_enum *e, int64_t value)
+{
+	size_t lo = 0, hi = e ? e->cnt : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->entries[mid].value == value)
+			return e->entries[mid].name;
+		if (e->entries[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+uint64_t rc_field__u64(const struct rc_field *f, const void *rec, unsigned int idx)
+{
+	const unsigned char *p = (const unsigned char *)rec + f->offset + (size_t)idx * f->size;
+	uint64_t v = 0;
+
+	switch (f->size) {
+	case 1: { uint8_t x; memcpy(&x, p, 1); v = x; break; }
+	case 2: { uint16_t x; memcpy(&x, p, 2); v = x; break; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); v = x; break; }
+	case 8: memcpy(&v, p, 8); break;
+	}
+	return v;
+}
+
+int64_t rc_field__s64(const struct rc_field *f, const void *rec, unsigned int idx)
+{
+	uint64_t v = rc_field__u64(f, rec, idx);
+	unsigned int bits = f->size * 8;
+
+	if (bits && bits < 64 && (v >> (bits - 1)) & 1)
+		v |= ~0ull << bits;
+	return (int64_t)v;
+}

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The capture engine: load the selected sources' BPF programs around one
+ * shared ring, filter map and counter map; drain the ring into batches;
+ * hand full batches to a writer thread that sorts, compresses and writes
+ * them, so the drain never waits on zstd or the disk. When every batch is
+ * in use the drain waits for the writer (back-pressure): records are then
+ * dropped in the kernel, where they are counted, never in user space.
+ */
+#include <linux/types.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "events.h"
+#include "ringbuf.h"
+#include "syscalls.skel.h"
+#include "sched.skel.h"
+#include "follow.skel.h"
+
+_Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
+_Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");
+
+#define NBATCH	     8
+#define BATCH_SIZE   (1u << 20)
+#define QCAP	     (NBATCH + 8)
+#define STATS_NS     1000000000ull
+#define TARGETS_MAX  65536
+#define SCHED_EVENTS (RC_EVENT_BIT(RC_EV_SCHED_SWITCH) | RC_EVENT_BIT(RC_EV_SCHED_WAKEUP) | \
+		      RC_EVENT_BIT(RC_EV_SCHED_FORK) | RC_EVENT_BIT(RC_EV_SCHED_EXEC) |     \
+		      RC_EVENT_BIT(RC_EV_SCHED_EXIT))
+
+enum item_kind { ITEM_RECORDS, ITEM_STATS, ITEM_FINISH };
+
+struct batch {
+	unsigned char *buf;
+	size_t len;
+};
+
+struct item {
+	enum item_kind kind;
+	struct batch *b;
+	struct rc_stats st;
+};
+
+struct rc_session {
+	struct rc_record_opts opts;
+	struct syscalls_bpf *sys;
+	struct sched_bpf *sched;
+	struct follow_bpf *follow;
+	int events_fd, targets_fd, stats_fd;
+	struct rc_ringbuf rb;
+	int ncpus;
+	uint64_t (*captured)[RC_EV_SLOTS];
+	uint64_t malformed;
+	struct rc_bpf_stats *percpu;
+	uint64_t last_stats;
+
+	struct rc_meta meta;
+	struct utsname uts;
+	char kernel[2 * sizeof(((struct utsname *)0)->release)];
+	struct rc_writer *w;
+	uint64_t written;
+
+	pthread_t thr;
+	bool thr_started, attached, stopped;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct item q[QCAP];
+	unsigned int qhead, qlen;
+	struct batch batches[NBATCH];
+	struct batch *free_b[NBATCH];
+	unsigned int nfree;
+	struct batch *cur;
+	int werr;
+	uint64_t made, dropped, ncaptured;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- event names ------------------------------------------------------ */
+
+int rc_parse_events(const char *spec, uint32_t *mask, char *bad, size_t badlen)
+{
+	const struct rc_schema *s = rc_builtin_schema();
+	char *copy, *tok, *save = NULL;
+	int err = 0;
+
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	*mask = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct rc_event_desc *ev = rc_schema__event_by_name(s, tok);
+
+		if (!strcmp(tok, "syscalls"))
+			*mask |= RC_EVENT_BIT(RC_EV_SYSCALL);
+		else if (!strcmp(tok, "sched"))
+			*mask |= SCHED_EVENTS;
+		else if (ev)
+			*mask |= RC_EVENT_BIT(ev->id);
+		else {
+			snprintf(bad, badlen, "%s", tok);
+			err = -EINVAL;
+			break;
+		}
+	}
+	free(copy);
+	if (!err && !*mask) {
+		snprintf(bad, badlen, "%s", spec);
+		err = -EINVAL;
+	}
+	return err;
+}
+
+/* ---- privileges ------------------------------------------------------- */
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static bool have_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+static int check_privileges(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0; /* cannot tell: let the kernel decide */
+	if (have_cap(d, CAP_SYS_ADMIN) || (have_cap(d, CAP_BPF) && have_cap(d, CAP_PERFMON)))
+		return 0;
+	pr_warn("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities: "
+		"run ringcap as root (sudo ringcap record ...), or grant them with "
+		"'setcap cap_bpf,cap_perfmon+ep ringcap'\n");
+	return -EPERM;
+}
+
+/* ---- BPF setup -------------------------------------------------------- */
+
+static int share_maps(struct rc_session *s, struct bpf_map *events, struct bpf_map *targets,
+		      struct bpf_map *stats)
+{
+	int err = bpf_map__reuse_fd(events, s->events_fd);
+
+	err = err ?: bpf_map__reuse_fd(targets, s->targets_fd);
+	return err ?: bpf_map__reuse_fd(stats, s->stats_fd);
+}
+
+static struct rc_knobs make_knobs(const struct rc_record_opts *o)
+{
+	struct rc_knobs k = {
+		.self_tgid = getpid(),
+		.filter_pids = o->npids > 0 || o->follow_forks,
+		.filter_comm = o->comm && *o->comm,
+		.wakeup_bytes = o->wakeup_bytes,
+	};
+
+	if (k.filter_comm)
+		strncpy(k.comm, o->comm, sizeof(k.comm) - 1);
+	return k;
+}
+
+static int load_failed(const char *what, int err)
+{
+	pr_warn("failed to load the %s BPF programs: %s (run with -v to see libbpf's log)\n", what,
+		strerror(-err));
+	return err;
+}
+
+static int open_sources(struct rc_session *s)
+{
+	uint32_t ev = s->opts.events;
+	struct rc_knobs k = make_knobs(&s->opts);
+	int err;
+
+	if (ev & RC_EVENT_BIT(RC_EV_SYSCALL)) {
+		s->sys = syscalls_bpf__open();
+		if (!s->sys)
+			return load_failed("syscalls", -errno);
+		s->sys->rodata->knobs = k;
+		err = share_maps(s, s->sys->maps.events, s->sys->maps.targets, s->sys->maps.stats);
+		err = err ?: syscalls_bpf__load(s->sys);
+		if (err)
+			return load_failed("syscalls", err);
+	}
+	if (ev & SCHED_EVENTS) {
+		struct sched_bpf *sk = sched_bpf__open();
+
+		if (!sk)
+			return load_failed("sched", -errno);
+		s->sched = sk;
+		sk->rodata->knobs = k;
+		bpf_program__set_autoload(sk->progs.handle_sched_switch,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_SWITCH));
+		bpf_program__set_autoload(sk->progs.handle_sched_wakeup,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_WAKEUP));
+		bpf_program__set_autoload(sk->progs.handle_sched_process_fork,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_FORK));
+		bpf_program__set_autoload(sk->progs.handle_sched_process_exec,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_EXEC));
+		bpf_program__set_autoload(sk->progs.handle_sched_process_exit,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT));
+		err = share_maps(s, sk->maps.events, sk->maps.targets, sk->maps.stats);
+		err = err ?: sched_bpf__load(sk);
+		if (err)
+			return load_failed("sched", err);
+	}
+	if (s->opts.follow_forks) {
+		s->follow = follow_bpf__open();
+		if (!s->follow)
+			return load_failed("follow", -errno);
+		s->follow->rodata->knobs = k;
+		err = share_maps(s, s->follow->maps.events, s->follow->maps.targets,
+				 s->follow->maps.stats);
+		err = err ?: follow_bpf__load(s->follow);
+		if (err)
+			return load_failed("follow", err);
+	}
+	return 0;
+}
+
+static int create_maps(struct rc_session *s)
+{
+	s->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_events", 0, 0,
+				      s->opts.ringbuf_size, NULL);
+	if (s->events_fd < 0)
+		goto fail;
+	s->targets_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "rc_targets", sizeof(__u32),
+				       sizeof(__u8), TARGETS_MAX, NULL);
+	if (s->targets_fd < 0)
+		goto fail;
+	s->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stats", sizeof(__u32),
+				     sizeof(struct rc_bpf_stats), 1, NULL);
+	if (s->stats_fd < 0)
+		goto fail;
+	return 0;
+fail:
+	pr_warn("failed to create BPF maps: %s%s\n", strerror(errno),
+		errno == EINVAL ? " (a kernel without BPF ring buffers? Linux 5.8 or later needed)"
+				: "");
+	return -errno;
+}
+
+int rc_session__add_target(struct rc_session *s, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(s->targets_fd, &key, &one, BPF_ANY) < 0) {
+		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+struct rc_session *rc_session__open(const struct rc_record_opts *opts)
+{
+	struct rc_session *s;
+	size_t i;
+	int err;
+
+	err = check_privileges();
+	if (err)
+		return rc_err_ptr(err);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return rc_err_ptr(-ENOMEM);
+	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
+	s->events_fd = s->targets_fd = s->stats_fd = -1;
+	s->rb.epfd = -1;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0) {
+		err = s->ncpus ?: -EINVAL;
+		goto err_out;
+	}
+	s->captured = calloc(s->ncpus, sizeof(*s->captured));
+	s->percpu = calloc(s->ncpus, sizeof(*s->percpu));
+	if (!s->captured || !s->percpu) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	for (i = 0; i < NBATCH; i++) {
+		s->batches[i].buf = malloc(BATCH_SIZE);
+		if (!s->batches[i].buf) {
+			err = -ENOMEM;
+			goto err_out;
+		}
+		s->free_b[s->nfree++] = &s->batches[i];
+	}
+	err = create_maps(s);
+	err = err ?: open_sources(s);
+	err = err ?: rc_ringbuf__init(&s->rb, s->events_fd, s->opts.ringbuf_size);
+	if (err)
+		goto err_out;
+	for (i = 0; i < opts->npids; i++) {
+		err = rc_session__add_target(s, opts->pids[i]);
+		if (err)
+			goto err_out;
+	}
+	return s;
+
+err_out:
+	rc_session__free(s);
+	return rc_err_ptr(err);
+}
+
+/* ---- writer thread ---------------------------------------------------- */
+
+static void *writer_main(void *arg)
+{
+	struct rc_session *s = arg;
+	bool done = false;
+
+	while (!done) {
+		struct item it;
+		int err = 0;
+
+		pthread_mutex_lock(&s->mu);
+		while (!s->qlen)
+			pthread_cond_wait(&s->cv, &s->mu);
+		it = s->q[s->qhead];
+		s->qhead = (s->qhead + 1) % QCAP;
+		s->qlen--;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+
+		switch (it.kind) {
+		case ITEM_RECORDS:
+			if (!s->werr)
+				err = rc_writer__add(s->w, it.b->buf, it.b->len);
+			break;
+		case ITEM_STATS:
+			if (!s->werr)
+				err = rc_writer__add_stats(s->w, &it.st);
+			free(it.st.entries);
+			break;
+		case ITEM_FINISH:
+			if (!s->werr)
+				err = rc_writer__finish(s->w);
+			done = true;
+			break;
+		}
+
+		pthread_mutex_lock(&s->mu);
+		if (err && !s->werr)
+			s->werr = err;
+		if (it.b)
+			s->free_b[s->nfree++] = it.b;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return NULL;
+}
+
+static int push_item(struct rc_session *s, const struct item *it)
+{
+	int err;
+
+	pthread_mutex_lock(&s->mu);
+	while (s->qlen == QCAP)
+		pthread_cond_wait(&s->cv, &s->mu);
+	s->q[(s->qhead + s->qlen) % QCAP] = *it;
+	s->qlen++;
+	err = s->werr;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return err;
+}
+
+/* Hand the current batch to the writer and take a free one (waiting for it). */
+static int submit_batch(struct rc_session *s)
+{
+	struct item it = { .kind = ITEM_RECORDS, .b = s->cur };
+	int err = 0;
+
+	if (s->cur && s->cur->len) {
+		s->cur = NULL;
+		err = push_item(s, &it);
+	}
+	if (s->cur)
+		return err;
+	pthread_mutex_lock(&s->mu);
+	while (!s->nfree)
+		pthread_cond_wait(&s->cv, &s->mu);
+	s->cur = s->free_b[--s->nfree];
+	s->cur->len = 0;
+	err = err ?: s->werr;
+	pthread_mutex_unlock(&s->mu);
+	return err;
+}
+
+/* ---- draining --------------------------------------------------------- */
+
+static bool count_record(void *ctx, const void *rec, uint32_t len)
+{
+	struct rc_session *s = ctx;
+	struct rc_ev_hdr h;
+
+	if (len < sizeof(h)) {
+		s->malformed++;
+		return false;
+	}
+	memcpy(&h, rec, sizeof(h));
+	if (h.size != len || !h.type || h.type >= RC_EV_MAX || h.cpu >= s->ncpus ||
+	    h.size % RC_REC_ALIGN) {
+		s->malformed++;
+		return false;
+	}
+	s->captured[h.cpu][h.type]++;
+	return true;
+}
+
+/* Read everything committed, batch by batch. */
+static long read_ring(struct rc_session *s)
+{
+	long total = 0, n;
+	int err;
+
+	do {
+		if (BATCH_SIZE - s->cur->len < RC_REC_MAX) {
+			err = submit_batch(s);
+			if (err)
+				return err;
+		}
+		n = rc_ringbuf__read(&s->rb, s->cur->buf, BATCH_SIZE, &s->cur->len, count_record, s);
+		total += n;
+	} while (BATCH_SIZE - s->cur->len < RC_REC_MAX);
+	return total;
+}
+
+static int snapshot_stats(struct rc_session *s, struct rc_stats *st)
+{
+	__u32 zero = 0;
+	int cpu, t, n = 0;
+
+	if (bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
+		return -errno;
+	st->ts = now_ns(CLOCK_BOOTTIME);
+	st->entries = calloc((size_t)s->ncpus * RC_EV_MAX, sizeof(*st->entries));
+	if (!st->entries)
+		return -ENOMEM;
+	s->made = s->dropped = s->ncaptured = 0;
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		for (t = 1; t < RC_EV_MAX; t++) {
+			struct rc_stat_entry e = { cpu, t, s->percpu[cpu].made[t],
+						   s->percpu[cpu].dropped[t], s->captured[cpu][t] };
+
+			s->made += e.made;
+			s->dropped += e.dropped;
+			s->ncaptured += e.captured;
+			if (e.made || e.dropped || e.captured)
+				st->entries[n++] = e;
+		}
+	}
+	st->nentries = n;
+	return 0;
+}
+
+static int push_stats(struct rc_session *s)
+{
+	struct item it = { .kind = ITEM_STATS };
+	int err;
+
+	err = submit_batch(s);
+	err = err ?: snapshot_stats(s, &it.st);
+	if (err)
+		return err;
+	s->last_stats = now_ns(CLOCK_MONOTONIC);
+	return push_item(s, &it);
+}
+
+int rc_session__drain(struct rc_session *s, int ms)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC), now = start, end = start + ms * 1000000ull;
+	unsigned int spins = 0;
+	long total = 0, n;
+	int err;
+
+	do {
+		n = read_ring(s);
+		if (n < 0)
+			return n;
+		total += n;
+		if (s->opts.drain == RC_DRAIN_BUSY && (n || ++spins % 1024))
+			continue;
+		now = now_ns(CLOCK_MONOTONIC);
+		if (now - s->last_stats >= STATS_NS) {
+			err = push_stats(s);
+			if (err)
+				return err;
+		}
+		if (now >= end)
+			break;
+		if (s->opts.drain == RC_DRAIN_POLL) {
+			err = rc_ringbuf__wait(&s->rb, (end - now + 999999) / 1000000);
+			if (err < 0)
+				return err;
+		}
+	} while (now < end);
+	err = submit_batch(s);
+	return err ?: (int)(total > INT32_MAX ? INT32_MAX : total);
+}
+
+/* ---- start and stop --------------------------------------------------- */
+
+static void fill_meta(struct rc_session *s)
+{
+	struct rc_meta *m = &s->meta;
+	uint64_t boot = now_ns(CLOCK_BOOTTIME), wall = now_ns(CLOCK_REALTIME);
+
+	uname(&s->uts);
+	snprintf(s->kernel, sizeof(s->kernel), "%s", s->uts.release);
+	m->clock_id = CLOCK_BOOTTIME;
+	m->ncpus = s->ncpus;
+	m->page_size = sysconf(_SC_PAGESIZE);
+	m->recorder_pid = getpid();
+	m->transport = RC_TRANSPORT_RINGBUF;
+	m->start_ts = boot;
+	m->wall_offset_ns = (int64_t)(wall - boot);
+	m->ringbuf_size = s->opts.ringbuf_size;
+	m->host = s->uts.nodename;
+	m->kernel = s->kernel;
+	m->arch = s->uts.machine;
+	m->cmdline = s->opts.cmdline;
+	m->schema = rc_builtin_schema();
+}
+
+static int attach_sources(struct rc_session *s)
+{
+	int err = 0;
+
+	if (s->sys)
+		err = syscalls_bpf__attach(s->sys);
+	if (!err && s->sched)
+		err = sched_bpf__attach(s->sched);
+	/* last: on a shared tracepoint, the sources see a target before it is forgotten */
+	if (!err && s->follow)
+		err = follow_bpf__attach(s->follow);
+	if (err)
+		pr_warn("failed to attach BPF programs: %s\n", strerror(-err));
+	return err;
+}
+
+static void detach_sources(struct rc_session *s)
+{
+	if (s->follow)
+		follow_bpf__detach(s->follow);
+	if (s->sched)
+		sched_bpf__detach(s->sched);
+	if (s->sys)
+		syscalls_bpf__detach(s->sys);
+	s->attached = false;
+}
+
+int rc_session__start(struct rc_session *s, int fd)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .compress_level = s->opts.compress_level };
+	int err;
+
+	fill_meta(s);
+	s->w = rc_writer__new(fd, &s->meta, &wo);
+	if (!s->w)
+		return -errno;
+	err = submit_batch(s);
+	if (err)
+		return err;
+	err = pthread_create(&s->thr, NULL, writer_main, s);
+	if (err)
+		return -err;
+	s->thr_started = true;
+	s->last_stats = now_ns(CLOCK_MONOTONIC);
+	err = attach_sources(s);
+	if (err)
+		return err;
+	s->attached = true;
+	return 0;
+}
+
+/*
+ * After detaching, a program already running on another CPU may still
+ * reserve a record; wait until the counters and the records read agree.
+ */
+static int settle(struct rc_session *s)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		struct rc_stats st = {};
+		long n = read_ring(s);
+		int err;
+
+		if (n < 0)
+			return n;
+		err = snapshot_stats(s, &st);
+		free(st.entries);
+		if (err)
+			return err;
+		if (s->made == s->dropped + s->ncaptured + s->malformed)
+			return 0;
+		usleep(1000);
+	}
+	pr_warn("counters did not settle: %llu made, %llu dropped, %llu read\n",
+		(unsigned long long)s->made, (unsigned long long)s->dropped,
+		(unsigned long long)s->ncaptured);
+	return 0;
+}
+
+int rc_session__stop(struct rc_session *s)
+{
+	struct item fin = { .kind = ITEM_FINISH };
+	int err;
+
+	if (s->stopped || !s->thr_started)
+		return -EINVAL;
+	s->stopped = true;
+	detach_sources(s);
+	err = settle(s);
+	err = err ?: push_stats(s);
+	err = err ?: submit_batch(s);
+	push_item(s, &fin);
+	pthread_join(s->thr, NULL);
+	s->thr_started = false;
+	s->written = rc_writer__bytes(s->w);
+	if (s->malformed)
+		pr_warn("%llu malformed records from the ring were discarded\n",
+			(unsigned long long)s->malformed);
+	return err ?: s->werr;
+}
+
+void rc_session__totals(const struct rc_session *s, uint64_t *made, uint64_t *captured,
+			uint64_t *dropped, uint64_t *bytes)
+{
+	*made = s->made;
+	*captured = s->ncaptured;
+	*dropped = s->dropped;
+	*bytes = s->w ? rc_writer__bytes(s->w) : 0;
+}
+
+void rc_session__free(struct rc_session *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	if (s->attached)
+		detach_sources(s);
+	if (s->thr_started) {
+		struct item fin = { .kind = ITEM_FINISH };
+
+		s->werr = s->werr ?: -ECANCELED;
+		push_item(s, &fin);
+		pthread_join(s->thr, NULL);
+	}
+	rc_ringbuf__destroy(&s->rb);
+	syscalls_bpf__destroy(s->sys);
+	sched_bpf__destroy(s->sched);
+	follow_bpf__destroy(s->follow);
+	if (s->events_fd >= 0)
+		close(s->events_fd);
+	if (s->targets_fd >= 0)
+		close(s->targets_fd);
+	if (s->stats_fd >= 0)
+		close(s->stats_fd);
+	rc_writer__free(s->w);
+	for (i = 0; i < NBATCH; i++)
+		free(s->batches[i].buf);
+	free(s->captured);
+	free(s->percpu);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Counts by event, by process and by syscall, with syscall latencies. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static struct rc_sum_count *find(struct rc_sum_count **items, size_t *n, size_t *cap, uint64_t key)
+{
+	size_t i;
+
+	/* tables stay small (events, syscalls) or are searched newest first */
+	for (i = *n; i > 0; i--)
+		if ((*items)[i - 1].key == key)
+			return &(*items)[i - 1];
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		void *p = realloc(*items, nc * sizeof(**items));
+
+		if (!p)
+			return NULL;
+		*items = p;
+		*cap = nc;
+	}
+	memset(&(*items)[*n], 0, sizeof(**items));
+	(*items)[*n].key = key;
+	return &(*items)[(*n)++];
+}
+
+static const struct rc_field *field(const struct rc_event_desc *ev, const char *name)
+{
+	uint16_t i;
+
+	for (i = 0; i < ev->nfields; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return &ev->fields[i];
+	return NULL;
+}
+
+int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct rc_rec_hdr *rec)
+{
+	const struct rc_event_desc *ev = rc_schema__event(m->schema, rec->type);
+	const struct rc_field *nr, *ret, *dur;
+	struct rc_sum_count *c;
+
+	if (!s->nrec || rec->ts < s->first_ts)
+		s->first_ts = rec->ts;
+	if (rec->ts > s->last_ts)
+		s->last_ts = rec->ts;
+	s->nrec++;
+	c = find(&s->events, &s->nevents, &s->cap_events, rec->type);
+	if (!c)
+		return -ENOMEM;
+	c->count++;
+	c = find(&s->procs, &s->nprocs, &s->cap_procs, rec->pid);
+	if (!c)
+		return -ENOMEM;
+	c->count++;
+	memcpy(c->comm, rec->comm, sizeof(c->comm));
+	c->comm[sizeof(c->comm) - 1] = '\0';
+
+	if (!ev || strcmp(ev->name, "syscall"))
+		return 0;
+	nr = field(ev, "nr");
+	ret = field(ev, "ret");
+	dur = field(ev, "duration");
+	if (!nr)
+		return 0;
+	c = find(&s->syscalls, &s->nsyscalls, &s->cap_syscalls, rc_field__u64(nr, rec, 0));
+	if (!c)
+		return -ENOMEM;
+	c->count++;
+	if (ret) {
+		int64_t v = rc_field__s64(ret, rec, 0);
+
+		c->errors += v < 0 && v >= -4095;
+	}
+	if (dur) {
+		uint64_t d = rc_field__u64(dur, rec, 0);
+
+		c->total_ns += d;
+		if (d > c->max_ns)
+			c->max_ns = d;
+	}
+	return 0;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct rc_sum_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+void rc_summary__sort(struct rc_summary *s)
+{
+	if (s->nevents)
+		qsort(s->events, s->nevents, sizeof(*s->events), by_count);
+	if (s->nprocs)
+		qsort(s->procs, s->nprocs, sizeof(*s->procs), by_count);
+	if (s->nsyscalls)
+		qsort(s->syscalls, s->nsyscalls, sizeof(*s->syscalls), by_count);
+}
+
+void rc_summary__free(struct rc_summary *s)
+{
+	free(s->events);
+	free(s->procs);
+	free(s->syscalls);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Capture file writer: holds records for a short window, sorts them by
+ * timestamp, cuts them into chunks, compresses each chunk as one zstd
+ * frame, and ends the file with a trailer indexing every chunk.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "format.h"
+#include "internal.h"
+
+#define DEFAULT_CHUNK	 (1u << 20)
+#define DEFAULT_REORDER	 20000000ull /* 20 ms */
+#define DEFAULT_LEVEL	 3
+
+struct rec_ref {
+	uint64_t ts;
+	uint32_t off;
+	uint32_t size;
+};
+
+struct rc_writer {
+	int fd;
+	int err; /* sticky: the first write error */
+	uint64_t offset;
+	ZSTD_CCtx *cctx;
+	size_t chunk_size;
+	uint64_t reorder_ns;
+
+	/* records held back for sorting */
+	struct rc_strbuf held, spare;
+	struct rec_ref *refs;
+	size_t nrefs, refs_cap;
+	uint64_t max_ts;
+	uint64_t last_ts; /* newest timestamp written */
+	bool wrote_any;
+
+	struct rc_strbuf raw;  /* the chunk being built */
+	struct rc_strbuf zbuf; /* its compressed frame */
+	struct rc_strbuf blk;  /* a block being built */
+
+	struct rc_trailer tr;
+	size_t index_cap;
+};
+
+static int write_all(struct rc_writer *w, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	if (w->err)
+		return w->err;
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			w->err = -errno;
+			pr_warn("failed to write capture: %s\n", strerror(errno));
+			return w->err;
+		}
+		p += n;
+		len -= n;
+		w->offset += n;
+	}
+	return 0;
+}
+
+static int write_block(struct rc_writer *w, uint32_t type, const void *payload, size_t len)
+{
+	uint32_t hdr[4];
+
+	if (len > RC_MAX_BLOCK)
+		return -E2BIG;
+	hdr[0] = RC_FRAME_MAGIC;
+	hdr[1] = len + 8;
+	hdr[2] = type;
+	hdr[3] = crc32(0, payload, len);
+	return write_all(w, hdr, sizeof(hdr)) ?: write_all(w, payload, len);
+}
+
+struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
+				 const struct rc_writer_opts *opts)
+{
+	int level = opts && opts->compress_level ? opts->compress_level : DEFAULT_LEVEL;
+	struct rc_strbuf hdr = {};
+	struct rc_writer *w;
+	size_t r;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return rc_err_ptr(-ENOMEM);
+	w->fd = fd;
+	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK;
+	w->reorder_ns = opts && opts->reorder_ns ? opts->reorder_ns : DEFAULT_REORDER;
+	if (w->chunk_size > RC_MAX_CHUNK_RAW / 2) {
+		err = -EINVAL;
+		goto err_out;
+	}
+	w->cctx = ZSTD_createCCtx();
+	if (!w->cctx) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	r = ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	if (ZSTD_isError(r)) {
+		pr_warn("zstd: %s\n", ZSTD_getErrorName(r));
+		err = -EINVAL;
+		goto err_out;
+	}
+	err = rc_format__header(&hdr, meta);
+	err = err ?: write_block(w, RC_BLOCK_HEADER, hdr.buf, hdr.len);
+	rc_strbuf__free(&hdr);
+	if (err)
+		goto err_out;
+	return w;
+
+err_out:
+	rc_writer__free(w);
+	return rc_err_ptr(err);
+}
+
+static int add_index(struct rc_writer *w, const struct rc_chunk_index *ci)
+{
+	if (w->tr.nindex == w->index_cap) {
+		size_t cap = w->index_cap ? w->index_cap * 2 : 64;
+		void *p = realloc(w->tr.index, cap * sizeof(*w->tr.index));
+
+		if (!p)
+			return -ENOMEM;
+		w->tr.index = p;
+		w->index_cap = cap;
+	}
+	w->tr.index[w->tr.nindex++] = *ci;
+	return 0;
+}
+
+/* Compress w->raw (@nrec records from @first to @last) and write it. */
+static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint64_t last)
+{
+	struct rc_chunk_index ci = { w->offset, first, last, nrec };
+	size_t bound = ZSTD_compressBound(w->raw.len), csize;
+	struct rc_disk_chunk dc;
+	int err;
+
+	w->zbuf.len = 0;
+	err = rc_strbuf__reserve(&w->zbuf, bound);
+	if (err)
+		return err;
+	csize = ZSTD_compress2(w->cctx, w->zbuf.buf, bound, w->raw.buf, w->raw.len);
+	if (ZSTD_isError(csize)) {
+		pr_warn("zstd: %s\n", ZSTD_getErrorName(csize));
+		return -EIO;
+	}
+	dc = (struct rc_disk_chunk){ .codec = RC_CODEC_ZSTD, .nrec = nrec, .first_ts = first,
+				     .last_ts = last, .raw_size = w->raw.len, .data_size = csize };
+	err = write_block(w, RC_BLOCK_CHUNK, &dc, sizeof(dc));
+	err = err ?: write_all(w, w->zbuf.buf, csize);
+	err = err ?: add_index(w, &ci);
+	if (err)
+		return err;
+	if (!w->tr.nchunks)
+		w->tr.first_ts = first;
+	w->tr.nchunks++;
+	w->tr.nrec += nrec;
+	w->tr.raw_bytes += w->raw.len;
+	if (last > w->tr.last_ts)
+		w->tr.last_ts = last;
+	w->raw.len = 0;
+	return 0;
+}
+
+static int add_ref(struct rc_writer *w, uint64_t ts, size_t off, size_t size)
+{
+	if (w->nrefs == w->refs_cap) {
+		size_t cap = w->refs_cap ? w->refs_cap * 2 : 4096;
+		void *p = realloc(w->refs, cap * sizeof(*w->refs));
+
+		if (!p)
+			return -ENOMEM;
+		w->refs = p;
+		w->refs_cap = cap;
+	}
+	w->refs[w->nrefs++] = (struct rec_ref){ ts, off, size };
+	return 0;
+}
+
+int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
+{
+	const unsigned char *p = recs;
+	size_t pos = 0;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (w->held.len + len > UINT32_MAX)
+		return -E2BIG;
+	while (pos < len) {
+		struct rc_rec_hdr h;
+
+		if (len - pos < sizeof(h))
+			return -EINVAL;
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > len - pos)
+			return -EINVAL;
+		err = add_ref(w, h.ts, w->held.len + pos, h.size);
+		if (err)
+			return err;
+		if (h.ts > w->max_ts)
+			w->max_ts = h.ts;
+		pos += h.size;
+	}
+	err = rc_strbuf__append(&w->held, recs, len);
+	if (err)
+		return err;
+	/* bound what is held: write what is ready once two chunks are waiting */
+	if (w->held.len >= 2 * w->chunk_size)
+		return rc_writer__flush(w, false);
+	return 0;
+}
+
+/* Stable insertion sort by timestamp: linear on nearly sorted input. */
+static void sort_refs(struct rec_ref *r, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct rec_ref x = r[i];
+
+		for (j = i; j > 0 && r[j - 1].ts > x.ts; j--)
+			r[j] = r[j - 1];
+		r[j] = x;
+	}
+}
+
+int rc_writer__flush(struct rc_writer *w, bool all)
+{
+	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
+	size_t i, k, nrec = 0;
+	struct rc_strbuf tmp;
+	int err;
+
+	if (w->err)
+		return w->err;
+	sort_refs(w->refs, w->nrefs);
+	if (!all)
+		cutoff = w->max_ts > w->reorder_ns ? w->max_ts - w->reorder_ns : 0;
+	for (k = 0; k < w->nrefs && w->refs[k].ts <= cutoff; k++) {
+		const struct rec_ref *r = &w->refs[k];
+
+		if (w->wrote_any && r->ts < w->last_ts)
+			w->tr.late++;
+		else
+			w->last_ts = r->ts;
+		w->wrote_any = true;
+		if (!nrec || r->ts < first)
+			first = r->ts;
+		if (r->ts > last)
+			last = r->ts;
+		err = rc_strbuf__append(&w->raw, w->held.buf + r->off, r->size);
+		if (err)
+			return err;
+		nrec++;
+		if (w->raw.len >= w->chunk_size) {
+			err = write_chunk(w, nrec, first, last);
+			if (err)
+				return err;
+			nrec = 0;
+			last = 0;
+		}
+	}
+	if (nrec) {
+		err = write_chunk(w, nrec, first, last);
+		if (err)
+			return err;
+	}
+	/* keep the records not yet written, in their sorted order */
+	w->spare.len = 0;
+	for (i = k; i < w->nrefs; i++) {
+		struct rec_ref *r = &w->refs[i];
+
+		err = rc_strbuf__append(&w->spare, w->held.buf + r->off, r->size);
+		if (err)
+			return err;
+		r->off = w->spare.len - r->size;
+		w->refs[i - k] = *r;
+	}
+	w->nrefs -= k;
+	tmp = w->held;
+	w->held = w->spare;
+	w->spare = tmp;
+	return 0;
+}
+
+int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
+{
+	struct rc_strbuf sb = {};
+	uint32_t i;
+	int err;
+
+	err = rc_writer__flush(w, false);
+	err = err ?: rc_put_u64(&sb, st->ts);
+	err = err ?: rc_put_u32(&sb, st->nentries);
+	err = err ?: rc_put_u32(&sb, 0);
+	for (i = 0; !err && i < st->nentries; i++) {
+		const struct rc_stat_entry *e = &st->entries[i];
+		struct rc_disk_stat ds = { e->cpu, e->type, e->made, e->dropped, e->captured };
+
+		err = rc_strbuf__append(&sb, &ds, sizeof(ds));
+	}
+	err = err ?: write_block(w, RC_BLOCK_STATS, sb.buf, sb.len);
+	rc_strbuf__free(&sb);
+	return err;
+}
+
+int rc_writer__finish(struct rc_writer *w)
+{
+	struct rc_disk_trailer dt;
+	struct rc_strbuf sb = {};
+	uint64_t trailer_off;
+	uint32_t i;
+	int err;
+
+	err = rc_writer__flush(w, true);
+	if (err)
+		return err;
+	dt = (struct rc_disk_trailer){ .nrec = w->tr.nrec, .nchunks = w->tr.nchunks,
+				       .first_ts = w->tr.first_ts, .last_ts = w->tr.last_ts,
+				       .raw_bytes = w->tr.raw_bytes, .late = w->tr.late,
+				       .nindex = w->tr.nindex };
+	err = rc_strbuf__append(&sb, &dt, sizeof(dt));
+	for (i = 0; !err && i < w->tr.nindex; i++) {
+		const struct rc_chunk_index *ci = &w->tr.index[i];
+		struct rc_disk_index di = { ci->offset, ci->first_ts, ci->last_ts, ci->nrec, 0 };
+
+		err = rc_strbuf__append(&sb, &di, sizeof(di));
+	}
+	trailer_off = w->offset;
+	err = err ?: write_block(w, RC_BLOCK_TRAILER, sb.buf, sb.len);
+	err = err ?: write_block(w, RC_BLOCK_END, &trailer_off, sizeof(trailer_off));
+	rc_strbuf__free(&sb);
+	return err;
+}
+
+const struct rc_trailer *rc_writer__totals(const struct rc_writer *w)
+{
+	return &w->tr;
+}
+
+uint64_t rc_writer__bytes(const struct rc_writer *w)
+{
+	return w->offset;
+}
+
+void rc_writer__free(struct rc_writer *w)
+{
+	if (!w)
+		return;
+	ZSTD_freeCCtx(w->cctx);
+	rc_strbuf__free(&w->held);
+	rc_strbuf__free(&w->spare);
+	rc_strbuf__free(&w->raw);
+	rc_strbuf__free(&w->zbuf);
+	rc_strbuf__free(&w->blk);
+	free(w->refs);
+	free(w->tr.index);
+	free(w);
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A workload with a known ground truth, for the integration tests.
+ *
+ *   rc_workload getppid N [PIDFILE]   N getppid() calls, then exit 0
+ *   rc_workload forkexec PROGRAM      fork; the child execs PROGRAM; wait
+ *   rc_workload sleep MS              sleep, then exit 0
+ *   rc_workload exit CODE             exit with CODE
+ *
+ * Statically linked and raw syscalls: it makes exactly the calls it is
+ * asked for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "getppid")) {
+		long i, n = atol(argv[2]);
+
+		if (argc >= 4) {
+			FILE *f = fopen(argv[3], "w");
+
+			if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
+				return 2;
+		}
+		for (i = 0; i < n; i++)
+			syscall(__NR_getppid);
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "forkexec")) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 2;
+		if (pid == 0) {
+			execl(argv[2], argv[2], "exit", "7", (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid)
+			return 2;
+		return WIFEXITED(status) && WEXITSTATUS(status) == 7 ? 0 : 3;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "sleep")) {
+		struct timespec ts = { atol(argv[2]) / 1000, (atol(argv[2]) % 1000) * 1000000 };
+
+		nanosleep(&ts, NULL);
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "exit"))
+		return atoi(argv[2]);
+	fprintf(stderr, "usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
+			"sleep MS | exit CODE\n");
+	return 1;
+}
