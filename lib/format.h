@@ -9,7 +9,8 @@
  *   u32 frame_magic  RC_FRAME_MAGIC
  *   u32 frame_size   bytes that follow (>= 8)
  *   u32 type         RC_BLOCK_*
- *   u32 crc          crc32 of the frame_size - 8 payload bytes after it
+ *   u32 crc          crc32 of type (4 bytes), then of the payload
+
  *   u8  payload[frame_size - 8]
  *
  * A chunk block is followed at once by its data: one zstd frame of
@@ -18,6 +19,7 @@
 #ifndef RINGCAP_FORMAT_H
 #define RINGCAP_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define RC_FRAME_MAGIC	   0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
@@ -107,5 +109,8 @@ struct rc_disk_index {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct rc_disk_index) == 32, "rc_disk_index layout");
+
+/* The CRC of a block: over its type, then its payload (zlib's crc32). */
+uint32_t rc_block_crc(uint32_t type, const void *payload, size_t len);
 
 #endif /* RINGCAP_FORMAT_H */

@@ -6,8 +6,16 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "format.h"
 #include "header.h"
+
+uint32_t rc_block_crc(uint32_t type, const void *payload, size_t len)
+{
+	uLong crc = crc32(0, (const Bytef *)&type, sizeof(type));
+
+	return crc32(crc, payload, len);
+}
 
 int rc_put_str16(struct rc_strbuf *sb, const char *s)
 {

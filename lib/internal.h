@@ -28,7 +28,6 @@ static inline void *rc_err_ptr(int err)
 
 
 int rc_strbuf__reserve(struct rc_strbuf *sb, size_t extra);
-int rc_strbuf__append(struct rc_strbuf *sb, const void *data, size_t len);
 
 static inline int rc_put_u16(struct rc_strbuf *sb, uint16_t v)
 {

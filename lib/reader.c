@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 #include "header.h"
 
@@ -73,13 +72,13 @@ static int corrupt(struct rc_reader *r, uint64_t off, const char *what)
 	return -EBADMSG;
 }
 
-/* The file ends here: truncated unless its trailer was read. */
+/* The file ends before its END block: it was cut short. */
 static int end_of_file(struct rc_reader *r)
 {
 	if (r->err[0])
 		return -EIO;
 	r->at_end = true;
-	r->truncated = !r->have_trailer;
+	r->truncated = true;
 	return 0;
 }
 
@@ -114,7 +113,7 @@ static int read_block(struct rc_reader *r, uint32_t *type)
 	if (read_some(r, r->payload.buf, len) < len)
 		return end_of_file(r);
 	r->payload.len = len;
-	crc = crc32(0, (const unsigned char *)r->payload.buf, len);
+	crc = rc_block_crc(h[2], r->payload.buf, len);
 	if (crc != h[3])
 		return corrupt(r, start, "block checksum mismatch");
 	*type = h[2];

@@ -228,6 +228,7 @@ struct rc_strbuf {
 
 int rc_strbuf__printf(struct rc_strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int rc_strbuf__append(struct rc_strbuf *sb, const void *data, size_t len);
 void rc_strbuf__free(struct rc_strbuf *sb);
 
 #define RC_FMT_WALL 0x1 /* wall-clock time instead of seconds from start */
@@ -298,7 +299,10 @@ struct rc_session;
 /* Check privileges, open and load the BPF programs. Nothing is traced yet. */
 struct rc_session *rc_session__open(const struct rc_record_opts *opts);
 int rc_session__add_target(struct rc_session *s, pid_t pid);
-/* Write the capture header to @fd, start the writer, attach the programs. */
+/*
+ * Attach the programs, then write the capture header to @fd and start the
+ * writer: once the file is not empty, tracing is on.
+ */
 int rc_session__start(struct rc_session *s, int fd);
 /* Drain the ring for up to @ms milliseconds; returns records read or -errno. */
 int rc_session__drain(struct rc_session *s, int ms);

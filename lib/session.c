@@ -578,7 +578,15 @@ int rc_session__start(struct rc_session *s, int fd)
 	struct rc_writer_opts wo = { .sz = sizeof(wo), .compress_level = s->opts.compress_level };
 	int err;
 
+	/*
+	 * Attach before the header is written: once the file is not empty,
+	 * tracing is on. Events of the meantime wait in the ring.
+	 */
 	fill_meta(s);
+	err = attach_sources(s);
+	if (err)
+		return err;
+	s->attached = true;
 	s->w = rc_writer__new(fd, &s->meta, &wo);
 	if (!s->w)
 		return -errno;
@@ -590,10 +598,6 @@ int rc_session__start(struct rc_session *s, int fd)
 		return -err;
 	s->thr_started = true;
 	s->last_stats = now_ns(CLOCK_MONOTONIC);
-	err = attach_sources(s);
-	if (err)
-		return err;
-	s->attached = true;
 	return 0;
 }
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 #include "format.h"
 #include "internal.h"
@@ -78,7 +77,7 @@ static int write_block(struct rc_writer *w, uint32_t type, const void *payload, 
 	hdr[0] = RC_FRAME_MAGIC;
 	hdr[1] = len + 8;
 	hdr[2] = type;
-	hdr[3] = crc32(0, payload, len);
+	hdr[3] = rc_block_crc(type, payload, len);
 	return write_all(w, hdr, sizeof(hdr)) ?: write_all(w, payload, len);
 }
 

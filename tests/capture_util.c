@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/types.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "events.h"
+#include "capture_util.h"
+
+void test_meta(struct rc_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->clock_id = 7;
+	m->ncpus = 2;
+	m->page_size = 4096;
+	m->recorder_pid = 4242;
+	m->transport = RC_TRANSPORT_RINGBUF;
+	m->start_ts = 1000;
+	m->wall_offset_ns = 1700000000000000000ll;
+	m->ringbuf_size = 1 << 20;
+	m->host = "testhost";
+	m->kernel = "6.18.0-test";
+	m->arch = "x86_64";
+	m->cmdline = "ringcap record -- test";
+	m->schema = rc_builtin_schema();
+}
+
+int slurp(const char *path, struct mem_capture *mc)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0) {
+		err = -errno;
+		goto out;
+	}
+	mc->len = sb.st_size;
+	mc->buf = malloc(mc->len ? mc->len : 1);
+	if (!mc->buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, mc->buf, mc->len, 0) != (ssize_t)mc->len)
+		err = -EIO;
+out:
+	close(fd);
+	return err;
+}
+
+int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = chunk };
+	struct rc_stat_entry se = { 1, RC_EV_SYSCALL, n + 5, 5, n };
+	struct rc_stats st = { 99, 1, &se };
+	struct rc_writer *w;
+	struct rc_meta m;
+	unsigned int i;
+	int fd, err = 0;
+	char path[64];
+
+	test_meta(&m);
+	fd = memfd_create("capture", 0);
+	if (fd < 0)
+		return -errno;
+	w = rc_writer__new(fd, &m, &wo);
+	if (!w) {
+		close(fd);
+		return -errno;
+	}
+	for (i = 0; i < n && !err; i++) {
+		struct rc_ev_syscall e = {};
+
+		e.hdr.ts = 1000 + 10ull * i;
+		e.hdr.pid = 100;
+		e.hdr.tid = 101;
+		e.hdr.type = RC_EV_SYSCALL;
+		e.hdr.size = sizeof(e);
+		e.hdr.cpu = i % 2;
+		strcpy(e.hdr.comm, "unit");
+		e.nr = 39;
+		e.ret = i;
+		e.duration = i;
+		e.args[0] = i;
+		err = rc_writer__add(w, &e, sizeof(e));
+	}
+	err = err ?: rc_writer__add_stats(w, &st);
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = err ?: slurp(path, mc);
+	close(fd);
+	return err;
+}
+
+long read_all(const void *buf, size_t len, bool *truncated)
+{
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r;
+	long n = 0;
+	int err;
+
+	*truncated = false;
+	r = rc_reader__open_mem(buf, len);
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0)
+		n++;
+	*truncated = rc_reader__truncated(r);
+	rc_reader__free(r);
+	return err < 0 ? err : n;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Building and reading captures in memory, for the tests. */
+#ifndef RINGCAP_CAPTURE_UTIL_H
+#define RINGCAP_CAPTURE_UTIL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "ringcap.h"
+
+struct mem_capture {
+	unsigned char *buf;
+	size_t len;
+};
+
+/* The meta every synthetic capture uses. */
+void test_meta(struct rc_meta *m);
+/*
+ * Write a capture of @n syscall records (nr = 39, ret = i, duration = i,
+ * ts = 1000 + 10 * i) in chunks of @chunk raw bytes, with one stats block.
+ */
+int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk);
+/* Read every record; returns the count, -errno on error; *truncated set. */
+long read_all(const void *buf, size_t len, bool *truncated);
+/* Read a whole file into memory. */
+int slurp(const char *path, struct mem_capture *mc);
+
+#endif

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "run_util.h"
+#include "test_progs.h"
+
+static char dir[64];
+static char paths[8][PATH_MAX];
+static unsigned int npaths;
+
+const char *bin(const char *name)
+{
+	static char buf[4][PATH_MAX];
+	static unsigned int i;
+	char *b = buf[i++ % 4];
+
+	snprintf(b, PATH_MAX, "%s/%s", test__bindir(), name);
+	return b;
+}
+
+const char *tmpdir(void)
+{
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/ringcap-test.XXXXXX");
+		if (!mkdtemp(dir))
+			dir[0] = '\0';
+	}
+	return dir;
+}
+
+const char *tmpfile_path(const char *name)
+{
+	char *p = paths[npaths++ % 8];
+
+	snprintf(p, PATH_MAX, "%s/%s", tmpdir(), name);
+	return p;
+}
+
+void tmpdir_cleanup(void)
+{
+	char cmd[128];
+
+	if (!dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "failed to remove %s\n", dir);
+	dir[0] = '\0';
+}
+
+bool need_root(void)
+{
+	if (geteuid() == 0)
+		return true;
+	test__skip("needs root to load BPF programs: run the tests as root");
+	return false;
+}
+
+int run_start(struct run *r, char *const argv[])
+{
+	memset(r, 0, sizeof(*r));
+	r->out_fd = memfd_create("stdout", MFD_CLOEXEC);
+	r->err_fd = memfd_create("stderr", MFD_CLOEXEC);
+	if (r->out_fd < 0 || r->err_fd < 0)
+		return -errno;
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid < 0)
+		return -errno;
+	if (r->pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, STDIN_FILENO);
+		dup2(r->out_fd, STDOUT_FILENO);
+		dup2(r->err_fd, STDERR_FILENO);
+		execv(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return 0;
+}
+
+static char *read_memfd(int fd)
+{
+	off_t len = lseek(fd, 0, SEEK_END);
+	char *s = malloc(len > 0 ? len + 1 : 1);
+
+	if (!s)
+		return NULL;
+	if (len > 0 && pread(fd, s, len, 0) != len)
+		len = 0;
+	s[len > 0 ? len : 0] = '\0';
+	return s;
+}
+
+int run_wait(struct run *r, int timeout_ms)
+{
+	int waited = 0;
+	pid_t p;
+
+	for (;;) {
+		p = waitpid(r->pid, &r->status, WNOHANG);
+		if (p == r->pid)
+			break;
+		if (p < 0)
+			return -errno;
+		if (waited >= timeout_ms) {
+			kill(r->pid, SIGKILL);
+			waitpid(r->pid, &r->status, 0);
+			r->out = read_memfd(r->out_fd);
+			r->err = read_memfd(r->err_fd);
+			test__fail(__FILE__, __LINE__, "run_wait", "timed out after %d ms; stderr: %s",
+				   timeout_ms, r->err ? r->err : "");
+			return -ETIMEDOUT;
+		}
+		usleep(10000);
+		waited += 10;
+	}
+	r->out = read_memfd(r->out_fd);
+	r->err = read_memfd(r->err_fd);
+	return 0;
+}
+
+int run_sync(struct run *r, char *const argv[], int timeout_ms)
+{
+	if (run_start(r, argv) || run_wait(r, timeout_ms))
+		return -1;
+	return WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+}
+
+void run_free(struct run *r)
+{
+	if (r->out_fd > 0)
+		close(r->out_fd);
+	if (r->err_fd > 0)
+		close(r->err_fd);
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+bool wait_nonempty(const char *path, int timeout_ms)
+{
+	struct stat st;
+	int waited;
+
+	for (waited = 0; waited < timeout_ms; waited += 10) {
+		if (stat(path, &st) == 0 && st.st_size > 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}

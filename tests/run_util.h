@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Running ringcap and the workload from tests. */
+#ifndef RINGCAP_RUN_UTIL_H
+#define RINGCAP_RUN_UTIL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct run {
+	pid_t pid;
+	int out_fd, err_fd; /* memfds holding stdout and stderr */
+	int status;	    /* wait status */
+	char *out, *err;    /* after run_wait() */
+};
+
+/* Start argv (NULL-terminated) with stdout and stderr captured. */
+int run_start(struct run *r, char *const argv[]);
+/* Wait up to @timeout_ms (then SIGKILL, and fail); collect the output. */
+int run_wait(struct run *r, int timeout_ms);
+/* run_start + run_wait; returns the exit code, or -1 if it did not exit. */
+int run_sync(struct run *r, char *const argv[], int timeout_ms);
+void run_free(struct run *r);
+/* Wait until @path exists and is not empty. */
+bool wait_nonempty(const char *path, int timeout_ms);
+/* "ringcap" or "rc_workload" in the build directory. */
+const char *bin(const char *name);
+/* A fresh directory for one test's files, and a path in it. */
+const char *tmpdir(void);
+const char *tmpfile_path(const char *name);
+void tmpdir_cleanup(void);
+/* Skip (and return false) unless root: BPF needs it. */
+bool need_root(void);
+
+#endif

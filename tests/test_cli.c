@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Bad input to the command line: one clear line, a non-zero exit, no file left. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+static void expect_fail(char *const argv[], int code, const char *msg)
+{
+	struct run r = {};
+
+	if (ASSERT_EQ(run_sync(&r, argv, 30000), code, "exit code"))
+		ASSERT_HAS(r.err, msg, "message");
+	run_free(&r);
+}
+
+static bool write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fwrite(buf, 1, len, f) == len;
+
+	if (f)
+		ok = !fclose(f) && ok;
+	return ok;
+}
+
+void test_cli_errors(void)
+{
+	char *rc = (char *)bin("ringcap");
+	const char *out = tmpfile_path("x.rcap");
+	struct mem_capture mc = {};
+	struct run r = {};
+
+	if (test__start_subtest("version")) {
+		if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, "--version", NULL }, 10000), 0, "exit"))
+			ASSERT_HAS(r.out, "ringcap ", "version");
+		run_free(&r);
+	}
+	if (test__start_subtest("unknown_command"))
+		expect_fail((char *[]){ rc, "recrod", NULL }, 1, "unknown command 'recrod'");
+	if (test__start_subtest("unknown_event")) {
+		expect_fail((char *[]){ rc, "record", "-e", "bogus", "-o", (char *)out, NULL }, 1,
+			    "unknown event 'bogus': choose from syscalls, sched");
+		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
+	}
+	if (test__start_subtest("ringbuf_size"))
+		expect_fail((char *[]){ rc, "record", "--ringbuf-size", "3M", NULL }, 64,
+			    "a power of two");
+	if (test__start_subtest("duration"))
+		expect_fail((char *[]){ rc, "record", "-d", "-1", NULL }, 64,
+			    "invalid duration '-1'");
+	if (test__start_subtest("pid_and_command"))
+		expect_fail((char *[]){ rc, "record", "-p", "1", "--", "true", NULL }, 64,
+			    "exclude each other");
+	if (test__start_subtest("missing_command") && need_root()) {
+		expect_fail((char *[]){ rc, "record", "-q", "-o", (char *)out, "--",
+					"/nonexistent/workload", NULL },
+			    1, "failed to run '/nonexistent/workload': No such file");
+		ASSERT_TRUE(access(out, F_OK) != 0, "no file left behind");
+	}
+	if (test__start_subtest("report_missing"))
+		expect_fail((char *[]){ rc, "report", "/nonexistent.rcap", NULL }, 1,
+			    "failed to open '/nonexistent.rcap': No such file");
+	if (test__start_subtest("report_foreign")) {
+		static const char text[] = "not a capture at all\n";
+
+		if (ASSERT_TRUE(write_file(out, text, sizeof(text)), "write"))
+			expect_fail((char *[]){ rc, "report", (char *)out, NULL }, 1,
+				    "not a ringcap capture");
+	}
+	if (test__start_subtest("report_truncated") &&
+	    ASSERT_OK(make_capture(&mc, 500, 4096), "capture") &&
+	    ASSERT_TRUE(write_file(out, mc.buf, mc.len * 2 / 3), "write")) {
+		expect_fail((char *[]){ rc, "report", (char *)out, NULL }, 2, "is truncated");
+		expect_fail((char *[]){ rc, "stat", (char *)out, NULL }, 2, "");
+	}
+	free(mc.buf);
+	tmpdir_cleanup();
+}

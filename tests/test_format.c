@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The capture format: round trip, ordering, truncation, corruption. */
+#include <errno.h>
+#include <linux/types.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "events.h"
+#include "format.h"
+#include "capture_util.h"
+#include "test_progs.h"
+
+void test_format_roundtrip(void)
+{
+	const struct rc_rec_hdr *rec;
+	const struct rc_trailer *tr;
+	const struct rc_stats *st;
+	const struct rc_meta *m;
+	struct mem_capture mc = {};
+	struct rc_reader *r = NULL;
+	struct rc_strbuf sb = {};
+	unsigned int i = 0;
+	int err;
+
+	if (!ASSERT_OK(make_capture(&mc, 1000, 4096), "make_capture"))
+		goto out;
+	r = rc_reader__open_mem(mc.buf, mc.len);
+	if (!ASSERT_OK_PTR(r, "open"))
+		goto out;
+	m = rc_reader__meta(r);
+	ASSERT_EQ(m->version_major, 1, "major");
+	ASSERT_STREQ(m->host, "testhost", "host");
+	ASSERT_STREQ(m->kernel, "6.18.0-test", "kernel");
+	ASSERT_STREQ(m->cmdline, "ringcap record -- test", "cmdline");
+	ASSERT_EQ(m->ncpus, 2, "ncpus");
+	ASSERT_EQ(m->recorder_pid, 4242, "recorder_pid");
+	ASSERT_EQ(m->wall_offset_ns, 1700000000000000000ll, "wall offset");
+	ASSERT_EQ(m->schema->nevents, rc_builtin_schema()->nevents, "events in schema");
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		const struct rc_ev_syscall *e = (const void *)rec;
+
+		if (!ASSERT_EQ(rec->ts, 1000 + 10ull * i, "ts") || !ASSERT_EQ(e->ret, i, "ret") ||
+		    !ASSERT_EQ(e->nr, 39, "nr") || !ASSERT_EQ(rec->cpu, i % 2, "cpu") ||
+		    !ASSERT_STREQ(rec->comm, "unit", "comm"))
+			goto out;
+		i++;
+	}
+	ASSERT_EQ(err, 0, "end");
+	ASSERT_EQ(i, 1000, "records");
+	ASSERT_TRUE(!rc_reader__truncated(r), "complete");
+	tr = rc_reader__trailer(r);
+	if (ASSERT_OK_PTR(tr, "trailer")) {
+		ASSERT_EQ(tr->nrec, 1000, "trailer nrec");
+		ASSERT_EQ(tr->nchunks, rc_reader__chunks(r), "trailer nchunks");
+		ASSERT_TRUE(tr->nchunks > 20, "several chunks");
+		ASSERT_EQ(tr->first_ts, 1000, "first_ts");
+		ASSERT_EQ(tr->last_ts, 1000 + 10 * 999, "last_ts");
+		ASSERT_EQ(tr->late, 0, "late");
+	}
+	st = rc_reader__stats(r);
+	if (ASSERT_OK_PTR(st, "stats") && ASSERT_EQ(st->nentries, 1, "stat entries")) {
+		ASSERT_EQ(st->entries[0].made, 1005, "made");
+		ASSERT_EQ(st->entries[0].dropped, 5, "dropped");
+		ASSERT_EQ(st->entries[0].captured, 1000, "captured");
+	}
+	/* the decoder works from the stored schema: names, not numbers */
+	rc_reader__free(r);
+	r = rc_reader__open_mem(mc.buf, mc.len);
+	if (ASSERT_OK_PTR(r, "reopen") && ASSERT_EQ(rc_reader__next(r, &rec), 1, "first") &&
+	    ASSERT_OK(rc_decode__text(&sb, rc_reader__meta(r), rec, 0), "decode"))
+		ASSERT_STREQ(sb.buf,
+			     "            unit     100/101     [000] 0.000000000: syscall: nr=getpid "
+			     "ret=0 duration=0ns args=[0x0,0x0,0x0,0x0,0x0,0x0]",
+			     "text");
+out:
+	rc_strbuf__free(&sb);
+	rc_reader__free(r);
+	free(mc.buf);
+}
+
+static struct rc_ev_exit mk_exit(uint64_t ts, int code)
+{
+	struct rc_ev_exit e = {};
+
+	e.hdr.ts = ts;
+	e.hdr.type = RC_EV_SCHED_EXIT;
+	e.hdr.size = sizeof(e);
+	e.exit_code = code;
+	return e;
+}
+
+/* Records given out of order within the window come out sorted; late ones are counted. */
+void test_format_reorder(void)
+{
+	static const uint64_t ts[] = { 50, 10, 40, 20, 30, 100000000, 5 };
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .reorder_ns = 1000 };
+	const struct rc_trailer *tr;
+	const struct rc_rec_hdr *rec;
+	struct mem_capture mc = {};
+	struct rc_reader *r = NULL;
+	struct rc_writer *w;
+	struct rc_meta m;
+	char path[64];
+	size_t i;
+	int fd, err = 0;
+	uint64_t prev = 0;
+	unsigned int n = 0, late = 0;
+
+	test_meta(&m);
+	fd = memfd_create("reorder", 0);
+	if (!ASSERT_TRUE(fd >= 0, "memfd"))
+		return;
+	w = rc_writer__new(fd, &m, &wo);
+	if (!ASSERT_OK_PTR(w, "writer"))
+		goto out;
+	for (i = 0; i < 5; i++) {
+		struct rc_ev_exit e = mk_exit(ts[i], i);
+
+		err = err ?: rc_writer__add(w, &e, sizeof(e));
+	}
+	err = err ?: rc_writer__flush(w, false); /* nothing old enough yet */
+	for (i = 5; i < 7; i++) {
+		struct rc_ev_exit e = mk_exit(ts[i], i);
+
+		err = err ?: rc_writer__add(w, &e, sizeof(e));
+		err = err ?: rc_writer__flush(w, false);
+	}
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (!ASSERT_OK(err, "write") || !ASSERT_OK(slurp(path, &mc), "slurp"))
+		goto out;
+	r = rc_reader__open_mem(mc.buf, mc.len);
+	if (!ASSERT_OK_PTR(r, "open"))
+		goto out;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		late += rec->ts < prev;
+		prev = rec->ts;
+		n++;
+	}
+	ASSERT_EQ(err, 0, "read");
+	ASSERT_EQ(n, 7, "records");
+	ASSERT_EQ(late, 1, "one record out of order in the file");
+	tr = rc_reader__trailer(r);
+	if (ASSERT_OK_PTR(tr, "trailer"))
+		ASSERT_EQ(tr->late, 1, "late counted");
+out:
+	rc_reader__free(r);
+	free(mc.buf);
+	close(fd);
+}
+
+/* Cut at every byte: the complete chunks before the cut are read, no more. */
+void test_format_truncation(void)
+{
+	const struct rc_trailer *tr;
+	struct mem_capture mc = {};
+	struct rc_chunk_index *idx = NULL;
+	struct rc_reader *r;
+	const struct rc_rec_hdr *rec;
+	size_t cut, nidx = 0, chunk_end;
+	uint64_t header_end;
+	bool truncated;
+	int fails = 0;
+
+	if (!ASSERT_OK(make_capture(&mc, 300, 2048), "make_capture"))
+		return;
+	r = rc_reader__open_mem(mc.buf, mc.len);
+	if (!ASSERT_OK_PTR(r, "open"))
+		goto out;
+	header_end = rc_reader__offset(r);
+	while (rc_reader__next(r, &rec) > 0)
+		;
+	tr = rc_reader__trailer(r);
+	if (ASSERT_OK_PTR(tr, "trailer") && ASSERT_TRUE(tr->nindex >= 5, "chunks")) {
+		nidx = tr->nindex;
+		idx = calloc(nidx, sizeof(*idx));
+		if (idx)
+			memcpy(idx, tr->index, nidx * sizeof(*idx));
+	}
+	rc_reader__free(r);
+	if (!idx)
+		goto out;
+	for (cut = 0; cut < mc.len && fails < 5; cut++) {
+		long expect = 0, got;
+		size_t i;
+
+		for (i = 0; i < nidx; i++) {
+			/* a chunk is complete when the next block starts at or before the cut */
+			chunk_end = i + 1 < nidx ? idx[i + 1].offset : 0;
+			if (chunk_end && chunk_end <= cut)
+				expect += idx[i].nrec;
+		}
+		got = read_all(mc.buf, cut, &truncated);
+		if (cut < header_end) {
+			if (!ASSERT_TRUE(got < 0, "cut inside the header is an error"))
+				fails++;
+			continue;
+		}
+		/* the last chunk is complete once the trailer's block begins */
+		if (cut >= mc.len - 1) {
+			expect = 300;
+		} else {
+			size_t last_end = mc.len;
+			const unsigned char *p = mc.buf;
+			size_t off = idx[nidx - 1].offset;
+			uint32_t fsz, dsz;
+
+			memcpy(&fsz, p + off + 4, 4);
+			memcpy(&dsz, p + off + 16 + 28, 4);
+			last_end = off + 8 + fsz + dsz;
+			if (cut >= last_end)
+				expect += idx[nidx - 1].nrec;
+		}
+		if (!ASSERT_EQ(got, expect, "records before the cut") ||
+		    !ASSERT_TRUE(truncated, "truncated"))
+			fails++;
+	}
+	ASSERT_EQ(read_all(mc.buf, mc.len, &truncated), 300, "whole file");
+	ASSERT_TRUE(!truncated, "whole file complete");
+out:
+	free(idx);
+	free(mc.buf);
+}
+
+/* crc32 of every record read, or -errno; *truncated set. */
+static long digest(const void *buf, size_t len, bool *truncated, long *nrec)
+{
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r;
+	uLong crc = 0;
+	int err;
+
+	*nrec = 0;
+	r = rc_reader__open_mem(buf, len);
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		crc = crc32(crc, (const Bytef *)rec, rec->size);
+		(*nrec)++;
+	}
+	*truncated = rc_reader__truncated(r);
+	rc_reader__free(r);
+	return err < 0 ? err : (long)(crc & 0x7fffffff);
+}
+
+/*
+ * Flip one bit in every byte: each flip is an error or a truncation, or
+ * leaves the records exactly as they were (a zstd bitstream has slack
+ * bits); never altered data presented as good.
+ */
+void test_format_bitflip(void)
+{
+	struct mem_capture mc = {};
+	size_t i, silent = 0, errors = 0;
+	long good, got, n, n0;
+	bool truncated;
+
+	if (!ASSERT_OK(make_capture(&mc, 120, 2048), "make_capture"))
+		return;
+	good = digest(mc.buf, mc.len, &truncated, &n0);
+	if (!ASSERT_TRUE(good >= 0 && !truncated && n0 == 120, "intact file"))
+		goto out;
+	for (i = 0; i < mc.len; i++) {
+		mc.buf[i] ^= 1u << (i % 8);
+		got = digest(mc.buf, mc.len, &truncated, &n);
+		mc.buf[i] ^= 1u << (i % 8);
+		if (got < 0 || truncated) {
+			errors++;
+			continue;
+		}
+		if ((got != good || n != n0) && silent++ < 5)
+			test__fail(__FILE__, __LINE__, "bitflip", "flip at byte %zu changed records",
+				   i);
+	}
+	ASSERT_EQ(silent, 0, "flips that changed records unnoticed");
+	ASSERT_TRUE(errors > mc.len * 9 / 10, "nearly every flip detected");
+out:
+	free(mc.buf);
+}
+
+/* ---- hand-made bad files ---------------------------------------------- */
+
+static void put_block(struct rc_strbuf *sb, uint32_t frame_size, uint32_t type, const void *p,
+		      size_t n)
+{
+	uint32_t h[4] = { RC_FRAME_MAGIC, frame_size, type, rc_block_crc(type, p, n) };
+
+	rc_strbuf__append(sb, h, sizeof(h));
+	rc_strbuf__append(sb, p, n);
+}
+
+/* The header block of a valid capture, re-emitted with @major as its version. */
+static void header_with_version(struct rc_strbuf *sb, const struct mem_capture *mc,
+				uint16_t major)
+{
+	uint32_t fsz;
+	unsigned char *payload;
+
+	memcpy(&fsz, mc->buf + 4, 4);
+	payload = malloc(fsz - 8);
+	if (!payload)
+		return;
+	memcpy(payload, mc->buf + 16, fsz - 8);
+	memcpy(payload + 8, &major, 2);
+	put_block(sb, fsz, RC_BLOCK_HEADER, payload, fsz - 8);
+	free(payload);
+}
+
+static long read_err(const struct rc_strbuf *sb, const char *want)
+{
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r = rc_reader__open_mem(sb->buf, sb->len);
+	long n = 0;
+	int err;
+
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0)
+		n++;
+	if (err < 0)
+		ASSERT_HAS(rc_reader__error(r), want, "error message");
+	rc_reader__free(r);
+	return err < 0 ? err : n;
+}
+
+void test_format_bad_input(void)
+{
+	struct rc_disk_chunk dc = { .codec = RC_CODEC_ZSTD, .nrec = 1, .first_ts = 0, .last_ts = 9 };
+	struct mem_capture mc = {};
+	struct rc_strbuf sb = {};
+	uint32_t hsz;
+	void *big = NULL, *z = NULL;
+	size_t zlen;
+
+	if (!ASSERT_OK(make_capture(&mc, 10, 4096), "make_capture"))
+		return;
+	memcpy(&hsz, mc.buf + 4, 4);
+
+	if (test__start_subtest("empty")) {
+		ASSERT_TRUE(rc_reader__open_mem(mc.buf, 0) == NULL, "empty file refused");
+		ASSERT_EQ(errno, ENODATA, "errno");
+	}
+	if (test__start_subtest("foreign")) {
+		static const char text[] = "#!/bin/sh\necho this is not a capture\n";
+
+		ASSERT_TRUE(rc_reader__open_mem(text, sizeof(text)) == NULL, "refused");
+		ASSERT_EQ(errno, EBADMSG, "errno");
+	}
+	if (test__start_subtest("bad_magic")) {
+		mc.buf[16] ^= 0xff; /* inside "RCAPFILE", CRC recomputed below */
+		sb.len = 0;
+		put_block(&sb, hsz, RC_BLOCK_HEADER, mc.buf + 16, hsz - 8);
+		mc.buf[16] ^= 0xff;
+		ASSERT_TRUE(rc_reader__open_mem(sb.buf, sb.len) == NULL, "refused");
+	}
+	if (test__start_subtest("newer_version")) {
+		sb.len = 0;
+		header_with_version(&sb, &mc, 2);
+		ASSERT_TRUE(rc_reader__open_mem(sb.buf, sb.len) == NULL, "refused");
+		ASSERT_EQ(errno, EPROTONOSUPPORT, "errno");
+	}
+	if (test__start_subtest("absurd_block_length")) {
+		sb.len = 0;
+		rc_strbuf__append(&sb, mc.buf, 8 + hsz);
+		put_block(&sb, 0xffffffffu, RC_BLOCK_STATS, "", 0);
+		ASSERT_EQ(read_err(&sb, "block length out of range"), -EBADMSG, "refused");
+	}
+	if (test__start_subtest("absurd_chunk_size")) {
+		sb.len = 0;
+		rc_strbuf__append(&sb, mc.buf, 8 + hsz);
+		dc.raw_size = 1u << 31;
+		dc.data_size = 100;
+		put_block(&sb, 8 + sizeof(dc), RC_BLOCK_CHUNK, &dc, sizeof(dc));
+		ASSERT_EQ(read_err(&sb, "chunk size out of range"), -EBADMSG, "refused");
+	}
+	if (test__start_subtest("decompression_bomb")) {
+		/* 64 MiB of zeros compress to a few KB; the chunk claims 4 KiB */
+		size_t bsz = RC_MAX_CHUNK_RAW;
+
+		big = calloc(1, bsz);
+		zlen = ZSTD_compressBound(bsz);
+		z = malloc(zlen);
+		if (ASSERT_OK_PTR(big, "alloc") && ASSERT_OK_PTR(z, "alloc")) {
+			zlen = ZSTD_compress(z, zlen, big, bsz, 1);
+			sb.len = 0;
+			rc_strbuf__append(&sb, mc.buf, 8 + hsz);
+			dc.raw_size = 4096;
+			dc.data_size = zlen;
+			put_block(&sb, 8 + sizeof(dc), RC_BLOCK_CHUNK, &dc, sizeof(dc));
+			rc_strbuf__append(&sb, z, zlen);
+			ASSERT_EQ(read_err(&sb, "frame size differs"), -EBADMSG, "refused");
+		}
+	}
+	if (test__start_subtest("record_size_zero")) {
+		unsigned char raw[48] = {};
+
+		/* a record header claiming size 0: must not loop forever */
+		zlen = ZSTD_compressBound(sizeof(raw));
+		z = z ?: malloc(zlen);
+		if (ASSERT_OK_PTR(z, "alloc")) {
+			zlen = ZSTD_compress(z, zlen, raw, sizeof(raw), 1);
+			sb.len = 0;
+			rc_strbuf__append(&sb, mc.buf, 8 + hsz);
+			dc.raw_size = sizeof(raw);
+			dc.data_size = zlen;
+			dc.first_ts = 0;
+			put_block(&sb, 8 + sizeof(dc), RC_BLOCK_CHUNK, &dc, sizeof(dc));
+			rc_strbuf__append(&sb, z, zlen);
+			ASSERT_EQ(read_err(&sb, "record size out of range"), -EBADMSG, "refused");
+		}
+	}
+	if (test__start_subtest("second_header")) {
+		sb.len = 0;
+		rc_strbuf__append(&sb, mc.buf, 8 + hsz);
+		rc_strbuf__append(&sb, mc.buf, 8 + hsz);
+		ASSERT_EQ(read_err(&sb, "second header"), -EBADMSG, "refused");
+	}
+	rc_strbuf__free(&sb);
+	free(big);
+	free(z);
+	free(mc.buf);
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Test runner: runs every test of tests/tests.def (or those named with
+ * -t), prints one line per test and subtest, and ends with the line
+ * "N passed, N failed, N skipped" that CI reads.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ringcap.h"
+#include "test_progs.h"
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+#define TEST(name) { #name, test_##name },
+#include "tests.def"
+#undef TEST
+};
+
+static struct {
+	const char *filter;
+	const char *test;
+	char subtest[128];
+	bool in_subtest, failed, skipped, verbose;
+	int passed_cnt, failed_cnt, skipped_cnt;
+} st;
+
+static void end_unit(void)
+{
+	const char *res = st.failed ? "FAIL" : st.skipped ? "SKIP" : "OK";
+
+	if (st.in_subtest)
+		printf("#   %s/%s:%s\n", st.test, st.subtest, res);
+	else
+		printf("# %s:%s\n", st.test, res);
+	if (st.failed)
+		st.failed_cnt++;
+	else if (st.skipped)
+		st.skipped_cnt++;
+	else
+		st.passed_cnt++;
+	st.failed = st.skipped = false;
+	fflush(stdout);
+}
+
+void test__fail(const char *file, int line, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	st.failed = true;
+	printf("    %s:%d: %s: ", file, line, name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+bool test__start_subtest(const char *name)
+{
+	if (st.in_subtest)
+		end_unit();
+	snprintf(st.subtest, sizeof(st.subtest), "%s", name);
+	st.in_subtest = true;
+	return true;
+}
+
+void test__skip(const char *why)
+{
+	st.skipped = true;
+	printf("    skipped: %s\n", why);
+}
+
+const char *test__bindir(void)
+{
+	const char *d = getenv("RINGCAP_BINDIR");
+
+	return d && *d ? d : ".";
+}
+
+static int quiet_print(enum rc_print_level level, const char *fmt, va_list ap)
+{
+	if (!st.verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "t:v")) != -1) {
+		if (opt == 't')
+			st.filter = optarg;
+		else if (opt == 'v')
+			st.verbose = true;
+		else {
+			fprintf(stderr, "usage: test_progs [-v] [-t TEST]\n");
+			return 2;
+		}
+	}
+	rc_set_print(quiet_print);
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (st.filter && !strstr(tests[i].name, st.filter))
+			continue;
+		st.test = tests[i].name;
+		st.in_subtest = false;
+		tests[i].fn();
+		end_unit();
+	}
+	printf("%d passed, %d failed, %d skipped\n", st.passed_cnt, st.failed_cnt, st.skipped_cnt);
+	return st.failed_cnt ? EXIT_FAILURE : EXIT_SUCCESS;
+}

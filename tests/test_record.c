@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Integration: real BPF programs in the real kernel, a workload with a
+ * known ground truth, and exact counts in the capture and its report.
+ */
+#include <errno.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "events.h"
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+/* What a capture holds, for the assertions. */
+struct facts {
+	uint32_t parent; /* getppid's answer: the recorder, unless set */
+	long nrec, getppid, getppid_bad, other_pid, bad_comm;
+	long forks, execs, exits, exit_groups;
+	uint64_t made, dropped, captured;
+	bool truncated, ordered, stats;
+	pid_t pid; /* the workload: records of other pids count as other_pid */
+	const char *comm; /* when set, every record's comm must be this */
+	struct rc_ev_fork fork;
+	struct rc_ev_exec exec[4];
+	struct rc_ev_exit exit[4];
+	struct rc_ev_syscall exit_group;
+};
+
+static void take_sched(struct facts *f, const struct rc_rec_hdr *rec)
+{
+	switch (rec->type) {
+	case RC_EV_SCHED_FORK:
+		if (!f->forks++)
+			memcpy(&f->fork, rec, sizeof(f->fork));
+		break;
+	case RC_EV_SCHED_EXEC:
+		if (f->execs < 4)
+			memcpy(&f->exec[f->execs], rec, sizeof(f->exec[0]));
+		f->execs++;
+		break;
+	case RC_EV_SCHED_EXIT:
+		if (f->exits < 4)
+			memcpy(&f->exit[f->exits], rec, sizeof(f->exit[0]));
+		f->exits++;
+		break;
+	}
+}
+
+static void take_syscall(struct facts *f, const struct rc_ev_syscall *e)
+{
+	if (e->nr == __NR_getppid) {
+		f->getppid++;
+		if ((pid_t)e->hdr.pid != f->pid || e->ret != f->parent ||
+		    strcmp(e->hdr.comm, "rc_workload"))
+			f->getppid_bad++;
+	}
+	if (e->nr == __NR_exit_group && (e->hdr.flags & RC_SYSCALL_F_NORETURN) &&
+	    e->args[0] == 7) {
+		f->exit_groups++;
+		f->exit_group = *e;
+	}
+}
+
+static int gather(const char *path, struct facts *f)
+{
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	struct rc_reader *r;
+	uint64_t prev = 0;
+	uint32_t i;
+	int err;
+
+	r = rc_reader__open(path);
+	if (!r)
+		return -errno;
+	f->ordered = true;
+	if (!f->parent)
+		f->parent = rc_reader__meta(r)->recorder_pid;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		f->nrec++;
+		if (rec->ts < prev)
+			f->ordered = false;
+		prev = rec->ts;
+		if (f->pid && (pid_t)rec->pid != f->pid && rec->type == RC_EV_SYSCALL)
+			f->other_pid++;
+		if (f->comm && strncmp(rec->comm, f->comm, sizeof(rec->comm)))
+			f->bad_comm++;
+		if (rec->type == RC_EV_SYSCALL)
+			take_syscall(f, (const void *)rec);
+		else
+			take_sched(f, rec);
+	}
+	f->truncated = rc_reader__truncated(r);
+	st = rc_reader__stats(r);
+	f->stats = st != NULL;
+	for (i = 0; st && i < st->nentries; i++) {
+		f->made += st->entries[i].made;
+		f->dropped += st->entries[i].dropped;
+		f->captured += st->entries[i].captured;
+	}
+	rc_reader__free(r);
+	return err;
+}
+
+static pid_t read_pidfile(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	int pid = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &pid) != 1)
+			pid = -1;
+		fclose(fp);
+	}
+	return pid;
+}
+
+/* Lines of @text containing @needle. */
+static long count_lines(const char *text, const char *needle)
+{
+	const char *p = text;
+	long n = 0;
+
+	while (p && (p = strstr(p, needle))) {
+		n++;
+		p = strchr(p, '\n');
+	}
+	return n;
+}
+
+/* Every event made is in the file or counted as dropped; at this rate none is dropped. */
+static void assert_ledger(const struct facts *f)
+{
+	ASSERT_TRUE(f->stats, "counters in the file");
+	ASSERT_EQ(f->made, f->captured + f->dropped, "made = captured + dropped");
+	ASSERT_EQ(f->captured, f->nrec, "captured = records in the file");
+	ASSERT_EQ(f->dropped, 0, "dropped");
+	ASSERT_TRUE(!f->truncated, "complete file");
+	ASSERT_TRUE(f->ordered, "timestamps never go backwards");
+}
+
+#define N_CMD 5000
+
+void test_record_command(void)
+{
+	const char *out = tmpfile_path("cmd.rcap"), *pidf = tmpfile_path("pid");
+	char n[16], want[64];
+	struct facts f = {};
+	struct run r = {}, rep = {};
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%d", N_CMD);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					    "-o", (char *)out, "--", (char *)bin("rc_workload"),
+					    "getppid", n, (char *)pidf, NULL },
+				60000),
+		       0, "record"))
+		goto out;
+	f.pid = read_pidfile(pidf);
+	if (!ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	ASSERT_EQ(f.getppid, N_CMD, "getppid records");
+	ASSERT_EQ(f.getppid_bad, 0, "getppid records with a wrong pid, comm or return value");
+	ASSERT_EQ(f.other_pid, 0, "records of other processes");
+	assert_ledger(&f);
+
+	/* the report shows the same N lines, by name, with the return value */
+	if (!ASSERT_EQ(run_sync(&rep, (char *[]){ (char *)bin("ringcap"), "report", (char *)out,
+						  NULL },
+				60000),
+		       0, "report"))
+		goto out;
+	snprintf(want, sizeof(want), "syscall: nr=getppid ret=%u ", f.parent);
+	ASSERT_EQ(count_lines(rep.out, want), N_CMD, "report lines");
+	ASSERT_EQ(count_lines(rep.out, "rc_workload"), f.nrec - count_lines(rep.out, "ringcap "),
+		  "comm column");
+	run_free(&rep);
+	if (ASSERT_EQ(run_sync(&rep, (char *[]){ (char *)bin("ringcap"), "stat", (char *)out,
+						 NULL },
+			       60000),
+		      0, "stat"))
+		ASSERT_HAS(rep.out, "complete", "stat says complete");
+out:
+	run_free(&r);
+	run_free(&rep);
+	tmpdir_cleanup();
+}
+
+/* Make @n getppid calls from this process: events ringcap must not record. */
+static void noise(int n)
+{
+	while (n--)
+		syscall(__NR_getppid);
+}
+
+#define N_PID 3000
+
+void test_record_pid(void)
+{
+	const char *out = tmpfile_path("pid.rcap");
+	struct facts f = {};
+	struct run rec = {};
+	char n[16], pidarg[16];
+	int go[2], status;
+	pid_t child;
+
+	if (!need_root() || !ASSERT_OK(pipe(go), "pipe"))
+		return;
+	snprintf(n, sizeof(n), "%d", N_PID);
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		execl(bin("rc_workload"), "rc_workload", "getppid", n, (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	snprintf(pidarg, sizeof(pidarg), "%d", child);
+	if (!ASSERT_OK(run_start(&rec, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+						   "syscalls", "-p", pidarg, "-o", (char *)out,
+						   NULL }),
+		       "start record") ||
+	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started")) {
+		kill(child, SIGKILL);
+		goto out;
+	}
+	noise(2000);
+	ASSERT_EQ(write(go[1], "g", 1), 1, "release the workload");
+	ASSERT_EQ(waitpid(child, &status, 0), child, "workload ended");
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "workload succeeded");
+	/* ringcap stops by itself once every -p process is gone */
+	if (!ASSERT_OK(run_wait(&rec, 30000), "record stops") ||
+	    !ASSERT_TRUE(WIFEXITED(rec.status) && WEXITSTATUS(rec.status) == 0, "record exit"))
+		goto out;
+	f.pid = child;
+	f.parent = getpid();
+	if (!ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	ASSERT_EQ(f.getppid, N_PID, "getppid records");
+	ASSERT_EQ(f.getppid_bad, 0, "getppid records with a wrong pid, comm or return value");
+	ASSERT_EQ(f.other_pid, 0, "records of other processes");
+	assert_ledger(&f);
+out:
+	close(go[1]);
+	run_free(&rec);
+	tmpdir_cleanup();
+}
+
+#define N_COMM 4000
+
+void test_record_comm(void)
+{
+	const char *out = tmpfile_path("comm.rcap"), *pidf = tmpfile_path("pid");
+	struct facts f = { .comm = "rc_workload" };
+	struct run rec = {}, wl = {};
+	char n[16];
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%d", N_COMM);
+	if (!ASSERT_OK(run_start(&rec, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+						   "syscalls,sched", "--comm", "rc_workload", "-o",
+						   (char *)out, NULL }),
+		       "start record") ||
+	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
+		goto out;
+	noise(2000);
+	ASSERT_EQ(run_sync(&wl, (char *[]){ (char *)bin("rc_workload"), "getppid", n,
+					    (char *)pidf, NULL },
+			   30000),
+		  0, "workload");
+	noise(2000);
+	/* SIGINT stops a system-wide capture cleanly, everything flushed */
+	kill(rec.pid, SIGINT);
+	if (!ASSERT_OK(run_wait(&rec, 30000), "record stops") ||
+	    !ASSERT_TRUE(WIFEXITED(rec.status) && WEXITSTATUS(rec.status) == 0, "record exit"))
+		goto out;
+	f.pid = read_pidfile(pidf);
+	f.parent = getpid();
+	if (!ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	ASSERT_EQ(f.getppid, N_COMM, "getppid records");
+	ASSERT_EQ(f.getppid_bad, 0, "getppid records of another pid or comm");
+	ASSERT_EQ(f.bad_comm, 0, "records of another comm");
+	assert_ledger(&f);
+out:
+	run_free(&rec);
+	run_free(&wl);
+	tmpdir_cleanup();
+}
+
+void test_record_fork_exec(void)
+{
+	const char *out = tmpfile_path("fork.rcap");
+	const char *wlbin = bin("rc_workload");
+	char abs[4096], want[4200];
+	struct run r = {}, rep = {};
+	struct facts f = {};
+	long i, child_exec = 0, child_exit = 0, parent_exit = 0;
+	pid_t wpid, cpid;
+
+	if (!need_root() || !ASSERT_TRUE(realpath(wlbin, abs) != NULL, "realpath"))
+		return;
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+					    "syscalls,sched", "-o", (char *)out, "--", abs,
+					    "forkexec", abs, NULL },
+				60000),
+		       0, "record") ||
+	    !ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	assert_ledger(&f);
+	/* the workload forks once; its child is followed, execs and exits with 7 */
+	if (!ASSERT_EQ(f.forks, 1, "forks"))
+		goto out;
+	wpid = f.fork.hdr.pid;
+	cpid = f.fork.child_pid;
+	ASSERT_STREQ(f.fork.hdr.comm, "rc_workload", "fork parent comm");
+	ASSERT_TRUE(cpid != wpid && cpid > 0, "child pid");
+	ASSERT_EQ(f.execs, 2, "execs: the workload, then its child");
+	for (i = 0; i < f.execs && i < 4; i++) {
+		if ((pid_t)f.exec[i].hdr.pid == cpid) {
+			child_exec++;
+			ASSERT_STREQ(f.exec[i].filename, abs, "exec filename");
+		}
+	}
+	ASSERT_EQ(child_exec, 1, "exec of the child");
+	for (i = 0; i < f.exits && i < 4; i++) {
+		if ((pid_t)f.exit[i].hdr.pid == cpid) {
+			child_exit++;
+			ASSERT_EQ(f.exit[i].exit_code, 7 << 8, "child exit code");
+		} else if ((pid_t)f.exit[i].hdr.pid == wpid) {
+			parent_exit++;
+			ASSERT_EQ(f.exit[i].exit_code, 0, "parent exit code");
+		}
+	}
+	ASSERT_EQ(child_exit, 1, "exit of the child");
+	ASSERT_EQ(parent_exit, 1, "exit of the workload");
+	ASSERT_EQ(f.exit_groups, 1, "exit_group(7) recorded at entry");
+	ASSERT_EQ(f.exit_group.hdr.pid, cpid, "exit_group by the child");
+
+	if (!ASSERT_EQ(run_sync(&rep, (char *[]){ (char *)bin("ringcap"), "report", (char *)out,
+						  NULL },
+				60000),
+		       0, "report"))
+		goto out;
+	snprintf(want, sizeof(want), "sched:sched_process_exec: filename=%s ", abs);
+	ASSERT_EQ(count_lines(rep.out, want), 2, "exec lines");
+	snprintf(want, sizeof(want), "sched:sched_process_fork: child_comm=rc_workload child_pid=%d ",
+		 cpid);
+	ASSERT_EQ(count_lines(rep.out, want), 1, "fork line");
+	ASSERT_EQ(count_lines(rep.out, "sched:sched_process_exit: exit_code=1792 "), 1,
+		  "child exit line");
+out:
+	run_free(&r);
+	run_free(&rep);
+	tmpdir_cleanup();
+}
