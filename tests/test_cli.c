@@ -81,3 +81,48 @@ void test_cli_errors(void)
 	free(mc.buf);
 	tmpdir_cleanup();
 }
+
+/* Every long option --help lists is documented in the subcommand's man page. */
+void test_cli_help_documented(void)
+{
+	static const char *const cmds[] = { "record", "report", "stat" };
+	const char *src = getenv("RINGCAP_SRCDIR");
+	struct mem_capture page = {};
+	char path[4096], opt[64], want[80];
+	struct run r = {};
+	size_t i;
+
+	if (!src) {
+		test__skip("RINGCAP_SRCDIR is not set: run through 'make check'");
+		return;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *p;
+		int n = 0;
+
+		if (!test__start_subtest(cmds[i]))
+			continue;
+		snprintf(path, sizeof(path), "%s/man/ringcap-%s.1.rst", src, cmds[i]);
+		if (!ASSERT_OK(slurp(path, &page), "man page") ||
+		    !ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), (char *)cmds[i],
+						       "--help", NULL },
+					10000),
+			       0, "--help"))
+			goto next;
+		page.buf[page.len - 1] = '\0';
+		for (p = r.out; (p = strstr(p, "--")); p += 2) {
+			if (sscanf(p + 2, "%63[a-z-]", opt) != 1 || !strcmp(opt, "help") ||
+			    !strcmp(opt, "usage") || !strcmp(opt, "version"))
+				continue;
+			snprintf(want, sizeof(want), "**--%s**", opt);
+			ASSERT_HAS((char *)page.buf, want, "option documented");
+			n++;
+		}
+		if (strcmp(cmds[i], "stat"))
+			ASSERT_TRUE(n > 0, "options found");
+next:
+		run_free(&r);
+		free(page.buf);
+		page.buf = NULL;
+	}
+}
