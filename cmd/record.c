@@ -167,6 +167,8 @@ static int install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
 		return -errno;
+	/* a closed output pipe is an error to handle, with cleanup, not a death */
+	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
 
@@ -183,11 +185,21 @@ static int workload_fork(struct workload *wl, char **argv)
 {
 	int go[2], errp[2];
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
+	int err;
+
+	if (pipe2(go, O_CLOEXEC))
 		return -errno;
+	if (pipe2(errp, O_CLOEXEC)) {
+		err = -errno;
+		goto out_close_go;
+	}
 	wl->pid = fork();
-	if (wl->pid < 0)
-		return -errno;
+	if (wl->pid < 0) {
+		err = -errno;
+		close(errp[0]);
+		close(errp[1]);
+		goto out_close_go;
+	}
 	if (wl->pid == 0) {
 		char c;
 		int e;
@@ -198,6 +210,7 @@ static int workload_fork(struct workload *wl, char **argv)
 			_exit(127); /* ringcap gave up before starting us */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)
@@ -209,6 +222,11 @@ static int workload_fork(struct workload *wl, char **argv)
 	wl->go_fd = go[1];
 	wl->err_fd = errp[0];
 	return 0;
+
+out_close_go:
+	close(go[0]);
+	close(go[1]);
+	return err;
 }
 
 static int workload_start(struct workload *wl, const char *name)
@@ -237,16 +255,29 @@ static bool workload_exited(struct workload *wl)
 	return wl->reaped;
 }
 
+/*
+ * Recording stopped before the workload did (-d, a signal, an error): ask
+ * it to stop, and make it after two seconds. Its own children are left
+ * alone, as perf leaves them.
+ */
 static void workload_end(struct workload *wl)
 {
+	int i;
+
 	if (wl->go_fd >= 0)
-		close(wl->go_fd);
+		close(wl->go_fd); /* a workload never started exits on EOF */
 	if (wl->err_fd >= 0)
 		close(wl->err_fd);
-	if (wl->pid > 0 && !workload_exited(wl)) {
-		kill(wl->pid, SIGTERM);
-		if (waitpid(wl->pid, &wl->status, 0) == wl->pid)
-			wl->reaped = true;
+	if (wl->pid <= 0 || workload_exited(wl))
+		return;
+	kill(wl->pid, SIGTERM);
+	for (i = 0; i < 200 && !workload_exited(wl); i++)
+		usleep(10000);
+	if (!wl->reaped) {
+		kill(wl->pid, SIGKILL);
+		while (waitpid(wl->pid, &wl->status, 0) < 0 && errno == EINTR)
+			;
+		wl->reaped = true;
 	}
 }
 
@@ -434,8 +465,9 @@ int cmd_record(int argc, char **argv)
 	err = run(s, &wl);
 	err = rc_session__stop(s) ?: err;
 	if (err)
-		say("the capture in '%s' is incomplete: report reads it up to its last "
-		    "complete chunk\n", env.output);
+		say("the capture %s%s%s is incomplete: report reads it up to its last "
+		    "complete chunk\n", fd == STDOUT_FILENO ? "on stdout" : "in '",
+		    fd == STDOUT_FILENO ? "" : env.output, fd == STDOUT_FILENO ? "" : "'");
 	else if (!env.quiet)
 		print_summary(s, env.output, &wl);
 out:

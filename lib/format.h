@@ -46,6 +46,7 @@
 
 /* Limits a reader enforces before trusting a length. */
 #define RC_MAX_BLOCK	   (16u << 20) /* payload of a metadata block */
+#define RC_MAX_TRAILER	   (1u << 30)  /* payload of the trailer: 32 bytes a chunk */
 #define RC_MAX_CHUNK_RAW   (64u << 20) /* records of one chunk, decompressed */
 #define RC_MAX_CHUNK_DATA  (RC_MAX_CHUNK_RAW + (RC_MAX_CHUNK_RAW >> 7) + 4096)
 #define RC_MAX_EVENT_ID	   4095

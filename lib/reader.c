@@ -101,11 +101,13 @@ static int read_block(struct rc_reader *r, uint32_t *type)
 				  : (snprintf(r->err, sizeof(r->err),
 					      "not a ringcap capture (bad magic)"),
 				     -EBADMSG);
-	if (h[1] < 8 || h[1] - 8 > RC_MAX_BLOCK)
+	if (h[1] < 8)
 		return corrupt(r, start, "block length out of range");
 	if (read_some(r, &h[2], 8) < 8)
 		return end_of_file(r);
 	len = h[1] - 8;
+	if (len > (h[2] == RC_BLOCK_TRAILER ? RC_MAX_TRAILER : RC_MAX_BLOCK))
+		return corrupt(r, start, "block length out of range");
 	r->payload.len = 0;
 	err = rc_strbuf__reserve(&r->payload, len);
 	if (err)

@@ -109,9 +109,10 @@ long rc_ringbuf__read(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used
 		if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
 			uint32_t dlen = len & ~BPF_RINGBUF_DISCARD_BIT;
 
-			if (dlen > cap - pos)
-				break; /* the caller's buffer is full */
-			if (count(ctx, rec + RB_HDR_SZ, dlen)) {
+			/* full buffer: stop, unless the record could never fit */
+			if (dlen > cap - pos && dlen <= cap)
+				break;
+			if (count(ctx, rec + RB_HDR_SZ, dlen) && dlen <= cap - pos) {
 				memcpy(out + pos, rec + RB_HDR_SZ, dlen);
 				pos += dlen;
 				n++;

@@ -9,6 +9,7 @@
  */
 #include <linux/types.h>
 #include <linux/capability.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,7 @@ static void *writer_main(void *arg)
 	bool done = false;
 
 	while (!done) {
+		bool failed;
 		struct item it;
 		int err = 0;
 
@@ -342,21 +344,22 @@ static void *writer_main(void *arg)
 		it = s->q[s->qhead];
 		s->qhead = (s->qhead + 1) % QCAP;
 		s->qlen--;
+		failed = s->werr != 0;
 		pthread_cond_broadcast(&s->cv);
 		pthread_mutex_unlock(&s->mu);
 
 		switch (it.kind) {
 		case ITEM_RECORDS:
-			if (!s->werr)
+			if (!failed)
 				err = rc_writer__add(s->w, it.b->buf, it.b->len);
 			break;
 		case ITEM_STATS:
-			if (!s->werr)
+			if (!failed)
 				err = rc_writer__add_stats(s->w, &it.st);
 			free(it.st.entries);
 			break;
 		case ITEM_FINISH:
-			if (!s->werr)
+			if (!failed)
 				err = rc_writer__finish(s->w);
 			done = true;
 			break;
@@ -417,7 +420,7 @@ static bool count_record(void *ctx, const void *rec, uint32_t len)
 	struct rc_session *s = ctx;
 	struct rc_ev_hdr h;
 
-	if (len < sizeof(h)) {
+	if (len < sizeof(h) || len > RC_REC_MAX) {
 		s->malformed++;
 		return false;
 	}
@@ -502,7 +505,8 @@ int rc_session__drain(struct rc_session *s, int ms)
 		if (n < 0)
 			return n;
 		total += n;
-		if (s->opts.drain == RC_DRAIN_BUSY && (n || ++spins % 1024))
+		/* busy: look at the clock every 1024 reads, busy ones included */
+		if (s->opts.drain == RC_DRAIN_BUSY && ++spins % 1024)
 			continue;
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - s->last_stats >= STATS_NS) {
@@ -603,12 +607,17 @@ int rc_session__start(struct rc_session *s, int fd)
 
 /*
  * After detaching, a program already running on another CPU may still
- * reserve a record; wait until the counters and the records read agree.
+ * count and reserve a record. Detaching does not wait for it; an RCU grace
+ * period does (BPF tracing programs run inside RCU read-side sections), and
+ * membarrier(MEMBARRIER_CMD_GLOBAL) waits for one. Then drain until two
+ * snapshots in a row agree with the records read.
  */
 static int settle(struct rc_session *s)
 {
-	int i;
+	int i, agreed = 0;
 
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
+		usleep(10000); /* no membarrier: give in-flight programs time */
 	for (i = 0; i < 1000; i++) {
 		struct rc_stats st = {};
 		long n = read_ring(s);
@@ -620,8 +629,12 @@ static int settle(struct rc_session *s)
 		free(st.entries);
 		if (err)
 			return err;
-		if (s->made == s->dropped + s->ncaptured + s->malformed)
-			return 0;
+		if (s->made == s->dropped + s->ncaptured + s->malformed && !n) {
+			if (++agreed == 2)
+				return 0;
+			continue;
+		}
+		agreed = 0;
 		usleep(1000);
 	}
 	pr_warn("counters did not settle: %llu made, %llu dropped, %llu read\n",
@@ -672,7 +685,10 @@ void rc_session__free(struct rc_session *s)
 	if (s->thr_started) {
 		struct item fin = { .kind = ITEM_FINISH };
 
+		/* an abandoned capture: the writer skips the rest, trailer included */
+		pthread_mutex_lock(&s->mu);
 		s->werr = s->werr ?: -ECANCELED;
+		pthread_mutex_unlock(&s->mu);
 		push_item(s, &fin);
 		pthread_join(s->thr, NULL);
 	}

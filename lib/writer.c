@@ -39,7 +39,6 @@ struct rc_writer {
 
 	struct rc_strbuf raw;  /* the chunk being built */
 	struct rc_strbuf zbuf; /* its compressed frame */
-	struct rc_strbuf blk;  /* a block being built */
 
 	struct rc_trailer tr;
 	size_t index_cap;
@@ -72,7 +71,7 @@ static int write_block(struct rc_writer *w, uint32_t type, const void *payload, 
 {
 	uint32_t hdr[4];
 
-	if (len > RC_MAX_BLOCK)
+	if (len > (type == RC_BLOCK_TRAILER ? RC_MAX_TRAILER : RC_MAX_BLOCK))
 		return -E2BIG;
 	hdr[0] = RC_FRAME_MAGIC;
 	hdr[1] = len + 8;
@@ -190,16 +189,11 @@ static int add_ref(struct rc_writer *w, uint64_t ts, size_t off, size_t size)
 	return 0;
 }
 
-int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
+/* Check that @recs is a run of whole records before taking any of it. */
+static int check_records(const unsigned char *p, size_t len)
 {
-	const unsigned char *p = recs;
 	size_t pos = 0;
-	int err;
 
-	if (w->err)
-		return w->err;
-	if (w->held.len + len > UINT32_MAX)
-		return -E2BIG;
 	while (pos < len) {
 		struct rc_rec_hdr h;
 
@@ -208,20 +202,47 @@ int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 		memcpy(&h, p + pos, sizeof(h));
 		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > len - pos)
 			return -EINVAL;
+		pos += h.size;
+	}
+	return 0;
+}
+
+int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
+{
+	const unsigned char *p = recs;
+	size_t pos = 0, nrefs = w->nrefs;
+	uint64_t max_ts = w->max_ts;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (w->held.len + len > UINT32_MAX)
+		return -E2BIG;
+	err = check_records(p, len);
+	if (err)
+		return err;
+	while (pos < len) {
+		struct rc_rec_hdr h;
+
+		memcpy(&h, p + pos, sizeof(h));
 		err = add_ref(w, h.ts, w->held.len + pos, h.size);
 		if (err)
-			return err;
-		if (h.ts > w->max_ts)
-			w->max_ts = h.ts;
+			goto undo;
+		if (h.ts > max_ts)
+			max_ts = h.ts;
 		pos += h.size;
 	}
 	err = rc_strbuf__append(&w->held, recs, len);
 	if (err)
-		return err;
+		goto undo;
+	w->max_ts = max_ts;
 	/* bound what is held: write what is ready once two chunks are waiting */
 	if (w->held.len >= 2 * w->chunk_size)
 		return rc_writer__flush(w, false);
 	return 0;
+undo:
+	w->nrefs = nrefs;
+	return err;
 }
 
 /* Stable insertion sort by timestamp: linear on nearly sorted input. */
@@ -238,15 +259,28 @@ static void sort_refs(struct rec_ref *r, size_t n)
 	}
 }
 
+static int flush(struct rc_writer *w, bool all);
+
+/* Any failure while writing leaves the file's tail unknown: stop for good. */
 int rc_writer__flush(struct rc_writer *w, bool all)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = flush(w, all);
+	if (err)
+		w->err = err;
+	return err;
+}
+
+static int flush(struct rc_writer *w, bool all)
 {
 	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
 	size_t i, k, nrec = 0;
 	struct rc_strbuf tmp;
 	int err;
 
-	if (w->err)
-		return w->err;
 	sort_refs(w->refs, w->nrefs);
 	if (!all)
 		cutoff = w->max_ts > w->reorder_ns ? w->max_ts - w->reorder_ns : 0;
@@ -366,7 +400,6 @@ void rc_writer__free(struct rc_writer *w)
 	rc_strbuf__free(&w->spare);
 	rc_strbuf__free(&w->raw);
 	rc_strbuf__free(&w->zbuf);
-	rc_strbuf__free(&w->blk);
 	free(w->refs);
 	free(w->tr.index);
 	free(w);

@@ -153,6 +153,41 @@ out:
 	close(fd);
 }
 
+/* A batch with one bad record is refused whole; the file stays good. */
+void test_format_writer_rejects(void)
+{
+	struct rc_ev_exit recs[2] = { mk_exit(100, 1), mk_exit(200, 2) };
+	struct mem_capture mc = {};
+	struct rc_writer *w;
+	struct rc_meta m;
+	bool truncated;
+	char path[64];
+	int fd;
+
+	test_meta(&m);
+	fd = memfd_create("rejects", 0);
+	if (!ASSERT_TRUE(fd >= 0, "memfd"))
+		return;
+	w = rc_writer__new(fd, &m, NULL);
+	if (!ASSERT_OK_PTR(w, "writer"))
+		goto out;
+	ASSERT_OK(rc_writer__add(w, &recs[0], sizeof(recs[0])), "good record");
+	recs[1].hdr.size = 41;
+	ASSERT_EQ(rc_writer__add(w, recs, sizeof(recs)), -EINVAL, "bad size refused");
+	recs[1].hdr.size = sizeof(recs[1]);
+	ASSERT_EQ(rc_writer__add(w, recs, sizeof(recs) - 8), -EINVAL, "cut record refused");
+	ASSERT_OK(rc_writer__finish(w), "finish");
+	rc_writer__free(w);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (ASSERT_OK(slurp(path, &mc), "slurp")) {
+		ASSERT_EQ(read_all(mc.buf, mc.len, &truncated), 1, "only the good record");
+		ASSERT_TRUE(!truncated, "complete");
+	}
+out:
+	free(mc.buf);
+	close(fd);
+}
+
 /* Cut at every byte: the complete chunks before the cut are read, no more. */
 void test_format_truncation(void)
 {

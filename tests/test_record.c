@@ -147,20 +147,19 @@ static void assert_ledger(const struct facts *f)
 
 #define N_CMD 5000
 
-void test_record_command(void)
+static void record_command(const char *drain)
 {
 	const char *out = tmpfile_path("cmd.rcap"), *pidf = tmpfile_path("pid");
 	char n[16], want[64];
 	struct facts f = {};
 	struct run r = {}, rep = {};
 
-	if (!need_root())
-		return;
 	snprintf(n, sizeof(n), "%d", N_CMD);
 	if (!ASSERT_EQ(run_sync(&r,
 				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
-					    "-o", (char *)out, "--", (char *)bin("rc_workload"),
-					    "getppid", n, (char *)pidf, NULL },
+					    "--drain", (char *)drain, "-o", (char *)out, "--",
+					    (char *)bin("rc_workload"), "getppid", n, (char *)pidf,
+					    NULL },
 				60000),
 		       0, "record"))
 		goto out;
@@ -191,6 +190,37 @@ void test_record_command(void)
 out:
 	run_free(&r);
 	run_free(&rep);
+	tmpdir_cleanup();
+}
+
+void test_record_command(void)
+{
+	if (test__start_subtest("poll") && need_root())
+		record_command("poll");
+	if (test__start_subtest("busy") && need_root())
+		record_command("busy");
+}
+
+/* -d stops a busy drain, and a workload that ignores SIGTERM is killed after it. */
+void test_record_duration(void)
+{
+	const char *out = tmpfile_path("dur.rcap");
+	struct facts f = {};
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-d", "0.5",
+					   "--drain", "busy", "-o", (char *)out, "--", "/bin/sh",
+					   "-c", "trap '' TERM; while :; do :; done", NULL },
+			       15000),
+		      0, "record stops") &&
+	    ASSERT_OK(gather(out, &f), "read capture")) {
+		ASSERT_TRUE(!f.truncated, "complete file");
+		ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+	}
+	run_free(&r);
 	tmpdir_cleanup();
 }
 
