@@ -397,3 +397,95 @@ out:
 	run_free(&rep);
 	tmpdir_cleanup();
 }
+
+/* Records about ringcap itself: its own events, and switches or wakeups of its threads. */
+static long self_records(const char *path, long *total)
+{
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r;
+	uint32_t self;
+	long n = 0;
+	int err;
+
+	*total = 0;
+	r = rc_reader__open(path);
+	if (!r)
+		return -errno;
+	self = rc_reader__meta(r)->recorder_pid;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		const struct rc_ev_switch *sw = (const void *)rec;
+		const struct rc_ev_wakeup *wk = (const void *)rec;
+
+		(*total)++;
+		n += rec->pid == self;
+		n += rec->type == RC_EV_SCHED_SWITCH && sw->next_pid == self;
+		n += rec->type == RC_EV_SCHED_WAKEUP && wk->pid == self;
+	}
+	rc_reader__free(r);
+	return err < 0 ? err : n;
+}
+
+void test_record_self_excluded(void)
+{
+	const char *out = tmpfile_path("self.rcap");
+	struct run r = {};
+	long total;
+
+	if (!need_root())
+		return;
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-a", "-e",
+					   "syscalls,sched", "-d", "1", "-o", (char *)out, NULL },
+			       30000),
+		      0, "record")) {
+		ASSERT_EQ(self_records(out, &total), 0, "records of ringcap's own threads");
+		ASSERT_TRUE(total > 0, "the system did something");
+	}
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* Syscall events made by one run of the workload, and how many were dropped. */
+static int workload_ledger(const char *ringbuf, const char *drain, struct facts *f)
+{
+	const char *out = tmpfile_path("drops.rcap");
+	struct run r = {};
+	int err = -1;
+
+	memset(f, 0, sizeof(*f));
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+					   "syscalls", "--ringbuf-size", (char *)ringbuf,
+					   "--drain", (char *)drain, "-o", (char *)out, "--",
+					   (char *)bin("rc_workload"), "getppid", "200000", NULL },
+			       60000),
+		      0, "record"))
+		err = gather(out, f);
+	run_free(&r);
+	unlink(out);
+	return err;
+}
+
+/*
+ * A ring of one page overflows: every event is still in the file or
+ * counted as dropped, and as many were made as with a ring that does not.
+ */
+void test_record_drops(void)
+{
+	struct facts big, tiny;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(workload_ledger("16M", "poll", &big), "big ring") ||
+	    !ASSERT_OK(workload_ledger("4K", "poll", &tiny), "tiny ring"))
+		goto out;
+	ASSERT_EQ(big.dropped, 0, "nothing dropped from a big ring");
+	ASSERT_TRUE(big.made > 200000, "events made");
+	ASSERT_TRUE(tiny.dropped > 0, "a one-page ring drops");
+	ASSERT_EQ(tiny.made, big.made, "the same events made");
+	ASSERT_EQ(tiny.made, tiny.captured + tiny.dropped, "made = captured + dropped");
+	ASSERT_EQ(tiny.captured, tiny.nrec, "captured = records in the file");
+	ASSERT_TRUE(tiny.ordered, "timestamps never go backwards");
+out:
+	tmpdir_cleanup();
+}
