@@ -121,9 +121,9 @@ static __always_inline void rc_submit(void *rec)
 	__u64 flags = 0;
 
 	if (knobs.wakeup_bytes)
-		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes ?
-				BPF_RB_FORCE_WAKEUP :
-				BPF_RB_NO_WAKEUP;
+		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes
+			    ? BPF_RB_FORCE_WAKEUP
+			    : BPF_RB_NO_WAKEUP;
 	bpf_ringbuf_submit(rec, flags);
 }
 

@@ -10,9 +10,9 @@
 #ifndef RINGCAP_BPF_EVENTS_H
 #define RINGCAP_BPF_EVENTS_H
 
-#define RC_COMM_LEN	    16
-#define RC_FILENAME_LEN	    256
-#define RC_SYSCALL_NARGS    6
+#define RC_COMM_LEN	 16
+#define RC_FILENAME_LEN	 256
+#define RC_SYSCALL_NARGS 6
 
 enum rc_event_type {
 	RC_EV_SYSCALL = 1,
@@ -51,8 +51,8 @@ struct rc_ev_syscall {
 _Static_assert(sizeof(struct rc_ev_syscall) == 112, "rc_ev_syscall layout");
 
 /* prev_state values: one bit, as the sched_switch tracepoint reports it */
-#define RC_TASK_RUNNING	    0x000
-#define RC_TASK_PREEMPTED   0x100 /* "R+" */
+#define RC_TASK_RUNNING	  0x000
+#define RC_TASK_PREEMPTED 0x100 /* "R+" */
 
 struct rc_ev_switch {
 	struct rc_ev_hdr hdr; /* the task switched out */
@@ -101,11 +101,11 @@ _Static_assert(sizeof(struct rc_ev_exit) == 48, "rc_ev_exit layout");
 
 /* Settings every program reads from .rodata, set by user space before load. */
 struct rc_knobs {
-	__u32 self_tgid;     /* ringcap itself: never traced */
-	__u32 filter_pids;   /* only tgids in the targets map */
-	__u32 filter_comm;   /* only tasks whose comm equals comm */
+	__u32 self_tgid;   /* ringcap itself: never traced */
+	__u32 filter_pids; /* only tgids in the targets map */
+	__u32 filter_comm; /* only tasks whose comm equals comm */
 	__u32 __pad;
-	__u64 wakeup_bytes;  /* 0: kernel's adaptive wakeup; else force above this */
+	__u64 wakeup_bytes; /* 0: kernel's adaptive wakeup; else force above this */
 	char comm[RC_COMM_LEN];
 };
 _Static_assert(sizeof(struct rc_knobs) == 40, "rc_knobs layout");

@@ -9,10 +9,10 @@
  */
 #include "common.bpf.h"
 
-#define TASK_REPORT	 0x7f
+#define TASK_REPORT	     0x7f
 #define TASK_UNINTERRUPTIBLE 0x2
-#define TASK_NOLOAD	 0x400
-#define TASK_REPORT_IDLE 0x80
+#define TASK_NOLOAD	     0x400
+#define TASK_REPORT_IDLE     0x80
 
 static __always_inline bool task_wanted(struct task_struct *t)
 {
@@ -36,8 +36,8 @@ static __always_inline __u32 report_state(bool preempt, unsigned int state)
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
+int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
 {
 	struct rc_ev_switch *e;
 

@@ -11,8 +11,8 @@
 int verbosity;
 
 static const struct argp_option common_opts[] = {
-	{ "verbose", 'v', NULL, 0, "More messages: -v for libbpf's log, -vv for debug", -1 },
-	{},
+    {"verbose", 'v', NULL, 0, "More messages: -v for libbpf's log, -vv for debug", -1},
+    {},
 };
 
 static error_t parse_common(int key, char *arg, struct argp_state *state)
@@ -23,7 +23,7 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp common_argp = { .options = common_opts, .parser = parse_common };
+const struct argp common_argp = {.options = common_opts, .parser = parse_common};
 
 void say(const char *fmt, ...)
 {
@@ -71,9 +71,21 @@ int parse_size(const char *s, uint64_t *out)
 	if (errno || end == s)
 		return -EINVAL;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;

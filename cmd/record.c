@@ -15,11 +15,11 @@
 #include "cmd.h"
 #include "ringcap.h"
 
-#define DEFAULT_EVENTS	 "syscalls,sched"
-#define DEFAULT_OUTPUT	 "ringcap.rcap"
-#define DEFAULT_RINGBUF	 (16ull << 20)
-#define DRAIN_MS	 100
-#define MAX_PIDS	 1024
+#define DEFAULT_EVENTS	"syscalls,sched"
+#define DEFAULT_OUTPUT	"ringcap.rcap"
+#define DEFAULT_RINGBUF (16ull << 20)
+#define DRAIN_MS	100
+#define MAX_PIDS	1024
 
 enum {
 	OPT_COMM = 256,
@@ -42,18 +42,19 @@ static struct env {
 } env;
 
 static const struct argp_option opts[] = {
-	{ "event", 'e', "EVENTS", 0, "Events to record: syscalls, sched, or event names, "
-				     "comma-separated (default: " DEFAULT_EVENTS ")" },
-	{ "all-cpus", 'a', NULL, 0, "System-wide (the default without -p or a command)" },
-	{ "pid", 'p', "PID[,PID...]", 0, "Only these processes" },
-	{ "comm", OPT_COMM, "NAME", 0, "Only tasks with this command name" },
-	{ "duration", 'd', "SECONDS", 0, "Stop after this long" },
-	{ "output", 'o', "FILE", 0, "Capture file (default: " DEFAULT_OUTPUT "; - for stdout)" },
-	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0,
-	  "Ring buffer size: a power of two, 4K and up, like 16M (default: 16M)" },
-	{ "drain", OPT_DRAIN, "MODE", 0, "poll (sleep until woken, the default) or busy (spin)" },
-	{ "quiet", 'q', NULL, 0, "No summary at the end" },
-	{},
+    {"event", 'e', "EVENTS", 0,
+     "Events to record: syscalls, sched, or event names, "
+     "comma-separated (default: " DEFAULT_EVENTS ")"},
+    {"all-cpus", 'a', NULL, 0, "System-wide (the default without -p or a command)"},
+    {"pid", 'p', "PID[,PID...]", 0, "Only these processes"},
+    {"comm", OPT_COMM, "NAME", 0, "Only tasks with this command name"},
+    {"duration", 'd', "SECONDS", 0, "Stop after this long"},
+    {"output", 'o', "FILE", 0, "Capture file (default: " DEFAULT_OUTPUT "; - for stdout)"},
+    {"ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0,
+     "Ring buffer size: a power of two, 4K and up, like 16M (default: 16M)"},
+    {"drain", OPT_DRAIN, "MODE", 0, "poll (sleep until woken, the default) or busy (spin)"},
+    {"quiet", 'q', NULL, 0, "No summary at the end"},
+    {},
 };
 
 static int parse_pids(const char *arg, struct argp_state *state)
@@ -99,7 +100,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		return parse_pids(arg, state);
 	case OPT_COMM:
 		if (!*arg || strlen(arg) > 15)
-			argp_error(state, "invalid --comm '%s': a command name of 1 to 15 characters",
+			argp_error(state,
+				   "invalid --comm '%s': a command name of 1 to 15 characters",
 				   arg);
 		env.comm = arg;
 		break;
@@ -108,7 +110,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.duration = strtod(arg, &end);
 		if (errno || *end || !(env.duration > 0) || !isfinite(env.duration) ||
 		    env.duration > 1e9)
-			argp_error(state, "invalid duration '%s': a positive number of seconds", arg);
+			argp_error(state, "invalid duration '%s': a positive number of seconds",
+				   arg);
 		break;
 	case 'o':
 		env.output = arg;
@@ -117,8 +120,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		long page = sysconf(_SC_PAGESIZE);
 
 		if (parse_size(arg, &env.ringbuf_size) || env.ringbuf_size < (uint64_t)page ||
-		    env.ringbuf_size > (1ull << 31) ||
-		    (env.ringbuf_size & (env.ringbuf_size - 1)))
+		    env.ringbuf_size > (1ull << 31) || (env.ringbuf_size & (env.ringbuf_size - 1)))
 			argp_error(state,
 				   "invalid ring buffer size '%s': a power of two from %ldK to 2G, "
 				   "like 4M, 16M or 64M",
@@ -145,7 +147,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (env.cmd && env.npids)
 			argp_error(state, "-p and a command exclude each other: give one");
 		if (env.all && (env.npids || env.cmd))
-			argp_error(state, "-a records everything: drop it, or drop -p and the command");
+			argp_error(state,
+				   "-a records everything: drop it, or drop -p and the command");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -162,7 +165,7 @@ static void on_signal(int sig)
 
 static int install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: wake the poll */
+	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: wake the poll */
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
@@ -354,8 +357,8 @@ static void print_summary(struct rc_session *s, const char *path, struct workloa
 		if (WIFEXITED(wl->status))
 			say("'%s' exited with status %d\n", env.cmd[0], WEXITSTATUS(wl->status));
 		else if (WIFSIGNALED(wl->status))
-			say("'%s' was killed by signal %d (%s)\n", env.cmd[0],
-			    WTERMSIG(wl->status), strsignal(WTERMSIG(wl->status)));
+			say("'%s' was killed by signal %d (%s)\n", env.cmd[0], WTERMSIG(wl->status),
+			    strsignal(WTERMSIG(wl->status)));
 	}
 	say("%llu events captured, %llu dropped%s; %s written to %s\n",
 	    (unsigned long long)captured, (unsigned long long)dropped,
@@ -395,32 +398,33 @@ static int run(struct rc_session *s, struct workload *wl)
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct argp_child children[] = { { .argp = &common_argp }, {} };
+	static const struct argp_child children[] = {{.argp = &common_argp}, {}};
 	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.args_doc = "[-- COMMAND [ARGS...]]",
-		.doc = "Record events into a capture file.\v"
-		       "Without -p or a command, records the whole system until Ctrl-C or -d. "
-		       "With a command, starts it, records it and its children, and stops when "
-		       "it exits.",
-		.children = children,
+	    .options = opts,
+	    .parser = parse_arg,
+	    .args_doc = "[-- COMMAND [ARGS...]]",
+	    .doc = "Record events into a capture file.\v"
+		   "Without -p or a command, records the whole system until Ctrl-C or -d. "
+		   "With a command, starts it, records it and its children, and stops when "
+		   "it exits.",
+	    .children = children,
 	};
-	struct rc_record_opts ro = { .sz = sizeof(ro) };
-	struct workload wl = { .go_fd = -1, .err_fd = -1 };
+	struct rc_record_opts ro = {.sz = sizeof(ro)};
+	struct workload wl = {.go_fd = -1, .err_fd = -1};
 	struct rc_session *s = NULL;
 	char bad[64], *cmdline;
 	int err, fd = -1;
 
-	env = (struct env){ .events = DEFAULT_EVENTS, .output = DEFAULT_OUTPUT,
-			    .ringbuf_size = DEFAULT_RINGBUF };
+	env = (struct env){
+	    .events = DEFAULT_EVENTS, .output = DEFAULT_OUTPUT, .ringbuf_size = DEFAULT_RINGBUF};
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
 	if (rc_parse_events(env.events, &ro.events, bad, sizeof(bad))) {
 		say("unknown event '%s': choose from syscalls, sched, sched:sched_switch, "
 		    "sched:sched_wakeup, sched:sched_process_fork, sched:sched_process_exec, "
-		    "sched:sched_process_exit\n", bad);
+		    "sched:sched_process_exit\n",
+		    bad);
 		return -EINVAL;
 	}
 	cmdline = join_args(argc, argv);
@@ -466,7 +470,8 @@ int cmd_record(int argc, char **argv)
 	err = rc_session__stop(s) ?: err;
 	if (err)
 		say("the capture %s%s%s is incomplete: report reads it up to its last "
-		    "complete chunk\n", fd == STDOUT_FILENO ? "on stdout" : "in '",
+		    "complete chunk\n",
+		    fd == STDOUT_FILENO ? "on stdout" : "in '",
 		    fd == STDOUT_FILENO ? "" : env.output, fd == STDOUT_FILENO ? "" : "'");
 	else if (!env.quiet)
 		print_summary(s, env.output, &wl);

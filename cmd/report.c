@@ -21,11 +21,11 @@ static struct env {
 } env;
 
 static const struct argp_option opts[] = {
-	{ "input", 'i', "FILE", 0, "Capture to read (default: ringcap.rcap; - for stdin)" },
-	{ "summary", OPT_SUMMARY, NULL, 0, "Counts by event, process and syscall, with latencies" },
-	{ "top", 't', "N", 0, "Rows in each summary table (default: 10)" },
-	{ "wall", OPT_WALL, NULL, 0, "Wall-clock time instead of seconds from the start" },
-	{},
+    {"input", 'i', "FILE", 0, "Capture to read (default: ringcap.rcap; - for stdin)"},
+    {"summary", OPT_SUMMARY, NULL, 0, "Counts by event, process and syscall, with latencies"},
+    {"top", 't', "N", 0, "Rows in each summary table (default: 10)"},
+    {"wall", OPT_WALL, NULL, 0, "Wall-clock time instead of seconds from the start"},
+    {},
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -97,7 +97,8 @@ static void show_summary(const struct rc_meta *m, struct rc_summary *s)
 
 	printf("%-28s %12s\n", "EVENT", "COUNT");
 	for (i = 0; i < s->nevents; i++)
-		printf("%-28s %12" PRIu64 "\n", event_name(m, s->events[i].key), s->events[i].count);
+		printf("%-28s %12" PRIu64 "\n", event_name(m, s->events[i].key),
+		       s->events[i].count);
 
 	printf("\n%-16s %8s %12s\n", "COMM", "PID", "EVENTS");
 	for (i = 0; i < s->nprocs && i < top; i++)
@@ -129,13 +130,13 @@ static uint64_t total_dropped(const struct rc_stats *st)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct argp_child children[] = { { .argp = &common_argp }, {} };
+	static const struct argp_child children[] = {{.argp = &common_argp}, {}};
 	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.args_doc = "[FILE]",
-		.doc = "Decode a capture: one line per event in time order, or a summary.",
-		.children = children,
+	    .options = opts,
+	    .parser = parse_arg,
+	    .args_doc = "[FILE]",
+	    .doc = "Decode a capture: one line per event in time order, or a summary.",
+	    .children = children,
 	};
 	struct rc_strbuf line = {};
 	struct rc_summary sum = {};
@@ -146,7 +147,7 @@ int cmd_report(int argc, char **argv)
 	uint64_t dropped;
 	int err, ret = 0;
 
-	env = (struct env){ .input = NULL };
+	env = (struct env){.input = NULL};
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
@@ -176,8 +177,8 @@ int cmd_report(int argc, char **argv)
 	if (out_failed) {
 		ret = -EIO;
 	} else if (err < 0) {
-		say("%s: %s\n", env.input, rc_reader__error(r)[0] ? rc_reader__error(r)
-								 : strerror(-err));
+		say("%s: %s\n", env.input,
+		    rc_reader__error(r)[0] ? rc_reader__error(r) : strerror(-err));
 		ret = err;
 	} else {
 		if (env.summary)
@@ -185,7 +186,8 @@ int cmd_report(int argc, char **argv)
 		dropped = total_dropped(rc_reader__stats(r));
 		if (dropped)
 			say("warning: %" PRIu64 " events were dropped in the kernel (ring full): "
-			    "see 'ringcap stat %s'\n", dropped, env.input);
+			    "see 'ringcap stat %s'\n",
+			    dropped, env.input);
 		if (rc_reader__truncated(r)) {
 			say("warning: '%s' is truncated at byte %" PRIu64 " (recorder killed or "
 			    "disk full): shown are the events of its %" PRIu64 " complete chunks\n",

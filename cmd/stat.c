@@ -58,7 +58,7 @@ static void count_stats(struct tables *t, const struct rc_stats *st)
 
 	for (i = 0; st && i < st->nentries; i++) {
 		const struct rc_stat_entry *e = &st->entries[i];
-		struct row r = { e->made, e->dropped, e->captured, 0 };
+		struct row r = {e->made, e->dropped, e->captured, 0};
 
 		if (e->type < 4096)
 			add(&t->by_event[e->type], &r);
@@ -74,9 +74,9 @@ static void show(const struct rc_meta *m, struct tables *t, struct rc_reader *r,
 	char name[32];
 	uint32_t i;
 
-	printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " chunks, %" PRIu64 " bytes\n",
-	       env.input, rc_reader__truncated(r) ? "TRUNCATED" : "complete", nrec,
-	       rc_reader__chunks(r), rc_reader__offset(r));
+	printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " chunks, %" PRIu64 " bytes\n", env.input,
+	       rc_reader__truncated(r) ? "TRUNCATED" : "complete", nrec, rc_reader__chunks(r),
+	       rc_reader__offset(r));
 	if (!rc_reader__stats(r))
 		printf("# no counters in the file: it was cut before the first second\n");
 	printf(hdr, "EVENT", "MADE", "IN FILE", "DROPPED", "MISSING");
@@ -99,18 +99,19 @@ static void show(const struct rc_meta *m, struct tables *t, struct rc_reader *r,
 		print_row(name, &t->by_cpu[i]);
 	}
 	if (total.captured > total.in_file)
-		printf("\n# MISSING: read from the ring but not in the file, which was cut short\n");
+		printf(
+		    "\n# MISSING: read from the ring but not in the file, which was cut short\n");
 }
 
 int cmd_stat(int argc, char **argv)
 {
-	static const struct argp_child children[] = { { .argp = &common_argp }, {} };
+	static const struct argp_child children[] = {{.argp = &common_argp}, {}};
 	static const struct argp argp = {
-		.parser = parse_arg,
-		.args_doc = "[FILE]",
-		.doc = "Counters of a capture: events made, in the file and dropped, per event "
-		       "and CPU.",
-		.children = children,
+	    .parser = parse_arg,
+	    .args_doc = "[FILE]",
+	    .doc = "Counters of a capture: events made, in the file and dropped, per event "
+		   "and CPU.",
+	    .children = children,
 	};
 	struct tables t = {};
 	const struct rc_rec_hdr *rec;
@@ -119,7 +120,7 @@ int cmd_stat(int argc, char **argv)
 	uint64_t nrec = 0;
 	int err;
 
-	env = (struct env){ .input = "ringcap.rcap" };
+	env = (struct env){.input = "ringcap.rcap"};
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;

@@ -115,7 +115,8 @@ static void comm_column(char *dst, const char *src, size_t n)
 	size_t i;
 
 	for (i = 0; i < n && src[i]; i++)
-		dst[i] = (unsigned char)src[i] >= 0x20 && (unsigned char)src[i] < 0x7f ? src[i] : '?';
+		dst[i] =
+		    (unsigned char)src[i] >= 0x20 && (unsigned char)src[i] < 0x7f ? src[i] : '?';
 	dst[i] = '\0';
 }
 

@@ -22,39 +22,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RC_FRAME_MAGIC	   0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
-#define RC_FILE_MAGIC	   "RCAPFILE"
-#define RC_VERSION_MAJOR   1
-#define RC_VERSION_MINOR   0
+#define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
+#define RC_FILE_MAGIC	 "RCAPFILE"
+#define RC_VERSION_MAJOR 1
+#define RC_VERSION_MINOR 0
 
-#define RC_BLOCK_HEADER	   1
-#define RC_BLOCK_CHUNK	   2
-#define RC_BLOCK_STATS	   3
-#define RC_BLOCK_TRAILER   4
-#define RC_BLOCK_END	   5
+#define RC_BLOCK_HEADER	 1
+#define RC_BLOCK_CHUNK	 2
+#define RC_BLOCK_STATS	 3
+#define RC_BLOCK_TRAILER 4
+#define RC_BLOCK_END	 5
 
 /* Header sections: u16 id, u16 reserved (0), u32 len, u8 data[len] */
-#define RC_SEC_INFO	   1
-#define RC_SEC_HOST	   2
-#define RC_SEC_KERNEL	   3
-#define RC_SEC_ARCH	   4
-#define RC_SEC_CMDLINE	   5
-#define RC_SEC_ENUM	   6
-#define RC_SEC_EVENT	   7
+#define RC_SEC_INFO    1
+#define RC_SEC_HOST    2
+#define RC_SEC_KERNEL  3
+#define RC_SEC_ARCH    4
+#define RC_SEC_CMDLINE 5
+#define RC_SEC_ENUM    6
+#define RC_SEC_EVENT   7
 
-#define RC_CODEC_ZSTD	   1
+#define RC_CODEC_ZSTD 1
 
 /* Limits a reader enforces before trusting a length. */
-#define RC_MAX_BLOCK	   (16u << 20) /* payload of a metadata block */
-#define RC_MAX_TRAILER	   (1u << 30)  /* payload of the trailer: 32 bytes a chunk */
-#define RC_MAX_CHUNK_RAW   (64u << 20) /* records of one chunk, decompressed */
-#define RC_MAX_CHUNK_DATA  (RC_MAX_CHUNK_RAW + (RC_MAX_CHUNK_RAW >> 7) + 4096)
-#define RC_MAX_EVENT_ID	   4095
-#define RC_MAX_FIELDS	   256
-#define RC_MAX_NAME	   255
+#define RC_MAX_BLOCK	  (16u << 20) /* payload of a metadata block */
+#define RC_MAX_TRAILER	  (1u << 30)  /* payload of the trailer: 32 bytes a chunk */
+#define RC_MAX_CHUNK_RAW  (64u << 20) /* records of one chunk, decompressed */
+#define RC_MAX_CHUNK_DATA (RC_MAX_CHUNK_RAW + (RC_MAX_CHUNK_RAW >> 7) + 4096)
+#define RC_MAX_EVENT_ID	  4095
+#define RC_MAX_FIELDS	  256
+#define RC_MAX_NAME	  255
 
-#define RC_BLOCK_HDR_SIZE  16 /* frame magic, frame size, type, crc */
-#define RC_END_PAYLOAD	   8  /* u64 offset of the trailer block */
+#define RC_BLOCK_HDR_SIZE 16 /* frame magic, frame size, type, crc */
+#define RC_END_PAYLOAD	  8  /* u64 offset of the trailer block */
 
 struct rc_disk_info {
 	uint32_t clock_id;

@@ -97,10 +97,10 @@ static int read_block(struct rc_reader *r, uint32_t *type)
 	if (got < 8)
 		return end_of_file(r);
 	if (h[0] != RC_FRAME_MAGIC)
-		return r->started ? corrupt(r, start, "bad block magic")
-				  : (snprintf(r->err, sizeof(r->err),
-					      "not a ringcap capture (bad magic)"),
-				     -EBADMSG);
+		return r->started
+			   ? corrupt(r, start, "bad block magic")
+			   : (snprintf(r->err, sizeof(r->err), "not a ringcap capture (bad magic)"),
+			      -EBADMSG);
 	if (h[1] < 8)
 		return corrupt(r, start, "block length out of range");
 	if (read_some(r, &h[2], 8) < 8)
@@ -230,7 +230,8 @@ static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk
 			return corrupt(r, off, "record size out of range");
 		idx = h.type <= RC_MAX_EVENT_ID ? r->hdr.by_id[h.type] : 0;
 		if (!idx)
-			return corrupt(r, off, "record of an event type the header does not describe");
+			return corrupt(r, off,
+				       "record of an event type the header does not describe");
 		ev = &r->hdr.schema.events[idx - 1];
 		if (h.size < ev->size)
 			return corrupt(r, off, "record shorter than its event");
@@ -258,7 +259,8 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 		return corrupt(r, off, "chunk compressed with an unknown codec");
 	if (dc.raw_size > RC_MAX_CHUNK_RAW || dc.data_size > RC_MAX_CHUNK_DATA || !dc.data_size)
 		return corrupt(r, off, "chunk size out of range");
-	if (dc.first_ts > dc.last_ts || !dc.nrec || dc.nrec > dc.raw_size / sizeof(struct rc_rec_hdr))
+	if (dc.first_ts > dc.last_ts || !dc.nrec ||
+	    dc.nrec > dc.raw_size / sizeof(struct rc_rec_hdr))
 		return corrupt(r, off, "chunk header inconsistent");
 	r->data.len = 0;
 	err = rc_strbuf__reserve(&r->data, dc.data_size);
@@ -307,8 +309,8 @@ static int load_stats(struct rc_reader *r, uint64_t off)
 		struct rc_disk_stat ds;
 
 		memcpy(&ds, p + 16 + (size_t)i * sizeof(ds), sizeof(ds));
-		entries[i] = (struct rc_stat_entry){ ds.cpu, ds.type, ds.made, ds.dropped,
-						     ds.captured };
+		entries[i] =
+		    (struct rc_stat_entry){ds.cpu, ds.type, ds.made, ds.dropped, ds.captured};
 	}
 	free(r->stats.entries);
 	memcpy(&r->stats.ts, p, 8);
@@ -340,8 +342,8 @@ static int load_trailer(struct rc_reader *r, uint64_t off)
 		struct rc_disk_index di;
 
 		memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
-		r->trailer.index[i] = (struct rc_chunk_index){ di.offset, di.first_ts, di.last_ts,
-							       di.nrec };
+		r->trailer.index[i] =
+		    (struct rc_chunk_index){di.offset, di.first_ts, di.last_ts, di.nrec};
 	}
 	r->trailer.nrec = dt.nrec;
 	r->trailer.nchunks = dt.nchunks;

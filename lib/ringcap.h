@@ -117,12 +117,12 @@ int64_t rc_field__s64(const struct rc_field *f, const void *rec, unsigned int id
 struct rc_meta {
 	uint16_t version_major;
 	uint16_t version_minor;
-	uint32_t clock_id;     /* CLOCK_BOOTTIME */
-	uint32_t ncpus;	       /* possible CPUs */
+	uint32_t clock_id; /* CLOCK_BOOTTIME */
+	uint32_t ncpus;	   /* possible CPUs */
 	uint32_t page_size;
 	uint32_t recorder_pid;
-	uint32_t transport;    /* RC_TRANSPORT_* */
-	uint64_t start_ts;     /* capture clock at start, ns */
+	uint32_t transport;	/* RC_TRANSPORT_* */
+	uint64_t start_ts;	/* capture clock at start, ns */
 	int64_t wall_offset_ns; /* CLOCK_REALTIME - capture clock */
 	uint64_t ringbuf_size;
 	const char *host;
@@ -169,10 +169,10 @@ struct rc_trailer {
 /* ---- writer ----------------------------------------------------------- */
 
 struct rc_writer_opts {
-	size_t sz; /* sizeof(struct rc_writer_opts) */
-	int compress_level;   /* zstd level; 0: default (3) */
-	size_t chunk_size;    /* raw bytes per chunk; 0: 1 MiB */
-	uint64_t reorder_ns;  /* hold records this long to sort them; 0: 20 ms */
+	size_t sz;	     /* sizeof(struct rc_writer_opts) */
+	int compress_level;  /* zstd level; 0: default (3) */
+	size_t chunk_size;   /* raw bytes per chunk; 0: 1 MiB */
+	uint64_t reorder_ns; /* hold records this long to sort them; 0: 20 ms */
 };
 
 struct rc_writer;
@@ -227,7 +227,7 @@ struct rc_strbuf {
 };
 
 int rc_strbuf__printf(struct rc_strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 int rc_strbuf__append(struct rc_strbuf *sb, const void *data, size_t len);
 void rc_strbuf__free(struct rc_strbuf *sb);
 

@@ -28,14 +28,15 @@
 _Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
 _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");
 
-#define NBATCH	     8
-#define BATCH_SIZE   (1u << 20)
-#define QCAP	     (NBATCH + 8)
-#define STATS_NS     1000000000ull
-#define TARGETS_MAX  65536
-#define SCHED_EVENTS (RC_EVENT_BIT(RC_EV_SCHED_SWITCH) | RC_EVENT_BIT(RC_EV_SCHED_WAKEUP) | \
-		      RC_EVENT_BIT(RC_EV_SCHED_FORK) | RC_EVENT_BIT(RC_EV_SCHED_EXEC) |     \
-		      RC_EVENT_BIT(RC_EV_SCHED_EXIT))
+#define NBATCH	    8
+#define BATCH_SIZE  (1u << 20)
+#define QCAP	    (NBATCH + 8)
+#define STATS_NS    1000000000ull
+#define TARGETS_MAX 65536
+#define SCHED_EVENTS                                                                               \
+	(RC_EVENT_BIT(RC_EV_SCHED_SWITCH) | RC_EVENT_BIT(RC_EV_SCHED_WAKEUP) |                     \
+	 RC_EVENT_BIT(RC_EV_SCHED_FORK) | RC_EVENT_BIT(RC_EV_SCHED_EXEC) |                         \
+	 RC_EVENT_BIT(RC_EV_SCHED_EXIT))
 
 enum item_kind { ITEM_RECORDS, ITEM_STATS, ITEM_FINISH };
 
@@ -142,7 +143,7 @@ static bool have_cap(const struct __user_cap_data_struct *d, int cap)
 
 static int check_privileges(void)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct d[2] = {};
 
 	if (syscall(SYS_capget, &h, d) < 0)
@@ -169,10 +170,10 @@ static int share_maps(struct rc_session *s, struct bpf_map *events, struct bpf_m
 static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 {
 	struct rc_knobs k = {
-		.self_tgid = getpid(),
-		.filter_pids = o->npids > 0 || o->follow_forks,
-		.filter_comm = o->comm && *o->comm,
-		.wakeup_bytes = o->wakeup_bytes,
+	    .self_tgid = getpid(),
+	    .filter_pids = o->npids > 0 || o->follow_forks,
+	    .filter_comm = o->comm && *o->comm,
+	    .wakeup_bytes = o->wakeup_bytes,
 	};
 
 	if (k.filter_comm)
@@ -241,12 +242,12 @@ static int open_sources(struct rc_session *s)
 
 static int create_maps(struct rc_session *s)
 {
-	s->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_events", 0, 0,
-				      s->opts.ringbuf_size, NULL);
+	s->events_fd =
+	    bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_events", 0, 0, s->opts.ringbuf_size, NULL);
 	if (s->events_fd < 0)
 		goto fail;
-	s->targets_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "rc_targets", sizeof(__u32),
-				       sizeof(__u8), TARGETS_MAX, NULL);
+	s->targets_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "rc_targets", sizeof(__u32), sizeof(__u8),
+				       TARGETS_MAX, NULL);
 	if (s->targets_fd < 0)
 		goto fail;
 	s->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stats", sizeof(__u32),
@@ -394,7 +395,7 @@ static int push_item(struct rc_session *s, const struct item *it)
 /* Hand the current batch to the writer and take a free one (waiting for it). */
 static int submit_batch(struct rc_session *s)
 {
-	struct item it = { .kind = ITEM_RECORDS, .b = s->cur };
+	struct item it = {.kind = ITEM_RECORDS, .b = s->cur};
 	int err = 0;
 
 	if (s->cur && s->cur->len) {
@@ -446,7 +447,8 @@ static long read_ring(struct rc_session *s)
 			if (err)
 				return err;
 		}
-		n = rc_ringbuf__read(&s->rb, s->cur->buf, BATCH_SIZE, &s->cur->len, count_record, s);
+		n = rc_ringbuf__read(&s->rb, s->cur->buf, BATCH_SIZE, &s->cur->len, count_record,
+				     s);
 		total += n;
 	} while (BATCH_SIZE - s->cur->len < RC_REC_MAX);
 	return total;
@@ -466,8 +468,8 @@ static int snapshot_stats(struct rc_session *s, struct rc_stats *st)
 	s->made = s->dropped = s->ncaptured = 0;
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		for (t = 1; t < RC_EV_MAX; t++) {
-			struct rc_stat_entry e = { cpu, t, s->percpu[cpu].made[t],
-						   s->percpu[cpu].dropped[t], s->captured[cpu][t] };
+			struct rc_stat_entry e = {cpu, t, s->percpu[cpu].made[t],
+						  s->percpu[cpu].dropped[t], s->captured[cpu][t]};
 
 			s->made += e.made;
 			s->dropped += e.dropped;
@@ -482,7 +484,7 @@ static int snapshot_stats(struct rc_session *s, struct rc_stats *st)
 
 static int push_stats(struct rc_session *s)
 {
-	struct item it = { .kind = ITEM_STATS };
+	struct item it = {.kind = ITEM_STATS};
 	int err;
 
 	err = submit_batch(s);
@@ -579,7 +581,7 @@ static void detach_sources(struct rc_session *s)
 
 int rc_session__start(struct rc_session *s, int fd)
 {
-	struct rc_writer_opts wo = { .sz = sizeof(wo), .compress_level = s->opts.compress_level };
+	struct rc_writer_opts wo = {.sz = sizeof(wo), .compress_level = s->opts.compress_level};
 	int err;
 
 	/*
@@ -645,7 +647,7 @@ static int settle(struct rc_session *s)
 
 int rc_session__stop(struct rc_session *s)
 {
-	struct item fin = { .kind = ITEM_FINISH };
+	struct item fin = {.kind = ITEM_FINISH};
 	int err;
 
 	if (s->stopped || !s->thr_started)
@@ -683,7 +685,7 @@ void rc_session__free(struct rc_session *s)
 	if (s->attached)
 		detach_sources(s);
 	if (s->thr_started) {
-		struct item fin = { .kind = ITEM_FINISH };
+		struct item fin = {.kind = ITEM_FINISH};
 
 		/* an abandoned capture: the writer skips the rest, trailer included */
 		pthread_mutex_lock(&s->mu);

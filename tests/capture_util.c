@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "events.h"
 #include "capture_util.h"
 
@@ -54,9 +55,9 @@ out:
 
 int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk)
 {
-	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = chunk };
-	struct rc_stat_entry se = { 1, RC_EV_SYSCALL, n + 5, 5, n };
-	struct rc_stats st = { 99, 1, &se };
+	struct rc_writer_opts wo = {.sz = sizeof(wo), .chunk_size = chunk};
+	struct rc_stat_entry se = {1, RC_EV_SYSCALL, n + 5, 5, n};
+	struct rc_stats st = {99, 1, &se};
 	struct rc_writer *w;
 	struct rc_meta m;
 	unsigned int i;
@@ -97,10 +98,11 @@ int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk)
 	return err;
 }
 
-long read_all(const void *buf, size_t len, bool *truncated)
+long read_all_crc(const void *buf, size_t len, bool *truncated, uint32_t *crc)
 {
 	const struct rc_rec_hdr *rec;
 	struct rc_reader *r;
+	uLong c = 0;
 	long n = 0;
 	int err;
 
@@ -108,9 +110,19 @@ long read_all(const void *buf, size_t len, bool *truncated)
 	r = rc_reader__open_mem(buf, len);
 	if (!r)
 		return -errno;
-	while ((err = rc_reader__next(r, &rec)) > 0)
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (crc)
+			c = crc32(c, (const Bytef *)rec, rec->size);
 		n++;
+	}
 	*truncated = rc_reader__truncated(r);
 	rc_reader__free(r);
+	if (crc)
+		*crc = c;
 	return err < 0 ? err : n;
+}
+
+long read_all(const void *buf, size_t len, bool *truncated)
+{
+	return read_all_crc(buf, len, truncated, NULL);
 }

@@ -19,7 +19,11 @@ void test_meta(struct rc_meta *m);
  * ts = 1000 + 10 * i) in chunks of @chunk raw bytes, with one stats block.
  */
 int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk);
-/* Read every record; returns the count, -errno on error; *truncated set. */
+/*
+ * Read every record; returns the count, -errno on error; *truncated set,
+ * and *crc (when not NULL) the crc32 of every record read.
+ */
+long read_all_crc(const void *buf, size_t len, bool *truncated, uint32_t *crc);
 long read_all(const void *buf, size_t len, bool *truncated);
 /* Read a whole file into memory. */
 int slurp(const char *path, struct mem_capture *mc);

@@ -119,8 +119,9 @@ int run_wait(struct run *r, int timeout_ms)
 			waitpid(r->pid, &r->status, 0);
 			r->out = read_memfd(r->out_fd);
 			r->err = read_memfd(r->err_fd);
-			test__fail(__FILE__, __LINE__, "run_wait", "timed out after %d ms; stderr: %s",
-				   timeout_ms, r->err ? r->err : "");
+			test__fail(__FILE__, __LINE__, "run_wait",
+				   "timed out after %d ms; stderr: %s", timeout_ms,
+				   r->err ? r->err : "");
 			return -ETIMEDOUT;
 		}
 		usleep(10000);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 void test__fail(const char *file, int line, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 /* Start a subtest; false when it is filtered out. */
 bool test__start_subtest(const char *name);
 /* Skip the current test or subtest, saying why. */
@@ -47,7 +47,7 @@ const char *test__bindir(void);
 		long long ___a = (actual), ___e = (expected);                                      \
 		bool ___ok = ___a == ___e;                                                         \
 		if (!___ok)                                                                        \
-			test__fail(__FILE__, __LINE__, name, "%s = %lld, expected %lld", #actual,   \
+			test__fail(__FILE__, __LINE__, name, "%s = %lld, expected %lld", #actual,  \
 				   ___a, ___e);                                                    \
 		___ok;                                                                             \
 	})
@@ -57,8 +57,8 @@ const char *test__bindir(void);
 		long long ___a = (actual), ___b = (bound);                                         \
 		bool ___ok = ___a < ___b;                                                          \
 		if (!___ok)                                                                        \
-			test__fail(__FILE__, __LINE__, name, "%s = %lld, expected < %lld", #actual, \
-				   ___a, ___b);                                                    \
+			test__fail(__FILE__, __LINE__, name, "%s = %lld, expected < %lld",         \
+				   #actual, ___a, ___b);                                           \
 		___ok;                                                                             \
 	})
 
@@ -67,8 +67,8 @@ const char *test__bindir(void);
 		const char *___a = (actual), *___e = (expected);                                   \
 		bool ___ok = ___a && ___e && !strcmp(___a, ___e);                                  \
 		if (!___ok)                                                                        \
-			test__fail(__FILE__, __LINE__, name, "%s = '%s', expected '%s'", #actual,   \
-				   ___a ? ___a : "(null)", ___e ? ___e : "(null)");               \
+			test__fail(__FILE__, __LINE__, name, "%s = '%s', expected '%s'", #actual,  \
+				   ___a ? ___a : "(null)", ___e ? ___e : "(null)");                \
 		___ok;                                                                             \
 	})
 
@@ -87,7 +87,8 @@ const char *test__bindir(void);
 		const void *___p = (ptr);                                                          \
 		bool ___ok = ___p != NULL;                                                         \
 		if (!___ok)                                                                        \
-			test__fail(__FILE__, __LINE__, name, "unexpected NULL: %s", strerror(errno)); \
+			test__fail(__FILE__, __LINE__, name, "unexpected NULL: %s",                \
+				   strerror(errno));                                               \
 		___ok;                                                                             \
 	})
 

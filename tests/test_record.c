@@ -24,7 +24,7 @@ struct facts {
 	long forks, execs, exits, exit_groups;
 	uint64_t made, dropped, captured;
 	bool truncated, ordered, stats;
-	pid_t pid; /* the workload: records of other pids count as other_pid */
+	pid_t pid;	  /* the workload: records of other pids count as other_pid */
 	const char *comm; /* when set, every record's comm must be this */
 	struct rc_ev_fork fork;
 	struct rc_ev_exec exec[4];
@@ -60,8 +60,7 @@ static void take_syscall(struct facts *f, const struct rc_ev_syscall *e)
 		    strcmp(e->hdr.comm, "rc_workload"))
 			f->getppid_bad++;
 	}
-	if (e->nr == __NR_exit_group && (e->hdr.flags & RC_SYSCALL_F_NORETURN) &&
-	    e->args[0] == 7) {
+	if (e->nr == __NR_exit_group && (e->hdr.flags & RC_SYSCALL_F_NORETURN) && e->args[0] == 7) {
 		f->exit_groups++;
 		f->exit_group = *e;
 	}
@@ -155,13 +154,13 @@ static void record_command(const char *drain)
 	struct run r = {}, rep = {};
 
 	snprintf(n, sizeof(n), "%d", N_CMD);
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
-					    "--drain", (char *)drain, "-o", (char *)out, "--",
-					    (char *)bin("rc_workload"), "getppid", n, (char *)pidf,
-					    NULL },
-				60000),
-		       0, "record"))
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){(char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				    "--drain", (char *)drain, "-o", (char *)out, "--",
+				    (char *)bin("rc_workload"), "getppid", n, (char *)pidf, NULL},
+			 60000),
+		0, "record"))
 		goto out;
 	f.pid = read_pidfile(pidf);
 	if (!ASSERT_OK(gather(out, &f), "read capture"))
@@ -172,8 +171,8 @@ static void record_command(const char *drain)
 	assert_ledger(&f);
 
 	/* the report shows the same N lines, by name, with the return value */
-	if (!ASSERT_EQ(run_sync(&rep, (char *[]){ (char *)bin("ringcap"), "report", (char *)out,
-						  NULL },
+	if (!ASSERT_EQ(run_sync(&rep,
+				(char *[]){(char *)bin("ringcap"), "report", (char *)out, NULL},
 				60000),
 		       0, "report"))
 		goto out;
@@ -182,8 +181,7 @@ static void record_command(const char *drain)
 	ASSERT_EQ(count_lines(rep.out, "rc_workload"), f.nrec - count_lines(rep.out, "ringcap "),
 		  "comm column");
 	run_free(&rep);
-	if (ASSERT_EQ(run_sync(&rep, (char *[]){ (char *)bin("ringcap"), "stat", (char *)out,
-						 NULL },
+	if (ASSERT_EQ(run_sync(&rep, (char *[]){(char *)bin("ringcap"), "stat", (char *)out, NULL},
 			       60000),
 		      0, "stat"))
 		ASSERT_HAS(rep.out, "complete", "stat says complete");
@@ -211,9 +209,9 @@ void test_record_duration(void)
 	if (!need_root())
 		return;
 	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-d", "0.5",
-					   "--drain", "busy", "-o", (char *)out, "--", "/bin/sh",
-					   "-c", "trap '' TERM; while :; do :; done", NULL },
+			       (char *[]){(char *)bin("ringcap"), "record", "-q", "-d", "0.5",
+					  "--drain", "busy", "-o", (char *)out, "--", "/bin/sh",
+					  "-c", "trap '' TERM; while :; do :; done", NULL},
 			       15000),
 		      0, "record stops") &&
 	    ASSERT_OK(gather(out, &f), "read capture")) {
@@ -257,10 +255,10 @@ void test_record_pid(void)
 	}
 	close(go[0]);
 	snprintf(pidarg, sizeof(pidarg), "%d", child);
-	if (!ASSERT_OK(run_start(&rec, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
-						   "syscalls", "-p", pidarg, "-o", (char *)out,
-						   NULL }),
-		       "start record") ||
+	if (!ASSERT_OK(
+		run_start(&rec, (char *[]){(char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					   "-p", pidarg, "-o", (char *)out, NULL}),
+		"start record") ||
 	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started")) {
 		kill(child, SIGKILL);
 		goto out;
@@ -292,22 +290,22 @@ out:
 void test_record_comm(void)
 {
 	const char *out = tmpfile_path("comm.rcap"), *pidf = tmpfile_path("pid");
-	struct facts f = { .comm = "rc_workload" };
+	struct facts f = {.comm = "rc_workload"};
 	struct run rec = {}, wl = {};
 	char n[16];
 
 	if (!need_root())
 		return;
 	snprintf(n, sizeof(n), "%d", N_COMM);
-	if (!ASSERT_OK(run_start(&rec, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
-						   "syscalls,sched", "--comm", "rc_workload", "-o",
-						   (char *)out, NULL }),
+	if (!ASSERT_OK(run_start(&rec, (char *[]){(char *)bin("ringcap"), "record", "-q", "-e",
+						  "syscalls,sched", "--comm", "rc_workload", "-o",
+						  (char *)out, NULL}),
 		       "start record") ||
 	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
 		goto out;
 	noise(2000);
-	ASSERT_EQ(run_sync(&wl, (char *[]){ (char *)bin("rc_workload"), "getppid", n,
-					    (char *)pidf, NULL },
+	ASSERT_EQ(run_sync(&wl,
+			   (char *[]){(char *)bin("rc_workload"), "getppid", n, (char *)pidf, NULL},
 			   30000),
 		  0, "workload");
 	noise(2000);
@@ -342,12 +340,12 @@ void test_record_fork_exec(void)
 
 	if (!need_root() || !ASSERT_TRUE(realpath(wlbin, abs) != NULL, "realpath"))
 		return;
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
-					    "syscalls,sched", "-o", (char *)out, "--", abs,
-					    "forkexec", abs, NULL },
-				60000),
-		       0, "record") ||
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){(char *)bin("ringcap"), "record", "-q", "-e", "syscalls,sched",
+				    "-o", (char *)out, "--", abs, "forkexec", abs, NULL},
+			 60000),
+		0, "record") ||
 	    !ASSERT_OK(gather(out, &f), "read capture"))
 		goto out;
 	assert_ledger(&f);
@@ -380,15 +378,15 @@ void test_record_fork_exec(void)
 	ASSERT_EQ(f.exit_groups, 1, "exit_group(7) recorded at entry");
 	ASSERT_EQ(f.exit_group.hdr.pid, cpid, "exit_group by the child");
 
-	if (!ASSERT_EQ(run_sync(&rep, (char *[]){ (char *)bin("ringcap"), "report", (char *)out,
-						  NULL },
+	if (!ASSERT_EQ(run_sync(&rep,
+				(char *[]){(char *)bin("ringcap"), "report", (char *)out, NULL},
 				60000),
 		       0, "report"))
 		goto out;
 	snprintf(want, sizeof(want), "sched:sched_process_exec: filename=%s ", abs);
 	ASSERT_EQ(count_lines(rep.out, want), 2, "exec lines");
-	snprintf(want, sizeof(want), "sched:sched_process_fork: child_comm=rc_workload child_pid=%d ",
-		 cpid);
+	snprintf(want, sizeof(want),
+		 "sched:sched_process_fork: child_comm=rc_workload child_pid=%d ", cpid);
 	ASSERT_EQ(count_lines(rep.out, want), 1, "fork line");
 	ASSERT_EQ(count_lines(rep.out, "sched:sched_process_exit: exit_code=1792 "), 1,
 		  "child exit line");
@@ -434,8 +432,8 @@ void test_record_self_excluded(void)
 	if (!need_root())
 		return;
 	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-a", "-e",
-					   "syscalls,sched", "-d", "1", "-o", (char *)out, NULL },
+			       (char *[]){(char *)bin("ringcap"), "record", "-q", "-a", "-e",
+					  "syscalls,sched", "-d", "1", "-o", (char *)out, NULL},
 			       30000),
 		      0, "record")) {
 		ASSERT_EQ(self_records(out, &total), 0, "records of ringcap's own threads");
@@ -454,10 +452,10 @@ static int workload_ledger(const char *ringbuf, const char *drain, struct facts 
 
 	memset(f, 0, sizeof(*f));
 	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
-					   "syscalls", "--ringbuf-size", (char *)ringbuf,
-					   "--drain", (char *)drain, "-o", (char *)out, "--",
-					   (char *)bin("rc_workload"), "getppid", "200000", NULL },
+			       (char *[]){(char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					  "--ringbuf-size", (char *)ringbuf, "--drain",
+					  (char *)drain, "-o", (char *)out, "--",
+					  (char *)bin("rc_workload"), "getppid", "200000", NULL},
 			       60000),
 		      0, "record"))
 		err = gather(out, f);
