@@ -66,6 +66,22 @@ static void take_syscall(struct facts *f, const struct rc_ev_syscall *e)
 	}
 }
 
+/* The scope rule of ringcap-record(1): a switch either side, a wakeup the woken. */
+static bool comm_in_scope(const struct rc_rec_hdr *rec, const char *comm)
+{
+	const struct rc_ev_switch *sw = (const void *)rec;
+	const struct rc_ev_wakeup *wk = (const void *)rec;
+
+	if (!strncmp(rec->comm, comm, sizeof(rec->comm)))
+		return rec->type != RC_EV_SCHED_WAKEUP ||
+		       !strncmp(wk->wakee_comm, comm, sizeof(wk->wakee_comm));
+	if (rec->type == RC_EV_SCHED_SWITCH)
+		return !strncmp(sw->next_comm, comm, sizeof(sw->next_comm));
+	if (rec->type == RC_EV_SCHED_WAKEUP)
+		return !strncmp(wk->wakee_comm, comm, sizeof(wk->wakee_comm));
+	return false;
+}
+
 static int gather(const char *path, struct facts *f)
 {
 	const struct rc_rec_hdr *rec;
@@ -88,7 +104,7 @@ static int gather(const char *path, struct facts *f)
 		prev = rec->ts;
 		if (f->pid && (pid_t)rec->pid != f->pid && rec->type == RC_EV_SYSCALL)
 			f->other_pid++;
-		if (f->comm && strncmp(rec->comm, f->comm, sizeof(rec->comm)))
+		if (f->comm && !comm_in_scope(rec, f->comm))
 			f->bad_comm++;
 		if (rec->type == RC_EV_SYSCALL)
 			take_syscall(f, (const void *)rec);
