@@ -79,6 +79,16 @@ static __always_inline struct rc_bpf_stats *rc_stats(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
+/* Count an event of @type that was out of scope; returns 0 for the program. */
+static __always_inline int rc_filtered(__u16 type)
+{
+	struct rc_bpf_stats *st = rc_stats();
+
+	if (st)
+		__sync_fetch_and_add(&st->filtered[type & (RC_EV_SLOTS - 1)], 1);
+	return 0;
+}
+
 /*
  * Reserve a record of @type, counting it as made, and as dropped when the
  * ring is full. Fills the common header: the timestamp is taken after the

@@ -110,13 +110,17 @@ struct rc_knobs {
 };
 _Static_assert(sizeof(struct rc_knobs) == 40, "rc_knobs layout");
 
-/* Per-CPU counters, one element of the stats map. made = dropped + submitted. */
+/*
+ * Per-CPU counters, one element of the stats map. made = dropped +
+ * submitted; filtered counts events out of scope (not made, not drops).
+ */
 #define RC_EV_SLOTS 8 /* a power of two above the highest id, for masking */
 _Static_assert(RC_EV_MAX <= RC_EV_SLOTS, "RC_EV_SLOTS too small");
 
 struct rc_bpf_stats {
 	__u64 made[RC_EV_SLOTS];
 	__u64 dropped[RC_EV_SLOTS];
+	__u64 filtered[RC_EV_SLOTS];
 };
 
 #endif /* RINGCAP_BPF_EVENTS_H */

@@ -41,10 +41,9 @@ int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct
 {
 	struct rc_ev_switch *e;
 
-	if (task_is_self(prev) || task_is_self(next))
-		return 0;
-	if (!task_wanted(prev) && !task_wanted(next))
-		return 0;
+	if (task_is_self(prev) || task_is_self(next) ||
+	    (!task_wanted(prev) && !task_wanted(next)))
+		return rc_filtered(RC_EV_SCHED_SWITCH);
 	e = rc_reserve(RC_EV_SCHED_SWITCH, sizeof(*e));
 	if (!e)
 		return 0;
@@ -64,10 +63,9 @@ int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 {
 	struct rc_ev_wakeup *e;
 
-	if (task_is_self(p) || !task_wanted(p))
-		return 0;
-	if ((bpf_get_current_pid_tgid() >> 32) == knobs.self_tgid)
-		return 0;
+	if (task_is_self(p) || !task_wanted(p) ||
+	    (bpf_get_current_pid_tgid() >> 32) == knobs.self_tgid)
+		return rc_filtered(RC_EV_SCHED_WAKEUP);
 	e = rc_reserve(RC_EV_SCHED_WAKEUP, sizeof(*e));
 	if (!e)
 		return 0;
@@ -86,7 +84,7 @@ int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_
 	struct rc_ev_fork *e;
 
 	if (!task_wanted(parent))
-		return 0;
+		return rc_filtered(RC_EV_SCHED_FORK);
 	e = rc_reserve(RC_EV_SCHED_FORK, sizeof(*e));
 	if (!e)
 		return 0;
@@ -104,7 +102,7 @@ int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	struct rc_ev_exec *e;
 
 	if (!rc_current_wanted())
-		return 0;
+		return rc_filtered(RC_EV_SCHED_EXEC);
 	e = rc_reserve(RC_EV_SCHED_EXEC, sizeof(*e));
 	if (!e)
 		return 0;
@@ -122,7 +120,7 @@ int BPF_PROG(handle_sched_process_exit, struct task_struct *p, bool group_dead)
 	struct rc_ev_exit *e;
 
 	if (!rc_current_wanted())
-		return 0;
+		return rc_filtered(RC_EV_SCHED_EXIT);
 	e = rc_reserve(RC_EV_SCHED_EXIT, sizeof(*e));
 	if (!e)
 		return 0;

@@ -75,7 +75,7 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 	struct pending_call *p;
 
 	if (!rc_current_wanted())
-		return 0;
+		return rc_filtered(RC_EV_SYSCALL);
 	if (id == RC_NR_EXIT || id == RC_NR_EXIT_GROUP) {
 		emit_noreturn(regs, id);
 		return 0;

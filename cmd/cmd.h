@@ -3,15 +3,20 @@
 #define RINGCAP_CMD_H
 
 #include <argp.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "ringcap.h"
 
-/* Each handler returns 0, or a negative errno after saying what failed. */
+/* Each handler returns 0, a positive exit status, or a negative errno after saying why. */
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 
-/* Exit status of a report of a truncated file, after its records. */
-#define RC_EXIT_TRUNCATED 2
+/* Exit statuses besides 0 and 1 (64, EX_USAGE, is argp's for bad arguments). */
+#define RC_EXIT_TRUNCATED 2 /* report or stat of a truncated file */
+#define RC_EXIT_DROPS	  3 /* stat --fail-on-drops: more drops than allowed */
 
 extern int verbosity;
 extern const struct argp common_argp; /* -v, shared by every subcommand */
@@ -24,5 +29,61 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_size(const char *s, uint64_t *out);
 /* Human-readable byte count ("1.5 MB") into buf. */
 const char *human_bytes(uint64_t n, char *buf, size_t len);
+
+/* ---- scope: what to trace, shared by record and stat (scope.c) -------- */
+
+#define RC_DEFAULT_EVENTS  "syscalls,sched"
+#define RC_DEFAULT_RINGBUF (16ull << 20)
+#define RC_MAX_PIDS	   1024
+
+struct scope {
+	const char *events;
+	const char *comm;
+	pid_t pids[RC_MAX_PIDS];
+	size_t npids;
+	bool all;
+	double duration;
+	uint64_t ringbuf_size;
+	enum rc_drain_mode drain;
+	char **cmd; /* set by the subcommand's parser, from ARGP_KEY_ARGS */
+	bool given; /* -e, -a, -p, --comm or -d given */
+};
+
+extern struct scope scope;
+extern const struct argp scope_argp;
+
+/* At ARGP_KEY_END: options that exclude each other. */
+void scope_check(struct argp_state *state);
+/* Session options from the scope; ro->cmdline is allocated (free it). */
+int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv);
+
+/* ---- the workload and the capture loop (workload.c) ------------------- */
+
+struct workload {
+	pid_t pid;
+	int go_fd;  /* write a byte to start it */
+	int err_fd; /* reads the exec errno, or EOF when exec worked */
+	int status;
+	bool reaped;
+	const char *name;
+};
+
+#define WORKLOAD_INIT { .go_fd = -1, .err_fd = -1 }
+
+int install_signals(void);
+/* Fork the command now, held until workload_start(). */
+int workload_fork(struct workload *wl, char **argv);
+int workload_start(struct workload *wl);
+/* Stop a workload still running (SIGTERM, then SIGKILL) and reap it. */
+void workload_end(struct workload *wl);
+void workload_say_status(const struct workload *wl);
+
+double elapsed_since(const struct timespec *t0);
+
+/* Called after each drain, about ten times a second. */
+typedef void (*capture_tick_fn)(void *ctx, struct rc_session *s, double elapsed);
+
+/* Drain until a signal, -d, the workload's exit, or the -p processes' exit. */
+int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick, void *ctx);
 
 #endif

@@ -95,15 +95,16 @@ int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* Binary units, as --ringbuf-size takes them. */
 const char *human_bytes(uint64_t n, char *buf, size_t len)
 {
-	if (n < 10000)
+	if (n < 10240)
 		snprintf(buf, len, "%llu B", (unsigned long long)n);
-	else if (n < 10000000)
-		snprintf(buf, len, "%.1f kB", n / 1e3);
-	else if (n < 10000000000ull)
-		snprintf(buf, len, "%.1f MB", n / 1e6);
+	else if (n < 10485760)
+		snprintf(buf, len, "%.1f KiB", n / 1024.0);
+	else if (n < 10737418240ull)
+		snprintf(buf, len, "%.1f MiB", n / 1048576.0);
 	else
-		snprintf(buf, len, "%.1f GB", n / 1e9);
+		snprintf(buf, len, "%.1f GiB", n / 1073741824.0);
 	return buf;
 }

@@ -1,25 +1,72 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* ringcap stat FILE: what was made, captured and dropped, per event and per CPU. */
+/*
+ * ringcap stat: did anything get lost, where, and why. From a capture
+ * file, or live (-a -d SECS, -p PID, -- COMMAND) without writing one.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 #include "cmd.h"
-#include "ringcap.h"
+#include "json.h"
+
+#define NEVENTS	    4096 /* event ids are at most 4095 (ringcap-file(5)) */
+#define LIVE_EVENTS 64	 /* built-in event ids are below this */
+
+enum {
+	OPT_JSON = 256,
+	OPT_FAIL_ON_DROPS,
+};
 
 static struct env {
 	const char *input;
+	bool json;
+	bool fail_on_drops;
+	uint64_t max_drops;
+	bool dashdash;
 } env;
+
+static const struct argp_option opts[] = {
+	{ "json", OPT_JSON, NULL, 0, "One JSON object with every counter" },
+	{ "fail-on-drops", OPT_FAIL_ON_DROPS, "N", OPTION_ARG_OPTIONAL,
+	  "Exit with status 3 when more than N events (default 0) were lost" },
+	{},
+};
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	char *end;
+
 	switch (key) {
+	case OPT_JSON:
+		env.json = true;
+		break;
+	case OPT_FAIL_ON_DROPS:
+		env.fail_on_drops = true;
+		if (arg) {
+			errno = 0;
+			env.max_drops = strtoull(arg, &end, 10);
+			if (errno || *end || *arg == '-' || !*arg)
+				argp_error(state, "invalid --fail-on-drops '%s': a number of events",
+					   arg);
+		}
+		break;
 	case ARGP_KEY_ARG:
-		if (state->arg_num > 0)
+		if (env.dashdash)
+			return ARGP_ERR_UNKNOWN; /* the command and its arguments */
+		if (env.input)
 			argp_error(state, "one capture file at a time");
 		env.input = arg;
+		break;
+	case ARGP_KEY_ARGS:
+		scope.cmd = state->argv + state->next;
+		break;
+	case ARGP_KEY_END:
+		scope_check(state);
+		if (env.input && (scope.given || scope.cmd))
+			argp_error(state, "a capture file, or what to trace live: not both");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -27,130 +74,447 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* ---- what is shown ---------------------------------------------------- */
+
 struct row {
-	uint64_t made, dropped, captured, in_file;
+	uint64_t made, dropped, filtered, captured, in_file;
 };
 
-static void print_row(const char *name, const struct row *r)
-{
-	printf("%-28s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", name, r->made,
-	       r->in_file, r->dropped, r->captured - r->in_file);
-}
+struct view {
+	const char *source;
+	bool live, truncated;
+	const struct rc_schema *schema;
+	uint32_t ncpus;
+	double duration;
+	const struct rc_stats *st; /* NULL: a file cut before its first counters */
+	struct row *by_event;	   /* [NEVENTS] */
+	struct row *by_cpu;	   /* [ncpus] */
+	struct row total;
+	uint64_t nrec, chunks, file_bytes, raw_bytes, late;
+	double worst_at;
+	uint64_t worst_dropped, worst_made;
+};
 
-static void add(struct row *to, const struct row *r)
+static void add_row(struct row *to, const struct row *r)
 {
 	to->made += r->made;
 	to->dropped += r->dropped;
+	to->filtered += r->filtered;
 	to->captured += r->captured;
 	to->in_file += r->in_file;
 }
 
-/* Index rows by event id (0..RC_MAX_EVENT_ID) and by CPU. */
-struct tables {
-	struct row *by_event;
-	struct row *by_cpu;
-	uint32_t ncpus;
-};
+static uint64_t missing(const struct view *v, const struct row *r)
+{
+	return !v->live && r->captured > r->in_file ? r->captured - r->in_file : 0;
+}
 
-static void count_stats(struct tables *t, const struct rc_stats *st)
+/* Events lost at any layer: ring full, user space, a file cut short. */
+static uint64_t lost(const struct view *v)
+{
+	return v->total.dropped + (v->st ? v->st->user_dropped : 0) + missing(v, &v->total);
+}
+
+static void count_entries(struct view *v)
 {
 	uint32_t i;
 
-	for (i = 0; st && i < st->nentries; i++) {
-		const struct rc_stat_entry *e = &st->entries[i];
-		struct row r = {e->made, e->dropped, e->captured, 0};
+	for (i = 0; v->st && i < v->st->nentries; i++) {
+		const struct rc_stat_entry *e = &v->st->entries[i];
+		struct row r = { e->made, e->dropped, e->filtered, e->captured, 0 };
 
-		if (e->type < 4096)
-			add(&t->by_event[e->type], &r);
-		if (e->cpu < t->ncpus)
-			add(&t->by_cpu[e->cpu], &r);
+		if (e->type < NEVENTS)
+			add_row(&v->by_event[e->type], &r);
+		if (e->cpu < v->ncpus)
+			add_row(&v->by_cpu[e->cpu], &r);
+	}
+	for (i = 0; i < NEVENTS; i++)
+		add_row(&v->total, &v->by_event[i]);
+}
+
+/* Keep the interval with the most drops; @at is its start, in seconds. */
+static void note_interval(struct view *v, const struct rc_stats_point *a,
+			  const struct rc_stats_point *b, double at)
+{
+	uint64_t d = b->dropped - a->dropped;
+
+	if (d > v->worst_dropped) {
+		v->worst_dropped = d;
+		v->worst_made = b->made - a->made;
+		v->worst_at = at;
 	}
 }
 
-static void show(const struct rc_meta *m, struct tables *t, struct rc_reader *r, uint64_t nrec)
+/* The second (between two counter blocks, the first from the start) with the most drops. */
+static void worst_second(struct view *v, const struct rc_stats_point *h, size_t n, uint64_t t0)
 {
-	const char *hdr = "%-28s %12s %12s %12s %12s\n";
-	struct row total = {};
-	char name[32];
+	struct rc_stats_point start = { .ts = t0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		note_interval(v, i ? &h[i - 1] : &start, &h[i], ((i ? h[i - 1].ts : t0) - t0) / 1e9);
+}
+
+static const char *event_name(const struct view *v, uint32_t id)
+{
+	const struct rc_event_desc *ev = rc_schema__event(v->schema, id);
+
+	return ev ? ev->name : "?";
+}
+
+static void print_row(const struct view *v, const char *name, const struct row *r)
+{
+	printf("%-26s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %12" PRIu64, name, r->made,
+	       v->live ? r->captured : r->in_file, r->dropped, r->filtered);
+	if (v->live)
+		printf(" %12.0f\n", v->duration > 0 ? r->made / v->duration : 0.0);
+	else
+		printf(" %10" PRIu64 "\n", missing(v, r));
+}
+
+static void show_plain(const struct view *v)
+{
+	const char *last = v->live ? "PER SEC" : "MISSING";
+	const char *got = v->live ? "CAPTURED" : "IN FILE";
+	char b[32], c[32];
 	uint32_t i;
 
-	printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " chunks, %" PRIu64 " bytes\n", env.input,
-	       rc_reader__truncated(r) ? "TRUNCATED" : "complete", nrec, rc_reader__chunks(r),
-	       rc_reader__offset(r));
-	if (!rc_reader__stats(r))
-		printf("# no counters in the file: it was cut before the first second\n");
-	printf(hdr, "EVENT", "MADE", "IN FILE", "DROPPED", "MISSING");
-	for (i = 0; i < 4096; i++) {
-		const struct rc_event_desc *ev = rc_schema__event(m->schema, i);
-		struct row *rw = &t->by_event[i];
+	if (v->live)
+		printf("# live: %.3f s\n", v->duration);
+	else
+		printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " chunks, %.3f s\n", v->source,
+		       v->truncated ? "TRUNCATED" : "complete", v->nrec, v->chunks, v->duration);
+	if (!v->live && v->nrec)
+		printf("# %s on disk, %s of records: %.1fx compressed, %.2f bytes an event\n",
+		       human_bytes(v->file_bytes, b, sizeof(b)),
+		       human_bytes(v->raw_bytes, c, sizeof(c)),
+		       v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0,
+		       (double)v->file_bytes / v->nrec);
+	if (!v->st) {
+		printf("# no counters: the file was cut before its first second\n");
+	} else {
+		printf("# ring: %s, at most %s pending (%.1f%%); the drain waited %.1f ms for "
+		       "the writer\n",
+		       human_bytes(v->st->ring_size, b, sizeof(b)),
+		       human_bytes(v->st->ring_hwm, c, sizeof(c)),
+		       v->st->ring_size ? 100.0 * v->st->ring_hwm / v->st->ring_size : 0.0,
+		       v->st->writer_wait_ns / 1e6);
+		printf("# lost: %" PRIu64 " dropped in the kernel (ring full), %" PRIu64
+		       " in user space",
+		       v->total.dropped, v->st->user_dropped);
+		if (!v->live)
+			printf(", %" PRIu64 " missing from the file (cut short)",
+			       missing(v, &v->total));
+		printf("\n");
+		if (v->worst_dropped)
+			printf("# worst second: %" PRIu64 " of %" PRIu64
+			       " events dropped, at %.1f s\n",
+			       v->worst_dropped, v->worst_made, v->worst_at);
+	}
+	printf("\n%-26s %12s %12s %10s %12s %*s\n", "EVENT", "MADE", got, "DROPPED", "FILTERED",
+	       v->live ? 12 : 10, last);
+	for (i = 0; i < NEVENTS; i++)
+		if (v->by_event[i].made || v->by_event[i].in_file || v->by_event[i].filtered)
+			print_row(v, event_name(v, i), &v->by_event[i]);
+	print_row(v, "total", &v->total);
+	printf("\n%-26s %12s %12s %10s %12s %*s\n", "CPU", "MADE", got, "DROPPED", "FILTERED",
+	       v->live ? 12 : 10, last);
+	for (i = 0; i < v->ncpus; i++) {
+		const struct row *r = &v->by_cpu[i];
 
-		if (!rw->made && !rw->in_file)
-			continue;
-		print_row(ev ? ev->name : "?", rw);
-		add(&total, rw);
+		if (r->made || r->in_file || r->filtered) {
+			snprintf(b, sizeof(b), "%u", i);
+			print_row(v, b, r);
+		}
 	}
-	print_row("total", &total);
-	printf("\n");
-	printf(hdr, "CPU", "MADE", "IN FILE", "DROPPED", "MISSING");
-	for (i = 0; i < t->ncpus; i++) {
-		if (!t->by_cpu[i].made && !t->by_cpu[i].in_file)
-			continue;
-		snprintf(name, sizeof(name), "%u", i);
-		print_row(name, &t->by_cpu[i]);
-	}
-	if (total.captured > total.in_file)
-		printf(
-		    "\n# MISSING: read from the ring but not in the file, which was cut short\n");
 }
 
-int cmd_stat(int argc, char **argv)
+static void json_row(struct json *j, const struct view *v, const struct row *r)
 {
-	static const struct argp_child children[] = {{.argp = &common_argp}, {}};
-	static const struct argp argp = {
-	    .parser = parse_arg,
-	    .args_doc = "[FILE]",
-	    .doc = "Counters of a capture: events made, in the file and dropped, per event "
-		   "and CPU.",
-	    .children = children,
-	};
-	struct tables t = {};
+	json_u64(j, "made", r->made);
+	json_u64(j, "captured", r->captured);
+	if (!v->live) {
+		json_u64(j, "in_file", r->in_file);
+		json_u64(j, "missing", missing(v, r));
+	}
+	json_u64(j, "dropped", r->dropped);
+	json_u64(j, "filtered", r->filtered);
+}
+
+static void show_json(const struct view *v)
+{
+	struct json j = { .f = stdout };
+	uint32_t i;
+
+	json_begin_object(&j, NULL);
+	json_string(&j, "source", v->live ? "live" : v->source);
+	json_bool(&j, "complete", !v->truncated);
+	json_double(&j, "duration_s", v->duration);
+	if (!v->live) {
+		json_u64(&j, "events", v->nrec);
+		json_u64(&j, "chunks", v->chunks);
+		json_u64(&j, "file_bytes", v->file_bytes);
+		json_u64(&j, "raw_bytes", v->raw_bytes);
+		json_double(&j, "compression_ratio",
+			    v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0);
+		json_double(&j, "bytes_per_event", v->nrec ? (double)v->file_bytes / v->nrec : 0.0);
+		json_u64(&j, "late", v->late);
+	}
+	json_u64(&j, "lost", lost(v));
+	json_bool(&j, "has_counters", v->st != NULL);
+	if (v->st) {
+		json_begin_object(&j, "ring");
+		json_u64(&j, "size", v->st->ring_size);
+		json_u64(&j, "high_water", v->st->ring_hwm);
+		json_u64(&j, "pending", v->st->ring_pending);
+		json_end_object(&j);
+		json_u64(&j, "user_dropped", v->st->user_dropped);
+		json_u64(&j, "writer_wait_ns", v->st->writer_wait_ns);
+	}
+	json_begin_object(&j, "worst_second");
+	json_double(&j, "at_s", v->worst_at);
+	json_u64(&j, "dropped", v->worst_dropped);
+	json_u64(&j, "made", v->worst_made);
+	json_end_object(&j);
+	json_begin_object(&j, "total");
+	json_row(&j, v, &v->total);
+	json_end_object(&j);
+	json_begin_array(&j, "by_event");
+	for (i = 0; i < NEVENTS; i++) {
+		if (!v->by_event[i].made && !v->by_event[i].in_file && !v->by_event[i].filtered)
+			continue;
+		json_begin_object(&j, NULL);
+		json_string(&j, "event", event_name(v, i));
+		json_row(&j, v, &v->by_event[i]);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_begin_array(&j, "by_cpu");
+	for (i = 0; i < v->ncpus; i++) {
+		if (!v->by_cpu[i].made && !v->by_cpu[i].in_file && !v->by_cpu[i].filtered)
+			continue;
+		json_begin_object(&j, NULL);
+		json_u64(&j, "cpu", i);
+		json_row(&j, v, &v->by_cpu[i]);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+}
+
+static int show(const struct view *v)
+{
+	uint64_t n = lost(v);
+
+	if (env.json)
+		show_json(v);
+	else
+		show_plain(v);
+	if (env.fail_on_drops && n > env.max_drops) {
+		fflush(stdout);
+		say("%" PRIu64 " events lost, more than the %" PRIu64 " allowed\n", n,
+		    env.max_drops);
+		return RC_EXIT_DROPS;
+	}
+	return v->truncated ? RC_EXIT_TRUNCATED : 0;
+}
+
+static int view_alloc(struct view *v, uint32_t ncpus)
+{
+	v->ncpus = ncpus > 4096 ? 4096 : ncpus;
+	v->by_event = calloc(NEVENTS, sizeof(*v->by_event));
+	v->by_cpu = calloc(v->ncpus ? v->ncpus : 1, sizeof(*v->by_cpu));
+	return v->by_event && v->by_cpu ? 0 : -ENOMEM;
+}
+
+static void view_free(struct view *v)
+{
+	free(v->by_event);
+	free(v->by_cpu);
+}
+
+/* ---- from a file ------------------------------------------------------ */
+
+static int stat_file(void)
+{
+	const struct rc_stats_point *hist;
+	const struct rc_trailer *tr;
 	const struct rc_rec_hdr *rec;
 	const struct rc_meta *m;
+	struct view v = { .source = env.input };
+	uint64_t first = 0, last = 0;
 	struct rc_reader *r;
-	uint64_t nrec = 0;
+	size_t nhist;
 	int err;
 
-	env = (struct env){.input = "ringcap.rcap"};
-	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
-	if (err)
-		return -err;
 	r = rc_reader__open(env.input);
 	if (!r)
 		return -errno;
 	m = rc_reader__meta(r);
-	t.ncpus = m->ncpus > 4096 ? 4096 : m->ncpus;
-	t.by_event = calloc(4096, sizeof(*t.by_event));
-	t.by_cpu = calloc(t.ncpus ? t.ncpus : 1, sizeof(*t.by_cpu));
-	if (!t.by_event || !t.by_cpu) {
-		err = -ENOMEM;
+	v.schema = m->schema;
+	err = view_alloc(&v, m->ncpus);
+	if (err)
 		goto out;
-	}
 	while ((err = rc_reader__next(r, &rec)) > 0) {
-		nrec++;
-		t.by_event[rec->type].in_file++;
-		if (rec->cpu < t.ncpus)
-			t.by_cpu[rec->cpu].in_file++;
+		if (!v.nrec++)
+			first = rec->ts;
+		last = rec->ts > last ? rec->ts : last;
+		v.by_event[rec->type].in_file++;
+		if (rec->cpu < v.ncpus)
+			v.by_cpu[rec->cpu].in_file++;
 	}
 	if (err < 0) {
 		say("%s: %s\n", env.input, rc_reader__error(r));
 		goto out;
 	}
-	count_stats(&t, rc_reader__stats(r));
-	show(m, &t, r, nrec);
-	err = rc_reader__truncated(r) ? RC_EXIT_TRUNCATED : 0;
+	v.truncated = rc_reader__truncated(r);
+	v.st = rc_reader__stats(r);
+	v.chunks = rc_reader__chunks(r);
+	v.file_bytes = rc_reader__offset(r);
+	tr = rc_reader__trailer(r);
+	v.raw_bytes = tr ? tr->raw_bytes : 0;
+	v.late = tr ? tr->late : 0;
+	v.duration = v.st ? (v.st->ts - m->start_ts) / 1e9 : (last - first) / 1e9;
+	count_entries(&v);
+	v.total.in_file = v.nrec;
+	hist = rc_reader__history(r, &nhist);
+	worst_second(&v, hist, nhist, m->start_ts);
+	err = show(&v);
 out:
-	free(t.by_event);
-	free(t.by_cpu);
+	view_free(&v);
 	rc_reader__free(r);
 	return err;
+}
+
+/* ---- live ------------------------------------------------------------- */
+
+struct live {
+	bool tty;
+	double last;
+	unsigned int lines; /* printed by the last refresh */
+	struct rc_stats_point prev;
+	struct view *v;
+};
+
+/* Each second: keep the worst second, and on a terminal redraw the rates. */
+static void live_tick(void *ctx, struct rc_session *s, double el)
+{
+	struct live *l = ctx;
+	const struct rc_stats *st;
+	struct rc_stats_point pt;
+	double dt = el - l->last;
+	uint32_t i;
+
+	if (dt < 1.0)
+		return;
+	st = rc_session__sample(s);
+	if (!st)
+		return;
+	rc_stats__totals(st, &pt);
+	note_interval(l->v, &l->prev, &pt, l->last);
+	if (l->tty) {
+		struct row by_event[LIVE_EVENTS] = {};
+
+		for (i = 0; i < st->nentries; i++)
+			if (st->entries[i].type < LIVE_EVENTS)
+				by_event[st->entries[i].type].made += st->entries[i].made;
+		if (l->lines)
+			fprintf(stderr, "\033[%uA", l->lines);
+		fprintf(stderr, "\033[J%7.1fs %10.0f events/s %10llu dropped  ring %3.0f%%\n", el,
+			(pt.made - l->prev.made) / dt,
+			(unsigned long long)(pt.dropped - l->prev.dropped),
+			100.0 * st->ring_pending / st->ring_size);
+		l->lines = 1;
+		for (i = 0; i < LIVE_EVENTS; i++) {
+			if (!by_event[i].made)
+				continue;
+			fprintf(stderr, "  %-26s %12llu\n", event_name(l->v, i),
+				(unsigned long long)by_event[i].made);
+			l->lines++;
+		}
+	}
+	l->prev = pt;
+	l->last = el;
+}
+
+static int stat_live(int argc, char **argv)
+{
+	struct workload wl = WORKLOAD_INIT;
+	struct rc_record_opts ro;
+	struct view v = { .live = true, .schema = rc_builtin_schema() };
+	struct live l = { .tty = isatty(STDERR_FILENO), .v = &v };
+	struct rc_session *s = NULL;
+	struct rc_stats_point end;
+	struct timespec t0;
+	int err;
+
+	err = scope_to_opts(&ro, argc, argv);
+	err = err ?: install_signals();
+	if (!err && scope.cmd)
+		err = workload_fork(&wl, scope.cmd);
+	if (err)
+		goto out;
+	s = rc_session__open(&ro);
+	if (!s) {
+		err = -errno;
+		goto out;
+	}
+	err = wl.pid > 0 ? rc_session__add_target(s, wl.pid) : 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = err ?: rc_session__start(s, -1);
+	if (!err && wl.pid > 0)
+		err = workload_start(&wl);
+	err = err ?: capture_run(s, &wl, live_tick, &l);
+	if (rc_session__stop(s) && !err)
+		err = -EIO;
+	if (l.lines)
+		fprintf(stderr, "\033[%uA\033[J", l.lines);
+	if (err)
+		goto out;
+	v.duration = elapsed_since(&t0);
+	v.st = rc_session__stats(s);
+	rc_stats__totals(v.st, &end);
+	note_interval(&v, &l.prev, &end, l.last); /* the time after the last tick */
+	v.schema = rc_session__meta(s)->schema;
+	err = view_alloc(&v, rc_session__meta(s)->ncpus);
+	if (err)
+		goto out;
+	count_entries(&v);
+	workload_end(&wl);
+	workload_say_status(&wl);
+	err = show(&v);
+out:
+	workload_end(&wl);
+	view_free(&v);
+	rc_session__free(s);
+	free((char *)ro.cmdline);
+	return err;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	static const struct argp_child children[] = { { .argp = &scope_argp },
+						      { .argp = &common_argp },
+						      {} };
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.args_doc = "[FILE]\n-a -d SECONDS | -p PID | -- COMMAND [ARGS...]",
+		.doc = "Did anything get lost, where, and why: events made, captured, dropped "
+		       "and filtered, per event and per CPU, from a capture file or live.",
+		.children = children,
+	};
+	int i, err;
+
+	env = (struct env){ .input = NULL };
+	for (i = 1; i < argc; i++)
+		env.dashdash |= !strcmp(argv[i], "--");
+	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
+	if (err)
+		return -err;
+	if (scope.given || scope.cmd)
+		return stat_live(argc, argv);
+	if (!env.input)
+		env.input = "ringcap.rcap";
+	return stat_file();
 }

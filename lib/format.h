@@ -79,15 +79,28 @@ struct rc_disk_chunk {
 };
 _Static_assert(sizeof(struct rc_disk_chunk) == 32, "rc_disk_chunk layout");
 
-/* stats payload: u64 ts, u32 nentries, u32 reserved, then entries */
+/* stats payload: this, then nentries entries of entry_size bytes each */
+struct rc_disk_stats {
+	uint64_t ts;
+	uint64_t ring_size;
+	uint64_t ring_hwm;
+	uint64_t ring_pending;
+	uint64_t user_dropped;
+	uint64_t writer_wait_ns;
+	uint32_t nentries;
+	uint32_t entry_size; /* sizeof(struct rc_disk_stat) in v1.0; later minors may grow it */
+};
+_Static_assert(sizeof(struct rc_disk_stats) == 56, "rc_disk_stats layout");
+
 struct rc_disk_stat {
 	uint32_t cpu;
 	uint32_t type;
 	uint64_t made;
 	uint64_t dropped;
+	uint64_t filtered;
 	uint64_t captured;
 };
-_Static_assert(sizeof(struct rc_disk_stat) == 32, "rc_disk_stat layout");
+_Static_assert(sizeof(struct rc_disk_stat) == 40, "rc_disk_stat layout");
 
 /* trailer payload: this, then nindex struct rc_disk_index */
 struct rc_disk_trailer {

@@ -33,6 +33,8 @@ struct rc_reader {
 
 	struct rc_stats stats;
 	bool have_stats;
+	struct rc_stats_point *hist;
+	size_t nhist, hist_cap;
 	struct rc_trailer trailer;
 	bool have_trailer;
 	uint64_t nchunks, nrec;
@@ -291,33 +293,56 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 	return 0;
 }
 
+static int add_point(struct rc_reader *r, const struct rc_stats *st)
+{
+	if (r->nhist == r->hist_cap) {
+		size_t cap = r->hist_cap ? r->hist_cap * 2 : 64;
+		void *p = realloc(r->hist, cap * sizeof(*r->hist));
+
+		if (!p)
+			return -ENOMEM;
+		r->hist = p;
+		r->hist_cap = cap;
+	}
+	rc_stats__totals(st, &r->hist[r->nhist++]);
+	return 0;
+}
+
 static int load_stats(struct rc_reader *r, uint64_t off)
 {
 	const unsigned char *p = (const unsigned char *)r->payload.buf;
 	struct rc_stat_entry *entries;
-	uint32_t i, n;
+	struct rc_disk_stats ds;
+	uint32_t i;
 
-	if (r->payload.len < 16)
+	if (r->payload.len < sizeof(ds))
 		return corrupt(r, off, "stats block too short");
-	memcpy(&n, p + 8, 4);
-	if (n > (r->payload.len - 16) / sizeof(struct rc_disk_stat))
+	memcpy(&ds, p, sizeof(ds));
+	if (ds.entry_size < sizeof(struct rc_disk_stat))
+		return corrupt(r, off, "stats entry size too small");
+	if (ds.nentries > (r->payload.len - sizeof(ds)) / ds.entry_size)
 		return corrupt(r, off, "stats count larger than its block");
-	entries = calloc(n ? n : 1, sizeof(*entries));
+	entries = calloc(ds.nentries ? ds.nentries : 1, sizeof(*entries));
 	if (!entries)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct rc_disk_stat ds;
+	for (i = 0; i < ds.nentries; i++) {
+		struct rc_disk_stat de;
 
-		memcpy(&ds, p + 16 + (size_t)i * sizeof(ds), sizeof(ds));
-		entries[i] =
-		    (struct rc_stat_entry){ds.cpu, ds.type, ds.made, ds.dropped, ds.captured};
+		memcpy(&de, p + sizeof(ds) + (size_t)i * ds.entry_size, sizeof(de));
+		entries[i] = (struct rc_stat_entry){ de.cpu,	  de.type,     de.made,
+						     de.dropped, de.filtered, de.captured };
 	}
 	free(r->stats.entries);
-	memcpy(&r->stats.ts, p, 8);
-	r->stats.nentries = n;
-	r->stats.entries = entries;
+	r->stats = (struct rc_stats){ .ts = ds.ts,
+				      .ring_size = ds.ring_size,
+				      .ring_hwm = ds.ring_hwm,
+				      .ring_pending = ds.ring_pending,
+				      .user_dropped = ds.user_dropped,
+				      .writer_wait_ns = ds.writer_wait_ns,
+				      .nentries = ds.nentries,
+				      .entries = entries };
 	r->have_stats = true;
-	return 0;
+	return add_point(r, &r->stats);
 }
 
 static int load_trailer(struct rc_reader *r, uint64_t off)
@@ -422,6 +447,12 @@ const struct rc_stats *rc_reader__stats(const struct rc_reader *r)
 	return r->have_stats ? &r->stats : NULL;
 }
 
+const struct rc_stats_point *rc_reader__history(const struct rc_reader *r, size_t *n)
+{
+	*n = r->nhist;
+	return r->hist;
+}
+
 const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r)
 {
 	return r->have_trailer ? &r->trailer : NULL;
@@ -449,6 +480,7 @@ void rc_reader__free(struct rc_reader *r)
 	rc_strbuf__free(&r->data);
 	rc_strbuf__free(&r->raw);
 	free(r->stats.entries);
+	free(r->hist);
 	free(r->trailer.index);
 	free(r);
 }

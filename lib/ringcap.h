@@ -137,15 +137,33 @@ struct rc_meta {
 struct rc_stat_entry {
 	uint32_t cpu;
 	uint32_t type;
-	uint64_t made;	   /* events the BPF program tried to emit */
+	uint64_t made;	   /* events in scope the BPF program tried to emit */
 	uint64_t dropped;  /* ring full: reservation failed */
+	uint64_t filtered; /* events out of scope: not made, not dropped */
 	uint64_t captured; /* records read by user space */
 };
 
+/* Counters at one moment, cumulative since the start. */
 struct rc_stats {
 	uint64_t ts;
+	uint64_t ring_size;
+	uint64_t ring_hwm;	 /* most bytes ever pending in the ring */
+	uint64_t ring_pending;	 /* bytes pending when the counters were taken */
+	uint64_t user_dropped;	 /* read from the ring, not written: malformed */
+	uint64_t writer_wait_ns; /* time the drain waited for the writer */
 	uint32_t nentries;
 	struct rc_stat_entry *entries;
+};
+
+/* The totals of one stats block, for rates over time. */
+struct rc_stats_point {
+	uint64_t ts;
+	uint64_t made;
+	uint64_t dropped;
+	uint64_t filtered;
+	uint64_t captured;
+	uint64_t ring_hwm;
+	uint64_t ring_pending;
 };
 
 struct rc_chunk_index {
@@ -165,6 +183,9 @@ struct rc_trailer {
 	uint32_t nindex;
 	struct rc_chunk_index *index;
 };
+
+/* Sum the entries of @st into @pt (ts and ring fields copied). */
+void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt);
 
 /* ---- writer ----------------------------------------------------------- */
 
@@ -211,6 +232,8 @@ bool rc_reader__truncated(const struct rc_reader *r);
 const char *rc_reader__error(const struct rc_reader *r);
 /* The most recent counters read so far (cumulative), or NULL. */
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r);
+/* The totals of every stats block read so far, in file order. */
+const struct rc_stats_point *rc_reader__history(const struct rc_reader *r, size_t *n);
 /* The trailer, once the end was reached, or NULL. */
 const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r);
 /* Bytes of the file consumed so far, and records in complete chunks. */
@@ -301,16 +324,22 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts);
 int rc_session__add_target(struct rc_session *s, pid_t pid);
 /*
  * Attach the programs, then write the capture header to @fd and start the
- * writer: once the file is not empty, tracing is on.
+ * writer: once the file is not empty, tracing is on. With @fd < 0 nothing
+ * is written: records are read, counted and discarded (live counters).
  */
 int rc_session__start(struct rc_session *s, int fd);
 /* Drain the ring for up to @ms milliseconds; returns records read or -errno. */
 int rc_session__drain(struct rc_session *s, int ms);
 /* Detach, drain what is left, write the counters and the trailer. */
 int rc_session__stop(struct rc_session *s);
-/* Totals over all CPUs and events, final after rc_session__stop(). */
-void rc_session__totals(const struct rc_session *s, uint64_t *made, uint64_t *captured,
-			uint64_t *dropped, uint64_t *bytes);
+/* Take the counters now (a BPF map read); NULL and errno on failure. */
+const struct rc_stats *rc_session__sample(struct rc_session *s);
+/* The counters last taken: each second, and final after rc_session__stop(). */
+const struct rc_stats *rc_session__stats(const struct rc_session *s);
+/* What the capture header says (host, CPUs, schema), once started. */
+const struct rc_meta *rc_session__meta(const struct rc_session *s);
+/* Bytes written to the file so far, and (@raw) records' bytes before compression. */
+uint64_t rc_session__bytes(const struct rc_session *s, uint64_t *raw);
 void rc_session__free(struct rc_session *s);
 
 #endif /* RINGCAP_H */

@@ -68,10 +68,9 @@ struct rc_session {
 	struct utsname uts;
 	char kernel[2 * sizeof(((struct utsname *)0)->release)];
 	struct rc_writer *w;
-	uint64_t written;
 
 	pthread_t thr;
-	bool thr_started, attached, stopped;
+	bool thr_started, attached, started, stopped;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct item q[QCAP];
@@ -81,7 +80,11 @@ struct rc_session {
 	unsigned int nfree;
 	struct batch *cur;
 	int werr;
-	uint64_t made, dropped, ncaptured;
+	uint64_t made, dropped, filtered, ncaptured;
+	uint64_t ring_hwm;
+	uint64_t writer_wait_ns; /* under mu */
+	uint64_t written, raw_written; /* atomic: set by the writer thread */
+	struct rc_stats last;
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -298,7 +301,8 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 	}
 	s->captured = calloc(s->ncpus, sizeof(*s->captured));
 	s->percpu = calloc(s->ncpus, sizeof(*s->percpu));
-	if (!s->captured || !s->percpu) {
+	s->last.entries = calloc((size_t)s->ncpus * RC_EV_MAX, sizeof(*s->last.entries));
+	if (!s->captured || !s->percpu || !s->last.entries) {
 		err = -ENOMEM;
 		goto err_out;
 	}
@@ -366,6 +370,9 @@ static void *writer_main(void *arg)
 			break;
 		}
 
+		__atomic_store_n(&s->written, rc_writer__bytes(s->w), __ATOMIC_RELAXED);
+		__atomic_store_n(&s->raw_written, rc_writer__totals(s->w)->raw_bytes,
+				 __ATOMIC_RELAXED);
 		pthread_mutex_lock(&s->mu);
 		if (err && !s->werr)
 			s->werr = err;
@@ -395,9 +402,14 @@ static int push_item(struct rc_session *s, const struct item *it)
 /* Hand the current batch to the writer and take a free one (waiting for it). */
 static int submit_batch(struct rc_session *s)
 {
-	struct item it = {.kind = ITEM_RECORDS, .b = s->cur};
+	struct item it = { .kind = ITEM_RECORDS, .b = s->cur };
+	uint64_t t0;
 	int err = 0;
 
+	if (!s->w) { /* counting only: nothing to write */
+		s->cur->len = 0;
+		return 0;
+	}
 	if (s->cur && s->cur->len) {
 		s->cur = NULL;
 		err = push_item(s, &it);
@@ -405,8 +417,13 @@ static int submit_batch(struct rc_session *s)
 	if (s->cur)
 		return err;
 	pthread_mutex_lock(&s->mu);
-	while (!s->nfree)
-		pthread_cond_wait(&s->cv, &s->mu);
+	if (!s->nfree) {
+		/* back-pressure: the ring holds what comes meanwhile, or drops it, counted */
+		t0 = now_ns(CLOCK_MONOTONIC);
+		while (!s->nfree)
+			pthread_cond_wait(&s->cv, &s->mu);
+		s->writer_wait_ns += now_ns(CLOCK_MONOTONIC) - t0;
+	}
 	s->cur = s->free_b[--s->nfree];
 	s->cur->len = 0;
 	err = err ?: s->werr;
@@ -438,9 +455,12 @@ static bool count_record(void *ctx, const void *rec, uint32_t len)
 /* Read everything committed, batch by batch. */
 static long read_ring(struct rc_session *s)
 {
+	size_t pending = rc_ringbuf__pending(&s->rb);
 	long total = 0, n;
 	int err;
 
+	if (pending > s->ring_hwm)
+		s->ring_hwm = pending;
 	do {
 		if (BATCH_SIZE - s->cur->len < RC_REC_MAX) {
 			err = submit_batch(s);
@@ -454,27 +474,35 @@ static long read_ring(struct rc_session *s)
 	return total;
 }
 
-static int snapshot_stats(struct rc_session *s, struct rc_stats *st)
+/* Take the counters now into s->last, and the totals into s->made etc. */
+static int snapshot_stats(struct rc_session *s)
 {
+	struct rc_stats *st = &s->last;
 	__u32 zero = 0;
 	int cpu, t, n = 0;
 
 	if (bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
 		return -errno;
 	st->ts = now_ns(CLOCK_BOOTTIME);
-	st->entries = calloc((size_t)s->ncpus * RC_EV_MAX, sizeof(*st->entries));
-	if (!st->entries)
-		return -ENOMEM;
-	s->made = s->dropped = s->ncaptured = 0;
+	st->ring_size = s->opts.ringbuf_size;
+	st->ring_hwm = s->ring_hwm;
+	st->ring_pending = rc_ringbuf__pending(&s->rb);
+	st->user_dropped = s->malformed;
+	pthread_mutex_lock(&s->mu);
+	st->writer_wait_ns = s->writer_wait_ns;
+	pthread_mutex_unlock(&s->mu);
+	s->made = s->dropped = s->filtered = s->ncaptured = 0;
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		for (t = 1; t < RC_EV_MAX; t++) {
-			struct rc_stat_entry e = {cpu, t, s->percpu[cpu].made[t],
-						  s->percpu[cpu].dropped[t], s->captured[cpu][t]};
+			const struct rc_bpf_stats *b = &s->percpu[cpu];
+			struct rc_stat_entry e = { cpu,		 t,		 b->made[t],
+						   b->dropped[t], b->filtered[t], s->captured[cpu][t] };
 
 			s->made += e.made;
 			s->dropped += e.dropped;
+			s->filtered += e.filtered;
 			s->ncaptured += e.captured;
-			if (e.made || e.dropped || e.captured)
+			if (e.made || e.dropped || e.filtered || e.captured)
 				st->entries[n++] = e;
 		}
 	}
@@ -482,16 +510,42 @@ static int snapshot_stats(struct rc_session *s, struct rc_stats *st)
 	return 0;
 }
 
+const struct rc_stats *rc_session__sample(struct rc_session *s)
+{
+	int err = snapshot_stats(s);
+
+	if (err)
+		return rc_err_ptr(err);
+	return &s->last;
+}
+
+uint64_t rc_session__bytes(const struct rc_session *s, uint64_t *raw)
+{
+	if (raw)
+		*raw = __atomic_load_n(&s->raw_written, __ATOMIC_RELAXED);
+	return __atomic_load_n(&s->written, __ATOMIC_RELAXED);
+}
+
 static int push_stats(struct rc_session *s)
 {
-	struct item it = {.kind = ITEM_STATS};
+	struct item it = { .kind = ITEM_STATS };
+	size_t sz;
 	int err;
 
 	err = submit_batch(s);
-	err = err ?: snapshot_stats(s, &it.st);
+	err = err ?: snapshot_stats(s);
 	if (err)
 		return err;
 	s->last_stats = now_ns(CLOCK_MONOTONIC);
+	if (!s->w)
+		return 0;
+	/* a copy for the writer thread: s->last changes at the next snapshot */
+	sz = s->last.nentries * sizeof(*s->last.entries);
+	it.st = s->last;
+	it.st.entries = malloc(sz ? sz : 1);
+	if (!it.st.entries)
+		return -ENOMEM;
+	memcpy(it.st.entries, s->last.entries, sz);
 	return push_item(s, &it);
 }
 
@@ -581,7 +635,7 @@ static void detach_sources(struct rc_session *s)
 
 int rc_session__start(struct rc_session *s, int fd)
 {
-	struct rc_writer_opts wo = {.sz = sizeof(wo), .compress_level = s->opts.compress_level};
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .compress_level = s->opts.compress_level };
 	int err;
 
 	/*
@@ -593,6 +647,13 @@ int rc_session__start(struct rc_session *s, int fd)
 	if (err)
 		return err;
 	s->attached = true;
+	s->started = true;
+	s->last_stats = now_ns(CLOCK_MONOTONIC);
+	if (fd < 0) { /* counting only: one batch, reused */
+		s->cur = s->free_b[--s->nfree];
+		s->cur->len = 0;
+		return 0;
+	}
 	s->w = rc_writer__new(fd, &s->meta, &wo);
 	if (!s->w)
 		return -errno;
@@ -603,7 +664,6 @@ int rc_session__start(struct rc_session *s, int fd)
 	if (err)
 		return -err;
 	s->thr_started = true;
-	s->last_stats = now_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
@@ -621,14 +681,12 @@ static int settle(struct rc_session *s)
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
 		usleep(10000); /* no membarrier: give in-flight programs time */
 	for (i = 0; i < 1000; i++) {
-		struct rc_stats st = {};
 		long n = read_ring(s);
 		int err;
 
 		if (n < 0)
 			return n;
-		err = snapshot_stats(s, &st);
-		free(st.entries);
+		err = snapshot_stats(s);
 		if (err)
 			return err;
 		if (s->made == s->dropped + s->ncaptured + s->malformed && !n) {
@@ -647,33 +705,35 @@ static int settle(struct rc_session *s)
 
 int rc_session__stop(struct rc_session *s)
 {
-	struct item fin = {.kind = ITEM_FINISH};
+	struct item fin = { .kind = ITEM_FINISH };
 	int err;
 
-	if (s->stopped || !s->thr_started)
+	if (s->stopped || !s->started)
 		return -EINVAL;
 	s->stopped = true;
 	detach_sources(s);
 	err = settle(s);
 	err = err ?: push_stats(s);
+	if (s->malformed)
+		pr_warn("%llu malformed records from the ring were discarded\n",
+			(unsigned long long)s->malformed);
+	if (!s->w)
+		return err;
 	err = err ?: submit_batch(s);
 	push_item(s, &fin);
 	pthread_join(s->thr, NULL);
 	s->thr_started = false;
-	s->written = rc_writer__bytes(s->w);
-	if (s->malformed)
-		pr_warn("%llu malformed records from the ring were discarded\n",
-			(unsigned long long)s->malformed);
 	return err ?: s->werr;
 }
 
-void rc_session__totals(const struct rc_session *s, uint64_t *made, uint64_t *captured,
-			uint64_t *dropped, uint64_t *bytes)
+const struct rc_meta *rc_session__meta(const struct rc_session *s)
 {
-	*made = s->made;
-	*captured = s->ncaptured;
-	*dropped = s->dropped;
-	*bytes = s->w ? rc_writer__bytes(s->w) : 0;
+	return &s->meta;
+}
+
+const struct rc_stats *rc_session__stats(const struct rc_session *s)
+{
+	return &s->last;
 }
 
 void rc_session__free(struct rc_session *s)
@@ -709,6 +769,7 @@ void rc_session__free(struct rc_session *s)
 		free(s->batches[i].buf);
 	free(s->captured);
 	free(s->percpu);
+	free(s->last.entries);
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 	free(s);

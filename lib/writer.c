@@ -337,19 +337,28 @@ static int flush(struct rc_writer *w, bool all)
 
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 {
+	struct rc_disk_stats ds = {
+		.ts = st->ts,
+		.ring_size = st->ring_size,
+		.ring_hwm = st->ring_hwm,
+		.ring_pending = st->ring_pending,
+		.user_dropped = st->user_dropped,
+		.writer_wait_ns = st->writer_wait_ns,
+		.nentries = st->nentries,
+		.entry_size = sizeof(struct rc_disk_stat),
+	};
 	struct rc_strbuf sb = {};
 	uint32_t i;
 	int err;
 
 	err = rc_writer__flush(w, false);
-	err = err ?: rc_put_u64(&sb, st->ts);
-	err = err ?: rc_put_u32(&sb, st->nentries);
-	err = err ?: rc_put_u32(&sb, 0);
+	err = err ?: rc_strbuf__append(&sb, &ds, sizeof(ds));
 	for (i = 0; !err && i < st->nentries; i++) {
 		const struct rc_stat_entry *e = &st->entries[i];
-		struct rc_disk_stat ds = {e->cpu, e->type, e->made, e->dropped, e->captured};
+		struct rc_disk_stat de = { e->cpu, e->type, e->made, e->dropped, e->filtered,
+					   e->captured };
 
-		err = rc_strbuf__append(&sb, &ds, sizeof(ds));
+		err = rc_strbuf__append(&sb, &de, sizeof(de));
 	}
 	err = err ?: write_block(w, RC_BLOCK_STATS, sb.buf, sb.len);
 	rc_strbuf__free(&sb);

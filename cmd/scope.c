@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What to trace, and for how long: the options record and a live stat
+ * share (-e, -a, -p, --comm, -d, --ringbuf-size, --drain), as an argp
+ * child, and the loop that runs a session until it is time to stop.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd.h"
+
+struct scope scope;
+
+enum {
+	OPT_COMM = 300,
+	OPT_RINGBUF_SIZE,
+	OPT_DRAIN,
+};
+
+static const struct argp_option scope_opts[] = {
+	{ "event", 'e', "EVENTS", 0,
+	  "Events: syscalls, sched, or event names, comma-separated (default: " RC_DEFAULT_EVENTS
+	  ")" },
+	{ "all-cpus", 'a', NULL, 0, "System-wide (the default without -p or a command)" },
+	{ "pid", 'p', "PID[,PID...]", 0, "Only these processes" },
+	{ "comm", OPT_COMM, "NAME", 0, "Only tasks with this command name" },
+	{ "duration", 'd', "SECONDS", 0, "Stop after this long" },
+	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0,
+	  "Ring buffer size: a power of two, 4K and up, like 16M (default: 16M)" },
+	{ "drain", OPT_DRAIN, "MODE", 0, "poll (sleep until woken, the default) or busy (spin)" },
+	{},
+};
+
+static int parse_pids(const char *arg, struct argp_state *state)
+{
+	char *copy = strdup(arg), *tok, *save = NULL, *end;
+
+	if (!copy)
+		return ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (errno || *end || v <= 0 || v > INT_MAX) {
+			free(copy);
+			argp_error(state, "invalid pid '%s': give process ids, like -p 1234,5678",
+				   tok);
+			return EINVAL;
+		}
+		if (scope.npids == RC_MAX_PIDS) {
+			free(copy);
+			argp_error(state, "too many pids: at most %d", RC_MAX_PIDS);
+			return EINVAL;
+		}
+		scope.pids[scope.npids++] = v;
+	}
+	free(copy);
+	return 0;
+}
+
+static error_t parse_scope(int key, char *arg, struct argp_state *state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *end;
+
+	switch (key) {
+	case 'e':
+		scope.events = arg;
+		scope.given = true;
+		break;
+	case 'a':
+		scope.all = scope.given = true;
+		break;
+	case 'p':
+		scope.given = true;
+		return parse_pids(arg, state);
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > 15)
+			argp_error(state,
+				   "invalid --comm '%s': a command name of 1 to 15 characters",
+				   arg);
+		scope.comm = arg;
+		scope.given = true;
+		break;
+	case 'd':
+		errno = 0;
+		scope.duration = strtod(arg, &end);
+		if (errno || *end || !(scope.duration > 0) || !isfinite(scope.duration) ||
+		    scope.duration > 1e9)
+			argp_error(state, "invalid duration '%s': a positive number of seconds",
+				   arg);
+		scope.given = true;
+		break;
+	case OPT_RINGBUF_SIZE:
+		if (parse_size(arg, &scope.ringbuf_size) || scope.ringbuf_size < (uint64_t)page ||
+		    scope.ringbuf_size > (1ull << 31) ||
+		    (scope.ringbuf_size & (scope.ringbuf_size - 1)))
+			argp_error(state,
+				   "invalid ring buffer size '%s': a power of two from %ldK to 2G, "
+				   "like 4M, 16M or 64M",
+				   arg, page / 1024);
+		break;
+	case OPT_DRAIN:
+		if (!strcmp(arg, "poll"))
+			scope.drain = RC_DRAIN_POLL;
+		else if (!strcmp(arg, "busy"))
+			scope.drain = RC_DRAIN_BUSY;
+		else
+			argp_error(state, "invalid drain mode '%s': poll or busy", arg);
+		break;
+	case ARGP_KEY_INIT:
+		scope = (struct scope){ .events = RC_DEFAULT_EVENTS,
+					.ringbuf_size = RC_DEFAULT_RINGBUF };
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp scope_argp = { .options = scope_opts, .parser = parse_scope };
+
+void scope_check(struct argp_state *state)
+{
+	if (scope.cmd && scope.npids)
+		argp_error(state, "-p and a command exclude each other: give one");
+	if (scope.all && (scope.npids || scope.cmd))
+		argp_error(state, "-a traces everything: drop it, or drop -p and the command");
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv)
+{
+	char bad[64];
+
+	*ro = (struct rc_record_opts){ .sz = sizeof(*ro) };
+	if (rc_parse_events(scope.events, &ro->events, bad, sizeof(bad))) {
+		say("unknown event '%s': choose from syscalls, sched, sched:sched_switch, "
+		    "sched:sched_wakeup, sched:sched_process_fork, sched:sched_process_exec, "
+		    "sched:sched_process_exit\n",
+		    bad);
+		return -EINVAL;
+	}
+	ro->pids = scope.pids;
+	ro->npids = scope.npids;
+	ro->follow_forks = scope.cmd != NULL;
+	ro->comm = scope.comm;
+	ro->ringbuf_size = scope.ringbuf_size;
+	ro->wakeup_bytes = scope.ringbuf_size / 16;
+	ro->drain = scope.drain;
+	ro->cmdline = join_args(argc, argv);
+	return ro->cmdline ? 0 : -ENOMEM;
+}

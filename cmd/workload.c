@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The workload of 'record -- COMMAND' and 'stat -- COMMAND': forked first,
+ * held on a pipe until tracing is on, then exec'd; signals that stop a
+ * capture; and the loop that drains a session until it is time to stop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd.h"
+
+#define DRAIN_MS 100
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+int install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: wake the poll */
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	/* a closed output pipe is an error to handle, with cleanup, not a death */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+int workload_fork(struct workload *wl, char **argv)
+{
+	int go[2], errp[2];
+	int err;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC)) {
+		err = -errno;
+		goto out_close_go;
+	}
+	wl->pid = fork();
+	if (wl->pid < 0) {
+		err = -errno;
+		close(errp[0]);
+		close(errp[1]);
+		goto out_close_go;
+	}
+	if (wl->pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(errp[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* ringcap gave up before starting us */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(errp[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	wl->go_fd = go[1];
+	wl->err_fd = errp[0];
+	wl->name = argv[0];
+	return 0;
+
+out_close_go:
+	close(go[0]);
+	close(go[1]);
+	return err;
+}
+
+int workload_start(struct workload *wl)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(wl->go_fd, "g", 1) != 1)
+		return -errno;
+	close(wl->go_fd);
+	wl->go_fd = -1;
+	n = read(wl->err_fd, &e, sizeof(e));
+	close(wl->err_fd);
+	wl->err_fd = -1;
+	if (n == sizeof(e)) {
+		say("failed to run '%s': %s\n", wl->name, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static bool workload_exited(struct workload *wl)
+{
+	if (!wl->reaped && waitpid(wl->pid, &wl->status, WNOHANG) == wl->pid)
+		wl->reaped = true;
+	return wl->reaped;
+}
+
+/*
+ * Tracing stopped before the workload did (-d, a signal, an error): ask
+ * it to stop, and make it after two seconds. Its own children are left
+ * alone, as perf leaves them.
+ */
+void workload_end(struct workload *wl)
+{
+	int i;
+
+	if (wl->go_fd >= 0)
+		close(wl->go_fd); /* a workload never started exits on EOF */
+	if (wl->err_fd >= 0)
+		close(wl->err_fd);
+	wl->go_fd = wl->err_fd = -1;
+	if (wl->pid <= 0 || workload_exited(wl))
+		return;
+	kill(wl->pid, SIGTERM);
+	for (i = 0; i < 200 && !workload_exited(wl); i++)
+		usleep(10000);
+	if (!wl->reaped) {
+		kill(wl->pid, SIGKILL);
+		while (waitpid(wl->pid, &wl->status, 0) < 0 && errno == EINTR)
+			;
+		wl->reaped = true;
+	}
+}
+
+void workload_say_status(const struct workload *wl)
+{
+	if (wl->pid <= 0 || !wl->reaped)
+		return;
+	if (WIFEXITED(wl->status))
+		say("'%s' exited with status %d\n", wl->name, WEXITSTATUS(wl->status));
+	else if (WIFSIGNALED(wl->status))
+		say("'%s' was killed by signal %d (%s)\n", wl->name, WTERMSIG(wl->status),
+		    strsignal(WTERMSIG(wl->status)));
+}
+
+static bool targets_gone(void)
+{
+	size_t i;
+
+	for (i = 0; i < scope.npids; i++)
+		if (kill(scope.pids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return scope.npids > 0;
+}
+
+double elapsed_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick, void *ctx)
+{
+	struct timespec t0;
+	double el;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!stop_signal) {
+		n = rc_session__drain(s, DRAIN_MS);
+		if (n < 0)
+			return n;
+		el = elapsed_since(&t0);
+		if (tick)
+			tick(ctx, s, el);
+		if (scope.duration && el >= scope.duration)
+			break;
+		if (wl->pid > 0 && workload_exited(wl))
+			break;
+		if (targets_gone()) {
+			say("every process given with -p has exited\n");
+			break;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ringcap stat: live counters equal a recorded file's for the same
+ * workload; the JSON parses and carries every counter; --fail-on-drops;
+ * and back-pressure: a slow reader of the capture makes the kernel drop,
+ * counted, while user space drops nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+/* A number after "key": in our compact JSON, within @obj (e.g. "\"total\":{"). */
+static long long json_num(const char *json, const char *obj, const char *key)
+{
+	const char *p = obj ? strstr(json, obj) : json;
+	char pat[64];
+	long long v;
+
+	if (!p)
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(p, pat);
+	if (!p || sscanf(p + strlen(pat), "%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+/* python3's json module accepts @text, and it has every key. */
+static bool json_valid(const char *path)
+{
+	static const char *const script =
+		"import json,sys\n"
+		"d=json.load(open(sys.argv[1]))\n"
+		"keys=['source','complete','duration_s','lost','has_counters','ring','user_dropped',"
+		"'writer_wait_ns','worst_second','total','by_event','by_cpu']\n"
+		"missing=[k for k in keys if k not in d]\n"
+		"row=['made','captured','dropped','filtered']\n"
+		"missing+=[k for r in [d['total']]+d['by_event']+d['by_cpu'] for k in row if k not in r]\n"
+		"sys.exit(1 if missing else 0)\n";
+	struct run r = {};
+	int rc = run_sync(&r, (char *[]){ "/usr/bin/python3", "-c", (char *)script, (char *)path,
+					  NULL },
+			  30000);
+
+	if (rc)
+		test__fail(__FILE__, __LINE__, "json", "python3 rejects it: %s", r.err);
+	run_free(&r);
+	return rc == 0;
+}
+
+static bool write_text(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(s, f) >= 0;
+
+	return f && !fclose(f) && ok;
+}
+
+#define N_STAT "30000"
+
+void test_stat_live_matches_file(void)
+{
+	const char *out = tmpfile_path("s.rcap"), *js = tmpfile_path("s.json");
+	char *rc = (char *)bin("ringcap"), *wl = (char *)bin("rc_workload");
+	struct run live = {}, rec = {}, fst = {};
+	long long made;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(run_sync(&live,
+				(char *[]){ rc, "stat", "--json", "-e", "syscalls", "--", wl,
+					    "getppid", N_STAT, NULL },
+				60000),
+		       0, "live stat") ||
+	    !ASSERT_TRUE(write_text(js, live.out), "save json") || !json_valid(js))
+		goto out;
+	made = json_num(live.out, "\"total\":{", "made");
+	ASSERT_TRUE(made > 30000, "events made");
+	ASSERT_EQ(json_num(live.out, "\"total\":{", "captured"), made, "live: captured = made");
+	ASSERT_EQ(json_num(live.out, NULL, "lost"), 0, "live: nothing lost");
+
+	if (!ASSERT_EQ(run_sync(&rec,
+				(char *[]){ rc, "record", "-q", "-e", "syscalls", "-o", (char *)out,
+					    "--", wl, "getppid", N_STAT, NULL },
+				60000),
+		       0, "record") ||
+	    !ASSERT_EQ(run_sync(&fst, (char *[]){ rc, "stat", "--json", (char *)out, NULL }, 60000),
+		       0, "file stat") ||
+	    !ASSERT_TRUE(write_text(js, fst.out), "save json") || !json_valid(js))
+		goto out;
+	ASSERT_EQ(json_num(fst.out, "\"total\":{", "made"), made, "same events made");
+	ASSERT_EQ(json_num(fst.out, "\"total\":{", "in_file"), made, "all in the file");
+	ASSERT_EQ(json_num(fst.out, NULL, "events"), made, "events");
+	ASSERT_EQ(json_num(fst.out, NULL, "lost"), 0, "nothing lost");
+	ASSERT_TRUE(json_num(fst.out, NULL, "file_bytes") > 0, "file bytes");
+	ASSERT_TRUE(strstr(fst.out, "\"complete\":true") != NULL, "complete");
+out:
+	run_free(&live);
+	run_free(&rec);
+	run_free(&fst);
+	tmpdir_cleanup();
+}
+
+void test_stat_fail_on_drops(void)
+{
+	char *rc = (char *)bin("ringcap"), *wl = (char *)bin("rc_workload");
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	/* a one-page ring overflows: lost events, exit status 3 */
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ rc, "stat", "--json", "--fail-on-drops", "-e",
+					   "syscalls", "--ringbuf-size", "4K", "--", wl, "getppid",
+					   "200000", NULL },
+			       60000),
+		      3, "exit status")) {
+		long long made = json_num(r.out, "\"total\":{", "made");
+		long long dropped = json_num(r.out, "\"total\":{", "dropped");
+
+		ASSERT_TRUE(dropped > 0, "dropped");
+		ASSERT_EQ(json_num(r.out, "\"total\":{", "captured") + dropped, made,
+			  "made = captured + dropped");
+		ASSERT_EQ(json_num(r.out, NULL, "lost"), dropped, "lost = dropped");
+		ASSERT_TRUE(json_num(r.out, "\"worst_second\":{", "dropped") > 0, "worst second");
+		ASSERT_HAS(r.err, "events lost, more than the 0 allowed", "message");
+	}
+	run_free(&r);
+	/* more allowed than can be lost: success */
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ rc, "stat", "--fail-on-drops=1000000000", "-e", "syscalls",
+				       "--ringbuf-size", "4K", "--", wl, "getppid", "200000",
+				       NULL },
+			   60000),
+		  0, "threshold not reached");
+	run_free(&r);
+}
+
+/*
+ * Back-pressure: ringcap writes the capture into a pipe read slowly. The
+ * writer falls behind, the drain waits for it, the ring fills, and the
+ * kernel drops, counted; user space drops nothing, and every event made
+ * is in the file or counted as dropped.
+ */
+void test_stat_backpressure(void)
+{
+	const char *out = tmpfile_path("bp.rcap"), *js = tmpfile_path("bp.json");
+	char *rc = (char *)bin("ringcap");
+	int p[2], fd = -1, status;
+	struct timespec nap = { 0, 5000000 };
+	struct run st = {};
+	char buf[4096];
+	pid_t pid;
+	ssize_t n;
+
+	if (!need_root() || !ASSERT_OK(pipe(p), "pipe"))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		close(p[1]);
+		execl(rc, rc, "record", "-q", "-e", "syscalls", "--ringbuf-size", "64K", "-o", "-",
+		      "--", bin("rc_workload"), "getppid", "400000", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (!ASSERT_TRUE(fd >= 0, "open"))
+		goto out;
+	/* 4 KiB every 5 ms: far slower than the workload makes events */
+	while ((n = read(p[0], buf, sizeof(buf))) > 0) {
+		if (write(fd, buf, n) != n)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	close(fd);
+	if (!ASSERT_EQ(waitpid(pid, &status, 0), pid, "wait") ||
+	    !ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "record succeeded") ||
+	    !ASSERT_EQ(run_sync(&st, (char *[]){ rc, "stat", "--json", (char *)out, NULL }, 60000),
+		       0, "stat") ||
+	    !ASSERT_TRUE(write_text(js, st.out), "save json") || !json_valid(js))
+		goto out;
+	ASSERT_TRUE(json_num(st.out, NULL, "writer_wait_ns") > 0, "the drain waited for the writer");
+	ASSERT_TRUE(json_num(st.out, "\"total\":{", "dropped") > 0, "the kernel dropped");
+	ASSERT_EQ(json_num(st.out, NULL, "user_dropped"), 0, "user space dropped nothing");
+	ASSERT_EQ(json_num(st.out, "\"total\":{", "in_file") +
+			  json_num(st.out, "\"total\":{", "dropped"),
+		  json_num(st.out, "\"total\":{", "made"), "made = in file + dropped");
+out:
+	close(p[0]);
+	run_free(&st);
+	tmpdir_cleanup();
+}
+
+/* record --progress: a status line a second even when stderr is not a terminal. */
+void test_stat_progress(void)
+{
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "--progress", "-e",
+					   "sched", "-d", "2.5", "-o", (char *)tmpfile_path("p.rcap"),
+					   NULL },
+			       30000),
+		      0, "record")) {
+		ASSERT_HAS(r.err, "events", "status line");
+		ASSERT_HAS(r.err, "dropped  ring", "status line");
+		ASSERT_HAS(r.err, "x compressed", "summary");
+	}
+	run_free(&r);
+	tmpdir_cleanup();
+}
