@@ -41,8 +41,7 @@ int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct
 {
 	struct rc_ev_switch *e;
 
-	if (task_is_self(prev) || task_is_self(next) ||
-	    (!task_wanted(prev) && !task_wanted(next)))
+	if (task_is_self(prev) || task_is_self(next) || (!task_wanted(prev) && !task_wanted(next)))
 		return rc_filtered(RC_EV_SCHED_SWITCH);
 	e = rc_reserve(RC_EV_SCHED_SWITCH, sizeof(*e));
 	if (!e)

@@ -68,7 +68,10 @@ struct workload {
 	const char *name;
 };
 
-#define WORKLOAD_INIT { .go_fd = -1, .err_fd = -1 }
+#define WORKLOAD_INIT                                                                              \
+	{                                                                                          \
+		.go_fd = -1, .err_fd = -1                                                          \
+	}
 
 int install_signals(void);
 /* Fork the command now, held until workload_start(). */

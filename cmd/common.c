@@ -11,8 +11,8 @@
 int verbosity;
 
 static const struct argp_option common_opts[] = {
-    {"verbose", 'v', NULL, 0, "More messages: -v for libbpf's log, -vv for debug", -1},
-    {},
+	{ "verbose", 'v', NULL, 0, "More messages: -v for libbpf's log, -vv for debug", -1 },
+	{},
 };
 
 static error_t parse_common(int key, char *arg, struct argp_state *state)
@@ -23,7 +23,7 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp common_argp = {.options = common_opts, .parser = parse_common};
+const struct argp common_argp = { .options = common_opts, .parser = parse_common };
 
 void say(const char *fmt, ...)
 {

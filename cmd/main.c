@@ -13,9 +13,9 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
-    {"record", cmd_record, "capture events into a file"},
-    {"report", cmd_report, "decode a capture: events, or a summary"},
-    {"stat", cmd_stat, "counters of a capture: captured and dropped, per CPU"},
+	{ "record", cmd_record, "capture events into a file" },
+	{ "report", cmd_report, "decode a capture: events, or a summary" },
+	{ "stat", cmd_stat, "counters of a capture: captured and dropped, per CPU" },
 };
 
 static void usage(FILE *f)

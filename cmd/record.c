@@ -114,12 +114,13 @@ static void show_progress(void *ctx, struct rc_session *s, double el)
 	if (!st)
 		return;
 	rc_stats__totals(st, &pt);
-	fprintf(stderr, "%s%7.1fs %12llu events %9.0f/s %10s %10llu dropped  ring %3.0f%%%s",
+	fprintf(stderr,
+		"%s%7.1fs %12llu events %9.0f/s %10s %10llu dropped  ring %3.0f%% (max %.0f%%)%s",
 		p->tty ? "\r" : "", el, (unsigned long long)pt.made,
 		(pt.made - p->last_made) / (el - p->last),
 		human_bytes(rc_session__bytes(s, NULL), b, sizeof(b)),
 		(unsigned long long)pt.dropped, 100.0 * pt.ring_pending / st->ring_size,
-		p->tty ? "\033[K" : "\n");
+		100.0 * pt.ring_hwm / st->ring_size, p->tty ? "\033[K" : "\n");
 	p->last = el;
 	p->last_made = pt.made;
 }
@@ -202,8 +203,8 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		say("the capture %s%s%s is incomplete: report reads it up to its last "
 		    "complete chunk\n",
-		    fd == STDOUT_FILENO ? "on stdout" : "in '", fd == STDOUT_FILENO ? "" : env.output,
-		    fd == STDOUT_FILENO ? "" : "'");
+		    fd == STDOUT_FILENO ? "on stdout" : "in '",
+		    fd == STDOUT_FILENO ? "" : env.output, fd == STDOUT_FILENO ? "" : "'");
 	else if (!env.quiet) {
 		workload_end(&wl);
 		workload_say_status(&wl);

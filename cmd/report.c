@@ -21,11 +21,11 @@ static struct env {
 } env;
 
 static const struct argp_option opts[] = {
-    {"input", 'i', "FILE", 0, "Capture to read (default: ringcap.rcap; - for stdin)"},
-    {"summary", OPT_SUMMARY, NULL, 0, "Counts by event, process and syscall, with latencies"},
-    {"top", 't', "N", 0, "Rows in each summary table (default: 10)"},
-    {"wall", OPT_WALL, NULL, 0, "Wall-clock time instead of seconds from the start"},
-    {},
+	{ "input", 'i', "FILE", 0, "Capture to read (default: ringcap.rcap; - for stdin)" },
+	{ "summary", OPT_SUMMARY, NULL, 0, "Counts by event, process and syscall, with latencies" },
+	{ "top", 't', "N", 0, "Rows in each summary table (default: 10)" },
+	{ "wall", OPT_WALL, NULL, 0, "Wall-clock time instead of seconds from the start" },
+	{},
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -130,13 +130,13 @@ static uint64_t total_dropped(const struct rc_stats *st)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct argp_child children[] = {{.argp = &common_argp}, {}};
+	static const struct argp_child children[] = { { .argp = &common_argp }, {} };
 	static const struct argp argp = {
-	    .options = opts,
-	    .parser = parse_arg,
-	    .args_doc = "[FILE]",
-	    .doc = "Decode a capture: one line per event in time order, or a summary.",
-	    .children = children,
+		.options = opts,
+		.parser = parse_arg,
+		.args_doc = "[FILE]",
+		.doc = "Decode a capture: one line per event in time order, or a summary.",
+		.children = children,
 	};
 	struct rc_strbuf line = {};
 	struct rc_summary sum = {};
@@ -147,7 +147,7 @@ int cmd_report(int argc, char **argv)
 	uint64_t dropped;
 	int err, ret = 0;
 
-	env = (struct env){.input = NULL};
+	env = (struct env){ .input = NULL };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;

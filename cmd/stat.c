@@ -49,8 +49,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			errno = 0;
 			env.max_drops = strtoull(arg, &end, 10);
 			if (errno || *end || *arg == '-' || !*arg)
-				argp_error(state, "invalid --fail-on-drops '%s': a number of events",
-					   arg);
+				argp_error(state,
+					   "invalid --fail-on-drops '%s': a number of events", arg);
 		}
 		break;
 	case ARGP_KEY_ARG:
@@ -152,7 +152,8 @@ static void worst_second(struct view *v, const struct rc_stats_point *h, size_t 
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		note_interval(v, i ? &h[i - 1] : &start, &h[i], ((i ? h[i - 1].ts : t0) - t0) / 1e9);
+		note_interval(v, i ? &h[i - 1] : &start, &h[i],
+			      ((i ? h[i - 1].ts : t0) - t0) / 1e9);
 }
 
 static const char *event_name(const struct view *v, uint32_t id)
@@ -420,10 +421,12 @@ static void live_tick(void *ctx, struct rc_session *s, double el)
 				by_event[st->entries[i].type].made += st->entries[i].made;
 		if (l->lines)
 			fprintf(stderr, "\033[%uA", l->lines);
-		fprintf(stderr, "\033[J%7.1fs %10.0f events/s %10llu dropped  ring %3.0f%%\n", el,
-			(pt.made - l->prev.made) / dt,
+		fprintf(stderr,
+			"\033[J%7.1fs %10.0f events/s %10llu dropped  ring %3.0f%% (max %.0f%%)\n",
+			el, (pt.made - l->prev.made) / dt,
 			(unsigned long long)(pt.dropped - l->prev.dropped),
-			100.0 * st->ring_pending / st->ring_size);
+			100.0 * st->ring_pending / st->ring_size,
+			100.0 * st->ring_hwm / st->ring_size);
 		l->lines = 1;
 		for (i = 0; i < LIVE_EVENTS; i++) {
 			if (!by_event[i].made)

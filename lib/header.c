@@ -89,14 +89,14 @@ static int put_event(struct rc_strbuf *sb, const struct rc_event_desc *ev)
 int rc_format__header(struct rc_strbuf *sb, const struct rc_meta *m)
 {
 	struct rc_disk_info info = {
-	    .clock_id = m->clock_id,
-	    .ncpus = m->ncpus,
-	    .page_size = m->page_size,
-	    .recorder_pid = m->recorder_pid,
-	    .start_ts = m->start_ts,
-	    .wall_offset_ns = m->wall_offset_ns,
-	    .ringbuf_size = m->ringbuf_size,
-	    .transport = m->transport,
+		.clock_id = m->clock_id,
+		.ncpus = m->ncpus,
+		.page_size = m->page_size,
+		.recorder_pid = m->recorder_pid,
+		.start_ts = m->start_ts,
+		.wall_offset_ns = m->wall_offset_ns,
+		.ringbuf_size = m->ringbuf_size,
+		.transport = m->transport,
 	};
 	size_t start;
 	uint32_t i;
@@ -346,7 +346,7 @@ static int parse_section(struct rc_parsed_header *h, uint16_t id, struct cursor 
 int rc_parse_header(struct rc_parsed_header *h, const void *buf, size_t len, char *err,
 		    size_t errlen)
 {
-	struct cursor c = {buf, len, err, errlen};
+	struct cursor c = { buf, len, err, errlen };
 	uint16_t major, minor;
 	bool info = false;
 	char magic[8];
@@ -381,7 +381,7 @@ int rc_parse_header(struct rc_parsed_header *h, const void *buf, size_t len, cha
 			return ret;
 		if (slen > c.left)
 			return bad(&c, "section longer than the header");
-		sc = (struct cursor){c.p, slen, err, errlen};
+		sc = (struct cursor){ c.p, slen, err, errlen };
 		ret = parse_section(h, id, &sc, &info);
 		if (ret)
 			return ret;

@@ -329,7 +329,7 @@ static int load_stats(struct rc_reader *r, uint64_t off)
 		struct rc_disk_stat de;
 
 		memcpy(&de, p + sizeof(ds) + (size_t)i * ds.entry_size, sizeof(de));
-		entries[i] = (struct rc_stat_entry){ de.cpu,	  de.type,     de.made,
+		entries[i] = (struct rc_stat_entry){ de.cpu,	 de.type,     de.made,
 						     de.dropped, de.filtered, de.captured };
 	}
 	free(r->stats.entries);
@@ -368,7 +368,7 @@ static int load_trailer(struct rc_reader *r, uint64_t off)
 
 		memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
 		r->trailer.index[i] =
-		    (struct rc_chunk_index){di.offset, di.first_ts, di.last_ts, di.nrec};
+		    (struct rc_chunk_index){ di.offset, di.first_ts, di.last_ts, di.nrec };
 	}
 	r->trailer.nrec = dt.nrec;
 	r->trailer.nchunks = dt.nchunks;

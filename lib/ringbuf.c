@@ -21,7 +21,7 @@
 
 int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
+	struct epoll_event ev = { .events = EPOLLIN };
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 	int err;

@@ -28,46 +28,46 @@ enum { ENUM_SYSCALL = 1, ENUM_ERRNO = 2, ENUM_TASK_STATE = 3 };
 	}
 
 static const struct rc_field syscall_fields[] = {
-    F(rc_ev_syscall, nr, UINT, ENUM, ENUM_SYSCALL),
-    F(rc_ev_syscall, ret, SINT, ERRNO, ENUM_ERRNO),
-    F(rc_ev_syscall, duration, UINT, NSEC, 0),
-    {.name = "args",
-     .offset = offsetof(struct rc_ev_syscall, args),
-     .size = sizeof(__u64),
-     .count = RC_SYSCALL_NARGS,
-     .kind = RC_FIELD_UINT,
-     .hint = RC_HINT_HEX},
+	F(rc_ev_syscall, nr, UINT, ENUM, ENUM_SYSCALL),
+	F(rc_ev_syscall, ret, SINT, ERRNO, ENUM_ERRNO),
+	F(rc_ev_syscall, duration, UINT, NSEC, 0),
+	{ .name = "args",
+	  .offset = offsetof(struct rc_ev_syscall, args),
+	  .size = sizeof(__u64),
+	  .count = RC_SYSCALL_NARGS,
+	  .kind = RC_FIELD_UINT,
+	  .hint = RC_HINT_HEX },
 };
 
 static const struct rc_field switch_fields[] = {
-    F(rc_ev_switch, prev_state, UINT, ENUM, ENUM_TASK_STATE),
-    F(rc_ev_switch, prev_prio, SINT, NONE, 0),
-    STR(rc_ev_switch, next_comm, "next_comm"),
-    F(rc_ev_switch, next_pid, UINT, NONE, 0),
-    F(rc_ev_switch, next_tid, UINT, NONE, 0),
-    F(rc_ev_switch, next_prio, SINT, NONE, 0),
+	F(rc_ev_switch, prev_state, UINT, ENUM, ENUM_TASK_STATE),
+	F(rc_ev_switch, prev_prio, SINT, NONE, 0),
+	STR(rc_ev_switch, next_comm, "next_comm"),
+	F(rc_ev_switch, next_pid, UINT, NONE, 0),
+	F(rc_ev_switch, next_tid, UINT, NONE, 0),
+	F(rc_ev_switch, next_prio, SINT, NONE, 0),
 };
 
 static const struct rc_field wakeup_fields[] = {
-    STR(rc_ev_wakeup, wakee_comm, "comm"),	F(rc_ev_wakeup, pid, UINT, NONE, 0),
-    F(rc_ev_wakeup, tid, UINT, NONE, 0),	F(rc_ev_wakeup, prio, SINT, NONE, 0),
-    F(rc_ev_wakeup, target_cpu, UINT, NONE, 0),
+	STR(rc_ev_wakeup, wakee_comm, "comm"),	    F(rc_ev_wakeup, pid, UINT, NONE, 0),
+	F(rc_ev_wakeup, tid, UINT, NONE, 0),	    F(rc_ev_wakeup, prio, SINT, NONE, 0),
+	F(rc_ev_wakeup, target_cpu, UINT, NONE, 0),
 };
 
 static const struct rc_field fork_fields[] = {
-    STR(rc_ev_fork, child_comm, "child_comm"),
-    F(rc_ev_fork, child_pid, UINT, NONE, 0),
-    F(rc_ev_fork, child_tid, UINT, NONE, 0),
+	STR(rc_ev_fork, child_comm, "child_comm"),
+	F(rc_ev_fork, child_pid, UINT, NONE, 0),
+	F(rc_ev_fork, child_tid, UINT, NONE, 0),
 };
 
 static const struct rc_field exec_fields[] = {
-    STR(rc_ev_exec, filename, "filename"),
-    F(rc_ev_exec, old_tid, UINT, NONE, 0),
+	STR(rc_ev_exec, filename, "filename"),
+	F(rc_ev_exec, old_tid, UINT, NONE, 0),
 };
 
 static const struct rc_field exit_fields[] = {
-    F(rc_ev_exit, exit_code, SINT, NONE, 0),
-    F(rc_ev_exit, group_dead, UINT, NONE, 0),
+	F(rc_ev_exit, exit_code, SINT, NONE, 0),
+	F(rc_ev_exit, group_dead, UINT, NONE, 0),
 };
 
 #define EV(ident, nm, st, flds)                                                                    \
@@ -77,17 +77,17 @@ static const struct rc_field exit_fields[] = {
 	}
 
 static const struct rc_event_desc builtin_events[] = {
-    EV(RC_EV_SYSCALL, "syscall", rc_ev_syscall, syscall_fields),
-    EV(RC_EV_SCHED_SWITCH, "sched:sched_switch", rc_ev_switch, switch_fields),
-    EV(RC_EV_SCHED_WAKEUP, "sched:sched_wakeup", rc_ev_wakeup, wakeup_fields),
-    EV(RC_EV_SCHED_FORK, "sched:sched_process_fork", rc_ev_fork, fork_fields),
-    EV(RC_EV_SCHED_EXEC, "sched:sched_process_exec", rc_ev_exec, exec_fields),
-    EV(RC_EV_SCHED_EXIT, "sched:sched_process_exit", rc_ev_exit, exit_fields),
+	EV(RC_EV_SYSCALL, "syscall", rc_ev_syscall, syscall_fields),
+	EV(RC_EV_SCHED_SWITCH, "sched:sched_switch", rc_ev_switch, switch_fields),
+	EV(RC_EV_SCHED_WAKEUP, "sched:sched_wakeup", rc_ev_wakeup, wakeup_fields),
+	EV(RC_EV_SCHED_FORK, "sched:sched_process_fork", rc_ev_fork, fork_fields),
+	EV(RC_EV_SCHED_EXEC, "sched:sched_process_exec", rc_ev_exec, exec_fields),
+	EV(RC_EV_SCHED_EXIT, "sched:sched_process_exit", rc_ev_exit, exit_fields),
 };
 
 static const struct rc_enum_entry task_states[] = {
-    {0x0, "R"},	 {0x1, "S"},  {0x2, "D"},  {0x4, "T"},	{0x8, "t"},
-    {0x10, "X"}, {0x20, "Z"}, {0x40, "P"}, {0x80, "I"}, {RC_TASK_PREEMPTED, "R+"},
+	{ 0x0, "R" },  { 0x1, "S" },  { 0x2, "D" },  { 0x4, "T" },  { 0x8, "t" },
+	{ 0x10, "X" }, { 0x20, "Z" }, { 0x40, "P" }, { 0x80, "I" }, { RC_TASK_PREEMPTED, "R+" },
 };
 
 #define RC_ERRNO_MAX 133
@@ -108,7 +108,7 @@ static void build_schema(void)
 		syscall_entries[n].name = rc_syscall_names[i].name;
 		n++;
 	}
-	builtin_enums[0] = (struct rc_enum){ENUM_SYSCALL, "syscall", n, syscall_entries};
+	builtin_enums[0] = (struct rc_enum){ ENUM_SYSCALL, "syscall", n, syscall_entries };
 
 	n = 0;
 	for (i = 1; i <= RC_ERRNO_MAX; i++) {
@@ -121,9 +121,9 @@ static void build_schema(void)
 		errno_entries[n].name = errno_names[n];
 		n++;
 	}
-	builtin_enums[1] = (struct rc_enum){ENUM_ERRNO, "errno", n, errno_entries};
+	builtin_enums[1] = (struct rc_enum){ ENUM_ERRNO, "errno", n, errno_entries };
 	builtin_enums[2] =
-	    (struct rc_enum){ENUM_TASK_STATE, "task_state", ARRAY_SIZE(task_states), task_states};
+	    (struct rc_enum){ ENUM_TASK_STATE, "task_state", ARRAY_SIZE(task_states), task_states };
 
 	builtin_schema.nevents = ARRAY_SIZE(builtin_events);
 	builtin_schema.events = builtin_events;

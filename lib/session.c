@@ -82,7 +82,7 @@ struct rc_session {
 	int werr;
 	uint64_t made, dropped, filtered, ncaptured;
 	uint64_t ring_hwm;
-	uint64_t writer_wait_ns; /* under mu */
+	uint64_t writer_wait_ns;       /* under mu */
 	uint64_t written, raw_written; /* atomic: set by the writer thread */
 	struct rc_stats last;
 };
@@ -146,7 +146,7 @@ static bool have_cap(const struct __user_cap_data_struct *d, int cap)
 
 static int check_privileges(void)
 {
-	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {};
 
 	if (syscall(SYS_capget, &h, d) < 0)
@@ -173,10 +173,10 @@ static int share_maps(struct rc_session *s, struct bpf_map *events, struct bpf_m
 static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 {
 	struct rc_knobs k = {
-	    .self_tgid = getpid(),
-	    .filter_pids = o->npids > 0 || o->follow_forks,
-	    .filter_comm = o->comm && *o->comm,
-	    .wakeup_bytes = o->wakeup_bytes,
+		.self_tgid = getpid(),
+		.filter_pids = o->npids > 0 || o->follow_forks,
+		.filter_comm = o->comm && *o->comm,
+		.wakeup_bytes = o->wakeup_bytes,
 	};
 
 	if (k.filter_comm)
@@ -495,8 +495,12 @@ static int snapshot_stats(struct rc_session *s)
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		for (t = 1; t < RC_EV_MAX; t++) {
 			const struct rc_bpf_stats *b = &s->percpu[cpu];
-			struct rc_stat_entry e = { cpu,		 t,		 b->made[t],
-						   b->dropped[t], b->filtered[t], s->captured[cpu][t] };
+			struct rc_stat_entry e = { cpu,
+						   t,
+						   b->made[t],
+						   b->dropped[t],
+						   b->filtered[t],
+						   s->captured[cpu][t] };
 
 			s->made += e.made;
 			s->dropped += e.dropped;
@@ -745,7 +749,7 @@ void rc_session__free(struct rc_session *s)
 	if (s->attached)
 		detach_sources(s);
 	if (s->thr_started) {
-		struct item fin = {.kind = ITEM_FINISH};
+		struct item fin = { .kind = ITEM_FINISH };
 
 		/* an abandoned capture: the writer skips the rest, trailer included */
 		pthread_mutex_lock(&s->mu);

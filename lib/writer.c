@@ -142,7 +142,7 @@ static int add_index(struct rc_writer *w, const struct rc_chunk_index *ci)
 /* Compress w->raw (@nrec records from @first to @last) and write it. */
 static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint64_t last)
 {
-	struct rc_chunk_index ci = {w->offset, first, last, nrec};
+	struct rc_chunk_index ci = { w->offset, first, last, nrec };
 	size_t bound = ZSTD_compressBound(w->raw.len), csize;
 	struct rc_disk_chunk dc;
 	int err;
@@ -156,12 +156,12 @@ static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint6
 		pr_warn("zstd: %s\n", ZSTD_getErrorName(csize));
 		return -EIO;
 	}
-	dc = (struct rc_disk_chunk){.codec = RC_CODEC_ZSTD,
-				    .nrec = nrec,
-				    .first_ts = first,
-				    .last_ts = last,
-				    .raw_size = w->raw.len,
-				    .data_size = csize};
+	dc = (struct rc_disk_chunk){ .codec = RC_CODEC_ZSTD,
+				     .nrec = nrec,
+				     .first_ts = first,
+				     .last_ts = last,
+				     .raw_size = w->raw.len,
+				     .data_size = csize };
 	err = write_block(w, RC_BLOCK_CHUNK, &dc, sizeof(dc));
 	err = err ?: write_all(w, w->zbuf.buf, csize);
 	err = err ?: add_index(w, &ci);
@@ -189,7 +189,7 @@ static int add_ref(struct rc_writer *w, uint64_t ts, size_t off, size_t size)
 		w->refs = p;
 		w->refs_cap = cap;
 	}
-	w->refs[w->nrefs++] = (struct rec_ref){ts, off, size};
+	w->refs[w->nrefs++] = (struct rec_ref){ ts, off, size };
 	return 0;
 }
 
@@ -355,8 +355,8 @@ int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 	err = err ?: rc_strbuf__append(&sb, &ds, sizeof(ds));
 	for (i = 0; !err && i < st->nentries; i++) {
 		const struct rc_stat_entry *e = &st->entries[i];
-		struct rc_disk_stat de = { e->cpu, e->type, e->made, e->dropped, e->filtered,
-					   e->captured };
+		struct rc_disk_stat de = { e->cpu,     e->type,	    e->made,
+					   e->dropped, e->filtered, e->captured };
 
 		err = rc_strbuf__append(&sb, &de, sizeof(de));
 	}
@@ -376,17 +376,17 @@ int rc_writer__finish(struct rc_writer *w)
 	err = rc_writer__flush(w, true);
 	if (err)
 		return err;
-	dt = (struct rc_disk_trailer){.nrec = w->tr.nrec,
-				      .nchunks = w->tr.nchunks,
-				      .first_ts = w->tr.first_ts,
-				      .last_ts = w->tr.last_ts,
-				      .raw_bytes = w->tr.raw_bytes,
-				      .late = w->tr.late,
-				      .nindex = w->tr.nindex};
+	dt = (struct rc_disk_trailer){ .nrec = w->tr.nrec,
+				       .nchunks = w->tr.nchunks,
+				       .first_ts = w->tr.first_ts,
+				       .last_ts = w->tr.last_ts,
+				       .raw_bytes = w->tr.raw_bytes,
+				       .late = w->tr.late,
+				       .nindex = w->tr.nindex };
 	err = rc_strbuf__append(&sb, &dt, sizeof(dt));
 	for (i = 0; !err && i < w->tr.nindex; i++) {
 		const struct rc_chunk_index *ci = &w->tr.index[i];
-		struct rc_disk_index di = {ci->offset, ci->first_ts, ci->last_ts, ci->nrec, 0};
+		struct rc_disk_index di = { ci->offset, ci->first_ts, ci->last_ts, ci->nrec, 0 };
 
 		err = rc_strbuf__append(&sb, &di, sizeof(di));
 	}

@@ -55,11 +55,21 @@ out:
 
 int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk)
 {
-	struct rc_writer_opts wo = {.sz = sizeof(wo), .chunk_size = chunk};
-	struct rc_stat_entry se = { .cpu = 1, .type = RC_EV_SYSCALL, .made = n + 5, .dropped = 5,
-				    .filtered = 7, .captured = n };
-	struct rc_stats st = { .ts = 99, .ring_size = 1 << 20, .ring_hwm = 4096, .ring_pending = 64,
-			       .user_dropped = 0, .writer_wait_ns = 1234, .nentries = 1, .entries = &se };
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = chunk };
+	struct rc_stat_entry se = { .cpu = 1,
+				    .type = RC_EV_SYSCALL,
+				    .made = n + 5,
+				    .dropped = 5,
+				    .filtered = 7,
+				    .captured = n };
+	struct rc_stats st = { .ts = 99,
+			       .ring_size = 1 << 20,
+			       .ring_hwm = 4096,
+			       .ring_pending = 64,
+			       .user_dropped = 0,
+			       .writer_wait_ns = 1234,
+			       .nentries = 1,
+			       .entries = &se };
 	struct rc_writer *w;
 	struct rc_meta m;
 	unsigned int i;

@@ -36,47 +36,47 @@ void test_cli_errors(void)
 	struct run r = {};
 
 	if (test__start_subtest("version")) {
-		if (ASSERT_EQ(run_sync(&r, (char *[]){rc, "--version", NULL}, 10000), 0, "exit"))
+		if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, "--version", NULL }, 10000), 0, "exit"))
 			ASSERT_HAS(r.out, "ringcap ", "version");
 		run_free(&r);
 	}
 	if (test__start_subtest("unknown_command"))
-		expect_fail((char *[]){rc, "recrod", NULL}, 1, "unknown command 'recrod'");
+		expect_fail((char *[]){ rc, "recrod", NULL }, 1, "unknown command 'recrod'");
 	if (test__start_subtest("unknown_event")) {
-		expect_fail((char *[]){rc, "record", "-e", "bogus", "-o", (char *)out, NULL}, 1,
+		expect_fail((char *[]){ rc, "record", "-e", "bogus", "-o", (char *)out, NULL }, 1,
 			    "unknown event 'bogus': choose from syscalls, sched");
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
 	}
 	if (test__start_subtest("ringbuf_size"))
-		expect_fail((char *[]){rc, "record", "--ringbuf-size", "3M", NULL}, 64,
+		expect_fail((char *[]){ rc, "record", "--ringbuf-size", "3M", NULL }, 64,
 			    "a power of two");
 	if (test__start_subtest("duration"))
-		expect_fail((char *[]){rc, "record", "-d", "-1", NULL}, 64,
+		expect_fail((char *[]){ rc, "record", "-d", "-1", NULL }, 64,
 			    "invalid duration '-1'");
 	if (test__start_subtest("pid_and_command"))
-		expect_fail((char *[]){rc, "record", "-p", "1", "--", "true", NULL}, 64,
+		expect_fail((char *[]){ rc, "record", "-p", "1", "--", "true", NULL }, 64,
 			    "exclude each other");
 	if (test__start_subtest("missing_command") && need_root()) {
-		expect_fail((char *[]){rc, "record", "-q", "-o", (char *)out, "--",
-				       "/nonexistent/workload", NULL},
+		expect_fail((char *[]){ rc, "record", "-q", "-o", (char *)out, "--",
+					"/nonexistent/workload", NULL },
 			    1, "failed to run '/nonexistent/workload': No such file");
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file left behind");
 	}
 	if (test__start_subtest("report_missing"))
-		expect_fail((char *[]){rc, "report", "/nonexistent.rcap", NULL}, 1,
+		expect_fail((char *[]){ rc, "report", "/nonexistent.rcap", NULL }, 1,
 			    "failed to open '/nonexistent.rcap': No such file");
 	if (test__start_subtest("report_foreign")) {
 		static const char text[] = "not a capture at all\n";
 
 		if (ASSERT_TRUE(write_file(out, text, sizeof(text)), "write"))
-			expect_fail((char *[]){rc, "report", (char *)out, NULL}, 1,
+			expect_fail((char *[]){ rc, "report", (char *)out, NULL }, 1,
 				    "not a ringcap capture");
 	}
 	if (test__start_subtest("report_truncated") &&
 	    ASSERT_OK(make_capture(&mc, 500, 4096), "capture") &&
 	    ASSERT_TRUE(write_file(out, mc.buf, mc.len * 2 / 3), "write")) {
-		expect_fail((char *[]){rc, "report", (char *)out, NULL}, 2, "is truncated");
-		expect_fail((char *[]){rc, "stat", (char *)out, NULL}, 2, "");
+		expect_fail((char *[]){ rc, "report", (char *)out, NULL }, 2, "is truncated");
+		expect_fail((char *[]){ rc, "stat", (char *)out, NULL }, 2, "");
 	}
 	free(mc.buf);
 	tmpdir_cleanup();
@@ -85,7 +85,7 @@ void test_cli_errors(void)
 /* Every long option --help lists is documented in the subcommand's man page. */
 void test_cli_help_documented(void)
 {
-	static const char *const cmds[] = {"record", "report", "stat"};
+	static const char *const cmds[] = { "record", "report", "stat" };
 	const char *src = getenv("RINGCAP_SRCDIR");
 	struct mem_capture page = {};
 	char path[4096], opt[64], want[80];
@@ -105,8 +105,8 @@ void test_cli_help_documented(void)
 		snprintf(path, sizeof(path), "%s/man/ringcap-%s.1.rst", src, cmds[i]);
 		if (!ASSERT_OK(slurp(path, &page), "man page") ||
 		    !ASSERT_EQ(run_sync(&r,
-					(char *[]){(char *)bin("ringcap"), (char *)cmds[i],
-						   "--help", NULL},
+					(char *[]){ (char *)bin("ringcap"), (char *)cmds[i],
+						    "--help", NULL },
 					10000),
 			       0, "--help"))
 			goto next;

@@ -96,8 +96,8 @@ static struct rc_ev_exit mk_exit(uint64_t ts, int code)
 /* Records given out of order within the window come out sorted; late ones are counted. */
 void test_format_reorder(void)
 {
-	static const uint64_t ts[] = {50, 10, 40, 20, 30, 100000000, 5};
-	struct rc_writer_opts wo = {.sz = sizeof(wo), .reorder_ns = 1000};
+	static const uint64_t ts[] = { 50, 10, 40, 20, 30, 100000000, 5 };
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .reorder_ns = 1000 };
 	const struct rc_trailer *tr;
 	const struct rc_rec_hdr *rec;
 	struct mem_capture mc = {};
@@ -157,7 +157,7 @@ out:
 /* A batch with one bad record is refused whole; the file stays good. */
 void test_format_writer_rejects(void)
 {
-	struct rc_ev_exit recs[2] = {mk_exit(100, 1), mk_exit(200, 2)};
+	struct rc_ev_exit recs[2] = { mk_exit(100, 1), mk_exit(200, 2) };
 	struct mem_capture mc = {};
 	struct rc_writer *w;
 	struct rc_meta m;
@@ -303,7 +303,7 @@ out:
 static void put_block(struct rc_strbuf *sb, uint32_t frame_size, uint32_t type, const void *p,
 		      size_t n)
 {
-	uint32_t h[4] = {RC_FRAME_MAGIC, frame_size, type, rc_block_crc(type, p, n)};
+	uint32_t h[4] = { RC_FRAME_MAGIC, frame_size, type, rc_block_crc(type, p, n) };
 
 	rc_strbuf__append(sb, h, sizeof(h));
 	rc_strbuf__append(sb, p, n);
@@ -344,7 +344,9 @@ static long read_err(const struct rc_strbuf *sb, const char *want)
 
 void test_format_bad_input(void)
 {
-	struct rc_disk_chunk dc = {.codec = RC_CODEC_ZSTD, .nrec = 1, .first_ts = 0, .last_ts = 9};
+	struct rc_disk_chunk dc = {
+		.codec = RC_CODEC_ZSTD, .nrec = 1, .first_ts = 0, .last_ts = 9
+	};
 	struct mem_capture mc = {};
 	struct rc_strbuf sb = {};
 	uint32_t hsz;

@@ -17,7 +17,7 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
-#define TEST(name) {#name, test_##name},
+#define TEST(name) { #name, test_##name },
 #include "tests.def"
 #undef TEST
 };

@@ -172,9 +172,9 @@ static void record_command(const char *drain)
 	snprintf(n, sizeof(n), "%d", N_CMD);
 	if (!ASSERT_EQ(
 		run_sync(&r,
-			 (char *[]){(char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
-				    "--drain", (char *)drain, "-o", (char *)out, "--",
-				    (char *)bin("rc_workload"), "getppid", n, (char *)pidf, NULL},
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--drain", (char *)drain, "-o", (char *)out, "--",
+				     (char *)bin("rc_workload"), "getppid", n, (char *)pidf, NULL },
 			 60000),
 		0, "record"))
 		goto out;
@@ -188,7 +188,7 @@ static void record_command(const char *drain)
 
 	/* the report shows the same N lines, by name, with the return value */
 	if (!ASSERT_EQ(run_sync(&rep,
-				(char *[]){(char *)bin("ringcap"), "report", (char *)out, NULL},
+				(char *[]){ (char *)bin("ringcap"), "report", (char *)out, NULL },
 				60000),
 		       0, "report"))
 		goto out;
@@ -197,7 +197,8 @@ static void record_command(const char *drain)
 	ASSERT_EQ(count_lines(rep.out, "rc_workload"), f.nrec - count_lines(rep.out, "ringcap "),
 		  "comm column");
 	run_free(&rep);
-	if (ASSERT_EQ(run_sync(&rep, (char *[]){(char *)bin("ringcap"), "stat", (char *)out, NULL},
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "stat", (char *)out, NULL },
 			       60000),
 		      0, "stat"))
 		ASSERT_HAS(rep.out, "complete", "stat says complete");
@@ -225,9 +226,9 @@ void test_record_duration(void)
 	if (!need_root())
 		return;
 	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){(char *)bin("ringcap"), "record", "-q", "-d", "0.5",
-					  "--drain", "busy", "-o", (char *)out, "--", "/bin/sh",
-					  "-c", "trap '' TERM; while :; do :; done", NULL},
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-d", "0.5",
+					   "--drain", "busy", "-o", (char *)out, "--", "/bin/sh",
+					   "-c", "trap '' TERM; while :; do :; done", NULL },
 			       15000),
 		      0, "record stops") &&
 	    ASSERT_OK(gather(out, &f), "read capture")) {
@@ -272,8 +273,8 @@ void test_record_pid(void)
 	close(go[0]);
 	snprintf(pidarg, sizeof(pidarg), "%d", child);
 	if (!ASSERT_OK(
-		run_start(&rec, (char *[]){(char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
-					   "-p", pidarg, "-o", (char *)out, NULL}),
+		run_start(&rec, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+					    "syscalls", "-p", pidarg, "-o", (char *)out, NULL }),
 		"start record") ||
 	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started")) {
 		kill(child, SIGKILL);
@@ -306,24 +307,25 @@ out:
 void test_record_comm(void)
 {
 	const char *out = tmpfile_path("comm.rcap"), *pidf = tmpfile_path("pid");
-	struct facts f = {.comm = "rc_workload"};
+	struct facts f = { .comm = "rc_workload" };
 	struct run rec = {}, wl = {};
 	char n[16];
 
 	if (!need_root())
 		return;
 	snprintf(n, sizeof(n), "%d", N_COMM);
-	if (!ASSERT_OK(run_start(&rec, (char *[]){(char *)bin("ringcap"), "record", "-q", "-e",
-						  "syscalls,sched", "--comm", "rc_workload", "-o",
-						  (char *)out, NULL}),
+	if (!ASSERT_OK(run_start(&rec, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+						   "syscalls,sched", "--comm", "rc_workload", "-o",
+						   (char *)out, NULL }),
 		       "start record") ||
 	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
 		goto out;
 	noise(2000);
-	ASSERT_EQ(run_sync(&wl,
-			   (char *[]){(char *)bin("rc_workload"), "getppid", n, (char *)pidf, NULL},
-			   30000),
-		  0, "workload");
+	ASSERT_EQ(
+	    run_sync(&wl,
+		     (char *[]){ (char *)bin("rc_workload"), "getppid", n, (char *)pidf, NULL },
+		     30000),
+	    0, "workload");
 	noise(2000);
 	/* SIGINT stops a system-wide capture cleanly, everything flushed */
 	kill(rec.pid, SIGINT);
@@ -358,8 +360,8 @@ void test_record_fork_exec(void)
 		return;
 	if (!ASSERT_EQ(
 		run_sync(&r,
-			 (char *[]){(char *)bin("ringcap"), "record", "-q", "-e", "syscalls,sched",
-				    "-o", (char *)out, "--", abs, "forkexec", abs, NULL},
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls,sched",
+				     "-o", (char *)out, "--", abs, "forkexec", abs, NULL },
 			 60000),
 		0, "record") ||
 	    !ASSERT_OK(gather(out, &f), "read capture"))
@@ -395,7 +397,7 @@ void test_record_fork_exec(void)
 	ASSERT_EQ(f.exit_group.hdr.pid, cpid, "exit_group by the child");
 
 	if (!ASSERT_EQ(run_sync(&rep,
-				(char *[]){(char *)bin("ringcap"), "report", (char *)out, NULL},
+				(char *[]){ (char *)bin("ringcap"), "report", (char *)out, NULL },
 				60000),
 		       0, "report"))
 		goto out;
@@ -448,8 +450,8 @@ void test_record_self_excluded(void)
 	if (!need_root())
 		return;
 	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){(char *)bin("ringcap"), "record", "-q", "-a", "-e",
-					  "syscalls,sched", "-d", "1", "-o", (char *)out, NULL},
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-a", "-e",
+					   "syscalls,sched", "-d", "1", "-o", (char *)out, NULL },
 			       30000),
 		      0, "record")) {
 		ASSERT_EQ(self_records(out, &total), 0, "records of ringcap's own threads");
@@ -468,10 +470,10 @@ static int workload_ledger(const char *ringbuf, const char *drain, struct facts 
 
 	memset(f, 0, sizeof(*f));
 	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){(char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
-					  "--ringbuf-size", (char *)ringbuf, "--drain",
-					  (char *)drain, "-o", (char *)out, "--",
-					  (char *)bin("rc_workload"), "getppid", "200000", NULL},
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					   "--ringbuf-size", (char *)ringbuf, "--drain",
+					   (char *)drain, "-o", (char *)out, "--",
+					   (char *)bin("rc_workload"), "getppid", "200000", NULL },
 			       60000),
 		      0, "record"))
 		err = gather(out, f);

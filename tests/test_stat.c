@@ -39,18 +39,18 @@ static long long json_num(const char *json, const char *obj, const char *key)
 static bool json_valid(const char *path)
 {
 	static const char *const script =
-		"import json,sys\n"
-		"d=json.load(open(sys.argv[1]))\n"
-		"keys=['source','complete','duration_s','lost','has_counters','ring','user_dropped',"
-		"'writer_wait_ns','worst_second','total','by_event','by_cpu']\n"
-		"missing=[k for k in keys if k not in d]\n"
-		"row=['made','captured','dropped','filtered']\n"
-		"missing+=[k for r in [d['total']]+d['by_event']+d['by_cpu'] for k in row if k not in r]\n"
-		"sys.exit(1 if missing else 0)\n";
+	    "import json,sys\n"
+	    "d=json.load(open(sys.argv[1]))\n"
+	    "keys=['source','complete','duration_s','lost','has_counters','ring','user_dropped',"
+	    "'writer_wait_ns','worst_second','total','by_event','by_cpu']\n"
+	    "missing=[k for k in keys if k not in d]\n"
+	    "row=['made','captured','dropped','filtered']\n"
+	    "missing+=[k for r in [d['total']]+d['by_event']+d['by_cpu'] for k in row if k not in "
+	    "r]\n"
+	    "sys.exit(1 if missing else 0)\n";
 	struct run r = {};
-	int rc = run_sync(&r, (char *[]){ "/usr/bin/python3", "-c", (char *)script, (char *)path,
-					  NULL },
-			  30000);
+	int rc = run_sync(
+	    &r, (char *[]){ "/usr/bin/python3", "-c", (char *)script, (char *)path, NULL }, 30000);
 
 	if (rc)
 		test__fail(__FILE__, __LINE__, "json", "python3 rejects it: %s", r.err);
@@ -119,12 +119,12 @@ void test_stat_fail_on_drops(void)
 	if (!need_root())
 		return;
 	/* a one-page ring overflows: lost events, exit status 3 */
-	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){ rc, "stat", "--json", "--fail-on-drops", "-e",
-					   "syscalls", "--ringbuf-size", "4K", "--", wl, "getppid",
-					   "200000", NULL },
-			       60000),
-		      3, "exit status")) {
+	if (ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ rc, "stat", "--json", "--fail-on-drops", "-e", "syscalls",
+				     "--ringbuf-size", "4K", "--", wl, "getppid", "200000", NULL },
+			 60000),
+		3, "exit status")) {
 		long long made = json_num(r.out, "\"total\":{", "made");
 		long long dropped = json_num(r.out, "\"total\":{", "dropped");
 
@@ -137,12 +137,12 @@ void test_stat_fail_on_drops(void)
 	}
 	run_free(&r);
 	/* more allowed than can be lost: success */
-	ASSERT_EQ(run_sync(&r,
-			   (char *[]){ rc, "stat", "--fail-on-drops=1000000000", "-e", "syscalls",
-				       "--ringbuf-size", "4K", "--", wl, "getppid", "200000",
-				       NULL },
-			   60000),
-		  0, "threshold not reached");
+	ASSERT_EQ(
+	    run_sync(&r,
+		     (char *[]){ rc, "stat", "--fail-on-drops=1000000000", "-e", "syscalls",
+				 "--ringbuf-size", "4K", "--", wl, "getppid", "200000", NULL },
+		     60000),
+	    0, "threshold not reached");
 	run_free(&r);
 }
 
@@ -191,11 +191,12 @@ void test_stat_backpressure(void)
 		       0, "stat") ||
 	    !ASSERT_TRUE(write_text(js, st.out), "save json") || !json_valid(js))
 		goto out;
-	ASSERT_TRUE(json_num(st.out, NULL, "writer_wait_ns") > 0, "the drain waited for the writer");
+	ASSERT_TRUE(json_num(st.out, NULL, "writer_wait_ns") > 0,
+		    "the drain waited for the writer");
 	ASSERT_TRUE(json_num(st.out, "\"total\":{", "dropped") > 0, "the kernel dropped");
 	ASSERT_EQ(json_num(st.out, NULL, "user_dropped"), 0, "user space dropped nothing");
 	ASSERT_EQ(json_num(st.out, "\"total\":{", "in_file") +
-			  json_num(st.out, "\"total\":{", "dropped"),
+		      json_num(st.out, "\"total\":{", "dropped"),
 		  json_num(st.out, "\"total\":{", "made"), "made = in file + dropped");
 out:
 	close(p[0]);
@@ -210,12 +211,12 @@ void test_stat_progress(void)
 
 	if (!need_root())
 		return;
-	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){ (char *)bin("ringcap"), "record", "--progress", "-e",
-					   "sched", "-d", "2.5", "-o", (char *)tmpfile_path("p.rcap"),
-					   NULL },
-			       30000),
-		      0, "record")) {
+	if (ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "--progress", "-e", "sched",
+				     "-d", "2.5", "-o", (char *)tmpfile_path("p.rcap"), NULL },
+			 30000),
+		0, "record")) {
 		ASSERT_HAS(r.err, "events", "status line");
 		ASSERT_HAS(r.err, "dropped  ring", "status line");
 		ASSERT_HAS(r.err, "x compressed", "summary");

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		return WIFEXITED(status) && WEXITSTATUS(status) == 7 ? 0 : 3;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "sleep")) {
-		struct timespec ts = {atol(argv[2]) / 1000, (atol(argv[2]) % 1000) * 1000000};
+		struct timespec ts = { atol(argv[2]) / 1000, (atol(argv[2]) % 1000) * 1000000 };
 
 		nanosleep(&ts, NULL);
 		return 0;
