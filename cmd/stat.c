@@ -77,7 +77,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 /* ---- what is shown ---------------------------------------------------- */
 
 struct row {
-	uint64_t made, dropped, filtered, captured, in_file;
+	uint64_t made, dropped, filtered, captured, in_file, missed;
 };
 
 struct view {
@@ -102,6 +102,7 @@ static void add_row(struct row *to, const struct row *r)
 	to->filtered += r->filtered;
 	to->captured += r->captured;
 	to->in_file += r->in_file;
+	to->missed += r->missed;
 }
 
 static uint64_t missing(const struct view *v, const struct row *r)
@@ -109,10 +110,11 @@ static uint64_t missing(const struct view *v, const struct row *r)
 	return !v->live && r->captured > r->in_file ? r->captured - r->in_file : 0;
 }
 
-/* Events lost at any layer: ring full, user space, a file cut short. */
+/* Events lost at any layer: not run, ring full, user space, a file cut short. */
 static uint64_t lost(const struct view *v)
 {
-	return v->total.dropped + (v->st ? v->st->user_dropped : 0) + missing(v, &v->total);
+	return v->total.missed + v->total.dropped + (v->st ? v->st->user_dropped : 0) +
+	       missing(v, &v->total);
 }
 
 static void count_entries(struct view *v)
@@ -121,11 +123,15 @@ static void count_entries(struct view *v)
 
 	for (i = 0; v->st && i < v->st->nentries; i++) {
 		const struct rc_stat_entry *e = &v->st->entries[i];
-		struct row r = { e->made, e->dropped, e->filtered, e->captured, 0 };
+		struct row r = { .made = e->made,
+				 .dropped = e->dropped,
+				 .filtered = e->filtered,
+				 .captured = e->captured,
+				 .missed = e->missed };
 
 		if (e->type < NEVENTS)
 			add_row(&v->by_event[e->type], &r);
-		if (e->cpu < v->ncpus)
+		if (e->cpu < v->ncpus) /* not RC_CPU_ANY */
 			add_row(&v->by_cpu[e->cpu], &r);
 	}
 	for (i = 0; i < NEVENTS; i++)
@@ -160,7 +166,14 @@ static const char *event_name(const struct view *v, uint32_t id)
 {
 	const struct rc_event_desc *ev = rc_schema__event(v->schema, id);
 
+	if (id == RC_TYPE_FOLLOW)
+		return "(following children)";
 	return ev ? ev->name : "?";
+}
+
+static bool row_used(const struct row *r)
+{
+	return r->made || r->in_file || r->filtered || r->missed;
 }
 
 static void print_row(const struct view *v, const char *name, const struct row *r)
@@ -200,9 +213,9 @@ static void show_plain(const struct view *v)
 		       human_bytes(v->st->ring_hwm, c, sizeof(c)),
 		       v->st->ring_size ? 100.0 * v->st->ring_hwm / v->st->ring_size : 0.0,
 		       v->st->writer_wait_ns / 1e6);
-		printf("# lost: %" PRIu64 " dropped in the kernel (ring full), %" PRIu64
-		       " in user space",
-		       v->total.dropped, v->st->user_dropped);
+		printf("# lost: %" PRIu64 " not run (BPF recursion), %" PRIu64
+		       " dropped in the kernel (ring full), %" PRIu64 " in user space",
+		       v->total.missed, v->total.dropped, v->st->user_dropped);
 		if (!v->live)
 			printf(", %" PRIu64 " missing from the file (cut short)",
 			       missing(v, &v->total));
@@ -215,7 +228,7 @@ static void show_plain(const struct view *v)
 	printf("\n%-26s %12s %12s %10s %12s %*s\n", "EVENT", "MADE", got, "DROPPED", "FILTERED",
 	       v->live ? 12 : 10, last);
 	for (i = 0; i < NEVENTS; i++)
-		if (v->by_event[i].made || v->by_event[i].in_file || v->by_event[i].filtered)
+		if (row_used(&v->by_event[i]))
 			print_row(v, event_name(v, i), &v->by_event[i]);
 	print_row(v, "total", &v->total);
 	printf("\n%-26s %12s %12s %10s %12s %*s\n", "CPU", "MADE", got, "DROPPED", "FILTERED",
@@ -223,7 +236,7 @@ static void show_plain(const struct view *v)
 	for (i = 0; i < v->ncpus; i++) {
 		const struct row *r = &v->by_cpu[i];
 
-		if (r->made || r->in_file || r->filtered) {
+		if (row_used(r)) {
 			snprintf(b, sizeof(b), "%u", i);
 			print_row(v, b, r);
 		}
@@ -240,6 +253,7 @@ static void json_row(struct json *j, const struct view *v, const struct row *r)
 	}
 	json_u64(j, "dropped", r->dropped);
 	json_u64(j, "filtered", r->filtered);
+	json_u64(j, "missed", r->missed);
 }
 
 static void show_json(const struct view *v)
@@ -282,7 +296,7 @@ static void show_json(const struct view *v)
 	json_end_object(&j);
 	json_begin_array(&j, "by_event");
 	for (i = 0; i < NEVENTS; i++) {
-		if (!v->by_event[i].made && !v->by_event[i].in_file && !v->by_event[i].filtered)
+		if (!row_used(&v->by_event[i]))
 			continue;
 		json_begin_object(&j, NULL);
 		json_string(&j, "event", event_name(v, i));
@@ -292,7 +306,7 @@ static void show_json(const struct view *v)
 	json_end_array(&j);
 	json_begin_array(&j, "by_cpu");
 	for (i = 0; i < v->ncpus; i++) {
-		if (!v->by_cpu[i].made && !v->by_cpu[i].in_file && !v->by_cpu[i].filtered)
+		if (!row_used(&v->by_cpu[i]))
 			continue;
 		json_begin_object(&j, NULL);
 		json_u64(&j, "cpu", i);

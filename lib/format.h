@@ -99,8 +99,9 @@ struct rc_disk_stat {
 	uint64_t dropped;
 	uint64_t filtered;
 	uint64_t captured;
+	uint64_t missed;
 };
-_Static_assert(sizeof(struct rc_disk_stat) == 40, "rc_disk_stat layout");
+_Static_assert(sizeof(struct rc_disk_stat) == 48, "rc_disk_stat layout");
 
 /* trailer payload: this, then nindex struct rc_disk_index */
 struct rc_disk_trailer {

@@ -329,8 +329,13 @@ static int load_stats(struct rc_reader *r, uint64_t off)
 		struct rc_disk_stat de;
 
 		memcpy(&de, p + sizeof(ds) + (size_t)i * ds.entry_size, sizeof(de));
-		entries[i] = (struct rc_stat_entry){ de.cpu,	 de.type,     de.made,
-						     de.dropped, de.filtered, de.captured };
+		entries[i] = (struct rc_stat_entry){ .cpu = de.cpu,
+						     .type = de.type,
+						     .made = de.made,
+						     .dropped = de.dropped,
+						     .filtered = de.filtered,
+						     .captured = de.captured,
+						     .missed = de.missed };
 	}
 	free(r->stats.entries);
 	r->stats = (struct rc_stats){ .ts = ds.ts,

@@ -141,7 +141,13 @@ struct rc_stat_entry {
 	uint64_t dropped;  /* ring full: reservation failed */
 	uint64_t filtered; /* events out of scope: not made, not dropped */
 	uint64_t captured; /* records read by user space */
+	uint64_t missed;   /* the kernel did not run the program (recursion) */
 };
+
+/* The cpu of an entry counted for all CPUs together (missed). */
+#define RC_CPU_ANY UINT32_MAX
+/* The type of an entry about following a command's children, not an event. */
+#define RC_TYPE_FOLLOW 0
 
 /* Counters at one moment, cumulative since the start. */
 struct rc_stats {
@@ -162,6 +168,7 @@ struct rc_stats_point {
 	uint64_t dropped;
 	uint64_t filtered;
 	uint64_t captured;
+	uint64_t missed;
 	uint64_t ring_hwm;
 	uint64_t ring_pending;
 };

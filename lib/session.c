@@ -80,7 +80,7 @@ struct rc_session {
 	unsigned int nfree;
 	struct batch *cur;
 	int werr;
-	uint64_t made, dropped, filtered, ncaptured;
+	uint64_t made, dropped, filtered, ncaptured, missed;
 	uint64_t ring_hwm;
 	uint64_t writer_wait_ns;       /* under mu */
 	uint64_t written, raw_written; /* atomic: set by the writer thread */
@@ -301,7 +301,8 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 	}
 	s->captured = calloc(s->ncpus, sizeof(*s->captured));
 	s->percpu = calloc(s->ncpus, sizeof(*s->percpu));
-	s->last.entries = calloc((size_t)s->ncpus * RC_EV_MAX, sizeof(*s->last.entries));
+	/* one entry per CPU and event, and one per event for all CPUs (missed) */
+	s->last.entries = calloc((size_t)(s->ncpus + 1) * RC_EV_MAX, sizeof(*s->last.entries));
 	if (!s->captured || !s->percpu || !s->last.entries) {
 		err = -ENOMEM;
 		goto err_out;
@@ -474,6 +475,67 @@ static long read_ring(struct rc_session *s)
 	return total;
 }
 
+/* Runs of @prog the kernel skipped: it was already running on that CPU. */
+static uint64_t prog_missed(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+/*
+ * Events lost before a program could count them: the kernel does not run
+ * a tracing program that is already running on the CPU (an interrupt's
+ * wakeup during a wakeup), and counts that only per program.
+ */
+static void add_missed(struct rc_session *s, struct rc_stats *st)
+{
+	struct {
+		uint32_t type;
+		const struct bpf_program *prog;
+	} progs[9];
+	uint64_t missed[RC_EV_MAX] = {};
+	size_t i, n = 0;
+	uint32_t t;
+
+	if (s->sys) {
+		progs[n++] = (typeof(progs[0])){ RC_EV_SYSCALL, s->sys->progs.handle_sys_enter };
+		progs[n++] = (typeof(progs[0])){ RC_EV_SYSCALL, s->sys->progs.handle_sys_exit };
+	}
+	if (s->sched) {
+		progs[n++] =
+		    (typeof(progs[0])){ RC_EV_SCHED_SWITCH, s->sched->progs.handle_sched_switch };
+		progs[n++] =
+		    (typeof(progs[0])){ RC_EV_SCHED_WAKEUP, s->sched->progs.handle_sched_wakeup };
+		progs[n++] = (typeof(progs[0])){ RC_EV_SCHED_FORK,
+						 s->sched->progs.handle_sched_process_fork };
+		progs[n++] = (typeof(progs[0])){ RC_EV_SCHED_EXEC,
+						 s->sched->progs.handle_sched_process_exec };
+		progs[n++] = (typeof(progs[0])){ RC_EV_SCHED_EXIT,
+						 s->sched->progs.handle_sched_process_exit };
+	}
+	if (s->follow) {
+		progs[n++] =
+		    (typeof(progs[0])){ RC_TYPE_FOLLOW, s->follow->progs.handle_follow_fork };
+		progs[n++] =
+		    (typeof(progs[0])){ RC_TYPE_FOLLOW, s->follow->progs.handle_follow_exit };
+	}
+	for (i = 0; i < n; i++)
+		missed[progs[i].type] += prog_missed(progs[i].prog);
+	s->missed = 0;
+	for (t = 0; t < RC_EV_MAX; t++) {
+		if (!missed[t])
+			continue;
+		st->entries[st->nentries++] =
+		    (struct rc_stat_entry){ .cpu = RC_CPU_ANY, .type = t, .missed = missed[t] };
+		s->missed += missed[t];
+	}
+}
+
 /* Take the counters now into s->last, and the totals into s->made etc. */
 static int snapshot_stats(struct rc_session *s)
 {
@@ -511,6 +573,7 @@ static int snapshot_stats(struct rc_session *s)
 		}
 	}
 	st->nentries = n;
+	add_missed(s, st);
 	return 0;
 }
 

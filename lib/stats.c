@@ -14,5 +14,6 @@ void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt)
 		pt->dropped += st->entries[i].dropped;
 		pt->filtered += st->entries[i].filtered;
 		pt->captured += st->entries[i].captured;
+		pt->missed += st->entries[i].missed;
 	}
 }

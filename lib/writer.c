@@ -355,8 +355,13 @@ int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 	err = err ?: rc_strbuf__append(&sb, &ds, sizeof(ds));
 	for (i = 0; !err && i < st->nentries; i++) {
 		const struct rc_stat_entry *e = &st->entries[i];
-		struct rc_disk_stat de = { e->cpu,     e->type,	    e->made,
-					   e->dropped, e->filtered, e->captured };
+		struct rc_disk_stat de = { .cpu = e->cpu,
+					   .type = e->type,
+					   .made = e->made,
+					   .dropped = e->dropped,
+					   .filtered = e->filtered,
+					   .captured = e->captured,
+					   .missed = e->missed };
 
 		err = rc_strbuf__append(&sb, &de, sizeof(de));
 	}

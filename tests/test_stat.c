@@ -44,7 +44,7 @@ static bool json_valid(const char *path)
 	    "keys=['source','complete','duration_s','lost','has_counters','ring','user_dropped',"
 	    "'writer_wait_ns','worst_second','total','by_event','by_cpu']\n"
 	    "missing=[k for k in keys if k not in d]\n"
-	    "row=['made','captured','dropped','filtered']\n"
+	    "row=['made','captured','dropped','filtered','missed']\n"
 	    "missing+=[k for r in [d['total']]+d['by_event']+d['by_cpu'] for k in row if k not in "
 	    "r]\n"
 	    "sys.exit(1 if missing else 0)\n";
