@@ -59,7 +59,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install man demo
+.PHONY: all check test clean install man demo fuzz
 
 all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload man
 
@@ -134,19 +134,44 @@ $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 
 man: $(MANS)
 
-# Unit and integration tests, in a sanitizer build of their own.
+# Unit and integration tests in a sanitizer build of their own, then a
+# short fuzz of the capture reader.
 check: all
 	$(Q)$(MAKE) --no-print-directory O=$(O)-san SAN=1 test
+	$(Q)$(MAKE) --no-print-directory fuzz
 
-test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
-	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
+# The fuzzer: libFuzzer + ASan + UBSan over the reader and decoder, from a
+# seed corpus the current writer makes. Replays tests/fuzz/regressions/
+# first, then fuzzes for FUZZ_SECONDS. New inputs stay in $(O)/fuzz-corpus.
+FUZZ_SECONDS ?= 60
+FUZZ_LIB := reader header schema decode summary strbuf log stats
+FUZZ_SRCS := tests/fuzz/fuzz_reader.c $(patsubst %,lib/%.c,$(FUZZ_LIB)) \
+	$(OUTPUT)/lib/syscall_names.c
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
+	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -I$(OUTPUT) $(WARNINGS)
 
-# A real capture of this machine for a few seconds, and its report.
-demo: $(OUTPUT)/ringcap
-	$(OUTPUT)/ringcap record -d 3 -o $(OUTPUT)/demo.rcap
-	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap | head -n 25
-	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap --summary
-	$(OUTPUT)/ringcap stat $(OUTPUT)/demo.rcap
+$(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h) | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -o $@
+
+$(OUTPUT)/gen_seeds: tests/fuzz/gen_seeds.c $(OUTPUT)/libringcap.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libringcap.a $(LIBS) -o $@
+
+fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
+	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus $(OUTPUT)/fuzz-seeds
+	$(Q)$(OUTPUT)/gen_seeds $(OUTPUT)/fuzz-seeds
+	$(Q)$(OUTPUT)/fuzz_reader -runs=0 -artifact_prefix=$(OUTPUT)/ tests/fuzz/regressions \
+		$(OUTPUT)/fuzz-seeds > $(OUTPUT)/fuzz-replay.log 2>&1 || \
+		{ tail -n 40 $(OUTPUT)/fuzz-replay.log; echo "fuzz: a regression input fails"; exit 1; }
+	$(Q)$(OUTPUT)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(OUTPUT)/ \
+		$(OUTPUT)/fuzz-corpus $(OUTPUT)/fuzz-seeds tests/fuzz/regressions \
+		> $(OUTPUT)/fuzz.log 2>&1 || \
+		{ tail -n 40 $(OUTPUT)/fuzz.log; echo "fuzz: crash; the input is in $(OUTPUT)/crash-*:" \
+		  "add it to tests/fuzz/regressions/"; exit 1; }
+	$(Q)echo "fuzz: replayed $$(ls tests/fuzz/regressions $(OUTPUT)/fuzz-seeds | wc -l) inputs;" \
+		"$$(grep -o 'Done [0-9]* runs' $(OUTPUT)/fuzz.log | tail -n 1) in $(FUZZ_SECONDS) s, no crash"
 
 install: $(OUTPUT)/ringcap man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -118,6 +118,9 @@ static int read_block(struct rc_reader *r, uint32_t *type)
 		return end_of_file(r);
 	r->payload.len = len;
 	crc = rc_block_crc(h[2], r->payload.buf, len);
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	crc = h[3]; /* let mutations reach the parsers */
+#endif
 	if (crc != h[3])
 		return corrupt(r, start, "block checksum mismatch");
 	*type = h[2];
@@ -136,6 +139,10 @@ static struct rc_reader *reader_new(void)
 		free(r);
 		return NULL;
 	}
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	/* ZSTD_d_forceIgnoreChecksum: let mutated records reach the record checks */
+	ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_experimentalParam3, 1);
+#endif
 	return r;
 }
 

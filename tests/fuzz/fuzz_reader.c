@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target: the capture reader and everything that reads what it
+ * returns (text decoding, the summary, counters and their history). Any
+ * input must give records or a clean error, never a crash, a leak or
+ * undefined behaviour.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "ringcap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int quiet(enum rc_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rc_strbuf sb = {};
+	struct rc_summary sum = {};
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats_point *hist;
+	struct rc_stats_point pt;
+	const struct rc_stats *st;
+	const struct rc_meta *m;
+	struct rc_reader *r;
+	size_t n;
+
+	rc_set_print(quiet);
+	r = rc_reader__open_mem(data, size);
+	if (!r)
+		return 0;
+	m = rc_reader__meta(r);
+	while (rc_reader__next(r, &rec) > 0) {
+		sb.len = 0;
+		rc_decode__text(&sb, m, rec, 0);
+		rc_decode__text(&sb, m, rec, RC_FMT_WALL);
+		rc_summary__add(&sum, m, rec);
+	}
+	rc_summary__sort(&sum);
+	st = rc_reader__stats(r);
+	if (st)
+		rc_stats__totals(st, &pt);
+	hist = rc_reader__history(r, &n);
+	(void)hist;
+	rc_reader__truncated(r);
+	rc_reader__trailer(r);
+	rc_summary__free(&sum);
+	rc_strbuf__free(&sb);
+	rc_reader__free(r);
+	return 0;
+}
