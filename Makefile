@@ -173,6 +173,16 @@ fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
 	$(Q)echo "fuzz: replayed $$(ls tests/fuzz/regressions $(OUTPUT)/fuzz-seeds | wc -l) inputs;" \
 		"$$(grep -o 'Done [0-9]* runs' $(OUTPUT)/fuzz.log | tail -n 1) in $(FUZZ_SECONDS) s, no crash"
 
+test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
+	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
+
+# A real capture of this machine for a few seconds, and its report.
+demo: $(OUTPUT)/ringcap
+	$(OUTPUT)/ringcap record -d 3 -o $(OUTPUT)/demo.rcap
+	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap | head -n 25
+	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap --summary
+	$(OUTPUT)/ringcap stat $(OUTPUT)/demo.rcap
+
 install: $(OUTPUT)/ringcap man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5
