@@ -27,8 +27,12 @@ void setup_logging(void);
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parse "64M", "4096", "1G" (powers of 1024). */
 int parse_size(const char *s, uint64_t *out);
-/* Human-readable byte count ("1.5 MB") into buf. */
+/* Human-readable byte count ("1.5 MiB") into buf. */
 const char *human_bytes(uint64_t n, char *buf, size_t len);
+/* A status line on stderr: redrawn in place on a terminal, a new line otherwise. */
+void status_line(bool tty, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Erase the status line before anything else is printed. */
+void status_clear(bool tty);
 
 /* ---- scope: what to trace, shared by record and stat (scope.c) -------- */
 
@@ -86,7 +90,19 @@ double elapsed_since(const struct timespec *t0);
 /* Called after each drain, about ten times a second. */
 typedef void (*capture_tick_fn)(void *ctx, struct rc_session *s, double elapsed);
 
-/* Drain until a signal, -d, the workload's exit, or the -p processes' exit. */
+enum capture_end {
+	CAPTURE_SIGNAL = 1,
+	CAPTURE_DURATION,
+	CAPTURE_WORKLOAD_EXITED,
+	CAPTURE_TARGETS_GONE,
+};
+
+/*
+ * Drain until a signal, -d, the workload's exit, or the -p processes' exit.
+ * Prints nothing; returns why it stopped (enum capture_end), or -errno.
+ */
 int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick, void *ctx);
+/* After capture_run(): say why it stopped, when that is news. */
+void capture_say_end(int how);
 
 #endif

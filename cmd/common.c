@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cmd.h"
 #include "ringcap.h"
@@ -107,4 +109,32 @@ const char *human_bytes(uint64_t n, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.1f GiB", n / 1073741824.0);
 	return buf;
+}
+
+void status_line(bool tty, const char *fmt, ...)
+{
+	struct winsize ws;
+	char line[512];
+	size_t width = sizeof(line) - 1;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (!tty) {
+		fprintf(stderr, "%s\n", line);
+		return;
+	}
+	/* one terminal line, never wrapped, so that \r redraws it */
+	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 1 &&
+	    (size_t)ws.ws_col - 1 < width)
+		width = ws.ws_col - 1;
+	line[width] = '\0';
+	fprintf(stderr, "\r%s\033[K", line);
+}
+
+void status_clear(bool tty)
+{
+	if (tty)
+		fprintf(stderr, "\r\033[K");
 }

@@ -2,18 +2,56 @@
 #include <math.h>
 #include "json.h"
 
+/* Length of the valid UTF-8 sequence at @p (not overlong, no surrogates), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+	uint32_t c;
+	int n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 2;
+		c = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3;
+		c = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 4;
+		c = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Valid UTF-8 passes through; any other byte is shown as \u00XX (Latin-1). */
 static void put_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	int n;
 
 	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
+	while (*p) {
+		n = utf8_len(p);
+		if (*p == '"' || *p == '\\') {
 			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\u%04x", *p); /* bytes as Latin-1: always valid JSON */
-		else
-			fputc(*p, f);
+		} else if (*p < 0x20 || *p == 0x7f || !n) {
+			fprintf(f, "\\u%04x", *p);
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		p++;
 	}
 	fputc('"', f);
 }

@@ -114,13 +114,11 @@ static void show_progress(void *ctx, struct rc_session *s, double el)
 	if (!st)
 		return;
 	rc_stats__totals(st, &pt);
-	fprintf(stderr,
-		"%s%7.1fs %12llu events %9.0f/s %10s %10llu dropped  ring %3.0f%% (max %.0f%%)%s",
-		p->tty ? "\r" : "", el, (unsigned long long)pt.made,
-		(pt.made - p->last_made) / (el - p->last),
-		human_bytes(rc_session__bytes(s, NULL), b, sizeof(b)),
-		(unsigned long long)pt.dropped, 100.0 * pt.ring_pending / st->ring_size,
-		100.0 * pt.ring_hwm / st->ring_size, p->tty ? "\033[K" : "\n");
+	status_line(
+	    p->tty, "%7.1fs %12llu events %9.0f/s %10s %10llu dropped  ring %3.0f%% (max %.0f%%)",
+	    el, (unsigned long long)pt.made, (pt.made - p->last_made) / (el - p->last),
+	    human_bytes(rc_session__bytes(s, NULL), b, sizeof(b)), (unsigned long long)pt.dropped,
+	    100.0 * pt.ring_pending / st->ring_size, 100.0 * pt.ring_hwm / st->ring_size);
 	p->last = el;
 	p->last_made = pt.made;
 }
@@ -159,7 +157,7 @@ int cmd_record(int argc, char **argv)
 	struct workload wl = WORKLOAD_INIT;
 	struct progress prog = { .tty = isatty(STDERR_FILENO) };
 	struct rc_session *s = NULL;
-	int err, fd = -1;
+	int err, how, fd = -1;
 
 	env = (struct env){ .output = DEFAULT_OUTPUT };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
@@ -195,11 +193,13 @@ int cmd_record(int argc, char **argv)
 			unlink(env.output);
 		goto out;
 	}
-	err = capture_run(s, &wl, env.quiet || !(prog.tty || env.progress) ? NULL : show_progress,
+	how = capture_run(s, &wl, env.quiet || !(prog.tty || env.progress) ? NULL : show_progress,
 			  &prog);
-	err = rc_session__stop(s) ?: err;
-	if (prog.last && prog.tty)
-		fprintf(stderr, "\r\033[K");
+	if (prog.last)
+		status_clear(prog.tty);
+	if (!env.quiet)
+		capture_say_end(how);
+	err = rc_session__stop(s) ?: (how < 0 ? how : 0);
 	if (err)
 		say("the capture %s%s%s is incomplete: report reads it up to its last "
 		    "complete chunk\n",

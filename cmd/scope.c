@@ -97,6 +97,7 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 		scope.given = true;
 		break;
 	case OPT_RINGBUF_SIZE:
+		scope.given = true;
 		if (parse_size(arg, &scope.ringbuf_size) || scope.ringbuf_size < (uint64_t)page ||
 		    scope.ringbuf_size > (1ull << 31) ||
 		    (scope.ringbuf_size & (scope.ringbuf_size - 1)))
@@ -106,6 +107,7 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 				   arg, page / 1024);
 		break;
 	case OPT_DRAIN:
+		scope.given = true;
 		if (!strcmp(arg, "poll"))
 			scope.drain = RC_DRAIN_POLL;
 		else if (!strcmp(arg, "busy"))

@@ -25,7 +25,7 @@ static struct env {
 	bool json;
 	bool fail_on_drops;
 	uint64_t max_drops;
-	bool dashdash;
+	int dashdash; /* argv index of "--", or 0 */
 } env;
 
 static const struct argp_option opts[] = {
@@ -54,8 +54,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		}
 		break;
 	case ARGP_KEY_ARG:
-		if (env.dashdash)
-			return ARGP_ERR_UNKNOWN; /* the command and its arguments */
+		/* after "--": the command and its arguments; before it: a file */
+		if (env.dashdash && state->next - 1 > env.dashdash)
+			return ARGP_ERR_UNKNOWN;
 		if (env.input)
 			argp_error(state, "one capture file at a time");
 		env.input = arg;
@@ -110,11 +111,14 @@ static uint64_t missing(const struct view *v, const struct row *r)
 	return !v->live && r->captured > r->in_file ? r->captured - r->in_file : 0;
 }
 
-/* Events lost at any layer: not run, ring full, user space, a file cut short. */
+/*
+ * Events lost at any layer: ring full, user space, a file cut short. The
+ * programs' runs the kernel skipped (missed) are shown, not counted: they
+ * are an upper bound, since a skipped run may have been out of scope.
+ */
 static uint64_t lost(const struct view *v)
 {
-	return v->total.missed + v->total.dropped + (v->st ? v->st->user_dropped : 0) +
-	       missing(v, &v->total);
+	return v->total.dropped + (v->st ? v->st->user_dropped : 0) + missing(v, &v->total);
 }
 
 static void count_entries(struct view *v)
@@ -213,13 +217,17 @@ static void show_plain(const struct view *v)
 		       human_bytes(v->st->ring_hwm, c, sizeof(c)),
 		       v->st->ring_size ? 100.0 * v->st->ring_hwm / v->st->ring_size : 0.0,
 		       v->st->writer_wait_ns / 1e6);
-		printf("# lost: %" PRIu64 " not run (BPF recursion), %" PRIu64
-		       " dropped in the kernel (ring full), %" PRIu64 " in user space",
-		       v->total.missed, v->total.dropped, v->st->user_dropped);
+		printf("# lost: %" PRIu64 " dropped in the kernel (ring full), %" PRIu64
+		       " in user space",
+		       v->total.dropped, v->st->user_dropped);
 		if (!v->live)
 			printf(", %" PRIu64 " missing from the file (cut short)",
 			       missing(v, &v->total));
 		printf("\n");
+		if (v->total.missed)
+			printf("# possibly lost: the kernel skipped %" PRIu64
+			       " runs of ringcap's programs (BPF recursion)\n",
+			       v->total.missed);
 		if (v->worst_dropped)
 			printf("# worst second: %" PRIu64 " of %" PRIu64
 			       " events dropped, at %.1f s\n",
@@ -387,9 +395,11 @@ static int stat_file(void)
 	v.chunks = rc_reader__chunks(r);
 	v.file_bytes = rc_reader__offset(r);
 	tr = rc_reader__trailer(r);
-	v.raw_bytes = tr ? tr->raw_bytes : 0;
+	v.raw_bytes = rc_reader__raw_bytes(r);
 	v.late = tr ? tr->late : 0;
-	v.duration = v.st ? (v.st->ts - m->start_ts) / 1e9 : (last - first) / 1e9;
+	if (v.st && v.st->ts > last)
+		last = v.st->ts;
+	v.duration = last > m->start_ts ? (last - m->start_ts) / 1e9 : (last - first) / 1e9;
 	count_entries(&v);
 	v.total.in_file = v.nrec;
 	hist = rc_reader__history(r, &nhist);
@@ -406,18 +416,34 @@ out:
 struct live {
 	bool tty;
 	double last;
-	unsigned int lines; /* printed by the last refresh */
+	bool shown;
 	struct rc_stats_point prev;
+	uint64_t prev_made[LIVE_EVENTS];
 	struct view *v;
 };
 
-/* Each second: keep the worst second, and on a terminal redraw the rates. */
+/* "1.2M", "340k", "12" */
+static const char *short_rate(double r, char *buf, size_t len)
+{
+	if (r >= 1e6)
+		snprintf(buf, len, "%.1fM", r / 1e6);
+	else if (r >= 1e4)
+		snprintf(buf, len, "%.0fk", r / 1e3);
+	else
+		snprintf(buf, len, "%.0f", r);
+	return buf;
+}
+
+/* Each second: keep the worst second, and on a terminal show the rates. */
 static void live_tick(void *ctx, struct rc_session *s, double el)
 {
+	uint64_t made[LIVE_EVENTS] = {};
 	struct live *l = ctx;
 	const struct rc_stats *st;
 	struct rc_stats_point pt;
 	double dt = el - l->last;
+	char rates[320], r[16];
+	size_t len = 0;
 	uint32_t i;
 
 	if (dt < 1.0)
@@ -427,29 +453,24 @@ static void live_tick(void *ctx, struct rc_session *s, double el)
 		return;
 	rc_stats__totals(st, &pt);
 	note_interval(l->v, &l->prev, &pt, l->last);
-	if (l->tty) {
-		struct row by_event[LIVE_EVENTS] = {};
-
-		for (i = 0; i < st->nentries; i++)
-			if (st->entries[i].type < LIVE_EVENTS)
-				by_event[st->entries[i].type].made += st->entries[i].made;
-		if (l->lines)
-			fprintf(stderr, "\033[%uA", l->lines);
-		fprintf(stderr,
-			"\033[J%7.1fs %10.0f events/s %10llu dropped  ring %3.0f%% (max %.0f%%)\n",
-			el, (pt.made - l->prev.made) / dt,
-			(unsigned long long)(pt.dropped - l->prev.dropped),
-			100.0 * st->ring_pending / st->ring_size,
-			100.0 * st->ring_hwm / st->ring_size);
-		l->lines = 1;
-		for (i = 0; i < LIVE_EVENTS; i++) {
-			if (!by_event[i].made)
-				continue;
-			fprintf(stderr, "  %-26s %12llu\n", event_name(l->v, i),
-				(unsigned long long)by_event[i].made);
-			l->lines++;
-		}
+	for (i = 0; i < st->nentries; i++)
+		if (st->entries[i].type < LIVE_EVENTS)
+			made[st->entries[i].type] += st->entries[i].made;
+	rates[0] = '\0';
+	for (i = 0; i < LIVE_EVENTS && len < sizeof(rates) - 64; i++) {
+		if (made[i] == l->prev_made[i])
+			continue;
+		len += snprintf(rates + len, sizeof(rates) - len, "  %s %s/s", event_name(l->v, i),
+				short_rate((made[i] - l->prev_made[i]) / dt, r, sizeof(r)));
 	}
+	if (l->tty)
+		status_line(true, "%6.1fs %8s events/s %8llu dropped  ring %3.0f%% (max %.0f%%)%s",
+			    el, short_rate((pt.made - l->prev.made) / dt, r, sizeof(r)),
+			    (unsigned long long)(pt.dropped - l->prev.dropped),
+			    100.0 * st->ring_pending / st->ring_size,
+			    100.0 * st->ring_hwm / st->ring_size, rates);
+	l->shown = l->tty;
+	memcpy(l->prev_made, made, sizeof(made));
 	l->prev = pt;
 	l->last = el;
 }
@@ -463,7 +484,7 @@ static int stat_live(int argc, char **argv)
 	struct rc_session *s = NULL;
 	struct rc_stats_point end;
 	struct timespec t0;
-	int err;
+	int err, how;
 
 	err = scope_to_opts(&ro, argc, argv);
 	err = err ?: install_signals();
@@ -481,11 +502,15 @@ static int stat_live(int argc, char **argv)
 	err = err ?: rc_session__start(s, -1);
 	if (!err && wl.pid > 0)
 		err = workload_start(&wl);
-	err = err ?: capture_run(s, &wl, live_tick, &l);
+	if (!err) {
+		how = capture_run(s, &wl, live_tick, &l);
+		if (l.shown)
+			status_clear(true);
+		capture_say_end(how);
+		err = how < 0 ? how : 0;
+	}
 	if (rc_session__stop(s) && !err)
 		err = -EIO;
-	if (l.lines)
-		fprintf(stderr, "\033[%uA\033[J", l.lines);
 	if (err)
 		goto out;
 	v.duration = elapsed_since(&t0);
@@ -524,8 +549,9 @@ int cmd_stat(int argc, char **argv)
 	int i, err;
 
 	env = (struct env){ .input = NULL };
-	for (i = 1; i < argc; i++)
-		env.dashdash |= !strcmp(argv[i], "--");
+	for (i = 1; i < argc && !env.dashdash; i++)
+		if (!strcmp(argv[i], "--"))
+			env.dashdash = i;
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;

@@ -180,13 +180,17 @@ int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick,
 		if (tick)
 			tick(ctx, s, el);
 		if (scope.duration && el >= scope.duration)
-			break;
+			return CAPTURE_DURATION;
 		if (wl->pid > 0 && workload_exited(wl))
-			break;
-		if (targets_gone()) {
-			say("every process given with -p has exited\n");
-			break;
-		}
+			return CAPTURE_WORKLOAD_EXITED;
+		if (targets_gone())
+			return CAPTURE_TARGETS_GONE;
 	}
-	return 0;
+	return CAPTURE_SIGNAL;
+}
+
+void capture_say_end(int how)
+{
+	if (how == CAPTURE_TARGETS_GONE)
+		say("every process given with -p has exited\n");
 }

@@ -37,7 +37,7 @@ struct rc_reader {
 	size_t nhist, hist_cap;
 	struct rc_trailer trailer;
 	bool have_trailer;
-	uint64_t nchunks, nrec;
+	uint64_t nchunks, nrec, raw_bytes;
 };
 
 static size_t read_some(struct rc_reader *r, void *buf, size_t n)
@@ -297,6 +297,7 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 		return err;
 	}
 	r->nchunks++;
+	r->raw_bytes += r->raw.len;
 	return 0;
 }
 
@@ -478,6 +479,11 @@ uint64_t rc_reader__offset(const struct rc_reader *r)
 uint64_t rc_reader__chunks(const struct rc_reader *r)
 {
 	return r->nchunks;
+}
+
+uint64_t rc_reader__raw_bytes(const struct rc_reader *r)
+{
+	return r->raw_bytes;
 }
 
 void rc_reader__free(struct rc_reader *r)

@@ -246,6 +246,8 @@ const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r);
 /* Bytes of the file consumed so far, and records in complete chunks. */
 uint64_t rc_reader__offset(const struct rc_reader *r);
 uint64_t rc_reader__chunks(const struct rc_reader *r);
+/* Bytes of records in the complete chunks read so far, decompressed. */
+uint64_t rc_reader__raw_bytes(const struct rc_reader *r);
 void rc_reader__free(struct rc_reader *r);
 
 /* ---- decoding --------------------------------------------------------- */

@@ -497,7 +497,7 @@ static void add_missed(struct rc_session *s, struct rc_stats *st)
 	struct {
 		uint32_t type;
 		const struct bpf_program *prog;
-	} progs[9];
+	} progs[8];
 	uint64_t missed[RC_EV_MAX] = {};
 	size_t i, n = 0;
 	uint32_t t;
@@ -521,8 +521,7 @@ static void add_missed(struct rc_session *s, struct rc_stats *st)
 	if (s->follow) {
 		progs[n++] =
 		    (typeof(progs[0])){ RC_TYPE_FOLLOW, s->follow->progs.handle_follow_fork };
-		progs[n++] =
-		    (typeof(progs[0])){ RC_TYPE_FOLLOW, s->follow->progs.handle_follow_exit };
+		/* a skipped exit only keeps a dead tgid a target: nothing is lost */
 	}
 	for (i = 0; i < n; i++)
 		missed[progs[i].type] += prog_missed(progs[i].prog);

@@ -56,6 +56,9 @@ void test_cli_errors(void)
 	if (test__start_subtest("pid_and_command"))
 		expect_fail((char *[]){ rc, "record", "-p", "1", "--", "true", NULL }, 64,
 			    "exclude each other");
+	if (test__start_subtest("stat_file_and_command"))
+		expect_fail((char *[]){ rc, "stat", (char *)out, "--", "true", NULL }, 64,
+			    "a capture file, or what to trace live: not both");
 	if (test__start_subtest("missing_command") && need_root()) {
 		expect_fail((char *[]){ rc, "record", "-q", "-o", (char *)out, "--",
 					"/nonexistent/workload", NULL },

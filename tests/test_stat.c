@@ -224,3 +224,36 @@ void test_stat_progress(void)
 	run_free(&r);
 	tmpdir_cleanup();
 }
+
+/* The one string stat's JSON takes from the user, the file name: UTF-8 kept, other bytes escaped.
+ */
+void test_stat_json_names(void)
+{
+	static const char *const names[] = { "caf\xc3\xa9.rcap", "bad\xff\x01.rcap" };
+	static const char *const want[] = { "/caf\xc3\xa9.rcap\"", "/bad\\u00ff\\u0001.rcap\"" };
+	struct mem_capture mc = {};
+	struct run r = {};
+	size_t i;
+
+	if (!ASSERT_OK(make_capture(&mc, 10, 4096), "capture"))
+		return;
+	for (i = 0; i < 2; i++) {
+		const char *path = tmpfile_path(names[i]), *js = tmpfile_path("n.json");
+		FILE *f = fopen(path, "w");
+
+		if (!ASSERT_OK_PTR(f, "create") ||
+		    !ASSERT_EQ(fwrite(mc.buf, 1, mc.len, f), mc.len, "write") ||
+		    !ASSERT_OK(fclose(f), "close"))
+			break;
+		if (ASSERT_EQ(run_sync(&r,
+				       (char *[]){ (char *)bin("ringcap"), "stat", "--json",
+						   (char *)path, NULL },
+				       30000),
+			      0, "stat") &&
+		    ASSERT_TRUE(write_text(js, r.out), "save") && json_valid(js))
+			ASSERT_HAS(r.out, want[i], "source");
+		run_free(&r);
+	}
+	free(mc.buf);
+	tmpdir_cleanup();
+}
