@@ -59,7 +59,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install man demo fuzz
+.PHONY: all check test clean install man demo fuzz valgrind
 
 all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload man
 
@@ -134,11 +134,12 @@ $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 
 man: $(MANS)
 
-# Unit and integration tests in a sanitizer build of their own, then a
-# short fuzz of the capture reader.
+# Unit and integration tests in a sanitizer build of their own, a short
+# fuzz of the capture reader, and the integration tests under valgrind.
 check: all
 	$(Q)$(MAKE) --no-print-directory O=$(O)-san SAN=1 test
 	$(Q)$(MAKE) --no-print-directory fuzz
+	$(Q)$(MAKE) --no-print-directory valgrind
 
 # The fuzzer: libFuzzer + ASan + UBSan over the reader and decoder, from a
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
@@ -175,6 +176,13 @@ fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
 
 test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
+
+# The integration tests with every ringcap they start under valgrind's
+# memcheck (normal build: valgrind and ASan do not mix).
+valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
+	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t record_
+	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t stat_
+	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t cli_
 
 # A real capture of this machine for a few seconds, and its report.
 demo: $(OUTPUT)/ringcap
