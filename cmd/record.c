@@ -18,12 +18,14 @@
 
 enum {
 	OPT_PROGRESS = 256,
+	OPT_FLUSH_MS,
 };
 
 static struct env {
 	const char *output;
 	bool quiet;
 	bool progress;
+	unsigned int flush_ms;
 } env;
 
 static const struct argp_option opts[] = {
@@ -31,6 +33,8 @@ static const struct argp_option opts[] = {
 	{ "quiet", 'q', NULL, 0, "No status line and no summary" },
 	{ "progress", OPT_PROGRESS, NULL, 0,
 	  "A status line even when stderr is not a terminal (one line a second)" },
+	{ "flush-ms", OPT_FLUSH_MS, "MS", 0,
+	  "Write what was read at least this often: what a crash can lose (default: 1000)" },
 	{},
 };
 
@@ -46,6 +50,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_PROGRESS:
 		env.progress = true;
 		break;
+	case OPT_FLUSH_MS: {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v < 10 || v > 60000)
+			argp_error(state, "invalid --flush-ms '%s': milliseconds from 10 to 60000",
+				   arg);
+		env.flush_ms = v;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		return ARGP_ERR_UNKNOWN;
 	case ARGP_KEY_ARGS:
@@ -138,6 +154,19 @@ static void print_summary(struct rc_session *s, const char *path)
 	    bytes ? (double)raw / bytes : 0.0, pt.captured ? (double)bytes / pt.captured : 0.0);
 }
 
+/* The capture failed (a full disk, a closed pipe): say what it holds, and what was lost. */
+static void say_incomplete(struct rc_session *s, const char *where)
+{
+	uint64_t written = rc_session__records_written(s);
+	struct rc_stats_point pt;
+
+	rc_stats__totals(rc_session__stats(s), &pt);
+	say("the capture in %s is incomplete: it holds the %llu events of its complete chunks, "
+	    "which report reads; %llu more events read were lost\n",
+	    where, (unsigned long long)written,
+	    (unsigned long long)(pt.captured > written ? pt.captured - written : 0));
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct argp_child children[] = { { .argp = &scope_argp },
@@ -164,6 +193,7 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		return -err;
 	err = scope_to_opts(&ro, argc, argv);
+	ro.flush_ms = env.flush_ms;
 	err = err ?: install_signals();
 	if (!err && scope.cmd)
 		err = workload_fork(&wl, scope.cmd);
@@ -201,10 +231,7 @@ int cmd_record(int argc, char **argv)
 		capture_say_end(how);
 	err = rc_session__stop(s) ?: (how < 0 ? how : 0);
 	if (err)
-		say("the capture %s%s%s is incomplete: report reads it up to its last "
-		    "complete chunk\n",
-		    fd == STDOUT_FILENO ? "on stdout" : "in '",
-		    fd == STDOUT_FILENO ? "" : env.output, fd == STDOUT_FILENO ? "" : "'");
+		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);
 	else if (!env.quiet) {
 		workload_end(&wl);
 		workload_say_status(&wl);

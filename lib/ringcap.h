@@ -324,6 +324,7 @@ struct rc_record_opts {
 	enum rc_drain_mode drain;
 	int compress_level;
 	const char *cmdline;
+	unsigned int flush_ms; /* the longest a record waits to be written; 0: 1000 */
 };
 
 struct rc_session;
@@ -347,6 +348,8 @@ const struct rc_stats *rc_session__sample(struct rc_session *s);
 const struct rc_stats *rc_session__stats(const struct rc_session *s);
 /* What the capture header says (host, CPUs, schema), once started. */
 const struct rc_meta *rc_session__meta(const struct rc_session *s);
+/* Records in the complete chunks written so far. */
+uint64_t rc_session__records_written(const struct rc_session *s);
 /* Bytes written to the file so far, and (@raw) records' bytes before compression. */
 uint64_t rc_session__bytes(const struct rc_session *s, uint64_t *raw);
 void rc_session__free(struct rc_session *s);

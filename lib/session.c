@@ -38,7 +38,7 @@ _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, c
 	 RC_EVENT_BIT(RC_EV_SCHED_FORK) | RC_EVENT_BIT(RC_EV_SCHED_EXEC) |                         \
 	 RC_EVENT_BIT(RC_EV_SCHED_EXIT))
 
-enum item_kind { ITEM_RECORDS, ITEM_STATS, ITEM_FINISH };
+enum item_kind { ITEM_RECORDS, ITEM_STATS, ITEM_FLUSH, ITEM_FINISH };
 
 struct batch {
 	unsigned char *buf;
@@ -84,6 +84,8 @@ struct rc_session {
 	uint64_t ring_hwm;
 	uint64_t writer_wait_ns;       /* under mu */
 	uint64_t written, raw_written; /* atomic: set by the writer thread */
+	uint64_t nrec_written;	       /* atomic: records in complete chunks */
+	uint64_t flush_ns, last_flush;
 	struct rc_stats last;
 };
 
@@ -364,6 +366,10 @@ static void *writer_main(void *arg)
 				err = rc_writer__add_stats(s->w, &it.st);
 			free(it.st.entries);
 			break;
+		case ITEM_FLUSH:
+			if (!failed)
+				err = rc_writer__flush(s->w, false);
+			break;
 		case ITEM_FINISH:
 			if (!failed)
 				err = rc_writer__finish(s->w);
@@ -371,6 +377,7 @@ static void *writer_main(void *arg)
 			break;
 		}
 
+		__atomic_store_n(&s->nrec_written, rc_writer__totals(s->w)->nrec, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->written, rc_writer__bytes(s->w), __ATOMIC_RELAXED);
 		__atomic_store_n(&s->raw_written, rc_writer__totals(s->w)->raw_bytes,
 				 __ATOMIC_RELAXED);
@@ -585,6 +592,11 @@ const struct rc_stats *rc_session__sample(struct rc_session *s)
 	return &s->last;
 }
 
+uint64_t rc_session__records_written(const struct rc_session *s)
+{
+	return __atomic_load_n(&s->nrec_written, __ATOMIC_RELAXED);
+}
+
 uint64_t rc_session__bytes(const struct rc_session *s, uint64_t *raw)
 {
 	if (raw)
@@ -615,6 +627,18 @@ static int push_stats(struct rc_session *s)
 	return push_item(s, &it);
 }
 
+/* Hand what was read to the writer, and have it write what is in order. */
+static int push_flush(struct rc_session *s)
+{
+	struct item it = { .kind = ITEM_FLUSH };
+	int err = submit_batch(s);
+
+	s->last_flush = now_ns(CLOCK_MONOTONIC);
+	if (err || !s->w)
+		return err;
+	return push_item(s, &it);
+}
+
 int rc_session__drain(struct rc_session *s, int ms)
 {
 	uint64_t start = now_ns(CLOCK_MONOTONIC), now = start, end = start + ms * 1000000ull;
@@ -636,10 +660,18 @@ int rc_session__drain(struct rc_session *s, int ms)
 			if (err)
 				return err;
 		}
+		if (now - s->last_flush >= s->flush_ns) {
+			err = push_flush(s);
+			if (err)
+				return err;
+		}
 		if (now >= end)
 			break;
 		if (s->opts.drain == RC_DRAIN_POLL) {
-			err = rc_ringbuf__wait(&s->rb, (end - now + 999999) / 1000000);
+			uint64_t until =
+			    s->last_flush + s->flush_ns < end ? s->last_flush + s->flush_ns : end;
+
+			err = rc_ringbuf__wait(&s->rb, (until - now + 999999) / 1000000);
 			if (err < 0)
 				return err;
 		}
@@ -714,7 +746,8 @@ int rc_session__start(struct rc_session *s, int fd)
 		return err;
 	s->attached = true;
 	s->started = true;
-	s->last_stats = now_ns(CLOCK_MONOTONIC);
+	s->last_stats = s->last_flush = now_ns(CLOCK_MONOTONIC);
+	s->flush_ns = (s->opts.flush_ms ? s->opts.flush_ms : 1000) * 1000000ull;
 	if (fd < 0) { /* counting only: one batch, reused */
 		s->cur = s->free_b[--s->nfree];
 		s->cur->len = 0;

@@ -6,6 +6,7 @@
  *   rc_workload forkexec PROGRAM      fork; the child execs PROGRAM; wait
  *   rc_workload sleep MS              sleep, then exit 0
  *   rc_workload exit CODE             exit with CODE
+ *   rc_workload steady RATE SECONDS   RATE getppid() a second, evenly, then exit 0
  *
  * Statically linked and raw syscalls: it makes exactly the calls it is
  * asked for.
@@ -55,7 +56,24 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[1], "exit"))
 		return atoi(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "steady")) {
+		long i, ms, per_ms = atol(argv[2]) / 1000, total = atol(argv[3]) * 1000;
+		struct timespec next;
+
+		clock_gettime(CLOCK_MONOTONIC, &next);
+		for (ms = 0; ms < total; ms++) {
+			for (i = 0; i < per_ms; i++)
+				syscall(__NR_getppid);
+			next.tv_nsec += 1000000;
+			if (next.tv_nsec >= 1000000000) {
+				next.tv_sec++;
+				next.tv_nsec -= 1000000000;
+			}
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		}
+		return 0;
+	}
 	fprintf(stderr, "usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
-			"sleep MS | exit CODE\n");
+			"sleep MS | exit CODE | steady RATE SECONDS\n");
 	return 1;
 }

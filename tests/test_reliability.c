@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What a capture tool must survive: being killed, a full disk, no
+ * privileges, a planted symlink, and running for a long time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Read a capture to its end: records, and the newest timestamp. */
+static long read_file(const char *path, bool *truncated, uint64_t *last_ts)
+{
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r = rc_reader__open(path);
+	long n = 0;
+	int err;
+
+	*truncated = false;
+	*last_ts = 0;
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		n++;
+		if (rec->ts > *last_ts)
+			*last_ts = rec->ts;
+	}
+	if (err < 0)
+		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
+	*truncated = rc_reader__truncated(r);
+	rc_reader__free(r);
+	return err < 0 ? err : n;
+}
+
+/* The first child of @pid (the workload of ringcap record -- CMD), or -1. */
+static pid_t first_child(pid_t pid)
+{
+	char path[64];
+	int child = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &child) != 1)
+		child = -1;
+	fclose(f);
+	return child;
+}
+
+#define KILLS	 5
+#define FLUSH_MS "50"
+/* what --flush-ms 50 may lose: the flush period, a drain period (100 ms), the 20 ms
+ * sorting window, the chunk being written, and a loaded machine's scheduling delays */
+#define MAX_GAP_NS 700000000ull
+
+/*
+ * SIGKILL at moments spread over a capture: every file reads up to its last
+ * complete chunk without an error, says it is truncated, and holds events
+ * up to shortly before the kill. At 20k events a second the writer would
+ * hold a second's worth before two chunks fill: --flush-ms is what bounds
+ * the loss.
+ */
+void test_crash_kill_loop(void)
+{
+	const char *out = tmpfile_path("kill.rcap");
+	struct run r = {};
+	int i;
+
+	if (!need_root())
+		return;
+	for (i = 0; i < KILLS; i++) {
+		struct timespec delay = { 0, 150000000 + 200000000 * i }; /* 0.15 s .. 0.95 s */
+		uint64_t killed, last;
+		bool truncated;
+		long n;
+		pid_t wpid;
+
+		unlink(out);
+		if (!ASSERT_OK(
+			run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+						  "syscalls", "--flush-ms", FLUSH_MS, "-o",
+						  (char *)out, "--", (char *)bin("rc_workload"),
+						  "steady", "20000", "60", NULL }),
+			"start") ||
+		    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
+			break;
+		nanosleep(&delay, NULL);
+		wpid = first_child(r.pid);
+		kill(r.pid, SIGKILL);
+		killed = boot_ns();
+		run_wait(&r, 10000);
+		if (wpid > 0) /* orphaned by the kill */
+			kill(wpid, SIGKILL);
+		ASSERT_TRUE(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL, "killed");
+		run_free(&r);
+		n = read_file(out, &truncated, &last);
+		if (!ASSERT_TRUE(n > 0, "complete chunks read") ||
+		    !ASSERT_TRUE(truncated, "says it is truncated"))
+			continue;
+		ASSERT_LT(killed - last, MAX_GAP_NS, "events up to shortly before the kill (ns)");
+		if (getenv("RC_DEBUG_GAP"))
+			printf("    kill %d: %ld events, gap %.0f ms\n", i, n,
+			       (killed - last) / 1e6);
+	}
+	tmpdir_cleanup();
+}
+
+/*
+ * Recording into a tmpfs until it is full: a clear error, a stop, a file
+ * valid up to its last complete chunk, and the loss stated exactly.
+ */
+void test_disk_full(void)
+{
+	const char *dir = tmpfile_path("full");
+	char out[4200];
+	unsigned long long said = 0, lost = 0;
+	const char *p;
+	struct run r = {};
+	uint64_t last;
+	bool truncated;
+	int rc;
+
+	if (!need_root() || !ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
+	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=256k"), "mount tmpfs"))
+		goto out;
+	snprintf(out, sizeof(out), "%s/x.rcap", dir);
+	rc = run_sync(&r,
+		      (char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls", "-o", out,
+				  "--", (char *)bin("rc_workload"), "getppid", "3000000", NULL },
+		      60000);
+	ASSERT_EQ(rc, 1, "exit status");
+	ASSERT_HAS(r.err, "failed to write capture: No space left on device", "cause");
+	p = r.err ? strstr(r.err, "it holds the ") : NULL;
+	if (ASSERT_TRUE(p && sscanf(p,
+				    "it holds the %llu events of its complete chunks, which "
+				    "report reads; %llu more",
+				    &said, &lost) == 2,
+			"loss stated")) {
+		ASSERT_EQ(read_file(out, &truncated, &last), said, "the file holds what it says");
+		ASSERT_TRUE(truncated, "truncated");
+		ASSERT_TRUE(said > 0 && lost > 0, "some kept, some lost");
+	}
+	umount(dir);
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* Without root: one clear line for record; report and stat need nothing. */
+void test_no_privileges(void)
+{
+	const char *out = tmpfile_path("np.rcap"), *cap = tmpfile_path("ok.rcap");
+	struct mem_capture mc = {};
+	struct run r = {};
+	FILE *f;
+
+	if (!need_root())
+		return;
+	if (access("/usr/bin/setpriv", X_OK)) {
+		test__skip("setpriv (util-linux) is missing");
+		return;
+	}
+	chmod(tmpdir(), 0777);
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+					   "--clear-groups", (char *)bin("ringcap"), "record", "-d",
+					   "1", "-o", (char *)out, NULL },
+			       30000),
+		      1, "record without privileges fails")) {
+		ASSERT_HAS(r.err,
+			   "recording needs root, or the CAP_BPF and CAP_PERFMON "
+			   "capabilities",
+			   "what is missing and how to fix it");
+		ASSERT_TRUE(!strstr(r.err, "libbpf"), "no libbpf log without -v");
+		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
+	}
+	run_free(&r);
+	if (!ASSERT_OK(make_capture(&mc, 50, 4096), "capture"))
+		goto out;
+	f = fopen(cap, "w");
+	if (!ASSERT_OK_PTR(f, "create") ||
+	    !ASSERT_EQ(fwrite(mc.buf, 1, mc.len, f), mc.len, "write"))
+		goto out;
+	fclose(f);
+	chmod(cap, 0644);
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+				       "--clear-groups", (char *)bin("ringcap"), "report",
+				       (char *)cap, NULL },
+			   30000),
+		  0, "report as nobody");
+	run_free(&r);
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+				       "--clear-groups", (char *)bin("ringcap"), "stat",
+				       (char *)cap, NULL },
+			   30000),
+		  0, "stat as nobody");
+out:
+	run_free(&r);
+	free(mc.buf);
+	tmpdir_cleanup();
+}
+
+/* The output is created 0600 and never through a symlink planted at its path. */
+void test_output_safety(void)
+{
+	const char *out = tmpfile_path("o.rcap"), *target = tmpfile_path("victim");
+	struct run r = {};
+	struct stat st;
+
+	if (!need_root())
+		return;
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					   "-o", (char *)out, "--", "/bin/true", NULL },
+			       30000),
+		      0, "record") &&
+	    ASSERT_OK(stat(out, &st), "stat"))
+		ASSERT_EQ(st.st_mode & 07777, 0600, "mode");
+	run_free(&r);
+	unlink(out);
+	if (!ASSERT_OK(symlink(target, out), "plant a symlink"))
+		goto out;
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-o", (char *)out,
+				       "--", "/bin/true", NULL },
+			   30000),
+		  1, "refused");
+	ASSERT_HAS(r.err, "not a regular file is in the way", "message");
+	ASSERT_TRUE(access(target, F_OK) != 0, "nothing written through the link");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+static long proc_value(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = atol(line + strlen(key));
+	fclose(f);
+	return v;
+}
+
+static int count_fds(pid_t pid)
+{
+	char cmd[96], buf[32] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls /proc/%d/fd | wc -l", pid);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (!fgets(buf, sizeof(buf), p))
+		buf[0] = '\0';
+	pclose(p);
+	return atoi(buf);
+}
+
+/*
+ * A capture at a steady rate (50k events a second) keeps its memory and
+ * its descriptors flat: the same after 2 s and after 7 s. The ten-minute
+ * version is tests/long-run.sh.
+ */
+void test_steady_state(void)
+{
+	const char *out = tmpfile_path("steady.rcap");
+	struct timespec two = { 2, 0 }, five = { 5, 0 };
+	long rss1, rss2;
+	int fds1, fds2;
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+						 "syscalls,sched", "-o", (char *)out, "--",
+						 (char *)bin("rc_workload"), "steady", "50000", "9",
+						 NULL }),
+		       "start"))
+		return;
+	nanosleep(&two, NULL);
+	rss1 = proc_value(r.pid, "VmRSS:");
+	fds1 = count_fds(r.pid);
+	nanosleep(&five, NULL);
+	rss2 = proc_value(r.pid, "VmRSS:");
+	fds2 = count_fds(r.pid);
+	if (ASSERT_OK(run_wait(&r, 30000), "ends with the workload"))
+		ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit");
+	ASSERT_TRUE(rss1 > 0 && fds1 > 0, "measured");
+	ASSERT_EQ(fds2, fds1, "open descriptors");
+	ASSERT_LT(rss2 - rss1, 4096, "RSS growth over 5 s (KiB)");
+	run_free(&r);
+	tmpdir_cleanup();
+}
