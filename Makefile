@@ -145,14 +145,14 @@ check: all
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
 # first, then fuzzes for FUZZ_SECONDS. New inputs stay in $(O)/fuzz-corpus.
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := reader header schema decode summary strbuf log stats
+FUZZ_LIB := reader header schema decode summary strbuf log stats filter hist
 FUZZ_SRCS := tests/fuzz/fuzz_reader.c $(patsubst %,lib/%.c,$(FUZZ_LIB)) \
-	$(OUTPUT)/lib/syscall_names.c
+	cmd/report_fmt.c cmd/json.c $(OUTPUT)/lib/syscall_names.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -I$(OUTPUT) $(WARNINGS)
+	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -Icmd -I$(OUTPUT) $(WARNINGS)
 
-$(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h) | $(OUTPUT)
+$(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h cmd/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -o $@
 
@@ -163,10 +163,12 @@ $(OUTPUT)/gen_seeds: tests/fuzz/gen_seeds.c $(OUTPUT)/libringcap.a
 fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
 	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus $(OUTPUT)/fuzz-seeds
 	$(Q)$(OUTPUT)/gen_seeds $(OUTPUT)/fuzz-seeds
-	$(Q)$(OUTPUT)/fuzz_reader -runs=0 -artifact_prefix=$(OUTPUT)/ tests/fuzz/regressions \
+	$(Q)$(OUTPUT)/fuzz_reader -runs=0 -close_fd_mask=1 -artifact_prefix=$(OUTPUT)/ \
+		tests/fuzz/regressions \
 		$(OUTPUT)/fuzz-seeds > $(OUTPUT)/fuzz-replay.log 2>&1 || \
 		{ tail -n 40 $(OUTPUT)/fuzz-replay.log; echo "fuzz: a regression input fails"; exit 1; }
-	$(Q)$(OUTPUT)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(OUTPUT)/ \
+	$(Q)$(OUTPUT)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=1 \
+		-artifact_prefix=$(OUTPUT)/ \
 		$(OUTPUT)/fuzz-corpus $(OUTPUT)/fuzz-seeds tests/fuzz/regressions \
 		> $(OUTPUT)/fuzz.log 2>&1 || \
 		{ tail -n 40 $(OUTPUT)/fuzz.log; echo "fuzz: crash; the input is in $(OUTPUT)/crash-*:" \

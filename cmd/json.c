@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <math.h>
+#include <string.h>
 #include "json.h"
 
 /* Length of the valid UTF-8 sequence at @p (not overlong, no surrogates), or 0. */
@@ -33,27 +34,41 @@ static int utf8_len(const unsigned char *p)
 	return n;
 }
 
-/* Valid UTF-8 passes through; any other byte is shown as \u00XX (Latin-1). */
-static void put_string(FILE *f, const char *s)
+void json_escape(struct rc_strbuf *sb, const char *s, size_t max)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + strnlen(s, max);
+	char esc[8];
 	int n;
 
-	fputc('"', f);
-	while (*p) {
+	rc_strbuf__append(sb, "\"", 1);
+	while (p < end && *p) {
 		n = utf8_len(p);
 		if (*p == '"' || *p == '\\') {
-			fprintf(f, "\\%c", *p);
-		} else if (*p < 0x20 || *p == 0x7f || !n) {
-			fprintf(f, "\\u%04x", *p);
+			esc[0] = '\\';
+			esc[1] = *p;
+			rc_strbuf__append(sb, esc, 2);
+		} else if (*p < 0x20 || *p == 0x7f || !n || p + n > end) {
+			snprintf(esc, sizeof(esc), "\\u%04x", *p);
+			rc_strbuf__append(sb, esc, 6);
 		} else {
-			fwrite(p, 1, n, f);
+			rc_strbuf__append(sb, p, n);
 			p += n;
 			continue;
 		}
 		p++;
 	}
-	fputc('"', f);
+	rc_strbuf__append(sb, "\"", 1);
+}
+
+/* Valid UTF-8 passes through; any other byte is shown as \u00XX (Latin-1). */
+static void put_string(FILE *f, const char *s)
+{
+	struct rc_strbuf sb = {};
+
+	json_escape(&sb, s, SIZE_MAX);
+	if (sb.buf)
+		fputs(sb.buf, f);
+	rc_strbuf__free(&sb);
 }
 
 static void sep(struct json *j, const char *key)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "ringcap.h"
 
 #define JSON_MAX_DEPTH 16
 
@@ -24,5 +25,7 @@ void json_u64(struct json *j, const char *key, uint64_t v);
 void json_double(struct json *j, const char *key, double v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_string(struct json *j, const char *key, const char *s);
+/* Append @s (at most @max bytes, or to its NUL) to @sb as a JSON string. */
+void json_escape(struct rc_strbuf *sb, const char *s, size_t max);
 
 #endif

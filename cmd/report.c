@@ -1,32 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* ringcap report: events as text, or a summary. */
+/* ringcap report: events in a format, a summary, or histograms; filters. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "cmd.h"
-#include "ringcap.h"
+#include "report_fmt.h"
+
+#define MAX_LIST 1024
 
 enum {
 	OPT_SUMMARY = 256,
 	OPT_WALL,
+	OPT_FORMAT,
+	OPT_HIST,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_CPU,
+	OPT_EVENT,
+	OPT_SINCE,
+	OPT_UNTIL,
+};
+
+enum hist_kind {
+	HIST_NONE,
+	HIST_SYSCALL,
+	HIST_RUNQ,
 };
 
 static struct env {
 	const char *input;
+	enum report_format format;
 	bool summary;
+	enum hist_kind hist;
 	bool wall;
 	unsigned int top;
+	uint32_t pids[MAX_LIST], tids[MAX_LIST], cpus[MAX_LIST];
+	size_t npids, ntids, ncpus;
+	const char *comm;
+	const char *events;
+	const char *since, *until;
 } env;
 
 static const struct argp_option opts[] = {
 	{ "input", 'i', "FILE", 0, "Capture to read (default: ringcap.rcap; - for stdin)" },
+	{ "format", OPT_FORMAT, "FORMAT", 0,
+	  "text (default), json (JSON Lines), csv, or perfetto" },
 	{ "summary", OPT_SUMMARY, NULL, 0, "Counts by event, process and syscall, with latencies" },
+	{ "hist", OPT_HIST, "WHAT", 0,
+	  "A log2 histogram: syscall (durations) or runq (wakeup to running)" },
 	{ "top", 't', "N", 0, "Rows in each summary table (default: 10)" },
 	{ "wall", OPT_WALL, NULL, 0, "Wall-clock time instead of seconds from the start" },
+	{ "pid", OPT_PID, "PID[,PID...]", 0, "Only these processes" },
+	{ "tid", OPT_TID, "TID[,TID...]", 0, "Only these threads" },
+	{ "comm", OPT_COMM, "NAME", 0, "Only this command name" },
+	{ "cpu", OPT_CPU, "CPU[,CPU...]", 0, "Only these CPUs" },
+	{ "event", OPT_EVENT, "EVENTS", 0,
+	  "Only these events: names or groups (syscalls, sched), comma-separated" },
+	{ "since", OPT_SINCE, "TIME", 0,
+	  "From this time: seconds from the start (2.5), or a wall-clock time (14:03:05, "
+	  "'2026-11-21 14:03:05.25')" },
+	{ "until", OPT_UNTIL, "TIME", 0, "Up to this time, as --since" },
 	{},
 };
+
+static int parse_list(const char *arg, uint32_t *out, size_t *n, struct argp_state *state,
+		      const char *what)
+{
+	char *copy = strdup(arg), *tok, *save = NULL, *end;
+
+	if (!copy)
+		return ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(tok, &end, 10);
+		if (errno || *end || *tok == '-' || v > UINT32_MAX || *n == MAX_LIST) {
+			free(copy);
+			argp_error(state, "invalid %s '%s': numbers, comma-separated", what, tok);
+			return EINVAL;
+		}
+		out[(*n)++] = v;
+	}
+	free(copy);
+	return 0;
+}
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
@@ -37,8 +100,28 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'i':
 		env.input = arg;
 		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			env.format = FMT_TEXT;
+		else if (!strcmp(arg, "json"))
+			env.format = FMT_JSON;
+		else if (!strcmp(arg, "csv"))
+			env.format = FMT_CSV;
+		else if (!strcmp(arg, "perfetto"))
+			env.format = FMT_PERFETTO;
+		else
+			argp_error(state, "unknown format '%s': text, json, csv or perfetto", arg);
+		break;
 	case OPT_SUMMARY:
 		env.summary = true;
+		break;
+	case OPT_HIST:
+		if (!strcmp(arg, "syscall"))
+			env.hist = HIST_SYSCALL;
+		else if (!strcmp(arg, "runq"))
+			env.hist = HIST_RUNQ;
+		else
+			argp_error(state, "unknown histogram '%s': syscall or runq", arg);
 		break;
 	case 't':
 		errno = 0;
@@ -50,16 +133,131 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_WALL:
 		env.wall = true;
 		break;
+	case OPT_PID:
+		return parse_list(arg, env.pids, &env.npids, state, "pid");
+	case OPT_TID:
+		return parse_list(arg, env.tids, &env.ntids, state, "tid");
+	case OPT_CPU:
+		return parse_list(arg, env.cpus, &env.ncpus, state, "cpu");
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > 15)
+			argp_error(state,
+				   "invalid --comm '%s': a command name of 1 to 15 characters",
+				   arg);
+		env.comm = arg;
+		break;
+	case OPT_EVENT:
+		env.events = arg;
+		break;
+	case OPT_SINCE:
+		env.since = arg;
+		break;
+	case OPT_UNTIL:
+		env.until = arg;
+		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num > 0 || (env.input && strcmp(env.input, arg)))
 			argp_error(state, "one capture file at a time");
 		env.input = arg;
+		break;
+	case ARGP_KEY_END:
+		if ((env.summary || env.hist) && env.format != FMT_TEXT)
+			argp_error(state, "--summary and --hist print tables: drop --format");
+		if (env.summary && env.hist)
+			argp_error(state, "--summary or --hist: one at a time");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
+
+/*
+ * A time of the capture: seconds from its start ("2.5"), or a local
+ * wall-clock time, with the date ("2026-11-21 14:03:05.25") or without it
+ * (the capture's start date).
+ */
+static int parse_time(const char *s, const struct rc_meta *m, uint64_t *ts)
+{
+	int64_t wall_start = (int64_t)m->start_ts + m->wall_offset_ns, wall;
+	double frac = 0;
+	struct tm tm = {};
+	time_t secs, day;
+	char *end;
+
+	errno = 0;
+	frac = strtod(s, &end);
+	if (!errno && !*end && end != s && frac >= 0 && frac < 1e9) {
+		*ts = m->start_ts + (uint64_t)(frac * 1e9);
+		return 0;
+	}
+	secs = wall_start / 1000000000;
+	if (!localtime_r(&secs, &tm))
+		return -EINVAL;
+	day = secs;
+	end = strptime(s, "%Y-%m-%d %H:%M:%S", &tm);
+	if (!end) {
+		localtime_r(&day, &tm);
+		end = strptime(s, "%H:%M:%S", &tm);
+	}
+	if (!end)
+		return -EINVAL;
+	frac = 0;
+	if (*end == '.') {
+		char *e2;
+
+		frac = strtod(end, &e2);
+		end = e2;
+	}
+	if (*end)
+		return -EINVAL;
+	tm.tm_isdst = -1;
+	secs = mktime(&tm);
+	if (secs == (time_t)-1)
+		return -EINVAL;
+	wall = (int64_t)secs * 1000000000 + (int64_t)(frac * 1e9);
+	*ts = wall > m->wall_offset_ns ? (uint64_t)(wall - m->wall_offset_ns) : 0;
+	return 0;
+}
+
+static int setup_filter(struct rc_filter *f, const struct rc_meta *m)
+{
+	char *copy, *tok, *save = NULL;
+	int err = 0;
+
+	*f = (struct rc_filter){ .pids = env.pids,
+				 .npids = env.npids,
+				 .tids = env.tids,
+				 .ntids = env.ntids,
+				 .cpus = env.cpus,
+				 .ncpus = env.ncpus,
+				 .comm = env.comm,
+				 .until = UINT64_MAX };
+	if (env.since && parse_time(env.since, m, &f->since)) {
+		say("invalid --since '%s': seconds from the start, or a time like 14:03:05\n",
+		    env.since);
+		return -EINVAL;
+	}
+	if (env.until && parse_time(env.until, m, &f->until)) {
+		say("invalid --until '%s': seconds from the start, or a time like 14:03:05\n",
+		    env.until);
+		return -EINVAL;
+	}
+	if (!env.events)
+		return 0;
+	copy = strdup(env.events);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		err = rc_filter__add_event(f, m->schema, tok);
+		if (err == -ENOENT)
+			say("no event '%s' in this capture: see 'ringcap report --summary'\n", tok);
+	}
+	free(copy);
+	return err;
+}
+
+/* ---- summary and histograms ------------------------------------------- */
 
 static const char *event_name(const struct rc_meta *m, uint64_t id)
 {
@@ -118,6 +316,89 @@ static void show_summary(const struct rc_meta *m, struct rc_summary *s)
 	}
 }
 
+/* As bcc's print_log2_hist: a row per power of two, stars to scale. */
+static void show_hist(const struct rc_hist *h, const char *unit, const char *what)
+{
+	int lo = 0, hi = -1, i, j, stars;
+	uint64_t max = 0;
+
+	printf("# %s: %" PRIu64 " values", what, h->count);
+	if (h->count)
+		printf(", min %" PRIu64 ", average %.1f, max %" PRIu64 " %s", h->min,
+		       (double)h->total / h->count, h->max, unit);
+	printf("\n");
+	for (i = 0; i < 64; i++) {
+		if (h->slots[i]) {
+			hi = i;
+			max = h->slots[i] > max ? h->slots[i] : max;
+		}
+	}
+	printf("%*s : count     distribution\n", 24, unit);
+	for (i = lo; i <= hi; i++) {
+		uint64_t low = i ? 1ull << i : 0, high = i ? (1ull << (i + 1)) - 1 : 1;
+
+		stars = max ? (int)(h->slots[i] * 40 / max) : 0;
+		printf("%10" PRIu64 " -> %-10" PRIu64 " : %-9" PRIu64 " |", low, high, h->slots[i]);
+		for (j = 0; j < 40; j++)
+			putchar(j < stars ? '*' : ' ');
+		printf("|\n");
+	}
+}
+
+struct analysis {
+	struct rc_summary sum;
+	struct rc_hist hist;
+	struct rc_runq runq;
+	const struct rc_field *dur; /* syscall's duration, for --hist syscall */
+	uint16_t syscall_id;
+};
+
+static int analyse(struct analysis *a, const struct rc_meta *m, const struct rc_rec_hdr *rec)
+{
+	if (env.summary)
+		return rc_summary__add(&a->sum, m, rec);
+	if (env.hist == HIST_RUNQ)
+		return rc_runq__add(&a->runq, m, rec);
+	if (a->dur && rec->type == a->syscall_id)
+		rc_hist__add(&a->hist, rc_field__u64(a->dur, rec, 0));
+	return 0;
+}
+
+static void analysis_init(struct analysis *a, const struct rc_meta *m)
+{
+	const struct rc_event_desc *ev = rc_schema__event_by_name(m->schema, "syscall");
+	uint16_t i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; ev && i < ev->nfields; i++)
+		if (!strcmp(ev->fields[i].name, "duration"))
+			a->dur = &ev->fields[i];
+	a->syscall_id = ev ? ev->id : 0;
+	a->runq.div = 1000; /* microseconds, as bcc's runqlat */
+}
+
+static void analysis_show(struct analysis *a, const struct rc_meta *m)
+{
+	if (env.summary) {
+		show_summary(m, &a->sum);
+	} else if (env.hist == HIST_SYSCALL) {
+		if (!a->dur)
+			say("no syscall events in this capture: record them with -e syscalls\n");
+		show_hist(&a->hist, "nsecs", "syscall duration");
+	} else if (env.hist == HIST_RUNQ) {
+		if (!a->runq.hist.count)
+			say("no wakeup followed by its switch: record -e sched:sched_wakeup,"
+			    "sched:sched_switch\n");
+		show_hist(&a->runq.hist, "usecs", "wakeup to running (run-queue latency)");
+	}
+}
+
+static void analysis_free(struct analysis *a)
+{
+	rc_summary__free(&a->sum);
+	rc_runq__free(&a->runq);
+}
+
 static uint64_t total_dropped(const struct rc_stats *st)
 {
 	uint64_t n = 0;
@@ -135,19 +416,21 @@ int cmd_report(int argc, char **argv)
 		.options = opts,
 		.parser = parse_arg,
 		.args_doc = "[FILE]",
-		.doc = "Decode a capture: one line per event in time order, or a summary.",
+		.doc = "Decode a capture: events in time order, as text, JSON Lines, CSV or a "
+		       "Perfetto timeline; a summary; or a latency histogram.",
 		.children = children,
 	};
-	struct rc_strbuf line = {};
-	struct rc_summary sum = {};
+	struct report_out *out = NULL;
 	const struct rc_rec_hdr *rec;
 	const struct rc_meta *m;
+	struct rc_filter filter = {};
+	struct analysis a;
 	struct rc_reader *r;
-	bool out_failed = false;
+	bool analysing;
 	uint64_t dropped;
 	int err, ret = 0;
 
-	env = (struct env){ .input = NULL };
+	env = (struct env){ .format = FMT_TEXT };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
@@ -157,46 +440,57 @@ int cmd_report(int argc, char **argv)
 	if (!r)
 		return -errno; /* the reader said why */
 	m = rc_reader__meta(r);
-	while ((err = rc_reader__next(r, &rec)) > 0) {
-		if (env.summary) {
-			err = rc_summary__add(&sum, m, rec);
-			if (err)
-				break;
-			continue;
-		}
-		line.len = 0;
-		err = rc_decode__text(&line, m, rec, env.wall ? RC_FMT_WALL : 0);
-		err = err ?: rc_strbuf__printf(&line, "\n");
-		if (err)
-			break;
-		if (fwrite(line.buf, 1, line.len, stdout) != line.len) {
-			out_failed = true; /* main says why */
-			break;
+	analysing = env.summary || env.hist;
+	analysis_init(&a, m);
+	err = setup_filter(&filter, m);
+	if (err)
+		goto out;
+	rc_reader__set_range(r, filter.since, filter.until);
+	if (!analysing) {
+		out = report_out__new(env.format, m, env.wall ? RC_FMT_WALL : 0);
+		if (!out) {
+			err = -ENOMEM;
+			goto out;
 		}
 	}
-	if (out_failed) {
-		ret = -EIO;
-	} else if (err < 0) {
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (!rc_filter__match(&filter, rec))
+			continue;
+		err = analysing ? analyse(&a, m, rec) : report_out__event(out, rec);
+		if (err)
+			break;
+	}
+	if (err == 0 && out)
+		err = report_out__end(out);
+	if (err == -EIO && out) {
+		ret = err; /* stdout failed: main says why */
+		goto out;
+	}
+	if (err < 0) {
 		say("%s: %s\n", env.input,
 		    rc_reader__error(r)[0] ? rc_reader__error(r) : strerror(-err));
 		ret = err;
-	} else {
-		if (env.summary)
-			show_summary(m, &sum);
-		dropped = total_dropped(rc_reader__stats(r));
-		if (dropped)
-			say("warning: %" PRIu64 " events were dropped in the kernel (ring full): "
-			    "see 'ringcap stat %s'\n",
-			    dropped, env.input);
-		if (rc_reader__truncated(r)) {
-			say("warning: '%s' is truncated at byte %" PRIu64 " (recorder killed or "
-			    "disk full): shown are the events of its %" PRIu64 " complete chunks\n",
-			    env.input, rc_reader__offset(r), rc_reader__chunks(r));
-			ret = RC_EXIT_TRUNCATED;
-		}
+		goto out;
 	}
-	rc_summary__free(&sum);
-	rc_strbuf__free(&line);
+	if (analysing)
+		analysis_show(&a, m);
+	dropped = total_dropped(rc_reader__stats(r));
+	if (dropped)
+		say("warning: %" PRIu64 " events were dropped in the kernel (ring full): "
+		    "see 'ringcap stat %s'\n",
+		    dropped, env.input);
+	if (rc_reader__truncated(r)) {
+		say("warning: '%s' is truncated at byte %" PRIu64 " (recorder killed or "
+		    "disk full): shown are the events of its %" PRIu64 " complete chunks\n",
+		    env.input, rc_reader__offset(r), rc_reader__chunks(r));
+		ret = RC_EXIT_TRUNCATED;
+	}
+out:
+	if (err < 0 && !ret)
+		ret = err;
+	analysis_free(&a);
+	report_out__free(out);
+	rc_filter__free(&filter);
 	rc_reader__free(r);
 	return ret;
 }

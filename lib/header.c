@@ -316,6 +316,8 @@ static int parse_section(struct rc_parsed_header *h, uint16_t id, struct cursor 
 		if (sc->left < sizeof(di))
 			return bad(sc, "INFO section too short");
 		memcpy(&di, sc->p, sizeof(di));
+		if (!di.ncpus || di.ncpus > RC_MAX_CPUS)
+			return bad(sc, "CPU count out of range");
 		m->clock_id = di.clock_id;
 		m->ncpus = di.ncpus;
 		m->page_size = di.page_size;

@@ -11,6 +11,7 @@
  */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -38,6 +39,8 @@ struct rc_reader {
 	struct rc_trailer trailer;
 	bool have_trailer;
 	uint64_t nchunks, nrec, raw_bytes;
+	uint64_t since, until;
+	bool skipped; /* chunks outside the range were passed over */
 };
 
 static size_t read_some(struct rc_reader *r, void *buf, size_t n)
@@ -65,6 +68,36 @@ static size_t read_some(struct rc_reader *r, void *buf, size_t n)
 	}
 	r->offset += got;
 	return got;
+}
+
+/* Pass over @n bytes without looking at them; false if the file ends first. */
+static bool skip_bytes(struct rc_reader *r, size_t n)
+{
+	if (r->mem) {
+		if (r->mem_len - r->mem_pos < n)
+			return false;
+		r->mem_pos += n;
+		r->offset += n;
+		return true;
+	}
+	if (lseek(r->fd, n, SEEK_CUR) >= 0) {
+		struct stat st;
+
+		if (fstat(r->fd, &st) || (uint64_t)st.st_size < r->offset + n)
+			return false;
+		r->offset += n;
+		return true;
+	}
+	/* a pipe: read and drop */
+	while (n) {
+		char buf[65536];
+		size_t k = n < sizeof(buf) ? n : sizeof(buf);
+
+		if (read_some(r, buf, k) < k)
+			return false;
+		n -= k;
+	}
+	return true;
 }
 
 static int corrupt(struct rc_reader *r, uint64_t off, const char *what)
@@ -134,6 +167,7 @@ static struct rc_reader *reader_new(void)
 	if (!r)
 		return NULL;
 	r->fd = -1;
+	r->until = UINT64_MAX;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
 		free(r);
@@ -246,6 +280,8 @@ static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk
 			return corrupt(r, off, "record shorter than its event");
 		if (h.ts < dc->first_ts || h.ts > dc->last_ts)
 			return corrupt(r, off, "record time outside its chunk's range");
+		if (h.cpu >= r->hdr.meta.ncpus)
+			return corrupt(r, off, "record of a CPU beyond the capture's count");
 		pos += h.size;
 		n++;
 	}
@@ -271,6 +307,14 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 	if (dc.first_ts > dc.last_ts || !dc.nrec ||
 	    dc.nrec > dc.raw_size / sizeof(struct rc_rec_hdr))
 		return corrupt(r, off, "chunk header inconsistent");
+	if (dc.first_ts > r->until) { /* sorted: nothing wanted from here on */
+		r->at_end = true;
+		return 0;
+	}
+	if (dc.last_ts < r->since) {
+		r->skipped = true;
+		return skip_bytes(r, dc.data_size) ? 0 : end_of_file(r);
+	}
 	r->data.len = 0;
 	err = rc_strbuf__reserve(&r->data, dc.data_size);
 	if (err)
@@ -371,7 +415,8 @@ static int load_trailer(struct rc_reader *r, uint64_t off)
 	memcpy(&dt, p, sizeof(dt));
 	if (dt.nindex > (r->payload.len - sizeof(dt)) / sizeof(struct rc_disk_index))
 		return corrupt(r, off, "trailer index larger than its block");
-	if (dt.nrec != r->nrec || dt.nchunks != r->nchunks || dt.nindex != dt.nchunks)
+	if ((!r->skipped && (dt.nrec != r->nrec || dt.nchunks != r->nchunks)) ||
+	    dt.nindex != dt.nchunks)
 		return corrupt(r, off, "trailer totals differ from the chunks read");
 	r->trailer.index = calloc(dt.nindex ? dt.nindex : 1, sizeof(*r->trailer.index));
 	if (!r->trailer.index)
@@ -443,6 +488,86 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 		if (err < 0)
 			return err;
 	}
+}
+
+/* @n bytes at @off, without moving: for the END block and the trailer. */
+static bool read_at(struct rc_reader *r, void *buf, size_t n, uint64_t off)
+{
+	if (r->mem) {
+		if (off > r->mem_len || r->mem_len - off < n)
+			return false;
+		memcpy(buf, r->mem + off, n);
+		return true;
+	}
+	return pread(r->fd, buf, n, off) == (ssize_t)n;
+}
+
+/* The file offset of the first chunk that ends at or after @ts, from the trailer. */
+static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
+{
+	uint32_t h[4], crc;
+	uint64_t size, toff, found = 0;
+	struct rc_disk_trailer dt;
+	struct stat st;
+	unsigned char *p;
+	uint32_t i;
+
+	if (r->mem)
+		size = r->mem_len;
+	else if (!fstat(r->fd, &st) && S_ISREG(st.st_mode))
+		size = st.st_size;
+	else
+		return 0;
+	/* END block: 16-byte block header, then the trailer's offset */
+	if (size < 24 || !read_at(r, h, 16, size - 24) || h[0] != RC_FRAME_MAGIC || h[1] != 16 ||
+	    h[2] != RC_BLOCK_END || !read_at(r, &toff, 8, size - 8) ||
+	    rc_block_crc(RC_BLOCK_END, &toff, 8) != h[3] || toff < r->offset ||
+	    toff > size - 24 - RC_BLOCK_HDR_SIZE)
+		return 0;
+	if (!read_at(r, h, 16, toff) || h[0] != RC_FRAME_MAGIC || h[2] != RC_BLOCK_TRAILER ||
+	    h[1] < 8 + sizeof(dt) || h[1] - 8 > RC_MAX_TRAILER || toff + 8 + h[1] > size - 24)
+		return 0;
+	p = malloc(h[1] - 8);
+	if (!p)
+		return 0;
+	if (read_at(r, p, h[1] - 8, toff + 16)) {
+		crc = rc_block_crc(RC_BLOCK_TRAILER, p, h[1] - 8);
+		memcpy(&dt, p, sizeof(dt));
+		if (crc == h[3] &&
+		    dt.nindex <= (h[1] - 8 - sizeof(dt)) / sizeof(struct rc_disk_index)) {
+			for (i = 0; i < dt.nindex; i++) {
+				struct rc_disk_index di;
+
+				memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
+				if (di.last_ts >= ts) {
+					found = di.offset;
+					break;
+				}
+			}
+		}
+	}
+	free(p);
+	return found >= r->offset && found < toff ? found : 0;
+}
+
+void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until)
+{
+	uint64_t off;
+
+	r->since = since;
+	r->until = until;
+	if (!since || r->nchunks || r->raw.len)
+		return;
+	off = index_lookup(r, since);
+	if (off <= r->offset)
+		return;
+	if (r->mem) {
+		r->mem_pos = off;
+	} else if (lseek(r->fd, off, SEEK_SET) < 0) {
+		return;
+	}
+	r->offset = off;
+	r->skipped = true;
 }
 
 bool rc_reader__truncated(const struct rc_reader *r)

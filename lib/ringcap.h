@@ -234,6 +234,13 @@ const struct rc_meta *rc_reader__meta(const struct rc_reader *r);
  * the reason in rc_reader__error().
  */
 int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec);
+/*
+ * Only records from @since to @until are wanted (capture clock): chunks
+ * outside are skipped without being decompressed, reading stops after the
+ * last one, and on a seekable file the trailer's index finds the first.
+ * Call before the first rc_reader__next().
+ */
+void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until);
 /* After the end: true when the file stops before its trailer. */
 bool rc_reader__truncated(const struct rc_reader *r);
 const char *rc_reader__error(const struct rc_reader *r);
@@ -296,6 +303,45 @@ int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct 
 /* Sort each table by count, largest first. */
 void rc_summary__sort(struct rc_summary *s);
 void rc_summary__free(struct rc_summary *s);
+
+/* ---- filters ---------------------------------------------------------- */
+
+#define RC_MAX_EVENT_ID_API 4095 /* event ids are 1 to this (ringcap-file(5)) */
+
+/* Lists are empty for "any"; since/until in the capture clock (0, UINT64_MAX: any). */
+struct rc_filter {
+	const uint32_t *pids, *tids, *cpus;
+	size_t npids, ntids, ncpus;
+	const char *comm;
+	uint8_t *events; /* NULL: any; else indexed by event id */
+	uint64_t since, until;
+};
+
+bool rc_filter__match(const struct rc_filter *f, const struct rc_rec_hdr *rec);
+/* Add an event of @s by name or group ("sched", "syscalls"); -ENOENT if none matches. */
+int rc_filter__add_event(struct rc_filter *f, const struct rc_schema *s, const char *name);
+void rc_filter__free(struct rc_filter *f);
+
+/* ---- histograms ------------------------------------------------------- */
+
+/* slots[i] counts values in [2^i, 2^(i+1)), slot 0 also 0 */
+struct rc_hist {
+	uint64_t slots[64];
+	uint64_t count, total, min, max;
+};
+
+void rc_hist__add(struct rc_hist *h, uint64_t v);
+
+/* Run-queue latency: from a task's sched_wakeup to the sched_switch that runs it. */
+struct rc_runq {
+	struct rc_hist hist; /* in units of div ns */
+	unsigned int div;    /* 1000: microseconds; 0 or 1: nanoseconds */
+	uint64_t *keys, *vals;
+	size_t cap, used;
+};
+
+int rc_runq__add(struct rc_runq *q, const struct rc_meta *m, const struct rc_rec_hdr *rec);
+void rc_runq__free(struct rc_runq *q);
 
 /* ---- recording -------------------------------------------------------- */
 

@@ -15,12 +15,14 @@
 
 enum { ENUM_SYSCALL = 1, ENUM_ERRNO = 2, ENUM_TASK_STATE = 3 };
 
-#define F(st, fld, knd, hnt, en)                                                                   \
+/* A field of struct @st named @nm in the schema. */
+#define FN(st, fld, nm, knd, hnt, en)                                                              \
 	{                                                                                          \
-		.name = #fld, .offset = offsetof(struct st, fld),                                  \
+		.name = nm, .offset = offsetof(struct st, fld),                                    \
 		.size = sizeof(((struct st *)0)->fld), .count = 1, .kind = RC_FIELD_##knd,         \
 		.hint = RC_HINT_##hnt, .enum_id = en                                               \
 	}
+#define F(st, fld, knd, hnt, en) FN(st, fld, #fld, knd, hnt, en)
 #define STR(st, fld, nm)                                                                           \
 	{                                                                                          \
 		.name = nm, .offset = offsetof(struct st, fld),                                    \
@@ -49,8 +51,11 @@ static const struct rc_field switch_fields[] = {
 };
 
 static const struct rc_field wakeup_fields[] = {
-	STR(rc_ev_wakeup, wakee_comm, "comm"),	    F(rc_ev_wakeup, pid, UINT, NONE, 0),
-	F(rc_ev_wakeup, tid, UINT, NONE, 0),	    F(rc_ev_wakeup, prio, SINT, NONE, 0),
+	/* named apart from the record header's comm, pid and tid */
+	STR(rc_ev_wakeup, wakee_comm, "wakee_comm"),
+	FN(rc_ev_wakeup, pid, "wakee_pid", UINT, NONE, 0),
+	FN(rc_ev_wakeup, tid, "wakee_tid", UINT, NONE, 0),
+	F(rc_ev_wakeup, prio, SINT, NONE, 0),
 	F(rc_ev_wakeup, target_cpu, UINT, NONE, 0),
 };
 

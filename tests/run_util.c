@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,11 +134,12 @@ static char *read_memfd(int fd)
 
 int run_wait(struct run *r, int timeout_ms)
 {
+	struct rusage ru = {};
 	int waited = 0;
 	pid_t p;
 
 	for (;;) {
-		p = waitpid(r->pid, &r->status, WNOHANG);
+		p = wait4(r->pid, &r->status, WNOHANG, &ru);
 		if (p == r->pid)
 			break;
 		if (p < 0)
@@ -157,6 +159,7 @@ int run_wait(struct run *r, int timeout_ms)
 	}
 	r->out = read_memfd(r->out_fd);
 	r->err = read_memfd(r->err_fd);
+	r->maxrss_kb = ru.ru_maxrss;
 	return 0;
 }
 

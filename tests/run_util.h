@@ -11,6 +11,7 @@ struct run {
 	int out_fd, err_fd; /* memfds holding stdout and stderr */
 	int status;	    /* wait status */
 	char *out, *err;    /* after run_wait() */
+	long maxrss_kb;	    /* the child's peak RSS, after run_wait() */
 };
 
 /* Start argv (NULL-terminated) with stdout and stderr captured. */

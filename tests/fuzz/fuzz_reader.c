@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: the capture reader and everything that reads what it
- * returns (text decoding, the summary, counters and their history). Any
- * input must give records or a clean error, never a crash, a leak or
- * undefined behaviour.
+ * returns (text decoding, the summary, filters, run-queue latency, every
+ * output format of report, counters and their history). Any input must
+ * give records or a clean error, never a crash, a leak or undefined
+ * behaviour. The fuzzer runs with stdout closed (-close_fd_mask=1).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include "ringcap.h"
+#include "report_fmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,6 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rc_strbuf sb = {};
 	struct rc_summary sum = {};
+	struct report_out *outs[4] = {};
+	struct rc_filter filter = { .until = UINT64_MAX };
+	struct rc_runq runq = { .div = 1000 };
+	int i;
 	const struct rc_rec_hdr *rec;
 	const struct rc_stats_point *hist;
 	struct rc_stats_point pt;
@@ -33,12 +39,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r)
 		return 0;
 	m = rc_reader__meta(r);
+	for (i = 0; i < 4; i++)
+		outs[i] = report_out__new(i, m, i ? 0 : RC_FMT_WALL);
+	rc_filter__add_event(&filter, m->schema, "sched");
+	rc_reader__set_range(r, size > 100 ? data[100] : 0, UINT64_MAX);
 	while (rc_reader__next(r, &rec) > 0) {
 		sb.len = 0;
 		rc_decode__text(&sb, m, rec, 0);
 		rc_decode__text(&sb, m, rec, RC_FMT_WALL);
 		rc_summary__add(&sum, m, rec);
+		rc_runq__add(&runq, m, rec);
+		rc_filter__match(&filter, rec);
+		for (i = 0; i < 4; i++)
+			if (outs[i])
+				report_out__event(outs[i], rec);
 	}
+	for (i = 0; i < 4; i++) {
+		if (outs[i])
+			report_out__end(outs[i]);
+		report_out__free(outs[i]);
+	}
+	rc_runq__free(&runq);
+	rc_filter__free(&filter);
 	rc_summary__sort(&sum);
 	st = rc_reader__stats(r);
 	if (st)

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report's output formats, all decoded from the schema in the capture:
+ *
+ * text      perf-script-like lines (lib/decode.c)
+ * json      JSON Lines: {"time", "ts", "cpu", "pid", "tid", "comm", "event",
+ *           "fields": {...}}; enum values by name, errno values as numbers
+ *           with "<field>_errno" beside them, durations in ns
+ * csv       a header row: the record's columns, then every field of every
+ *           event of the schema; a record fills the columns of its event
+ * perfetto  Chrome trace-event JSON (ui.perfetto.dev opens it): a track per
+ *           CPU with the thread running from sched_switch, syscalls as slices
+ *           on their threads' tracks, fork/exec/exit as instants, and names
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+#include "report_fmt.h"
+
+#define FLUSH_AT (1u << 20)
+/* Append a string literal, its length counted by the compiler. */
+#define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
+#define CPU_PID		    2147483000 /* the synthetic process holding the CPU tracks */
+
+struct thread_name {
+	uint32_t tid; /* + 1; 0: empty */
+	char comm[16];
+};
+
+struct cpu_state {
+	uint64_t since; /* 0: nothing known to run */
+	uint32_t pid, tid;
+	char comm[16];
+};
+
+struct report_out {
+	enum report_format fmt;
+	const struct rc_meta *m;
+	unsigned int flags;
+	struct rc_strbuf buf;
+	bool first;
+	/* csv: the union of field names, and each event's column for each field */
+	const char **cols;
+	size_t ncols;
+	uint16_t **colmap; /* [event index][field] -> column */
+	/* perfetto */
+	struct cpu_state *cpus;
+	uint64_t last_ts;
+	struct thread_name *names;
+	size_t names_cap, names_used;
+};
+
+static int flush_buf(struct report_out *o)
+{
+	if (o->buf.len && fwrite(o->buf.buf, 1, o->buf.len, stdout) != o->buf.len)
+		return -EIO;
+	o->buf.len = 0;
+	return 0;
+}
+
+static double rel_seconds(const struct rc_meta *m, uint64_t ts)
+{
+	return (int64_t)(ts - m->start_ts) / 1e9;
+}
+
+/* ---- JSON Lines ------------------------------------------------------- */
+
+static void json_value(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
+		       const void *rec, unsigned int i)
+{
+	const char *name;
+
+	if (f->hint == RC_HINT_ENUM) {
+		int64_t v = f->kind == RC_FIELD_SINT ? rc_field__s64(f, rec, i)
+						     : (int64_t)rc_field__u64(f, rec, i);
+
+		name = rc_enum__name(rc_schema__enum(s, f->enum_id), v);
+		if (name) {
+			json_escape(sb, name, SIZE_MAX);
+			return;
+		}
+	}
+	if (f->kind == RC_FIELD_SINT)
+		rc_strbuf__printf(sb, "%" PRId64, rc_field__s64(f, rec, i));
+	else
+		rc_strbuf__printf(sb, "%" PRIu64, rc_field__u64(f, rec, i));
+}
+
+static void json_fields(struct rc_strbuf *sb, const struct rc_schema *s,
+			const struct rc_event_desc *ev, const void *rec)
+{
+	uint16_t i, k;
+
+	APPEND_LIT(sb, "{");
+	for (i = 0; i < ev->nfields; i++) {
+		const struct rc_field *f = &ev->fields[i];
+
+		if (i)
+			APPEND_LIT(sb, ",");
+		json_escape(sb, f->name, SIZE_MAX);
+		APPEND_LIT(sb, ":");
+		if (f->kind == RC_FIELD_STR) {
+			json_escape(sb, (const char *)rec + f->offset, f->size);
+		} else if (f->count > 1) {
+			APPEND_LIT(sb, "[");
+			for (k = 0; k < f->count; k++) {
+				if (k)
+					APPEND_LIT(sb, ",");
+				json_value(sb, s, f, rec, k);
+			}
+			APPEND_LIT(sb, "]");
+		} else {
+			json_value(sb, s, f, rec, 0);
+		}
+		if (f->hint == RC_HINT_ERRNO) {
+			int64_t v = rc_field__s64(f, rec, 0);
+			const char *e = v < 0 && v >= -4095
+					    ? rc_enum__name(rc_schema__enum(s, f->enum_id), -v)
+					    : NULL;
+
+			if (e) {
+				rc_strbuf__printf(sb, ",\"%s_errno\":", f->name);
+				json_escape(sb, e, SIZE_MAX);
+			}
+		}
+	}
+	APPEND_LIT(sb, "}");
+}
+
+static void json_event(struct report_out *o, const struct rc_rec_hdr *rec)
+{
+	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
+	struct rc_strbuf *sb = &o->buf;
+
+	rc_strbuf__printf(sb,
+			  "{\"time\":%.9f,\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,"
+			  "\"comm\":",
+			  rel_seconds(o->m, rec->ts), rec->ts, rec->cpu, rec->pid, rec->tid);
+	json_escape(sb, rec->comm, sizeof(rec->comm));
+	APPEND_LIT(sb, ",\"event\":");
+	json_escape(sb, ev->name, SIZE_MAX);
+	APPEND_LIT(sb, ",\"fields\":");
+	json_fields(sb, o->m->schema, ev, rec);
+	APPEND_LIT(sb, "}\n");
+}
+
+/* ---- CSV -------------------------------------------------------------- */
+
+static const char *const csv_fixed[] = { "time", "ts", "cpu", "pid", "tid", "comm", "event" };
+
+/* A cell of at most @max bytes (to a NUL), quoted when it must be (RFC 4180). */
+static void csv_cell(struct rc_strbuf *sb, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max), i;
+	bool quote = n && (s[0] == ' ' || s[n - 1] == ' ');
+
+	for (i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+	if (!quote) {
+		rc_strbuf__append(sb, s, n);
+		return;
+	}
+	APPEND_LIT(sb, "\"");
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			APPEND_LIT(sb, "\"");
+		rc_strbuf__append(sb, &s[i], 1);
+	}
+	APPEND_LIT(sb, "\"");
+}
+
+static int csv_column(struct report_out *o, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < o->ncols; i++)
+		if (!strcmp(o->cols[i], name))
+			return i;
+	o->cols[o->ncols] = name;
+	return o->ncols++;
+}
+
+static int csv_begin(struct report_out *o)
+{
+	const struct rc_schema *s = o->m->schema;
+	size_t nf = sizeof(csv_fixed) / sizeof(csv_fixed[0]), i;
+	uint32_t e;
+	uint16_t f;
+
+	for (e = 0; e < s->nevents; e++)
+		nf += s->events[e].nfields;
+	o->cols = calloc(nf, sizeof(*o->cols));
+	o->colmap = calloc(s->nevents ? s->nevents : 1, sizeof(*o->colmap));
+	if (!o->cols || !o->colmap)
+		return -ENOMEM;
+	for (i = 0; i < sizeof(csv_fixed) / sizeof(csv_fixed[0]); i++)
+		csv_column(o, csv_fixed[i]);
+	for (e = 0; e < s->nevents; e++) {
+		o->colmap[e] =
+		    calloc(s->events[e].nfields ? s->events[e].nfields : 1, sizeof(**o->colmap));
+		if (!o->colmap[e])
+			return -ENOMEM;
+		for (f = 0; f < s->events[e].nfields; f++)
+			o->colmap[e][f] = csv_column(o, s->events[e].fields[f].name);
+	}
+	for (i = 0; i < o->ncols; i++) {
+		if (i)
+			APPEND_LIT(&o->buf, ",");
+		csv_cell(&o->buf, o->cols[i], SIZE_MAX);
+	}
+	APPEND_LIT(&o->buf, "\n");
+	return 0;
+}
+
+/* One field as CSV text: enum names, numbers, arrays space-separated. */
+static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
+		      const void *rec)
+{
+	struct rc_strbuf v = {};
+	unsigned int k;
+
+	if (f->kind == RC_FIELD_STR) {
+		csv_cell(sb, (const char *)rec + f->offset, f->size);
+		return;
+	}
+	for (k = 0; k < f->count; k++) {
+		if (k)
+			APPEND_LIT(&v, " ");
+		json_value(&v, s, f, rec, k);
+	}
+	/* an enum name comes quoted from json_value: unquote it for CSV */
+	if (v.len >= 2 && v.buf[0] == '"')
+		csv_cell(sb, v.buf + 1, v.len - 2);
+	else if (v.buf)
+		rc_strbuf__append(sb, v.buf, v.len);
+	rc_strbuf__free(&v);
+}
+
+static void csv_event(struct report_out *o, const struct rc_rec_hdr *rec)
+{
+	const struct rc_schema *s = o->m->schema;
+	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
+	struct rc_strbuf *sb = &o->buf;
+	size_t evi = ev - s->events, c;
+	uint16_t f;
+
+	rc_strbuf__printf(sb, "%.9f,%" PRIu64 ",%u,%u,%u,", rel_seconds(o->m, rec->ts), rec->ts,
+			  rec->cpu, rec->pid, rec->tid);
+	csv_cell(sb, rec->comm, sizeof(rec->comm));
+	APPEND_LIT(sb, ",");
+	csv_cell(sb, ev->name, SIZE_MAX);
+	for (c = sizeof(csv_fixed) / sizeof(csv_fixed[0]); c < o->ncols; c++) {
+		APPEND_LIT(sb, ",");
+		for (f = 0; f < ev->nfields; f++)
+			if (o->colmap[evi][f] == c)
+				csv_field(sb, s, &ev->fields[f], rec);
+	}
+	APPEND_LIT(sb, "\n");
+}
+
+/* ---- Perfetto (Chrome trace-event JSON) ------------------------------- */
+
+static const struct rc_field *field(const struct rc_event_desc *ev, const char *name)
+{
+	uint16_t i;
+
+	for (i = 0; i < ev->nfields; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return &ev->fields[i];
+	return NULL;
+}
+
+static void trace_sep(struct report_out *o)
+{
+	if (!o->first)
+		APPEND_LIT(&o->buf, ",\n");
+	o->first = false;
+}
+
+/* Microseconds since the start of the capture, as the format wants them. */
+static void put_us(struct rc_strbuf *sb, const struct rc_meta *m, uint64_t ts)
+{
+	int64_t ns = (int64_t)(ts - m->start_ts);
+
+	rc_strbuf__printf(sb, "%s%" PRId64 ".%03" PRId64, ns < 0 ? "-" : "",
+			  (ns < 0 ? -ns : ns) / 1000, (ns < 0 ? -ns : ns) % 1000);
+}
+
+static void meta_name(struct report_out *o, const char *what, uint32_t pid, int64_t tid,
+		      const char *name, size_t max)
+{
+	trace_sep(o);
+	rc_strbuf__printf(&o->buf, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%u,", what, pid);
+	if (tid >= 0)
+		rc_strbuf__printf(&o->buf, "\"tid\":%" PRId64 ",", tid);
+	APPEND_LIT(&o->buf, "\"args\":{\"name\":");
+	json_escape(&o->buf, name, max);
+	APPEND_LIT(&o->buf, "}}");
+}
+
+/* Name a thread (and its process, when it leads it) the first time, and after exec. */
+static void name_thread(struct report_out *o, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct thread_name *t;
+	size_t i;
+
+	if (o->names_used * 2 >= o->names_cap) {
+		size_t cap = o->names_cap ? o->names_cap * 2 : 1024;
+		struct thread_name *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return;
+		for (i = 0; i < o->names_cap; i++) {
+			size_t j;
+
+			if (!o->names[i].tid)
+				continue;
+			for (j = (o->names[i].tid * 2654435761u) & (cap - 1); n[j].tid;
+			     j = (j + 1) & (cap - 1))
+				;
+			n[j] = o->names[i];
+		}
+		free(o->names);
+		o->names = n;
+		o->names_cap = cap;
+	}
+	for (i = ((tid + 1) * 2654435761u) & (o->names_cap - 1);
+	     o->names[i].tid && o->names[i].tid != tid + 1; i = (i + 1) & (o->names_cap - 1))
+		;
+	t = &o->names[i];
+	if (t->tid && !strncmp(t->comm, comm, sizeof(t->comm)))
+		return;
+	if (!t->tid)
+		o->names_used++;
+	t->tid = tid + 1;
+	memcpy(t->comm, comm, sizeof(t->comm));
+	if (pid == tid)
+		meta_name(o, "process_name", pid, -1, comm, sizeof(t->comm));
+	meta_name(o, "thread_name", pid, tid, comm, sizeof(t->comm));
+}
+
+/* The slice of what ran on @cpu until @ts. */
+static void end_cpu_slice(struct report_out *o, uint32_t cpu, uint64_t ts)
+{
+	struct cpu_state *c = &o->cpus[cpu];
+
+	if (!c->since || !c->tid)
+		return; /* unknown, or idle */
+	trace_sep(o);
+	rc_strbuf__printf(&o->buf, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":", CPU_PID,
+			  CPU_PID + cpu);
+	put_us(&o->buf, o->m, c->since);
+	rc_strbuf__printf(&o->buf,
+			  ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"name\":", (ts - c->since) / 1000,
+			  (ts - c->since) % 1000);
+	json_escape(&o->buf, c->comm, sizeof(c->comm));
+	rc_strbuf__printf(&o->buf, ",\"args\":{\"pid\":%u,\"tid\":%u}}", c->pid, c->tid);
+}
+
+static void perfetto_begin(struct report_out *o)
+{
+	uint32_t cpu;
+	char name[32];
+
+	o->cpus = calloc(o->m->ncpus ? o->m->ncpus : 1, sizeof(*o->cpus));
+	o->first = true;
+	APPEND_LIT(&o->buf, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	meta_name(o, "process_name", CPU_PID, -1, "CPUs", SIZE_MAX);
+	for (cpu = 0; o->cpus && cpu < o->m->ncpus && cpu < 4096; cpu++) {
+		snprintf(name, sizeof(name), "CPU %u", cpu);
+		meta_name(o, "thread_name", CPU_PID, CPU_PID + cpu, name, SIZE_MAX);
+	}
+}
+
+static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
+{
+	const struct rc_schema *s = o->m->schema;
+	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
+	const struct rc_field *f, *g;
+	uint64_t dur, start;
+
+	o->last_ts = rec->ts > o->last_ts ? rec->ts : o->last_ts;
+	if (rec->pid || rec->tid)
+		name_thread(o, rec->pid, rec->tid, rec->comm);
+	if (!strcmp(ev->name, "sched:sched_switch") && o->cpus && rec->cpu < o->m->ncpus) {
+		struct cpu_state *c = &o->cpus[rec->cpu];
+		const struct rc_field *ncomm = field(ev, "next_comm");
+
+		end_cpu_slice(o, rec->cpu, rec->ts);
+		f = field(ev, "next_pid");
+		g = field(ev, "next_tid");
+		c->since = rec->ts;
+		c->pid = f ? rc_field__u64(f, rec, 0) : 0;
+		c->tid = g ? rc_field__u64(g, rec, 0) : 0;
+		memset(c->comm, 0, sizeof(c->comm));
+		if (ncomm && ncomm->size >= 1)
+			memcpy(c->comm, (const char *)rec + ncomm->offset,
+			       ncomm->size < sizeof(c->comm) ? ncomm->size : sizeof(c->comm) - 1);
+		return;
+	}
+	if (!strcmp(ev->name, "syscall") && (f = field(ev, "duration")) && (g = field(ev, "nr"))) {
+		/* a slice from entry to exit: the record's time is the exit */
+		dur = rc_field__u64(f, rec, 0);
+		start = dur <= rec->ts ? rec->ts - dur : rec->ts;
+		trace_sep(o);
+		rc_strbuf__printf(&o->buf, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":", rec->pid,
+				  rec->tid);
+		put_us(&o->buf, o->m, start);
+		rc_strbuf__printf(&o->buf, ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"name\":",
+				  (rec->ts - start) / 1000, (rec->ts - start) % 1000);
+		json_value(&o->buf, s, g, rec, 0);
+		APPEND_LIT(&o->buf, ",\"args\":");
+		json_fields(&o->buf, s, ev, rec);
+		APPEND_LIT(&o->buf, "}");
+		return;
+	}
+	/* anything else: an instant on its thread */
+	trace_sep(o);
+	rc_strbuf__printf(
+	    &o->buf, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":", rec->pid, rec->tid);
+	put_us(&o->buf, o->m, rec->ts);
+	APPEND_LIT(&o->buf, ",\"name\":");
+	json_escape(&o->buf, ev->name, SIZE_MAX);
+	APPEND_LIT(&o->buf, ",\"args\":");
+	json_fields(&o->buf, s, ev, rec);
+	APPEND_LIT(&o->buf, "}");
+}
+
+static void perfetto_end(struct report_out *o)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; o->cpus && cpu < o->m->ncpus; cpu++)
+		end_cpu_slice(o, cpu, o->last_ts);
+	APPEND_LIT(&o->buf, "\n]}\n");
+}
+
+/* ---- the interface ---------------------------------------------------- */
+
+struct report_out *report_out__new(enum report_format fmt, const struct rc_meta *m,
+				   unsigned int flags)
+{
+	struct report_out *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->fmt = fmt;
+	o->m = m;
+	o->flags = flags;
+	if (fmt == FMT_CSV && csv_begin(o)) {
+		report_out__free(o);
+		return NULL;
+	}
+	if (fmt == FMT_PERFETTO)
+		perfetto_begin(o);
+	return o;
+}
+
+int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
+{
+	switch (o->fmt) {
+	case FMT_TEXT:
+		rc_decode__text(&o->buf, o->m, rec, o->flags);
+		APPEND_LIT(&o->buf, "\n");
+		break;
+	case FMT_JSON:
+		json_event(o, rec);
+		break;
+	case FMT_CSV:
+		csv_event(o, rec);
+		break;
+	case FMT_PERFETTO:
+		perfetto_event(o, rec);
+		break;
+	}
+	return o->buf.len >= FLUSH_AT ? flush_buf(o) : 0;
+}
+
+int report_out__end(struct report_out *o)
+{
+	if (o->fmt == FMT_PERFETTO)
+		perfetto_end(o);
+	return flush_buf(o);
+}
+
+void report_out__free(struct report_out *o)
+{
+	uint32_t e;
+
+	if (!o)
+		return;
+	for (e = 0; o->colmap && e < o->m->schema->nevents; e++)
+		free(o->colmap[e]);
+	free(o->colmap);
+	free(o->cols);
+	free(o->cpus);
+	free(o->names);
+	rc_strbuf__free(&o->buf);
+	free(o);
+}

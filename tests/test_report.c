@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ringcap report: every format and filter with exact expected output on a
+ * capture kept as a fixture (tests/fixtures), and on a live capture with a
+ * known count; bounded memory; a quiet end when stdout closes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/* Each case of tests/fixtures/cases prints exactly its .out file. */
+void test_report_fixture(void)
+{
+	const char *src = getenv("RINGCAP_SRCDIR");
+	char path[4096], line[512], cmd[8192], bin_abs[4096];
+	FILE *cases;
+
+	if (!src || !realpath(bin("ringcap"), bin_abs)) {
+		test__skip("RINGCAP_SRCDIR is not set: run through 'make check'");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tests/fixtures/cases", src);
+	cases = fopen(path, "r");
+	if (!ASSERT_OK_PTR(cases, "cases"))
+		return;
+	while (fgets(line, sizeof(line), cases)) {
+		struct mem_capture want = {};
+		struct run r = {};
+		char *bar = strchr(line, '|'), *name, *args, *f;
+		char expanded[1024] = "";
+
+		if (line[0] == '#' || !bar)
+			continue;
+		*bar = '\0';
+		name = trim(line);
+		args = trim(bar + 1);
+		/* FILE -> forkexec.rcap */
+		while ((f = strstr(args, "FILE"))) {
+			*f = '\0';
+			strncat(expanded, args, sizeof(expanded) - strlen(expanded) - 1);
+			strncat(expanded, "forkexec.rcap", sizeof(expanded) - strlen(expanded) - 1);
+			args = f + 4;
+		}
+		strncat(expanded, args, sizeof(expanded) - strlen(expanded) - 1);
+		if (!test__start_subtest(name))
+			continue;
+		snprintf(cmd, sizeof(cmd), "cd '%s/tests/fixtures' && TZ=UTC exec '%s' %s", src,
+			 bin_abs, expanded);
+		snprintf(path, sizeof(path), "%s/tests/fixtures/forkexec.%s.out", src, name);
+		if (ASSERT_OK(slurp(path, &want), "expected output") &&
+		    ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 30000), 0,
+			      "exit status")) {
+			ASSERT_EQ(strlen(r.out), want.len, "output length");
+			ASSERT_TRUE(!memcmp(r.out, want.buf,
+					    want.len < strlen(r.out) ? want.len : strlen(r.out)),
+				    "output as expected (tests/fixtures/regen.sh rewrites it)");
+		}
+		free(want.buf);
+		run_free(&r);
+	}
+	fclose(cases);
+}
+
+/* Lines of @text containing @needle. */
+static long lines_with(const char *text, const char *needle)
+{
+	const char *p = text;
+	long n = 0;
+
+	while (p && (p = strstr(p, needle))) {
+		n++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+static long lines(const char *text)
+{
+	return lines_with(text, "\n");
+}
+
+/* Run python3 on @script with @args; its stdout in *out (free it). */
+static int py(const char *script, char *const args[], char **out)
+{
+	char *argv[8] = { "/usr/bin/python3", "-c", (char *)script };
+	struct run r = {};
+	int i, rc;
+
+	for (i = 0; args[i] && i < 4; i++)
+		argv[3 + i] = args[i];
+	argv[3 + i] = NULL;
+	rc = run_sync(&r, argv, 60000);
+	if (rc)
+		test__fail(__FILE__, __LINE__, "python3", "exit %d: %s", rc, r.err);
+	*out = r.out;
+	r.out = NULL;
+	run_free(&r);
+	return rc;
+}
+
+static bool save(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(text, f) >= 0;
+
+	return f && !fclose(f) && ok;
+}
+
+#define N_LIVE 3000
+
+void test_report_live(void)
+{
+	const char *cap = tmpfile_path("live.rcap"), *pidf = tmpfile_path("pid");
+	const char *js = tmpfile_path("l.json"), *cs = tmpfile_path("l.csv");
+	const char *pf = tmpfile_path("l.perfetto");
+	char *rc = (char *)bin("ringcap"), n[16], pidarg[16], checker[4200], *res = NULL;
+	struct run r = {};
+	int wpid = -1;
+	FILE *f;
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%d", N_LIVE);
+	snprintf(checker, sizeof(checker), "%s/tests/check_perfetto.py",
+		 getenv("RINGCAP_SRCDIR") ? getenv("RINGCAP_SRCDIR") : "..");
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "record", "-q", "-e", "syscalls,sched", "-o",
+					    (char *)cap, "--", (char *)bin("rc_workload"),
+					    "getppid", n, (char *)pidf, NULL },
+				60000),
+		       0, "record"))
+		goto out;
+	run_free(&r);
+	f = fopen(pidf, "r");
+	if (!f || fscanf(f, "%d", &wpid) != 1)
+		wpid = -1;
+	if (f)
+		fclose(f);
+	snprintf(pidarg, sizeof(pidarg), "%d", wpid);
+
+	if (test__start_subtest("json") &&
+	    ASSERT_EQ(run_sync(&r,
+			       (char *[]){ rc, "report", "--format", "json", (char *)cap, NULL },
+			       60000),
+		      0, "report") &&
+	    ASSERT_TRUE(save(js, r.out), "save") &&
+	    !py("import json,sys\n"
+		"ev=[json.loads(l) for l in open(sys.argv[1])]\n"
+		"print(sum(1 for e in ev if e['event']=='syscall' and e['fields']['nr']=='getppid'"
+		" and e['pid']==int(sys.argv[2])))\n",
+		(char *[]){ (char *)js, pidarg, NULL }, &res))
+		ASSERT_EQ(atol(res), N_LIVE, "getppid objects");
+	free(res);
+	res = NULL;
+	run_free(&r);
+
+	if (test__start_subtest("csv") &&
+	    ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", "--format", "csv", (char *)cap, NULL },
+			       60000),
+		      0, "report") &&
+	    ASSERT_TRUE(save(cs, r.out), "save") &&
+	    !py("import csv,sys\n"
+		"rows=list(csv.DictReader(open(sys.argv[1])))\n"
+		"print(sum(1 for x in rows if x['event']=='syscall' and x['nr']=='getppid'))\n",
+		(char *[]){ (char *)cs, NULL }, &res))
+		ASSERT_EQ(atol(res), N_LIVE, "getppid rows");
+	free(res);
+	res = NULL;
+	run_free(&r);
+
+	/* the timeline: slices nest on every track; N getppid slices on the workload's */
+	if (test__start_subtest("perfetto") &&
+	    ASSERT_EQ(
+		run_sync(&r, (char *[]){ rc, "report", "--format", "perfetto", (char *)cap, NULL },
+			 60000),
+		0, "report") &&
+	    ASSERT_TRUE(save(pf, r.out), "save")) {
+		struct run c = {};
+
+		if (ASSERT_EQ(run_sync(&c,
+				       (char *[]){ "/usr/bin/python3", checker, (char *)pf,
+						   "getppid", pidarg, NULL },
+				       60000),
+			      0, "slices nest and never overlap"))
+			ASSERT_HAS(c.out, " 3000 named", "getppid slices");
+		if (c.err && *c.err)
+			printf("    %s", c.err);
+		run_free(&c);
+	}
+	run_free(&r);
+
+	if (test__start_subtest("filters")) {
+		long all, sys, mine;
+
+		ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", (char *)cap, NULL }, 60000), 0,
+			  "all");
+		all = lines(r.out);
+		run_free(&r);
+		ASSERT_EQ(
+		    run_sync(&r,
+			     (char *[]){ rc, "report", "--event", "syscalls", (char *)cap, NULL },
+			     60000),
+		    0, "--event");
+		sys = lines(r.out);
+		ASSERT_EQ(lines_with(r.out, ": syscall: "), sys, "only syscalls");
+		ASSERT_TRUE(sys >= N_LIVE && sys < all, "fewer");
+		run_free(&r);
+		ASSERT_EQ(run_sync(&r,
+				   (char *[]){ rc, "report", "--pid", pidarg, "--event", "syscalls",
+					       (char *)cap, NULL },
+				   60000),
+			  0, "--pid");
+		mine = lines(r.out);
+		ASSERT_EQ(lines_with(r.out, "nr=getppid"), N_LIVE, "the workload's getppid");
+		ASSERT_TRUE(mine >= N_LIVE && mine <= sys, "its syscalls");
+		run_free(&r);
+		/* a time range: everything from 0 to the end is everything */
+		ASSERT_EQ(run_sync(&r,
+				   (char *[]){ rc, "report", "--since", "0", "--until", "100000",
+					       (char *)cap, NULL },
+				   60000),
+			  0, "--since --until");
+		ASSERT_EQ(lines(r.out), all, "the whole range");
+		run_free(&r);
+		/* and a range after the end holds nothing */
+		ASSERT_EQ(
+		    run_sync(&r, (char *[]){ rc, "report", "--since", "100000", (char *)cap, NULL },
+			     60000),
+		    0, "late --since");
+		ASSERT_EQ(lines(r.out), 0, "nothing after the end");
+		run_free(&r);
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * Peak RSS of a command, in KiB: its VmHWM, sampled until it exits. Not
+ * ru_maxrss, which keeps the forking process's pages across exec: a test
+ * process grown large would be measured instead.
+ */
+static long peak_rss(const char *cmd, int *status)
+{
+	struct run r = {};
+	long hwm = -1;
+
+	if (run_start(&r, (char *[]){ "/bin/sh", "-c", (char *)cmd, NULL }))
+		return -1;
+	for (;;) {
+		char path[64], line[256];
+		bool report = false;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", r.pid);
+		f = fopen(path, "r");
+		/* Name: comes first; before the exec it is still this test's copy */
+		while (f && fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "Name:", 5))
+				report = strstr(line, "ringcap") != NULL;
+			if (report && !strncmp(line, "VmHWM:", 6) && atol(line + 6) > hwm)
+				hwm = atol(line + 6);
+		}
+		if (f)
+			fclose(f);
+		if (waitpid(r.pid, status, WNOHANG) == r.pid)
+			break;
+		usleep(5000);
+	}
+	run_free(&r);
+	return hwm;
+}
+
+/*
+ * report reads chunk by chunk: on a capture of 2M events (about 220 MB of
+ * records) its peak RSS stays small, in every format and in the summary.
+ */
+void test_report_bounded_memory(void)
+{
+	static const char *const modes[][2] = { { "--format", "text" },
+						{ "--format", "json" },
+						{ "--summary", "--top=5" } };
+	const char *cap = tmpfile_path("big.rcap");
+	char *rc = (char *)bin("ringcap");
+	struct run r = {};
+	size_t i;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ rc, "record", "-q", "-e", "syscalls", "-o", (char *)cap, "--",
+				     (char *)bin("rc_workload"), "getppid", "2000000", NULL },
+			 120000),
+		0, "record"))
+		goto out;
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		char cmd[4500];
+		int status = -1;
+		long kb;
+
+		/* exec: the shell becomes report, and VmHWM is report's own */
+		snprintf(cmd, sizeof(cmd), "exec '%s' report %s %s '%s' > /dev/null", rc,
+			 modes[i][0], modes[i][1], cap);
+		kb = peak_rss(cmd, &status);
+
+		if (ASSERT_TRUE(kb > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "report"))
+			ASSERT_LT(kb, 64 * 1024, "peak RSS (KiB)");
+		if (getenv("RC_DEBUG_RSS"))
+			printf("    %s %s: %ld KiB\n", modes[i][0], modes[i][1], kb);
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* '| head' closes report's stdout: it stops without a word. */
+void test_report_pipe(void)
+{
+	const char *cap = tmpfile_path("p.rcap");
+	struct mem_capture mc = {};
+	struct run r = {};
+	char cmd[4500];
+	FILE *f;
+
+	if (!ASSERT_OK(make_capture(&mc, 20000, 65536), "capture"))
+		return;
+	f = fopen(cap, "w");
+	if (!ASSERT_OK_PTR(f, "create") ||
+	    !ASSERT_EQ(fwrite(mc.buf, 1, mc.len, f), mc.len, "write"))
+		goto out;
+	fclose(f);
+	f = NULL;
+	snprintf(cmd, sizeof(cmd), "'%s' report -i - < '%s' | head -n 2", bin("ringcap"), cap);
+	if (ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 30000), 0,
+		      "pipeline")) {
+		ASSERT_EQ(lines(r.out), 2, "two lines");
+		ASSERT_STREQ(r.err, "", "nothing on stderr");
+	}
+out:
+	if (f)
+		fclose(f);
+	run_free(&r);
+	free(mc.buf);
+	tmpdir_cleanup();
+}
