@@ -269,12 +269,11 @@ static const char *event_name(const struct rc_meta *m, uint64_t id)
 static const char *syscall_name(const struct rc_meta *m, uint64_t nr, char *buf, size_t len)
 {
 	const struct rc_event_desc *ev = rc_schema__event_by_name(m->schema, "syscall");
+	const struct rc_field *f = rc_event__field(ev, "nr");
 	const char *name = NULL;
-	uint16_t i;
 
-	for (i = 0; ev && i < ev->nfields; i++)
-		if (!strcmp(ev->fields[i].name, "nr") && ev->fields[i].hint == RC_HINT_ENUM)
-			name = rc_enum__name(rc_schema__enum(m->schema, ev->fields[i].enum_id), nr);
+	if (f && f->hint == RC_HINT_ENUM)
+		name = rc_enum__name(rc_schema__enum(m->schema, f->enum_id), nr);
 	if (name)
 		return name;
 	snprintf(buf, len, "sys_%" PRIu64, nr);
@@ -367,12 +366,9 @@ static int analyse(struct analysis *a, const struct rc_meta *m, const struct rc_
 static void analysis_init(struct analysis *a, const struct rc_meta *m)
 {
 	const struct rc_event_desc *ev = rc_schema__event_by_name(m->schema, "syscall");
-	uint16_t i;
 
 	memset(a, 0, sizeof(*a));
-	for (i = 0; ev && i < ev->nfields; i++)
-		if (!strcmp(ev->fields[i].name, "duration"))
-			a->dur = &ev->fields[i];
+	a->dur = rc_event__field(ev, "duration");
 	a->syscall_id = ev ? ev->id : 0;
 	a->runq.div = 1000; /* microseconds, as bcc's runqlat */
 }

@@ -263,16 +263,6 @@ static void csv_event(struct report_out *o, const struct rc_rec_hdr *rec)
 
 /* ---- Perfetto (Chrome trace-event JSON) ------------------------------- */
 
-static const struct rc_field *field(const struct rc_event_desc *ev, const char *name)
-{
-	uint16_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (!strcmp(ev->fields[i].name, name))
-			return &ev->fields[i];
-	return NULL;
-}
-
 static void trace_sep(struct report_out *o)
 {
 	if (!o->first)
@@ -387,11 +377,11 @@ static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
 		name_thread(o, rec->pid, rec->tid, rec->comm);
 	if (!strcmp(ev->name, "sched:sched_switch") && o->cpus && rec->cpu < o->m->ncpus) {
 		struct cpu_state *c = &o->cpus[rec->cpu];
-		const struct rc_field *ncomm = field(ev, "next_comm");
+		const struct rc_field *ncomm = rc_event__field(ev, "next_comm");
 
 		end_cpu_slice(o, rec->cpu, rec->ts);
-		f = field(ev, "next_pid");
-		g = field(ev, "next_tid");
+		f = rc_event__field(ev, "next_pid");
+		g = rc_event__field(ev, "next_tid");
 		c->since = rec->ts;
 		c->pid = f ? rc_field__u64(f, rec, 0) : 0;
 		c->tid = g ? rc_field__u64(g, rec, 0) : 0;
@@ -401,7 +391,8 @@ static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
 			       ncomm->size < sizeof(c->comm) ? ncomm->size : sizeof(c->comm) - 1);
 		return;
 	}
-	if (!strcmp(ev->name, "syscall") && (f = field(ev, "duration")) && (g = field(ev, "nr"))) {
+	if (!strcmp(ev->name, "syscall") && (f = rc_event__field(ev, "duration")) &&
+	    (g = rc_event__field(ev, "nr"))) {
 		/* a slice from entry to exit: the record's time is the exit */
 		dur = rc_field__u64(f, rec, 0);
 		start = dur <= rec->ts ? rec->ts - dur : rec->ts;

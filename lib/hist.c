@@ -17,16 +17,6 @@ void rc_hist__add(struct rc_hist *h, uint64_t v)
 	h->total += v;
 }
 
-static const struct rc_field *field(const struct rc_event_desc *ev, const char *name)
-{
-	uint16_t i;
-
-	for (i = 0; ev && i < ev->nfields; i++)
-		if (!strcmp(ev->fields[i].name, name))
-			return &ev->fields[i];
-	return NULL;
-}
-
 /* Open addressing, tid -> time it was woken; 0 is an empty slot's tid + 1. */
 static uint64_t *slot_of(struct rc_runq *q, uint32_t tid)
 {
@@ -74,7 +64,7 @@ int rc_runq__add(struct rc_runq *q, const struct rc_meta *m, const struct rc_rec
 
 	if (!ev)
 		return 0;
-	if (!strcmp(ev->name, "sched:sched_wakeup") && (f = field(ev, "wakee_tid"))) {
+	if (!strcmp(ev->name, "sched:sched_wakeup") && (f = rc_event__field(ev, "wakee_tid"))) {
 		if (q->used * 2 >= q->cap && grow(q))
 			return -ENOMEM;
 		k = slot_of(q, rc_field__u64(f, rec, 0));
@@ -82,8 +72,8 @@ int rc_runq__add(struct rc_runq *q, const struct rc_meta *m, const struct rc_rec
 			q->used++;
 		*k = rc_field__u64(f, rec, 0) + 1;
 		q->vals[k - q->keys] = rec->ts;
-	} else if (!strcmp(ev->name, "sched:sched_switch") && (f = field(ev, "next_tid")) &&
-		   q->cap) {
+	} else if (!strcmp(ev->name, "sched:sched_switch") &&
+		   (f = rc_event__field(ev, "next_tid")) && q->cap) {
 		uint32_t tid = rc_field__u64(f, rec, 0);
 
 		k = slot_of(q, tid);

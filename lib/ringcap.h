@@ -89,6 +89,8 @@ const struct rc_schema *rc_builtin_schema(void);
 const struct rc_event_desc *rc_schema__event(const struct rc_schema *s, uint16_t id);
 const struct rc_event_desc *rc_schema__event_by_name(const struct rc_schema *s, const char *name);
 const struct rc_enum *rc_schema__enum(const struct rc_schema *s, uint16_t id);
+/* The field of @ev named @name, or NULL (also when @ev is NULL). */
+const struct rc_field *rc_event__field(const struct rc_event_desc *ev, const char *name);
 const char *rc_enum__name(const struct rc_enum *e, int64_t value);
 
 /* ---- records ---------------------------------------------------------- */

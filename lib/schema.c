@@ -162,6 +162,16 @@ const struct rc_event_desc *rc_schema__event_by_name(const struct rc_schema *s, 
 	return NULL;
 }
 
+const struct rc_field *rc_event__field(const struct rc_event_desc *ev, const char *name)
+{
+	uint16_t i;
+
+	for (i = 0; ev && i < ev->nfields; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return &ev->fields[i];
+	return NULL;
+}
+
 const struct rc_enum *rc_schema__enum(const struct rc_schema *s, uint16_t id)
 {
 	uint32_t i;

@@ -26,16 +26,6 @@ static struct rc_sum_count *find(struct rc_sum_count **items, size_t *n, size_t 
 	return &(*items)[(*n)++];
 }
 
-static const struct rc_field *field(const struct rc_event_desc *ev, const char *name)
-{
-	uint16_t i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (!strcmp(ev->fields[i].name, name))
-			return &ev->fields[i];
-	return NULL;
-}
-
 int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct rc_rec_hdr *rec)
 {
 	const struct rc_event_desc *ev = rc_schema__event(m->schema, rec->type);
@@ -60,9 +50,9 @@ int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct 
 
 	if (!ev || strcmp(ev->name, "syscall"))
 		return 0;
-	nr = field(ev, "nr");
-	ret = field(ev, "ret");
-	dur = field(ev, "duration");
+	nr = rc_event__field(ev, "nr");
+	ret = rc_event__field(ev, "ret");
+	dur = rc_event__field(ev, "duration");
 	if (!nr)
 		return 0;
 	c = find(&s->syscalls, &s->nsyscalls, &s->cap_syscalls, rc_field__u64(nr, rec, 0));
