@@ -35,7 +35,7 @@ ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	$(shell $(PKG_CONFIG) --cflags libbpf libzstd zlib 2>/dev/null) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 LIBS := $(shell $(PKG_CONFIG) --libs libbpf libzstd zlib 2>/dev/null || \
-	echo -lbpf -lzstd -lz) -lelf -lpthread
+	echo -lbpf -lzstd -lz) -lelf -lpthread -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP

@@ -3,8 +3,8 @@
 #include <string.h>
 #include "json.h"
 
-/* Length of the valid UTF-8 sequence at @p (not overlong, no surrogates), or 0. */
-static int utf8_len(const unsigned char *p)
+/* Length of the valid UTF-8 sequence at @p, ending by @end (not overlong, no surrogates), or 0. */
+static int utf8_len(const unsigned char *p, const unsigned char *end)
 {
 	uint32_t c;
 	int n, i;
@@ -23,8 +23,10 @@ static int utf8_len(const unsigned char *p)
 	} else {
 		return 0;
 	}
+	if (end - p < n)
+		return 0;
 	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
+		if ((p[i] & 0xc0) != 0x80)
 			return 0;
 		c = c << 6 | (p[i] & 0x3f);
 	}
@@ -42,12 +44,12 @@ void json_escape(struct rc_strbuf *sb, const char *s, size_t max)
 
 	rc_strbuf__append(sb, "\"", 1);
 	while (p < end && *p) {
-		n = utf8_len(p);
+		n = utf8_len(p, end);
 		if (*p == '"' || *p == '\\') {
 			esc[0] = '\\';
 			esc[1] = *p;
 			rc_strbuf__append(sb, esc, 2);
-		} else if (*p < 0x20 || *p == 0x7f || !n || p + n > end) {
+		} else if (*p < 0x20 || *p == 0x7f || !n) {
 			snprintf(esc, sizeof(esc), "\\u%04x", *p);
 			rc_strbuf__append(sb, esc, 6);
 		} else {

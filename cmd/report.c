@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,7 @@ static int parse_time(const char *s, const struct rc_meta *m, uint64_t *ts)
 	errno = 0;
 	frac = strtod(s, &end);
 	if (!errno && !*end && end != s && frac >= 0 && frac < 1e9) {
-		*ts = m->start_ts + (uint64_t)(frac * 1e9);
+		*ts = m->start_ts + (uint64_t)llround(frac * 1e9); /* 1.001 is 1001000000 ns */
 		return 0;
 	}
 	secs = wall_start / 1000000000;
@@ -207,6 +208,8 @@ static int parse_time(const char *s, const struct rc_meta *m, uint64_t *ts)
 		char *e2;
 
 		frac = strtod(end, &e2);
+		if (e2 == end || !(frac >= 0 && frac < 1))
+			return -EINVAL;
 		end = e2;
 	}
 	if (*end)
@@ -215,7 +218,7 @@ static int parse_time(const char *s, const struct rc_meta *m, uint64_t *ts)
 	secs = mktime(&tm);
 	if (secs == (time_t)-1)
 		return -EINVAL;
-	wall = (int64_t)secs * 1000000000 + (int64_t)(frac * 1e9);
+	wall = (int64_t)secs * 1000000000 + llround(frac * 1e9);
 	*ts = wall > m->wall_offset_ns ? (uint64_t)(wall - m->wall_offset_ns) : 0;
 	return 0;
 }
@@ -334,7 +337,8 @@ static void show_hist(const struct rc_hist *h, const char *unit, const char *wha
 	}
 	printf("%*s : count     distribution\n", 24, unit);
 	for (i = lo; i <= hi; i++) {
-		uint64_t low = i ? 1ull << i : 0, high = i ? (1ull << (i + 1)) - 1 : 1;
+		uint64_t low = i ? 1ull << i : 0;
+		uint64_t high = !i ? 1 : i == 63 ? UINT64_MAX : (1ull << (i + 1)) - 1;
 
 		stars = max ? (int)(h->slots[i] * 40 / max) : 0;
 		printf("%10" PRIu64 " -> %-10" PRIu64 " : %-9" PRIu64 " |", low, high, h->slots[i]);
@@ -456,10 +460,14 @@ int cmd_report(int argc, char **argv)
 		if (err)
 			break;
 	}
-	if (err == 0 && out)
-		err = report_out__end(out);
-	if (err == -EIO && out) {
-		ret = err; /* stdout failed: main says why */
+	/* what was decoded before an error is output too, then the error */
+	if (out && (err >= 0 || !ferror(stdout))) {
+		int e = report_out__end(out);
+
+		err = err < 0 ? err : e;
+	}
+	if (ferror(stdout)) {
+		ret = -EIO; /* stdout failed: main says why */
 		goto out;
 	}
 	if (err < 0) {

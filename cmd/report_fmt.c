@@ -24,9 +24,11 @@
 /* Append a string literal, its length counted by the compiler. */
 #define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
 #define CPU_PID		    2147483000 /* the synthetic process holding the CPU tracks */
+#define CSV_MAX_COLUMNS	    4096       /* distinct field names shown; real schemas have dozens */
+#define CSV_NO_COLUMN	    UINT32_MAX
 
 struct thread_name {
-	uint32_t tid; /* + 1; 0: empty */
+	uint64_t key; /* tid + 1; 0: empty */
 	char comm[16];
 };
 
@@ -45,7 +47,7 @@ struct report_out {
 	/* csv: the union of field names, and each event's column for each field */
 	const char **cols;
 	size_t ncols;
-	uint16_t **colmap; /* [event index][field] -> column */
+	uint32_t **colmap; /* [event index][field] -> column, or CSV_NO_COLUMN */
 	/* perfetto */
 	struct cpu_state *cpus;
 	uint64_t last_ts;
@@ -122,7 +124,13 @@ static void json_fields(struct rc_strbuf *sb, const struct rc_schema *s,
 					    : NULL;
 
 			if (e) {
-				rc_strbuf__printf(sb, ",\"%s_errno\":", f->name);
+				struct rc_strbuf key = {};
+
+				rc_strbuf__printf(&key, "%s_errno", f->name);
+				APPEND_LIT(sb, ",");
+				json_escape(sb, key.buf ? key.buf : "", SIZE_MAX);
+				rc_strbuf__free(&key);
+				APPEND_LIT(sb, ":");
 				json_escape(sb, e, SIZE_MAX);
 			}
 		}
@@ -172,13 +180,16 @@ static void csv_cell(struct rc_strbuf *sb, const char *s, size_t max)
 	APPEND_LIT(sb, "\"");
 }
 
-static int csv_column(struct report_out *o, const char *name)
+/* The column of @name, a new one if there is room, or CSV_NO_COLUMN. */
+static uint32_t csv_column(struct report_out *o, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < o->ncols; i++)
 		if (!strcmp(o->cols[i], name))
 			return i;
+	if (o->ncols == CSV_MAX_COLUMNS)
+		return CSV_NO_COLUMN;
 	o->cols[o->ncols] = name;
 	return o->ncols++;
 }
@@ -186,13 +197,11 @@ static int csv_column(struct report_out *o, const char *name)
 static int csv_begin(struct report_out *o)
 {
 	const struct rc_schema *s = o->m->schema;
-	size_t nf = sizeof(csv_fixed) / sizeof(csv_fixed[0]), i;
+	size_t i;
 	uint32_t e;
 	uint16_t f;
 
-	for (e = 0; e < s->nevents; e++)
-		nf += s->events[e].nfields;
-	o->cols = calloc(nf, sizeof(*o->cols));
+	o->cols = calloc(CSV_MAX_COLUMNS, sizeof(*o->cols));
 	o->colmap = calloc(s->nevents ? s->nevents : 1, sizeof(*o->colmap));
 	if (!o->cols || !o->colmap)
 		return -ENOMEM;
@@ -219,8 +228,11 @@ static int csv_begin(struct report_out *o)
 static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
 		      const void *rec)
 {
+	const struct rc_enum *e = rc_schema__enum(s, f->enum_id);
 	struct rc_strbuf v = {};
+	const char *name;
 	unsigned int k;
+	int64_t x;
 
 	if (f->kind == RC_FIELD_STR) {
 		csv_cell(sb, (const char *)rec + f->offset, f->size);
@@ -229,13 +241,17 @@ static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const str
 	for (k = 0; k < f->count; k++) {
 		if (k)
 			APPEND_LIT(&v, " ");
-		json_value(&v, s, f, rec, k);
+		x = f->kind == RC_FIELD_SINT ? rc_field__s64(f, rec, k)
+					     : (int64_t)rc_field__u64(f, rec, k);
+		name = f->hint == RC_HINT_ENUM ? rc_enum__name(e, x) : NULL;
+		if (name)
+			rc_strbuf__append(&v, name, strlen(name));
+		else if (f->kind == RC_FIELD_SINT)
+			rc_strbuf__printf(&v, "%" PRId64, x);
+		else
+			rc_strbuf__printf(&v, "%" PRIu64, (uint64_t)x);
 	}
-	/* an enum name comes quoted from json_value: unquote it for CSV */
-	if (v.len >= 2 && v.buf[0] == '"')
-		csv_cell(sb, v.buf + 1, v.len - 2);
-	else if (v.buf)
-		rc_strbuf__append(sb, v.buf, v.len);
+	csv_cell(sb, v.buf ? v.buf : "", v.len);
 	rc_strbuf__free(&v);
 }
 
@@ -273,10 +289,10 @@ static void trace_sep(struct report_out *o)
 /* Microseconds since the start of the capture, as the format wants them. */
 static void put_us(struct rc_strbuf *sb, const struct rc_meta *m, uint64_t ts)
 {
-	int64_t ns = (int64_t)(ts - m->start_ts);
+	bool neg = ts < m->start_ts;
+	uint64_t ns = neg ? m->start_ts - ts : ts - m->start_ts;
 
-	rc_strbuf__printf(sb, "%s%" PRId64 ".%03" PRId64, ns < 0 ? "-" : "",
-			  (ns < 0 ? -ns : ns) / 1000, (ns < 0 ? -ns : ns) % 1000);
+	rc_strbuf__printf(sb, "%s%" PRIu64 ".%03" PRIu64, neg ? "-" : "", ns / 1000, ns % 1000);
 }
 
 static void meta_name(struct report_out *o, const char *what, uint32_t pid, int64_t tid,
@@ -292,8 +308,19 @@ static void meta_name(struct report_out *o, const char *what, uint32_t pid, int6
 }
 
 /* Name a thread (and its process, when it leads it) the first time, and after exec. */
+static size_t name_slot(const struct thread_name *t, size_t cap, uint64_t key)
+{
+	size_t i = (key * 2654435761u) & (cap - 1);
+
+	while (t[i].key && t[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Name a thread (and its process, when it leads it) the first time, and after exec. */
 static void name_thread(struct report_out *o, uint32_t pid, uint32_t tid, const char *comm)
 {
+	uint64_t key = tid + 1ull;
 	struct thread_name *t;
 	size_t i;
 
@@ -301,31 +328,25 @@ static void name_thread(struct report_out *o, uint32_t pid, uint32_t tid, const 
 		size_t cap = o->names_cap ? o->names_cap * 2 : 1024;
 		struct thread_name *n = calloc(cap, sizeof(*n));
 
-		if (!n)
-			return;
-		for (i = 0; i < o->names_cap; i++) {
-			size_t j;
-
-			if (!o->names[i].tid)
-				continue;
-			for (j = (o->names[i].tid * 2654435761u) & (cap - 1); n[j].tid;
-			     j = (j + 1) & (cap - 1))
-				;
-			n[j] = o->names[i];
+		if (!n && !o->names_cap)
+			return; /* no table: names are left out */
+		if (n) {
+			for (i = 0; i < o->names_cap; i++)
+				if (o->names[i].key)
+					n[name_slot(n, cap, o->names[i].key)] = o->names[i];
+			free(o->names);
+			o->names = n;
+			o->names_cap = cap;
+		} else if (o->names_used + 1 >= o->names_cap) {
+			return; /* full and cannot grow: never probe a full table */
 		}
-		free(o->names);
-		o->names = n;
-		o->names_cap = cap;
 	}
-	for (i = ((tid + 1) * 2654435761u) & (o->names_cap - 1);
-	     o->names[i].tid && o->names[i].tid != tid + 1; i = (i + 1) & (o->names_cap - 1))
-		;
-	t = &o->names[i];
-	if (t->tid && !strncmp(t->comm, comm, sizeof(t->comm)))
+	t = &o->names[name_slot(o->names, o->names_cap, key)];
+	if (t->key && !strncmp(t->comm, comm, sizeof(t->comm)))
 		return;
-	if (!t->tid)
+	if (!t->key)
 		o->names_used++;
-	t->tid = tid + 1;
+	t->key = key;
 	memcpy(t->comm, comm, sizeof(t->comm));
 	if (pid == tid)
 		meta_name(o, "process_name", pid, -1, comm, sizeof(t->comm));
@@ -337,8 +358,8 @@ static void end_cpu_slice(struct report_out *o, uint32_t cpu, uint64_t ts)
 {
 	struct cpu_state *c = &o->cpus[cpu];
 
-	if (!c->since || !c->tid)
-		return; /* unknown, or idle */
+	if (!c->since || !c->tid || ts < c->since)
+		return; /* unknown, idle, or out of order */
 	trace_sep(o);
 	rc_strbuf__printf(&o->buf, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":", CPU_PID,
 			  CPU_PID + cpu);
@@ -379,7 +400,13 @@ static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
 		struct cpu_state *c = &o->cpus[rec->cpu];
 		const struct rc_field *ncomm = rc_event__field(ev, "next_comm");
 
-		end_cpu_slice(o, rec->cpu, rec->ts);
+		/*
+		 * The record is about the task switched out: it closes the slice
+		 * only when that slice is its own. With filters, switches are
+		 * missing, and what ran in between is unknown: no slice.
+		 */
+		if (c->tid == rec->tid)
+			end_cpu_slice(o, rec->cpu, rec->ts);
 		f = rc_event__field(ev, "next_pid");
 		g = rc_event__field(ev, "next_tid");
 		c->since = rec->ts;
@@ -402,7 +429,17 @@ static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
 		put_us(&o->buf, o->m, start);
 		rc_strbuf__printf(&o->buf, ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"name\":",
 				  (rec->ts - start) / 1000, (rec->ts - start) % 1000);
-		json_value(&o->buf, s, g, rec, 0);
+		{
+			const char *nm = rc_enum__name(rc_schema__enum(s, g->enum_id),
+						       (int64_t)rc_field__u64(g, rec, 0));
+			char nb[32];
+
+			if (!nm || g->hint != RC_HINT_ENUM) {
+				snprintf(nb, sizeof(nb), "sys_%" PRIu64, rc_field__u64(g, rec, 0));
+				nm = nb;
+			}
+			json_escape(&o->buf, nm, SIZE_MAX); /* the format wants a string */
+		}
 		APPEND_LIT(&o->buf, ",\"args\":");
 		json_fields(&o->buf, s, ev, rec);
 		APPEND_LIT(&o->buf, "}");

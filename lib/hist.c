@@ -65,12 +65,14 @@ int rc_runq__add(struct rc_runq *q, const struct rc_meta *m, const struct rc_rec
 	if (!ev)
 		return 0;
 	if (!strcmp(ev->name, "sched:sched_wakeup") && (f = rc_event__field(ev, "wakee_tid"))) {
+		uint32_t tid = rc_field__u64(f, rec, 0); /* a tid is 32 bits */
+
 		if (q->used * 2 >= q->cap && grow(q))
 			return -ENOMEM;
-		k = slot_of(q, rc_field__u64(f, rec, 0));
+		k = slot_of(q, tid);
 		if (!*k)
 			q->used++;
-		*k = rc_field__u64(f, rec, 0) + 1;
+		*k = tid + 1ull;
 		q->vals[k - q->keys] = rec->ts;
 	} else if (!strcmp(ev->name, "sched:sched_switch") &&
 		   (f = rc_event__field(ev, "next_tid")) && q->cap) {

@@ -307,11 +307,12 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 	if (dc.first_ts > dc.last_ts || !dc.nrec ||
 	    dc.nrec > dc.raw_size / sizeof(struct rc_rec_hdr))
 		return corrupt(r, off, "chunk header inconsistent");
-	if (dc.first_ts > r->until) { /* sorted: nothing wanted from here on */
-		r->at_end = true;
-		return 0;
-	}
-	if (dc.last_ts < r->since) {
+	/*
+	 * Outside the range: passed over without decompressing. Not a stop at
+	 * the first chunk past @until: a record written late (counted in the
+	 * trailer) can sit in a later chunk and still be in range.
+	 */
+	if (dc.first_ts > r->until || dc.last_ts < r->since) {
 		r->skipped = true;
 		return skip_bytes(r, dc.data_size) ? 0 : end_of_file(r);
 	}

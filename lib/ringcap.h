@@ -238,9 +238,9 @@ const struct rc_meta *rc_reader__meta(const struct rc_reader *r);
 int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec);
 /*
  * Only records from @since to @until are wanted (capture clock): chunks
- * outside are skipped without being decompressed, reading stops after the
- * last one, and on a seekable file the trailer's index finds the first.
- * Call before the first rc_reader__next().
+ * outside are skipped without being decompressed, and on a seekable file
+ * the trailer's index finds the first. Call before the first
+ * rc_reader__next().
  */
 void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until);
 /* After the end: true when the file stops before its trailer. */
