@@ -53,6 +53,12 @@ void test_cli_errors(void)
 	if (test__start_subtest("duration"))
 		expect_fail((char *[]){ rc, "record", "-d", "-1", NULL }, 64,
 			    "invalid duration '-1'");
+	if (test__start_subtest("unknown_format"))
+		expect_fail((char *[]){ rc, "report", "--format", "xml", NULL }, 64,
+			    "unknown format 'xml': text, json, csv or perfetto");
+	if (test__start_subtest("flush_ms"))
+		expect_fail((char *[]){ rc, "record", "--flush-ms", "5", NULL }, 64,
+			    "invalid --flush-ms '5': milliseconds from 10 to 60000");
 	if (test__start_subtest("pid_and_command"))
 		expect_fail((char *[]){ rc, "record", "-p", "1", "--", "true", NULL }, 64,
 			    "exclude each other");
