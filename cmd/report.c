@@ -399,16 +399,6 @@ static void analysis_free(struct analysis *a)
 	rc_runq__free(&a->runq);
 }
 
-static uint64_t total_dropped(const struct rc_stats *st)
-{
-	uint64_t n = 0;
-	uint32_t i;
-
-	for (i = 0; st && i < st->nentries; i++)
-		n += st->entries[i].dropped;
-	return n;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct argp_child children[] = { { .argp = &common_argp }, {} };
@@ -424,6 +414,7 @@ int cmd_report(int argc, char **argv)
 	const struct rc_rec_hdr *rec;
 	const struct rc_meta *m;
 	struct rc_filter filter = {};
+	struct rc_stats_point totals = {};
 	struct analysis a;
 	struct rc_reader *r;
 	bool analysing;
@@ -478,7 +469,9 @@ int cmd_report(int argc, char **argv)
 	}
 	if (analysing)
 		analysis_show(&a, m);
-	dropped = total_dropped(rc_reader__stats(r));
+	if (rc_reader__stats(r))
+		rc_stats__totals(rc_reader__stats(r), &totals);
+	dropped = totals.dropped;
 	if (dropped)
 		say("warning: %" PRIu64 " events were dropped in the kernel (ring full): "
 		    "see 'ringcap stat %s'\n",

@@ -80,7 +80,6 @@ struct rc_session {
 	unsigned int nfree;
 	struct batch *cur;
 	int werr;
-	uint64_t made, dropped, filtered, ncaptured, missed;
 	uint64_t ring_hwm;
 	uint64_t writer_wait_ns;       /* under mu */
 	uint64_t written, raw_written; /* atomic: set by the writer thread */
@@ -532,17 +531,15 @@ static void add_missed(struct rc_session *s, struct rc_stats *st)
 	}
 	for (i = 0; i < n; i++)
 		missed[progs[i].type] += prog_missed(progs[i].prog);
-	s->missed = 0;
 	for (t = 0; t < RC_EV_MAX; t++) {
 		if (!missed[t])
 			continue;
 		st->entries[st->nentries++] =
 		    (struct rc_stat_entry){ .cpu = RC_CPU_ANY, .type = t, .missed = missed[t] };
-		s->missed += missed[t];
 	}
 }
 
-/* Take the counters now into s->last, and the totals into s->made etc. */
+/* Take the counters now into s->last. */
 static int snapshot_stats(struct rc_session *s)
 {
 	struct rc_stats *st = &s->last;
@@ -559,7 +556,6 @@ static int snapshot_stats(struct rc_session *s)
 	pthread_mutex_lock(&s->mu);
 	st->writer_wait_ns = s->writer_wait_ns;
 	pthread_mutex_unlock(&s->mu);
-	s->made = s->dropped = s->filtered = s->ncaptured = 0;
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		for (t = 1; t < RC_EV_MAX; t++) {
 			const struct rc_bpf_stats *b = &s->percpu[cpu];
@@ -570,10 +566,6 @@ static int snapshot_stats(struct rc_session *s)
 						   b->filtered[t],
 						   s->captured[cpu][t] };
 
-			s->made += e.made;
-			s->dropped += e.dropped;
-			s->filtered += e.filtered;
-			s->ncaptured += e.captured;
 			if (e.made || e.dropped || e.filtered || e.captured)
 				st->entries[n++] = e;
 		}
@@ -775,6 +767,7 @@ int rc_session__start(struct rc_session *s, int fd)
  */
 static int settle(struct rc_session *s)
 {
+	struct rc_stats_point pt = {};
 	int i, agreed = 0;
 
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
@@ -788,7 +781,8 @@ static int settle(struct rc_session *s)
 		err = snapshot_stats(s);
 		if (err)
 			return err;
-		if (s->made == s->dropped + s->ncaptured + s->malformed && !n) {
+		rc_stats__totals(&s->last, &pt);
+		if (pt.made == pt.dropped + pt.captured + s->malformed && !n) {
 			if (++agreed == 2)
 				return 0;
 			continue;
@@ -797,8 +791,8 @@ static int settle(struct rc_session *s)
 		usleep(1000);
 	}
 	pr_warn("counters did not settle: %llu made, %llu dropped, %llu read\n",
-		(unsigned long long)s->made, (unsigned long long)s->dropped,
-		(unsigned long long)s->ncaptured);
+		(unsigned long long)pt.made, (unsigned long long)pt.dropped,
+		(unsigned long long)pt.captured);
 	return 0;
 }
 
