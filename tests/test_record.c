@@ -233,12 +233,13 @@ void test_record_duration(void)
 
 	if (!need_root())
 		return;
-	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-d", "0.5",
-					   "--drain", "busy", "-o", (char *)out, "--", "/bin/sh",
-					   "-c", "trap '' TERM; while :; do :; done", NULL },
-			       15000),
-		      0, "record stops") &&
+	if (ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-d", "0.5", "--drain",
+				     "busy", "-o", (char *)out, "--", "/bin/sh", "-c",
+				     "trap '' TERM; while :; do :; done", NULL },
+			 120000), /* a watchdog for a hang; under valgrind this run takes ~14 s */
+		0, "record stops") &&
 	    ASSERT_OK(gather(out, &f), "read capture")) {
 		ASSERT_TRUE(!f.truncated, "complete file");
 		ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
