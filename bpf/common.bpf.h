@@ -2,9 +2,13 @@
 /*
  * Maps, settings and helpers every ringcap event source shares.
  *
- * User space creates the events, targets and stats maps once and hands the
- * same fds to every source's object (bpf_map__reuse_fd), so all sources
- * write to one ring and count into one table.
+ * User space creates the events, targets, stats and notify maps once and
+ * hands the same fds to every source's object (bpf_map__reuse_fd), so all
+ * sources write to one ring and count into one table.
+ *
+ * One program serves both transports: events is a BPF ring buffer, or a
+ * perf event array when knobs.transport says so. knobs is read-only data,
+ * so the verifier knows which branch runs and never checks the other.
  */
 #ifndef RINGCAP_COMMON_BPF_H
 #define RINGCAP_COMMON_BPF_H
@@ -21,6 +25,31 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096 * 16); /* replaced by user space's map */
 } events SEC(".maps");
+
+/*
+ * perfbuf: records are built here, then copied out by
+ * bpf_perf_event_output(). One slot per event type and CPU: programs run
+ * with preemption off, a program never nests in itself (the kernel skips
+ * it), and the two that share a type, syscall entry and exit, never run in
+ * an interrupt.
+ */
+struct rc_scratch {
+	char data[RC_SCRATCH_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RC_EV_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rc_scratch);
+} scratch SEC(".maps");
+
+/* perfbuf --snapshot-on: a word per trigger, on rings user space waits on */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} notify SEC(".maps");
 
 /* tgids to trace when knobs.filter_pids is set */
 struct {
@@ -89,10 +118,20 @@ static __always_inline int rc_filtered(__u16 type)
 	return 0;
 }
 
+static __always_inline void rc_count_drop(__u16 type)
+{
+	struct rc_bpf_stats *st = rc_stats();
+
+	if (st)
+		__sync_fetch_and_add(&st->dropped[type & (RC_EV_SLOTS - 1)], 1);
+}
+
 /*
  * Reserve a record of @type, counting it as made, and as dropped when the
  * ring is full. Fills the common header: the timestamp is taken after the
  * reservation, so ring order and time order agree as closely as they can.
+ * perfbuf: the record is built in this CPU's scratch slot for @type, and
+ * a full ring is found at rc_submit().
  */
 static __always_inline void *rc_reserve(__u16 type, __u32 size)
 {
@@ -102,10 +141,15 @@ static __always_inline void *rc_reserve(__u16 type, __u32 size)
 
 	if (st)
 		__sync_fetch_and_add(&st->made[type & (RC_EV_SLOTS - 1)], 1);
-	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (knobs.transport == RC_KNOB_PERFBUF) {
+		__u32 slot = type & (RC_EV_SLOTS - 1);
+
+		h = bpf_map_lookup_elem(&scratch, &slot);
+	} else {
+		h = bpf_ringbuf_reserve(&events, size, 0);
+	}
 	if (!h) {
-		if (st)
-			__sync_fetch_and_add(&st->dropped[type & (RC_EV_SLOTS - 1)], 1);
+		rc_count_drop(type);
 		return NULL;
 	}
 	id = bpf_get_current_pid_tgid();
@@ -120,16 +164,44 @@ static __always_inline void *rc_reserve(__u16 type, __u32 size)
 	return h;
 }
 
+/* --snapshot-on: tell user space that a record of the chosen kind was made. */
+static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
+{
+	__u64 ts = h->ts;
+
+	if (h->type != knobs.snap_type)
+		return;
+	if (h->type == RC_EV_SYSCALL && knobs.snap_nr >= 0 &&
+	    ((const struct rc_ev_syscall *)h)->nr != (__u32)knobs.snap_nr)
+		return;
+	bpf_perf_event_output(ctx, &notify, BPF_F_CURRENT_CPU, &ts, sizeof(ts));
+}
+
 /*
- * Submit, waking the reader only when knobs.wakeup_bytes of data are
+ * Submit a record of @size bytes from rc_reserve().
+ *
+ * ringbuf: wake the reader only when knobs.wakeup_bytes of data are
  * pending. Every submit at or above the mark forces a wakeup (not only the
  * one that crosses it): with two CPUs producing, both can see the mark
  * already passed, and a single crossing record would be missed.
+ *
+ * perfbuf: copy it to this CPU's ring; the perf event's own settings
+ * decide the wakeups. A full ring counts a drop here, and the kernel
+ * reports it in the ring too (PERF_RECORD_LOST).
  */
-static __always_inline void rc_submit(void *rec)
+static __always_inline void rc_submit(void *ctx, void *rec, __u32 size)
 {
 	__u64 flags = 0;
 
+	if (knobs.transport == RC_KNOB_PERFBUF) {
+		struct rc_ev_hdr *h = rec;
+
+		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, rec, size) < 0)
+			rc_count_drop(h->type);
+		if (knobs.snap_type)
+			rc_trigger(ctx, h);
+		return;
+	}
 	if (knobs.wakeup_bytes)
 		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes
 			    ? BPF_RB_FORCE_WAKEUP

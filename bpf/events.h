@@ -99,16 +99,60 @@ struct rc_ev_exit {
 };
 _Static_assert(sizeof(struct rc_ev_exit) == 48, "rc_ev_exit layout");
 
+/*
+ * Records user space adds to the stream (never made by a BPF program).
+ * Their ids are above RC_EV_SLOTS: they have no BPF counters.
+ */
+#define RC_REC_LOST	64 /* the kernel lost records on a CPU's perf ring */
+#define RC_REC_SNAPSHOT 65 /* a flight-recorder snapshot begins */
+
+/* rc_rec_lost.flags */
+#define RC_LOST_F_AT_END 0x1 /* drops the kernel never reported: counted at stop */
+
+struct rc_rec_lost {
+	struct rc_ev_hdr hdr; /* ts: of the record that follows the loss; cpu: the ring's */
+	__u64 lost;
+	__u32 flags;
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct rc_rec_lost) == 56, "rc_rec_lost layout");
+
+enum rc_snapshot_reason {
+	RC_SNAP_SIGNAL = 1, /* SIGUSR2 */
+	RC_SNAP_EXIT = 2,   /* the end of the capture */
+	RC_SNAP_EVENT = 3,  /* --snapshot-on */
+};
+
+struct rc_rec_snapshot {
+	struct rc_ev_hdr hdr; /* ts: of the snapshot's first record */
+	__u64 seq;	      /* 1, 2, ... */
+	__u64 nrec;	      /* records in the snapshot, which follow */
+	__u64 last_ts;	      /* its last record's */
+	__u64 taken_ts;	      /* when the rings were paused */
+	__u32 reason;	      /* enum rc_snapshot_reason */
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct rc_rec_snapshot) == 80, "rc_rec_snapshot layout");
+
+/* rc_knobs.transport */
+#define RC_KNOB_RINGBUF 0
+#define RC_KNOB_PERFBUF 1
+
 /* Settings every program reads from .rodata, set by user space before load. */
 struct rc_knobs {
-	__u32 self_tgid;   /* ringcap itself: never traced */
-	__u32 filter_pids; /* only tgids in the targets map */
-	__u32 filter_comm; /* only tasks whose comm equals comm */
-	__u32 __pad;
-	__u64 wakeup_bytes; /* 0: kernel's adaptive wakeup; else force above this */
+	__u32 self_tgid;    /* ringcap itself: never traced */
+	__u32 filter_pids;  /* only tgids in the targets map */
+	__u32 filter_comm;  /* only tasks whose comm equals comm */
+	__u32 transport;    /* RC_KNOB_RINGBUF or RC_KNOB_PERFBUF: the events map's type */
+	__u64 wakeup_bytes; /* ringbuf: 0, kernel's adaptive wakeup; else force above this */
 	char comm[RC_COMM_LEN];
+	__u32 snap_type; /* perfbuf: notify user space when a record of this type is made */
+	__s32 snap_nr;	 /* ... and, for syscalls, of this number (-1: any) */
 };
-_Static_assert(sizeof(struct rc_knobs) == 40, "rc_knobs layout");
+_Static_assert(sizeof(struct rc_knobs) == 48, "rc_knobs layout");
+
+/* The largest record a BPF program makes, for the perfbuf scratch space. */
+#define RC_SCRATCH_SIZE 512
 
 /*
  * Per-CPU counters, one element of the stats map. made = dropped +

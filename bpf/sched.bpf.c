@@ -53,7 +53,7 @@ int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct
 	e->next_prio = next->prio;
 	e->__pad = 0;
 	bpf_probe_read_kernel(e->next_comm, sizeof(e->next_comm), next->comm);
-	rc_submit(e);
+	rc_submit(ctx, e, sizeof(*e));
 	return 0;
 }
 
@@ -73,7 +73,7 @@ int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 	e->prio = p->prio;
 	e->target_cpu = BPF_CORE_READ(p, thread_info.cpu);
 	bpf_probe_read_kernel(e->wakee_comm, sizeof(e->wakee_comm), p->comm);
-	rc_submit(e);
+	rc_submit(ctx, e, sizeof(*e));
 	return 0;
 }
 
@@ -90,7 +90,7 @@ int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_
 	e->child_pid = child->tgid;
 	e->child_tid = child->pid;
 	bpf_probe_read_kernel(e->child_comm, sizeof(e->child_comm), child->comm);
-	rc_submit(e);
+	rc_submit(ctx, e, sizeof(*e));
 	return 0;
 }
 
@@ -109,7 +109,7 @@ int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	e->__pad = 0;
 	if (bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), bprm->filename) < 0)
 		e->filename[0] = '\0';
-	rc_submit(e);
+	rc_submit(ctx, e, sizeof(*e));
 	return 0;
 }
 
@@ -125,6 +125,6 @@ int BPF_PROG(handle_sched_process_exit, struct task_struct *p, bool group_dead)
 		return 0;
 	e->exit_code = p->exit_code;
 	e->group_dead = group_dead;
-	rc_submit(e);
+	rc_submit(ctx, e, sizeof(*e));
 	return 0;
 }

@@ -53,7 +53,7 @@ static __always_inline void read_args(__u64 *args, struct pt_regs *regs)
 }
 
 /* exit and exit_group never return: record them at entry. */
-static __always_inline void emit_noreturn(struct pt_regs *regs, long id)
+static __always_inline void emit_noreturn(void *ctx, struct pt_regs *regs, long id)
 {
 	struct rc_ev_syscall *e;
 
@@ -66,7 +66,7 @@ static __always_inline void emit_noreturn(struct pt_regs *regs, long id)
 	e->ret = 0;
 	e->duration = 0;
 	read_args(e->args, regs);
-	rc_submit(e);
+	rc_submit(ctx, e, sizeof(*e));
 }
 
 SEC("tp_btf/sys_enter")
@@ -77,7 +77,7 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 	if (!rc_current_wanted())
 		return rc_filtered(RC_EV_SYSCALL);
 	if (id == RC_NR_EXIT || id == RC_NR_EXIT_GROUP) {
-		emit_noreturn(regs, id);
+		emit_noreturn(ctx, regs, id);
 		return 0;
 	}
 	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), NULL,
@@ -106,7 +106,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 		e->ret = ret;
 		e->duration = e->hdr.ts - p->ts;
 		__builtin_memcpy(e->args, p->args, sizeof(e->args));
-		rc_submit(e);
+		rc_submit(ctx, e, sizeof(*e));
 	}
 	p->nr = -1;
 	return 0;
