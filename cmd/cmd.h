@@ -38,6 +38,7 @@ void status_clear(bool tty);
 
 #define RC_DEFAULT_EVENTS  "syscalls,sched"
 #define RC_DEFAULT_RINGBUF (16ull << 20)
+#define RC_DEFAULT_PERFBUF (8ull << 20) /* each CPU's */
 #define RC_MAX_PIDS	   1024
 
 struct scope {
@@ -48,6 +49,10 @@ struct scope {
 	bool all;
 	double duration;
 	uint64_t ringbuf_size;
+	enum rc_transport transport;
+	uint64_t mmap_bytes;	/* -m: each CPU's perf ring; 0: default */
+	uint32_t wakeup_events; /* --wakeup N */
+	uint64_t wakeup_bytes;	/* --wakeup SIZE */
 	enum rc_drain_mode drain;
 	char **cmd; /* set by the subcommand's parser, from ARGP_KEY_ARGS */
 	bool given; /* -e, -a, -p, --comm or -d given */

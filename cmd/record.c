@@ -19,6 +19,8 @@
 enum {
 	OPT_PROGRESS = 256,
 	OPT_FLUSH_MS,
+	OPT_OVERWRITE,
+	OPT_SNAPSHOT_ON,
 };
 
 static struct env {
@@ -26,6 +28,8 @@ static struct env {
 	bool quiet;
 	bool progress;
 	unsigned int flush_ms;
+	bool overwrite;
+	const char *snapshot_on;
 } env;
 
 static const struct argp_option opts[] = {
@@ -35,6 +39,12 @@ static const struct argp_option opts[] = {
 	  "A status line even when stderr is not a terminal (one line a second)" },
 	{ "flush-ms", OPT_FLUSH_MS, "MS", 0,
 	  "Write what was read at least this often: what a crash can lose (default: 1000)" },
+	{ "overwrite", OPT_OVERWRITE, NULL, 0,
+	  "Flight recorder: perf rings that keep the newest events, written only at a "
+	  "snapshot (SIGUSR2, --snapshot-on, and the end)" },
+	{ "snapshot-on", OPT_SNAPSHOT_ON, "EVENT", 0,
+	  "With --overwrite: a snapshot each time EVENT happens (an event name, or "
+	  "syscall:NAME)" },
 	{},
 };
 
@@ -67,7 +77,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARGS:
 		scope.cmd = state->argv + state->next;
 		break;
+	case OPT_OVERWRITE:
+		env.overwrite = true;
+		break;
+	case OPT_SNAPSHOT_ON:
+		env.snapshot_on = arg;
+		break;
 	case ARGP_KEY_END:
+		if (env.snapshot_on && !env.overwrite)
+			argp_error(state,
+				   "--snapshot-on is for the flight recorder: add --overwrite");
+		if (env.overwrite && scope.transport == RC_TRANSPORT_RINGBUF)
+			argp_error(state, "--overwrite needs the perf buffer's overwritable rings: "
+					  "use --transport perfbuf (or auto)");
+		if (env.overwrite)
+			scope.transport = RC_TRANSPORT_PERFBUF;
 		scope_check(state);
 		break;
 	default:
@@ -149,7 +173,10 @@ static void print_summary(struct rc_session *s, const char *path)
 	say("%llu events captured, %llu dropped%s; %s written to %s (%.1fx compressed, "
 	    "%.1f bytes an event)\n",
 	    (unsigned long long)pt.captured, (unsigned long long)pt.dropped,
-	    pt.dropped ? " (ring full: try a larger --ringbuf-size)" : "",
+	    !pt.dropped ? ""
+	    : rc_session__transport(s) == RC_TRANSPORT_PERFBUF
+		? " (rings full: try a larger -m/--mmap-pages)"
+		: " (ring full: try a larger --ringbuf-size)",
 	    human_bytes(bytes, b, sizeof(b)), strcmp(path, "-") ? path : "stdout",
 	    bytes ? (double)raw / bytes : 0.0, pt.captured ? (double)bytes / pt.captured : 0.0);
 }
@@ -165,6 +192,44 @@ static void say_incomplete(struct rc_session *s, const char *where)
 	    "which report reads; %llu more events read were lost\n",
 	    where, (unsigned long long)written,
 	    (unsigned long long)(pt.captured > written ? pt.captured - written : 0));
+}
+
+/* --snapshot-on: an event name -e takes, or syscall:NAME. */
+static int parse_snapshot_on(struct rc_record_opts *ro, const char *spec)
+{
+	const struct rc_schema *sc = rc_builtin_schema();
+	const struct rc_enum *names = rc_schema__enum(sc, 1);
+	char bad[64];
+	uint32_t mask, i;
+
+	ro->snap_nr = -1;
+	if (!strncmp(spec, "syscall:", 8) || !strncmp(spec, "syscalls:", 9)) {
+		const char *nm = strchr(spec, ':') + 1;
+
+		for (i = 0; names && i < names->cnt; i++)
+			if (!strcmp(names->entries[i].name, nm))
+				break;
+		if (!names || i == names->cnt) {
+			say("unknown syscall in --snapshot-on '%s': give its name, like "
+			    "syscall:kill\n",
+			    spec);
+			return -EINVAL;
+		}
+		ro->snap_type = rc_schema__event_by_name(sc, "syscall")->id;
+		ro->snap_nr = names->entries[i].value;
+	} else if (!rc_parse_events(spec, &mask, bad, sizeof(bad)) && !(mask & (mask - 1))) {
+		ro->snap_type = __builtin_ctz(mask);
+	} else {
+		say("invalid --snapshot-on '%s': one event, like sched:sched_process_exit, or "
+		    "syscall:NAME\n",
+		    spec);
+		return -EINVAL;
+	}
+	if (!(ro->events & RC_EVENT_BIT(ro->snap_type))) {
+		say("--snapshot-on '%s' is not among the events recorded: add it to -e\n", spec);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -194,6 +259,9 @@ int cmd_record(int argc, char **argv)
 		return -err;
 	err = scope_to_opts(&ro, argc, argv);
 	ro.flush_ms = env.flush_ms;
+	ro.overwrite = env.overwrite;
+	if (!err && env.snapshot_on)
+		err = parse_snapshot_on(&ro, env.snapshot_on);
 	err = err ?: install_signals();
 	if (!err && scope.cmd)
 		err = workload_fork(&wl, scope.cmd);

@@ -44,6 +44,7 @@ struct report_out {
 	unsigned int flags;
 	struct rc_strbuf buf;
 	bool first;
+	const struct rc_event_desc *snap; /* ringcap:snapshot, or NULL */
 	/* csv: the union of field names, and each event's column for each field */
 	const char **cols;
 	size_t ncols;
@@ -478,6 +479,7 @@ struct report_out *report_out__new(enum report_format fmt, const struct rc_meta 
 	o->fmt = fmt;
 	o->m = m;
 	o->flags = flags;
+	o->snap = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
 	if (fmt == FMT_CSV && csv_begin(o)) {
 		report_out__free(o);
 		return NULL;
@@ -487,10 +489,31 @@ struct report_out *report_out__new(enum report_format fmt, const struct rc_meta 
 	return o;
 }
 
+/* text: a flight recorder's snapshot begins; its record follows. */
+static void snapshot_rule(struct report_out *o, const struct rc_rec_hdr *rec)
+{
+	const struct rc_field *seq = rc_event__field(o->snap, "seq");
+	const struct rc_field *why = rc_event__field(o->snap, "reason");
+	const struct rc_field *n = rc_event__field(o->snap, "nrec");
+
+	APPEND_LIT(&o->buf, "# ---- snapshot ");
+	if (seq)
+		rc_decode__field(&o->buf, o->m->schema, seq, rec);
+	APPEND_LIT(&o->buf, " (");
+	if (why)
+		rc_decode__field(&o->buf, o->m->schema, why, rec);
+	APPEND_LIT(&o->buf, "): ");
+	if (n)
+		rc_decode__field(&o->buf, o->m->schema, n, rec);
+	APPEND_LIT(&o->buf, " events ----\n");
+}
+
 int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
 {
 	switch (o->fmt) {
 	case FMT_TEXT:
+		if (o->snap && rec->type == o->snap->id)
+			snapshot_rule(o, rec);
 		rc_decode__text(&o->buf, o->m, rec, o->flags);
 		APPEND_LIT(&o->buf, "\n");
 		break;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What to trace, and for how long: the options record and a live stat
- * share (-e, -a, -p, --comm, -d, --ringbuf-size, --drain), as an argp
- * child, and the loop that runs a session until it is time to stop.
+ * What to trace, for how long, and through which ring: the options record
+ * and a live stat share (-e, -a, -p, --comm, -d, --transport,
+ * --ringbuf-size, -m, --wakeup, --drain), as an argp child.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +19,8 @@ enum {
 	OPT_COMM = 300,
 	OPT_RINGBUF_SIZE,
 	OPT_DRAIN,
+	OPT_TRANSPORT,
+	OPT_WAKEUP,
 };
 
 static const struct argp_option scope_opts[] = {
@@ -32,6 +34,15 @@ static const struct argp_option scope_opts[] = {
 	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0,
 	  "Ring buffer size: a power of two, 4K and up, like 16M (default: 16M)" },
 	{ "drain", OPT_DRAIN, "MODE", 0, "poll (sleep until woken, the default) or busy (spin)" },
+	{ "transport", OPT_TRANSPORT, "KIND", 0,
+	  "ringbuf (one BPF ring buffer), perfbuf (a perf ring per CPU), or auto (the default: "
+	  "ringbuf where the kernel has it)" },
+	{ "mmap-pages", 'm', "PAGES|SIZE", 0,
+	  "perfbuf: each CPU's ring, in pages (128) or bytes (512K), rounded up to a power of two "
+	  "pages (default: 8M)" },
+	{ "wakeup", OPT_WAKEUP, "N|SIZE", 0,
+	  "Wake the reader when SIZE bytes (64K) are pending, or, perfbuf, every N records "
+	  "(default: a sixteenth of the ring; perfbuf, a quarter)" },
 	{},
 };
 
@@ -61,6 +72,63 @@ static int parse_pids(const char *arg, struct argp_state *state)
 	}
 	free(copy);
 	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* -m: pages, or a size; rounded up to a power of two pages, and said so. */
+static void parse_mmap(const char *arg, struct argp_state *state)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE), bytes, pages, p2 = 1;
+	char b[32];
+
+	if (all_digits(arg)) {
+		errno = 0;
+		pages = strtoull(arg, NULL, 10);
+		if (errno || pages > (1ull << 30) / page)
+			pages = 0;
+	} else if (parse_size(arg, &bytes) || bytes > (1ull << 30)) {
+		pages = 0;
+	} else {
+		pages = (bytes + page - 1) / page;
+	}
+	if (!pages)
+		argp_error(state,
+			   "invalid -m/--mmap-pages '%s': a number of pages (like 128) or a size "
+			   "(like 512K), from one page to 1G",
+			   arg);
+	while (p2 < pages)
+		p2 <<= 1;
+	scope.mmap_bytes = p2 * page;
+	if (p2 != pages || !all_digits(arg))
+		say("-m %s: %llu pages (%s) per CPU%s\n", arg, (unsigned long long)p2,
+		    human_bytes(scope.mmap_bytes, b, sizeof(b)),
+		    p2 != pages ? ", rounded up to a power of two" : "");
+}
+
+static void parse_wakeup(const char *arg, struct argp_state *state)
+{
+	uint64_t v;
+
+	if (all_digits(arg)) {
+		errno = 0;
+		v = strtoull(arg, NULL, 10);
+		if (errno || !v || v > UINT32_MAX)
+			argp_error(state, "invalid --wakeup '%s': 1 or more records", arg);
+		scope.wakeup_events = v;
+		scope.wakeup_bytes = 0;
+		return;
+	}
+	if (parse_size(arg, &v) || !v || v > UINT32_MAX)
+		argp_error(state,
+			   "invalid --wakeup '%s': a number of records (like 64) or of bytes with "
+			   "a unit (like 64K)",
+			   arg);
+	scope.wakeup_bytes = v;
+	scope.wakeup_events = 0;
 }
 
 static error_t parse_scope(int key, char *arg, struct argp_state *state)
@@ -115,6 +183,25 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 		else
 			argp_error(state, "invalid drain mode '%s': poll or busy", arg);
 		break;
+	case OPT_TRANSPORT:
+		scope.given = true;
+		if (!strcmp(arg, "ringbuf"))
+			scope.transport = RC_TRANSPORT_RINGBUF;
+		else if (!strcmp(arg, "perfbuf"))
+			scope.transport = RC_TRANSPORT_PERFBUF;
+		else if (!strcmp(arg, "auto"))
+			scope.transport = RC_TRANSPORT_AUTO;
+		else
+			argp_error(state, "invalid transport '%s': ringbuf, perfbuf or auto", arg);
+		break;
+	case 'm':
+		scope.given = true;
+		parse_mmap(arg, state);
+		break;
+	case OPT_WAKEUP:
+		scope.given = true;
+		parse_wakeup(arg, state);
+		break;
 	case ARGP_KEY_INIT:
 		scope = (struct scope){ .events = RC_DEFAULT_EVENTS,
 					.ringbuf_size = RC_DEFAULT_RINGBUF };
@@ -129,6 +216,15 @@ const struct argp scope_argp = { .options = scope_opts, .parser = parse_scope };
 
 void scope_check(struct argp_state *state)
 {
+	/* what only the perf buffer has asks for it */
+	if (scope.transport == RC_TRANSPORT_AUTO && (scope.mmap_bytes || scope.wakeup_events))
+		scope.transport = RC_TRANSPORT_PERFBUF;
+	if (scope.transport == RC_TRANSPORT_RINGBUF && scope.mmap_bytes)
+		argp_error(state, "-m/--mmap-pages sizes the perf buffer's rings: with "
+				  "--transport ringbuf, use --ringbuf-size");
+	if (scope.transport == RC_TRANSPORT_RINGBUF && scope.wakeup_events)
+		argp_error(state, "--wakeup N (records) needs --transport perfbuf: a BPF ring "
+				  "buffer wakes by bytes, like --wakeup 64K");
 	if (scope.cmd && scope.npids)
 		argp_error(state, "-p and a command exclude each other: give one");
 	if (scope.all && (scope.npids || scope.cmd))
@@ -170,8 +266,14 @@ int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv)
 	ro->npids = scope.npids;
 	ro->follow_forks = scope.cmd != NULL;
 	ro->comm = scope.comm;
+	ro->transport = scope.transport;
 	ro->ringbuf_size = scope.ringbuf_size;
-	ro->wakeup_bytes = scope.ringbuf_size / 16;
+	ro->wakeup_bytes = scope.wakeup_bytes ?: scope.ringbuf_size / 16;
+	ro->wakeup_events = scope.wakeup_events;
+	if (scope.transport == RC_TRANSPORT_PERFBUF) {
+		ro->ringbuf_size = scope.mmap_bytes ?: RC_DEFAULT_PERFBUF;
+		ro->wakeup_bytes = scope.wakeup_bytes ?: ro->ringbuf_size / 4;
+	}
 	ro->drain = scope.drain;
 	ro->cmdline = join_args(argc, argv);
 	return ro->cmdline ? 0 : -ENOMEM;

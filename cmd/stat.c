@@ -92,6 +92,10 @@ struct view {
 	struct row *by_cpu;	   /* [ncpus] */
 	struct row total;
 	uint64_t nrec, chunks, file_bytes, raw_bytes, late;
+	bool overwrite;		 /* flight recorder: the rings kept only the newest */
+	uint64_t snapshots;	 /* ringcap:snapshot records */
+	uint64_t lost_in_stream; /* ringcap:lost records' counts: where the kernel said */
+	uint64_t lost_at_end;	 /* ... and those it never reported, counted at stop */
 	double worst_at;
 	uint64_t worst_dropped, worst_made;
 };
@@ -119,6 +123,16 @@ static uint64_t missing(const struct view *v, const struct row *r)
 static uint64_t lost(const struct view *v)
 {
 	return v->total.dropped + (v->st ? v->st->user_dropped : 0) + missing(v, &v->total);
+}
+
+/* Flight recorder: made, not dropped, not in a snapshot. */
+static uint64_t overwritten(const struct view *v)
+{
+	const struct row *t = &v->total;
+
+	return v->overwrite && t->made > t->dropped + t->captured
+		   ? t->made - t->dropped - t->captured
+		   : 0;
 }
 
 static void count_entries(struct view *v)
@@ -224,6 +238,16 @@ static void show_plain(const struct view *v)
 			printf(", %" PRIu64 " missing from the file (cut short)",
 			       missing(v, &v->total));
 		printf("\n");
+		if (v->lost_in_stream || v->lost_at_end)
+			printf("# perf rings: the file marks %" PRIu64
+			       " lost where the kernel reported them, %" PRIu64
+			       " more at the end\n",
+			       v->lost_in_stream, v->lost_at_end);
+		if (v->overwrite)
+			printf(
+			    "# flight recorder: %" PRIu64 " snapshots; %" PRIu64
+			    " events overwritten or left out of one (the rings keep the newest)\n",
+			    v->snapshots, overwritten(v));
 		if (v->total.missed)
 			printf("# possibly lost: the kernel skipped %" PRIu64
 			       " runs of ringcap's programs (BPF recursion)\n",
@@ -282,6 +306,11 @@ static void show_json(const struct view *v)
 			    v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0);
 		json_double(&j, "bytes_per_event", v->nrec ? (double)v->file_bytes / v->nrec : 0.0);
 		json_u64(&j, "late", v->late);
+		json_u64(&j, "lost_in_stream", v->lost_in_stream);
+		json_u64(&j, "lost_at_end", v->lost_at_end);
+		json_bool(&j, "overwrite", v->overwrite);
+		json_u64(&j, "snapshots", v->snapshots);
+		json_u64(&j, "overwritten", overwritten(v));
 	}
 	json_u64(&j, "lost", lost(v));
 	json_bool(&j, "has_counters", v->st != NULL);
@@ -358,12 +387,24 @@ static void view_free(struct view *v)
 
 /* ---- from a file ------------------------------------------------------ */
 
+static void note_lost(struct view *v, const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+{
+	const struct rc_field *n = rc_event__field(ev, "lost"), *fl = rc_event__field(ev, "flags");
+	uint64_t lost = n ? rc_field__u64(n, rec, 0) : 0;
+
+	if (fl && rc_field__u64(fl, rec, 0) & 1) /* RC_LOST_F_AT_END */
+		v->lost_at_end += lost;
+	else
+		v->lost_in_stream += lost;
+}
+
 static int stat_file(void)
 {
 	const struct rc_stats_point *hist;
 	const struct rc_trailer *tr;
 	const struct rc_rec_hdr *rec;
 	const struct rc_meta *m;
+	const struct rc_event_desc *lost_ev, *snap_ev;
 	struct view v = { .source = env.input };
 	uint64_t first = 0, last = 0;
 	struct rc_reader *r;
@@ -378,10 +419,22 @@ static int stat_file(void)
 	err = view_alloc(&v, m->ncpus);
 	if (err)
 		goto out;
+	v.overwrite = m->flags & RC_META_OVERWRITE;
+	lost_ev = rc_schema__event_by_name(m->schema, "ringcap:lost");
+	snap_ev = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		if (!v.nrec++)
 			first = rec->ts;
 		last = rec->ts > last ? rec->ts : last;
+		/* records of ringcap's own, not events: counted apart */
+		if (lost_ev && rec->type == lost_ev->id) {
+			note_lost(&v, lost_ev, rec);
+			continue;
+		}
+		if (snap_ev && rec->type == snap_ev->id) {
+			v.snapshots++;
+			continue;
+		}
 		v.by_event[rec->type].in_file++;
 		if (rec->cpu < v.ncpus)
 			v.by_cpu[rec->cpu].in_file++;
@@ -401,7 +454,6 @@ static int stat_file(void)
 		last = v.st->ts;
 	v.duration = last > m->start_ts ? (last - m->start_ts) / 1e9 : (last - first) / 1e9;
 	count_entries(&v);
-	v.total.in_file = v.nrec;
 	hist = rc_reader__history(r, &nhist);
 	worst_second(&v, hist, nhist, m->start_ts);
 	err = show(&v);

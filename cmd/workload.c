@@ -16,11 +16,17 @@
 
 #define DRAIN_MS 100
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, snapshot_asked;
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	snapshot_asked = 1;
 }
 
 int install_signals(void)
@@ -29,6 +35,10 @@ int install_signals(void)
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	/* the flight recorder's snapshot; otherwise noted, never a death */
+	sa.sa_handler = on_usr2;
+	if (sigaction(SIGUSR2, &sa, NULL))
 		return -errno;
 	/* a closed output pipe is an error to handle, with cleanup, not a death */
 	signal(SIGPIPE, SIG_IGN);
@@ -64,6 +74,7 @@ int workload_fork(struct workload *wl, char **argv)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGUSR2, SIG_DFL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)
@@ -165,6 +176,26 @@ double elapsed_since(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* SIGUSR2: a flight recorder's snapshot. */
+static int take_snapshot(struct rc_session *s)
+{
+	long n;
+
+	if (!rc_session__meta(s) || !(rc_session__meta(s)->flags & RC_META_OVERWRITE)) {
+		say("SIGUSR2 ignored: snapshots are for the flight recorder (record "
+		    "--overwrite)\n");
+		return 0;
+	}
+	n = rc_session__snapshot(s, RC_SNAPSHOT_SIGNAL);
+	if (n < 0) {
+		say("snapshot failed: %s\n", strerror((int)-n));
+		return (int)n;
+	}
+	if (verbosity > 0)
+		say("snapshot: %ld events\n", n);
+	return 0;
+}
+
 int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick, void *ctx)
 {
 	struct timespec t0;
@@ -176,6 +207,12 @@ int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick,
 		n = rc_session__drain(s, DRAIN_MS);
 		if (n < 0)
 			return n;
+		if (snapshot_asked) {
+			snapshot_asked = 0;
+			n = take_snapshot(s);
+			if (n < 0)
+				return n;
+		}
 		el = elapsed_since(&t0);
 		if (tick)
 			tick(ctx, s, el);

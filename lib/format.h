@@ -25,7 +25,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 0
+#define RC_VERSION_MINOR 1
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -66,7 +66,7 @@ struct rc_disk_info {
 	int64_t wall_offset_ns;
 	uint64_t ringbuf_size;
 	uint32_t transport;
-	uint32_t reserved;
+	uint32_t flags; /* RC_META_*; 0 in files before v1.1 */
 };
 _Static_assert(sizeof(struct rc_disk_info) == 48, "rc_disk_info layout");
 

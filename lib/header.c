@@ -97,6 +97,7 @@ int rc_format__header(struct rc_strbuf *sb, const struct rc_meta *m)
 		.wall_offset_ns = m->wall_offset_ns,
 		.ringbuf_size = m->ringbuf_size,
 		.transport = m->transport,
+		.flags = m->flags,
 	};
 	size_t start;
 	uint32_t i;
@@ -326,6 +327,7 @@ static int parse_section(struct rc_parsed_header *h, uint16_t id, struct cursor 
 		m->wall_offset_ns = di.wall_offset_ns;
 		m->ringbuf_size = di.ringbuf_size;
 		m->transport = di.transport;
+		m->flags = di.flags;
 		*info = true;
 		return 0;
 	case RC_SEC_HOST:

@@ -124,9 +124,10 @@ struct rc_meta {
 	uint32_t page_size;
 	uint32_t recorder_pid;
 	uint32_t transport;	/* RC_TRANSPORT_* */
+	uint32_t flags;		/* RC_META_* */
 	uint64_t start_ts;	/* capture clock at start, ns */
 	int64_t wall_offset_ns; /* CLOCK_REALTIME - capture clock */
-	uint64_t ringbuf_size;
+	uint64_t ringbuf_size;	/* perfbuf: each CPU's ring */
 	const char *host;
 	const char *kernel;
 	const char *arch;
@@ -134,7 +135,14 @@ struct rc_meta {
 	const struct rc_schema *schema;
 };
 
-#define RC_TRANSPORT_RINGBUF 1
+enum rc_transport {
+	RC_TRANSPORT_AUTO = 0, /* ringbuf where the kernel has it, else perfbuf */
+	RC_TRANSPORT_RINGBUF = 1,
+	RC_TRANSPORT_PERFBUF = 2,
+};
+
+/* rc_meta.flags */
+#define RC_META_OVERWRITE 0x1 /* flight recorder: records come in snapshots */
 
 struct rc_stat_entry {
 	uint32_t cpu;
@@ -154,7 +162,7 @@ struct rc_stat_entry {
 /* Counters at one moment, cumulative since the start. */
 struct rc_stats {
 	uint64_t ts;
-	uint64_t ring_size;
+	uint64_t ring_size;	 /* perfbuf: of one CPU's ring, and these of the fullest */
 	uint64_t ring_hwm;	 /* most bytes ever pending in the ring */
 	uint64_t ring_pending;	 /* bytes pending when the counters were taken */
 	uint64_t user_dropped;	 /* read from the ring, not written: malformed */
@@ -365,10 +373,15 @@ struct rc_record_opts {
 	uint32_t events;
 	const pid_t *pids; /* only these processes (tgids) */
 	size_t npids;
-	bool follow_forks; /* children of targets become targets */
-	const char *comm;  /* only tasks with this comm */
-	size_t ringbuf_size;
-	uint64_t wakeup_bytes; /* 0: default */
+	bool follow_forks;	/* children of targets become targets */
+	const char *comm;	/* only tasks with this comm */
+	size_t ringbuf_size;	/* ringbuf: the ring; perfbuf: each CPU's, 2^n pages */
+	uint64_t wakeup_bytes;	/* wake the reader when this much is pending; 0: default */
+	uint32_t wakeup_events; /* perfbuf: or every this many records */
+	enum rc_transport transport;
+	bool overwrite;	    /* perfbuf flight recorder: write only snapshots */
+	uint32_t snap_type; /* overwrite: snapshot when a record of this type is made, */
+	int32_t snap_nr;    /* ... for syscalls of this number (-1: any) */
 	enum rc_drain_mode drain;
 	int compress_level;
 	const char *cmdline;
@@ -390,6 +403,17 @@ int rc_session__start(struct rc_session *s, int fd);
 int rc_session__drain(struct rc_session *s, int ms);
 /* Detach, drain what is left, write the counters and the trailer. */
 int rc_session__stop(struct rc_session *s);
+/* Why a snapshot was taken (the ringcap:snapshot record's reason). */
+enum rc_snapshot_why {
+	RC_SNAPSHOT_SIGNAL = 1, /* SIGUSR2 */
+	RC_SNAPSHOT_EXIT = 2,	/* the end of the capture */
+	RC_SNAPSHOT_EVENT = 3,	/* --snapshot-on */
+};
+
+/* Flight recorder (overwrite): write what the rings hold now; returns records written. */
+long rc_session__snapshot(struct rc_session *s, enum rc_snapshot_why why);
+/* The transport chosen at open (RC_TRANSPORT_RINGBUF or _PERFBUF). */
+enum rc_transport rc_session__transport(const struct rc_session *s);
 /* Take the counters now (a BPF map read); NULL and errno on failure. */
 const struct rc_stats *rc_session__sample(struct rc_session *s);
 /* The counters last taken: each second, and final after rc_session__stop(). */

@@ -13,7 +13,7 @@
 #include "internal.h"
 #include "syscall_names.h"
 
-enum { ENUM_SYSCALL = 1, ENUM_ERRNO = 2, ENUM_TASK_STATE = 3 };
+enum { ENUM_SYSCALL = 1, ENUM_ERRNO = 2, ENUM_TASK_STATE = 3, ENUM_SNAP_REASON = 4 };
 
 /* A field of struct @st named @nm in the schema. */
 #define FN(st, fld, nm, knd, hnt, en)                                                              \
@@ -75,6 +75,19 @@ static const struct rc_field exit_fields[] = {
 	F(rc_ev_exit, group_dead, UINT, NONE, 0),
 };
 
+static const struct rc_field lost_fields[] = {
+	F(rc_rec_lost, lost, UINT, NONE, 0),
+	F(rc_rec_lost, flags, UINT, NONE, 0),
+};
+
+static const struct rc_field snapshot_fields[] = {
+	F(rc_rec_snapshot, seq, UINT, NONE, 0),
+	F(rc_rec_snapshot, reason, UINT, ENUM, ENUM_SNAP_REASON),
+	F(rc_rec_snapshot, nrec, UINT, NONE, 0),
+	F(rc_rec_snapshot, last_ts, UINT, NONE, 0),
+	F(rc_rec_snapshot, taken_ts, UINT, NONE, 0),
+};
+
 #define EV(ident, nm, st, flds)                                                                    \
 	{                                                                                          \
 		.id = ident, .size = sizeof(struct st), .name = nm, .nfields = ARRAY_SIZE(flds),   \
@@ -88,6 +101,14 @@ static const struct rc_event_desc builtin_events[] = {
 	EV(RC_EV_SCHED_FORK, "sched:sched_process_fork", rc_ev_fork, fork_fields),
 	EV(RC_EV_SCHED_EXEC, "sched:sched_process_exec", rc_ev_exec, exec_fields),
 	EV(RC_EV_SCHED_EXIT, "sched:sched_process_exit", rc_ev_exit, exit_fields),
+	EV(RC_REC_LOST, "ringcap:lost", rc_rec_lost, lost_fields),
+	EV(RC_REC_SNAPSHOT, "ringcap:snapshot", rc_rec_snapshot, snapshot_fields),
+};
+
+static const struct rc_enum_entry snap_reasons[] = {
+	{ RC_SNAP_SIGNAL, "signal" },
+	{ RC_SNAP_EXIT, "exit" },
+	{ RC_SNAP_EVENT, "event" },
 };
 
 static const struct rc_enum_entry task_states[] = {
@@ -100,7 +121,7 @@ static const struct rc_enum_entry task_states[] = {
 static struct rc_enum_entry syscall_entries[1024];
 static struct rc_enum_entry errno_entries[RC_ERRNO_MAX];
 static char errno_names[RC_ERRNO_MAX][24];
-static struct rc_enum builtin_enums[3];
+static struct rc_enum builtin_enums[4];
 static struct rc_schema builtin_schema;
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
@@ -129,6 +150,8 @@ static void build_schema(void)
 	builtin_enums[1] = (struct rc_enum){ ENUM_ERRNO, "errno", n, errno_entries };
 	builtin_enums[2] =
 	    (struct rc_enum){ ENUM_TASK_STATE, "task_state", ARRAY_SIZE(task_states), task_states };
+	builtin_enums[3] = (struct rc_enum){ ENUM_SNAP_REASON, "snapshot_reason",
+					     ARRAY_SIZE(snap_reasons), snap_reasons };
 
 	builtin_schema.nevents = ARRAY_SIZE(builtin_events);
 	builtin_schema.events = builtin_events;

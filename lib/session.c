@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "events.h"
 #include "ringbuf.h"
+#include "perfbuf.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
 #include "follow.skel.h"
@@ -33,6 +34,8 @@ _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, c
 #define QCAP	    (NBATCH + 8)
 #define STATS_NS    1000000000ull
 #define TARGETS_MAX 65536
+#define HOLD_NS	    1000000ull /* perfbuf: a record this recent may still have an older one in flight \
+				*/
 #define SCHED_EVENTS                                                                               \
 	(RC_EVENT_BIT(RC_EV_SCHED_SWITCH) | RC_EVENT_BIT(RC_EV_SCHED_WAKEUP) |                     \
 	 RC_EVENT_BIT(RC_EV_SCHED_FORK) | RC_EVENT_BIT(RC_EV_SCHED_EXEC) |                         \
@@ -56,8 +59,13 @@ struct rc_session {
 	struct syscalls_bpf *sys;
 	struct sched_bpf *sched;
 	struct follow_bpf *follow;
-	int events_fd, targets_fd, stats_fd;
+	int events_fd, targets_fd, stats_fd, notify_fd;
+	enum rc_transport transport;
 	struct rc_ringbuf rb;
+	struct rc_perfbuf pb;	 /* perfbuf: the CPUs' rings */
+	struct rc_perfbuf nb;	 /* perfbuf --snapshot-on: the trigger rings */
+	struct rc_snapshot snap; /* overwrite: the last snapshot taken */
+	uint64_t nsnap;
 	int ncpus;
 	uint64_t (*captured)[RC_EV_SLOTS];
 	uint64_t malformed;
@@ -163,11 +171,12 @@ static int check_privileges(void)
 /* ---- BPF setup -------------------------------------------------------- */
 
 static int share_maps(struct rc_session *s, struct bpf_map *events, struct bpf_map *targets,
-		      struct bpf_map *stats)
+		      struct bpf_map *stats, struct bpf_map *notify)
 {
 	int err = bpf_map__reuse_fd(events, s->events_fd);
 
 	err = err ?: bpf_map__reuse_fd(targets, s->targets_fd);
+	err = err ?: bpf_map__reuse_fd(notify, s->notify_fd);
 	return err ?: bpf_map__reuse_fd(stats, s->stats_fd);
 }
 
@@ -178,6 +187,10 @@ static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 		.filter_pids = o->npids > 0 || o->follow_forks,
 		.filter_comm = o->comm && *o->comm,
 		.wakeup_bytes = o->wakeup_bytes,
+		.transport =
+		    o->transport == RC_TRANSPORT_PERFBUF ? RC_KNOB_PERFBUF : RC_KNOB_RINGBUF,
+		.snap_type = o->overwrite ? o->snap_type : 0,
+		.snap_nr = o->snap_nr,
 	};
 
 	if (k.filter_comm)
@@ -203,7 +216,8 @@ static int open_sources(struct rc_session *s)
 		if (!s->sys)
 			return load_failed("syscalls", -errno);
 		s->sys->rodata->knobs = k;
-		err = share_maps(s, s->sys->maps.events, s->sys->maps.targets, s->sys->maps.stats);
+		err = share_maps(s, s->sys->maps.events, s->sys->maps.targets, s->sys->maps.stats,
+				 s->sys->maps.notify);
 		err = err ?: syscalls_bpf__load(s->sys);
 		if (err)
 			return load_failed("syscalls", err);
@@ -225,7 +239,8 @@ static int open_sources(struct rc_session *s)
 					  ev & RC_EVENT_BIT(RC_EV_SCHED_EXEC));
 		bpf_program__set_autoload(sk->progs.handle_sched_process_exit,
 					  ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT));
-		err = share_maps(s, sk->maps.events, sk->maps.targets, sk->maps.stats);
+		err = share_maps(s, sk->maps.events, sk->maps.targets, sk->maps.stats,
+				 sk->maps.notify);
 		err = err ?: sched_bpf__load(sk);
 		if (err)
 			return load_failed("sched", err);
@@ -236,7 +251,7 @@ static int open_sources(struct rc_session *s)
 			return load_failed("follow", -errno);
 		s->follow->rodata->knobs = k;
 		err = share_maps(s, s->follow->maps.events, s->follow->maps.targets,
-				 s->follow->maps.stats);
+				 s->follow->maps.stats, s->follow->maps.notify);
 		err = err ?: follow_bpf__load(s->follow);
 		if (err)
 			return load_failed("follow", err);
@@ -244,11 +259,30 @@ static int open_sources(struct rc_session *s)
 	return 0;
 }
 
+/* --transport auto: the BPF ring buffer where the kernel has it (5.8 and later). */
+static enum rc_transport pick_transport(enum rc_transport t)
+{
+	if (t != RC_TRANSPORT_AUTO)
+		return t;
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1)
+		return RC_TRANSPORT_RINGBUF;
+	pr_info("this kernel has no BPF ring buffer: using the perf buffer\n");
+	return RC_TRANSPORT_PERFBUF;
+}
+
 static int create_maps(struct rc_session *s)
 {
-	s->events_fd =
-	    bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_events", 0, 0, s->opts.ringbuf_size, NULL);
+	if (s->transport == RC_TRANSPORT_PERFBUF)
+		s->events_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "rc_events",
+					      sizeof(__u32), sizeof(__u32), s->ncpus, NULL);
+	else
+		s->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_events", 0, 0,
+					      s->opts.ringbuf_size, NULL);
 	if (s->events_fd < 0)
+		goto fail;
+	s->notify_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "rc_notify", sizeof(__u32),
+				      sizeof(__u32), s->ncpus, NULL);
+	if (s->notify_fd < 0)
 		goto fail;
 	s->targets_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "rc_targets", sizeof(__u32), sizeof(__u8),
 				       TARGETS_MAX, NULL);
@@ -278,6 +312,24 @@ int rc_session__add_target(struct rc_session *s, pid_t pid)
 	return 0;
 }
 
+static int open_transport(struct rc_session *s)
+{
+	struct rc_perfbuf_opts po = {
+		.size = s->opts.ringbuf_size,
+		.wakeup_events = s->opts.wakeup_events,
+		.wakeup_bytes = s->opts.wakeup_events ? 0 : s->opts.wakeup_bytes,
+		.overwrite = s->opts.overwrite,
+	};
+	int err;
+
+	if (s->transport == RC_TRANSPORT_RINGBUF)
+		return rc_ringbuf__init(&s->rb, s->events_fd, s->opts.ringbuf_size);
+	err = rc_perfbuf__init(&s->pb, s->events_fd, s->ncpus, &po);
+	if (!err && s->opts.overwrite && s->opts.snap_type)
+		err = rc_notify__init(&s->nb, s->notify_fd, s->ncpus);
+	return err;
+}
+
 struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 {
 	struct rc_session *s;
@@ -291,8 +343,16 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 	if (!s)
 		return rc_err_ptr(-ENOMEM);
 	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
-	s->events_fd = s->targets_fd = s->stats_fd = -1;
-	s->rb.epfd = -1;
+	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = -1;
+	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
+	s->transport = pick_transport(s->opts.transport);
+	if (s->opts.overwrite && s->transport != RC_TRANSPORT_PERFBUF) {
+		pr_warn("the flight recorder (--overwrite) needs the perf buffer: "
+			"use --transport perfbuf or auto\n");
+		err = -EINVAL;
+		goto err_out;
+	}
+	s->opts.transport = s->transport;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	s->ncpus = libbpf_num_possible_cpus();
@@ -318,7 +378,7 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 	}
 	err = create_maps(s);
 	err = err ?: open_sources(s);
-	err = err ?: rc_ringbuf__init(&s->rb, s->events_fd, s->opts.ringbuf_size);
+	err = err ?: open_transport(s);
 	if (err)
 		goto err_out;
 	for (i = 0; i < opts->npids; i++) {
@@ -440,7 +500,8 @@ static int submit_batch(struct rc_session *s)
 
 /* ---- draining --------------------------------------------------------- */
 
-static bool count_record(void *ctx, const void *rec, uint32_t len)
+/* Is this a record a BPF program of ours made? Counts it malformed if not. */
+static bool check_record(void *ctx, const void *rec, uint32_t len)
 {
 	struct rc_session *s = ctx;
 	struct rc_ev_hdr h;
@@ -455,17 +516,55 @@ static bool count_record(void *ctx, const void *rec, uint32_t len)
 		s->malformed++;
 		return false;
 	}
-	s->captured[h.cpu][h.type]++;
 	return true;
 }
 
-/* Read everything committed, batch by batch. */
-static long read_ring(struct rc_session *s)
+static void count_captured(struct rc_session *s, const void *rec)
 {
-	size_t pending = rc_ringbuf__pending(&s->rb);
+	struct rc_ev_hdr h;
+
+	memcpy(&h, rec, sizeof(h));
+	s->captured[h.cpu][h.type]++;
+}
+
+static bool count_record(void *ctx, const void *rec, uint32_t len)
+{
+	if (!check_record(ctx, rec, len))
+		return false;
+	count_captured(ctx, rec);
+	return true;
+}
+
+static size_t ring_pending(const struct rc_session *s)
+{
+	if (s->transport == RC_TRANSPORT_PERFBUF)
+		return rc_perfbuf__pending(&s->pb);
+	return rc_ringbuf__pending(&s->rb);
+}
+
+/* One batch's worth from the ring(s); perfbuf: merged, up to @until. */
+static long read_some(struct rc_session *s, uint64_t until)
+{
+	if (s->transport == RC_TRANSPORT_PERFBUF)
+		return rc_perfbuf__read(&s->pb, s->cur->buf, BATCH_SIZE, &s->cur->len, until,
+					count_record, s);
+	return rc_ringbuf__read(&s->rb, s->cur->buf, BATCH_SIZE, &s->cur->len, count_record, s);
+}
+
+/*
+ * Read everything committed, batch by batch. perfbuf: only records older
+ * than HOLD_NS unless @all, so that one still in flight on another CPU
+ * (its time taken, not yet in its ring) is merged in its place.
+ */
+static long read_ring(struct rc_session *s, bool all)
+{
+	size_t pending = ring_pending(s);
+	uint64_t until = all ? UINT64_MAX : now_ns(CLOCK_BOOTTIME) - HOLD_NS;
 	long total = 0, n;
 	int err;
 
+	if (s->opts.overwrite)
+		return 0; /* the rings are read at snapshots */
 	if (pending > s->ring_hwm)
 		s->ring_hwm = pending;
 	do {
@@ -474,11 +573,66 @@ static long read_ring(struct rc_session *s)
 			if (err)
 				return err;
 		}
-		n = rc_ringbuf__read(&s->rb, s->cur->buf, BATCH_SIZE, &s->cur->len, count_record,
-				     s);
+		n = read_some(s, until);
 		total += n;
 	} while (BATCH_SIZE - s->cur->len < RC_REC_MAX);
 	return total;
+}
+
+/* Room for @len more bytes in the current batch. */
+static int batch_room(struct rc_session *s, size_t len)
+{
+	return BATCH_SIZE - s->cur->len < len ? submit_batch(s) : 0;
+}
+
+static int batch_put(struct rc_session *s, const void *rec, size_t len)
+{
+	int err = batch_room(s, len);
+
+	if (err)
+		return err;
+	memcpy(s->cur->buf + s->cur->len, rec, len);
+	s->cur->len += len;
+	return 0;
+}
+
+_Static_assert((int)RC_SNAPSHOT_SIGNAL == (int)RC_SNAP_SIGNAL &&
+		   (int)RC_SNAPSHOT_EXIT == (int)RC_SNAP_EXIT &&
+		   (int)RC_SNAPSHOT_EVENT == (int)RC_SNAP_EVENT,
+	       "snapshot reasons");
+
+long rc_session__snapshot(struct rc_session *s, enum rc_snapshot_why reason)
+{
+	struct rc_snapshot *sn = &s->snap;
+	struct rc_rec_snapshot m = { .hdr = { .type = RC_REC_SNAPSHOT, .size = sizeof(m) } };
+	size_t i;
+	int err;
+
+	if (!s->opts.overwrite || !s->started)
+		return -EINVAL;
+	err = rc_perfbuf__snapshot(&s->pb, sn, check_record, s);
+	if (err)
+		return err;
+	m.seq = ++s->nsnap;
+	m.reason = reason;
+	m.nrec = sn->nrefs;
+	m.taken_ts = sn->taken_ts;
+	/* the marker sorts first: the writer keeps equal timestamps in order */
+	m.hdr.ts = sn->nrefs ? sn->refs[0].ts : sn->taken_ts;
+	m.last_ts = sn->nrefs ? sn->refs[sn->nrefs - 1].ts : sn->taken_ts;
+	err = batch_put(s, &m, sizeof(m));
+	for (i = 0; !err && i < sn->nrefs; i++) {
+		err = batch_put(s, sn->refs[i].rec, sn->refs[i].len);
+		if (!err)
+			count_captured(s, sn->refs[i].rec);
+	}
+	err = err ?: submit_batch(s);
+	if (err)
+		return err;
+	pr_debug("snapshot %llu: %zu records, %llu older ones left out (a ring had overwritten "
+		 "their time)\n",
+		 (unsigned long long)m.seq, sn->nrefs, (unsigned long long)sn->cut);
+	return sn->nrefs;
 }
 
 /* Runs of @prog the kernel skipped: it was already running on that CPU. */
@@ -551,8 +705,8 @@ static int snapshot_stats(struct rc_session *s)
 	st->ts = now_ns(CLOCK_BOOTTIME);
 	st->ring_size = s->opts.ringbuf_size;
 	st->ring_hwm = s->ring_hwm;
-	st->ring_pending = rc_ringbuf__pending(&s->rb);
-	st->user_dropped = s->malformed;
+	st->ring_pending = s->opts.overwrite ? 0 : ring_pending(s);
+	st->user_dropped = s->malformed + s->pb.malformed;
 	pthread_mutex_lock(&s->mu);
 	st->writer_wait_ns = s->writer_wait_ns;
 	pthread_mutex_unlock(&s->mu);
@@ -631,6 +785,29 @@ static int push_flush(struct rc_session *s)
 	return push_item(s, &it);
 }
 
+/*
+ * Sleep until woken or @ms pass. Flight recorder: the trigger rings wake
+ * us (--snapshot-on), and a trigger takes a snapshot.
+ */
+static int wait_ring(struct rc_session *s, int ms)
+{
+	int err;
+
+	if (s->transport == RC_TRANSPORT_RINGBUF)
+		return rc_ringbuf__wait(&s->rb, ms);
+	if (!s->opts.overwrite)
+		return rc_perfbuf__wait(&s->pb, ms);
+	if (!s->nb.nrings)
+		return rc_perfbuf__wait(&s->pb, ms); /* no rings in it: a sleep */
+	err = rc_notify__poll(&s->nb, ms);
+	if (err > 0) {
+		long n = rc_session__snapshot(s, RC_SNAPSHOT_EVENT);
+
+		return n < 0 ? (int)n : 1;
+	}
+	return err;
+}
+
 int rc_session__drain(struct rc_session *s, int ms)
 {
 	uint64_t start = now_ns(CLOCK_MONOTONIC), now = start, end = start + ms * 1000000ull;
@@ -639,12 +816,12 @@ int rc_session__drain(struct rc_session *s, int ms)
 	int err;
 
 	do {
-		n = read_ring(s);
+		n = read_ring(s, false);
 		if (n < 0)
 			return n;
 		total += n;
 		/* busy: look at the clock every 1024 reads, busy ones included */
-		if (s->opts.drain == RC_DRAIN_BUSY && ++spins % 1024)
+		if (s->opts.drain == RC_DRAIN_BUSY && !s->opts.overwrite && ++spins % 1024)
 			continue;
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - s->last_stats >= STATS_NS) {
@@ -659,11 +836,11 @@ int rc_session__drain(struct rc_session *s, int ms)
 		}
 		if (now >= end)
 			break;
-		if (s->opts.drain == RC_DRAIN_POLL) {
+		if (s->opts.drain == RC_DRAIN_POLL || s->opts.overwrite) {
 			uint64_t until =
 			    s->last_flush + s->flush_ns < end ? s->last_flush + s->flush_ns : end;
 
-			err = rc_ringbuf__wait(&s->rb, (until - now + 999999) / 1000000);
+			err = wait_ring(s, (until - now + 999999) / 1000000);
 			if (err < 0)
 				return err;
 		}
@@ -685,7 +862,8 @@ static void fill_meta(struct rc_session *s)
 	m->ncpus = s->ncpus;
 	m->page_size = sysconf(_SC_PAGESIZE);
 	m->recorder_pid = getpid();
-	m->transport = RC_TRANSPORT_RINGBUF;
+	m->transport = s->transport;
+	m->flags = s->opts.overwrite ? RC_META_OVERWRITE : 0;
 	m->start_ts = boot;
 	m->wall_offset_ns = (int64_t)(wall - boot);
 	m->ringbuf_size = s->opts.ringbuf_size;
@@ -773,7 +951,7 @@ static int settle(struct rc_session *s)
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
 		usleep(10000); /* no membarrier: give in-flight programs time */
 	for (i = 0; i < 1000; i++) {
-		long n = read_ring(s);
+		long n = read_ring(s, true);
 		int err;
 
 		if (n < 0)
@@ -796,6 +974,53 @@ static int settle(struct rc_session *s)
 	return 0;
 }
 
+/*
+ * perfbuf: every drop goes into the stream as a lost record. The kernel
+ * reports a loss only before the next record that fits, so the last ones
+ * never reach the ring: the programs' own counts (each CPU's drops) say
+ * how many, and a record flagged RC_LOST_F_AT_END carries them.
+ */
+static int write_lost_ledger(struct rc_session *s)
+{
+	uint64_t ts = now_ns(CLOCK_BOOTTIME);
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < s->pb.nrings; i++) {
+		struct rc_pring *r = &s->pb.rings[i];
+		struct rc_rec_lost l = {
+			.hdr = { .ts = ts, .type = RC_REC_LOST, .size = sizeof(l), .cpu = r->cpu }
+		};
+		uint64_t dropped = 0;
+		int t;
+
+		for (t = 0; t < RC_EV_SLOTS; t++)
+			dropped += s->percpu[r->cpu].dropped[t];
+		if (r->owed) {
+			l.lost = r->owed;
+			err = batch_put(s, &l, sizeof(l));
+			r->owed = 0;
+		}
+		if (!err && dropped > r->lost) {
+			l.lost = dropped - r->lost;
+			l.flags = RC_LOST_F_AT_END;
+			err = batch_put(s, &l, sizeof(l));
+		}
+	}
+	return err;
+}
+
+/* Flight recorder: the last snapshot, once the programs are done. */
+static int final_snapshot(struct rc_session *s)
+{
+	long n;
+
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
+		usleep(10000);
+	n = rc_session__snapshot(s, RC_SNAPSHOT_EXIT);
+	return n < 0 ? (int)n : snapshot_stats(s);
+}
+
 int rc_session__stop(struct rc_session *s)
 {
 	struct item fin = { .kind = ITEM_FINISH };
@@ -805,7 +1030,9 @@ int rc_session__stop(struct rc_session *s)
 		return -EINVAL;
 	s->stopped = true;
 	detach_sources(s);
-	err = settle(s);
+	err = s->opts.overwrite ? final_snapshot(s) : settle(s);
+	if (!err && s->transport == RC_TRANSPORT_PERFBUF && s->w)
+		err = write_lost_ledger(s);
 	err = err ?: push_stats(s);
 	if (s->malformed)
 		pr_warn("%llu malformed records from the ring were discarded\n",
@@ -817,6 +1044,11 @@ int rc_session__stop(struct rc_session *s)
 	pthread_join(s->thr, NULL);
 	s->thr_started = false;
 	return err ?: s->werr;
+}
+
+enum rc_transport rc_session__transport(const struct rc_session *s)
+{
+	return s->transport;
 }
 
 const struct rc_meta *rc_session__meta(const struct rc_session *s)
@@ -848,6 +1080,9 @@ void rc_session__free(struct rc_session *s)
 		pthread_join(s->thr, NULL);
 	}
 	rc_ringbuf__destroy(&s->rb);
+	rc_perfbuf__destroy(&s->pb);
+	rc_perfbuf__destroy(&s->nb);
+	rc_snapshot__free(&s->snap);
 	syscalls_bpf__destroy(s->sys);
 	sched_bpf__destroy(s->sched);
 	follow_bpf__destroy(s->follow);
@@ -857,6 +1092,8 @@ void rc_session__free(struct rc_session *s)
 		close(s->targets_fd);
 	if (s->stats_fd >= 0)
 		close(s->stats_fd);
+	if (s->notify_fd >= 0)
+		close(s->notify_fd);
 	rc_writer__free(s->w);
 	for (i = 0; i < NBATCH; i++)
 		free(s->batches[i].buf);

@@ -7,10 +7,13 @@
  *   rc_workload sleep MS              sleep, then exit 0
  *   rc_workload exit CODE             exit with CODE
  *   rc_workload steady RATE SECONDS   RATE getppid() a second, evenly, then exit 0
+ *   rc_workload bounce N              N getppid(), moving to the next CPU before each
+ *   rc_workload seq N                 lseek(-1, i, SEEK_SET) for i = 0 .. N-1: numbered calls
  *
  * Statically linked and raw syscalls: it makes exactly the calls it is
  * asked for.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +76,27 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "bounce")) {
+		long i, n = atol(argv[2]), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		cpu_set_t set;
+
+		for (i = 0; i < n; i++) {
+			CPU_ZERO(&set);
+			CPU_SET(i % ncpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				return 2;
+			syscall(__NR_getppid);
+		}
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "seq")) {
+		long i, n = atol(argv[2]);
+
+		for (i = 0; i < n; i++)
+			syscall(__NR_lseek, -1, i, SEEK_SET);
+		return 0;
+	}
 	fprintf(stderr, "usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
-			"sleep MS | exit CODE | steady RATE SECONDS\n");
+			"sleep MS | exit CODE | steady RATE SECONDS | bounce N | seq N\n");
 	return 1;
 }

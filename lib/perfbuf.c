@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The perf event array transport: one perf ring per CPU, each a metadata
+ * page (struct perf_event_mmap_page: data_head, data_tail) and 2^n data
+ * pages. BPF programs write records with bpf_perf_event_output(); the
+ * kernel wraps each in a PERF_RECORD_SAMPLE (header, u32 size, data), and
+ * when a ring is full it counts the loss and writes a PERF_RECORD_LOST
+ * before the next record that fits.
+ *
+ * The rings are opened and mapped here rather than by libbpf's
+ * perf_buffer: libbpf maps them writable, and the kernel never overwrites
+ * a writable ring, which the flight recorder needs.
+ *
+ * Forward rings are read in place (as perf_buffer__buffer() allows): every
+ * CPU's next record is decoded where it lies, the oldest is copied out,
+ * and a ring's tail moves only past what was copied, so the stream leaves
+ * merged in time order without an intermediate copy. Only a record that
+ * runs past the ring's end is first made whole in a side buffer.
+ *
+ * Overwrite rings (write_backward, mapped read-only) always hold the newest
+ * data: the kernel writes from data_head downwards. A snapshot pauses
+ * them, copies each out from data_head up to where the last snapshot
+ * began (at most the ring's size), resumes them, and sorts what it copied.
+ */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "events.h"
+#include "perfbuf.h"
+
+#define PERF_HDR_SZ sizeof(struct perf_event_header)
+#define WRAP_MAX    65536 /* a perf record's size is a u16 */
+
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int open_ring(struct rc_pring *r, uint32_t cpu, const struct rc_perfbuf_opts *o)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		.write_backward = o->overwrite,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (o->wakeup_bytes) {
+		attr.watermark = 1;
+		attr.wakeup_watermark = o->wakeup_bytes;
+	} else {
+		attr.wakeup_events = o->wakeup_events;
+	}
+	r->cpu = cpu;
+	r->fd = syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (r->fd < 0)
+		return -errno;
+	p = mmap(NULL, page + o->size, o->overwrite ? PROT_READ : PROT_READ | PROT_WRITE,
+		 MAP_SHARED, r->fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->meta = p;
+	r->data = (unsigned char *)p + page;
+	r->size = o->size;
+	r->mask = o->size - 1;
+	r->wrap = malloc(WRAP_MAX);
+	if (!r->wrap)
+		return -ENOMEM;
+	if (o->overwrite) {
+		r->copy = malloc(o->size);
+		if (!r->copy)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int rc_perfbuf__init(struct rc_perfbuf *pb, int map_fd, uint32_t ncpus,
+		     const struct rc_perfbuf_opts *o)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t cpu;
+	int err;
+
+	memset(pb, 0, sizeof(*pb));
+	pb->epfd = -1;
+	if (o->size < (size_t)page || (o->size & (o->size - 1)))
+		return -EINVAL;
+	pb->size = o->size;
+	pb->overwrite = o->overwrite;
+	pb->fullest_first = true;
+	pb->rings = calloc(ncpus, sizeof(*pb->rings));
+	if (!pb->rings)
+		return -ENOMEM;
+	pb->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (pb->epfd < 0) {
+		err = -errno;
+		goto err_out;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		struct rc_pring *r = &pb->rings[pb->nrings];
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		r->fd = -1;
+		err = open_ring(r, cpu, o);
+		if (err == -ENODEV && !r->meta) {
+			pr_debug("perf ring: CPU %u is offline, skipped\n", cpu);
+			continue;
+		}
+		pb->nrings++; /* destroy() cleans up what open_ring() got */
+		if (err) {
+			pr_warn("failed to open a perf ring on CPU %u: %s%s\n", cpu, strerror(-err),
+				err == -EPERM || err == -ENOMEM
+				    ? " (locked memory limit? try a smaller -m/--mmap-pages)"
+				    : "");
+			goto err_out;
+		}
+		if (bpf_map_update_elem(map_fd, &cpu, &r->fd, BPF_ANY) < 0) {
+			err = -errno;
+			pr_warn("failed to put CPU %u's perf ring in the map: %s\n", cpu,
+				strerror(errno));
+			goto err_out;
+		}
+		ev.data.u32 = pb->nrings - 1;
+		if (!o->overwrite && epoll_ctl(pb->epfd, EPOLL_CTL_ADD, r->fd, &ev) < 0) {
+			err = -errno;
+			goto err_out;
+		}
+	}
+	if (!pb->nrings) {
+		err = -ENODEV;
+		goto err_out;
+	}
+	return 0;
+
+err_out:
+	rc_perfbuf__destroy(pb);
+	return err;
+}
+
+void rc_perfbuf__destroy(struct rc_perfbuf *pb)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t i;
+
+	for (i = 0; pb->rings && i < pb->nrings; i++) {
+		struct rc_pring *r = &pb->rings[i];
+
+		if (r->meta)
+			munmap(r->meta, page + r->size);
+		if (r->fd >= 0)
+			close(r->fd);
+		free(r->wrap);
+		free(r->copy);
+	}
+	free(pb->rings);
+	if (pb->epfd >= 0)
+		close(pb->epfd);
+	memset(pb, 0, sizeof(*pb));
+	pb->epfd = -1;
+}
+
+int rc_perfbuf__wait(struct rc_perfbuf *pb, int timeout_ms)
+{
+	struct epoll_event ev[8];
+	int n = epoll_wait(pb->epfd, ev, 8, timeout_ms);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	return n > 0;
+}
+
+static uint64_t load_head(const struct rc_pring *r)
+{
+	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+}
+
+size_t rc_perfbuf__pending(const struct rc_perfbuf *pb)
+{
+	size_t most = 0;
+	uint32_t i;
+
+	for (i = 0; i < pb->nrings && !pb->overwrite; i++) {
+		const struct rc_pring *r = &pb->rings[i];
+		uint64_t n = load_head(r) - r->tail;
+
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
+/* Copy @len bytes at ring position @pos to @dst, across the end if need be. */
+static void ring_copy(const struct rc_pring *r, uint64_t pos, void *dst, size_t len)
+{
+	size_t off = pos & r->mask, first = r->size - off < len ? r->size - off : len;
+
+	memcpy(dst, r->data + off, first);
+	memcpy((unsigned char *)dst + first, r->data, len - first);
+}
+
+/*
+ * A sample's data: our record, checked by @count. Returns its length, or 0
+ * for one to skip (malformed, counted by @count).
+ */
+static uint32_t sample_record(const unsigned char *p, uint32_t step, rc_ringbuf_count_fn count,
+			      void *ctx)
+{
+	struct rc_ev_hdr h;
+	uint32_t raw;
+
+	if (step < PERF_HDR_SZ + 4 + sizeof(h))
+		return count(ctx, p, 0), 0;
+	memcpy(&raw, p + PERF_HDR_SZ, sizeof(raw));
+	if (raw > step - PERF_HDR_SZ - 4 || raw < sizeof(h))
+		return count(ctx, p, 0), 0;
+	memcpy(&h, p + PERF_HDR_SZ + 4, sizeof(h));
+	/* the kernel pads the raw data to 8 bytes: the record says its own size */
+	if (h.size > raw || !count(ctx, p + PERF_HDR_SZ + 4, h.size))
+		return 0;
+	return h.size;
+}
+
+/* Decode the next record of a forward ring into its cursor; false when none is ready. */
+static bool ring_peek(struct rc_perfbuf *pb, struct rc_pring *r, rc_ringbuf_count_fn count,
+		      void *ctx)
+{
+	while (!r->have) {
+		struct perf_event_header h;
+		const unsigned char *p;
+		uint64_t avail;
+
+		if (r->tail == r->head) {
+			r->head = load_head(r);
+			if (r->tail == r->head)
+				return false;
+		}
+		avail = r->head - r->tail;
+		if (avail < PERF_HDR_SZ || avail > r->size) {
+			pb->malformed++;
+			r->tail = r->head;
+			continue;
+		}
+		ring_copy(r, r->tail, &h, sizeof(h));
+		if (h.size < PERF_HDR_SZ || h.size > avail || h.size % 8) {
+			pb->malformed++; /* the kernel never writes this: resync at the head */
+			r->tail = r->head;
+			continue;
+		}
+		if ((r->tail & r->mask) + h.size <= r->size) {
+			p = r->data + (r->tail & r->mask);
+		} else {
+			ring_copy(r, r->tail, r->wrap, h.size);
+			p = r->wrap;
+		}
+		if (h.type == PERF_RECORD_SAMPLE) {
+			r->len = sample_record(p, h.size, count, ctx);
+			if (r->len) {
+				r->rec = p + PERF_HDR_SZ + 4;
+				memcpy(&r->ts, r->rec, sizeof(r->ts));
+				r->step = h.size;
+				r->have = true;
+				return true;
+			}
+		} else if (h.type == PERF_RECORD_LOST && h.size >= PERF_HDR_SZ + 16) {
+			uint64_t n;
+
+			memcpy(&n, p + PERF_HDR_SZ + 8, sizeof(n));
+			r->lost += n;
+			r->owed += n;
+		}
+		r->tail += h.size;
+	}
+	return true;
+}
+
+static void put_lost(unsigned char *dst, const struct rc_pring *r, uint64_t ts, uint64_t n,
+		     uint32_t flags)
+{
+	struct rc_rec_lost l = {
+		.hdr = { .ts = ts, .type = RC_REC_LOST, .size = sizeof(l), .cpu = r->cpu },
+		.lost = n,
+		.flags = flags,
+	};
+
+	memcpy(dst, &l, sizeof(l));
+}
+
+/* Copy the cursor's record (after the losses before it) if it fits. */
+static bool take(struct rc_pring *r, unsigned char *out, size_t cap, size_t *pos)
+{
+	size_t need = r->len + (r->owed ? sizeof(struct rc_rec_lost) : 0);
+
+	if (need > cap - *pos)
+		return false;
+	if (r->owed) {
+		put_lost(out + *pos, r, r->ts, r->owed, 0);
+		*pos += sizeof(struct rc_rec_lost);
+		r->owed = 0;
+	}
+	memcpy(out + *pos, r->rec, r->len);
+	*pos += r->len;
+	r->tail += r->step;
+	r->have = false;
+	r->taken++;
+	return true;
+}
+
+static void store_tails(struct rc_perfbuf *pb)
+{
+	uint32_t i;
+
+	for (i = 0; i < pb->nrings; i++)
+		__atomic_store_n(&pb->rings[i].meta->data_tail, pb->rings[i].tail,
+				 __ATOMIC_RELEASE);
+}
+
+/*
+ * Under pressure (a ring more than half full), empty the fullest ring first,
+ * out of time order: the writer's reorder window puts it back in order.
+ */
+static long drain_fullest(struct rc_perfbuf *pb, unsigned char *out, size_t cap, size_t *pos,
+			  rc_ringbuf_count_fn count, void *ctx)
+{
+	struct rc_pring *full = NULL;
+	uint64_t most = 0;
+	long n = 0;
+	uint32_t i;
+
+	for (i = 0; i < pb->nrings; i++) {
+		struct rc_pring *r = &pb->rings[i];
+		uint64_t pending = load_head(r) - r->tail;
+
+		if (pending > most) {
+			most = pending;
+			full = r;
+		}
+	}
+	if (!full || most <= full->size / 2)
+		return 0;
+	while (ring_peek(pb, full, count, ctx) && take(full, out, cap, pos))
+		n++;
+	__atomic_store_n(&full->meta->data_tail, full->tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used, uint64_t until,
+		      rc_ringbuf_count_fn count, void *ctx)
+{
+	unsigned char *out = buf;
+	size_t pos = *used;
+	long n = 0;
+
+	if (pb->fullest_first)
+		n = drain_fullest(pb, out, cap, &pos, count, ctx);
+	for (;;) {
+		struct rc_pring *min = NULL;
+		uint32_t i;
+
+		/* a linear scan: the rings are few, and it is branch-predictable */
+		for (i = 0; i < pb->nrings; i++) {
+			struct rc_pring *r = &pb->rings[i];
+
+			if (ring_peek(pb, r, count, ctx) && r->ts <= until &&
+			    (!min || r->ts < min->ts))
+				min = r;
+		}
+		if (!min || !take(min, out, cap, &pos))
+			break;
+		/* give space back as we go, not only at the end of a long read */
+		if (++n % 1024 == 0)
+			store_tails(pb);
+	}
+	store_tails(pb);
+	*used = pos;
+	return n;
+}
+
+/* ---- overwrite rings: snapshots --------------------------------------- */
+
+static int pause_rings(struct rc_perfbuf *pb, int on)
+{
+	uint32_t i;
+
+	for (i = 0; i < pb->nrings; i++)
+		if (ioctl(pb->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on) < 0)
+			return -errno;
+	return 0;
+}
+
+/* Copy out what the ring got since the last snapshot: newest first. */
+static void copy_out(struct rc_pring *r)
+{
+	uint64_t head = load_head(r), avail = r->snap_head - head;
+
+	r->wrapped = avail > r->size;
+	if (r->wrapped)
+		avail = r->size;
+	ring_copy(r, head, r->copy, avail);
+	r->copy_len = avail;
+	r->snap_head = head;
+}
+
+static int add_ref(struct rc_snapshot *s, const struct rc_snap_ref *ref)
+{
+	if (s->nrefs == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		void *p = realloc(s->refs, cap * sizeof(*s->refs));
+
+		if (!p)
+			return -ENOMEM;
+		s->refs = p;
+		s->cap = cap;
+	}
+	s->refs[s->nrefs++] = *ref;
+	return 0;
+}
+
+/*
+ * List one ring's copied records (newest first). A ring that wrapped ends
+ * in a record cut by the overwrite; its oldest whole record bounds the
+ * snapshot. Returns that bound (0: none).
+ */
+static int list_ring(struct rc_perfbuf *pb, struct rc_pring *r, struct rc_snapshot *s,
+		     rc_ringbuf_count_fn count, void *ctx, uint64_t *oldest)
+{
+	size_t pos = 0;
+	int err;
+
+	*oldest = 0;
+	while (r->copy_len - pos >= PERF_HDR_SZ) {
+		const unsigned char *p = r->copy + pos;
+		struct perf_event_header h;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < PERF_HDR_SZ || h.size % 8 || h.size > r->copy_len - pos) {
+			if (!r->wrapped)
+				pb->malformed++;
+			break; /* wrapped: the oldest record, partly overwritten */
+		}
+		if (h.type == PERF_RECORD_SAMPLE) {
+			uint32_t len = sample_record(p, h.size, count, ctx);
+			struct rc_snap_ref ref = { .rec = p + PERF_HDR_SZ + 4,
+						   .len = len,
+						   .cpu = r->cpu };
+
+			if (len) {
+				memcpy(&ref.ts, ref.rec, sizeof(ref.ts));
+				err = add_ref(s, &ref);
+				if (err)
+					return err;
+				*oldest = ref.ts;
+			}
+		} else if (h.type == PERF_RECORD_LOST && h.size >= PERF_HDR_SZ + 16) {
+			uint64_t n;
+
+			memcpy(&n, p + PERF_HDR_SZ + 8, sizeof(n));
+			r->lost += n;
+			r->owed += n;
+		}
+		pos += h.size;
+	}
+	if (!r->wrapped)
+		*oldest = 0;
+	return 0;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct rc_snap_ref *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	/* one ring's records: the copy holds them newest first */
+	return x->rec < y->rec ? 1 : x->rec > y->rec ? -1 : 0;
+}
+
+int rc_perfbuf__snapshot(struct rc_perfbuf *pb, struct rc_snapshot *s, rc_ringbuf_count_fn count,
+			 void *ctx)
+{
+	uint64_t cut = 0, oldest;
+	size_t i, k;
+	int err;
+
+	s->nrefs = 0;
+	s->cut = 0;
+	err = pause_rings(pb, 1);
+	s->taken_ts = boot_ns();
+	for (i = 0; !err && i < pb->nrings; i++)
+		copy_out(&pb->rings[i]);
+	/* resume before the slower work: what is lost while paused is counted */
+	err = pause_rings(pb, 0) ?: err;
+	if (err)
+		return err;
+	for (i = 0; i < pb->nrings; i++) {
+		err = list_ring(pb, &pb->rings[i], s, count, ctx, &oldest);
+		if (err)
+			return err;
+		cut = oldest > cut ? oldest : cut;
+	}
+	qsort(s->refs, s->nrefs, sizeof(*s->refs), cmp_ref);
+	for (k = 0; k < s->nrefs && s->refs[k].ts < cut; k++)
+		;
+	s->cut = k;
+	s->cut_ts = cut;
+	memmove(s->refs, s->refs + k, (s->nrefs - k) * sizeof(*s->refs));
+	s->nrefs -= k;
+	return 0;
+}
+
+void rc_snapshot__free(struct rc_snapshot *s)
+{
+	free(s->refs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- --snapshot-on: the trigger rings --------------------------------- */
+
+int rc_notify__init(struct rc_perfbuf *nb, int map_fd, uint32_t ncpus)
+{
+	struct rc_perfbuf_opts o = { .size = sysconf(_SC_PAGESIZE), .wakeup_events = 1 };
+
+	return rc_perfbuf__init(nb, map_fd, ncpus, &o);
+}
+
+int rc_notify__poll(struct rc_perfbuf *nb, int timeout_ms)
+{
+	int fired = 0, err = rc_perfbuf__wait(nb, timeout_ms);
+	uint32_t i;
+
+	if (err < 0)
+		return err;
+	for (i = 0; i < nb->nrings; i++) {
+		struct rc_pring *r = &nb->rings[i];
+		uint64_t head = load_head(r);
+
+		if (head != r->tail)
+			fired = 1; /* any record: a trigger, or the loss of one */
+		r->tail = head;
+	}
+	store_tails(nb);
+	return fired;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RINGCAP_PERFBUF_H
+#define RINGCAP_PERFBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "internal.h"
+#include "ringbuf.h"
+
+/* One CPU's perf ring, and the record at its read position (the merge cursor). */
+struct rc_pring {
+	int fd;
+	uint32_t cpu;
+	struct perf_event_mmap_page *meta;
+	unsigned char *data;
+	uint64_t size, mask;
+	uint64_t tail;	/* forward: read up to here (data_tail once stored) */
+	uint64_t head;	/* forward: data_head when last loaded */
+	uint64_t lost;	/* PERF_RECORD_LOST counts seen */
+	uint64_t owed;	/* lost counts not yet written: they go before the next record */
+	uint64_t taken; /* records copied out */
+	bool have;	/* the cursor holds a record */
+	uint64_t ts;
+	const unsigned char *rec; /* in the ring, or in wrap */
+	uint32_t len;		  /* the record's own size */
+	uint32_t step;		  /* the perf record's size */
+	unsigned char *wrap;	  /* a record that runs past the ring's end, made whole */
+	/* overwrite: the head at the last snapshot, and the bytes copied out at this one */
+	uint64_t snap_head;
+	unsigned char *copy;
+	size_t copy_len;
+	bool wrapped;
+};
+
+struct rc_perfbuf_opts {
+	size_t size;		/* per CPU: a power of two pages */
+	uint32_t wakeup_events; /* wake the reader every this many records, or */
+	uint32_t wakeup_bytes;	/* ... when this many bytes are pending (0, 0: half the ring) */
+	bool overwrite;		/* flight recorder: the ring keeps the newest data */
+};
+
+struct rc_perfbuf {
+	struct rc_pring *rings;
+	uint32_t nrings;
+	int epfd;
+	bool overwrite;
+	bool fullest_first;
+	size_t size;
+	uint64_t malformed;
+};
+
+/* Open a perf ring on every CPU, put them in @map_fd (a perf event array). */
+int rc_perfbuf__init(struct rc_perfbuf *pb, int map_fd, uint32_t ncpus,
+		     const struct rc_perfbuf_opts *opts);
+void rc_perfbuf__destroy(struct rc_perfbuf *pb);
+/* Wait for a wakeup: 1 woken, 0 timed out or interrupted, -errno. */
+int rc_perfbuf__wait(struct rc_perfbuf *pb, int timeout_ms);
+/* The most bytes pending in any one CPU's ring (forward rings). */
+size_t rc_perfbuf__pending(const struct rc_perfbuf *pb);
+/*
+ * Copy records with a timestamp up to @until from every CPU into
+ * buf[*used..cap), merged in time order, advancing each ring's tail only
+ * past what was copied. Before the first record after a loss, a
+ * RC_REC_LOST record. Returns the number of ring records copied.
+ */
+long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used, uint64_t until,
+		      rc_ringbuf_count_fn count, void *ctx);
+
+/* A record of a snapshot: where it is, in a ring's copy. */
+struct rc_snap_ref {
+	uint64_t ts;
+	const unsigned char *rec;
+	uint32_t len;
+	uint32_t cpu;
+};
+
+struct rc_snapshot {
+	struct rc_snap_ref *refs; /* in time order */
+	size_t nrefs, cap;
+	uint64_t taken_ts;
+	uint64_t cut_ts; /* older records were dropped: a ring had overwritten its part */
+	uint64_t cut;	 /* records dropped for that */
+};
+
+/*
+ * Overwrite rings: pause them, copy out what each holds that is newer than
+ * the last snapshot, resume, and list the records in time order. Records
+ * older than the newest oldest-record of a ring that wrapped are left out,
+ * so the snapshot has no gap. Valid until the next call.
+ */
+int rc_perfbuf__snapshot(struct rc_perfbuf *pb, struct rc_snapshot *snap, rc_ringbuf_count_fn count,
+			 void *ctx);
+void rc_snapshot__free(struct rc_snapshot *snap);
+
+/* Wait on the --snapshot-on rings; 1 when a trigger fired (and consume it). */
+int rc_notify__init(struct rc_perfbuf *nb, int map_fd, uint32_t ncpus);
+int rc_notify__poll(struct rc_perfbuf *nb, int timeout_ms);
+
+#endif
