@@ -59,6 +59,45 @@ void test_cli_errors(void)
 	if (test__start_subtest("flush_ms"))
 		expect_fail((char *[]){ rc, "record", "--flush-ms", "5", NULL }, 64,
 			    "invalid --flush-ms '5': milliseconds from 10 to 60000");
+	if (test__start_subtest("transport"))
+		expect_fail((char *[]){ rc, "record", "--transport", "splice", NULL }, 64,
+			    "invalid transport 'splice': ringbuf, perfbuf or auto");
+	if (test__start_subtest("mmap_pages")) {
+		expect_fail((char *[]){ rc, "record", "-m", "0", NULL }, 64,
+			    "invalid -m/--mmap-pages '0'");
+		expect_fail((char *[]){ rc, "record", "-m", "2G", NULL }, 64,
+			    "from one page to 1G");
+		expect_fail((char *[]){ rc, "record", "--transport", "ringbuf", "-m", "8", NULL },
+			    64, "with --transport ringbuf, use --ringbuf-size");
+	}
+	if (test__start_subtest("mmap_pages_rounded")) {
+		/* said before anything else can fail: the rounding is on stderr */
+		if (run_sync(&r, (char *[]){ rc, "record", "-m", "100", "-d", "-1", NULL },
+			     10000) == 64)
+			ASSERT_HAS(r.err, "-m 100: 128 pages", "rounded up, and said so");
+		run_free(&r);
+	}
+	if (test__start_subtest("wakeup")) {
+		expect_fail((char *[]){ rc, "record", "--wakeup", "0", NULL }, 64,
+			    "invalid --wakeup '0'");
+		expect_fail(
+		    (char *[]){ rc, "record", "--transport", "ringbuf", "--wakeup", "10", NULL },
+		    64, "--wakeup N (records) needs --transport perfbuf");
+	}
+	if (test__start_subtest("overwrite")) {
+		expect_fail((char *[]){ rc, "record", "--snapshot-on", "syscall:kill", NULL }, 64,
+			    "--snapshot-on is for the flight recorder: add --overwrite");
+		expect_fail(
+		    (char *[]){ rc, "record", "--overwrite", "--transport", "ringbuf", NULL }, 64,
+		    "--overwrite needs the perf buffer");
+		expect_fail((char *[]){ rc, "record", "--overwrite", "--snapshot-on",
+					"syscall:nosuch", "-o", (char *)out, NULL },
+			    1, "unknown syscall in --snapshot-on 'syscall:nosuch'");
+		expect_fail((char *[]){ rc, "record", "--overwrite", "-e", "sched", "--snapshot-on",
+					"syscall:kill", "-o", (char *)out, NULL },
+			    1, "is not among the events recorded");
+		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
+	}
 	if (test__start_subtest("pid_and_command"))
 		expect_fail((char *[]){ rc, "record", "-p", "1", "--", "true", NULL }, 64,
 			    "exclude each other");
