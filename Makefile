@@ -59,7 +59,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install man demo fuzz valgrind
+.PHONY: all check test clean install man demo fuzz valgrind bench-burst
 
 all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload man
 
@@ -187,6 +187,14 @@ valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t cli_
 
 # A real capture of this machine for a few seconds, and its report.
+$(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(OUTPUT)/libringcap.a $(LIBS) -o $@
+
+# Does emptying the fullest perf ring first lose less? (ringcap-record(1), ORDER)
+bench-burst: $(OUTPUT)/rc_burst $(OUTPUT)/rc_workload
+	$(Q)$(OUTPUT)/rc_burst $(OUTPUT)/rc_workload $(or $(ROUNDS),5) 2000000 16
+
 demo: $(OUTPUT)/ringcap
 	$(OUTPUT)/ringcap record -d 3 -o $(OUTPUT)/demo.rcap
 	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap | head -n 25

@@ -325,6 +325,7 @@ static int open_transport(struct rc_session *s)
 	if (s->transport == RC_TRANSPORT_RINGBUF)
 		return rc_ringbuf__init(&s->rb, s->events_fd, s->opts.ringbuf_size);
 	err = rc_perfbuf__init(&s->pb, s->events_fd, s->ncpus, &po);
+	s->pb.fullest_first = !s->opts.time_order_only;
 	if (!err && s->opts.overwrite && s->opts.snap_type)
 		err = rc_notify__init(&s->nb, s->notify_fd, s->ncpus);
 	return err;
