@@ -22,6 +22,7 @@
  * them, copies each out from data_head up to where the last snapshot
  * began (at most the ring's size), resumes them, and sorts what it copied.
  */
+#include <linux/membarrier.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,7 +229,9 @@ static uint32_t sample_record(const unsigned char *p, uint32_t step, rc_ringbuf_
 		return count(ctx, p, 0), 0;
 	memcpy(&h, p + PERF_HDR_SZ + 4, sizeof(h));
 	/* the kernel pads the raw data to 8 bytes: the record says its own size */
-	if (h.size > raw || !count(ctx, p + PERF_HDR_SZ + 4, h.size))
+	if (h.size > raw)
+		return count(ctx, p, 0), 0;
+	if (!count(ctx, p + PERF_HDR_SZ + 4, h.size))
 		return 0;
 	return h.size;
 }
@@ -390,14 +393,16 @@ long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used
 
 /* ---- overwrite rings: snapshots --------------------------------------- */
 
+/* Every ring, even after one fails: a ring left paused would drop for good. */
 static int pause_rings(struct rc_perfbuf *pb, int on)
 {
 	uint32_t i;
+	int err = 0;
 
 	for (i = 0; i < pb->nrings; i++)
-		if (ioctl(pb->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on) < 0)
-			return -errno;
-	return 0;
+		if (ioctl(pb->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on) < 0 && !err)
+			err = -errno;
+	return err;
 }
 
 /* Copy out what the ring got since the last snapshot: newest first. */
@@ -499,6 +504,13 @@ int rc_perfbuf__snapshot(struct rc_perfbuf *pb, struct rc_snapshot *s, rc_ringbu
 	s->nrefs = 0;
 	s->cut = 0;
 	err = pause_rings(pb, 1);
+	/*
+	 * Pausing stops new writes, not one a program on another CPU has
+	 * begun; on a wrapped ring it would tear the oldest record we copy.
+	 * Programs run in RCU read-side sections: a grace period waits for it.
+	 */
+	if (!err && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
+		usleep(10000);
 	s->taken_ts = boot_ns();
 	for (i = 0; !err && i < pb->nrings; i++)
 		copy_out(&pb->rings[i]);

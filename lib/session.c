@@ -34,8 +34,10 @@ _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, c
 #define QCAP	    (NBATCH + 8)
 #define STATS_NS    1000000000ull
 #define TARGETS_MAX 65536
-#define HOLD_NS	    1000000ull /* perfbuf: a record this recent may still have an older one in flight \
-				*/
+#define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
+#define HOLD_NS                                                                                    \
+	1000000ull /* perfbuf: a record this recent may still have an older one in flight          \
+		    */
 #define SCHED_EVENTS                                                                               \
 	(RC_EVENT_BIT(RC_EV_SCHED_SWITCH) | RC_EVENT_BIT(RC_EV_SCHED_WAKEUP) |                     \
 	 RC_EVENT_BIT(RC_EV_SCHED_FORK) | RC_EVENT_BIT(RC_EV_SCHED_EXEC) |                         \
@@ -260,10 +262,12 @@ static int open_sources(struct rc_session *s)
 }
 
 /* --transport auto: the BPF ring buffer where the kernel has it (5.8 and later). */
-static enum rc_transport pick_transport(enum rc_transport t)
+static enum rc_transport pick_transport(enum rc_transport t, bool overwrite)
 {
 	if (t != RC_TRANSPORT_AUTO)
 		return t;
+	if (overwrite)
+		return RC_TRANSPORT_PERFBUF; /* only perf rings overwrite */
 	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1)
 		return RC_TRANSPORT_RINGBUF;
 	pr_info("this kernel has no BPF ring buffer: using the perf buffer\n");
@@ -346,7 +350,7 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
 	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = -1;
 	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
-	s->transport = pick_transport(s->opts.transport);
+	s->transport = pick_transport(s->opts.transport, s->opts.overwrite);
 	if (s->opts.overwrite && s->transport != RC_TRANSPORT_PERFBUF) {
 		pr_warn("the flight recorder (--overwrite) needs the perf buffer: "
 			"use --transport perfbuf or auto\n");
@@ -569,14 +573,14 @@ static long read_ring(struct rc_session *s, bool all)
 	if (pending > s->ring_hwm)
 		s->ring_hwm = pending;
 	do {
-		if (BATCH_SIZE - s->cur->len < RC_REC_MAX) {
+		if (BATCH_SIZE - s->cur->len < BATCH_ROOM) {
 			err = submit_batch(s);
 			if (err)
 				return err;
 		}
 		n = read_some(s, until);
 		total += n;
-	} while (BATCH_SIZE - s->cur->len < RC_REC_MAX);
+	} while (BATCH_SIZE - s->cur->len < BATCH_ROOM);
 	return total;
 }
 
@@ -987,16 +991,21 @@ static int write_lost_ledger(struct rc_session *s)
 	uint32_t i;
 	int err = 0;
 
-	for (i = 0; !err && i < s->pb.nrings; i++) {
-		struct rc_pring *r = &s->pb.rings[i];
+	/* every CPU: one offline at the start got no ring, and drops all it makes */
+	for (i = 0; !err && i < (uint32_t)s->ncpus; i++) {
+		struct rc_pring none = { .cpu = i }, *r = &none;
 		struct rc_rec_lost l = {
-			.hdr = { .ts = ts, .type = RC_REC_LOST, .size = sizeof(l), .cpu = r->cpu }
+			.hdr = { .ts = ts, .type = RC_REC_LOST, .size = sizeof(l), .cpu = i }
 		};
 		uint64_t dropped = 0;
+		uint32_t k;
 		int t;
 
+		for (k = 0; k < s->pb.nrings; k++)
+			if (s->pb.rings[k].cpu == i)
+				r = &s->pb.rings[k];
 		for (t = 0; t < RC_EV_SLOTS; t++)
-			dropped += s->percpu[r->cpu].dropped[t];
+			dropped += s->percpu[i].dropped[t];
 		if (r->owed) {
 			l.lost = r->owed;
 			err = batch_put(s, &l, sizeof(l));
