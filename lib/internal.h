@@ -4,6 +4,7 @@
 #define RINGCAP_INTERNAL_H
 
 #include <errno.h>
+#include <time.h>
 #include "ringcap.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -17,6 +18,15 @@ __attribute__((format(printf, 2, 3))) void rc_pr(enum rc_print_level level, cons
 #define pr_debug(fmt, ...) rc_pr(RC_DEBUG, fmt, ##__VA_ARGS__)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Now on @clk, in ns. */
+static inline uint64_t rc_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
 
 /* Return NULL with errno set, as libbpf's constructors do. */
 static inline void *rc_err_ptr(int err)

@@ -39,14 +39,6 @@
 #define PERF_HDR_SZ sizeof(struct perf_event_header)
 #define WRAP_MAX    65536 /* a perf record's size is a u16 */
 
-static uint64_t boot_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int open_ring(struct rc_pring *r, uint32_t cpu, const struct rc_perfbuf_opts *o)
 {
 	struct perf_event_attr attr = {
@@ -236,6 +228,18 @@ static uint32_t sample_record(const unsigned char *p, uint32_t step, rc_ringbuf_
 	return h.size;
 }
 
+/* PERF_RECORD_LOST: header, u64 id, u64 lost; owed until written before a record. */
+static void note_lost(struct rc_pring *r, const unsigned char *p, uint32_t size)
+{
+	uint64_t n;
+
+	if (size < PERF_HDR_SZ + 16)
+		return;
+	memcpy(&n, p + PERF_HDR_SZ + 8, sizeof(n));
+	r->lost += n;
+	r->owed += n;
+}
+
 /* Decode the next record of a forward ring into its cursor; false when none is ready. */
 static bool ring_peek(struct rc_perfbuf *pb, struct rc_pring *r, rc_ringbuf_count_fn count,
 		      void *ctx)
@@ -277,12 +281,8 @@ static bool ring_peek(struct rc_perfbuf *pb, struct rc_pring *r, rc_ringbuf_coun
 				r->have = true;
 				return true;
 			}
-		} else if (h.type == PERF_RECORD_LOST && h.size >= PERF_HDR_SZ + 16) {
-			uint64_t n;
-
-			memcpy(&n, p + PERF_HDR_SZ + 8, sizeof(n));
-			r->lost += n;
-			r->owed += n;
+		} else if (h.type == PERF_RECORD_LOST) {
+			note_lost(r, p, h.size);
 		}
 		r->tail += h.size;
 	}
@@ -468,12 +468,8 @@ static int list_ring(struct rc_perfbuf *pb, struct rc_pring *r, struct rc_snapsh
 					return err;
 				*oldest = ref.ts;
 			}
-		} else if (h.type == PERF_RECORD_LOST && h.size >= PERF_HDR_SZ + 16) {
-			uint64_t n;
-
-			memcpy(&n, p + PERF_HDR_SZ + 8, sizeof(n));
-			r->lost += n;
-			r->owed += n;
+		} else if (h.type == PERF_RECORD_LOST) {
+			note_lost(r, p, h.size);
 		}
 		pos += h.size;
 	}
@@ -511,7 +507,7 @@ int rc_perfbuf__snapshot(struct rc_perfbuf *pb, struct rc_snapshot *s, rc_ringbu
 	 */
 	if (!err && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
 		usleep(10000);
-	s->taken_ts = boot_ns();
+	s->taken_ts = rc_now_ns(CLOCK_BOOTTIME);
 	for (i = 0; !err && i < pb->nrings; i++)
 		copy_out(&pb->rings[i]);
 	/* resume before the slower work: what is lost while paused is counted */

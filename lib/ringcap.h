@@ -380,9 +380,9 @@ struct rc_record_opts {
 	uint32_t wakeup_events; /* perfbuf: or every this many records */
 	enum rc_transport transport;
 	bool time_order_only; /* perfbuf: never empty the fullest ring first (for measuring) */
-	bool overwrite;	    /* perfbuf flight recorder: write only snapshots */
-	uint32_t snap_type; /* overwrite: snapshot when a record of this type is made, */
-	int32_t snap_nr;    /* ... for syscalls of this number (-1: any) */
+	bool overwrite;	      /* perfbuf flight recorder: write only snapshots */
+	uint32_t snap_type;   /* overwrite: snapshot when a record of this type is made, */
+	int32_t snap_nr;      /* ... for syscalls of this number (-1: any) */
 	enum rc_drain_mode drain;
 	int compress_level;
 	const char *cmdline;

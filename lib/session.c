@@ -98,14 +98,6 @@ struct rc_session {
 	struct rc_stats last;
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* ---- event names ------------------------------------------------------ */
 
 int rc_parse_events(const char *spec, uint32_t *mask, char *bad, size_t badlen)
@@ -491,10 +483,10 @@ static int submit_batch(struct rc_session *s)
 	pthread_mutex_lock(&s->mu);
 	if (!s->nfree) {
 		/* back-pressure: the ring holds what comes meanwhile, or drops it, counted */
-		t0 = now_ns(CLOCK_MONOTONIC);
+		t0 = rc_now_ns(CLOCK_MONOTONIC);
 		while (!s->nfree)
 			pthread_cond_wait(&s->cv, &s->mu);
-		s->writer_wait_ns += now_ns(CLOCK_MONOTONIC) - t0;
+		s->writer_wait_ns += rc_now_ns(CLOCK_MONOTONIC) - t0;
 	}
 	s->cur = s->free_b[--s->nfree];
 	s->cur->len = 0;
@@ -564,7 +556,7 @@ static long read_some(struct rc_session *s, uint64_t until)
 static long read_ring(struct rc_session *s, bool all)
 {
 	size_t pending = ring_pending(s);
-	uint64_t until = all ? UINT64_MAX : now_ns(CLOCK_BOOTTIME) - HOLD_NS;
+	uint64_t until = all ? UINT64_MAX : rc_now_ns(CLOCK_BOOTTIME) - HOLD_NS;
 	long total = 0, n;
 	int err;
 
@@ -707,7 +699,7 @@ static int snapshot_stats(struct rc_session *s)
 
 	if (bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
 		return -errno;
-	st->ts = now_ns(CLOCK_BOOTTIME);
+	st->ts = rc_now_ns(CLOCK_BOOTTIME);
 	st->ring_size = s->opts.ringbuf_size;
 	st->ring_hwm = s->ring_hwm;
 	st->ring_pending = s->opts.overwrite ? 0 : ring_pending(s);
@@ -765,7 +757,7 @@ static int push_stats(struct rc_session *s)
 	err = err ?: snapshot_stats(s);
 	if (err)
 		return err;
-	s->last_stats = now_ns(CLOCK_MONOTONIC);
+	s->last_stats = rc_now_ns(CLOCK_MONOTONIC);
 	if (!s->w)
 		return 0;
 	/* a copy for the writer thread: s->last changes at the next snapshot */
@@ -784,7 +776,7 @@ static int push_flush(struct rc_session *s)
 	struct item it = { .kind = ITEM_FLUSH };
 	int err = submit_batch(s);
 
-	s->last_flush = now_ns(CLOCK_MONOTONIC);
+	s->last_flush = rc_now_ns(CLOCK_MONOTONIC);
 	if (err || !s->w)
 		return err;
 	return push_item(s, &it);
@@ -815,7 +807,7 @@ static int wait_ring(struct rc_session *s, int ms)
 
 int rc_session__drain(struct rc_session *s, int ms)
 {
-	uint64_t start = now_ns(CLOCK_MONOTONIC), now = start, end = start + ms * 1000000ull;
+	uint64_t start = rc_now_ns(CLOCK_MONOTONIC), now = start, end = start + ms * 1000000ull;
 	unsigned int spins = 0;
 	long total = 0, n;
 	int err;
@@ -828,7 +820,7 @@ int rc_session__drain(struct rc_session *s, int ms)
 		/* busy: look at the clock every 1024 reads, busy ones included */
 		if (s->opts.drain == RC_DRAIN_BUSY && !s->opts.overwrite && ++spins % 1024)
 			continue;
-		now = now_ns(CLOCK_MONOTONIC);
+		now = rc_now_ns(CLOCK_MONOTONIC);
 		if (now - s->last_stats >= STATS_NS) {
 			err = push_stats(s);
 			if (err)
@@ -859,7 +851,7 @@ int rc_session__drain(struct rc_session *s, int ms)
 static void fill_meta(struct rc_session *s)
 {
 	struct rc_meta *m = &s->meta;
-	uint64_t boot = now_ns(CLOCK_BOOTTIME), wall = now_ns(CLOCK_REALTIME);
+	uint64_t boot = rc_now_ns(CLOCK_BOOTTIME), wall = rc_now_ns(CLOCK_REALTIME);
 
 	uname(&s->uts);
 	snprintf(s->kernel, sizeof(s->kernel), "%s", s->uts.release);
@@ -921,7 +913,7 @@ int rc_session__start(struct rc_session *s, int fd)
 		return err;
 	s->attached = true;
 	s->started = true;
-	s->last_stats = s->last_flush = now_ns(CLOCK_MONOTONIC);
+	s->last_stats = s->last_flush = rc_now_ns(CLOCK_MONOTONIC);
 	s->flush_ns = (s->opts.flush_ms ? s->opts.flush_ms : 1000) * 1000000ull;
 	if (fd < 0) { /* counting only: one batch, reused */
 		s->cur = s->free_b[--s->nfree];
@@ -987,7 +979,7 @@ static int settle(struct rc_session *s)
  */
 static int write_lost_ledger(struct rc_session *s)
 {
-	uint64_t ts = now_ns(CLOCK_BOOTTIME);
+	uint64_t ts = rc_now_ns(CLOCK_BOOTTIME);
 	uint32_t i;
 	int err = 0;
 

@@ -59,6 +59,19 @@ void tmpdir_cleanup(void)
 	dir[0] = '\0';
 }
 
+pid_t read_pidfile(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	int pid = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &pid) != 1)
+			pid = -1;
+		fclose(fp);
+	}
+	return pid;
+}
+
 bool need_root(void)
 {
 	if (geteuid() == 0)

@@ -31,5 +31,7 @@ const char *tmpfile_path(const char *name);
 void tmpdir_cleanup(void);
 /* Skip (and return false) unless root: BPF needs it. */
 bool need_root(void);
+/* The pid a workload wrote to @path, or -1. */
+pid_t read_pidfile(const char *path);
 
 #endif

@@ -134,19 +134,6 @@ static int pgather(const char *path, struct pfacts *f)
 	return err;
 }
 
-static pid_t read_pid(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	int pid = 0;
-
-	if (fp) {
-		if (fscanf(fp, "%d", &pid) != 1)
-			pid = 0;
-		fclose(fp);
-	}
-	return pid;
-}
-
 /* record ARGS... -o OUT -- rc_workload WORKLOAD...; then read OUT into @f. */
 static int record(struct pfacts *f, char *const *args, char *const *workload)
 {
@@ -169,7 +156,9 @@ static int record(struct pfacts *f, char *const *args, char *const *workload)
 	argv[n] = NULL;
 	memset(f, 0, sizeof(*f));
 	if (ASSERT_EQ(run_sync(&r, argv, 120000), 0, "record")) {
-		f->pid = read_pid(tmpfile_path("pid"));
+		f->pid = read_pidfile(tmpfile_path("pid"));
+		if (f->pid < 0)
+			f->pid = 0; /* no pidfile: any process */
 		err = pgather(out, f);
 		ASSERT_OK(err, "read capture");
 	}

@@ -123,19 +123,6 @@ static int gather(const char *path, struct facts *f)
 	return err;
 }
 
-static pid_t read_pidfile(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	int pid = -1;
-
-	if (fp) {
-		if (fscanf(fp, "%d", &pid) != 1)
-			pid = -1;
-		fclose(fp);
-	}
-	return pid;
-}
-
 /* Lines of @text containing @needle, and @also when not NULL. */
 static long count_lines2(const char *text, const char *needle, const char *also)
 {
