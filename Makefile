@@ -59,7 +59,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install man demo fuzz valgrind bench-burst
+.PHONY: all check test clean install man demo fuzz valgrind bench bench-burst
 
 all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload man
 
@@ -186,7 +186,17 @@ valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t stat_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t cli_
 
-# A real capture of this machine for a few seconds, and its report.
+$(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -static -pthread $< -o $@
+
+# ringcap against perf, trace-cmd and bpftrace (README, Performance).
+# RUNS=3 CALLS=2000000 WORKLOADS=storm1,... RECORDERS=ringcap,perf,...
+bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
+	$(Q)python3 tests/bench/bench.py $(OUTPUT) --runs $(or $(RUNS),3) \
+		--calls $(or $(CALLS),2000000) $(if $(WORKLOADS),--workloads $(WORKLOADS)) \
+		$(if $(RECORDERS),--recorders $(RECORDERS)) -o $(OUTPUT)/bench.md
+
 $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(OUTPUT)/libringcap.a $(LIBS) -o $@
@@ -195,6 +205,7 @@ $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
 bench-burst: $(OUTPUT)/rc_burst $(OUTPUT)/rc_workload
 	$(Q)$(OUTPUT)/rc_burst $(OUTPUT)/rc_workload $(or $(ROUNDS),5) 2000000 16
 
+# A real capture of this machine for a few seconds, and its report.
 demo: $(OUTPUT)/ringcap
 	$(OUTPUT)/ringcap record -d 3 -o $(OUTPUT)/demo.rcap
 	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap | head -n 25

@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""ringcap against perf, trace-cmd and bpftrace, side by side.
+
+For each workload (rc_load: an exact number of calls of known syscalls)
+and each recorder, RUNS rounds; each round runs the workload untraced and
+then under every recorder, in turn, so that all of a round's figures share
+the machine's weather. The table gives each figure's median over rounds.
+
+Figures, per call of the workload's syscalls (ringcap makes one record a
+call, entry and exit paired; the peers record the sys_enter and sys_exit
+tracepoints, two events a call, filtered to the syscall in the kernel):
+
+  made        calls the workload made (its own count)
+  captured    calls found in the file (peers: events / 2)
+  lost rep.   calls the recorder says it lost
+  lost silent made - captured - lost reported
+  slowdown    the workload's own wall time, traced / untraced
+  cpu ns      recorder user+sys time (the workload's own taken away) / made
+  B/call      file bytes / made
+  RSS         recorder peak resident set (the largest process of its tree),
+              as rc_load spawn measures it
+
+perf sometimes writes a sample twice (the same thread, event and
+nanosecond); when its file holds more than was made, the duplicates are
+counted with perf script, taken out of captured, and shown.
+
+Decode speed: events a second of ringcap report (text, summary) and of
+perf script / trace-cmd report on the first workload's files.
+
+Needs root. trace-cmd 3.1 writes /proc/sys/kernel/ftrace_enabled and the
+function tracer's files even when recording events only, and a kernel
+without the function tracer refuses that; it then runs in a private mount
+namespace with scratch files bound over those, which changes nothing
+outside it.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TRACEFS = "/sys/kernel/tracing"
+FTRACE_FILES = ["set_ftrace_pid", "set_ftrace_filter", "set_ftrace_notrace",
+                "set_graph_function", "set_graph_notrace"]
+
+
+def syscall_numbers():
+    out = subprocess.run(["cc", "-E", "-dM", "-"], input="#include <sys/syscall.h>\n",
+                         capture_output=True, text=True, check=True).stdout
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"#define __NR_(\w+) (\d+)$", out, re.M)}
+
+
+class Workload:
+    def __init__(self, name, argv, calls, made):
+        self.name, self.argv, self.calls, self.made = name, argv, calls, made
+
+
+def workloads(n):
+    return {
+        "storm1": Workload("storm1", ["storm", str(n), "1"], ["getppid"], n),
+        "storm2": Workload("storm2", ["storm", str(n // 2), "2"], ["getppid"], n // 2 * 2),
+        "pingpong": Workload("pingpong", ["pingpong", str(max(n // 100, 1))], ["read", "write"],
+                             4 * max(n // 100, 1)),
+        "burst": Workload("burst", ["burst", str(max(n // 4, 1)), "500"], ["getppid"],
+                          max(n // 4, 1)),
+    }
+
+
+def run(ctx, argv, env=None, timeout=1800):
+    """Run argv under rc_load spawn; return (status, {cpu_ns, maxrss_kib}, stderr)."""
+    res = os.path.join(ctx.tmp, "spawn.txt")
+    if os.path.exists(res):
+        os.unlink(res)
+    try:
+        p = subprocess.run([ctx.load, "spawn", res, *argv], env=env, timeout=timeout,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        err = p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        return -1, {}, "timed out after %d s" % timeout
+    if not os.path.exists(res):
+        return -1, {}, err
+    ru = read_report(res)
+    return ru["status"], ru, err
+
+
+def count_lines(argv, pattern):
+    """Lines of argv's output that match pattern, streamed."""
+    rx = re.compile(pattern)
+    n = 0
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True, errors="replace") as p:
+        for line in p.stdout:
+            if rx.search(line):
+                n += 1
+    return n
+
+
+class Recorder:
+    name = ""
+    events_per_call = 2
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def available(self):
+        return True
+
+
+class Ringcap(Recorder):
+    events_per_call = 1
+
+    def __init__(self, ctx, name, extra):
+        super().__init__(ctx)
+        self.name, self.extra = name, extra
+
+    def argv(self, out, wl, cmd):
+        return [self.ctx.ringcap, "record", "-q", "-e", "syscalls", *self.extra,
+                "-o", out, "--", *cmd]
+
+    def count(self, out, wl):
+        s = subprocess.run([self.ctx.ringcap, "report", "--summary", "-t", "1000", "-i", out],
+                           capture_output=True, text=True, check=True).stdout
+        rows = dict(re.findall(r"^(\w+)\s+(\d+)\s+\d+\s+[\d.]+", s, re.M))
+        captured = sum(int(rows.get(c, 0)) for c in wl.calls)
+        st = json.loads(subprocess.run([self.ctx.ringcap, "stat", "--json", out],
+                                       capture_output=True, text=True, check=True).stdout)
+        return captured, st["lost"], 0
+
+
+class Perf(Recorder):
+    def __init__(self, ctx, compress):
+        super().__init__(ctx)
+        self.compress = compress
+        self.name = "perf record -z" if compress else "perf record"
+
+    def available(self):
+        return shutil.which("perf") is not None
+
+    def argv(self, out, wl, cmd):
+        f = self.ctx.id_filter(wl)
+        z = ["-z"] if self.compress else []
+        return ["perf", "record", "-q", *z, "-e", "raw_syscalls:sys_enter", "--filter", f,
+                "-e", "raw_syscalls:sys_exit", "--filter", f, "-o", out, "--", *cmd]
+
+    def count(self, out, wl):
+        s = subprocess.run(["perf", "report", "--stats", "-i", out],
+                           capture_output=True, text=True).stdout
+        per_event = s.split("raw_syscalls:", 1)[1] if "raw_syscalls:" in s else ""
+        samples = sum(int(x) for x in re.findall(r"\bSAMPLE events:\s+(\d+)", per_event))
+        lost = sum(int(x) for x in re.findall(r"LOST_SAMPLES events:\s+(\d+)", per_event))
+        dups = 0
+        if (samples + lost) / 2 > wl.made:
+            dups = self.duplicates(out)
+        return (samples - dups) / 2, lost / 2, dups / 2
+
+    @staticmethod
+    def duplicates(out):
+        """Samples written twice: the same thread, event and nanosecond."""
+        sh = "perf script --ns -F tid,time,event -i '%s' 2>/dev/null | sort | uniq -d -c" % out
+        p = subprocess.run(["sh", "-c", sh], capture_output=True, text=True)
+        return sum(int(line.split()[0]) - 1 for line in p.stdout.splitlines() if line.strip())
+
+
+class TraceCmd(Recorder):
+    name = "trace-cmd record"
+
+    def available(self):
+        return shutil.which("trace-cmd") is not None and shutil.which("unshare") is not None
+
+    def argv(self, out, wl, cmd):
+        f = self.ctx.id_filter(wl)
+        tc = ["trace-cmd", "record", "-q", "-e", "raw_syscalls:sys_enter", "-f", f,
+              "-e", "raw_syscalls:sys_exit", "-f", f, "-o", out, "-F", "-c", *cmd]
+        return ["unshare", "-m", "sh", "-c", self.SHIM, "shim", *tc]
+
+    # In the private mount namespace: scratch files over those trace-cmd
+    # cannot write, then trace-cmd itself.
+    SHIM = (
+        'd=$(mktemp -d) && echo 1 > "$d/enabled" && '
+        'mount --bind "$d/enabled" /proc/sys/kernel/ftrace_enabled || exit 125; '
+        "for f in " + " ".join(FTRACE_FILES) + "; do "
+        '[ -e "' + TRACEFS + '/$f" ] || continue; : > "$d/$f" && '
+        'mount --bind "$d/$f" "' + TRACEFS + '/$f" || exit 125; done; exec "$@"')
+
+    def count(self, out, wl):
+        n = count_lines(["trace-cmd", "report", out], r"\bsys_(enter|exit):")
+        s = subprocess.run(["trace-cmd", "report", "--stat", out],
+                           capture_output=True, text=True).stdout
+        lost = sum(int(x) for x in re.findall(r"^(?:overrun|dropped events):\s+(\d+)", s, re.M))
+        return n / 2, lost / 2, 0
+
+
+class Bpftrace(Recorder):
+    name = "bpftrace"
+
+    def available(self):
+        return shutil.which("bpftrace") is not None
+
+    def argv(self, out, wl, cmd):
+        pred = " || ".join("args->id == %d" % self.ctx.nr[c] for c in wl.calls)
+        # comm, not cpid: the storm's processes are the command's children
+        prog = ("tracepoint:raw_syscalls:sys_enter /comm == \"rc_load\" && (%s)/ "
+                "{ printf(\"%%d %%d\\n\", tid, args->id); } "
+                "tracepoint:raw_syscalls:sys_exit /comm == \"rc_load\" && (%s)/ "
+                "{ printf(\"%%d %%d\\n\", tid, args->ret); }") % (pred, pred)
+        return ["bpftrace", "-q", "-o", out, "-e", prog, "-c", " ".join(cmd)]
+
+    def count(self, out, wl):
+        n = lost = 0
+        with open(out, errors="replace") as f:
+            for line in f:
+                m = re.match(r"Lost (\d+) events", line)
+                if m:
+                    lost += int(m.group(1))
+                elif re.match(r"\d+ -?\d+$", line):
+                    n += 1
+        return n / 2, lost / 2, 0
+
+
+class Context:
+    def __init__(self, build):
+        self.build = os.path.abspath(build)
+        self.ringcap = os.path.join(self.build, "ringcap")
+        self.load = os.path.join(self.build, "rc_load")
+        self.nr = syscall_numbers()
+        self.tmp = None
+
+    def id_filter(self, wl):
+        return " || ".join("id == %d" % self.nr[c] for c in wl.calls)
+
+
+def recorders(ctx):
+    return [
+        Ringcap(ctx, "ringcap ringbuf poll", []),
+        Ringcap(ctx, "ringcap ringbuf busy", ["--drain", "busy"]),
+        Ringcap(ctx, "ringcap perfbuf", ["--transport", "perfbuf"]),
+        Perf(ctx, False),
+        Perf(ctx, True),
+        TraceCmd(ctx),
+        Bpftrace(ctx),
+    ]
+
+
+def read_report(path):
+    with open(path) as f:
+        return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", f.read())}
+
+
+def file_bytes(out):
+    return os.path.getsize(out) if os.path.exists(out) else 0
+
+
+def one_run(ctx, rec, wl, tmp, untraced_ns):
+    out = os.path.join(tmp, "out")
+    rep = os.path.join(tmp, "load.txt")
+    for p in (out, rep):
+        if os.path.exists(p):
+            os.unlink(p)
+    env = dict(os.environ, RC_LOAD_REPORT=rep)
+    status, ru, err = run(ctx, rec.argv(out, wl, [ctx.load, *wl.argv]), env=env)
+    if status != 0 or not os.path.exists(rep):
+        sys.stderr.write("%s on %s failed (exit %d):\n%s\n" % (rec.name, wl.name, status,
+                                                              err[-2000:]))
+        return None
+    load = read_report(rep)
+    made = load["calls"]
+    if made != wl.made:
+        sys.exit("bench: rc_load made %d calls, not %d" % (made, wl.made))
+    captured, lost, dups = rec.count(out, wl)
+    cpu = ru["cpu_ns"] - load["cpu_ns"]
+    return {
+        "made": made,
+        "captured": captured,
+        "lost": lost,
+        "silent": made - captured - lost,
+        "dups": dups,
+        "slowdown": load["wall_ns"] / untraced_ns,
+        "cpu_ns": cpu / made,
+        "bytes": file_bytes(out) / made,
+        "rss_mib": ru["maxrss_kib"] / 1024.0,
+    }
+
+
+def untraced(ctx, wl, tmp):
+    rep = os.path.join(tmp, "load.txt")
+    status, _, err = run(ctx, [ctx.load, *wl.argv], env=dict(os.environ, RC_LOAD_REPORT=rep))
+    if status != 0:
+        sys.exit("rc_load %s failed: %s" % (" ".join(wl.argv), err))
+    return read_report(rep)["wall_ns"]
+
+
+def median(rows, key):
+    vals = [r[key] for r in rows]
+    return statistics.median(vals) if vals else float("nan")
+
+
+def table(wl, results, runs):
+    lines = ["### %s: `rc_load %s` (%s), median of %d" % (wl.name, " ".join(wl.argv),
+                                                            "+".join(wl.calls), runs), "",
+             "| recorder | made | captured | lost reported | lost silently | slowdown "
+             "| recorder CPU ns/call | bytes/call | peak RSS MiB |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, rows in results.items():
+        if not rows:
+            lines.append("| %s | failed | | | | | | | |" % name)
+            continue
+        dups = median(rows, "dups")
+        lines.append("| %s | %d | %d | %d | %d%s | %.2fx | %.0f | %.2f | %.1f |" % (
+            name, median(rows, "made"), median(rows, "captured"), median(rows, "lost"),
+            median(rows, "silent"), " (%g written twice)" % dups if dups else "",
+            median(rows, "slowdown"), median(rows, "cpu_ns"), median(rows, "bytes"),
+            median(rows, "rss_mib")))
+    return "\n".join(lines) + "\n"
+
+
+def decode_speed(ctx, wl, tmp, names):
+    """Files of the first workload, decoded by each tool; events a second."""
+    out = os.path.join(tmp, "dec")
+    lines = ["### Decode speed: files of %s" % wl.name, "",
+             "| decoder | events | seconds | events/s |", "|---|---:|---:|---:|"]
+    jobs = []
+    rc = Ringcap(ctx, "", [])
+    if run(ctx, rc.argv(out + ".rcap", wl, [ctx.load, *wl.argv]))[0] == 0:
+        ev = json.loads(subprocess.run([ctx.ringcap, "stat", "--json", out + ".rcap"],
+                                       capture_output=True, text=True).stdout)["events"]
+        jobs += [("ringcap report (text)", [ctx.ringcap, "report", "-i", out + ".rcap"], ev),
+                 ("ringcap report --summary",
+                  [ctx.ringcap, "report", "--summary", "-i", out + ".rcap"], ev)]
+    pf = Perf(ctx, False)
+    if pf.available() and run(ctx, pf.argv(out + ".perf", wl, [ctx.load, *wl.argv]))[0] == 0:
+        captured, _, _ = pf.count(out + ".perf", wl)
+        jobs.append(("perf script", ["perf", "script", "-i", out + ".perf"], 2 * captured))
+    tc = TraceCmd(ctx)
+    if "trace-cmd record" in names and tc.available() and \
+            run(ctx, tc.argv(out + ".dat", wl, [ctx.load, *wl.argv]))[0] == 0:
+        captured, _, _ = tc.count(out + ".dat", wl)
+        jobs.append(("trace-cmd report", ["trace-cmd", "report", out + ".dat"], 2 * captured))
+    for name, argv, events in jobs:
+        t = time.monotonic()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        dt = time.monotonic() - t
+        lines.append("| %s | %d | %.2f | %.0f |" % (name, events, dt, events / dt))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build", help="the build directory, with ringcap and rc_load")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("-n", "--calls", type=int, default=2000000,
+                    help="calls of the storms (split over the CPUs for storm2)")
+    ap.add_argument("--workloads", default="storm1,storm2,pingpong,burst")
+    ap.add_argument("--recorders", default="",
+                    help="comma-separated substrings of recorder names (default: all)")
+    ap.add_argument("--no-decode", action="store_true", help="skip the decode speed table")
+    ap.add_argument("-o", "--output", help="also write the markdown here")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench: needs root, to load BPF programs and open tracepoints")
+    ctx = Context(a.build)
+    wls = workloads(a.calls)
+    chosen = [w.strip() for w in a.workloads.split(",") if w.strip()]
+    for w in chosen:
+        if w not in wls:
+            sys.exit("bench: unknown workload '%s': one of %s" % (w, ", ".join(wls)))
+    pats = [p.strip() for p in a.recorders.split(",") if p.strip()]
+    recs = [r for r in recorders(ctx) if not pats or any(p in r.name for p in pats)]
+    for r in recs:
+        if not r.available():
+            sys.stderr.write("bench: %s is not installed; skipped\n" % r.name)
+    recs = [r for r in recs if r.available()]
+    uname = os.uname()
+    md = ["# ringcap benchmark", "",
+          "%s, kernel %s, %d CPUs; %s" % (uname.nodename, uname.release, os.cpu_count(),
+                                         time.strftime("%Y-%m-%d %H:%M")), ""]
+    with tempfile.TemporaryDirectory(prefix="rc-bench-") as tmp:
+        ctx.tmp = tmp
+        for name in chosen:
+            wl = wls[name]
+            results = {r.name: [] for r in recs}
+            for i in range(a.runs):
+                base = untraced(ctx, wl, tmp)
+                for r in recs:
+                    res = one_run(ctx, r, wl, tmp, base)
+                    if res:
+                        results[r.name].append(res)
+                sys.stderr.write("bench: %s round %d/%d done\n" % (name, i + 1, a.runs))
+            md.append(table(wl, results, a.runs))
+            print(md[-1], flush=True)
+        if not a.no_decode and chosen:
+            md.append(decode_speed(ctx, wls[chosen[0]], tmp, [r.name for r in recs]))
+            print(md[-1], flush=True)
+    if a.output:
+        with open(a.output, "w") as f:
+            f.write("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
