@@ -61,7 +61,7 @@ endif
 .SECONDARY:
 .PHONY: all check test clean install man demo fuzz valgrind bench bench-burst
 
-all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload man
+all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load man
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
 	$(Q)mkdir -p $@
@@ -192,10 +192,12 @@ $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 
 # ringcap against perf, trace-cmd and bpftrace (README, Performance).
 # RUNS=3 CALLS=2000000 WORKLOADS=storm1,... RECORDERS=ringcap,perf,...
+# BASELINE=DIR: the ringcap of another build too (before and after a change)
 bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
 	$(Q)python3 tests/bench/bench.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		--calls $(or $(CALLS),2000000) $(if $(WORKLOADS),--workloads $(WORKLOADS)) \
-		$(if $(RECORDERS),--recorders $(RECORDERS)) -o $(OUTPUT)/bench.md
+		$(if $(RECORDERS),--recorders $(RECORDERS)) \
+		$(if $(BASELINE),--baseline $(BASELINE)) -o $(OUTPUT)/bench.md
 
 $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)

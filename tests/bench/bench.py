@@ -116,12 +116,13 @@ class Recorder:
 class Ringcap(Recorder):
     events_per_call = 1
 
-    def __init__(self, ctx, name, extra):
+    def __init__(self, ctx, name, extra, binary=None):
         super().__init__(ctx)
         self.name, self.extra = name, extra
+        self.binary = binary or ctx.ringcap
 
     def argv(self, out, wl, cmd):
-        return [self.ctx.ringcap, "record", "-q", "-e", "syscalls", *self.extra,
+        return [self.binary, "record", "-q", "-e", "syscalls", *self.extra,
                 "-o", out, "--", *cmd]
 
     def count(self, out, wl):
@@ -236,11 +237,17 @@ class Context:
         return " || ".join("id == %d" % self.nr[c] for c in wl.calls)
 
 
-def recorders(ctx):
-    return [
-        Ringcap(ctx, "ringcap ringbuf poll", []),
-        Ringcap(ctx, "ringcap ringbuf busy", ["--drain", "busy"]),
-        Ringcap(ctx, "ringcap perfbuf", ["--transport", "perfbuf"]),
+RINGCAPS = [("ringbuf poll", []), ("ringbuf busy", ["--drain", "busy"]),
+            ("perfbuf", ["--transport", "perfbuf"])]
+
+
+def recorders(ctx, baseline):
+    """Every recorder; with a baseline build, its ringcap too, for before and after."""
+    base = []
+    if baseline:
+        binary = os.path.join(os.path.abspath(baseline), "ringcap")
+        base = [Ringcap(ctx, "ringcap %s (baseline)" % n, x, binary) for n, x in RINGCAPS]
+    return base + [Ringcap(ctx, "ringcap " + n, x) for n, x in RINGCAPS] + [
         Perf(ctx, False),
         Perf(ctx, True),
         TraceCmd(ctx),
@@ -360,6 +367,8 @@ def main():
     ap.add_argument("--recorders", default="",
                     help="comma-separated substrings of recorder names (default: all)")
     ap.add_argument("--no-decode", action="store_true", help="skip the decode speed table")
+    ap.add_argument("--baseline", metavar="BUILD",
+                    help="another build directory: its ringcap runs too, side by side")
     ap.add_argument("-o", "--output", help="also write the markdown here")
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -371,7 +380,8 @@ def main():
         if w not in wls:
             sys.exit("bench: unknown workload '%s': one of %s" % (w, ", ".join(wls)))
     pats = [p.strip() for p in a.recorders.split(",") if p.strip()]
-    recs = [r for r in recorders(ctx) if not pats or any(p in r.name for p in pats)]
+    recs = [r for r in recorders(ctx, a.baseline)
+            if not pats or any(p in r.name for p in pats)]
     for r in recs:
         if not r.available():
             sys.stderr.write("bench: %s is not installed; skipped\n" % r.name)

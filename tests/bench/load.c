@@ -116,7 +116,8 @@ static void *ponger(void *arg)
 	if (pin(p->cpu))
 		return (void *)1;
 	for (i = 0; i < p->n; i++)
-		if (syscall(__NR_read, p->in, &c, 1) != 1 || syscall(__NR_write, p->out, &c, 1) != 1)
+		if (syscall(__NR_read, p->in, &c, 1) != 1 ||
+		    syscall(__NR_write, p->out, &c, 1) != 1)
 			return (void *)1;
 	return NULL;
 }
@@ -252,6 +253,7 @@ int main(int argc, char **argv)
 	return report(calls, now_ns() - start) ? 2 : 0;
 
 usage:
-	fprintf(stderr, "usage: rc_load storm N CPUS | pingpong N | burst N IDLE_MS | spawn FILE CMD...\n");
+	fprintf(stderr,
+		"usage: rc_load storm N CPUS | pingpong N | burst N IDLE_MS | spawn FILE CMD...\n");
 	return 1;
 }
