@@ -20,11 +20,14 @@
 #define RC_NR_EXIT_GROUP -1
 #endif
 
-/* libbpf 1.1 stops at the fifth syscall argument. */
+/*
+ * regs is a BTF pointer (tp_btf): its fields are read with plain loads,
+ * not a helper call each. libbpf 1.1 stops at the fifth syscall argument.
+ */
 #if defined(__TARGET_ARCH_x86)
-#define RC_SYSCALL_ARG6(regs) BPF_CORE_READ(regs, r9)
+#define RC_SYSCALL_ARG6(regs) ((regs)->r9)
 #elif defined(__TARGET_ARCH_arm64)
-#define RC_SYSCALL_ARG6(regs) BPF_CORE_READ((struct user_pt_regs *)(regs), regs[5])
+#define RC_SYSCALL_ARG6(regs) (((struct user_pt_regs *)(regs))->regs[5])
 #else
 #define RC_SYSCALL_ARG6(regs) 0
 #endif
@@ -44,11 +47,11 @@ struct {
 
 static __always_inline void read_args(__u64 *args, struct pt_regs *regs)
 {
-	args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
-	args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
-	args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
-	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	args[0] = PT_REGS_PARM1_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_SYSCALL(regs);
 	args[5] = RC_SYSCALL_ARG6(regs);
 }
 
