@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "header.h"
+#include "shuffle.h"
 
 struct rc_reader {
 	int fd;
@@ -29,7 +30,7 @@ struct rc_reader {
 	bool at_end, truncated, started;
 
 	ZSTD_DCtx *dctx;
-	struct rc_strbuf payload, data, raw;
+	struct rc_strbuf payload, data, enc, raw; /* enc: a shuffled chunk */
 	size_t raw_pos;
 
 	struct rc_stats stats;
@@ -290,17 +291,58 @@ static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk
 	return 0;
 }
 
+/*
+ * Decompress the chunk's frame in r->data into r->raw: directly, or for a
+ * shuffled chunk through r->enc, whose size is checked against what runs
+ * of dc->nrec records can add (8 bytes a run, one run at least).
+ */
+static int inflate_chunk(struct rc_reader *r, uint64_t off, const struct rc_disk_chunk *dc)
+{
+	bool shuffled = dc->codec == RC_CODEC_ZSTD_SHUFFLE;
+	unsigned long long fcs = ZSTD_getFrameContentSize(r->data.buf, dc->data_size);
+	struct rc_strbuf *dst = shuffled ? &r->enc : &r->raw;
+	const char *why = NULL;
+	size_t n;
+	int err;
+
+	if (!shuffled && fcs != dc->raw_size)
+		return corrupt(r, off, "chunk frame size differs from its header");
+	if (shuffled && (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
+			 fcs < dc->raw_size + RC_SHUFFLE_RUN_HDR ||
+			 fcs > rc_shuffle__bound(dc->raw_size, dc->nrec)))
+		return corrupt(r, off, "chunk frame size differs from its header");
+	if (ZSTD_findFrameCompressedSize(r->data.buf, dc->data_size) != dc->data_size)
+		return corrupt(r, off, "chunk data is not one zstd frame");
+	dst->len = 0;
+	err = rc_strbuf__reserve(dst, fcs);
+	if (err)
+		return err;
+	n = ZSTD_decompressDCtx(r->dctx, dst->buf, fcs, r->data.buf, dc->data_size);
+	if (ZSTD_isError(n) || n != fcs)
+		return corrupt(r, off, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
+	if (!shuffled) {
+		r->raw.len = n;
+		return 0;
+	}
+	r->raw.len = 0;
+	err = rc_strbuf__reserve(&r->raw, dc->raw_size);
+	if (err)
+		return err;
+	if (rc_shuffle__decode(r->enc.buf, n, r->raw.buf, dc->raw_size, dc->nrec, &why))
+		return corrupt(r, off, why);
+	r->raw.len = dc->raw_size;
+	return 0;
+}
+
 static int load_chunk(struct rc_reader *r, uint64_t off)
 {
 	struct rc_disk_chunk dc;
-	unsigned long long fcs;
-	size_t n;
 	int err;
 
 	if (r->payload.len < sizeof(dc))
 		return corrupt(r, off, "chunk header too short");
 	memcpy(&dc, r->payload.buf, sizeof(dc));
-	if (dc.codec != RC_CODEC_ZSTD)
+	if (dc.codec != RC_CODEC_ZSTD && dc.codec != RC_CODEC_ZSTD_SHUFFLE)
 		return corrupt(r, off, "chunk compressed with an unknown codec");
 	if (dc.raw_size > RC_MAX_CHUNK_RAW || dc.data_size > RC_MAX_CHUNK_DATA || !dc.data_size)
 		return corrupt(r, off, "chunk size out of range");
@@ -322,19 +364,12 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 		return err;
 	if (read_some(r, r->data.buf, dc.data_size) < dc.data_size)
 		return end_of_file(r);
-	fcs = ZSTD_getFrameContentSize(r->data.buf, dc.data_size);
-	if (fcs != dc.raw_size)
-		return corrupt(r, off, "chunk frame size differs from its header");
-	if (ZSTD_findFrameCompressedSize(r->data.buf, dc.data_size) != dc.data_size)
-		return corrupt(r, off, "chunk data is not one zstd frame");
 	r->raw.len = 0;
-	err = rc_strbuf__reserve(&r->raw, dc.raw_size);
-	if (err)
+	err = inflate_chunk(r, off, &dc);
+	if (err) {
+		r->raw.len = 0;
 		return err;
-	n = ZSTD_decompressDCtx(r->dctx, r->raw.buf, dc.raw_size, r->data.buf, dc.data_size);
-	if (ZSTD_isError(n) || n != dc.raw_size)
-		return corrupt(r, off, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
-	r->raw.len = n;
+	}
 	r->raw_pos = 0;
 	err = check_records(r, off, &dc);
 	if (err) {
@@ -622,6 +657,7 @@ void rc_reader__free(struct rc_reader *r)
 	rc_parsed_header__free(&r->hdr);
 	rc_strbuf__free(&r->payload);
 	rc_strbuf__free(&r->data);
+	rc_strbuf__free(&r->enc);
 	rc_strbuf__free(&r->raw);
 	free(r->stats.entries);
 	free(r->hist);

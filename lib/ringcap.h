@@ -208,7 +208,9 @@ void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt);
 
 struct rc_writer_opts {
 	size_t sz;	     /* sizeof(struct rc_writer_opts) */
-	int compress_level;  /* zstd level; 0: default (3) */
+	int compress_level;  /* zstd level; 0: default (1) */
+	bool no_compress;    /* chunks stored in zstd frames, not compressed */
+	bool no_shuffle;     /* compressed as they are, not shuffled (RC_CODEC_ZSTD) */
 	size_t chunk_size;   /* raw bytes per chunk; 0: 1 MiB */
 	uint64_t reorder_ns; /* hold records this long to sort them; 0: 20 ms */
 };
@@ -386,7 +388,9 @@ struct rc_record_opts {
 	enum rc_drain_mode drain;
 	int compress_level;
 	const char *cmdline;
-	unsigned int flush_ms; /* the longest a record waits to be written; 0: 1000 */
+	unsigned int flush_ms;	/* the longest a record waits to be written; 0: 1000 */
+	unsigned int wakeup_ms; /* read the ring at least this often; 0: every flush_ms */
+	bool no_compress;	/* chunks stored uncompressed (still zstd frames) */
 };
 
 struct rc_session;

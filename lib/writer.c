@@ -10,10 +10,11 @@
 #include <zstd.h>
 #include "format.h"
 #include "internal.h"
+#include "shuffle.h"
 
 #define DEFAULT_CHUNK	(1u << 20)
 #define DEFAULT_REORDER 20000000ull /* 20 ms */
-#define DEFAULT_LEVEL	3
+#define DEFAULT_LEVEL	1	    /* as small as 3 on shuffled records, and faster */
 
 struct rec_ref {
 	uint64_t ts;
@@ -28,6 +29,8 @@ struct rc_writer {
 	ZSTD_CCtx *cctx;
 	size_t chunk_size;
 	uint64_t reorder_ns;
+	bool store;   /* --no-compress: zstd frames of raw blocks */
+	bool shuffle; /* RC_CODEC_ZSTD_SHUFFLE */
 
 	/* records held back for sorting */
 	struct rc_strbuf held, spare;
@@ -38,6 +41,7 @@ struct rc_writer {
 	bool wrote_any;
 
 	struct rc_strbuf raw;  /* the chunk being built */
+	struct rc_strbuf enc;  /* shuffled */
 	struct rc_strbuf zbuf; /* its compressed frame */
 
 	struct rc_trailer tr;
@@ -95,6 +99,8 @@ struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 	w->fd = fd;
 	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK;
 	w->reorder_ns = opts && opts->reorder_ns ? opts->reorder_ns : DEFAULT_REORDER;
+	w->store = opts && opts->no_compress;
+	w->shuffle = !w->store && !(opts && opts->no_shuffle);
 	if (w->chunk_size > RC_MAX_CHUNK_RAW / 2) {
 		err = -EINVAL;
 		goto err_out;
@@ -139,24 +145,90 @@ static int add_index(struct rc_writer *w, const struct rc_chunk_index *ci)
 	return 0;
 }
 
+/*
+ * --no-compress: a zstd frame by hand, of raw blocks (RFC 8878): still
+ * one frame that any zstd decoder takes, at the cost of a copy.
+ */
+#define ZSTD_MAGIC	0xFD2FB528u
+#define ZSTD_BLOCK_MAX	(128u << 10)
+#define ZSTD_FHD_FCS8	0xE0 /* 8-byte content size, single segment, no checksum */
+#define ZSTD_BLOCK_LAST 1u
+
+static size_t store_bound(size_t len)
+{
+	return 4 + 1 + 8 + (len / ZSTD_BLOCK_MAX + 1) * 3 + len;
+}
+
+static size_t store_frame(unsigned char *out, const unsigned char *in, size_t len)
+{
+	uint64_t fcs = len;
+	size_t n = 0, pos = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		out[n++] = ZSTD_MAGIC >> 8 * i;
+	out[n++] = ZSTD_FHD_FCS8;
+	for (i = 0; i < 8; i++)
+		out[n++] = fcs >> 8 * i;
+	do {
+		size_t blk = len - pos < ZSTD_BLOCK_MAX ? len - pos : ZSTD_BLOCK_MAX;
+		uint32_t bh = (uint32_t)blk << 3 | (pos + blk == len ? ZSTD_BLOCK_LAST : 0);
+
+		out[n++] = bh;
+		out[n++] = bh >> 8;
+		out[n++] = bh >> 16;
+		memcpy(out + n, in + pos, blk);
+		n += blk;
+		pos += blk;
+	} while (pos < len);
+	return n;
+}
+
+/* w->raw, shuffled unless stored, as one zstd frame in w->zbuf of *@csize bytes. */
+static int frame_chunk(struct rc_writer *w, uint32_t nrec, size_t *csize)
+{
+	const void *src = w->raw.buf;
+	size_t len = w->raw.len, bound;
+	int err;
+
+	w->zbuf.len = 0;
+	if (w->store) {
+		err = rc_strbuf__reserve(&w->zbuf, store_bound(len));
+		if (!err)
+			*csize = store_frame((unsigned char *)w->zbuf.buf, src, len);
+		return err;
+	}
+	if (w->shuffle) {
+		err = rc_strbuf__reserve(&w->enc, rc_shuffle__bound(len, nrec));
+		if (err)
+			return err;
+		len = rc_shuffle__encode(src, len, w->enc.buf);
+		src = w->enc.buf;
+	}
+	bound = ZSTD_compressBound(len);
+	err = rc_strbuf__reserve(&w->zbuf, bound);
+	if (err)
+		return err;
+	*csize = ZSTD_compress2(w->cctx, w->zbuf.buf, bound, src, len);
+	if (ZSTD_isError(*csize)) {
+		pr_warn("zstd: %s\n", ZSTD_getErrorName(*csize));
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Compress w->raw (@nrec records from @first to @last) and write it. */
 static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint64_t last)
 {
 	struct rc_chunk_index ci = { w->offset, first, last, nrec };
-	size_t bound = ZSTD_compressBound(w->raw.len), csize;
 	struct rc_disk_chunk dc;
+	size_t csize;
 	int err;
 
-	w->zbuf.len = 0;
-	err = rc_strbuf__reserve(&w->zbuf, bound);
+	err = frame_chunk(w, nrec, &csize);
 	if (err)
 		return err;
-	csize = ZSTD_compress2(w->cctx, w->zbuf.buf, bound, w->raw.buf, w->raw.len);
-	if (ZSTD_isError(csize)) {
-		pr_warn("zstd: %s\n", ZSTD_getErrorName(csize));
-		return -EIO;
-	}
-	dc = (struct rc_disk_chunk){ .codec = RC_CODEC_ZSTD,
+	dc = (struct rc_disk_chunk){ .codec = w->shuffle ? RC_CODEC_ZSTD_SHUFFLE : RC_CODEC_ZSTD,
 				     .nrec = nrec,
 				     .first_ts = first,
 				     .last_ts = last,
@@ -420,6 +492,7 @@ void rc_writer__free(struct rc_writer *w)
 	rc_strbuf__free(&w->held);
 	rc_strbuf__free(&w->spare);
 	rc_strbuf__free(&w->raw);
+	rc_strbuf__free(&w->enc);
 	rc_strbuf__free(&w->zbuf);
 	free(w->refs);
 	free(w->tr.index);

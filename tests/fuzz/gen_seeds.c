@@ -79,8 +79,10 @@ static int add_all(struct rc_writer *w, unsigned int n)
 	return err;
 }
 
+enum seed_codec { SHUFFLED, PLAIN, STORED };
+
 static int write_seed(const char *dir, const char *name, unsigned int n, size_t chunk,
-		      bool truncate)
+		      bool truncate, enum seed_codec codec)
 {
 	struct rc_stat_entry se[2] = {
 		{ .cpu = 0, .type = RC_EV_SYSCALL, .made = n, .captured = n, .filtered = 3 },
@@ -89,7 +91,11 @@ static int write_seed(const char *dir, const char *name, unsigned int n, size_t 
 	struct rc_stats st = {
 		.ts = 5000, .ring_size = 4096, .ring_hwm = 512, .nentries = 2, .entries = se
 	};
-	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = chunk, .reorder_ns = 1 };
+	struct rc_writer_opts wo = { .sz = sizeof(wo),
+				     .chunk_size = chunk,
+				     .reorder_ns = 1,
+				     .no_shuffle = codec == PLAIN,
+				     .no_compress = codec == STORED };
 	struct rc_meta m = { .clock_id = 7,
 			     .ncpus = 2,
 			     .page_size = 4096,
@@ -133,10 +139,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gen_seeds DIR\n");
 		return 2;
 	}
-	err = write_seed(argv[1], "one.rcap", 1, 4096, false) ?:
-	      write_seed(argv[1], "chunks.rcap", 8, 1024, false) ?:
-	      write_seed(argv[1], "truncated.rcap", 8, 1024, true) ?:
-	      write_seed(argv[1], "empty.rcap", 0, 4096, false);
+	err = write_seed(argv[1], "one.rcap", 1, 4096, false, SHUFFLED) ?:
+	      write_seed(argv[1], "chunks.rcap", 8, 1024, false, SHUFFLED) ?:
+	      write_seed(argv[1], "runs.rcap", 40, 4096, false, SHUFFLED) ?:
+	      write_seed(argv[1], "plain.rcap", 8, 1024, false, PLAIN) ?:
+	      write_seed(argv[1], "stored.rcap", 8, 1024, false, STORED) ?:
+	      write_seed(argv[1], "truncated.rcap", 8, 1024, true, SHUFFLED) ?:
+	      write_seed(argv[1], "empty.rcap", 0, 4096, false, SHUFFLED);
 	if (err)
 		fprintf(stderr, "gen_seeds: %s\n", strerror(-err));
 	return err ? 1 : 0;

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Byte shuffle with delta timestamps, for chunks (shuffle.h).
+ *
+ * Eight records at a time, eight bytes of each are loaded as eight words,
+ * transposed as an 8x8 byte matrix and stored as eight words, one to each
+ * of eight columns: eight stores where a byte at a time takes sixty-four.
+ * The records left over at a run's end go a byte at a time.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include "shuffle.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define REC_MIN	  40 /* struct rc_rec_hdr */
+#define REC_MAX	  65528
+#define REC_ALIGN 8
+
+/* Words are little-endian: byte c of a word in memory is bits 8c..8c+7. */
+static inline uint64_t load64le(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline void store64le(unsigned char *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline uint32_t load32le(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void store32le(unsigned char *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/* Swap the bits of @mask in @a, moved up by @shift, with those of @mask in @b. */
+#define SWAP_BLOCKS(a, b, shift, mask)                                                             \
+	do {                                                                                       \
+		uint64_t x = (((a) >> (shift)) ^ (b)) & (mask);                                    \
+		(a) ^= x << (shift);                                                               \
+		(b) ^= x;                                                                          \
+	} while (0)
+
+/* Word r holds row r, byte c of it column c; afterwards word c holds column c. */
+static inline void transpose8(uint64_t w[8])
+{
+	const uint64_t m32 = 0x00000000ffffffffull, m16 = 0x0000ffff0000ffffull,
+		       m8 = 0x00ff00ff00ff00ffull;
+
+	SWAP_BLOCKS(w[0], w[4], 32, m32);
+	SWAP_BLOCKS(w[1], w[5], 32, m32);
+	SWAP_BLOCKS(w[2], w[6], 32, m32);
+	SWAP_BLOCKS(w[3], w[7], 32, m32);
+	SWAP_BLOCKS(w[0], w[2], 16, m16);
+	SWAP_BLOCKS(w[1], w[3], 16, m16);
+	SWAP_BLOCKS(w[4], w[6], 16, m16);
+	SWAP_BLOCKS(w[5], w[7], 16, m16);
+	SWAP_BLOCKS(w[0], w[1], 8, m8);
+	SWAP_BLOCKS(w[2], w[3], 8, m8);
+	SWAP_BLOCKS(w[4], w[5], 8, m8);
+	SWAP_BLOCKS(w[6], w[7], 8, m8);
+}
+
+/* Eight rows of 8 bytes, @sstride apart, to eight columns @dstride apart. */
+static void block_scalar(const unsigned char *src, size_t sstride, unsigned char *dst,
+			 size_t dstride)
+{
+	uint64_t w[8];
+	int r;
+
+	for (r = 0; r < 8; r++)
+		w[r] = load64le(src + r * sstride);
+	transpose8(w);
+	for (r = 0; r < 8; r++)
+		store64le(dst + r * dstride, w[r]);
+}
+
+#ifdef __SSE2__
+static bool scalar_only; /* tests: the portable path on x86 too */
+
+/*
+ * The same in SSE2, which every x86-64 has: interleave bytes, then pairs,
+ * then quads; each register ends holding two columns.
+ */
+static void block_sse2(const unsigned char *src, size_t sstride, unsigned char *dst, size_t dstride)
+{
+#define ROW(r) _mm_loadl_epi64((const __m128i *)(src + (r)*sstride))
+	__m128i a0 = _mm_unpacklo_epi8(ROW(0), ROW(1)), a1 = _mm_unpacklo_epi8(ROW(2), ROW(3));
+	__m128i a2 = _mm_unpacklo_epi8(ROW(4), ROW(5)), a3 = _mm_unpacklo_epi8(ROW(6), ROW(7));
+#undef ROW
+	__m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
+	__m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
+	__m128i c[4] = { _mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2),
+			 _mm_unpacklo_epi32(b1, b3), _mm_unpackhi_epi32(b1, b3) };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		_mm_storel_epi64((__m128i *)(dst + 2 * i * dstride), c[i]);
+		_mm_storel_epi64((__m128i *)(dst + (2 * i + 1) * dstride),
+				 _mm_unpackhi_epi64(c[i], c[i]));
+	}
+}
+
+static inline void block(const unsigned char *src, size_t sstride, unsigned char *dst,
+			 size_t dstride)
+{
+	if (scalar_only)
+		block_scalar(src, sstride, dst, dstride);
+	else
+		block_sse2(src, sstride, dst, dstride);
+}
+
+void rc_shuffle__scalar_only(bool on)
+{
+	scalar_only = on;
+}
+#else
+static inline void block(const unsigned char *src, size_t sstride, unsigned char *dst,
+			 size_t dstride)
+{
+	block_scalar(src, sstride, dst, dstride);
+}
+
+void rc_shuffle__scalar_only(bool on)
+{
+}
+#endif
+
+/* One run of @k records of @size bytes from @in to @out; @prev: the last ts. */
+static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned char *out,
+		       uint64_t *prev)
+{
+	size_t i = 0, b, r;
+
+	for (; i + 8 <= k; i += 8) {
+		const unsigned char *rec = in + i * size;
+		unsigned char delta[64];
+
+		for (r = 0; r < 8; r++) {
+			uint64_t ts = load64le(rec + r * size);
+
+			store64le(delta + 8 * r, ts - *prev);
+			*prev = ts;
+		}
+		block(delta, 8, out + i, k);
+		for (b = 8; b < size; b += 8)
+			block(rec + b, size, out + b * k + i, k);
+	}
+	for (; i < k; i++) {
+		const unsigned char *rec = in + i * size;
+		uint64_t ts = load64le(rec), delta = ts - *prev;
+
+		*prev = ts;
+		for (b = 0; b < 8; b++)
+			out[b * k + i] = delta >> 8 * b;
+		for (; b < size; b++)
+			out[b * k + i] = rec[b];
+	}
+}
+
+static void decode_run(const unsigned char *in, size_t k, size_t size, unsigned char *out,
+		       uint64_t *prev)
+{
+	size_t i = 0, b, r;
+
+	for (; i + 8 <= k; i += 8) {
+		unsigned char *rec = out + i * size;
+
+		for (b = 0; b < size; b += 8)
+			block(in + b * k + i, k, rec + b, size);
+		for (r = 0; r < 8; r++) {
+			*prev += load64le(rec + r * size);
+			store64le(rec + r * size, *prev);
+		}
+	}
+	for (; i < k; i++) {
+		unsigned char *rec = out + i * size;
+
+		for (b = 0; b < size; b++)
+			rec[b] = in[b * k + i];
+		*prev += load64le(rec);
+		store64le(rec, *prev);
+	}
+}
+
+static size_t rec_size(const unsigned char *rec)
+{
+	return rec[18] | rec[19] << 8; /* struct rc_rec_hdr.size */
+}
+
+size_t rc_shuffle__encode(const void *recs, size_t len, void *out)
+{
+	const unsigned char *in = recs;
+	unsigned char *o = out;
+	size_t pos = 0, n = 0;
+	uint64_t prev = 0;
+
+	while (pos < len) {
+		size_t size = rec_size(in + pos), end = pos, k = 0;
+
+		while (end < len && rec_size(in + end) == size) {
+			end += size;
+			k++;
+		}
+		store32le(o + n, k);
+		store32le(o + n + 4, size);
+		n += RC_SHUFFLE_RUN_HDR;
+		encode_run(in + pos, k, size, o + n, &prev);
+		n += end - pos;
+		pos = end;
+	}
+	return n;
+}
+
+int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len, uint32_t nrec,
+		       const char **why)
+{
+	const unsigned char *p = in;
+	size_t pos = 0, done = 0;
+	uint64_t prev = 0, seen = 0;
+
+	while (pos < in_len) {
+		uint32_t k, size;
+
+		if (in_len - pos < RC_SHUFFLE_RUN_HDR) {
+			*why = "shuffled chunk ends inside a run header";
+			return -EINVAL;
+		}
+		k = load32le(p + pos);
+		size = load32le(p + pos + 4);
+		pos += RC_SHUFFLE_RUN_HDR;
+		if (!k || k > nrec - seen) {
+			*why = "shuffled run holds more records than its chunk";
+			return -EINVAL;
+		}
+		if (size < REC_MIN || size > REC_MAX || size % REC_ALIGN) {
+			*why = "shuffled run has an impossible record size";
+			return -EINVAL;
+		}
+		/* k <= nrec < 2^32 and size < 2^16: no overflow in 64 bits */
+		if ((uint64_t)k * size > in_len - pos || (uint64_t)k * size > out_len - done) {
+			*why = "shuffled run longer than its chunk";
+			return -EINVAL;
+		}
+		decode_run(p + pos, k, size, (unsigned char *)out + done, &prev);
+		pos += (size_t)k * size;
+		done += (size_t)k * size;
+		seen += k;
+	}
+	if (done != out_len || seen != nrec) {
+		*why = "shuffled chunk shorter than its header says";
+		return -EINVAL;
+	}
+	return 0;
+}

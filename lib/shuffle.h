@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The chunk codec RC_CODEC_ZSTD_SHUFFLE: records rearranged before zstd so
+ * that it finds more to share (ringcap-file(5)).
+ *
+ * A chunk's records are cut into runs of consecutive records of one size.
+ * Each run is written as
+ *
+ *   u32 nrec, u32 size       little-endian
+ *   u8  bytes[nrec * size]   byte b of record i at b * nrec + i
+ *
+ * and each record's timestamp (its first 8 bytes) is replaced by its
+ * difference from the record before it in the chunk (the first: from 0).
+ * Neighbouring records differ in few bytes, and after the shuffle the
+ * bytes that stay the same are long runs.
+ */
+#ifndef RINGCAP_SHUFFLE_H
+#define RINGCAP_SHUFFLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RC_SHUFFLE_RUN_HDR 8
+
+/* The encoded size of @len bytes of @nrec records is at most this. */
+static inline size_t rc_shuffle__bound(size_t len, size_t nrec)
+{
+	return len + nrec * RC_SHUFFLE_RUN_HDR;
+}
+
+/*
+ * Encode @len bytes of whole records (sizes checked by the caller: each a
+ * multiple of 8, at least a header) into @out, which has room for
+ * rc_shuffle__bound(); returns the bytes written.
+ */
+size_t rc_shuffle__encode(const void *recs, size_t len, void *out);
+
+/*
+ * Decode @in_len bytes into exactly @out_len bytes of exactly @nrec
+ * records. Returns 0, or -EINVAL with *@why saying what is wrong: every
+ * length is checked before it is used.
+ */
+int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len, uint32_t nrec,
+		       const char **why);
+
+/* Tests: use the portable transpose even where a vector one exists. */
+void rc_shuffle__scalar_only(bool on);
+
+#endif /* RINGCAP_SHUFFLE_H */
