@@ -53,6 +53,7 @@ struct scope {
 	uint64_t mmap_bytes;	/* -m: each CPU's perf ring; 0: default */
 	uint32_t wakeup_events; /* --wakeup N */
 	uint64_t wakeup_bytes;	/* --wakeup SIZE */
+	unsigned int wakeup_ms; /* --wakeup-ms */
 	enum rc_drain_mode drain;
 	char **cmd; /* set by the subcommand's parser, from ARGP_KEY_ARGS */
 	bool given; /* -e, -a, -p, --comm or -d given */

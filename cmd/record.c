@@ -21,6 +21,8 @@ enum {
 	OPT_FLUSH_MS,
 	OPT_OVERWRITE,
 	OPT_SNAPSHOT_ON,
+	OPT_COMPRESS_LEVEL,
+	OPT_NO_COMPRESS,
 };
 
 static struct env {
@@ -30,6 +32,8 @@ static struct env {
 	unsigned int flush_ms;
 	bool overwrite;
 	const char *snapshot_on;
+	int compress_level;
+	bool no_compress;
 } env;
 
 static const struct argp_option opts[] = {
@@ -45,6 +49,10 @@ static const struct argp_option opts[] = {
 	{ "snapshot-on", OPT_SNAPSHOT_ON, "EVENT", 0,
 	  "With --overwrite: a snapshot each time EVENT happens (an event name, or "
 	  "syscall:NAME)" },
+	{ "compress-level", OPT_COMPRESS_LEVEL, "N", 0,
+	  "zstd level, from -7 (fastest) to 19 (smallest) (default: 1)" },
+	{ "no-compress", OPT_NO_COMPRESS, NULL, 0,
+	  "Store records uncompressed: least CPU, about 30 times the disk" },
 	{},
 };
 
@@ -83,6 +91,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_SNAPSHOT_ON:
 		env.snapshot_on = arg;
 		break;
+	case OPT_COMPRESS_LEVEL: {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || !*arg || v < -7 || v > 19 || v == 0)
+			argp_error(
+			    state,
+			    "invalid --compress-level '%s': a zstd level from -7 (fastest) to "
+			    "19 (smallest), not 0; or --no-compress",
+			    arg);
+		env.compress_level = v;
+		break;
+	}
+	case OPT_NO_COMPRESS:
+		env.no_compress = true;
+		break;
 	case ARGP_KEY_END:
 		if (env.snapshot_on && !env.overwrite)
 			argp_error(state,
@@ -92,6 +118,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					  "use --transport perfbuf (or auto)");
 		if (env.overwrite)
 			scope.transport = RC_TRANSPORT_PERFBUF;
+		if (env.no_compress && env.compress_level)
+			argp_error(state, "--no-compress and --compress-level exclude each other");
 		scope_check(state);
 		break;
 	default:
@@ -260,6 +288,8 @@ int cmd_record(int argc, char **argv)
 	err = scope_to_opts(&ro, argc, argv);
 	ro.flush_ms = env.flush_ms;
 	ro.overwrite = env.overwrite;
+	ro.compress_level = env.compress_level;
+	ro.no_compress = env.no_compress;
 	if (!err && env.snapshot_on)
 		err = parse_snapshot_on(&ro, env.snapshot_on);
 	err = err ?: install_signals();

@@ -21,6 +21,7 @@ enum {
 	OPT_DRAIN,
 	OPT_TRANSPORT,
 	OPT_WAKEUP,
+	OPT_WAKEUP_MS,
 };
 
 static const struct argp_option scope_opts[] = {
@@ -43,6 +44,9 @@ static const struct argp_option scope_opts[] = {
 	{ "wakeup", OPT_WAKEUP, "N|SIZE", 0,
 	  "Wake the reader when SIZE bytes (64K) are pending, or, perfbuf, every N records "
 	  "(default: a sixteenth of the ring; perfbuf, a quarter)" },
+	{ "wakeup-ms", OPT_WAKEUP_MS, "MS", 0,
+	  "Read the ring at least every MS milliseconds, woken or not: the longest an event "
+	  "waits in it (default: 1000, or record's flush period)" },
 	{},
 };
 
@@ -133,7 +137,7 @@ static void parse_wakeup(const char *arg, struct argp_state *state)
 
 static error_t parse_scope(int key, char *arg, struct argp_state *state)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	long page = sysconf(_SC_PAGESIZE), v;
 	char *end;
 
 	switch (key) {
@@ -201,6 +205,15 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 	case OPT_WAKEUP:
 		scope.given = true;
 		parse_wakeup(arg, state);
+		break;
+	case OPT_WAKEUP_MS:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v < 1 || v > 60000)
+			argp_error(state, "invalid --wakeup-ms '%s': milliseconds from 1 to 60000",
+				   arg);
+		scope.wakeup_ms = v;
+		scope.given = true;
 		break;
 	case ARGP_KEY_INIT:
 		scope = (struct scope){ .events = RC_DEFAULT_EVENTS,
@@ -270,6 +283,7 @@ int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv)
 	ro->ringbuf_size = scope.ringbuf_size;
 	ro->wakeup_bytes = scope.wakeup_bytes ?: scope.ringbuf_size / 16;
 	ro->wakeup_events = scope.wakeup_events;
+	ro->wakeup_ms = scope.wakeup_ms;
 	if (scope.transport == RC_TRANSPORT_PERFBUF) {
 		ro->ringbuf_size = scope.mmap_bytes ?: RC_DEFAULT_PERFBUF;
 		ro->wakeup_bytes = scope.wakeup_bytes ?: ro->ringbuf_size / 4;

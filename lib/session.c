@@ -837,6 +837,10 @@ int rc_session__drain(struct rc_session *s, int ms)
 			uint64_t until =
 			    s->last_flush + s->flush_ns < end ? s->last_flush + s->flush_ns : end;
 
+			/* --wakeup-ms: read at least this often, woken or not */
+			if (s->opts.wakeup_ms && now + s->opts.wakeup_ms * 1000000ull < until)
+				until = now + s->opts.wakeup_ms * 1000000ull;
+
 			err = wait_ring(s, (until - now + 999999) / 1000000);
 			if (err < 0)
 				return err;
@@ -900,7 +904,9 @@ static void detach_sources(struct rc_session *s)
 
 int rc_session__start(struct rc_session *s, int fd)
 {
-	struct rc_writer_opts wo = { .sz = sizeof(wo), .compress_level = s->opts.compress_level };
+	struct rc_writer_opts wo = { .sz = sizeof(wo),
+				     .compress_level = s->opts.compress_level,
+				     .no_compress = s->opts.no_compress };
 	int err;
 
 	/*
