@@ -32,10 +32,10 @@ SAN_FLAGS := $(if $(filter 1,$(SAN)),-fsanitize=address$(comma)undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer)
 ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DRINGCAP_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ilib -Ibpf \
-	$(shell $(PKG_CONFIG) --cflags libbpf libzstd zlib 2>/dev/null) -MMD -MP
+	$(shell $(PKG_CONFIG) --cflags libbpf libzstd zlib libxxhash 2>/dev/null) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf libzstd zlib 2>/dev/null || \
-	echo -lbpf -lzstd -lz) -lelf -lpthread -lm
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libzstd zlib libxxhash 2>/dev/null || \
+	echo -lbpf -lzstd -lz -lxxhash) -lelf -lpthread -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP
@@ -145,7 +145,7 @@ check: all
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
 # first, then fuzzes for FUZZ_SECONDS. New inputs stay in $(O)/fuzz-corpus.
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := reader header schema decode summary strbuf log stats filter hist
+FUZZ_LIB := reader header schema decode summary strbuf log stats filter hist shuffle
 FUZZ_SRCS := tests/fuzz/fuzz_reader.c $(patsubst %,lib/%.c,$(FUZZ_LIB)) \
 	cmd/report_fmt.c cmd/json.c $(OUTPUT)/lib/syscall_names.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -176,12 +176,12 @@ fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
 	$(Q)echo "fuzz: replayed $$(ls tests/fuzz/regressions $(OUTPUT)/fuzz-seeds | wc -l) inputs;" \
 		"$$(grep -o 'Done [0-9]* runs' $(OUTPUT)/fuzz.log | tail -n 1) in $(FUZZ_SECONDS) s, no crash"
 
-test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
+test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
 
 # The integration tests with every ringcap they start under valgrind's
 # memcheck (normal build: valgrind and ASan do not mix).
-valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload
+valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t record_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t stat_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t cli_

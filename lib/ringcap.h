@@ -209,10 +209,10 @@ void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt);
 struct rc_writer_opts {
 	size_t sz;	     /* sizeof(struct rc_writer_opts) */
 	int compress_level;  /* zstd level; 0: default (1) */
-	bool no_compress;    /* chunks stored in zstd frames, not compressed */
-	bool no_shuffle;     /* compressed as they are, not shuffled (RC_CODEC_ZSTD) */
 	size_t chunk_size;   /* raw bytes per chunk; 0: 1 MiB */
 	uint64_t reorder_ns; /* hold records this long to sort them; 0: 20 ms */
+	bool no_compress;    /* chunks stored in zstd frames, not compressed */
+	bool no_shuffle;     /* compressed as they are, not shuffled (RC_CODEC_ZSTD) */
 };
 
 struct rc_writer;

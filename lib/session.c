@@ -921,6 +921,9 @@ int rc_session__start(struct rc_session *s, int fd)
 	s->started = true;
 	s->last_stats = s->last_flush = rc_now_ns(CLOCK_MONOTONIC);
 	s->flush_ns = (s->opts.flush_ms ? s->opts.flush_ms : 1000) * 1000000ull;
+	/* --wakeup-ms without --flush-ms: what was read is written as often */
+	if (s->opts.wakeup_ms && !s->opts.flush_ms)
+		s->flush_ns = s->opts.wakeup_ms * 1000000ull;
 	if (fd < 0) { /* counting only: one batch, reused */
 		s->cur = s->free_b[--s->nfree];
 		s->cur->len = 0;

@@ -207,6 +207,17 @@ static size_t rec_size(const unsigned char *rec)
 	return rec[18] | rec[19] << 8; /* struct rc_rec_hdr.size */
 }
 
+/* Do the @k records of the run at @recs all say they are @size bytes? */
+static bool sizes_are(size_t size, const unsigned char *recs, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (rec_size(recs + i * size) != size)
+			return false;
+	return true;
+}
+
 size_t rc_shuffle__encode(const void *recs, size_t len, void *out)
 {
 	const unsigned char *in = recs;
@@ -248,7 +259,11 @@ int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len,
 		k = load32le(p + pos);
 		size = load32le(p + pos + 4);
 		pos += RC_SHUFFLE_RUN_HDR;
-		if (!k || k > nrec - seen) {
+		if (!k) {
+			*why = "shuffled run of no records";
+			return -EINVAL;
+		}
+		if (k > nrec - seen) {
 			*why = "shuffled run holds more records than its chunk";
 			return -EINVAL;
 		}
@@ -262,6 +277,10 @@ int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len,
 			return -EINVAL;
 		}
 		decode_run(p + pos, k, size, (unsigned char *)out + done, &prev);
+		if (!sizes_are(size, (unsigned char *)out + done, k)) {
+			*why = "shuffled run holds records of another size than its own";
+			return -EINVAL;
+		}
 		pos += (size_t)k * size;
 		done += (size_t)k * size;
 		seen += k;

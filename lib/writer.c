@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zstd.h>
 #include "format.h"
 #include "internal.h"
@@ -147,27 +148,28 @@ static int add_index(struct rc_writer *w, const struct rc_chunk_index *ci)
 
 /*
  * --no-compress: a zstd frame by hand, of raw blocks (RFC 8878): still
- * one frame that any zstd decoder takes, at the cost of a copy.
+ * one frame that any zstd decoder takes, and checks, at the cost of a
+ * copy and a hash.
  */
 #define ZSTD_MAGIC	0xFD2FB528u
 #define ZSTD_BLOCK_MAX	(128u << 10)
-#define ZSTD_FHD_FCS8	0xE0 /* 8-byte content size, single segment, no checksum */
+#define ZSTD_FHD	0xE4 /* 8-byte content size, single segment, content checksum */
 #define ZSTD_BLOCK_LAST 1u
 
 static size_t store_bound(size_t len)
 {
-	return 4 + 1 + 8 + (len / ZSTD_BLOCK_MAX + 1) * 3 + len;
+	return 4 + 1 + 8 + (len / ZSTD_BLOCK_MAX + 1) * 3 + len + 4;
 }
 
 static size_t store_frame(unsigned char *out, const unsigned char *in, size_t len)
 {
-	uint64_t fcs = len;
+	uint64_t fcs = len, sum = XXH64(in, len, 0);
 	size_t n = 0, pos = 0;
 	int i;
 
 	for (i = 0; i < 4; i++)
 		out[n++] = ZSTD_MAGIC >> 8 * i;
-	out[n++] = ZSTD_FHD_FCS8;
+	out[n++] = ZSTD_FHD;
 	for (i = 0; i < 8; i++)
 		out[n++] = fcs >> 8 * i;
 	do {
@@ -181,6 +183,8 @@ static size_t store_frame(unsigned char *out, const unsigned char *in, size_t le
 		n += blk;
 		pos += blk;
 	} while (pos < len);
+	for (i = 0; i < 4; i++) /* the low 32 bits of XXH64, seed 0 */
+		out[n++] = sum >> 8 * i;
 	return n;
 }
 

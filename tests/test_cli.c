@@ -92,6 +92,24 @@ void test_cli_errors(void)
 		    (char *[]){ rc, "record", "--transport", "ringbuf", "--wakeup", "10", NULL },
 		    64, "--wakeup N (records) needs --transport perfbuf");
 	}
+	if (test__start_subtest("compression")) {
+		static const char *const bad[] = { "0", "-8", "20", "", "3x" };
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			expect_fail(
+			    (char *[]){ rc, "record", "--compress-level", (char *)bad[i], NULL },
+			    64, "invalid --compress-level");
+		expect_fail(
+		    (char *[]){ rc, "record", "--no-compress", "--compress-level", "3", NULL }, 64,
+		    "--no-compress and --compress-level exclude each other");
+	}
+	if (test__start_subtest("wakeup_ms")) {
+		expect_fail((char *[]){ rc, "record", "--wakeup-ms", "0", NULL }, 64,
+			    "invalid --wakeup-ms '0'");
+		expect_fail((char *[]){ rc, "stat", "--wakeup-ms", "60001", NULL }, 64,
+			    "invalid --wakeup-ms '60001'");
+	}
 	if (test__start_subtest("overwrite")) {
 		expect_fail((char *[]){ rc, "record", "--snapshot-on", "syscall:kill", NULL }, 64,
 			    "--snapshot-on is for the flight recorder: add --overwrite");

@@ -24,18 +24,21 @@ static const struct {
 	{ RC_EV_SCHED_EXIT, sizeof(struct rc_ev_exit) },
 };
 
-/* Runs of every length around the 8-record blocks, of mixed kinds; rising ts. */
-static size_t make_records(struct rc_strbuf *sb, uint32_t *nrec)
+/*
+ * Runs of every length around the 8-record blocks, of mixed kinds, @copies
+ * times over; rising ts.
+ */
+static size_t make_records(struct rc_strbuf *sb, uint32_t *nrec, unsigned int copies)
 {
 	static const unsigned int runs[] = { 1, 7, 8, 9, 16, 17, 3, 64, 2, 15, 1, 1, 33 };
 	unsigned int seed = 12345, i, j, b;
 	uint64_t ts = 1000;
 
 	*nrec = 0;
-	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+	for (i = 0; i < copies * sizeof(runs) / sizeof(runs[0]); i++) {
 		unsigned int k = i % (sizeof(kinds) / sizeof(kinds[0]));
 
-		for (j = 0; j < runs[i]; j++) {
+		for (j = 0; j < runs[i % (sizeof(runs) / sizeof(runs[0]))]; j++) {
 			unsigned char rec[sizeof(struct rc_ev_exec)];
 			struct rc_rec_hdr h = {};
 
@@ -102,7 +105,7 @@ static void shuffle_roundtrip(void)
 	uint32_t nrec;
 	size_t len, n, m;
 
-	len = make_records(&recs, &nrec);
+	len = make_records(&recs, &nrec, 1);
 	if (!ASSERT_TRUE(len > 0, "records") ||
 	    !ASSERT_OK(rc_strbuf__reserve(&enc, rc_shuffle__bound(len, nrec)), "alloc") ||
 	    !ASSERT_OK(rc_strbuf__reserve(&ref, rc_shuffle__bound(len, nrec)), "alloc") ||
@@ -208,7 +211,8 @@ void test_codec_writer_modes(void)
 	uint32_t nrec;
 	size_t i;
 
-	if (!ASSERT_TRUE(make_records(&recs, &nrec) > 0, "records"))
+	/* 20 copies: about 460 KiB in one chunk, several 128 KiB blocks when stored */
+	if (!ASSERT_TRUE(make_records(&recs, &nrec, 20) > 0, "records"))
 		goto out;
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		struct rc_writer_opts wo = { .sz = sizeof(wo),
@@ -220,6 +224,7 @@ void test_codec_writer_modes(void)
 		struct mem_capture mc = {};
 		struct rc_disk_chunk dc;
 		struct rc_reader *r;
+		bool truncated;
 		size_t pos = 0;
 		void *raw;
 		int err;
@@ -255,8 +260,12 @@ void test_codec_writer_modes(void)
 				ASSERT_TRUE(!memcmp(raw, recs.buf, dc.raw_size), "stored as is");
 				ASSERT_TRUE(dc.data_size < dc.raw_size + 64,
 					    "a few bytes of framing");
+				ASSERT_TRUE(dc.raw_size > 3 * (128 << 10), "several blocks");
 			}
 			free(raw);
+			/* a flipped bit in a stored record: zstd's checksum finds it */
+			((unsigned char *)frame)[dc.data_size / 2] ^= 0x10;
+			ASSERT_EQ(read_all(mc.buf, mc.len, &truncated), -EBADMSG, "flip found");
 		}
 		free(mc.buf);
 	}
@@ -318,7 +327,7 @@ void test_codec_bad_runs(void)
 	uint32_t nrec, v;
 	size_t len, n;
 
-	len = make_records(&recs, &nrec);
+	len = make_records(&recs, &nrec, 1);
 	if (!ASSERT_TRUE(len > 0, "records") || !ASSERT_OK(make_capture(&mc, 1, 4096), "capture") ||
 	    !ASSERT_OK(rc_strbuf__reserve(&enc, rc_shuffle__bound(len, nrec)), "alloc"))
 		goto out;
@@ -328,8 +337,8 @@ void test_codec_bad_runs(void)
 	if (test__start_subtest("no_records")) {
 		v = 0;
 		memcpy(enc.buf, &v, 4);
-		ASSERT_EQ(read_shuffled(&mc, enc.buf, n, len, nrec, "more records than its chunk"),
-			  -EBADMSG, "refused");
+		ASSERT_EQ(read_shuffled(&mc, enc.buf, n, len, nrec, "run of no records"), -EBADMSG,
+			  "refused");
 		v = 1;
 		memcpy(enc.buf, &v, 4);
 	}
@@ -363,6 +372,19 @@ void test_codec_bad_runs(void)
 			  "more run headers than records");
 		ASSERT_EQ(read_shuffled(&mc, enc.buf, len, len, nrec, "frame size differs"),
 			  -EBADMSG, "no room for a run header");
+	}
+	if (test__start_subtest("another_size")) {
+		/* the first run, one record of 112 bytes, read as two of 56 */
+		v = 2;
+		memcpy(enc.buf, &v, 4);
+		v = 56;
+		memcpy(enc.buf + 4, &v, 4);
+		ASSERT_EQ(read_shuffled(&mc, enc.buf, n, len, nrec + 1, "another size"), -EBADMSG,
+			  "refused");
+		v = 1;
+		memcpy(enc.buf, &v, 4);
+		v = sizeof(struct rc_ev_syscall);
+		memcpy(enc.buf + 4, &v, 4);
 	}
 	if (test__start_subtest("fewer_records")) {
 		/* a header per run, all present: but the chunk claims one more record */

@@ -527,13 +527,13 @@ void test_record_wakeup_both_cpus(void)
 			   "losses means nothing; the sanitizer run has this test");
 		return;
 	}
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
-					    "--ringbuf-size", "4M", "--wakeup", "1M", "-o",
-					    (char *)out, "--", (char *)bin("rc_load"), "storm",
-					    "200000", "2", NULL },
-				60000),
-		       0, "record") ||
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--ringbuf-size", "4M", "--wakeup", "1M", "-o", (char *)out,
+				     "--", (char *)bin("rc_load"), "storm", "200000", "2", NULL },
+			 60000),
+		0, "record") ||
 	    !ASSERT_OK(gather(out, &f), "read"))
 		goto out;
 	ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
@@ -544,5 +544,72 @@ void test_record_wakeup_both_cpus(void)
 out:
 	run_free(&r);
 	unlink(out);
+	tmpdir_cleanup();
+}
+
+/* Chunks in the capture at @path (each flush that had records writes one), or -1. */
+static long count_chunks(const char *path)
+{
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r = rc_reader__open(path);
+	long n;
+	int err;
+
+	if (!r)
+		return -1;
+	while ((err = rc_reader__next(r, &rec)) > 0)
+		;
+	n = err ? -1 : (long)rc_reader__chunks(r);
+	rc_reader__free(r);
+	return n;
+}
+
+static long steady_chunks(const char *wakeup_ms)
+{
+	const char *out = tmpfile_path("steady.rcap");
+	char *argv[16] = { (char *)bin("ringcap"),
+			   "record",
+			   "-q",
+			   "-e",
+			   "syscalls",
+			   "--wakeup",
+			   "8M",
+			   "-o",
+			   (char *)out };
+	struct run r = {};
+	long n = -1;
+	int i = 9;
+
+	if (wakeup_ms) {
+		argv[i++] = "--wakeup-ms";
+		argv[i++] = (char *)wakeup_ms;
+	}
+	argv[i++] = "--";
+	argv[i++] = (char *)bin("rc_workload");
+	argv[i++] = "steady";
+	argv[i++] = "200";
+	argv[i++] = "2";
+	if (ASSERT_EQ(run_sync(&r, argv, 60000), 0, "record"))
+		n = count_chunks(out);
+	run_free(&r);
+	unlink(out);
+	return n;
+}
+
+/*
+ * 200 calls a second for 2 s never reach a wake-up mark of 8M: without
+ * --wakeup-ms they are read and written once a second (--flush-ms), with
+ * --wakeup-ms 50 twenty times a second, a chunk each time.
+ */
+void test_record_wakeup_ms(void)
+{
+	long slow, fast;
+
+	if (!need_root())
+		return;
+	slow = steady_chunks(NULL);
+	fast = steady_chunks("50");
+	ASSERT_TRUE(slow >= 1 && slow <= 4, "about a chunk a second without --wakeup-ms");
+	ASSERT_TRUE(fast >= 20, "a chunk every 50 ms or so with --wakeup-ms 50");
 	tmpdir_cleanup();
 }
