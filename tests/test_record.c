@@ -567,7 +567,8 @@ static long count_chunks(const char *path)
 static long steady_chunks(const char *wakeup_ms)
 {
 	const char *out = tmpfile_path("steady.rcap");
-	char *argv[16] = { (char *)bin("ringcap"),
+	/* 16 arguments at most, then the NULL the initializer leaves */
+	char *argv[17] = { (char *)bin("ringcap"),
 			   "record",
 			   "-q",
 			   "-e",
