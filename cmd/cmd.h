@@ -27,6 +27,8 @@ void setup_logging(void);
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parse "64M", "4096", "1G" (powers of 1024). */
 int parse_size(const char *s, uint64_t *out);
+/* A whole decimal number from @min to @max, or false. */
+bool parse_long(const char *s, long min, long max, long *out);
 /* Human-readable byte count ("1.5 MiB") into buf. */
 const char *human_bytes(uint64_t n, char *buf, size_t len);
 /* A status line on stderr: redrawn in place on a terminal, a new line otherwise. */

@@ -60,6 +60,19 @@ void setup_logging(void)
 	libbpf_set_print(print_libbpf);
 }
 
+bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 int parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;

@@ -58,6 +58,8 @@ static const struct argp_option opts[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	long v;
+
 	switch (key) {
 	case 'o':
 		env.output = arg;
@@ -68,18 +70,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_PROGRESS:
 		env.progress = true;
 		break;
-	case OPT_FLUSH_MS: {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || v < 10 || v > 60000)
+	case OPT_FLUSH_MS:
+		if (!parse_long(arg, 10, 60000, &v))
 			argp_error(state, "invalid --flush-ms '%s': milliseconds from 10 to 60000",
 				   arg);
 		env.flush_ms = v;
 		break;
-	}
 	case ARGP_KEY_ARG:
 		return ARGP_ERR_UNKNOWN;
 	case ARGP_KEY_ARGS:
@@ -91,13 +87,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_SNAPSHOT_ON:
 		env.snapshot_on = arg;
 		break;
-	case OPT_COMPRESS_LEVEL: {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || !*arg || v < -7 || v > 19 || v == 0)
+	case OPT_COMPRESS_LEVEL:
+		if (!parse_long(arg, -7, 19, &v) || v == 0)
 			argp_error(
 			    state,
 			    "invalid --compress-level '%s': a zstd level from -7 (fastest) to "
@@ -105,7 +96,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			    arg);
 		env.compress_level = v;
 		break;
-	}
 	case OPT_NO_COMPRESS:
 		env.no_compress = true;
 		break;

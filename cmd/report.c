@@ -94,7 +94,6 @@ static int parse_list(const char *arg, uint32_t *out, size_t *n, struct argp_sta
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	char *end;
 	long v;
 
 	switch (key) {
@@ -125,9 +124,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unknown histogram '%s': syscall or runq", arg);
 		break;
 	case 't':
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || v <= 0 || v > 1000000)
+		if (!parse_long(arg, 1, 1000000, &v))
 			argp_error(state, "invalid --top '%s': a positive number of rows", arg);
 		env.top = v;
 		break;

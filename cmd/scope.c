@@ -207,9 +207,7 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 		parse_wakeup(arg, state);
 		break;
 	case OPT_WAKEUP_MS:
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || v < 1 || v > 60000)
+		if (!parse_long(arg, 1, 60000, &v))
 			argp_error(state, "invalid --wakeup-ms '%s': milliseconds from 1 to 60000",
 				   arg);
 		scope.wakeup_ms = v;

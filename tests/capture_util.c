@@ -10,6 +10,7 @@
 #include <zlib.h>
 #include "events.h"
 #include "capture_util.h"
+#include "internal.h"
 
 void test_meta(struct rc_meta *m)
 {
@@ -53,6 +54,34 @@ out:
 	return err;
 }
 
+int write_mem_capture(struct mem_capture *mc, const struct rc_writer_opts *wo, const void *recs,
+		      size_t len, const struct rc_stats *st)
+{
+	struct rc_writer *w;
+	struct rc_meta m;
+	char path[64];
+	int fd, err;
+
+	test_meta(&m);
+	fd = memfd_create("capture", 0);
+	if (fd < 0)
+		return -errno;
+	w = rc_writer__new(fd, &m, wo);
+	if (!w) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = len ? rc_writer__add(w, recs, len) : 0;
+	err = err ?: st ? rc_writer__add_stats(w, st) : 0;
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = err ?: slurp(path, mc);
+	close(fd);
+	return err;
+}
+
 int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk)
 {
 	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = chunk };
@@ -70,21 +99,10 @@ int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk)
 			       .writer_wait_ns = 1234,
 			       .nentries = 1,
 			       .entries = &se };
-	struct rc_writer *w;
-	struct rc_meta m;
+	struct rc_strbuf recs = {};
 	unsigned int i;
-	int fd, err = 0;
-	char path[64];
+	int err = 0;
 
-	test_meta(&m);
-	fd = memfd_create("capture", 0);
-	if (fd < 0)
-		return -errno;
-	w = rc_writer__new(fd, &m, &wo);
-	if (!w) {
-		close(fd);
-		return -errno;
-	}
 	for (i = 0; i < n && !err; i++) {
 		struct rc_ev_syscall e = {};
 
@@ -99,14 +117,10 @@ int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk)
 		e.ret = i;
 		e.duration = i;
 		e.args[0] = i;
-		err = rc_writer__add(w, &e, sizeof(e));
+		err = rc_strbuf__append(&recs, &e, sizeof(e));
 	}
-	err = err ?: rc_writer__add_stats(w, &st);
-	err = err ?: rc_writer__finish(w);
-	rc_writer__free(w);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	err = err ?: slurp(path, mc);
-	close(fd);
+	err = err ?: write_mem_capture(mc, &wo, recs.buf, recs.len, &st);
+	rc_strbuf__free(&recs);
 	return err;
 }
 

@@ -19,6 +19,9 @@ void test_meta(struct rc_meta *m);
  * ts = 1000 + 10 * i) in chunks of @chunk raw bytes, with one stats block.
  */
 int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk);
+/* Write @len bytes of records, and @st when not NULL, as a capture in memory. */
+int write_mem_capture(struct mem_capture *mc, const struct rc_writer_opts *wo, const void *recs,
+		      size_t len, const struct rc_stats *st);
 /*
  * Read every record; returns the count, -errno on error; *truncated set,
  * and *crc (when not NULL) the crc32 of every record read.

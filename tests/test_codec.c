@@ -167,33 +167,6 @@ static int first_chunk(const unsigned char *buf, size_t len, struct rc_disk_chun
 	return -1;
 }
 
-static int write_capture(struct mem_capture *mc, const struct rc_writer_opts *wo,
-			 const struct rc_strbuf *recs)
-{
-	struct rc_writer *w;
-	struct rc_meta m;
-	char path[64];
-	int fd, err;
-
-	test_meta(&m);
-	fd = memfd_create("codec", 0);
-	if (fd < 0)
-		return -errno;
-	w = rc_writer__new(fd, &m, wo);
-	if (!w) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	err = rc_writer__add(w, recs->buf, recs->len);
-	err = err ?: rc_writer__finish(w);
-	rc_writer__free(w);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	err = err ?: slurp(path, mc);
-	close(fd);
-	return err;
-}
-
 void test_codec_writer_modes(void)
 {
 	static const struct {
@@ -231,7 +204,7 @@ void test_codec_writer_modes(void)
 
 		if (!test__start_subtest(modes[i].name))
 			continue;
-		if (!ASSERT_OK(write_capture(&mc, &wo, &recs), "write"))
+		if (!ASSERT_OK(write_mem_capture(&mc, &wo, recs.buf, recs.len, NULL), "write"))
 			continue;
 		if (!ASSERT_EQ(first_chunk(mc.buf, mc.len, &dc, &frame), (int)modes[i].codec,
 			       "codec")) {
