@@ -35,6 +35,7 @@ struct rc_writer {
 
 	/* records held back for sorting */
 	struct rc_strbuf held, spare;
+	size_t kept; /* bytes of held carried over by the last flush */
 	struct rec_ref *refs;
 	size_t nrefs, refs_cap;
 	uint64_t max_ts;
@@ -316,8 +317,12 @@ int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 	if (err)
 		goto undo;
 	w->max_ts = max_ts;
-	/* bound what is held: write what is ready once two chunks are waiting */
-	if (w->held.len >= 2 * w->chunk_size)
+	/*
+	 * Bound what is held: write what is ready once two chunks have come
+	 * since the last flush. Not once two are held: the reorder window
+	 * can itself hold that much, and each flush copies the window over.
+	 */
+	if (w->held.len - w->kept >= 2 * w->chunk_size)
 		return rc_writer__flush(w, false);
 	return 0;
 undo:
@@ -408,6 +413,7 @@ static int flush(struct rc_writer *w, bool all)
 	tmp = w->held;
 	w->held = w->spare;
 	w->spare = tmp;
+	w->kept = w->held.len;
 	return 0;
 }
 
