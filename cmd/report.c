@@ -72,18 +72,17 @@ static const struct argp_option opts[] = {
 static int parse_list(const char *arg, uint32_t *out, size_t *n, struct argp_state *state,
 		      const char *what)
 {
-	char *copy = strdup(arg), *tok, *save = NULL, *end;
+	char *copy = strdup(arg), *tok, *save = NULL;
 
 	if (!copy)
 		return ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long v;
+		long v;
 
-		errno = 0;
-		v = strtoul(tok, &end, 10);
-		if (errno || *end || *tok == '-' || v > UINT32_MAX || *n == MAX_LIST) {
-			free(copy);
+		if (!parse_long(tok, 0, UINT32_MAX, &v) || *n == MAX_LIST) {
+			/* tok points into copy: say it, then free it */
 			argp_error(state, "invalid %s '%s': numbers, comma-separated", what, tok);
+			free(copy);
 			return EINVAL;
 		}
 		out[(*n)++] = v;

@@ -52,19 +52,18 @@ static const struct argp_option scope_opts[] = {
 
 static int parse_pids(const char *arg, struct argp_state *state)
 {
-	char *copy = strdup(arg), *tok, *save = NULL, *end;
+	char *copy = strdup(arg), *tok, *save = NULL;
 
 	if (!copy)
 		return ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		long v;
 
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (errno || *end || v <= 0 || v > INT_MAX) {
-			free(copy);
+		if (!parse_long(tok, 1, INT_MAX, &v)) {
+			/* tok points into copy: say it, then free it */
 			argp_error(state, "invalid pid '%s': give process ids, like -p 1234,5678",
 				   tok);
+			free(copy);
 			return EINVAL;
 		}
 		if (scope.npids == RC_MAX_PIDS) {

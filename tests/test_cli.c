@@ -92,6 +92,13 @@ void test_cli_errors(void)
 		    (char *[]){ rc, "record", "--transport", "ringbuf", "--wakeup", "10", NULL },
 		    64, "--wakeup N (records) needs --transport perfbuf");
 	}
+	if (test__start_subtest("bad_pid")) {
+		/* the token is said whole: it lives in a copy freed after the message */
+		expect_fail((char *[]){ rc, "record", "-p", "12,0", NULL }, 64, "invalid pid '0'");
+		expect_fail((char *[]){ rc, "report", "--pid", "1,-2", NULL }, 64,
+			    "invalid pid '-2'");
+		expect_fail((char *[]){ rc, "report", "--cpu", "x", NULL }, 64, "invalid cpu 'x'");
+	}
 	if (test__start_subtest("compression")) {
 		static const char *const bad[] = { "0", "-8", "20", "", "3x" };
 		size_t i;
