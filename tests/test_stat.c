@@ -170,8 +170,10 @@ void test_stat_backpressure(void)
 		dup2(p[1], STDOUT_FILENO);
 		close(p[0]);
 		close(p[1]);
-		execl(rc, rc, "record", "-q", "-e", "syscalls", "--ringbuf-size", "64K", "-o", "-",
-		      "--", bin("rc_workload"), "getppid", "400000", (char *)NULL);
+		/* uncompressed: 112 bytes a call, so that the pipe is the bottleneck */
+		execl(rc, rc, "record", "-q", "-e", "syscalls", "--ringbuf-size", "64K",
+		      "--no-compress", "-o", "-", "--", bin("rc_workload"), "getppid", "400000",
+		      (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
