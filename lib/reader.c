@@ -366,10 +366,8 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 		return end_of_file(r);
 	r->raw.len = 0;
 	err = inflate_chunk(r, off, &dc);
-	if (err) {
-		r->raw.len = 0;
+	if (err)
 		return err;
-	}
 	r->raw_pos = 0;
 	err = check_records(r, off, &dc);
 	if (err) {

@@ -9,15 +9,13 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
+#include "ringcap.h"
 #include "shuffle.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-
-#define REC_MIN	  40 /* struct rc_rec_hdr */
-#define REC_MAX	  65528
-#define REC_ALIGN 8
 
 /* Words are little-endian: byte c of a word in memory is bits 8c..8c+7. */
 static inline uint64_t load64le(const unsigned char *p)
@@ -204,7 +202,10 @@ static void decode_run(const unsigned char *in, size_t k, size_t size, unsigned 
 
 static size_t rec_size(const unsigned char *rec)
 {
-	return rec[18] | rec[19] << 8; /* struct rc_rec_hdr.size */
+	uint16_t size;
+
+	memcpy(&size, rec + offsetof(struct rc_rec_hdr, size), sizeof(size));
+	return size;
 }
 
 /* Do the @k records of the run at @recs all say they are @size bytes? */
@@ -267,7 +268,7 @@ int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len,
 			*why = "shuffled run holds more records than its chunk";
 			return -EINVAL;
 		}
-		if (size < REC_MIN || size > REC_MAX || size % REC_ALIGN) {
+		if (size < sizeof(struct rc_rec_hdr) || size > RC_REC_MAX || size % RC_REC_ALIGN) {
 			*why = "shuffled run has an impossible record size";
 			return -EINVAL;
 		}

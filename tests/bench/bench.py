@@ -109,7 +109,6 @@ def count_lines(argv, pattern):
 
 class Recorder:
     name = ""
-    events_per_call = 2
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -119,8 +118,6 @@ class Recorder:
 
 
 class Ringcap(Recorder):
-    events_per_call = 1
-
     def __init__(self, ctx, name, extra, binary=None):
         super().__init__(ctx)
         self.name, self.extra = name, extra
