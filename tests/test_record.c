@@ -564,8 +564,10 @@ static long count_chunks(const char *path)
 	return n;
 }
 
+/* Chunks of a 2 s steady capture (-1 on error); its ledger must balance. */
 static long steady_chunks(const char *wakeup_ms)
 {
+	struct facts f = {};
 	const char *out = tmpfile_path("steady.rcap");
 	/* 16 arguments at most, then the NULL the initializer leaves */
 	char *argv[17] = { (char *)bin("ringcap"),
@@ -588,9 +590,14 @@ static long steady_chunks(const char *wakeup_ms)
 	argv[i++] = "--";
 	argv[i++] = (char *)bin("rc_workload");
 	argv[i++] = "steady";
-	argv[i++] = "200";
+	argv[i++] = "1000";
 	argv[i++] = "2";
-	if (ASSERT_EQ(run_sync(&r, argv, 60000), 0, "record"))
+	if (ASSERT_EQ(run_sync(&r, argv, 60000), 0, "record") &&
+	    ASSERT_OK(gather(out, &f), "read") &&
+	    ASSERT_EQ(f.getppid, 2000, "every getppid() in the file") &&
+	    ASSERT_EQ(f.dropped, 0, "nothing dropped") &&
+	    ASSERT_EQ(f.made, f.captured, "made = captured") &&
+	    ASSERT_EQ(f.captured, f.nrec, "captured = records in the file"))
 		n = count_chunks(out);
 	run_free(&r);
 	unlink(out);
@@ -598,7 +605,8 @@ static long steady_chunks(const char *wakeup_ms)
 }
 
 /*
- * 200 calls a second for 2 s never reach a wake-up mark of 8M: without
+ * A getppid() and a sleep every millisecond for 2 s (4000 records, about
+ * 450 KB) never reach a wake-up mark of 8M: without
  * --wakeup-ms they are read and written once a second (--flush-ms), with
  * --wakeup-ms 50 twenty times a second, a chunk each time.
  */
