@@ -37,6 +37,16 @@ enum rc_field_kind {
 	RC_FIELD_UINT = 1,
 	RC_FIELD_SINT = 2,
 	RC_FIELD_STR = 3, /* char array, NUL-padded */
+	/*
+	 * Variable-length data elsewhere in the record, found through a u32 at
+	 * the field's offset: low 16 bits the data's offset, high 16 its length
+	 * in bytes. DATA_LOC: the offset counts from the end of the record
+	 * header (the start of a tracepoint's raw record); REL_LOC: from the end
+	 * of the u32. size is of one element: 1 with no hint, a string; else an
+	 * array of integers (hint HEX: printed as hex). v1.3.
+	 */
+	RC_FIELD_DATA_LOC = 4,
+	RC_FIELD_REL_LOC = 5,
 };
 
 enum rc_field_hint {
