@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A user's BPF object as an event source: the BTF of the struct its program
- * emits turned into a ringcap event schema (record --bpf, --event-type).
+ * emits turned into a ringcap event schema, and its const volatile globals
+ * set from the command line (record --bpf, --event-type, --set).
  */
 #ifndef RINGCAP_BTFDESC_H
 #define RINGCAP_BTFDESC_H
@@ -11,6 +12,7 @@
 #include "ringcap.h"
 
 struct btf;
+struct bpf_object;
 
 struct rc_btf_desc {
 	uint32_t size; /* sizeof the struct */
@@ -57,5 +59,26 @@ int rc_btf__describe(const struct btf *btf, const char *type_name, uint16_t base
 
 /* Free what rc_btf__describe() allocated and zero @d; NULL is fine. */
 void rc_btf_desc__free(struct rc_btf_desc *d);
+
+/**
+ * rc_btf__set_global() - set a const volatile global of an opened object
+ * @obj: opened, not loaded
+ * @assignment: "NAME=VALUE"
+ * @err: the reason for a failure, or NULL
+ * @errlen: the size of @err
+ *
+ * NAME is a const volatile global (or static) of the object's .rodata, found
+ * through its BTF. VALUE is read by NAME's type: an integer in decimal or 0x
+ * hex, negative only for a signed one, that must fit its size; a bool as
+ * true, false, 1 or 0; an enum as an enumerator's name or a number; a char
+ * array as a string that fits with its NUL (the rest is zeroed).
+ *
+ * Return: 0; -ENOENT for a NAME that is no global of the object (@err lists
+ * the ones that can be set); -EINVAL for a VALUE that does not parse or fit
+ * (@err names the type expected), a global that is not const volatile
+ * (in .data or .bss, or const but not volatile), or a type that cannot be
+ * set (struct, pointer, float); -EBUSY once the object is loaded; -ENOMEM.
+ */
+int rc_btf__set_global(struct bpf_object *obj, const char *assignment, char *err, size_t errlen);
 
 #endif /* RINGCAP_BTFDESC_H */

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* lib/btfdesc.c: a BTF struct as an event schema (BTF built in memory). */
+/*
+ * lib/btfdesc.c: a BTF struct as an event schema (BTF built in memory), and
+ * const volatile globals set in a real object (tests/bpf/globals.bpf.c,
+ * built into $RC_TEST_BPF_DIR, by default tests/ of the build directory).
+ */
 #include <errno.h>
 #include <linux/btf.h>
 #include <stdlib.h>
@@ -7,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "btfdesc.h"
 #include "capture_util.h"
 #include "test_progs.h"
@@ -408,6 +413,194 @@ void test_btfdesc_errors(void)
 	ASSERT_EQ(d.nfields, 0, "out zeroed");
 	rc_btf_desc__free(&d);
 	btf__free(btf);
+}
+
+/* ---- rc_btf__set_global() on tests/bpf/globals.bpf.c ------------------ */
+
+static struct bpf_object *open_globals(void)
+{
+	const char *dir = getenv("RC_TEST_BPF_DIR");
+	struct bpf_object *obj;
+	char path[4096], why[4200];
+
+	if (dir && *dir)
+		snprintf(path, sizeof(path), "%s/globals.bpf.o", dir);
+	else
+		snprintf(path, sizeof(path), "%s/tests/globals.bpf.o", test__bindir());
+	if (access(path, R_OK)) {
+		snprintf(why, sizeof(why),
+			 "%s missing: build tests/bpf/globals.bpf.c there, or set RC_TEST_BPF_DIR",
+			 path);
+		test__skip(why);
+		return NULL;
+	}
+	obj = bpf_object__open_file(path, NULL);
+	ASSERT_OK_PTR(obj, path);
+	return obj;
+}
+
+/* The bytes of .rodata variable @name, as libbpf will load them. */
+static const void *rodata_var(struct bpf_object *obj, const char *name, size_t *size)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *sec;
+	struct bpf_map *map;
+	const char *data;
+	size_t sz;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	if (id < 0)
+		return NULL;
+	sec = btf__type_by_id(btf, id);
+	bpf_object__for_each_map(map, obj)
+	{
+		if (strstr(bpf_map__name(map), ".rodata"))
+			break;
+	}
+	data = map ? bpf_map__initial_value(map, &sz) : NULL;
+	if (!data)
+		return NULL;
+	vsi = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++) {
+		const struct btf_type *v = btf__type_by_id(btf, vsi[i].type);
+
+		if (!strcmp(btf__name_by_offset(btf, v->name_off), name)) {
+			*size = vsi[i].size;
+			return data + vsi[i].offset;
+		}
+	}
+	return NULL;
+}
+
+/* Set @assign; on success the variable's bytes are @want. */
+static void set_ok(struct bpf_object *obj, const char *assign, const void *want, size_t len)
+{
+	char err[256] = "", name[64];
+	const void *p;
+	size_t sz = 0;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(strchr(assign, '=') - assign), assign);
+	if (!ASSERT_OK(rc_btf__set_global(obj, assign, err, sizeof(err)), assign)) {
+		printf("    %s\n", err);
+		return;
+	}
+	p = rodata_var(obj, name, &sz);
+	if (!ASSERT_OK_PTR(p, name) || !ASSERT_EQ(sz, len, name))
+		return;
+	ASSERT_TRUE(!memcmp(p, want, len), assign);
+}
+
+/* Setting @assign fails with @ret, @err saying @says; the value stays. */
+static void set_bad(struct bpf_object *obj, const char *assign, int ret, const char *says)
+{
+	char err[256] = "", name[64];
+	unsigned char before[64];
+	const void *p;
+	size_t sz = 0;
+
+	snprintf(name, sizeof(name), "%.*s",
+		 strchr(assign, '=') ? (int)(strchr(assign, '=') - assign) : 0, assign);
+	p = rodata_var(obj, name, &sz);
+	if (p && sz <= sizeof(before))
+		memcpy(before, p, sz);
+	ASSERT_EQ(rc_btf__set_global(obj, assign, err, sizeof(err)), ret, assign);
+	ASSERT_HAS(err, says, assign);
+	if (p && sz <= sizeof(before))
+		ASSERT_TRUE(!memcmp(p, before, sz), "value unchanged");
+}
+
+void test_btfdesc_set_global(void)
+{
+	struct bpf_object *obj = open_globals();
+	char name16[16] = "hello";
+	uint64_t u64 = UINT64_MAX;
+	uint8_t u8 = 255, t = 1, f = 0;
+	int32_t i32 = -42, lvl = 9;
+	char err[256] = "";
+
+	if (!obj)
+		return;
+	if (test__start_subtest("int")) {
+		set_ok(obj, "knob_int=-42", &i32, 4);
+		i32 = 0x7fffffff;
+		set_ok(obj, "knob_int=0x7fffffff", &i32, 4);
+		set_bad(obj, "knob_int=2147483648", -EINVAL, "2147483648 does not fit in knob_int");
+		set_bad(obj, "knob_int=-2147483649", -EINVAL, "s32");
+		set_bad(obj, "knob_int=12abc", -EINVAL, "not a number");
+		set_bad(obj, "knob_int=", -EINVAL, "not a number");
+	}
+	if (test__start_subtest("u8")) {
+		set_ok(obj, "knob_u8=255", &u8, 1);
+		u8 = 0x10;
+		set_ok(obj, "knob_u8=0x10", &u8, 1);
+		set_bad(obj, "knob_u8=300", -EINVAL, "300 does not fit in knob_u8 (u8: 0 to 255)");
+		set_bad(obj, "knob_u8=-1", -EINVAL, "does not fit");
+	}
+	if (test__start_subtest("u64")) {
+		set_ok(obj, "knob_u64=0xffffffffffffffff", &u64, 8);
+		u64 = 18446744073709551615ull;
+		set_ok(obj, "knob_u64=18446744073709551615", &u64, 8);
+		set_bad(obj, "knob_u64=18446744073709551616", -EINVAL, "does not fit");
+	}
+	if (test__start_subtest("bool")) {
+		set_ok(obj, "knob_bool=true", &t, 1);
+		set_ok(obj, "knob_bool=0", &f, 1);
+		set_ok(obj, "knob_bool=1", &t, 1);
+		set_ok(obj, "knob_bool=false", &f, 1);
+		set_bad(obj, "knob_bool=yes", -EINVAL, "'yes' is not a bool");
+	}
+	if (test__start_subtest("enum")) {
+		set_ok(obj, "knob_level=RC_TEST_HIGH", &lvl, 4);
+		lvl = 5;
+		set_ok(obj, "knob_level=5", &lvl, 4);
+		set_bad(obj, "knob_level=RC_TEST_HUGE", -EINVAL,
+			"expected RC_TEST_LOW, RC_TEST_MID, RC_TEST_HIGH or a number");
+		set_bad(obj, "knob_level=RC_TEST_HUGE", -EINVAL, "enum rc_test_level");
+	}
+	if (test__start_subtest("string")) {
+		set_ok(obj, "knob_name=hello", name16, 16);
+		memcpy(name16, "123456789012345", 16);
+		set_ok(obj, "knob_name=123456789012345", name16, 16);
+		memset(name16, 0, sizeof(name16));
+		set_ok(obj, "knob_name=", name16, 16);
+		set_bad(obj, "knob_name=1234567890123456", -EINVAL, "at most 15");
+	}
+	if (test__start_subtest("not_settable")) {
+		set_bad(obj, "no_such_knob=1", -ENOENT, "no global no_such_knob");
+		set_bad(obj, "no_such_knob=1", -ENOENT, "knob_int");
+		set_bad(obj, "no_such_knob=1", -ENOENT, "knob_name");
+		ASSERT_EQ(rc_btf__set_global(obj, "no_such_knob=1", err, sizeof(err)), -ENOENT,
+			  "unknown");
+		ASSERT_TRUE(!strstr(err, "knob_data") && !strstr(err, "knob_const"),
+			    "only settable ones listed");
+		set_bad(obj, "knob_data=2", -EINVAL, "in .data, not a const volatile");
+		set_bad(obj, "knob_bss=2", -EINVAL, "in .bss, not a const volatile");
+		set_bad(obj, "knob_const=2", -EINVAL, "const but not volatile");
+		set_bad(obj, "knob_arr=1", -EINVAL, "knob_arr (2-element array) cannot be set");
+		set_bad(obj, "knob_int", -EINVAL, "expected NAME=VALUE");
+		set_bad(obj, "=3", -EINVAL, "expected NAME=VALUE");
+	}
+	bpf_object__close(obj);
+}
+
+/* Once loaded, .rodata is frozen: setting fails, and says why. */
+void test_btfdesc_set_loaded(void)
+{
+	struct bpf_object *obj = open_globals();
+	char err[256] = "";
+
+	if (!obj)
+		return;
+	if (bpf_object__load(obj)) {
+		test__skip("cannot load BPF programs here (needs root)");
+		goto out;
+	}
+	ASSERT_EQ(rc_btf__set_global(obj, "knob_int=1", err, sizeof(err)), -EBUSY, "loaded");
+	ASSERT_HAS(err, "loaded already", "message");
+out:
+	bpf_object__close(obj);
 }
 
 /*
