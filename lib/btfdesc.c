@@ -574,6 +574,10 @@ static int add_members(struct desc *d, const struct btf_type *t, const char *pre
 	return err;
 }
 
+/* clang leaves out of the BTF a struct the program only reaches through pointers */
+static const char not_in_btf[] = " (a struct used only through pointers is in the BTF"
+				 " only if a global of its type is)";
+
 /* The struct named @name (or "struct NAME", or a typedef of one), or -ENOENT. */
 static int find_struct(const struct btf *btf, const char *name, char *err, size_t errlen)
 {
@@ -615,12 +619,12 @@ static int find_struct(const struct btf *btf, const char *name, char *err, size_
 	if (btf__find_by_name_kind(btf, name, BTF_KIND_FWD) > 0)
 		set_err(err, errlen, "struct %s is declared but not defined in the BTF", name);
 	else if (!shown)
-		set_err(err, errlen, "no struct %s: the BTF has no structs", name);
+		set_err(err, errlen, "no struct %s: the BTF has no structs%s", name, not_in_btf);
 	else if (more)
-		set_err(err, errlen, "no struct %s: the BTF has %s and %u more", name, sb.buf,
-			more);
+		set_err(err, errlen, "no struct %s: the BTF has %s and %u more%s", name, sb.buf,
+			more, not_in_btf);
 	else
-		set_err(err, errlen, "no struct %s: the BTF has %s", name, sb.buf);
+		set_err(err, errlen, "no struct %s: the BTF has %s%s", name, sb.buf, not_in_btf);
 	rc_strbuf__free(&sb);
 	return -ENOENT;
 }

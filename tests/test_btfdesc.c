@@ -379,6 +379,7 @@ void test_btfdesc_errors(void)
 	ASSERT_HAS(err, "no struct nosuch", "message");
 	ASSERT_HAS(err, "inner", "lists structs");
 	ASSERT_HAS(err, "ev", "lists structs");
+	ASSERT_HAS(err, "only if a global of its type is", "says why a struct may be missing");
 	ASSERT_EQ(d.nfields, 0, "out zeroed");
 
 	ret = rc_btf__describe(btf, "just_a_union", HDR, ENUM0, &d, err, sizeof(err));
@@ -582,6 +583,49 @@ void test_btfdesc_set_global(void)
 		set_bad(obj, "knob_int", -EINVAL, "expected NAME=VALUE");
 		set_bad(obj, "=3", -EINVAL, "expected NAME=VALUE");
 	}
+	bpf_object__close(obj);
+}
+
+/* A struct as clang describes it: plain char is "char" with no CHAR bit, enums unsigned. */
+void test_btfdesc_clang(void)
+{
+	struct bpf_object *obj = open_globals();
+	static const struct want want[] = {
+		{ "pid", HDR + 0, 4, 1, F_UINT, H_NONE, 0 },
+		{ "comm", HDR + 4, 16, 1, F_STR, H_NONE, 0 },
+		{ "level", HDR + 20, 4, 1, F_UINT, H_ENUM, ENUM0 },
+		{ "ts", HDR + 24, 8, 1, F_UINT, H_NONE, 0 },
+		{ "addr", HDR + 32, 1, 4, F_UINT, H_NONE, 0 },
+		{ "flags|kind", HDR + 36, 1, 1, F_UINT, H_HEX, 0 },
+	};
+	struct rc_btf_desc d = {};
+	char err[256] = "";
+	unsigned int i;
+
+	if (!obj)
+		return;
+	if (!ASSERT_OK(rc_btf__describe(bpf_object__btf(obj), "rc_test_event", HDR, ENUM0, &d, err,
+					sizeof(err)),
+		       err))
+		goto out;
+	ASSERT_EQ(d.size, 40, "size");
+	if (!ASSERT_EQ(d.nfields, ARRAY_SIZE(want), "nfields"))
+		goto out;
+	for (i = 0; i < d.nfields; i++) {
+		ASSERT_STREQ(d.fields[i].name, want[i].name, "name");
+		ASSERT_EQ(d.fields[i].offset, want[i].offset, want[i].name);
+		ASSERT_EQ(d.fields[i].size, want[i].size, want[i].name);
+		ASSERT_EQ(d.fields[i].count, want[i].count, want[i].name);
+		ASSERT_EQ(d.fields[i].kind, want[i].kind, want[i].name);
+		ASSERT_EQ(d.fields[i].hint, want[i].hint, want[i].name);
+	}
+	if (ASSERT_EQ(d.nenums, 1, "nenums") && ASSERT_EQ(d.enums[0].cnt, 3, "entries")) {
+		ASSERT_STREQ(d.enums[0].name, "rc_test_level", "enum name");
+		ASSERT_STREQ(d.enums[0].entries[2].name, "RC_TEST_HIGH", "RC_TEST_HIGH");
+		ASSERT_EQ(d.enums[0].entries[2].value, 9, "RC_TEST_HIGH");
+	}
+out:
+	rc_btf_desc__free(&d);
 	bpf_object__close(obj);
 }
 
