@@ -93,21 +93,24 @@ static void json_value(struct rc_strbuf *sb, const struct rc_schema *s, const st
 }
 
 static void json_fields(struct rc_strbuf *sb, const struct rc_schema *s,
-			const struct rc_event_desc *ev, const void *rec)
+			const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
+	struct rc_field plain;
 	uint16_t i, k;
 
 	APPEND_LIT(sb, "{");
 	for (i = 0; i < ev->nfields; i++) {
-		const struct rc_field *f = &ev->fields[i];
+		const struct rc_field *f = &plain;
 
 		if (i)
 			APPEND_LIT(sb, ",");
-		json_escape(sb, f->name, SIZE_MAX);
+		json_escape(sb, ev->fields[i].name, SIZE_MAX);
 		APPEND_LIT(sb, ":");
-		if (f->kind == RC_FIELD_STR) {
+		if (rc_field__resolve(&ev->fields[i], rec, &plain)) {
+			APPEND_LIT(sb, "null");
+		} else if (f->kind == RC_FIELD_STR) {
 			json_escape(sb, (const char *)rec + f->offset, f->size);
-		} else if (f->count > 1) {
+		} else if (f->count != 1) {
 			APPEND_LIT(sb, "[");
 			for (k = 0; k < f->count; k++) {
 				if (k)
@@ -159,6 +162,10 @@ static void json_event(struct report_out *o, const struct rc_rec_hdr *rec)
 /* ---- CSV -------------------------------------------------------------- */
 
 static const char *const csv_fixed[] = { "time", "ts", "cpu", "pid", "tid", "comm", "event" };
+/* the column of an event's field named as a fixed column (a tracepoint's pid) */
+static const char *const csv_renamed[] = { "fields.time", "fields.ts",	"fields.cpu",
+					   "fields.pid",  "fields.tid", "fields.comm",
+					   "fields.event" };
 
 /* A cell of at most @max bytes (to a NUL), quoted when it must be (RFC 4180). */
 static void csv_cell(struct rc_strbuf *sb, const char *s, size_t max)
@@ -213,8 +220,14 @@ static int csv_begin(struct report_out *o)
 		    calloc(s->events[e].nfields ? s->events[e].nfields : 1, sizeof(**o->colmap));
 		if (!o->colmap[e])
 			return -ENOMEM;
-		for (f = 0; f < s->events[e].nfields; f++)
-			o->colmap[e][f] = csv_column(o, s->events[e].fields[f].name);
+		for (f = 0; f < s->events[e].nfields; f++) {
+			const char *name = s->events[e].fields[f].name;
+
+			for (i = 0; i < sizeof(csv_fixed) / sizeof(csv_fixed[0]); i++)
+				if (!strcmp(name, csv_fixed[i]))
+					name = csv_renamed[i];
+			o->colmap[e][f] = csv_column(o, name);
+		}
 	}
 	for (i = 0; i < o->ncols; i++) {
 		if (i)
@@ -226,15 +239,20 @@ static int csv_begin(struct report_out *o)
 }
 
 /* One field as CSV text: enum names, numbers, arrays space-separated. */
-static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
-		      const void *rec)
+static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,
+		      const struct rc_rec_hdr *rec)
 {
-	const struct rc_enum *e = rc_schema__enum(s, f->enum_id);
+	const struct rc_enum *e = rc_schema__enum(s, fld->enum_id);
+	const struct rc_field *f = fld;
 	struct rc_strbuf v = {};
+	struct rc_field plain;
 	const char *name;
 	unsigned int k;
 	int64_t x;
 
+	if (rc_field__resolve(fld, rec, &plain))
+		return; /* an empty cell: the data is not in the record */
+	f = &plain;
 	if (f->kind == RC_FIELD_STR) {
 		csv_cell(sb, (const char *)rec + f->offset, f->size);
 		return;

@@ -72,12 +72,17 @@ static int put_value(struct rc_strbuf *sb, const struct rc_schema *s, const stru
 	return rc_strbuf__printf(sb, "%" PRIu64, v);
 }
 
-int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
+int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,
 		     const void *rec)
 {
+	const struct rc_field *f = fld;
+	struct rc_field plain;
 	unsigned int i;
 	int err;
 
+	if (rc_field__resolve(fld, rec, &plain))
+		return rc_strbuf__printf(sb, "<bad location>");
+	f = &plain;
 	if (f->count == 1)
 		return put_value(sb, s, f, rec, 0);
 	err = rc_strbuf__append(sb, "[", 1);

@@ -25,7 +25,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 2
+#define RC_VERSION_MINOR 3
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -41,6 +41,7 @@
 #define RC_SEC_CMDLINE 5
 #define RC_SEC_ENUM    6
 #define RC_SEC_EVENT   7
+#define RC_SEC_NOTE    8 /* v1.3: u16 event id, str16 key, u32 len, u8 data[len] */
 
 #define RC_CODEC_ZSTD	      1 /* a zstd frame of the records */
 #define RC_CODEC_ZSTD_SHUFFLE 2 /* a zstd frame of the records shuffled (shuffle.h); v1.2 */
@@ -54,6 +55,7 @@
 #define RC_MAX_CPUS	  65536 /* the INFO CPU count, and a bound on every record's cpu */
 #define RC_MAX_FIELDS	  256
 #define RC_MAX_NAME	  255
+#define RC_MAX_NOTES	  65536
 
 #define RC_BLOCK_HDR_SIZE 16 /* frame magic, frame size, type, crc */
 #define RC_END_PAYLOAD	  8  /* u64 offset of the trailer block */

@@ -66,6 +66,17 @@ static int put_enum(struct rc_strbuf *sb, const struct rc_enum *e)
 	return err;
 }
 
+static int put_note(struct rc_strbuf *sb, const struct rc_note *n)
+{
+	size_t start;
+	int err = begin_section(sb, RC_SEC_NOTE, &start);
+
+	err = err ?: rc_put_u16(sb, n->event_id) ?: rc_put_str16(sb, n->key);
+	err = err ?: rc_put_u32(sb, n->len) ?: rc_strbuf__append(sb, n->data, n->len);
+	end_section(sb, start);
+	return err;
+}
+
 static int put_event(struct rc_strbuf *sb, const struct rc_event_desc *ev)
 {
 	size_t start;
@@ -118,6 +129,8 @@ int rc_format__header(struct rc_strbuf *sb, const struct rc_meta *m)
 		err = put_enum(sb, &m->schema->enums[i]);
 	for (i = 0; !err && i < m->schema->nevents; i++)
 		err = put_event(sb, &m->schema->events[i]);
+	for (i = 0; !err && i < m->nnotes; i++)
+		err = put_note(sb, &m->notes[i]);
 	return err;
 }
 
@@ -229,6 +242,14 @@ static int check_field(struct cursor *c, const struct rc_field *f, uint16_t evsi
 		if (f->count != 1 || !f->size)
 			return bad(c, "string field with a count or no size");
 		break;
+	case RC_FIELD_DATA_LOC:
+	case RC_FIELD_REL_LOC:
+		if (f->count != 1 || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+			return bad(c, "variable-length field with a count or a bad element size");
+		/* the u32 that locates the data is what the record must hold */
+		if ((size_t)f->offset + 4 > evsize)
+			return bad(c, "field beyond the end of its event");
+		return 0;
 	default:
 		return bad(c, "field of unknown kind");
 	}
@@ -293,6 +314,43 @@ static int parse_event(struct rc_parsed_header *h, struct cursor *c)
 	return 0;
 }
 
+static int parse_note(struct rc_parsed_header *h, struct cursor *c)
+{
+	struct rc_meta *m = &h->meta;
+	struct rc_note *arr, *n;
+	uint32_t len;
+	void *data;
+	int err;
+
+	if (m->nnotes >= RC_MAX_NOTES)
+		return bad(c, "too many notes");
+	arr = realloc((void *)m->notes, (m->nnotes + 1) * sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	m->notes = arr;
+	n = &arr[m->nnotes];
+	memset(n, 0, sizeof(*n));
+	m->nnotes++;
+	err = take_u16(c, &n->event_id, "note event id");
+	err = err ?: take_str16(c, (char **)&n->key, "note key");
+	err = err ?: take(c, &len, 4, "note length");
+	if (err)
+		return err;
+	if (len > c->left)
+		return bad(c, "note longer than its section");
+	/* one more byte, a NUL, so that text notes can be used as strings */
+	data = malloc((size_t)len + 1);
+	if (!data)
+		return -ENOMEM;
+	memcpy(data, c->p, len);
+	((char *)data)[len] = '\0';
+	n->data = data;
+	n->len = len;
+	c->p += len;
+	c->left -= len;
+	return 0;
+}
+
 /* NUL-terminated copy of a section; a string of a capture is only shown. */
 static int section_string(struct cursor *c, uint32_t len, const char **out)
 {
@@ -342,6 +400,8 @@ static int parse_section(struct rc_parsed_header *h, uint16_t id, struct cursor 
 		return parse_enum(h, sc);
 	case RC_SEC_EVENT:
 		return parse_event(h, sc);
+	case RC_SEC_NOTE:
+		return parse_note(h, sc);
 	default:
 		return 0; /* a section a newer minor version added: skip it */
 	}
@@ -400,26 +460,14 @@ int rc_parse_header(struct rc_parsed_header *h, const void *buf, size_t len, cha
 
 void rc_parsed_header__free(struct rc_parsed_header *h)
 {
-	uint32_t i, j;
+	uint32_t i;
 
-	for (i = 0; i < h->schema.nevents; i++) {
-		const struct rc_event_desc *ev = &h->schema.events[i];
-
-		for (j = 0; j < ev->nfields; j++)
-			free((void *)ev->fields[j].name);
-		free((void *)ev->fields);
-		free((void *)ev->name);
+	rc_schema__clear(&h->schema);
+	for (i = 0; i < h->meta.nnotes; i++) {
+		free((void *)h->meta.notes[i].key);
+		free((void *)h->meta.notes[i].data);
 	}
-	for (i = 0; i < h->schema.nenums; i++) {
-		const struct rc_enum *e = &h->schema.enums[i];
-
-		for (j = 0; j < e->cnt; j++)
-			free((void *)e->entries[j].name);
-		free((void *)e->entries);
-		free((void *)e->name);
-	}
-	free((void *)h->schema.events);
-	free((void *)h->schema.enums);
+	free((void *)h->meta.notes);
 	free((void *)h->meta.host);
 	free((void *)h->meta.kernel);
 	free((void *)h->meta.arch);

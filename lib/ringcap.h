@@ -96,6 +96,14 @@ struct rc_schema {
 
 /* The events and enums of ringcap's built-in sources. */
 const struct rc_schema *rc_builtin_schema(void);
+/* A schema of one's own, a deep copy of @base (NULL: empty), to add events and enums to. */
+struct rc_schema *rc_schema__new(const struct rc_schema *base);
+/* Add a deep copy of @ev (of @e): -EEXIST when its id is taken. */
+int rc_schema__add_event(struct rc_schema *s, const struct rc_event_desc *ev);
+int rc_schema__add_enum(struct rc_schema *s, const struct rc_enum *e);
+void rc_schema__free(struct rc_schema *s);
+/* Free what a schema built by the functions above holds, not the schema itself. */
+void rc_schema__clear(struct rc_schema *s);
 const struct rc_event_desc *rc_schema__event(const struct rc_schema *s, uint16_t id);
 const struct rc_event_desc *rc_schema__event_by_name(const struct rc_schema *s, const char *name);
 const struct rc_enum *rc_schema__enum(const struct rc_schema *s, uint16_t id);
@@ -120,11 +128,31 @@ struct rc_rec_hdr {
 #define RC_REC_ALIGN 8
 #define RC_REC_MAX   65528 /* largest record size */
 
+/*
+ * A DATA_LOC or REL_LOC field of @rec as the plain field its data makes:
+ * a STR of the data's length, or an array of its elements (count may be
+ * 0). Other fields are copied as they are. -EBADMSG when the data lies
+ * outside the record or its length is not whole elements.
+ */
+int rc_field__resolve(const struct rc_field *f, const struct rc_rec_hdr *rec, struct rc_field *out);
+
 /* Read field @f (element @idx) of @rec as an integer. */
 uint64_t rc_field__u64(const struct rc_field *f, const void *rec, unsigned int idx);
 int64_t rc_field__s64(const struct rc_field *f, const void *rec, unsigned int idx);
 
 /* ---- capture metadata and counters ------------------------------------ */
+
+/*
+ * A note in the capture header about an event (event_id) or the capture
+ * (0): a tracepoint's format text, a uprobe's binary and build-id, a BPF
+ * object's BTF. Keys are short names ("format", "path", "build_id", "btf").
+ */
+struct rc_note {
+	uint16_t event_id;
+	const char *key;
+	const void *data;
+	uint32_t len;
+};
 
 struct rc_meta {
 	uint16_t version_major;
@@ -143,7 +171,12 @@ struct rc_meta {
 	const char *arch;
 	const char *cmdline;
 	const struct rc_schema *schema;
+	uint32_t nnotes;
+	const struct rc_note *notes;
 };
+
+/* The note @key about @event_id, or NULL. */
+const struct rc_note *rc_meta__note(const struct rc_meta *m, uint16_t event_id, const char *key);
 
 enum rc_transport {
 	RC_TRANSPORT_AUTO = 0, /* ringbuf where the kernel has it, else perfbuf */
@@ -329,6 +362,7 @@ void rc_summary__free(struct rc_summary *s);
 /* ---- filters ---------------------------------------------------------- */
 
 #define RC_MAX_EVENT_ID_API 4095 /* event ids are 1 to this (ringcap-file(5)) */
+#define RC_FIRST_DYN_ID	    256	 /* ids from here: events described at record time */
 
 /* Lists are empty for "any"; since/until in the capture clock (0, UINT64_MAX: any). */
 struct rc_filter {
@@ -401,7 +435,31 @@ struct rc_record_opts {
 	unsigned int flush_ms;	/* the longest a record waits to be written; 0: 1000 */
 	unsigned int wakeup_ms; /* read the ring at least this often; 0: every flush_ms */
 	bool no_compress;	/* chunks stored uncompressed (still zstd frames) */
+	/* tracepoints by name: "SYSTEM:NAME", globs allowed ("block:*") */
+	const char *const *tracepoints;
+	size_t ntracepoints;
+	/* "uprobe:PATH:FUNCTION" or "uretprobe:PATH:FUNCTION" */
+	const char *const *uprobes;
+	size_t nuprobes;
+	/*
+	 * A user's BPF object to record instead of ringcap's programs: its
+	 * ring (bpf_map, or the only one) drained, its records decoded as
+	 * struct event_type (NULL: kept raw), its const volatile globals set
+	 * by "NAME=VALUE" assignments.
+	 */
+	const char *bpf_object;
+	const char *bpf_map;
+	const char *event_type;
+	const char *const *bpf_sets;
+	size_t nbpf_sets;
 };
+
+/*
+ * Call @fn for each tracepoint "SYSTEM:NAME" that @pattern matches (globs;
+ * NULL: every one), in order. Returns the number of matches, or -errno.
+ */
+int rc_list_tracepoints(const char *pattern,
+			int (*fn)(const char *system, const char *name, void *ctx), void *ctx);
 
 struct rc_session;
 
