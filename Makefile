@@ -40,7 +40,7 @@ LIBS := $(shell $(PKG_CONFIG) --libs libbpf libzstd zlib libxxhash 2>/dev/null |
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP
 
-BPF_NAMES := syscalls sched follow
+BPF_NAMES := syscalls sched follow dyn
 SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES))
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS)) $(OUTPUT)/lib/syscall_names.o
@@ -61,7 +61,12 @@ endif
 .SECONDARY:
 .PHONY: all check test clean install man demo fuzz valgrind bench bench-burst
 
-all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load man
+# BPF objects of users' kind: the examples, and the tests' own (record --bpf)
+USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
+	$(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
+
+all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load man \
+	$(USER_BPF)
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
 	$(Q)mkdir -p $@
@@ -87,6 +92,21 @@ $(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# As the README tells users to build theirs: UAPI headers only, -g for BTF.
+# Debian keeps <asm/types.h> under the multiarch directory.
+UAPI_ASM := -I/usr/include/$(shell uname -m)-linux-gnu
+$(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf $(UAPI_ASM) -Wall -Werror -c $< -o $@
+
+# the tests' own: some use vmlinux.h
+$(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(UAPI_ASM) -I$(OUTPUT) -Wall \
+		-Werror -c $< -o $@
 
 # The syscall names of the build machine, stored into every capture so that
 # report decodes them anywhere.
@@ -176,15 +196,17 @@ fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
 	$(Q)echo "fuzz: replayed $$(ls tests/fuzz/regressions $(OUTPUT)/fuzz-seeds | wc -l) inputs;" \
 		"$$(grep -o 'Done [0-9]* runs' $(OUTPUT)/fuzz.log | tail -n 1) in $(FUZZ_SECONDS) s, no crash"
 
-test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load
+test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load $(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
 
 # The integration tests with every ringcap they start under valgrind's
 # memcheck (normal build: valgrind and ASan do not mix).
-valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load
+valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load \
+	$(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t record_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t stat_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t cli_
+	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t dyn_
 
 $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 	$(call msg,CC,$@)

@@ -126,6 +126,21 @@ static __always_inline void rc_count_drop(__u16 type)
 		__sync_fetch_and_add(&st->dropped[type & (RC_EV_SLOTS - 1)], 1);
 }
 
+/* Fill the common header of a record of @type and @size for the current task. */
+static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, __u16 type, __u32 size)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->ts = bpf_ktime_get_boot_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	h->flags = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+
 /*
  * Reserve a record of @type, counting it as made, and as dropped when the
  * ring is full. Fills the common header: the timestamp is taken after the
@@ -137,7 +152,6 @@ static __always_inline void *rc_reserve(__u16 type, __u32 size)
 {
 	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_hdr *h;
-	__u64 id;
 
 	if (st)
 		__sync_fetch_and_add(&st->made[type & (RC_EV_SLOTS - 1)], 1);
@@ -152,16 +166,23 @@ static __always_inline void *rc_reserve(__u16 type, __u32 size)
 		rc_count_drop(type);
 		return NULL;
 	}
-	id = bpf_get_current_pid_tgid();
-	h->ts = bpf_ktime_get_boot_ns();
-	h->pid = id >> 32;
-	h->tid = (__u32)id;
-	h->type = type;
-	h->size = size;
-	h->cpu = bpf_get_smp_processor_id();
-	h->flags = 0;
-	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	rc_fill_hdr(h, type, size);
 	return h;
+}
+
+/*
+ * ringbuf: wake the reader only when knobs.wakeup_bytes of data are
+ * pending. Every submit at or above the mark forces a wakeup (not only the
+ * one that crosses it): with two CPUs producing, both can see the mark
+ * already passed, and a single crossing record would be missed.
+ */
+static __always_inline __u64 rc_wakeup_flags(void)
+{
+	if (!knobs.wakeup_bytes)
+		return 0;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes
+		   ? BPF_RB_FORCE_WAKEUP
+		   : BPF_RB_NO_WAKEUP;
 }
 
 /* --snapshot-on: tell user space that a record of the chosen kind was made. */
@@ -178,12 +199,8 @@ static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
 }
 
 /*
- * Submit a record of @size bytes from rc_reserve().
- *
- * ringbuf: wake the reader only when knobs.wakeup_bytes of data are
- * pending. Every submit at or above the mark forces a wakeup (not only the
- * one that crosses it): with two CPUs producing, both can see the mark
- * already passed, and a single crossing record would be missed.
+ * Submit a record of @size bytes from rc_reserve(); ringbuf: waking the
+ * reader as rc_wakeup_flags() says.
  *
  * perfbuf: copy it to this CPU's ring; the perf event's own settings
  * decide the wakeups. A full ring counts a drop here, and the kernel
@@ -191,8 +208,6 @@ static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
  */
 static __always_inline void rc_submit(void *ctx, void *rec, __u32 size)
 {
-	__u64 flags = 0;
-
 	if (knobs.transport == RC_KNOB_PERFBUF) {
 		struct rc_ev_hdr *h = rec;
 
@@ -202,11 +217,7 @@ static __always_inline void rc_submit(void *ctx, void *rec, __u32 size)
 			rc_trigger(ctx, h);
 		return;
 	}
-	if (knobs.wakeup_bytes)
-		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes
-			    ? BPF_RB_FORCE_WAKEUP
-			    : BPF_RB_NO_WAKEUP;
-	bpf_ringbuf_submit(rec, flags);
+	bpf_ringbuf_submit(rec, rc_wakeup_flags());
 }
 
 #endif /* RINGCAP_COMMON_BPF_H */

@@ -167,4 +167,50 @@ struct rc_bpf_stats {
 	__u64 filtered[RC_EV_SLOTS];
 };
 
+/*
+ * Events described at record time (tracepoints by name, uprobes, a user's
+ * BPF object): ids RC_DYN_BASE + index, counted per index in the dstats
+ * map, not in rc_bpf_stats.
+ */
+#define RC_DYN_BASE 256
+#define RC_DYN_MAX  1024
+_Static_assert(RC_DYN_BASE + RC_DYN_MAX <= 4096, "dynamic ids are event ids");
+
+struct rc_dyn_stats {
+	__u64 made;
+	__u64 dropped;
+	__u64 filtered;
+};
+
+/* A tracepoint's record: the raw record the kernel made, after the header. */
+#define RC_TP_MAX_RAW	  8192 /* PERF_MAX_TRACE_SIZE: the most a tracepoint gives */
+#define RC_TP_MAX_LOCS	  8
+#define RC_TP_F_TRUNCATED 0x1 /* hdr.flags: the raw record was longer than RC_TP_MAX_RAW */
+
+/* tpconf map value, keyed by the event's id (the link's cookie) */
+struct rc_tp_conf {
+	__u16 type;	 /* RC_DYN_BASE + index */
+	__u16 fixed;	 /* the raw record's fixed part */
+	__u16 nlocs;	 /* __data_loc / __rel_loc words to follow */
+	__u16 ftrace_id; /* the tracepoint's, its records' common_type */
+	__u16 loc_off[RC_TP_MAX_LOCS];
+	__u8 loc_rel[RC_TP_MAX_LOCS];
+};
+_Static_assert(sizeof(struct rc_tp_conf) == 32, "rc_tp_conf layout");
+
+#define RC_UPROBE_NARGS 6
+
+/* the bpf_cookie of a uprobe link: RC_DYN_BASE + index */
+struct rc_ev_uprobe {
+	struct rc_ev_hdr hdr;
+	__u64 args[RC_UPROBE_NARGS];
+};
+_Static_assert(sizeof(struct rc_ev_uprobe) == 88, "rc_ev_uprobe layout");
+
+struct rc_ev_uretprobe {
+	struct rc_ev_hdr hdr;
+	__u64 ret;
+};
+_Static_assert(sizeof(struct rc_ev_uretprobe) == 48, "rc_ev_uretprobe layout");
+
 #endif /* RINGCAP_BPF_EVENTS_H */

@@ -43,8 +43,14 @@ void status_clear(bool tty);
 #define RC_DEFAULT_PERFBUF (8ull << 20) /* each CPU's */
 #define RC_MAX_PIDS	   1024
 
+#define RC_MAX_SPECS 256 /* tracepoint globs and probes in -e */
+
 struct scope {
-	const char *events;
+	const char *events; /* -e, every one given joined by commas */
+	char *events_buf;
+	const char *tracepoints[RC_MAX_SPECS]; /* scope_to_opts(): into events_copy */
+	const char *uprobes[RC_MAX_SPECS];
+	char *events_copy;
 	const char *comm;
 	pid_t pids[RC_MAX_PIDS];
 	size_t npids;

@@ -2,6 +2,7 @@
 /* ringcap record: argument parsing, the workload, signals and the summary. */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,13 @@ enum {
 	OPT_SNAPSHOT_ON,
 	OPT_COMPRESS_LEVEL,
 	OPT_NO_COMPRESS,
+	OPT_BPF,
+	OPT_MAP,
+	OPT_EVENT_TYPE,
+	OPT_SET,
 };
+
+#define MAX_SETS 64
 
 static struct env {
 	const char *output;
@@ -34,6 +41,10 @@ static struct env {
 	const char *snapshot_on;
 	int compress_level;
 	bool no_compress;
+	bool list;
+	const char *bpf, *map, *event_type;
+	const char *sets[MAX_SETS];
+	size_t nsets;
 } env;
 
 static const struct argp_option opts[] = {
@@ -53,6 +64,18 @@ static const struct argp_option opts[] = {
 	  "zstd level, from -7 (fastest) to 19 (smallest) (default: 1)" },
 	{ "no-compress", OPT_NO_COMPRESS, NULL, 0,
 	  "Store records uncompressed (about 90 times the disk, for little CPU saved)" },
+	{ "bpf", OPT_BPF, "OBJECT", 0,
+	  "Record a BPF object of your own instead of ringcap's programs: its programs attached "
+	  "by their SEC() names, its ring buffer or perf event array drained" },
+	{ "map", OPT_MAP, "NAME", 0, "With --bpf: the map to drain (default: the only ring)" },
+	{ "event-type", OPT_EVENT_TYPE, "STRUCT", 0,
+	  "With --bpf: the struct the object's records are, from its BTF, for report to decode "
+	  "(default: records kept as bytes)" },
+	{ "set", OPT_SET, "NAME=VALUE", 0,
+	  "With --bpf: set a const volatile global of the object before it loads (repeatable)" },
+	{ "list", 'l', NULL, 0,
+	  "List the events -e takes (ringcap's, and the kernel's tracepoints), or those "
+	  "matching the glob given as argument, like 'block:*'" },
 	{},
 };
 
@@ -99,7 +122,28 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_NO_COMPRESS:
 		env.no_compress = true;
 		break;
+	case 'l':
+		env.list = true;
+		break;
+	case OPT_BPF:
+		env.bpf = arg;
+		break;
+	case OPT_MAP:
+		env.map = arg;
+		break;
+	case OPT_EVENT_TYPE:
+		env.event_type = arg;
+		break;
+	case OPT_SET:
+		if (!strchr(arg, '='))
+			argp_error(state, "invalid --set '%s': give NAME=VALUE", arg);
+		if (env.nsets == MAX_SETS)
+			argp_error(state, "too many --set: at most %d", MAX_SETS);
+		env.sets[env.nsets++] = arg;
+		break;
 	case ARGP_KEY_END:
+		if (env.list)
+			break; /* the argument is a glob, not a command */
 		if (env.snapshot_on && !env.overwrite)
 			argp_error(state,
 				   "--snapshot-on is for the flight recorder: add --overwrite");
@@ -110,10 +154,49 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			scope.transport = RC_TRANSPORT_PERFBUF;
 		if (env.no_compress && env.compress_level)
 			argp_error(state, "--no-compress and --compress-level exclude each other");
+		if (!env.bpf && (env.map || env.event_type || env.nsets))
+			argp_error(state, "--map, --event-type and --set are for --bpf OBJECT");
+		if (env.bpf && scope.events_buf)
+			argp_error(state, "--bpf records the object's own events: drop -e");
+		if (env.bpf && env.overwrite)
+			argp_error(state, "--overwrite is for ringcap's own programs, not --bpf");
 		scope_check(state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int print_tracepoint(const char *system, const char *name, void *ctx)
+{
+	char full[256];
+
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	printf("  %-50s [Tracepoint event]\n", full);
+	return 0;
+}
+
+/* record -l [GLOB]: ringcap's own events, then the kernel's tracepoints, as perf list does. */
+static int list_events(const char *glob)
+{
+	const struct rc_schema *sc = rc_builtin_schema();
+	uint32_t i;
+	int n;
+
+	if (!glob || !fnmatch(glob, "syscalls", 0))
+		printf("  %-50s [ringcap: every syscall, entry and exit paired]\n", "syscalls");
+	if (!glob || !fnmatch(glob, "sched", 0))
+		printf("  %-50s [ringcap: the sched:* events below]\n", "sched");
+	for (i = 0; i < sc->nevents; i++)
+		if (strchr(sc->events[i].name, ':') && strncmp(sc->events[i].name, "ringcap:", 8) &&
+		    (!glob || !fnmatch(glob, sc->events[i].name, 0)))
+			printf("  %-50s [ringcap event]\n", sc->events[i].name);
+	fflush(stdout);
+	n = rc_list_tracepoints(glob, print_tracepoint, NULL);
+	if (n < 0) {
+		say("cannot list the kernel's tracepoints: %s\n", strerror(-n));
+		return n;
 	}
 	return 0;
 }
@@ -275,11 +358,22 @@ int cmd_record(int argc, char **argv)
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
+	if (env.list)
+		return list_events(scope.cmd && scope.cmd[0] ? scope.cmd[0] : NULL);
 	err = scope_to_opts(&ro, argc, argv);
 	ro.flush_ms = env.flush_ms;
 	ro.overwrite = env.overwrite;
 	ro.compress_level = env.compress_level;
 	ro.no_compress = env.no_compress;
+	if (env.bpf) {
+		ro.events = 0;
+		ro.ntracepoints = ro.nuprobes = 0;
+		ro.bpf_object = env.bpf;
+		ro.bpf_map = env.map;
+		ro.event_type = env.event_type;
+		ro.bpf_sets = env.sets;
+		ro.nbpf_sets = env.nsets;
+	}
 	if (!err && env.snapshot_on)
 		err = parse_snapshot_on(&ro, env.snapshot_on);
 	err = err ?: install_signals();

@@ -265,6 +265,25 @@ static const char *event_name(const struct rc_meta *m, uint64_t id)
 	return ev ? ev->name : "?";
 }
 
+/*
+ * record --bpf kept records that were not the size of their struct as
+ * bytes: say so once for each such event, so that nobody mistakes them.
+ */
+static void warn_raw(const struct rc_meta *m, uint16_t id)
+{
+	static uint8_t said[RC_MAX_EVENT_ID_API + 1];
+	const struct rc_note *n;
+
+	if (said[id])
+		return;
+	said[id] = 1;
+	n = rc_meta__note(m, id, "raw_of");
+	if (n)
+		say("warning: some records were not the size of %.*s: they are shown as "
+		    "bytes (event %s)\n",
+		    (int)n->len, (const char *)n->data, event_name(m, id));
+}
+
 static const char *syscall_name(const struct rc_meta *m, uint64_t nr, char *buf, size_t len)
 {
 	const struct rc_event_desc *ev = rc_schema__event_by_name(m->schema, "syscall");
@@ -443,6 +462,8 @@ int cmd_report(int argc, char **argv)
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		if (!rc_filter__match(&filter, rec))
 			continue;
+		if (rec->type >= RC_FIRST_DYN_ID)
+			warn_raw(m, rec->type);
 		err = analysing ? analyse(&a, m, rec) : report_out__event(out, rec);
 		if (err)
 			break;

@@ -26,8 +26,9 @@ enum {
 
 static const struct argp_option scope_opts[] = {
 	{ "event", 'e', "EVENTS", 0,
-	  "Events: syscalls, sched, or event names, comma-separated (default: " RC_DEFAULT_EVENTS
-	  ")" },
+	  "Events, comma-separated, and -e may be repeated: syscalls, sched, ringcap's event "
+	  "names, any tracepoint as SYSTEM:NAME (globs: 'block:*'), uprobe:BINARY:FUNCTION, "
+	  "uretprobe:BINARY:FUNCTION (default: " RC_DEFAULT_EVENTS ")" },
 	{ "all-cpus", 'a', NULL, 0, "System-wide (the default without -p or a command)" },
 	{ "pid", 'p', "PID[,PID...]", 0, "Only these processes" },
 	{ "comm", OPT_COMM, "NAME", 0, "Only tasks with this command name" },
@@ -134,6 +135,23 @@ static void parse_wakeup(const char *arg, struct argp_state *state)
 	scope.wakeup_events = 0;
 }
 
+/* -e again: the lists add up. */
+static void add_events(const char *arg, struct argp_state *state)
+{
+	char *joined;
+
+	if (!*arg)
+		argp_error(state, "-e needs event names: like -e syscalls or -e 'block:*'");
+	if (!scope.events_buf)
+		joined = strdup(arg);
+	else if (asprintf(&joined, "%s,%s", scope.events_buf, arg) < 0)
+		joined = NULL;
+	if (!joined)
+		argp_failure(state, 1, ENOMEM, "-e");
+	free(scope.events_buf);
+	scope.events = scope.events_buf = joined;
+}
+
 static error_t parse_scope(int key, char *arg, struct argp_state *state)
 {
 	long page = sysconf(_SC_PAGESIZE), v;
@@ -141,7 +159,7 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'e':
-		scope.events = arg;
+		add_events(arg, state);
 		scope.given = true;
 		break;
 	case 'a':
@@ -260,18 +278,57 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv)
+/*
+ * -e's list: ringcap's own events into the mask, probes and tracepoints
+ * into their lists. What is neither is a tracepoint glob, which the
+ * session looks up in tracefs.
+ */
+static int split_events(struct rc_record_opts *ro)
 {
-	char bad[64];
+	char *tok, *save = NULL, bad[64];
+	size_t ntp = 0, nup = 0;
 
-	*ro = (struct rc_record_opts){ .sz = sizeof(*ro) };
-	if (rc_parse_events(scope.events, &ro->events, bad, sizeof(bad))) {
-		say("unknown event '%s': choose from syscalls, sched, sched:sched_switch, "
-		    "sched:sched_wakeup, sched:sched_process_fork, sched:sched_process_exec, "
-		    "sched:sched_process_exit\n",
-		    bad);
+	free(scope.events_copy);
+	scope.events_copy = strdup(scope.events);
+	if (!scope.events_copy)
+		return -ENOMEM;
+	for (tok = strtok_r(scope.events_copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint32_t mask;
+		bool probe = !strncmp(tok, "uprobe:", 7) || !strncmp(tok, "uretprobe:", 10);
+
+		if (!probe && !rc_parse_events(tok, &mask, bad, sizeof(bad))) {
+			ro->events |= mask;
+			continue;
+		}
+		if ((probe ? nup : ntp) == RC_MAX_SPECS) {
+			say("too many -e entries: at most %d tracepoint globs and %d probes\n",
+			    RC_MAX_SPECS, RC_MAX_SPECS);
+			return -E2BIG;
+		}
+		if (probe)
+			scope.uprobes[nup++] = tok;
+		else
+			scope.tracepoints[ntp++] = tok;
+	}
+	if (!ro->events && !ntp && !nup) {
+		say("no events in -e '%s': give syscalls, sched, SYSTEM:NAME or "
+		    "uprobe:BINARY:FUNCTION\n",
+		    scope.events);
 		return -EINVAL;
 	}
+	ro->tracepoints = scope.tracepoints;
+	ro->ntracepoints = ntp;
+	ro->uprobes = scope.uprobes;
+	ro->nuprobes = nup;
+	return 0;
+}
+
+int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv)
+{
+
+	*ro = (struct rc_record_opts){ .sz = sizeof(*ro) };
+	if (split_events(ro))
+		return -EINVAL;
 	ro->pids = scope.pids;
 	ro->npids = scope.npids;
 	ro->follow_forks = scope.cmd != NULL;

@@ -25,9 +25,13 @@
 #include "syscalls.skel.h"
 #include "sched.skel.h"
 #include "follow.skel.h"
+#include "dyn.skel.h"
+#include "dyn.h"
+#include "userbpf.h"
 
 _Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
 _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");
+_Static_assert(RC_DYN_BASE == RC_FIRST_DYN_ID, "dynamic event ids");
 
 #define NBATCH	    8
 #define BATCH_SIZE  (1u << 20)
@@ -61,6 +65,14 @@ struct rc_session {
 	struct syscalls_bpf *sys;
 	struct sched_bpf *sched;
 	struct follow_bpf *follow;
+	struct dyn_bpf *dyn;	      /* tracepoints by name, uprobes */
+	struct rc_dyn_set dset;	      /* their events */
+	struct rc_schema *schema;     /* built-in events and dset's */
+	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
+	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */
+	size_t nentries_max;
+	struct rc_user *user;	   /* --bpf: the user's object, instead of ours */
+	uint64_t *ulost;	   /* --bpf: each CPU's perf ring's losses */
 	int events_fd, targets_fd, stats_fd, notify_fd;
 	enum rc_transport transport;
 	struct rc_ringbuf rb;
@@ -199,6 +211,179 @@ static int load_failed(const char *what, int err)
 	return err;
 }
 
+static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->ev[i].kind == kind)
+			return true;
+	return false;
+}
+
+/* Tell the tracepoint program about each tracepoint: by its ftrace id. */
+static int fill_tpconf(struct rc_session *s)
+{
+	int fd = bpf_map__fd(s->dyn->maps.tpconf);
+	size_t i;
+
+	for (i = 0; i < s->dset.n; i++) {
+		const struct rc_dyn_event *e = &s->dset.ev[i];
+		struct rc_tp_conf c = { .type = e->id,
+					.fixed = e->tp.size,
+					.nlocs = e->tp.nlocs,
+					.ftrace_id = e->tp.id };
+		__u32 key = e->id;
+		uint16_t k;
+
+		if (e->kind != RC_DYN_TP)
+			continue;
+		for (k = 0; k < e->tp.nlocs && k < RC_TP_MAX_LOCS; k++) {
+			c.loc_off[k] = e->tp.loc_off[k];
+			c.loc_rel[k] = e->tp.loc_rel[k];
+		}
+		if (bpf_map_update_elem(fd, &key, &c, BPF_ANY) < 0) {
+			pr_warn("failed to configure tracepoint %s: %s\n", e->name,
+				strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+static int open_dyn(struct rc_session *s, const struct rc_knobs *k)
+{
+	struct dyn_bpf *d = dyn_bpf__open();
+	int err;
+
+	if (!d)
+		return load_failed("tracepoint and uprobe", -errno);
+	s->dyn = d;
+	d->rodata->knobs = *k;
+	bpf_program__set_autoload(d->progs.handle_tp, have_kind(&s->dset, RC_DYN_TP));
+	bpf_program__set_autoload(d->progs.handle_uprobe, have_kind(&s->dset, RC_DYN_UPROBE));
+	bpf_program__set_autoload(d->progs.handle_uretprobe, have_kind(&s->dset, RC_DYN_URETPROBE));
+	err = share_maps(s, d->maps.events, d->maps.targets, d->maps.stats, d->maps.notify);
+	err = err ?: dyn_bpf__load(d);
+	if (err)
+		return load_failed("tracepoint and uprobe", err);
+	return fill_tpconf(s);
+}
+
+static int batch_put(struct rc_session *s, const void *rec, size_t len);
+static void count_captured(struct rc_session *s, const void *rec);
+
+/* --bpf: a record of the user's, wrapped. */
+static int user_put(void *ctx, const void *rec, size_t len)
+{
+	struct rc_session *s = ctx;
+	int err = batch_put(s, rec, len);
+
+	if (!err)
+		count_captured(s, rec);
+	return err;
+}
+
+/* --bpf, a perf event array: the kernel's count of what it could not write, as a record. */
+static int user_lost(void *ctx, int cpu, uint64_t n)
+{
+	struct rc_session *s = ctx;
+	struct rc_rec_lost l = { .hdr = { .ts = rc_now_ns(CLOCK_BOOTTIME),
+					  .type = RC_REC_LOST,
+					  .size = sizeof(l),
+					  .cpu = cpu },
+				 .lost = n };
+
+	if (cpu < 0 || cpu >= s->ncpus)
+		return -EINVAL;
+	s->ulost[cpu] += n;
+	return batch_put(s, &l, sizeof(l));
+}
+
+static int open_user(struct rc_session *s)
+{
+	struct rc_user_opts uo = { .path = s->opts.bpf_object,
+				   .map = s->opts.bpf_map,
+				   .event_type = s->opts.event_type,
+				   .sets = s->opts.bpf_sets,
+				   .nsets = s->opts.nbpf_sets,
+				   .put = user_put,
+				   .lost = user_lost,
+				   .ctx = s };
+
+	if (s->opts.events || s->dset.n) {
+		pr_warn("--bpf records the object's own events: drop -e\n");
+		return -EINVAL;
+	}
+	s->user = rc_user__open(&uo, &s->dset, s->schema);
+	if (!s->user)
+		return -errno;
+	s->transport = s->opts.transport = rc_user__transport(s->user);
+	return 0;
+}
+
+/*
+ * ringcap's own events and enums, but for an event a tracepoint of the
+ * same name recorded through the generic program stands for: a name has
+ * one meaning in a capture.
+ */
+static int add_builtin(struct rc_session *s)
+{
+	const struct rc_schema *b = rc_builtin_schema();
+	uint32_t i;
+	size_t k;
+	int err = 0;
+
+	for (i = 0; !err && i < b->nenums; i++)
+		err = rc_schema__add_enum(s->schema, &b->enums[i]);
+	for (i = 0; !err && i < b->nevents; i++) {
+		bool shadowed = false;
+
+		for (k = 0; k < s->dset.n && !shadowed; k++)
+			shadowed = !strcmp(s->dset.ev[k].name, b->events[i].name);
+		if (!shadowed)
+			err = rc_schema__add_event(s->schema, &b->events[i]);
+	}
+	return err;
+}
+
+/* Find the events -e names beyond the built-in ones, and describe them. */
+static int describe_dyn(struct rc_session *s)
+{
+	size_t i, n;
+	int err = 0;
+
+	s->schema = rc_schema__new(NULL);
+	if (!s->schema)
+		return -errno;
+	s->dset.builtin_mask = s->opts.events;
+	for (i = 0; !err && i < s->opts.ntracepoints; i++)
+		err = rc_dyn__add_tracepoints(&s->dset, s->opts.tracepoints[i]);
+	for (i = 0; !err && i < s->opts.nuprobes; i++)
+		err = rc_dyn__add_uprobe(&s->dset, s->opts.uprobes[i]);
+	if (!err && s->opts.bpf_object)
+		err = open_user(s);
+	if (err)
+		return err;
+	if (!s->opts.events && !s->dset.n) {
+		pr_warn("no events to record: give -e\n");
+		return -EINVAL;
+	}
+	err = add_builtin(s) ?: rc_dyn__describe(&s->dset, s->schema);
+	if (err)
+		return err;
+	n = s->dset.n ? s->dset.n : 1;
+	s->dcaptured = calloc((size_t)s->ncpus * n, sizeof(*s->dcaptured));
+	s->dpercpu = calloc(s->ncpus, sizeof(*s->dpercpu));
+	s->ulost = calloc(s->ncpus, sizeof(*s->ulost));
+	/* one entry per CPU and event, and one per event for all CPUs (missed) */
+	s->nentries_max = (size_t)(s->ncpus + 1) * (RC_EV_MAX + s->dset.n);
+	s->last.entries = calloc(s->nentries_max, sizeof(*s->last.entries));
+	if (!s->dcaptured || !s->dpercpu || !s->ulost || !s->last.entries)
+		return -ENOMEM;
+	return 0;
+}
+
 static int open_sources(struct rc_session *s)
 {
 	uint32_t ev = s->opts.events;
@@ -238,6 +423,11 @@ static int open_sources(struct rc_session *s)
 		err = err ?: sched_bpf__load(sk);
 		if (err)
 			return load_failed("sched", err);
+	}
+	if (s->dset.n) {
+		err = open_dyn(s, &k);
+		if (err)
+			return err;
 	}
 	if (s->opts.follow_forks) {
 		s->follow = follow_bpf__open();
@@ -301,6 +491,8 @@ int rc_session__add_target(struct rc_session *s, pid_t pid)
 	__u32 key = pid;
 	__u8 one = 1;
 
+	if (s->user)
+		return 0; /* the user's programs choose what they trace */
 	if (bpf_map_update_elem(s->targets_fd, &key, &one, BPF_ANY) < 0) {
 		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(errno));
 		return -errno;
@@ -359,12 +551,13 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 	}
 	s->captured = calloc(s->ncpus, sizeof(*s->captured));
 	s->percpu = calloc(s->ncpus, sizeof(*s->percpu));
-	/* one entry per CPU and event, and one per event for all CPUs (missed) */
-	s->last.entries = calloc((size_t)(s->ncpus + 1) * RC_EV_MAX, sizeof(*s->last.entries));
-	if (!s->captured || !s->percpu || !s->last.entries) {
+	if (!s->captured || !s->percpu) {
 		err = -ENOMEM;
 		goto err_out;
 	}
+	err = describe_dyn(s);
+	if (err)
+		goto err_out;
 	for (i = 0; i < NBATCH; i++) {
 		s->batches[i].buf = malloc(BATCH_SIZE);
 		if (!s->batches[i].buf) {
@@ -373,11 +566,13 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 		}
 		s->free_b[s->nfree++] = &s->batches[i];
 	}
-	err = create_maps(s);
-	err = err ?: open_sources(s);
-	err = err ?: open_transport(s);
-	if (err)
-		goto err_out;
+	if (!s->user) {
+		err = create_maps(s);
+		err = err ?: open_sources(s);
+		err = err ?: open_transport(s);
+		if (err)
+			goto err_out;
+	}
 	for (i = 0; i < opts->npids; i++) {
 		err = rc_session__add_target(s, opts->pids[i]);
 		if (err)
@@ -508,8 +703,8 @@ static bool check_record(void *ctx, const void *rec, uint32_t len)
 		return false;
 	}
 	memcpy(&h, rec, sizeof(h));
-	if (h.size != len || !h.type || h.type >= RC_EV_MAX || h.cpu >= s->ncpus ||
-	    h.size % RC_REC_ALIGN) {
+	if (h.size != len || !h.type || h.cpu >= s->ncpus || h.size % RC_REC_ALIGN ||
+	    (h.type >= RC_EV_MAX && !rc_dyn__event(&s->dset, h.type))) {
 		s->malformed++;
 		return false;
 	}
@@ -521,7 +716,10 @@ static void count_captured(struct rc_session *s, const void *rec)
 	struct rc_ev_hdr h;
 
 	memcpy(&h, rec, sizeof(h));
-	s->captured[h.cpu][h.type]++;
+	if (h.type >= RC_DYN_BASE)
+		s->dcaptured[(size_t)h.cpu * s->dset.n + h.type - RC_DYN_BASE]++;
+	else
+		s->captured[h.cpu][h.type]++;
 }
 
 static bool count_record(void *ctx, const void *rec, uint32_t len)
@@ -534,6 +732,8 @@ static bool count_record(void *ctx, const void *rec, uint32_t len)
 
 static size_t ring_pending(const struct rc_session *s)
 {
+	if (s->user)
+		return 0; /* libbpf's rings do not say */
 	if (s->transport == RC_TRANSPORT_PERFBUF)
 		return rc_perfbuf__pending(&s->pb);
 	return rc_ringbuf__pending(&s->rb);
@@ -542,6 +742,8 @@ static size_t ring_pending(const struct rc_session *s)
 /* One batch's worth from the ring(s); perfbuf: merged, up to @until. */
 static long read_some(struct rc_session *s, uint64_t until)
 {
+	if (s->user)
+		return rc_user__consume(s->user);
 	if (s->transport == RC_TRANSPORT_PERFBUF)
 		return rc_perfbuf__read(&s->pb, s->cur->buf, BATCH_SIZE, &s->cur->len, until,
 					count_record, s);
@@ -633,6 +835,34 @@ long rc_session__snapshot(struct rc_session *s, enum rc_snapshot_why reason)
 }
 
 /* Runs of @prog the kernel skipped: it was already running on that CPU. */
+static uint64_t prog_missed(const struct bpf_program *prog);
+
+/*
+ * One program serves every tracepoint (every uprobe), and the kernel
+ * counts skipped runs per program: they are counted under the first event
+ * that program serves.
+ */
+static void add_dyn_missed(struct rc_session *s, struct rc_stats *st)
+{
+	static const enum rc_dyn_kind kinds[] = { RC_DYN_TP, RC_DYN_UPROBE, RC_DYN_URETPROBE };
+	const struct bpf_program *progs[] = { s->dyn->progs.handle_tp, s->dyn->progs.handle_uprobe,
+					      s->dyn->progs.handle_uretprobe };
+	size_t i, k;
+
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		uint64_t m;
+
+		for (i = 0; i < s->dset.n && s->dset.ev[i].kind != kinds[k]; i++)
+			;
+		if (i == s->dset.n || !(m = prog_missed(progs[k])))
+			continue;
+		st->entries[st->nentries++] = (struct rc_stat_entry){ .cpu = RC_CPU_ANY,
+								      .type = s->dset.ev[i].id,
+								      .missed = m };
+	}
+}
+
+/* Runs of @prog the kernel skipped: it was already running on that CPU. */
 static uint64_t prog_missed(const struct bpf_program *prog)
 {
 	struct bpf_prog_info info = {};
@@ -688,6 +918,56 @@ static void add_missed(struct rc_session *s, struct rc_stats *st)
 		st->entries[st->nentries++] =
 		    (struct rc_stat_entry){ .cpu = RC_CPU_ANY, .type = t, .missed = missed[t] };
 	}
+	if (s->dyn)
+		add_dyn_missed(s, st);
+}
+
+/* The counters of the events of dset, one BPF map read each. */
+static int dyn_stats(struct rc_session *s, struct rc_stats *st)
+{
+	int fd = bpf_map__fd(s->dyn->maps.dstats);
+	__u32 i;
+	int cpu;
+
+	for (i = 0; i < s->dset.n; i++) {
+		if (bpf_map_lookup_elem(fd, &i, s->dpercpu) < 0)
+			return -errno;
+		for (cpu = 0; cpu < s->ncpus; cpu++) {
+			const struct rc_dyn_stats *b = &s->dpercpu[cpu];
+			struct rc_stat_entry e = {
+				cpu,	     RC_DYN_BASE + i,
+				b->made,     b->dropped,
+				b->filtered, s->dcaptured[(size_t)cpu * s->dset.n + i]
+			};
+
+			if (e.made || e.dropped || e.filtered || e.captured)
+				st->entries[st->nentries++] = e;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --bpf: what the user's programs made is what was read, and what a perf
+ * ring lost (counted under the struct's event). A BPF ring buffer that
+ * was full is the programs' to count: the kernel does not.
+ */
+static void user_stats(struct rc_session *s, struct rc_stats *st)
+{
+	uint16_t lost_id = rc_user__event_id(s->user);
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < s->dset.n; i++) {
+		for (cpu = 0; cpu < s->ncpus; cpu++) {
+			uint64_t c = s->dcaptured[(size_t)cpu * s->dset.n + i];
+			uint64_t l = RC_DYN_BASE + i == lost_id ? s->ulost[cpu] : 0;
+			struct rc_stat_entry e = { cpu, RC_DYN_BASE + i, c + l, l, 0, c };
+
+			if (e.made)
+				st->entries[st->nentries++] = e;
+		}
+	}
 }
 
 /* Take the counters now into s->last. */
@@ -697,7 +977,7 @@ static int snapshot_stats(struct rc_session *s)
 	__u32 zero = 0;
 	int cpu, t, n = 0;
 
-	if (bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
+	if (!s->user && bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
 		return -errno;
 	st->ts = rc_now_ns(CLOCK_BOOTTIME);
 	st->ring_size = s->opts.ringbuf_size;
@@ -722,6 +1002,14 @@ static int snapshot_stats(struct rc_session *s)
 		}
 	}
 	st->nentries = n;
+	if (s->dyn) {
+		int err = dyn_stats(s, st);
+
+		if (err)
+			return err;
+	}
+	if (s->user)
+		user_stats(s, st);
 	add_missed(s, st);
 	return 0;
 }
@@ -790,6 +1078,8 @@ static int wait_ring(struct rc_session *s, int ms)
 {
 	int err;
 
+	if (s->user)
+		return rc_user__poll(s->user, ms);
 	if (s->transport == RC_TRANSPORT_RINGBUF)
 		return rc_ringbuf__wait(&s->rb, ms);
 	if (!s->opts.overwrite)
@@ -872,7 +1162,48 @@ static void fill_meta(struct rc_session *s)
 	m->kernel = s->kernel;
 	m->arch = s->uts.machine;
 	m->cmdline = s->opts.cmdline;
-	m->schema = rc_builtin_schema();
+	m->schema = s->schema;
+	m->notes = s->dset.notes;
+	m->nnotes = s->dset.nnotes;
+}
+
+static int attach_dyn(struct rc_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->dset.n; i++) {
+		struct rc_dyn_event *e = &s->dset.ev[i];
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = e->id, .func_name = e->symbol,
+			    .retprobe = e->kind == RC_DYN_URETPROBE);
+
+		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = e->id);
+
+		if (e->kind == RC_DYN_TP)
+			e->link = bpf_program__attach_tracepoint_opts(
+			    s->dyn->progs.handle_tp, e->tp.system, e->tp.name, &to);
+		else
+			e->link = bpf_program__attach_uprobe_opts(
+			    e->kind == RC_DYN_UPROBE ? s->dyn->progs.handle_uprobe
+						     : s->dyn->progs.handle_uretprobe,
+			    -1, e->path, 0, &uo);
+		if (!e->link) {
+			int err = -errno;
+
+			pr_warn("failed to attach to %s: %s\n", e->name, strerror(errno));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void detach_dyn(struct rc_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->dset.n; i++) {
+		bpf_link__destroy(s->dset.ev[i].link);
+		s->dset.ev[i].link = NULL;
+	}
 }
 
 static int attach_sources(struct rc_session *s)
@@ -883,6 +1214,10 @@ static int attach_sources(struct rc_session *s)
 		err = syscalls_bpf__attach(s->sys);
 	if (!err && s->sched)
 		err = sched_bpf__attach(s->sched);
+	if (!err && s->dyn)
+		err = attach_dyn(s);
+	if (!err && s->user)
+		err = rc_user__attach(s->user);
 	/* last: on a shared tracepoint, the sources see a target before it is forgotten */
 	if (!err && s->follow)
 		err = follow_bpf__attach(s->follow);
@@ -899,6 +1234,9 @@ static void detach_sources(struct rc_session *s)
 		sched_bpf__detach(s->sched);
 	if (s->sys)
 		syscalls_bpf__detach(s->sys);
+	detach_dyn(s);
+	if (s->user)
+		rc_user__detach(s->user);
 	s->attached = false;
 }
 
@@ -1042,8 +1380,11 @@ int rc_session__stop(struct rc_session *s)
 	s->stopped = true;
 	detach_sources(s);
 	err = s->opts.overwrite ? final_snapshot(s) : settle(s);
-	if (!err && s->transport == RC_TRANSPORT_PERFBUF && s->w)
+	if (!err && s->transport == RC_TRANSPORT_PERFBUF && s->w && !s->user)
 		err = write_lost_ledger(s);
+	if (s->user && rc_user__mismatched(s->user))
+		pr_warn("%llu records were not the size of struct %s: stored raw, as bytes\n",
+			(unsigned long long)rc_user__mismatched(s->user), s->opts.event_type);
 	err = err ?: push_stats(s);
 	if (s->malformed)
 		pr_warn("%llu malformed records from the ring were discarded\n",
@@ -1097,6 +1438,13 @@ void rc_session__free(struct rc_session *s)
 	syscalls_bpf__destroy(s->sys);
 	sched_bpf__destroy(s->sched);
 	follow_bpf__destroy(s->follow);
+	rc_user__free(s->user);
+	rc_dyn__free(&s->dset);
+	dyn_bpf__destroy(s->dyn);
+	rc_schema__free(s->schema);
+	free(s->dcaptured);
+	free(s->dpercpu);
+	free(s->ulost);
 	if (s->events_fd >= 0)
 		close(s->events_fd);
 	if (s->targets_fd >= 0)

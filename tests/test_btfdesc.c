@@ -2,7 +2,7 @@
 /*
  * lib/btfdesc.c: a BTF struct as an event schema (BTF built in memory), and
  * const volatile globals set in a real object (tests/bpf/globals.bpf.c,
- * built into $RC_TEST_BPF_DIR, by default tests/ of the build directory).
+ * built into $RC_TEST_BPF_DIR, by default tests/bpf/ of the build directory).
  */
 #include <errno.h>
 #include <linux/btf.h>
@@ -427,7 +427,7 @@ static struct bpf_object *open_globals(void)
 	if (dir && *dir)
 		snprintf(path, sizeof(path), "%s/globals.bpf.o", dir);
 	else
-		snprintf(path, sizeof(path), "%s/tests/globals.bpf.o", test__bindir());
+		snprintf(path, sizeof(path), "%s/tests/bpf/globals.bpf.o", test__bindir());
 	if (access(path, R_OK)) {
 		snprintf(why, sizeof(why),
 			 "%s missing: build tests/bpf/globals.bpf.c there, or set RC_TEST_BPF_DIR",

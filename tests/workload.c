@@ -9,11 +9,14 @@
  *   rc_workload steady RATE SECONDS   RATE getppid() a second, evenly, then exit 0
  *   rc_workload bounce N              N getppid(), moving to the next CPU before each
  *   rc_workload seq N                 lseek(-1, i, SEEK_SET) for i = 0 .. N-1: numbered calls
+ *   rc_workload signal N              SIGUSR1 to itself N times, each handled
+ *   rc_workload probe N               rc_probe_target(i, 1000 + i) for i = 0 .. N-1 (uprobes)
  *
  * Statically linked and raw syscalls: it makes exactly the calls it is
  * asked for.
  */
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,22 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static volatile sig_atomic_t handled;
+
+static void on_usr1(int sig)
+{
+	handled++;
+}
+
+long rc_probe_target(long a, long b);
+
+/* Not inlined, and with a body the compiler cannot drop: a uprobe target. */
+__attribute__((noinline, used)) long rc_probe_target(long a, long b)
+{
+	__asm__ volatile("" : : "r"(a), "r"(b) : "memory");
+	return a + b;
+}
 
 int main(int argc, char **argv)
 {
@@ -96,7 +115,23 @@ int main(int argc, char **argv)
 			syscall(__NR_lseek, -1, i, SEEK_SET);
 		return 0;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "signal")) {
+		long i, n = atol(argv[2]);
+
+		signal(SIGUSR1, on_usr1);
+		for (i = 0; i < n; i++)
+			kill(getpid(), SIGUSR1);
+		return handled == n ? 0 : 1;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "probe")) {
+		long i, n = atol(argv[2]), sum = 0;
+
+		for (i = 0; i < n; i++)
+			sum += rc_probe_target(i, 1000 + i);
+		return sum == n * (n - 1) + 1000 * n ? 0 : 1;
+	}
 	fprintf(stderr, "usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
-			"sleep MS | exit CODE | steady RATE SECONDS | bounce N | seq N\n");
+			"sleep MS | exit CODE | steady RATE SECONDS | bounce N | seq N | signal N | "
+			"probe N\n");
 	return 1;
 }

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Events described at record time: any tracepoint by name, and uprobes.
+ *
+ * One tracepoint program serves every tracepoint: user space attaches it
+ * to each one asked for, with the event's id as the link's cookie, and
+ * describes each in tpconf under that id. The program copies the raw
+ * record the kernel made, its fixed part and the variable-length data its
+ * __data_loc/__rel_loc words point at, after ringcap's record header.
+ *
+ * One uprobe and one uretprobe program serve every probe: the link's
+ * cookie is the event's id. Both count per event in dstats.
+ */
+#include "common.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RC_DYN_MAX);
+	__type(key, __u32);
+	__type(value, struct rc_tp_conf);
+} tpconf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RC_DYN_MAX);
+	__type(key, __u32);
+	__type(value, struct rc_dyn_stats);
+} dstats SEC(".maps");
+
+/* a record is built here: header, then the raw record, then padding */
+#define TP_BUF (sizeof(struct rc_ev_hdr) + RC_TP_MAX_RAW + 8)
+
+struct tp_buf {
+	char data[TP_BUF];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tp_buf);
+} tpbuf SEC(".maps");
+
+static __always_inline struct rc_dyn_stats *dyn_stats(__u16 type)
+{
+	__u32 idx = type - RC_DYN_BASE;
+
+	return bpf_map_lookup_elem(&dstats, &idx);
+}
+
+/* The end of the data a __data_loc (or __rel_loc at @off) word points at. */
+static __always_inline __u32 loc_end(void *ctx, __u16 off, bool rel)
+{
+	__u32 loc = 0;
+
+	bpf_probe_read_kernel(&loc, sizeof(loc), ctx + off);
+	return (loc & 0xffff) + (loc >> 16) + (rel ? off + sizeof(loc) : 0);
+}
+
+/* Copy @size bytes of record @buf to the ring; a full ring counts a drop. */
+static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_dyn_stats *st)
+{
+	long err;
+
+	if (knobs.transport == RC_KNOB_PERFBUF)
+		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, size);
+	else
+		err = bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags());
+	if (err)
+		__sync_fetch_and_add(&st->dropped, 1);
+}
+
+SEC("tracepoint")
+int handle_tp(void *ctx)
+{
+	struct rc_dyn_stats *st;
+	struct rc_tp_conf *c;
+	struct rc_ev_hdr *h;
+	__u64 len, size, pad;
+	__u32 key = 0, i;
+	struct trace_entry *common;
+	struct tp_buf *b;
+
+	key = bpf_get_attach_cookie(ctx);
+	c = bpf_map_lookup_elem(&tpconf, &key);
+	if (!c)
+		return 0;
+	st = dyn_stats(c->type);
+	if (!st)
+		return 0;
+	if (!rc_current_wanted()) {
+		__sync_fetch_and_add(&st->filtered, 1);
+		return 0;
+	}
+	__sync_fetch_and_add(&st->made, 1);
+	key = 0;
+	b = bpf_map_lookup_elem(&tpbuf, &key);
+	if (!b)
+		goto drop;
+	h = (void *)b->data;
+	len = c->fixed;
+	for (i = 0; i < RC_TP_MAX_LOCS && i < c->nlocs; i++) {
+		__u64 end = loc_end(ctx, c->loc_off[i], c->loc_rel[i]);
+
+		if (end > len)
+			len = end;
+	}
+	rc_fill_hdr(h, c->type, 0);
+	if (len > RC_TP_MAX_RAW) {
+		len = RC_TP_MAX_RAW;
+		h->flags = RC_TP_F_TRUNCATED;
+	}
+	size = (sizeof(*h) + len + 7) & ~7u;
+	h->size = size;
+	/* the word the record ends in: zeroes in its padding, not what the last one left */
+	pad = (sizeof(*h) + len) & ~7u;
+	barrier_var(pad); /* the check below on the register the store uses */
+	if (pad > TP_BUF - 8)
+		goto drop; /* never: the bound, for the verifier */
+	*(__u64 *)(b->data + pad) = 0;
+	barrier_var(len);
+	if (len > RC_TP_MAX_RAW)
+		goto drop; /* never: the bound, for the verifier */
+	if (bpf_probe_read_kernel(b->data + sizeof(*h), len, ctx))
+		goto drop;
+	barrier_var(size);
+	if (size > TP_BUF)
+		goto drop; /* never: the bound, for the verifier */
+	/*
+	 * The kernel hands BPF the raw record with its first 8 bytes (the
+	 * common_type, flags and preempt count) overwritten by a pt_regs
+	 * pointer: put back what is known, and never a kernel address.
+	 */
+	common = (void *)(b->data + sizeof(*h));
+	common->type = c->ftrace_id;
+	common->flags = 0;
+	common->preempt_count = 0;
+	common->pid = h->tid;
+	output(ctx, b, size, st);
+	return 0;
+drop:
+	/* made, and not in the ring: a drop, so that the counts still add up */
+	__sync_fetch_and_add(&st->dropped, 1);
+	return 0;
+}
+
+#if defined(__TARGET_ARCH_x86)
+#define UPROBE_ARG6(regs) ((regs)->r9)
+#else
+#define UPROBE_ARG6(regs) 0
+#endif
+
+static __always_inline void *reserve_dyn(__u16 type, __u32 size, struct rc_dyn_stats **stp)
+{
+	struct rc_dyn_stats *st = dyn_stats(type);
+	__u32 slot = 7; /* uprobes never nest in each other: they run from user space */
+	void *h;
+
+	*stp = st;
+	if (!st)
+		return NULL;
+	if (!rc_current_wanted()) {
+		__sync_fetch_and_add(&st->filtered, 1);
+		return NULL;
+	}
+	__sync_fetch_and_add(&st->made, 1);
+	if (knobs.transport == RC_KNOB_PERFBUF)
+		h = bpf_map_lookup_elem(&scratch, &slot);
+	else
+		h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		__sync_fetch_and_add(&st->dropped, 1);
+		return NULL;
+	}
+	rc_fill_hdr(h, type, size);
+	return h;
+}
+
+static __always_inline void submit_dyn(void *ctx, void *rec, __u32 size, struct rc_dyn_stats *st)
+{
+	if (knobs.transport == RC_KNOB_PERFBUF) {
+		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, rec, size) < 0)
+			__sync_fetch_and_add(&st->dropped, 1);
+		return;
+	}
+	bpf_ringbuf_submit(rec, rc_wakeup_flags());
+}
+
+SEC("uprobe")
+int handle_uprobe(struct pt_regs *regs)
+{
+	struct rc_dyn_stats *st;
+	struct rc_ev_uprobe *e;
+
+	e = reserve_dyn(bpf_get_attach_cookie(regs), sizeof(*e), &st);
+	if (!e)
+		return 0;
+	e->args[0] = PT_REGS_PARM1(regs);
+	e->args[1] = PT_REGS_PARM2(regs);
+	e->args[2] = PT_REGS_PARM3(regs);
+	e->args[3] = PT_REGS_PARM4(regs);
+	e->args[4] = PT_REGS_PARM5(regs);
+	e->args[5] = UPROBE_ARG6(regs);
+	submit_dyn(regs, e, sizeof(*e), st);
+	return 0;
+}
+
+SEC("uretprobe")
+int handle_uretprobe(struct pt_regs *regs)
+{
+	struct rc_dyn_stats *st;
+	struct rc_ev_uretprobe *e;
+
+	e = reserve_dyn(bpf_get_attach_cookie(regs), sizeof(*e), &st);
+	if (!e)
+		return 0;
+	e->ret = PT_REGS_RC(regs);
+	submit_dyn(regs, e, sizeof(*e), st);
+	return 0;
+}

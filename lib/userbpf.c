@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record --bpf (userbpf.h). The records are the user's own structs, with
+ * no ringcap header: each is stamped when read (CLOCK_BOOTTIME), on the
+ * perf ring's CPU (0 for a BPF ring buffer), and its pid, tid and comm are
+ * taken from the struct's fields of those names when it has them.
+ */
+#include <linux/types.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "btfdesc.h"
+#include "events.h"
+#include "userbpf.h"
+
+#define FIRST_ENUM_ID 64 /* above the built-in enums' ids */
+#define RAW_HDR	      (sizeof(struct rc_ev_hdr) + 8) /* header, then u32 loc, u32 pad */
+#define RAW_MAX	      (RC_REC_MAX - RAW_HDR)
+
+struct rc_user {
+	struct rc_user_opts o;
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	struct bpf_link **links;
+	size_t nlinks;
+	struct ring_buffer *rb;
+	struct perf_buffer *pb;
+	struct rc_btf_desc desc;
+	uint16_t id, raw_id;
+	const struct rc_field *pid, *tid, *comm; /* in the struct, or NULL */
+	uint64_t mismatched;
+	unsigned char *rec; /* a record is built here */
+	int err;	    /* the first put's failure */
+};
+
+static bool is_ring(const struct bpf_map *m)
+{
+	enum bpf_map_type t = bpf_map__type(m);
+
+	return t == BPF_MAP_TYPE_RINGBUF || t == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+}
+
+static int find_map(struct rc_user *u)
+{
+	struct bpf_map *m, *found = NULL;
+	int n = 0;
+
+	bpf_object__for_each_map(m, u->obj) {
+		if (u->o.map ? !strcmp(bpf_map__name(m), u->o.map) : is_ring(m)) {
+			found = m;
+			n++;
+		}
+	}
+	if (u->o.map && !found) {
+		pr_warn("'%s' has no map named '%s'\n", u->o.path, u->o.map);
+		return -ENOENT;
+	}
+	if (!found) {
+		pr_warn("'%s' has no BPF_MAP_TYPE_RINGBUF or BPF_MAP_TYPE_PERF_EVENT_ARRAY map to "
+			"drain\n",
+			u->o.path);
+		return -ENOENT;
+	}
+	if (n > 1) {
+		pr_warn("'%s' has %d ring buffer and perf event array maps: name the one to drain "
+			"with --map NAME\n",
+			u->o.path, n);
+		return -EINVAL;
+	}
+	if (!is_ring(found)) {
+		pr_warn("map '%s' of '%s' is not a ring buffer or a perf event array\n",
+			bpf_map__name(found), u->o.path);
+		return -EINVAL;
+	}
+	u->map = found;
+	return 0;
+}
+
+static const struct rc_field *header_field(const struct rc_btf_desc *d, const char *name,
+					   enum rc_field_kind kind)
+{
+	uint16_t i;
+
+	for (i = 0; i < d->nfields; i++) {
+		const struct rc_field *f = &d->fields[i];
+
+		if (strcmp(f->name, name) || f->count != 1)
+			continue;
+		if (kind == RC_FIELD_STR ? f->kind == RC_FIELD_STR
+					 : (f->kind == RC_FIELD_UINT || f->kind == RC_FIELD_SINT) &&
+					       f->size == 4)
+			return f;
+	}
+	return NULL;
+}
+
+/* The events: the struct's (with --event-type), and the raw one. */
+static int describe(struct rc_user *u, struct rc_dyn_set *d, struct rc_schema *schema)
+{
+	static const struct rc_field raw_fields[] = {
+		{ .name = "data",
+		  .offset = sizeof(struct rc_ev_hdr),
+		  .size = 1,
+		  .count = 1,
+		  .kind = RC_FIELD_DATA_LOC,
+		  .hint = RC_HINT_HEX },
+	};
+	struct rc_event_desc raw = { .size = RAW_HDR, .nfields = 1, .fields = raw_fields };
+	const char *mapname = bpf_map__name(u->map);
+	char name[300], why[256];
+	const struct btf *btf;
+	const void *blob;
+	__u32 blen;
+	uint16_t i;
+	int err, id;
+
+	if (u->o.event_type) {
+		struct rc_event_desc ev = {};
+
+		btf = bpf_object__btf(u->obj);
+		if (!btf) {
+			pr_warn("'%s' has no BTF to describe struct %s with: build it with clang "
+				"-g\n",
+				u->o.path, u->o.event_type);
+			return -ENOENT;
+		}
+		err = rc_btf__describe(btf, u->o.event_type, sizeof(struct rc_ev_hdr),
+				       FIRST_ENUM_ID, &u->desc, why, sizeof(why));
+		if (err) {
+			pr_warn("--event-type %s: %s%s\n", u->o.event_type, why,
+				err == -ENOENT
+				    ? " (clang keeps in the BTF only the types a global or a function "
+				      "uses: declare one, like 'struct NAME *unused;')"
+				    : "");
+			return err;
+		}
+		if (u->desc.size > RC_REC_MAX - sizeof(struct rc_ev_hdr)) {
+			pr_warn("struct %s is %u bytes: records of ringcap hold at most %zu\n",
+				u->o.event_type, u->desc.size,
+				RC_REC_MAX - sizeof(struct rc_ev_hdr));
+			return -E2BIG;
+		}
+		ev.size = (sizeof(struct rc_ev_hdr) + u->desc.size + 7) & ~7u;
+		ev.nfields = u->desc.nfields;
+		ev.fields = u->desc.fields;
+		snprintf(name, sizeof(name), "bpf:%s", u->o.event_type);
+		id = rc_dyn__add(d, RC_DYN_USER, name, &ev);
+		if (id < 0)
+			return id;
+		u->id = id;
+		for (i = 0; i < u->desc.nenums; i++) {
+			err = rc_schema__add_enum(schema, &u->desc.enums[i]);
+			if (err)
+				return err;
+		}
+		u->pid = header_field(&u->desc, "pid", RC_FIELD_UINT);
+		u->tid = header_field(&u->desc, "tid", RC_FIELD_UINT);
+		u->comm = header_field(&u->desc, "comm", RC_FIELD_STR);
+		blob = btf__raw_data(btf, &blen);
+		err = rc_dyn__note(d, u->id, "btf", blob, blen);
+		err = err ?: rc_dyn__note(d, u->id, "struct", u->o.event_type,
+					  strlen(u->o.event_type));
+		if (err)
+			return err;
+	}
+	snprintf(name, sizeof(name), "bpf:%s:raw", mapname);
+	id = rc_dyn__add(d, RC_DYN_USER_RAW, name, &raw);
+	if (id < 0)
+		return id;
+	u->raw_id = id;
+	err = rc_dyn__note(d, 0, "bpf_object", u->o.path, strlen(u->o.path));
+	err = err ?: rc_dyn__note(d, u->raw_id, "map", mapname, strlen(mapname));
+	/* report warns that these are records that did not match the struct */
+	if (!err && u->o.event_type) {
+		snprintf(name, sizeof(name), "bpf:%s", u->o.event_type);
+		err = rc_dyn__note(d, u->raw_id, "raw_of", name, strlen(name));
+	}
+	return err;
+}
+
+/* Wrap @data, a record the user's program made, and hand it on. */
+static int wrap(struct rc_user *u, int cpu, const void *data, size_t len)
+{
+	struct rc_ev_hdr *h = (void *)u->rec;
+	size_t size;
+
+	memset(h, 0, sizeof(*h));
+	h->ts = rc_now_ns(CLOCK_BOOTTIME);
+	h->cpu = cpu;
+	if (u->id && len == u->desc.size) {
+		size = (sizeof(*h) + len + 7) & ~7ul;
+		h->type = u->id;
+		memcpy(u->rec + sizeof(*h), data, len);
+		memset(u->rec + sizeof(*h) + len, 0, size - sizeof(*h) - len);
+		if (u->pid)
+			h->pid = rc_field__u64(u->pid, u->rec, 0);
+		if (u->tid)
+			h->tid = rc_field__u64(u->tid, u->rec, 0);
+		if (u->comm)
+			memcpy(h->comm, u->rec + u->comm->offset,
+			       u->comm->size < sizeof(h->comm) ? u->comm->size : sizeof(h->comm));
+	} else {
+		uint32_t loc;
+
+		if (len > RAW_MAX)
+			len = RAW_MAX; /* cannot be: a ring record is smaller */
+		loc = (uint32_t)len << 16 | 8;
+		size = (RAW_HDR + len + 7) & ~7ul;
+		h->type = u->raw_id;
+		memcpy(u->rec + sizeof(*h), &loc, sizeof(loc));
+		memset(u->rec + sizeof(*h) + 4, 0, 4);
+		memcpy(u->rec + RAW_HDR, data, len);
+		memset(u->rec + RAW_HDR + len, 0, size - RAW_HDR - len);
+		if (u->id)
+			u->mismatched++;
+	}
+	h->size = size;
+	return u->o.put(u->o.ctx, u->rec, size);
+}
+
+static int on_ringbuf(void *ctx, void *data, size_t len)
+{
+	struct rc_user *u = ctx;
+	int err = wrap(u, 0, data, len);
+
+	if (err && !u->err)
+		u->err = err;
+	return err;
+}
+
+static void on_sample(void *ctx, int cpu, void *data, __u32 len)
+{
+	struct rc_user *u = ctx;
+	int err = wrap(u, cpu, data, len);
+
+	if (err && !u->err)
+		u->err = err;
+}
+
+static void on_lost(void *ctx, int cpu, __u64 n)
+{
+	struct rc_user *u = ctx;
+	int err = u->o.lost(u->o.ctx, cpu, n);
+
+	if (err && !u->err)
+		u->err = err;
+}
+
+static int open_ring(struct rc_user *u)
+{
+	int fd = bpf_map__fd(u->map);
+
+	if (bpf_map__type(u->map) == BPF_MAP_TYPE_RINGBUF)
+		u->rb = ring_buffer__new(fd, on_ringbuf, u, NULL);
+	else
+		u->pb = perf_buffer__new(fd, 256, on_sample, on_lost, u, NULL);
+	if (!u->rb && !u->pb) {
+		pr_warn("failed to map the ring '%s': %s\n", bpf_map__name(u->map),
+			strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+struct rc_user *rc_user__open(const struct rc_user_opts *o, struct rc_dyn_set *d,
+			      struct rc_schema *schema)
+{
+	struct rc_user *u = calloc(1, sizeof(*u));
+	char why[256];
+	size_t i;
+	int err;
+
+	if (!u)
+		return rc_err_ptr(-ENOMEM);
+	u->o = *o;
+	u->rec = malloc(RC_REC_MAX);
+	if (!u->rec) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	u->obj = bpf_object__open_file(o->path, NULL);
+	if (!u->obj) {
+		err = -errno;
+		pr_warn("cannot open BPF object '%s': %s%s\n", o->path, strerror(errno),
+			errno == ENOENT ? "" : " (an object built with clang -target bpf -g?)");
+		goto fail;
+	}
+	for (i = 0; i < o->nsets; i++) {
+		err = rc_btf__set_global(u->obj, o->sets[i], why, sizeof(why));
+		if (err) {
+			pr_warn("--set %s: %s\n", o->sets[i], why);
+			goto fail;
+		}
+	}
+	err = find_map(u);
+	err = err ?: describe(u, d, schema);
+	if (err)
+		goto fail;
+	err = bpf_object__load(u->obj);
+	if (err) {
+		pr_warn("failed to load '%s': %s (run with -v to see the verifier's log)\n",
+			o->path, strerror(-err));
+		goto fail;
+	}
+	err = open_ring(u);
+	if (err)
+		goto fail;
+	return u;
+fail:
+	rc_user__free(u);
+	return rc_err_ptr(err);
+}
+
+enum rc_transport rc_user__transport(const struct rc_user *u)
+{
+	return u->rb ? RC_TRANSPORT_RINGBUF : RC_TRANSPORT_PERFBUF;
+}
+
+int rc_user__attach(struct rc_user *u)
+{
+	struct bpf_program *p;
+	size_t n = 0;
+
+	bpf_object__for_each_program(p, u->obj)
+		n++;
+	u->links = calloc(n ? n : 1, sizeof(*u->links));
+	if (!u->links)
+		return -ENOMEM;
+	bpf_object__for_each_program(p, u->obj) {
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		l = bpf_program__attach(p);
+		if (!l) {
+			int err = -errno;
+
+			pr_warn("failed to attach program '%s' (SEC(\"%s\")) of '%s': %s\n",
+				bpf_program__name(p), bpf_program__section_name(p), u->o.path,
+				strerror(errno));
+			return err;
+		}
+		u->links[u->nlinks++] = l;
+	}
+	return 0;
+}
+
+void rc_user__detach(struct rc_user *u)
+{
+	size_t i;
+
+	for (i = 0; u && i < u->nlinks; i++)
+		bpf_link__destroy(u->links[i]);
+	if (u)
+		u->nlinks = 0;
+}
+
+static long result(struct rc_user *u, long n)
+{
+	if (u->err)
+		return u->err;
+	return n;
+}
+
+long rc_user__consume(struct rc_user *u)
+{
+	return result(u, u->rb ? ring_buffer__consume(u->rb) : perf_buffer__consume(u->pb));
+}
+
+long rc_user__poll(struct rc_user *u, int ms)
+{
+	long n = u->rb ? ring_buffer__poll(u->rb, ms) : perf_buffer__poll(u->pb, ms);
+
+	return n == -EINTR ? result(u, 0) : result(u, n);
+}
+
+uint16_t rc_user__event_id(const struct rc_user *u)
+{
+	return u->id ? u->id : u->raw_id;
+}
+
+uint64_t rc_user__mismatched(const struct rc_user *u)
+{
+	return u->mismatched;
+}
+
+void rc_user__free(struct rc_user *u)
+{
+	if (!u)
+		return;
+	rc_user__detach(u);
+	free(u->links);
+	ring_buffer__free(u->rb);
+	perf_buffer__free(u->pb);
+	bpf_object__close(u->obj);
+	rc_btf_desc__free(&u->desc);
+	free(u->rec);
+	free(u);
+}

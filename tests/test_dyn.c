@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Events described at record time: tracepoints by name, decoded from the
+ * format stored in the capture; uprobes; a user's BPF object decoded from
+ * its BTF. Real programs, a workload with a known count, exact checks.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+/* One event's records in a capture, with the file's counters for it. */
+struct dyn_facts {
+	long nrec;  /* records of the event */
+	long other; /* records of other events */
+	uint64_t made, dropped, captured;
+	bool truncated;
+};
+
+/* Call @check on every record of event @name; counts into @f. */
+static int walk(const char *path, const char *name, struct dyn_facts *f,
+		bool (*check)(const struct rc_meta *m, const struct rc_event_desc *ev,
+			      const struct rc_rec_hdr *rec, long i, void *ctx),
+		void *ctx)
+{
+	const struct rc_event_desc *ev;
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	const struct rc_meta *m;
+	struct rc_reader *r;
+	long bad = 0;
+	uint32_t i;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	r = rc_reader__open(path);
+	if (!r)
+		return -errno;
+	m = rc_reader__meta(r);
+	ev = rc_schema__event_by_name(m->schema, name);
+	if (!ev) {
+		rc_reader__free(r);
+		return -ENOENT;
+	}
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (rec->type != ev->id) {
+			f->other++;
+			continue;
+		}
+		if (check && !check(m, ev, rec, f->nrec, ctx) && bad++ < 5)
+			fprintf(stderr, "record %ld of %s is not as expected\n", f->nrec, name);
+		f->nrec++;
+	}
+	f->truncated = rc_reader__truncated(r);
+	st = rc_reader__stats(r);
+	for (i = 0; st && i < st->nentries; i++) {
+		if (st->entries[i].type != ev->id)
+			continue;
+		f->made += st->entries[i].made;
+		f->dropped += st->entries[i].dropped;
+		f->captured += st->entries[i].captured;
+	}
+	rc_reader__free(r);
+	return err ?: (bad ? -EBADMSG : 0);
+}
+
+static uint64_t field_u64(const struct rc_event_desc *ev, const void *rec, const char *name,
+			  unsigned int idx)
+{
+	const struct rc_field *f = rc_event__field(ev, name);
+
+	return f ? rc_field__u64(f, rec, idx) : UINT64_MAX;
+}
+
+static int64_t field_s64(const struct rc_event_desc *ev, const void *rec, const char *name)
+{
+	const struct rc_field *f = rc_event__field(ev, name);
+
+	return f ? rc_field__s64(f, rec, 0) : INT64_MIN;
+}
+
+/* A string field (a char array or __data_loc) of @rec, decoded into @buf. */
+static const char *field_str(const struct rc_meta *m, const struct rc_event_desc *ev,
+			     const void *rec, const char *name, char *buf, size_t len)
+{
+	const struct rc_field *f = rc_event__field(ev, name);
+	struct rc_strbuf sb = {};
+
+	snprintf(buf, len, "<none>");
+	if (f && !rc_decode__field(&sb, m->schema, f, rec))
+		snprintf(buf, len, "%.*s", (int)sb.len, sb.buf);
+	rc_strbuf__free(&sb);
+	return buf;
+}
+
+#define N_SIG 300
+
+struct sig_ctx {
+	pid_t pid;
+};
+
+static bool check_generate(const struct rc_meta *m, const struct rc_event_desc *ev,
+			   const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	struct sig_ctx *c = ctx;
+	char comm[32];
+
+	if (!c->pid)
+		c->pid = rec->pid;
+	return field_s64(ev, rec, "sig") == 10 && field_s64(ev, rec, "pid") == c->pid &&
+	       field_s64(ev, rec, "result") == 0 && field_s64(ev, rec, "code") == 0 &&
+	       !strcmp(field_str(m, ev, rec, "comm", comm, sizeof(comm)), "rc_workload") &&
+	       (pid_t)rec->pid == c->pid && !strcmp(rec->comm, "rc_workload");
+}
+
+static bool check_deliver(const struct rc_meta *m, const struct rc_event_desc *ev,
+			  const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	struct sig_ctx *c = ctx;
+
+	return field_s64(ev, rec, "sig") == 10 && (pid_t)rec->pid == c->pid &&
+	       field_u64(ev, rec, "sa_handler", 0) != 0;
+}
+
+/*
+ * signal:* has no decoder of ringcap's own: every field comes from the
+ * tracepoint's format, stored in the capture. N handled SIGUSR1s to
+ * itself: N signal_generate and N signal_deliver, with the right values.
+ */
+void test_dyn_tracepoint(void)
+{
+	const char *out = tmpfile_path("sig.rcap");
+	struct sig_ctx c = {};
+	struct dyn_facts f;
+	struct run r = {};
+	char n[16];
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%d", N_SIG);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+					    "signal:*", "-o", (char *)out, "--",
+					    (char *)bin("rc_workload"), "signal", n, NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	if (ASSERT_OK(walk(out, "signal:signal_generate", &f, check_generate, &c), "generate")) {
+		ASSERT_EQ(f.nrec, N_SIG, "signal_generate records");
+		ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+		ASSERT_EQ(f.captured, N_SIG, "captured, as counted");
+		ASSERT_TRUE(!f.truncated, "complete");
+	}
+	if (ASSERT_OK(walk(out, "signal:signal_deliver", &f, check_deliver, &c), "deliver")) {
+		ASSERT_EQ(f.nrec, N_SIG, "signal_deliver records");
+		ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+struct exec_ctx {
+	const char *path;
+	long matched;
+};
+
+static bool check_exec(const struct rc_meta *m, const struct rc_event_desc *ev,
+		       const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	struct exec_ctx *c = ctx;
+	char name[4096];
+
+	if (!strcmp(field_str(m, ev, rec, "filename", name, sizeof(name)), c->path))
+		c->matched++;
+	return true;
+}
+
+/*
+ * A __data_loc string: sched_process_exec's filename, through the generic
+ * program (a glob, not ringcap's own sched:sched_process_exec).
+ */
+void test_dyn_data_loc(void)
+{
+	const char *out = tmpfile_path("exec.rcap");
+	struct exec_ctx c = { .path = "/bin/true" };
+	const struct rc_note *note;
+	struct rc_reader *rd;
+	struct dyn_facts f;
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+				     "sched:sched_process_exe?", "-o", (char *)out, "--",
+				     (char *)bin("rc_workload"), "forkexec", "/bin/true", NULL },
+			 120000),
+		0, "record"))
+		goto out;
+	if (ASSERT_OK(walk(out, "sched:sched_process_exec", &f, check_exec, &c), "walk")) {
+		ASSERT_EQ(c.matched, 1, "one exec of /bin/true, its filename decoded");
+		ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+	}
+	rd = rc_reader__open(out);
+	if (ASSERT_OK_PTR(rd, "open")) {
+		const struct rc_event_desc *ev = rc_schema__event_by_name(
+		    rc_reader__meta(rd)->schema, "sched:sched_process_exec");
+
+		note = ev ? rc_meta__note(rc_reader__meta(rd), ev->id, "format") : NULL;
+		ASSERT_TRUE(note && strstr(note->data, "__data_loc char[] filename"),
+			    "the format text is stored");
+		rc_reader__free(rd);
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+#define N_PROBE 1000
+
+/* The build-id as binutils reads it: an independent witness. */
+static void readelf_build_id(const char *path, char *hex, size_t len)
+{
+	char cmd[4200], line[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", path);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		char *s = strstr(line, "Build ID: ");
+
+		if (s && sscanf(s + 10, "%127s", hex) == 1)
+			break;
+	}
+	if (p)
+		pclose(p);
+	(void)len;
+}
+
+static bool check_uprobe(const struct rc_meta *m, const struct rc_event_desc *ev,
+			 const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	return field_u64(ev, rec, "args", 0) == (uint64_t)i &&
+	       field_u64(ev, rec, "args", 1) == 1000 + (uint64_t)i &&
+	       !strcmp(rec->comm, "rc_workload");
+}
+
+static bool check_uretprobe(const struct rc_meta *m, const struct rc_event_desc *ev,
+			    const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	return field_u64(ev, rec, "ret", 0) == 1000 + 2 * (uint64_t)i;
+}
+
+/* rc_probe_target(i, 1000 + i), N times: N hits in order, N returns, the build-id stored. */
+void test_dyn_uprobe(void)
+{
+	const char *out = tmpfile_path("probe.rcap");
+	char up[4200], uret[4200], n[16], rp[4096];
+	const struct rc_note *note;
+	struct rc_reader *rd;
+	struct dyn_facts f;
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%d", N_PROBE);
+	if (!ASSERT_OK_PTR(realpath(bin("rc_workload"), rp), "realpath"))
+		return;
+	snprintf(up, sizeof(up), "uprobe:%s:rc_probe_target", rp);
+	snprintf(uret, sizeof(uret), "uretprobe:%s:rc_probe_target", rp);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", up, "-e",
+					    uret, "-o", (char *)out, "--",
+					    (char *)bin("rc_workload"), "probe", n, NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	if (ASSERT_OK(walk(out, "uprobe:rc_workload:rc_probe_target", &f, check_uprobe, NULL),
+		      "uprobe")) {
+		ASSERT_EQ(f.nrec, N_PROBE, "uprobe hits");
+		ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+		ASSERT_EQ(f.captured, N_PROBE, "captured, as counted");
+	}
+	if (ASSERT_OK(walk(out, "uretprobe:rc_workload:rc_probe_target", &f, check_uretprobe, NULL),
+		      "uretprobe"))
+		ASSERT_EQ(f.nrec, N_PROBE, "uretprobe hits");
+	rd = rc_reader__open(out);
+	if (ASSERT_OK_PTR(rd, "open")) {
+		const struct rc_meta *m = rc_reader__meta(rd);
+		const struct rc_event_desc *ev =
+		    rc_schema__event_by_name(m->schema, "uprobe:rc_workload:rc_probe_target");
+		char hex[128] = "";
+
+		readelf_build_id(rp, hex, sizeof(hex));
+		note = ev ? rc_meta__note(m, ev->id, "path") : NULL;
+		ASSERT_TRUE(note && !strcmp(note->data, rp), "binary path stored");
+		note = ev ? rc_meta__note(m, ev->id, "build_id") : NULL;
+		ASSERT_TRUE(hex[0] && note && !strcmp(note->data, hex), "build-id stored");
+		rc_reader__free(rd);
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+#define N_RT 500
+
+static const char *rt_color(long seq)
+{
+	return seq % 3 == 0 ? "RT_RED" : seq % 3 == 1 ? "RT_GREEN" : "RT_BLUE";
+}
+
+/* What report prints for record @seq of tests/bpf/roundtrip.bpf.c, as text or JSON. */
+static void rt_expect(const char *fmt, long s, char *buf, size_t len)
+{
+	if (!strcmp(fmt, "text"))
+		snprintf(buf, len,
+			 "comm=rc_workload seq=%ld inner.a=%ld inner.b=%ld inner.c=[%ld,1,2] "
+			 "arr=[%ld,%ld,%ld,%ld] color=%s tag=tg%ld neg=%ld",
+			 s, 3 * s, -s, s & 0xff, s, s + 1, s + 2, s + 3, rt_color(s), (3 + s) % 10,
+			 -s);
+	else
+		snprintf(buf, len,
+			 "\"comm\":\"rc_workload\",\"seq\":%ld,\"inner.a\":%ld,\"inner.b\":%ld,"
+			 "\"inner.c\":[%ld,1,2],\"arr\":[%ld,%ld,%ld,%ld],\"color\":\"%s\","
+			 "\"tag\":\"tg%ld\",\"neg\":%ld}}",
+			 s, 3 * s, -s, s & 0xff, s, s + 1, s + 2, s + 3, rt_color(s), (3 + s) % 10,
+			 -s);
+}
+
+/* Split a CSV line (no quoted cells here) in place. */
+static int csv_split(char *line, char **cells, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		cells[n++] = line;
+		line = strchr(line, ',');
+		if (!line)
+			break;
+		*line++ = '\0';
+	}
+	return n;
+}
+
+/* The CSV row of record @s: each of the struct's columns, by name. */
+static bool rt_csv_row(char **hdr, int nh, char **cells, int nc, long s)
+{
+	char want[8][96];
+	static const char *const names[8] = { "seq", "inner.a", "inner.b", "inner.c",
+					      "arr", "color",	"tag",	   "neg" };
+	int i, k, ok = 0;
+
+	snprintf(want[0], sizeof(want[0]), "%ld", s);
+	snprintf(want[1], sizeof(want[1]), "%ld", 3 * s);
+	snprintf(want[2], sizeof(want[2]), "%ld", -s);
+	snprintf(want[3], sizeof(want[3]), "%ld 1 2", s & 0xff);
+	snprintf(want[4], sizeof(want[4]), "%ld %ld %ld %ld", s, s + 1, s + 2, s + 3);
+	snprintf(want[5], sizeof(want[5]), "%s", rt_color(s));
+	snprintf(want[6], sizeof(want[6]), "tg%ld", (3 + s) % 10);
+	snprintf(want[7], sizeof(want[7]), "%ld", -s);
+	for (k = 0; k < 8; k++)
+		for (i = 0; i < nh && i < nc; i++)
+			if (!strcmp(hdr[i], names[k]) && !strcmp(cells[i], want[k]))
+				ok++;
+	return ok == 8;
+}
+
+/* Count the records report --format @fmt shows exactly as they were made, in order. */
+static long rt_check(const char *path, const char *fmt)
+{
+	char *argv[] = { (char *)bin("ringcap"), "report",     "--format", (char *)fmt, "--event",
+			 "bpf:rt_event",	 (char *)path, NULL };
+	char want[512], *hdr[256], *cells[256], *line, *save = NULL;
+	struct run r = {};
+	int nh = 0;
+	long seq = 0;
+
+	if (run_sync(&r, argv, 60000) != 0) {
+		fprintf(stderr, "report --format %s: %s\n", fmt, r.err ? r.err : "?");
+		run_free(&r);
+		return -1;
+	}
+	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool ok;
+
+		if (!strcmp(fmt, "csv") && !nh) {
+			nh = csv_split(line, hdr, 256);
+			continue;
+		}
+		if (!strcmp(fmt, "csv")) {
+			ok = rt_csv_row(hdr, nh, cells, csv_split(line, cells, 256), seq);
+		} else {
+			/* the struct's fields: after the header's columns */
+			const char *p =
+			    strstr(line, !strcmp(fmt, "text") ? "bpf:rt_event:" : "\"fields\":");
+
+			p = p ? strstr(p, !strcmp(fmt, "text") ? "comm=" : "\"comm\":") : NULL;
+
+			rt_expect(fmt, seq, want, sizeof(want));
+			ok = p && !strcmp(p, want);
+			if (!ok)
+				fprintf(stderr,
+					"report --format %s, record %ld:\n  got  %s\n  want %s\n",
+					fmt, seq, line, want);
+		}
+		if (!ok)
+			break;
+		seq++;
+	}
+	run_free(&r);
+	return seq;
+}
+
+/*
+ * A BPF object of the user's, with a nested struct, arrays, char arrays
+ * and an enum, and --set for its globals: every record decoded from the
+ * object's BTF, exactly, in text, JSON and CSV.
+ */
+void test_dyn_bpf_object(void)
+{
+	const char *out = tmpfile_path("rt.rcap"), *raw = tmpfile_path("raw.rcap");
+	char obj[4096], n[16];
+	struct dyn_facts f;
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	snprintf(obj, sizeof(obj), "%s", bin("tests/bpf/roundtrip.bpf.o"));
+	snprintf(n, sizeof(n), "%d", N_RT);
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "--bpf", obj,
+				     "--event-type", "rt_event", "--set", "target_comm=rc_workload",
+				     "--set", "tag_base=3", "-o", (char *)out, "--",
+				     (char *)bin("rc_workload"), "getppid", n, NULL },
+			 120000),
+		0, "record"))
+		goto out;
+	if (ASSERT_OK(walk(out, "bpf:rt_event", &f, NULL, NULL), "walk")) {
+		ASSERT_EQ(f.nrec, N_RT, "one record a getppid");
+		ASSERT_EQ(f.captured, N_RT, "captured, as counted");
+		ASSERT_EQ(f.other, 0, "nothing else");
+	}
+	ASSERT_EQ(rt_check(out, "text"), N_RT, "text");
+	ASSERT_EQ(rt_check(out, "json"), N_RT, "json");
+	ASSERT_EQ(rt_check(out, "csv"), N_RT, "csv");
+	run_free(&r);
+
+	/* the wrong struct: nothing misparsed, every record kept as bytes, and said */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--bpf", obj,
+					    "--event-type", "rt_inner", "--set",
+					    "target_comm=rc_workload", "-o", (char *)raw, "--",
+					    (char *)bin("rc_workload"), "getppid", n, NULL },
+				120000),
+		       0, "record, wrong struct"))
+		goto out;
+	ASSERT_TRUE(strstr(r.err, "not the size of struct rt_inner") != NULL, "record warns");
+	if (ASSERT_OK(walk(raw, "bpf:rt_events:raw", &f, NULL, NULL), "raw"))
+		ASSERT_EQ(f.nrec, N_RT, "every record raw");
+	run_free(&r);
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "report", (char *)raw, NULL },
+			       60000),
+		      0, "report raw")) {
+		ASSERT_TRUE(strstr(r.err, "not the size of bpf:rt_inner") != NULL, "report warns");
+		ASSERT_TRUE(strstr(r.out, "bpf:rt_events:raw: data=[") != NULL, "shown as bytes");
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* Bad names get a clear error, a non-zero exit, and no capture left behind. */
+void test_dyn_errors(void)
+{
+	static const struct {
+		const char *name, *args[6], *said;
+	} cases[] = {
+		{ "no_tracepoint",
+		  { "-e", "nosuchsystem:*" },
+		  "no tracepoint matches 'nosuchsystem:*'" },
+		{ "bad_probe", { "-e", "uprobe:nocolon" }, "give uprobe:/path/to/binary:function" },
+		{ "no_binary", { "-e", "uprobe:/nonexistent/bin:main" }, "cannot find the binary" },
+		{ "no_function",
+		  { "-e", "uprobe:/bin/true:no_such_function_here" },
+		  "defines no function" },
+		{ "no_object", { "--bpf", "/nonexistent.bpf.o" }, "cannot open BPF object" },
+		{ "no_struct", { "--bpf", "@", "--event-type", "nosuch" }, "no struct nosuch" },
+		{ "no_map", { "--bpf", "@", "--map", "nosuch" }, "has no map named 'nosuch'" },
+		{ "bad_set", { "--bpf", "@", "--set", "nosuch=1" }, "nosuch" },
+		{ "set_range", { "--bpf", "@", "--set", "tag_base=-1" }, "tag_base" },
+		{ "bpf_and_e", { "--bpf", "@", "-e", "syscalls" }, "drop -e" },
+	};
+	const char *out = tmpfile_path("err.rcap");
+	size_t i, k;
+
+	if (!need_root())
+		return;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[16] = { (char *)bin("ringcap"), "record", "-q", "-o", (char *)out };
+		char obj[4096];
+		struct run r = {};
+		int n = 5;
+
+		if (!test__start_subtest(cases[i].name))
+			continue;
+		snprintf(obj, sizeof(obj), "%s", bin("tests/bpf/roundtrip.bpf.o"));
+		for (k = 0; k < 6 && cases[i].args[k]; k++)
+			argv[n++] = !strcmp(cases[i].args[k], "@") ? obj : (char *)cases[i].args[k];
+		argv[n++] = "--";
+		argv[n++] = "/bin/true";
+		ASSERT_TRUE(run_sync(&r, argv, 60000) != 0, "fails");
+		ASSERT_HAS(r.err, cases[i].said, "says why");
+		ASSERT_TRUE(access(out, F_OK) != 0, "no capture left behind");
+		run_free(&r);
+	}
+	tmpdir_cleanup();
+}
+
+/* record -l lists the kernel's tracepoints, as a glob selects them. */
+void test_dyn_list(void)
+{
+	struct run r = {};
+
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ (char *)bin("ringcap"), "record", "-l", "signal:*", NULL },
+			 30000),
+		0, "record -l"))
+		goto out;
+	ASSERT_TRUE(strstr(r.out, "signal:signal_generate") &&
+			strstr(r.out, "signal:signal_deliver"),
+		    "both signal tracepoints");
+	ASSERT_TRUE(!strstr(r.out, "sched:"), "nothing else");
+out:
+	run_free(&r);
+}
