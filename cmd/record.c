@@ -158,6 +158,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--map, --event-type and --set are for --bpf OBJECT");
 		if (env.bpf && scope.events_buf)
 			argp_error(state, "--bpf records the object's own events: drop -e");
+		if (env.bpf && (scope.npids || scope.comm))
+			argp_error(state,
+				   "-p and --comm filter ringcap's own programs: with --bpf, "
+				   "the object's programs choose what they trace");
 		if (env.bpf && env.overwrite)
 			argp_error(state, "--overwrite is for ringcap's own programs, not --bpf");
 		scope_check(state);

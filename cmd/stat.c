@@ -552,6 +552,8 @@ static int stat_live(int argc, char **argv)
 	err = wl.pid > 0 ? rc_session__add_target(s, wl.pid) : 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = err ?: rc_session__start(s, -1);
+	if (!err)
+		v.schema = rc_session__meta(s)->schema; /* with the tracepoints and probes of -e */
 	if (!err && wl.pid > 0)
 		err = workload_start(&wl);
 	if (!err) {

@@ -20,6 +20,11 @@ static struct rc_dyn_event *new_event(struct rc_dyn_set *d, enum rc_dyn_kind kin
 {
 	struct rc_dyn_event *arr, *e;
 
+	if (strlen(name) > 255) {
+		pr_warn("event name '%.40s...' is longer than the 255 bytes a capture holds\n",
+			name);
+		return rc_err_ptr(-ENAMETOOLONG);
+	}
 	if (d->n >= RC_DYN_MAX) {
 		pr_warn("too many events: at most %d tracepoints and probes in one capture\n",
 			RC_DYN_MAX);
@@ -114,7 +119,10 @@ int rc_dyn__add_tracepoints(struct rc_dyn_set *d, const char *pattern)
 		return -errno;
 	n = rc_tracefs__glob(pattern, add_tracepoint, &g);
 	if (n == 0) {
-		pr_warn("no tracepoint matches '%s': 'ringcap record -l' lists them\n", pattern);
+		pr_warn("unknown event '%s': not one of ringcap's (syscalls, sched, "
+			"sched:sched_switch...), and no tracepoint matches it: 'ringcap record -l' "
+			"lists them all\n",
+			pattern);
 		return -ENOENT;
 	}
 	return n < 0 ? n : 0;
@@ -213,6 +221,18 @@ int rc_elf_build_id(const char *path, unsigned char *id, size_t max)
 	return inspect_elf(path, NULL, id, max, &found);
 }
 
+static bool have_probe(const struct rc_dyn_set *d, bool ret, const char *path, const char *sym)
+{
+	enum rc_dyn_kind kind = ret ? RC_DYN_URETPROBE : RC_DYN_UPROBE;
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->ev[i].kind == kind && !strcmp(d->ev[i].path, path) &&
+		    !strcmp(d->ev[i].symbol, sym))
+			return true;
+	return false;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -239,12 +259,15 @@ int rc_dyn__add_uprobe(struct rc_dyn_set *d, const char *spec)
 		  .hint = RC_HINT_HEX },
 	};
 	bool ret = !strncmp(spec, "uretprobe:", 10), found;
-	const char *rest = spec + (ret ? 10 : 7), *colon = strrchr(rest, ':');
+	const char *rest = spec + (ret ? 10 : 7), *colon;
 	char path[PATH_MAX], file[PATH_MAX], name[PATH_MAX + 64], hex[2 * RC_BUILD_ID_MAX + 1];
 	struct rc_dyn_event *e;
 	size_t i;
 	int err;
 
+	if (!ret && strncmp(spec, "uprobe:", 7))
+		return -EINVAL;
+	colon = strrchr(rest, ':');
 	if (!colon || colon == rest || !colon[1] || (size_t)(colon - rest) >= sizeof(file)) {
 		pr_warn("invalid probe '%s': give %s:/path/to/binary:function\n", spec,
 			ret ? "uretprobe" : "uprobe");
@@ -257,10 +280,14 @@ int rc_dyn__add_uprobe(struct rc_dyn_set *d, const char *spec)
 			strerror(-err));
 		return err;
 	}
+	if (have_probe(d, ret, path, colon + 1))
+		return 0;
+	/* named by the binary's base name, or its whole path when that is taken */
 	snprintf(name, sizeof(name), "%s:%s:%s", ret ? "uretprobe" : "uprobe", base_name(path),
 		 colon + 1);
 	if (have_name(d, name))
-		return 0;
+		snprintf(name, sizeof(name), "%s:%s:%s", ret ? "uretprobe" : "uprobe", path,
+			 colon + 1);
 	e = new_event(d, ret ? RC_DYN_URETPROBE : RC_DYN_UPROBE, name);
 	if (!e)
 		return -errno;

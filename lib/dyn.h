@@ -47,7 +47,10 @@ struct rc_dyn_set {
 int rc_dyn__add_tracepoints(struct rc_dyn_set *d, const char *pattern);
 /* Add "uprobe:PATH:SYMBOL" or "uretprobe:PATH:SYMBOL"; -EINVAL or -ENOENT, said. */
 int rc_dyn__add_uprobe(struct rc_dyn_set *d, const char *spec);
-/* Add an event of @kind whose fields the caller gives (copied); returns its id, or -errno. */
+/*
+ * Add an event of @kind described by @desc, whose fields stay the caller's
+ * and must live until rc_dyn__describe(); returns its id, or -errno.
+ */
 int rc_dyn__add(struct rc_dyn_set *d, enum rc_dyn_kind kind, const char *name,
 		const struct rc_event_desc *desc);
 /* Add a note about event @id (0: the capture); @data is copied. */

@@ -246,8 +246,14 @@ static int check_field(struct cursor *c, const struct rc_field *f, uint16_t evsi
 	case RC_FIELD_REL_LOC:
 		if (f->count != 1 || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
 			return bad(c, "variable-length field with a count or a bad element size");
-		/* the u32 that locates the data is what the record must hold */
-		if ((size_t)f->offset + 4 > evsize)
+		if (f->hint != RC_HINT_NONE && f->hint != RC_HINT_HEX)
+			return bad(c, "variable-length field with a hint other than none or hex");
+		/*
+		 * The record must hold the u32 that locates the data, and as many
+		 * bytes as the element size: code that looks a field up by name and
+		 * reads it as an integer then never reads past the record.
+		 */
+		if ((size_t)f->offset + (f->size > 4 ? f->size : 4) > evsize)
 			return bad(c, "field beyond the end of its event");
 		return 0;
 	default:

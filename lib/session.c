@@ -71,8 +71,9 @@ struct rc_session {
 	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
 	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */
 	size_t nentries_max;
-	struct rc_user *user;	   /* --bpf: the user's object, instead of ours */
-	uint64_t *ulost;	   /* --bpf: each CPU's perf ring's losses */
+	struct rc_user *user; /* --bpf: the user's object, instead of ours */
+	uint64_t *ulost;      /* --bpf: each CPU's perf ring's losses */
+	uint64_t *ddropped;   /* each CPU's drops of dset's events, at the last count */
 	int events_fd, targets_fd, stats_fd, notify_fd;
 	enum rc_transport transport;
 	struct rc_ringbuf rb;
@@ -315,6 +316,10 @@ static int open_user(struct rc_session *s)
 		pr_warn("--bpf records the object's own events: drop -e\n");
 		return -EINVAL;
 	}
+	if (s->opts.overwrite || s->opts.npids || (s->opts.comm && *s->opts.comm)) {
+		pr_warn("--bpf: --overwrite, -p and --comm are for ringcap's own programs\n");
+		return -EINVAL;
+	}
 	s->user = rc_user__open(&uo, &s->dset, s->schema);
 	if (!s->user)
 		return -errno;
@@ -376,10 +381,11 @@ static int describe_dyn(struct rc_session *s)
 	s->dcaptured = calloc((size_t)s->ncpus * n, sizeof(*s->dcaptured));
 	s->dpercpu = calloc(s->ncpus, sizeof(*s->dpercpu));
 	s->ulost = calloc(s->ncpus, sizeof(*s->ulost));
+	s->ddropped = calloc(s->ncpus, sizeof(*s->ddropped));
 	/* one entry per CPU and event, and one per event for all CPUs (missed) */
 	s->nentries_max = (size_t)(s->ncpus + 1) * (RC_EV_MAX + s->dset.n);
 	s->last.entries = calloc(s->nentries_max, sizeof(*s->last.entries));
-	if (!s->dcaptured || !s->dpercpu || !s->ulost || !s->last.entries)
+	if (!s->dcaptured || !s->dpercpu || !s->ulost || !s->ddropped || !s->last.entries)
 		return -ENOMEM;
 	return 0;
 }
@@ -929,11 +935,14 @@ static int dyn_stats(struct rc_session *s, struct rc_stats *st)
 	__u32 i;
 	int cpu;
 
+	memset(s->ddropped, 0, s->ncpus * sizeof(*s->ddropped));
 	for (i = 0; i < s->dset.n; i++) {
 		if (bpf_map_lookup_elem(fd, &i, s->dpercpu) < 0)
 			return -errno;
 		for (cpu = 0; cpu < s->ncpus; cpu++) {
 			const struct rc_dyn_stats *b = &s->dpercpu[cpu];
+
+			s->ddropped[cpu] += b->dropped;
 			struct rc_stat_entry e = {
 				cpu,	     RC_DYN_BASE + i,
 				b->made,     b->dropped,
@@ -1345,6 +1354,7 @@ static int write_lost_ledger(struct rc_session *s)
 				r = &s->pb.rings[k];
 		for (t = 0; t < RC_EV_SLOTS; t++)
 			dropped += s->percpu[i].dropped[t];
+		dropped += s->ddropped[i]; /* tracepoints' and probes' */
 		if (r->owed) {
 			l.lost = r->owed;
 			err = batch_put(s, &l, sizeof(l));
@@ -1445,6 +1455,7 @@ void rc_session__free(struct rc_session *s)
 	free(s->dcaptured);
 	free(s->dpercpu);
 	free(s->ulost);
+	free(s->ddropped);
 	if (s->events_fd >= 0)
 		close(s->events_fd);
 	if (s->targets_fd >= 0)

@@ -16,7 +16,7 @@
 #include "events.h"
 #include "userbpf.h"
 
-#define FIRST_ENUM_ID 64 /* above the built-in enums' ids */
+#define FIRST_ENUM_ID 64			     /* above the built-in enums' ids */
 #define RAW_HDR	      (sizeof(struct rc_ev_hdr) + 8) /* header, then u32 loc, u32 pad */
 #define RAW_MAX	      (RC_REC_MAX - RAW_HDR)
 
@@ -48,7 +48,8 @@ static int find_map(struct rc_user *u)
 	struct bpf_map *m, *found = NULL;
 	int n = 0;
 
-	bpf_object__for_each_map(m, u->obj) {
+	bpf_object__for_each_map(m, u->obj)
+	{
 		if (u->o.map ? !strcmp(bpf_map__name(m), u->o.map) : is_ring(m)) {
 			found = m;
 			n++;
@@ -89,9 +90,9 @@ static const struct rc_field *header_field(const struct rc_btf_desc *d, const ch
 
 		if (strcmp(f->name, name) || f->count != 1)
 			continue;
-		if (kind == RC_FIELD_STR ? f->kind == RC_FIELD_STR
-					 : (f->kind == RC_FIELD_UINT || f->kind == RC_FIELD_SINT) &&
-					       f->size == 4)
+		if (kind == RC_FIELD_STR
+			? f->kind == RC_FIELD_STR
+			: (f->kind == RC_FIELD_UINT || f->kind == RC_FIELD_SINT) && f->size == 4)
 			return f;
 	}
 	return NULL;
@@ -130,11 +131,12 @@ static int describe(struct rc_user *u, struct rc_dyn_set *d, struct rc_schema *s
 		err = rc_btf__describe(btf, u->o.event_type, sizeof(struct rc_ev_hdr),
 				       FIRST_ENUM_ID, &u->desc, why, sizeof(why));
 		if (err) {
-			pr_warn("--event-type %s: %s%s\n", u->o.event_type, why,
-				err == -ENOENT
-				    ? " (clang keeps in the BTF only the types a global or a function "
-				      "uses: declare one, like 'struct NAME *unused;')"
-				    : "");
+			pr_warn(
+			    "--event-type %s: %s%s\n", u->o.event_type, why,
+			    err == -ENOENT
+				? " (clang keeps in the BTF only the types a global or a function "
+				  "uses: declare one, like 'struct NAME *unused;')"
+				: "");
 			return err;
 		}
 		if (u->desc.size > RC_REC_MAX - sizeof(struct rc_ev_hdr)) {
@@ -161,7 +163,8 @@ static int describe(struct rc_user *u, struct rc_dyn_set *d, struct rc_schema *s
 		u->comm = header_field(&u->desc, "comm", RC_FIELD_STR);
 		blob = btf__raw_data(btf, &blen);
 		err = rc_dyn__note(d, u->id, "btf", blob, blen);
-		err = err ?: rc_dyn__note(d, u->id, "struct", u->o.event_type,
+		err = err
+			  ?: rc_dyn__note(d, u->id, "struct", u->o.event_type,
 					  strlen(u->o.event_type));
 		if (err)
 			return err;
@@ -324,17 +327,25 @@ int rc_user__attach(struct rc_user *u)
 	struct bpf_program *p;
 	size_t n = 0;
 
-	bpf_object__for_each_program(p, u->obj)
-		n++;
+	bpf_object__for_each_program(p, u->obj) n++;
 	u->links = calloc(n ? n : 1, sizeof(*u->links));
 	if (!u->links)
 		return -ENOMEM;
-	bpf_object__for_each_program(p, u->obj) {
+	bpf_object__for_each_program(p, u->obj)
+	{
 		struct bpf_link *l;
 
-		if (!bpf_program__autoload(p))
+		if (!bpf_program__autoload(p) || !bpf_program__autoattach(p))
 			continue;
 		l = bpf_program__attach(p);
+		if (!l && errno == EOPNOTSUPP) {
+			/* a section libbpf cannot attach by itself (SEC("xdp")...): as a skeleton
+			 * does */
+			pr_debug("program '%s' (SEC(\"%s\")) is not attached: no target in its "
+				 "section name\n",
+				 bpf_program__name(p), bpf_program__section_name(p));
+			continue;
+		}
 		if (!l) {
 			int err = -errno;
 

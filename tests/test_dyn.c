@@ -486,7 +486,7 @@ void test_dyn_errors(void)
 	} cases[] = {
 		{ "no_tracepoint",
 		  { "-e", "nosuchsystem:*" },
-		  "no tracepoint matches 'nosuchsystem:*'" },
+		  "unknown event 'nosuchsystem:*'" },
 		{ "bad_probe", { "-e", "uprobe:nocolon" }, "give uprobe:/path/to/binary:function" },
 		{ "no_binary", { "-e", "uprobe:/nonexistent/bin:main" }, "cannot find the binary" },
 		{ "no_function",
