@@ -249,11 +249,10 @@ static int check_field(struct cursor *c, const struct rc_field *f, uint16_t evsi
 		if (f->hint != RC_HINT_NONE && f->hint != RC_HINT_HEX)
 			return bad(c, "variable-length field with a hint other than none or hex");
 		/*
-		 * The record must hold the u32 that locates the data, and as many
-		 * bytes as the element size: code that looks a field up by name and
-		 * reads it as an integer then never reads past the record.
+		 * The record must hold the u32 that locates the data; read as an
+		 * integer, such a field is that u32 (rc_field__u64()).
 		 */
-		if ((size_t)f->offset + (f->size > 4 ? f->size : 4) > evsize)
+		if ((size_t)f->offset + 4 > evsize)
 			return bad(c, "field beyond the end of its event");
 		return 0;
 	default:

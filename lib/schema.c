@@ -225,11 +225,19 @@ const char *rc_enum__name(const struct rc_enum *e, int64_t value)
 uint64_t rc_field__u64(const struct rc_field *f, const void *rec, unsigned int idx)
 {
 	const unsigned char *p = (const unsigned char *)rec + f->offset + (size_t)idx * f->size;
+	bool loc = f->kind == RC_FIELD_DATA_LOC || f->kind == RC_FIELD_REL_LOC;
+	size_t n = loc ? sizeof(uint32_t) : f->size;
 	uint64_t v = 0;
 
-	/* little-endian (internal.h): the low bytes of v; sizes are 1, 2, 4 or 8 */
-	if (f->size <= sizeof(v))
-		memcpy(&v, p, f->size);
+	/*
+	 * little-endian (internal.h): the low bytes of v; sizes are 1, 2, 4 or
+	 * 8. A location field read as an integer is its u32: what the reader
+	 * checked the record holds.
+	 */
+	if (loc && idx)
+		return 0;
+	if (n <= sizeof(v))
+		memcpy(&v, p, n);
 	return v;
 }
 
