@@ -113,11 +113,14 @@ static int add_tracepoint(const char *system, const char *name, void *arg)
 int rc_dyn__add_tracepoints(struct rc_dyn_set *d, const char *pattern)
 {
 	struct glob_ctx g = { .d = d };
-	int n;
+	int n = rc_tracefs__glob(pattern, add_tracepoint, &g);
 
-	if (!rc_tracefs())
-		return -errno;
-	n = rc_tracefs__glob(pattern, add_tracepoint, &g);
+	if (n == -EINVAL) {
+		pr_warn("invalid event '%s': give SYSTEM:NAME, with globs on either side, like "
+			"'block:*'\n",
+			pattern);
+		return n;
+	}
 	if (n == 0) {
 		pr_warn("unknown event '%s': not one of ringcap's (syscalls, sched, "
 			"sched:sched_switch...), and no tracepoint matches it: 'ringcap record -l' "

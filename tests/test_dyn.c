@@ -484,9 +484,8 @@ void test_dyn_errors(void)
 	static const struct {
 		const char *name, *args[6], *said;
 	} cases[] = {
-		{ "no_tracepoint",
-		  { "-e", "nosuchsystem:*" },
-		  "unknown event 'nosuchsystem:*'" },
+		{ "no_tracepoint", { "-e", "nosuchsystem:*" }, "unknown event 'nosuchsystem:*'" },
+		{ "bad_tracepoint", { "-e", "sched:" }, "invalid event 'sched:'" },
 		{ "bad_probe", { "-e", "uprobe:nocolon" }, "give uprobe:/path/to/binary:function" },
 		{ "no_binary", { "-e", "uprobe:/nonexistent/bin:main" }, "cannot find the binary" },
 		{ "no_function",
