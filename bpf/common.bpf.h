@@ -142,32 +142,39 @@ static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, __u16 type, __u32 s
 }
 
 /*
- * Reserve a record of @type, counting it as made, and as dropped when the
- * ring is full. Fills the common header: the timestamp is taken after the
- * reservation, so ring order and time order agree as closely as they can.
- * perfbuf: the record is built in this CPU's scratch slot for @type, and
- * a full ring is found at rc_submit().
+ * Reserve a record of @type in the ring, counting a full ring in *@dropped
+ * (when not NULL), and fill its common header: the timestamp is taken
+ * after the reservation, so ring order and time order agree as closely as
+ * they can. perfbuf: the record is built in this CPU's scratch slot @slot,
+ * and a full ring is found when it is output.
  */
-static __always_inline void *rc_reserve(__u16 type, __u32 size)
+static __always_inline void *rc_reserve_in(__u16 type, __u32 size, __u32 slot, __u64 *dropped)
 {
-	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_hdr *h;
 
-	if (st)
-		__sync_fetch_and_add(&st->made[type & (RC_EV_SLOTS - 1)], 1);
-	if (knobs.transport == RC_KNOB_PERFBUF) {
-		__u32 slot = type & (RC_EV_SLOTS - 1);
-
+	if (knobs.transport == RC_KNOB_PERFBUF)
 		h = bpf_map_lookup_elem(&scratch, &slot);
-	} else {
+	else
 		h = bpf_ringbuf_reserve(&events, size, 0);
-	}
 	if (!h) {
-		rc_count_drop(type);
+		if (dropped)
+			__sync_fetch_and_add(dropped, 1);
 		return NULL;
 	}
 	rc_fill_hdr(h, type, size);
 	return h;
+}
+
+/* Reserve a record of a built-in @type (rc_reserve_in()), counted as made in stats. */
+static __always_inline void *rc_reserve(__u16 type, __u32 size)
+{
+	struct rc_bpf_stats *st = rc_stats();
+	__u32 slot = type & (RC_EV_SLOTS - 1);
+
+	if (!st)
+		return rc_reserve_in(type, size, slot, NULL);
+	__sync_fetch_and_add(&st->made[slot], 1);
+	return rc_reserve_in(type, size, slot, &st->dropped[slot]);
 }
 
 /*

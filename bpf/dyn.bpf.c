@@ -153,8 +153,6 @@ drop:
 static __always_inline void *reserve_dyn(__u16 type, __u32 size, struct rc_dyn_stats **stp)
 {
 	struct rc_dyn_stats *st = dyn_stats(type);
-	__u32 slot = 7; /* uprobes never nest in each other: they run from user space */
-	void *h;
 
 	*stp = st;
 	if (!st)
@@ -164,16 +162,8 @@ static __always_inline void *reserve_dyn(__u16 type, __u32 size, struct rc_dyn_s
 		return NULL;
 	}
 	__sync_fetch_and_add(&st->made, 1);
-	if (knobs.transport == RC_KNOB_PERFBUF)
-		h = bpf_map_lookup_elem(&scratch, &slot);
-	else
-		h = bpf_ringbuf_reserve(&events, size, 0);
-	if (!h) {
-		__sync_fetch_and_add(&st->dropped, 1);
-		return NULL;
-	}
-	rc_fill_hdr(h, type, size);
-	return h;
+	/* perfbuf: slot 7, no built-in event's; uprobes never nest in each other */
+	return rc_reserve_in(type, size, 7, &st->dropped);
 }
 
 static __always_inline void submit_dyn(void *ctx, void *rec, __u32 size, struct rc_dyn_stats *st)

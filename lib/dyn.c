@@ -133,8 +133,11 @@ int rc_dyn__add_tracepoints(struct rc_dyn_set *d, const char *pattern)
 
 /* ---- uprobes ---------------------------------------------------------- */
 
-/* @file as a path to a readable file: as given when it has a '/', else found in $PATH. */
-static int find_binary(const char *file, char *out, size_t len)
+/*
+ * @file as the path of a readable file, into @out (PATH_MAX bytes): as
+ * given when it has a '/', else found in $PATH.
+ */
+static int find_binary(const char *file, char *out)
 {
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
@@ -149,7 +152,6 @@ static int find_binary(const char *file, char *out, size_t len)
 			return 0;
 		path += n + (path[n] == ':');
 	}
-	(void)len;
 	return -ENOENT;
 }
 
@@ -217,13 +219,6 @@ static int inspect_elf(const char *path, const char *sym, unsigned char *id, siz
 	return n;
 }
 
-int rc_elf_build_id(const char *path, unsigned char *id, size_t max)
-{
-	bool found;
-
-	return inspect_elf(path, NULL, id, max, &found);
-}
-
 static bool have_probe(const struct rc_dyn_set *d, bool ret, const char *path, const char *sym)
 {
 	enum rc_dyn_kind kind = ret ? RC_DYN_URETPROBE : RC_DYN_UPROBE;
@@ -277,7 +272,7 @@ int rc_dyn__add_uprobe(struct rc_dyn_set *d, const char *spec)
 		return -EINVAL;
 	}
 	snprintf(file, sizeof(file), "%.*s", (int)(colon - rest), rest);
-	err = find_binary(file, path, sizeof(path));
+	err = find_binary(file, path);
 	if (err) {
 		pr_warn("probe '%s': cannot find the binary '%s': %s\n", spec, file,
 			strerror(-err));
@@ -375,7 +370,5 @@ void rc_dyn__free(struct rc_dyn_set *d)
 int rc_list_tracepoints(const char *pattern,
 			int (*fn)(const char *system, const char *name, void *ctx), void *ctx)
 {
-	if (!rc_tracefs())
-		return -errno;
 	return rc_tracefs__glob(pattern ? pattern : "*:*", fn, ctx);
 }

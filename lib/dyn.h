@@ -63,7 +63,4 @@ int rc_dyn__describe(const struct rc_dyn_set *d, struct rc_schema *s);
 /* Destroys the links too. */
 void rc_dyn__free(struct rc_dyn_set *d);
 
-/* The GNU build-id of the ELF file at @path into @id; its length, 0 for none, or -errno. */
-int rc_elf_build_id(const char *path, unsigned char *id, size_t max);
-
 #endif

@@ -841,7 +841,16 @@ long rc_session__snapshot(struct rc_session *s, enum rc_snapshot_why reason)
 }
 
 /* Runs of @prog the kernel skipped: it was already running on that CPU. */
-static uint64_t prog_missed(const struct bpf_program *prog);
+static uint64_t prog_missed(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
 
 /*
  * One program serves every tracepoint (every uprobe), and the kernel
@@ -866,18 +875,6 @@ static void add_dyn_missed(struct rc_session *s, struct rc_stats *st)
 								      .type = s->dset.ev[i].id,
 								      .missed = m };
 	}
-}
-
-/* Runs of @prog the kernel skipped: it was already running on that CPU. */
-static uint64_t prog_missed(const struct bpf_program *prog)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bpf_program__fd(prog);
-
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.recursion_misses;
 }
 
 /*

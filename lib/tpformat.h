@@ -11,11 +11,12 @@
 #ifndef RINGCAP_TPFORMAT_H
 #define RINGCAP_TPFORMAT_H
 
+#include <linux/types.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "events.h" /* RC_TP_MAX_LOCS: as many as the BPF program copies */
 #include "ringcap.h"
 
-#define RC_TP_MAX_LOCS 8
 /* The longest format text accepted (this kernel's longest is about 5 KiB). */
 #define RC_TP_MAX_TEXT (256u << 10)
 

@@ -97,6 +97,26 @@ static const char *field_str(const struct rc_meta *m, const struct rc_event_desc
 	return buf;
 }
 
+/* Note @key about event @event of the capture at @path, into @buf ("" when none). */
+static const char *note_of(const char *path, const char *event, const char *key, char *buf,
+			   size_t len)
+{
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_event_desc *ev;
+	const struct rc_note *n = NULL;
+
+	buf[0] = '\0';
+	if (!r)
+		return buf;
+	ev = rc_schema__event_by_name(rc_reader__meta(r)->schema, event);
+	if (ev)
+		n = rc_meta__note(rc_reader__meta(r), ev->id, key);
+	if (n)
+		snprintf(buf, len, "%.*s", (int)n->len, (const char *)n->data);
+	rc_reader__free(r);
+	return buf;
+}
+
 #define N_SIG 300
 
 struct sig_ctx {
@@ -188,10 +208,9 @@ void test_dyn_data_loc(void)
 {
 	const char *out = tmpfile_path("exec.rcap");
 	struct exec_ctx c = { .path = "/bin/true" };
-	const struct rc_note *note;
-	struct rc_reader *rd;
 	struct dyn_facts f;
 	struct run r = {};
+	char note[4096];
 
 	if (!need_root())
 		return;
@@ -207,16 +226,8 @@ void test_dyn_data_loc(void)
 		ASSERT_EQ(c.matched, 1, "one exec of /bin/true, its filename decoded");
 		ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
 	}
-	rd = rc_reader__open(out);
-	if (ASSERT_OK_PTR(rd, "open")) {
-		const struct rc_event_desc *ev = rc_schema__event_by_name(
-		    rc_reader__meta(rd)->schema, "sched:sched_process_exec");
-
-		note = ev ? rc_meta__note(rc_reader__meta(rd), ev->id, "format") : NULL;
-		ASSERT_TRUE(note && strstr(note->data, "__data_loc char[] filename"),
-			    "the format text is stored");
-		rc_reader__free(rd);
-	}
+	ASSERT_HAS(note_of(out, "sched:sched_process_exec", "format", note, sizeof(note)),
+		   "__data_loc char[] filename", "the format text is stored");
 out:
 	run_free(&r);
 	tmpdir_cleanup();
@@ -225,7 +236,7 @@ out:
 #define N_PROBE 1000
 
 /* The build-id as binutils reads it: an independent witness. */
-static void readelf_build_id(const char *path, char *hex, size_t len)
+static void readelf_build_id(const char *path, char hex[128])
 {
 	char cmd[4200], line[512];
 	FILE *p;
@@ -240,7 +251,6 @@ static void readelf_build_id(const char *path, char *hex, size_t len)
 	}
 	if (p)
 		pclose(p);
-	(void)len;
 }
 
 static bool check_uprobe(const struct rc_meta *m, const struct rc_event_desc *ev,
@@ -262,8 +272,7 @@ void test_dyn_uprobe(void)
 {
 	const char *out = tmpfile_path("probe.rcap");
 	char up[4200], uret[4200], n[16], rp[4096];
-	const struct rc_note *note;
-	struct rc_reader *rd;
+	char note[4096], hex[128] = "";
 	struct dyn_facts f;
 	struct run r = {};
 
@@ -290,20 +299,13 @@ void test_dyn_uprobe(void)
 	if (ASSERT_OK(walk(out, "uretprobe:rc_workload:rc_probe_target", &f, check_uretprobe, NULL),
 		      "uretprobe"))
 		ASSERT_EQ(f.nrec, N_PROBE, "uretprobe hits");
-	rd = rc_reader__open(out);
-	if (ASSERT_OK_PTR(rd, "open")) {
-		const struct rc_meta *m = rc_reader__meta(rd);
-		const struct rc_event_desc *ev =
-		    rc_schema__event_by_name(m->schema, "uprobe:rc_workload:rc_probe_target");
-		char hex[128] = "";
-
-		readelf_build_id(rp, hex, sizeof(hex));
-		note = ev ? rc_meta__note(m, ev->id, "path") : NULL;
-		ASSERT_TRUE(note && !strcmp(note->data, rp), "binary path stored");
-		note = ev ? rc_meta__note(m, ev->id, "build_id") : NULL;
-		ASSERT_TRUE(hex[0] && note && !strcmp(note->data, hex), "build-id stored");
-		rc_reader__free(rd);
-	}
+	readelf_build_id(rp, hex);
+	ASSERT_STREQ(note_of(out, "uprobe:rc_workload:rc_probe_target", "path", note, sizeof(note)),
+		     rp, "binary path stored");
+	ASSERT_TRUE(hex[0] != '\0', "readelf found a build-id");
+	ASSERT_STREQ(
+	    note_of(out, "uprobe:rc_workload:rc_probe_target", "build_id", note, sizeof(note)), hex,
+	    "build-id stored");
 out:
 	run_free(&r);
 	tmpdir_cleanup();

@@ -130,8 +130,9 @@ int main(int argc, char **argv)
 			sum += rc_probe_target(i, 1000 + i);
 		return sum == n * (n - 1) + 1000 * n ? 0 : 1;
 	}
-	fprintf(stderr, "usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
-			"sleep MS | exit CODE | steady RATE SECONDS | bounce N | seq N | signal N | "
-			"probe N\n");
+	fprintf(stderr,
+		"usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
+		"sleep MS | exit CODE | steady RATE SECONDS | bounce N | seq N | signal N | "
+		"probe N\n");
 	return 1;
 }
