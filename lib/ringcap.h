@@ -259,12 +259,20 @@ struct rc_writer_opts {
 };
 
 struct rc_writer;
+struct rc_disk_chunk;
 
 /* Write the file header to @fd; records, stats and trailer follow. */
 struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 				 const struct rc_writer_opts *opts);
 /* Add whole records (each starting with struct rc_rec_hdr), in any order. */
 int rc_writer__add(struct rc_writer *w, const void *recs, size_t len);
+/*
+ * Write a chunk built elsewhere (codec RC_CODEC_FTRACE, ftpage.h): its
+ * block and frame (dc->data_size bytes at @data), indexed and counted like
+ * the writer's own. Records held by rc_writer__add() are not flushed first.
+ * -EINVAL for a chunk header that is not one of an FTRACE chunk.
+ */
+int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
 /* Write every held record old enough to be in order; @all: every one. */
 int rc_writer__flush(struct rc_writer *w, bool all);
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);
