@@ -207,6 +207,7 @@ valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t stat_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t cli_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t dyn_
+	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t ftrace_
 
 $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 	$(call msg,CC,$@)

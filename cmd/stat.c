@@ -241,7 +241,7 @@ static void show_plain(const struct view *v)
 			       missing(v, &v->total));
 		printf("\n");
 		if (v->lost_in_stream || v->lost_at_end)
-			printf("# perf rings: the file marks %" PRIu64
+			printf("# lost records: the file marks %" PRIu64
 			       " lost where the kernel reported them, %" PRIu64
 			       " more at the end\n",
 			       v->lost_in_stream, v->lost_at_end);
