@@ -760,21 +760,28 @@ static long process(struct rc_ftrace *f, bool final)
 	return total;
 }
 
-/* per_cpu/cpuN/stats: what the meta page does not count. */
-static uint64_t extra_lost(const struct rc_ftrace *f, const struct ft_cpu *c)
+static uint64_t stat_value(const char *text, const char *key)
 {
-	char file[64], path[PATH_MAX], *text = NULL, *p;
-	uint64_t n = 0;
+	const char *p = strstr(text, key);
 
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/*
+ * per_cpu/cpuN/stats: what the meta page does not count (events lost to
+ * commit overruns, or dropped), and the bytes waiting in the ring.
+ */
+static void read_cpu_stats(const struct rc_ftrace *f, struct ft_cpu *c, uint64_t *pending)
+{
+	char file[64], path[PATH_MAX], *text = NULL;
+
+	*pending = 0;
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c->cpu);
 	if (inst_path(f, path, sizeof(path), file) || read_text(path, &text))
-		return c->extra_lost;
-	if ((p = strstr(text, "commit overrun:")))
-		n += strtoull(p + strlen("commit overrun:"), NULL, 10);
-	if ((p = strstr(text, "dropped events:")))
-		n += strtoull(p + strlen("dropped events:"), NULL, 10);
+		return;
+	c->extra_lost = stat_value(text, "commit overrun:") + stat_value(text, "dropped events:");
+	*pending = stat_value(text, "\nbytes:");
 	free(text);
-	return n;
 }
 
 static int take_stats(struct rc_ftrace *f)
@@ -789,12 +796,18 @@ static int take_stats(struct rc_ftrace *f)
 	}
 	st->ts = rc_now_ns(CLOCK_BOOTTIME);
 	st->ring_size = f->buf_size;
+	st->ring_pending = 0;
 	st->nentries = f->ncpus;
 	for (i = 0; i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
-		uint64_t overrun = c->meta->overrun;
+		uint64_t overrun = c->meta->overrun, pending;
 
-		c->extra_lost = extra_lost(f, c);
+		read_cpu_stats(f, c, &pending);
+		/* as for the perf buffer: the fullest ring's */
+		if (pending > st->ring_pending)
+			st->ring_pending = pending;
+		if (pending > st->ring_hwm)
+			st->ring_hwm = pending;
 		st->entries[i] = (struct rc_stat_entry){
 			.cpu = c->cpu,
 			.type = RC_TYPE_ALL,
