@@ -165,7 +165,7 @@ check: all
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
 # first, then fuzzes for FUZZ_SECONDS. New inputs stay in $(O)/fuzz-corpus.
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := reader header schema decode summary strbuf log stats filter hist shuffle
+FUZZ_LIB := reader header schema decode summary strbuf log stats filter hist shuffle ftpage
 FUZZ_SRCS := tests/fuzz/fuzz_reader.c $(patsubst %,lib/%.c,$(FUZZ_LIB)) \
 	cmd/report_fmt.c cmd/json.c $(OUTPUT)/lib/syscall_names.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -174,7 +174,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=a
 
 $(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h cmd/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -o $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -lxxhash -o $@
 
 $(OUTPUT)/gen_seeds: tests/fuzz/gen_seeds.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)

@@ -41,6 +41,7 @@ void status_clear(bool tty);
 #define RC_DEFAULT_EVENTS  "syscalls,sched"
 #define RC_DEFAULT_RINGBUF (16ull << 20)
 #define RC_DEFAULT_PERFBUF (8ull << 20) /* each CPU's */
+#define RC_DEFAULT_FTRACE_BUF (8ull << 20) /* each CPU's */
 #define RC_MAX_PIDS	   1024
 
 #define RC_MAX_SPECS 256 /* tracepoint globs and probes in -e */
@@ -57,6 +58,8 @@ struct scope {
 	bool all;
 	double duration;
 	uint64_t ringbuf_size;
+	bool ringbuf_set;     /* --ringbuf-size given */
+	uint64_t buffer_size; /* --buffer-size: each CPU's ftrace ring; 0: default */
 	enum rc_transport transport;
 	uint64_t mmap_bytes;	/* -m: each CPU's perf ring; 0: default */
 	uint32_t wakeup_events; /* --wakeup N */

@@ -147,6 +147,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (env.snapshot_on && !env.overwrite)
 			argp_error(state,
 				   "--snapshot-on is for the flight recorder: add --overwrite");
+		if (env.overwrite && scope.transport == RC_TRANSPORT_FTRACE)
+			argp_error(state, "--overwrite is the perf buffer's flight recorder: use "
+					  "--transport perfbuf");
+		if (env.bpf && scope.transport == RC_TRANSPORT_FTRACE)
+			argp_error(state,
+				   "--bpf loads a BPF object: use --transport ringbuf, perfbuf "
+				   "or auto");
 		if (env.overwrite && scope.transport == RC_TRANSPORT_RINGBUF)
 			argp_error(state, "--overwrite needs the perf buffer's overwritable rings: "
 					  "use --transport perfbuf (or auto)");
@@ -281,6 +288,8 @@ static void print_summary(struct rc_session *s, const char *path)
 	    !pt.dropped ? ""
 	    : rc_session__transport(s) == RC_TRANSPORT_PERFBUF
 		? " (rings full: try a larger -m/--mmap-pages)"
+	    : rc_session__transport(s) == RC_TRANSPORT_FTRACE
+		? " (rings full: try a larger --buffer-size)"
 		: " (ring full: try a larger --ringbuf-size)",
 	    human_bytes(bytes, b, sizeof(b)), strcmp(path, "-") ? path : "stdout",
 	    bytes ? (double)raw / bytes : 0.0, pt.captured ? (double)bytes / pt.captured : 0.0);

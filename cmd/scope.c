@@ -22,6 +22,7 @@ enum {
 	OPT_TRANSPORT,
 	OPT_WAKEUP,
 	OPT_WAKEUP_MS,
+	OPT_BUFFER_SIZE,
 };
 
 static const struct argp_option scope_opts[] = {
@@ -37,8 +38,11 @@ static const struct argp_option scope_opts[] = {
 	  "Ring buffer size: a power of two, 4K and up, like 16M (default: 16M)" },
 	{ "drain", OPT_DRAIN, "MODE", 0, "poll (sleep until woken, the default) or busy (spin)" },
 	{ "transport", OPT_TRANSPORT, "KIND", 0,
-	  "ringbuf (one BPF ring buffer), perfbuf (a perf ring per CPU), or auto (the default: "
-	  "ringbuf where the kernel has it)" },
+	  "ringbuf (one BPF ring buffer), perfbuf (a perf ring per CPU), ftrace (tracepoints by "
+	  "the kernel's event tracer, its per-CPU rings mapped: no BPF, Linux 6.10+), or auto "
+	  "(the default: ringbuf where the kernel has it; never ftrace)" },
+	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
+	  "ftrace: each CPU's ring buffer, like 8M (default: 8M)" },
 	{ "mmap-pages", 'm', "PAGES|SIZE", 0,
 	  "perfbuf: each CPU's ring, in pages (128) or bytes (512K), rounded up to a power of two "
 	  "pages (default: 8M)" },
@@ -187,6 +191,7 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_RINGBUF_SIZE:
 		scope.given = true;
+		scope.ringbuf_set = true;
 		if (parse_size(arg, &scope.ringbuf_size) || scope.ringbuf_size < (uint64_t)page ||
 		    scope.ringbuf_size > (1ull << 31) ||
 		    (scope.ringbuf_size & (scope.ringbuf_size - 1)))
@@ -210,10 +215,21 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 			scope.transport = RC_TRANSPORT_RINGBUF;
 		else if (!strcmp(arg, "perfbuf"))
 			scope.transport = RC_TRANSPORT_PERFBUF;
+		else if (!strcmp(arg, "ftrace"))
+			scope.transport = RC_TRANSPORT_FTRACE;
 		else if (!strcmp(arg, "auto"))
 			scope.transport = RC_TRANSPORT_AUTO;
 		else
-			argp_error(state, "invalid transport '%s': ringbuf, perfbuf or auto", arg);
+			argp_error(state,
+				   "invalid transport '%s': ringbuf, perfbuf, ftrace or auto", arg);
+		break;
+	case OPT_BUFFER_SIZE:
+		scope.given = true;
+		if (parse_size(arg, &scope.buffer_size) || scope.buffer_size < (uint64_t)page ||
+		    scope.buffer_size > (1ull << 30))
+			argp_error(state,
+				   "invalid --buffer-size '%s': a size from %ldK to 1G, like 8M",
+				   arg, page / 1024);
 		break;
 	case 'm':
 		scope.given = true;
@@ -242,8 +258,30 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 
 const struct argp scope_argp = { .options = scope_opts, .parser = parse_scope };
 
+/* --transport ftrace: the options of the BPF rings do not apply. */
+static void ftrace_check(struct argp_state *state)
+{
+	if (scope.transport != RC_TRANSPORT_FTRACE) {
+		if (scope.buffer_size)
+			argp_error(state,
+				   "--buffer-size sizes ftrace's rings (--transport ftrace): "
+				   "the BPF ring buffer takes --ringbuf-size, the perf buffer -m");
+		return;
+	}
+	if (!scope.events_buf)
+		argp_error(state, "--transport ftrace records the tracepoints given with -e, like "
+				  "-e 'sched:sched_switch' or -e 'syscalls:sys_enter_*'");
+	if (scope.ringbuf_set || scope.mmap_bytes)
+		argp_error(state, "--ringbuf-size and -m size BPF rings: with --transport ftrace, "
+				  "use --buffer-size (each CPU's ring)");
+	if (scope.wakeup_events || scope.wakeup_bytes)
+		argp_error(state, "--wakeup is for the BPF rings: ftrace wakes the reader when a "
+				  "ring is half full (--wakeup-ms still applies)");
+}
+
 void scope_check(struct argp_state *state)
 {
+	ftrace_check(state);
 	/* what only the perf buffer has asks for it */
 	if (scope.transport == RC_TRANSPORT_AUTO && (scope.mmap_bytes || scope.wakeup_events))
 		scope.transport = RC_TRANSPORT_PERFBUF;
@@ -296,7 +334,9 @@ static int split_events(struct rc_record_opts *ro)
 		uint32_t mask;
 		bool probe = !strncmp(tok, "uprobe:", 7) || !strncmp(tok, "uretprobe:", 10);
 
-		if (!probe && !rc_parse_events(tok, &mask, bad, sizeof(bad))) {
+		/* ftrace: every name is a tracepoint's, sched:sched_switch included */
+		if (!probe && scope.transport != RC_TRANSPORT_FTRACE &&
+		    !rc_parse_events(tok, &mask, bad, sizeof(bad))) {
 			ro->events |= mask;
 			continue;
 		}
@@ -341,6 +381,10 @@ int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv)
 	if (scope.transport == RC_TRANSPORT_PERFBUF) {
 		ro->ringbuf_size = scope.mmap_bytes ?: RC_DEFAULT_PERFBUF;
 		ro->wakeup_bytes = scope.wakeup_bytes ?: ro->ringbuf_size / 4;
+	}
+	if (scope.transport == RC_TRANSPORT_FTRACE) {
+		ro->ringbuf_size = scope.buffer_size ?: RC_DEFAULT_FTRACE_BUF;
+		ro->wakeup_bytes = 0;
 	}
 	ro->drain = scope.drain;
 	ro->cmdline = join_args(argc, argv);

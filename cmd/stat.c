@@ -149,6 +149,8 @@ static void count_entries(struct view *v)
 
 		if (e->type < NEVENTS)
 			add_row(&v->by_event[e->type], &r);
+		else if (e->type == RC_TYPE_ALL) /* ftrace: a CPU's every event */
+			add_row(&v->total, &r);
 		if (e->cpu < v->ncpus) /* not RC_CPU_ANY */
 			add_row(&v->by_cpu[e->cpu], &r);
 	}

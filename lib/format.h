@@ -25,7 +25,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 3
+#define RC_VERSION_MINOR 4
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -45,6 +45,7 @@
 
 #define RC_CODEC_ZSTD	      1 /* a zstd frame of the records */
 #define RC_CODEC_ZSTD_SHUFFLE 2 /* a zstd frame of the records shuffled (shuffle.h); v1.2 */
+#define RC_CODEC_FTRACE	      3 /* v1.4: a zstd frame of fragments (struct rc_disk_frag) */
 
 /* Limits a reader enforces before trusting a length. */
 #define RC_MAX_BLOCK	  (16u << 20) /* payload of a metadata block */
@@ -82,6 +83,31 @@ struct rc_disk_chunk {
 	uint32_t data_size;
 };
 _Static_assert(sizeof(struct rc_disk_chunk) == 32, "rc_disk_chunk layout");
+
+/*
+ * The content of an RC_CODEC_FTRACE chunk's frame: fragments, each this
+ * header, then len bytes, then zero padding to a multiple of 8. The chunk
+ * header's raw_size and nrec are those of the records it decodes to.
+ */
+struct rc_disk_frag {
+	uint16_t kind; /* RC_FRAG_* */
+	uint16_t cpu;  /* EVENTS: the CPU whose ring they come from */
+	uint32_t len;  /* bytes that follow, then zero padding to a multiple of 8 */
+	uint64_t ts;   /* EVENTS: the time the first event's delta adds to */
+};
+_Static_assert(sizeof(struct rc_disk_frag) == 16, "rc_disk_frag layout");
+
+#define RC_FRAG_EVENTS	1 /* whole ftrace events, as the ring holds them */
+#define RC_FRAG_RECORDS 2 /* whole ringcap records (ringcap:lost records and the like) */
+#define RC_FRAG_TASKS	3 /* struct rc_disk_task entries */
+
+/* A task of an FTRACE chunk: the process and name of a thread its events name. */
+struct rc_disk_task {
+	uint32_t tid;  /* common_pid */
+	uint32_t tgid; /* the process: the record's pid */
+	char comm[16];
+};
+_Static_assert(sizeof(struct rc_disk_task) == 24, "rc_disk_task layout");
 
 /* stats payload: this, then nentries entries of entry_size bytes each */
 struct rc_disk_stats {

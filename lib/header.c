@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The file header block: magic, version, then sections (INFO, HOST,
- * KERNEL, ARCH, CMDLINE, ENUM, EVENT). Serialised by the writer, parsed
+ * KERNEL, ARCH, CMDLINE, ENUM, EVENT, NOTE). Serialised by the writer, parsed
  * here for the reader with every length and offset checked before use.
  */
 #include <stdlib.h>
@@ -356,6 +356,51 @@ static int parse_note(struct rc_parsed_header *h, struct cursor *c)
 	return 0;
 }
 
+static int cmp_ft_id(const void *a, const void *b)
+{
+	const struct rc_ft_id *x = a, *y = b;
+
+	return x->ftrace_id < y->ftrace_id ? -1 : x->ftrace_id > y->ftrace_id;
+}
+
+/*
+ * The ftrace id of each event the kernel's ring gives (v1.4): "ftrace_id"
+ * notes, a u32 each, about events the header describes; sorted for the
+ * FTRACE chunk decoder, an ftrace id at most once.
+ */
+static int build_ft_ids(struct rc_parsed_header *h, struct cursor *c)
+{
+	const struct rc_meta *m = &h->meta;
+	struct rc_ft_id *ids;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < m->nnotes; i++)
+		n += !strcmp(m->notes[i].key, "ftrace_id");
+	if (!n)
+		return 0;
+	ids = calloc(n, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	h->ft_ids.ids = ids;
+	for (i = 0; i < m->nnotes; i++) {
+		const struct rc_note *note = &m->notes[i];
+
+		if (strcmp(note->key, "ftrace_id"))
+			continue;
+		if (note->len != sizeof(uint32_t))
+			return bad(c, "ftrace_id note of a size other than 4");
+		if (note->event_id > RC_MAX_EVENT_ID || !h->by_id[note->event_id])
+			return bad(c, "ftrace_id note about an event the header does not describe");
+		memcpy(&ids[h->ft_ids.n].ftrace_id, note->data, sizeof(uint32_t));
+		ids[h->ft_ids.n++].rc_id = note->event_id;
+	}
+	qsort(ids, n, sizeof(*ids), cmp_ft_id);
+	for (i = 1; i < n; i++)
+		if (ids[i].ftrace_id == ids[i - 1].ftrace_id)
+			return bad(c, "ftrace id given to two events");
+	return 0;
+}
+
 /* NUL-terminated copy of a section; a string of a capture is only shown. */
 static int section_string(struct cursor *c, uint32_t len, const char **out)
 {
@@ -460,7 +505,7 @@ int rc_parse_header(struct rc_parsed_header *h, const void *buf, size_t len, cha
 	if (!info)
 		return bad(&c, "no INFO section");
 	h->meta.schema = &h->schema;
-	return 0;
+	return build_ft_ids(h, &c);
 }
 
 void rc_parsed_header__free(struct rc_parsed_header *h)
@@ -477,5 +522,6 @@ void rc_parsed_header__free(struct rc_parsed_header *h)
 	free((void *)h->meta.kernel);
 	free((void *)h->meta.arch);
 	free((void *)h->meta.cmdline);
+	free((void *)h->ft_ids.ids);
 	memset(h, 0, sizeof(*h));
 }

@@ -3,6 +3,7 @@
 #define RINGCAP_HEADER_H
 
 #include "format.h"
+#include "ftpage.h"
 #include "internal.h"
 
 /* A parsed file header; owns every string and table it points to. */
@@ -10,6 +11,7 @@ struct rc_parsed_header {
 	struct rc_meta meta;
 	struct rc_schema schema;
 	uint16_t by_id[RC_MAX_EVENT_ID + 1]; /* event id -> index + 1 in schema.events */
+	struct rc_ft_idmap ft_ids;	     /* from the "ftrace_id" notes (v1.4) */
 };
 
 int rc_parse_header(struct rc_parsed_header *h, const void *buf, size_t len, char *err,

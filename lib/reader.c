@@ -4,10 +4,11 @@
  * pipe is fine) or from memory, and hands out records one at a time.
  *
  * Nothing read from the file is trusted: every block is bounded and
- * CRC-checked, every chunk must decompress to exactly the size it claims
- * (no larger than RC_MAX_CHUNK_RAW), and every record of a chunk is
- * checked against the schema before the first one is handed out. A file
- * that ends early is truncated, not corrupt: its complete chunks are read.
+ * CRC-checked, every chunk must decompress (an FTRACE chunk: decode,
+ * ftpage.h) to exactly the size it claims (no larger than
+ * RC_MAX_CHUNK_RAW), and every record of a chunk is checked against the
+ * schema before the first one is handed out. A file that ends early is
+ * truncated, not corrupt: its complete chunks are read.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ struct rc_reader {
 	bool at_end, truncated, started;
 
 	ZSTD_DCtx *dctx;
-	struct rc_strbuf payload, data, enc, raw; /* enc: a shuffled chunk */
+	struct rc_strbuf payload, data, enc, raw; /* enc: a shuffled or ftrace chunk */
 	size_t raw_pos;
 
 	struct rc_stats stats;
@@ -334,6 +335,41 @@ static int inflate_chunk(struct rc_reader *r, uint64_t off, const struct rc_disk
 	return 0;
 }
 
+/*
+ * Decompress an FTRACE chunk's fragments into r->enc and decode them into
+ * r->raw: the records its header counts, of the size it says.
+ */
+static int inflate_ftrace(struct rc_reader *r, uint64_t off, const struct rc_disk_chunk *dc)
+{
+	unsigned long long fcs = ZSTD_getFrameContentSize(r->data.buf, dc->data_size);
+	const char *why = "malformed ftrace chunk";
+	uint32_t nrec = 0;
+	size_t n;
+	int err;
+
+	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
+	    fcs > RC_MAX_CHUNK_RAW)
+		return corrupt(r, off, "chunk frame size out of range");
+	if (ZSTD_findFrameCompressedSize(r->data.buf, dc->data_size) != dc->data_size)
+		return corrupt(r, off, "chunk data is not one zstd frame");
+	r->enc.len = 0;
+	err = rc_strbuf__reserve(&r->enc, fcs);
+	if (err)
+		return err;
+	n = ZSTD_decompressDCtx(r->dctx, r->enc.buf, fcs, r->data.buf, dc->data_size);
+	if (ZSTD_isError(n) || n != fcs)
+		return corrupt(r, off, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
+	err =
+	    rc_ftdec__chunk(r->enc.buf, n, &r->hdr.ft_ids, r->hdr.meta.ncpus, &r->raw, &nrec, &why);
+	if (err)
+		return err == -EBADMSG ? corrupt(r, off, why) : err;
+	if (r->raw.len != dc->raw_size || nrec != dc->nrec) {
+		r->raw.len = 0;
+		return corrupt(r, off, "ftrace chunk decodes to other records than it says");
+	}
+	return 0;
+}
+
 static int load_chunk(struct rc_reader *r, uint64_t off)
 {
 	struct rc_disk_chunk dc;
@@ -342,7 +378,8 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 	if (r->payload.len < sizeof(dc))
 		return corrupt(r, off, "chunk header too short");
 	memcpy(&dc, r->payload.buf, sizeof(dc));
-	if (dc.codec != RC_CODEC_ZSTD && dc.codec != RC_CODEC_ZSTD_SHUFFLE)
+	if (dc.codec != RC_CODEC_ZSTD && dc.codec != RC_CODEC_ZSTD_SHUFFLE &&
+	    dc.codec != RC_CODEC_FTRACE)
 		return corrupt(r, off, "chunk compressed with an unknown codec");
 	if (dc.raw_size > RC_MAX_CHUNK_RAW || dc.data_size > RC_MAX_CHUNK_DATA || !dc.data_size)
 		return corrupt(r, off, "chunk size out of range");
@@ -365,7 +402,10 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 	if (read_some(r, r->data.buf, dc.data_size) < dc.data_size)
 		return end_of_file(r);
 	r->raw.len = 0;
-	err = inflate_chunk(r, off, &dc);
+	if (dc.codec == RC_CODEC_FTRACE)
+		err = inflate_ftrace(r, off, &dc);
+	else
+		err = inflate_chunk(r, off, &dc);
 	if (err)
 		return err;
 	r->raw_pos = 0;

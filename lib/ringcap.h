@@ -182,6 +182,8 @@ enum rc_transport {
 	RC_TRANSPORT_AUTO = 0, /* ringbuf where the kernel has it, else perfbuf */
 	RC_TRANSPORT_RINGBUF = 1,
 	RC_TRANSPORT_PERFBUF = 2,
+	/* tracepoints by ftrace into a tracefs instance, its rings mapped: no BPF (v1.4) */
+	RC_TRANSPORT_FTRACE = 3,
 };
 
 /* rc_meta.flags */
@@ -201,6 +203,8 @@ struct rc_stat_entry {
 #define RC_CPU_ANY UINT32_MAX
 /* The type of an entry about following a command's children, not an event. */
 #define RC_TYPE_FOLLOW 0
+/* The type of an entry counting every event of a CPU's ring: ftrace counts per CPU, not per event. */
+#define RC_TYPE_ALL UINT32_MAX
 
 /* Counters at one moment, cumulative since the start. */
 struct rc_stats {
@@ -259,12 +263,20 @@ struct rc_writer_opts {
 };
 
 struct rc_writer;
+struct rc_disk_chunk;
 
 /* Write the file header to @fd; records, stats and trailer follow. */
 struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 				 const struct rc_writer_opts *opts);
 /* Add whole records (each starting with struct rc_rec_hdr), in any order. */
 int rc_writer__add(struct rc_writer *w, const void *recs, size_t len);
+/*
+ * Write a chunk built elsewhere (codec RC_CODEC_FTRACE, ftpage.h): its
+ * block and frame (dc->data_size bytes at @data), indexed and counted like
+ * the writer's own. Records held by rc_writer__add() are not flushed first.
+ * -EINVAL for a chunk header that is not one of an FTRACE chunk.
+ */
+int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
 /* Write every held record old enough to be in order; @all: every one. */
 int rc_writer__flush(struct rc_writer *w, bool all);
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);
@@ -421,7 +433,7 @@ struct rc_record_opts {
 	size_t npids;
 	bool follow_forks;	/* children of targets become targets */
 	const char *comm;	/* only tasks with this comm */
-	size_t ringbuf_size;	/* ringbuf: the ring; perfbuf: each CPU's, 2^n pages */
+	size_t ringbuf_size;	/* ringbuf: the ring; perfbuf, ftrace: each CPU's, 2^n pages */
 	uint64_t wakeup_bytes;	/* wake the reader when this much is pending; 0: default */
 	uint32_t wakeup_events; /* perfbuf: or every this many records */
 	enum rc_transport transport;

@@ -28,6 +28,7 @@
 #include "dyn.skel.h"
 #include "dyn.h"
 #include "userbpf.h"
+#include "ftrace.h"
 
 _Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
 _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");
@@ -72,6 +73,7 @@ struct rc_session {
 	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */
 	size_t nentries_max;
 	struct rc_user *user; /* --bpf: the user's object, instead of ours */
+	struct rc_ftrace *ft; /* --transport ftrace: every call goes there */
 	uint64_t *ulost;      /* --bpf: each CPU's perf ring's losses */
 	uint64_t *ddropped;   /* each CPU's drops of dset's events, at the last count */
 	int events_fd, targets_fd, stats_fd, notify_fd;
@@ -497,6 +499,8 @@ int rc_session__add_target(struct rc_session *s, pid_t pid)
 	__u32 key = pid;
 	__u8 one = 1;
 
+	if (s->ft)
+		return rc_ftrace__add_target(s->ft, pid);
 	if (s->user)
 		return 0; /* the user's programs choose what they trace */
 	if (bpf_map_update_elem(s->targets_fd, &key, &one, BPF_ANY) < 0) {
@@ -540,6 +544,18 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
 	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = -1;
 	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (s->opts.transport == RC_TRANSPORT_FTRACE) {
+		s->transport = RC_TRANSPORT_FTRACE;
+		s->ft = rc_ftrace__open(&s->opts);
+		err = s->ft ? 0 : -errno;
+		for (i = 0; !err && i < opts->npids; i++)
+			err = rc_ftrace__add_target(s->ft, opts->pids[i]);
+		if (err)
+			goto err_out;
+		return s;
+	}
 	s->transport = pick_transport(s->opts.transport, s->opts.overwrite);
 	if (s->opts.overwrite && s->transport != RC_TRANSPORT_PERFBUF) {
 		pr_warn("the flight recorder (--overwrite) needs the perf buffer: "
@@ -548,8 +564,6 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 		goto err_out;
 	}
 	s->opts.transport = s->transport;
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		err = s->ncpus ?: -EINVAL;
@@ -1022,7 +1036,11 @@ static int snapshot_stats(struct rc_session *s)
 
 const struct rc_stats *rc_session__sample(struct rc_session *s)
 {
-	int err = snapshot_stats(s);
+	int err;
+
+	if (s->ft)
+		return rc_ftrace__sample(s->ft);
+	err = snapshot_stats(s);
 
 	if (err)
 		return rc_err_ptr(err);
@@ -1031,11 +1049,15 @@ const struct rc_stats *rc_session__sample(struct rc_session *s)
 
 uint64_t rc_session__records_written(const struct rc_session *s)
 {
+	if (s->ft)
+		return rc_ftrace__records_written(s->ft);
 	return __atomic_load_n(&s->nrec_written, __ATOMIC_RELAXED);
 }
 
 uint64_t rc_session__bytes(const struct rc_session *s, uint64_t *raw)
 {
+	if (s->ft)
+		return rc_ftrace__bytes(s->ft, raw);
 	if (raw)
 		*raw = __atomic_load_n(&s->raw_written, __ATOMIC_RELAXED);
 	return __atomic_load_n(&s->written, __ATOMIC_RELAXED);
@@ -1108,6 +1130,8 @@ int rc_session__drain(struct rc_session *s, int ms)
 	long total = 0, n;
 	int err;
 
+	if (s->ft)
+		return rc_ftrace__drain(s->ft, ms);
 	do {
 		n = read_ring(s, false);
 		if (n < 0)
@@ -1253,6 +1277,8 @@ int rc_session__start(struct rc_session *s, int fd)
 				     .no_compress = s->opts.no_compress };
 	int err;
 
+	if (s->ft)
+		return rc_ftrace__start(s->ft, fd);
 	/*
 	 * Attach before the header is written: once the file is not empty,
 	 * tracing is on. Events of the meantime wait in the ring.
@@ -1382,6 +1408,8 @@ int rc_session__stop(struct rc_session *s)
 	struct item fin = { .kind = ITEM_FINISH };
 	int err;
 
+	if (s->ft)
+		return rc_ftrace__stop(s->ft);
 	if (s->stopped || !s->started)
 		return -EINVAL;
 	s->stopped = true;
@@ -1412,11 +1440,15 @@ enum rc_transport rc_session__transport(const struct rc_session *s)
 
 const struct rc_meta *rc_session__meta(const struct rc_session *s)
 {
+	if (s->ft)
+		return rc_ftrace__meta(s->ft);
 	return &s->meta;
 }
 
 const struct rc_stats *rc_session__stats(const struct rc_session *s)
 {
+	if (s->ft)
+		return rc_ftrace__stats(s->ft);
 	return &s->last;
 }
 
@@ -1426,6 +1458,7 @@ void rc_session__free(struct rc_session *s)
 
 	if (!s)
 		return;
+	rc_ftrace__free(s->ft);
 	if (s->attached)
 		detach_sources(s);
 	if (s->thr_started) {

@@ -222,10 +222,30 @@ static int frame_chunk(struct rc_writer *w, uint32_t nrec, size_t *csize)
 	return 0;
 }
 
+/* Write a chunk block and its frame; index and count it. */
+static int put_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data)
+{
+	struct rc_chunk_index ci = { w->offset, dc->first_ts, dc->last_ts, dc->nrec };
+	int err;
+
+	err = write_block(w, RC_BLOCK_CHUNK, dc, sizeof(*dc));
+	err = err ?: write_all(w, data, dc->data_size);
+	err = err ?: add_index(w, &ci);
+	if (err)
+		return err;
+	if (!w->tr.nchunks || dc->first_ts < w->tr.first_ts)
+		w->tr.first_ts = dc->first_ts;
+	if (dc->last_ts > w->tr.last_ts)
+		w->tr.last_ts = dc->last_ts;
+	w->tr.nchunks++;
+	w->tr.nrec += dc->nrec;
+	w->tr.raw_bytes += dc->raw_size;
+	return 0;
+}
+
 /* Compress w->raw (@nrec records from @first to @last) and write it. */
 static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint64_t last)
 {
-	struct rc_chunk_index ci = { w->offset, first, last, nrec };
 	struct rc_disk_chunk dc;
 	size_t csize;
 	int err;
@@ -239,18 +259,9 @@ static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint6
 				     .last_ts = last,
 				     .raw_size = w->raw.len,
 				     .data_size = csize };
-	err = write_block(w, RC_BLOCK_CHUNK, &dc, sizeof(dc));
-	err = err ?: write_all(w, w->zbuf.buf, csize);
-	err = err ?: add_index(w, &ci);
+	err = put_chunk(w, &dc, w->zbuf.buf);
 	if (err)
 		return err;
-	if (!w->tr.nchunks)
-		w->tr.first_ts = first;
-	w->tr.nchunks++;
-	w->tr.nrec += nrec;
-	w->tr.raw_bytes += w->raw.len;
-	if (last > w->tr.last_ts)
-		w->tr.last_ts = last;
 	w->raw.len = 0;
 	return 0;
 }
@@ -415,6 +426,24 @@ static int flush(struct rc_writer *w, bool all)
 	w->spare = tmp;
 	w->kept = w->held.len;
 	return 0;
+}
+
+int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (dc->codec != RC_CODEC_FTRACE || !dc->nrec || dc->first_ts > dc->last_ts ||
+	    dc->raw_size > RC_MAX_CHUNK_RAW ||
+	    dc->nrec > dc->raw_size / sizeof(struct rc_rec_hdr) || !dc->data_size ||
+	    dc->data_size > RC_MAX_CHUNK_DATA)
+		return -EINVAL;
+	/* a failure part way leaves the file's tail unknown: stop for good */
+	err = put_chunk(w, dc, data);
+	if (err)
+		w->err = err;
+	return err;
 }
 
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)

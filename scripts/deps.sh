@@ -6,7 +6,8 @@
 set -eu
 
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
-libxxhash-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind"
+libxxhash-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
+trace-cmd"
 
 missing=""
 for p in $pkgs; do

@@ -69,7 +69,7 @@ void test_cli_errors(void)
 			    "invalid --flush-ms '5': milliseconds from 10 to 60000");
 	if (test__start_subtest("transport"))
 		expect_fail((char *[]){ rc, "record", "--transport", "splice", NULL }, 64,
-			    "invalid transport 'splice': ringbuf, perfbuf or auto");
+			    "invalid transport 'splice': ringbuf, perfbuf, ftrace or auto");
 	if (test__start_subtest("mmap_pages")) {
 		expect_fail((char *[]){ rc, "record", "-m", "0", NULL }, 64,
 			    "invalid -m/--mmap-pages '0'");

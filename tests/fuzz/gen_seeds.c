@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Write the fuzzer's seed corpus into a directory: small valid captures
- * of every built-in event, in the current format, and a truncated one.
+ * of every built-in event, in the current format, a truncated one, and
+ * captures of FTRACE chunks (ftrace events as the kernel's ring holds them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "events.h"
+#include "format.h"
+#include "ftpage.h"
 #include "ringcap.h"
+#include "tpformat.h"
 
 static void hdr(struct rc_ev_hdr *h, uint16_t type, uint16_t size, uint64_t ts)
 {
@@ -131,6 +135,225 @@ static int write_seed(const char *dir, const char *name, unsigned int n, size_t 
 	return err;
 }
 
+/* ---- FTRACE chunks ------------------------------------------------------ */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define COMMON                                                                                     \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                                 \
+	"\n"
+
+static const char switch_fmt[] =
+    "name: sched_switch\n"
+    "ID: 372\n"
+    "format:\n" COMMON "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+    "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+    "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+    "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+    "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+    "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+    "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, "
+    "REC->next_pid\n";
+
+static const char irq_fmt[] = "name: irq_handler_entry\n"
+			      "ID: 225\n"
+			      "format:\n" COMMON "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+			      "\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n"
+			      "\n"
+			      "print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n";
+
+static const struct {
+	const char *name, *fmt;
+	uint32_t ftrace_id;
+	uint16_t rc_id;
+} ft_events[] = {
+	{ "sched:sched_switch", switch_fmt, 372, 256 },
+	{ "irq:irq_handler_entry", irq_fmt, 225, 257 },
+};
+
+struct ft_range {
+	unsigned char buf[4096];
+	uint32_t len;
+};
+
+static void put32(struct ft_range *r, uint32_t v)
+{
+	memcpy(r->buf + r->len, &v, 4);
+	r->len += 4;
+}
+
+/* A data event: header, then the raw record (common fields first). */
+static void put_event(struct ft_range *r, uint32_t delta, uint16_t type, int32_t pid,
+		      const void *fields, uint32_t flen)
+{
+	uint32_t len = (8 + flen + 3) & ~3u;
+
+	if (len <= 112) {
+		put32(r, delta << 5 | len / 4);
+	} else {
+		put32(r, delta << 5);
+		put32(r, len + 4);
+	}
+	memset(r->buf + r->len, 0, len);
+	memcpy(r->buf + r->len, &type, 2);
+	memcpy(r->buf + r->len + 4, &pid, 4);
+	memcpy(r->buf + r->len + 8, fields, flen);
+	r->len += len;
+}
+
+/* One CPU's sub-buffer data: switches, irqs with a __data_loc name, extends, a discard. */
+static void build_ft_range(struct ft_range *r, unsigned int cpu)
+{
+	unsigned int i;
+
+	r->len = 0;
+	for (i = 0; i < 12; i++) {
+		struct {
+			char prev_comm[16];
+			int32_t prev_pid, prev_prio;
+			int64_t prev_state;
+			char next_comm[16];
+			int32_t next_pid, next_prio;
+		} sw = { "seed", 100 + i % 3, 120, i % 2, "next", 7, 120 };
+		struct {
+			int32_t irq;
+			uint32_t name_loc;
+			char name[8];
+		} irq = { 16 + cpu, 5u << 16 | 16, "eth0" };
+
+		if (i % 5 == 4) {
+			put32(r, (1000 & ((1u << 27) - 1)) << 5 | 30); /* a time extend */
+			put32(r, 1);
+		}
+		if (i % 7 == 6) {
+			put32(r, 3u << 5 | 29); /* a discarded event */
+			put32(r, 12);
+			memset(r->buf + r->len, 0, 8);
+			r->len += 8;
+		}
+		if (i % 2)
+			put_event(r, 100, 225, 100 + i % 3, &irq, 13);
+		else
+			put_event(r, i % 5 == 4 ? 0 : 100, 372, i % 4 ? 100 + i % 3 : 0, &sw,
+				  sizeof(sw));
+	}
+	put32(r, 29); /* end padding */
+	r->len += 12;
+}
+
+static int seed_task(void *ctx, uint32_t tid, struct rc_disk_task *t)
+{
+	if (tid != 100 && tid != 101)
+		return -ENOENT;
+	t->tgid = 100;
+	snprintf(t->comm, sizeof(t->comm), "task%u", tid);
+	return 0;
+}
+
+/* Two CPUs' rings in two chunks, with a ringcap:lost record between. */
+static int add_ft_chunks(struct rc_writer *w, struct rc_ftenc *e)
+{
+	struct rc_rec_lost lost = { .hdr = { .ts = 0, .type = RC_REC_LOST, .size = sizeof(lost) },
+				    .lost = 3 };
+	struct ft_range r[2];
+	struct rc_ft_cursor c[2];
+	struct rc_disk_chunk dc;
+	const void *data;
+	unsigned int cpu, round;
+	int err = 0;
+
+	for (cpu = 0; cpu < 2; cpu++) {
+		build_ft_range(&r[cpu], cpu);
+		c[cpu] = (struct rc_ft_cursor){ r[cpu].buf, r[cpu].len, 0, 5000 + cpu * 50 };
+	}
+	for (round = 0; round < 2 && !err; round++) {
+		uint64_t until = round ? UINT64_MAX : 5000 + 600;
+
+		for (cpu = 0; cpu < 2 && !err; cpu++)
+			if (rc_ftenc__take(e, cpu, &c[cpu], until) < 0)
+				err = -EINVAL;
+		if (!round) {
+			lost.hdr.ts = until;
+			err = err ?: rc_ftenc__records(e, &lost, sizeof(lost));
+		}
+		err = err ?: rc_ftenc__end(e, &dc, &data);
+		err = err ?: rc_writer__add_chunk(w, &dc, data);
+	}
+	return err;
+}
+
+static int write_ftrace_seed(const char *dir, const char *name, bool stored)
+{
+	static const char header_event[] = "\ttype_len    :    5 bits\n"
+					   "\ttime_delta  :   27 bits\n"
+					   "\tarray       :   32 bits\n";
+	struct rc_meta m = { .clock_id = 7,
+			     .ncpus = 2,
+			     .page_size = 4096,
+			     .transport = RC_TRANSPORT_RINGBUF,
+			     .start_ts = 900,
+			     .host = "seed",
+			     .kernel = "6.18",
+			     .arch = "x86_64",
+			     .cmdline = "ringcap record" };
+	struct rc_note notes[2 * ARRAY_SIZE(ft_events) + 1];
+	uint32_t ids[ARRAY_SIZE(ft_events)];
+	struct rc_writer *w = NULL;
+	struct rc_ftenc *e = NULL;
+	struct rc_schema *s;
+	char path[4096];
+	size_t i, k = 0;
+	int fd, err = 0;
+
+	s = rc_schema__new(rc_builtin_schema());
+	if (!s)
+		return -errno;
+	for (i = 0; i < ARRAY_SIZE(ft_events) && !err; i++) {
+		struct rc_event_desc ev = { .id = ft_events[i].rc_id, .name = ft_events[i].name };
+		struct rc_tpformat f;
+		char why[256];
+
+		err = rc_tpformat__parse(&f, ft_events[i].fmt, sizeof(struct rc_rec_hdr), why,
+					 sizeof(why));
+		if (err)
+			break;
+		ev.size = (sizeof(struct rc_rec_hdr) + f.size + 7) & ~7u;
+		ev.nfields = f.nfields;
+		ev.fields = f.fields;
+		err = rc_schema__add_event(s, &ev);
+		rc_tpformat__free(&f);
+		ids[i] = ft_events[i].ftrace_id;
+		notes[k++] = (struct rc_note){ ev.id, "ftrace_id", &ids[i], sizeof(ids[i]) };
+		notes[k++] =
+		    (struct rc_note){ ev.id, "format", ft_events[i].fmt, strlen(ft_events[i].fmt) };
+	}
+	notes[k++] = (struct rc_note){ 0, "header_event", header_event, strlen(header_event) };
+	m.schema = s;
+	m.notes = notes;
+	m.nnotes = k;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = err ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (!err && fd < 0)
+		err = -errno;
+	if (!err) {
+		w = rc_writer__new(fd, &m, NULL);
+		e = rc_ftenc__new(0, stored, seed_task, NULL);
+		err = w && e ? 0 : -errno;
+	}
+	err = err ?: add_ft_chunks(w, e) ?: rc_writer__finish(w);
+	rc_ftenc__free(e);
+	rc_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	rc_schema__free(s);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -145,7 +368,9 @@ int main(int argc, char **argv)
 	      write_seed(argv[1], "plain.rcap", 8, 1024, false, PLAIN) ?:
 	      write_seed(argv[1], "stored.rcap", 8, 1024, false, STORED) ?:
 	      write_seed(argv[1], "truncated.rcap", 8, 1024, true, SHUFFLED) ?:
-	      write_seed(argv[1], "empty.rcap", 0, 4096, false, SHUFFLED);
+	      write_seed(argv[1], "empty.rcap", 0, 4096, false, SHUFFLED) ?:
+	      write_ftrace_seed(argv[1], "ftrace.rcap", false) ?:
+	      write_ftrace_seed(argv[1], "ftrace_stored.rcap", true);
 	if (err)
 		fprintf(stderr, "gen_seeds: %s\n", strerror(-err));
 	return err ? 1 : 0;

@@ -1,0 +1,912 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ftrace-page chunk codec (ftpage.h): ftrace events walked where they
+ * lie, chunks built from ranges of them without converting them, and the
+ * decoder that turns such a chunk into ringcap records for the reader.
+ *
+ * Everything here reads bytes a kernel or a file gave: every length and
+ * offset is checked against what is left before it is used.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+#include <zstd.h>
+#include "ftpage.h"
+#include "internal.h"
+
+/* include/linux/ring_buffer.h */
+#define FT_TYPE_DATA_MAX    28
+#define FT_TYPE_PADDING	    29
+#define FT_TYPE_TIME_EXTEND 30
+#define FT_TYPE_TIME_STAMP  31
+#define FT_TS_SHIFT	    27 /* array[0] holds the bits of a time above the 27 of time_delta */
+#define FT_TS_BITS	    59 /* an absolute time stamp's */
+#define FT_MIN_PAYLOAD	    8  /* common_type, common_flags, common_preempt_count, common_pid */
+
+#define REC_HDR	 sizeof(struct rc_rec_hdr)
+#define FRAG_HDR sizeof(struct rc_disk_frag)
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t round8(uint64_t n)
+{
+	return (n + 7) & ~7ull;
+}
+
+/* ---- walking events --------------------------------------------------- */
+
+/* An absolute time stamp: the low 59 bits of the time, never going back. */
+static uint64_t abs_stamp(uint64_t ts, uint32_t delta, uint32_t a0)
+{
+	uint64_t mask = (1ull << FT_TS_BITS) - 1;
+	uint64_t next = (ts & ~mask) | ((uint64_t)a0 << FT_TS_SHIFT | delta);
+
+	if (next < ts)
+		next += 1ull << FT_TS_BITS;
+	return next;
+}
+
+int rc_ft_next(struct rc_ft_cursor *c, struct rc_ft_event *ev)
+{
+	if (c->pos > c->len)
+		return -EBADMSG;
+	while (c->pos < c->len) {
+		const unsigned char *p = c->buf + c->pos;
+		uint32_t left = c->len - c->pos, hdr, type_len, delta, a0 = 0;
+
+		if (left < 4)
+			return -EBADMSG;
+		hdr = get_u32(p);
+		type_len = hdr & 31;
+		delta = hdr >> 5;
+		if (type_len == FT_TYPE_PADDING && !delta) {
+			c->pos = c->len; /* the rest is padding */
+			return 0;
+		}
+		if (!type_len || type_len > FT_TYPE_DATA_MAX) {
+			if (left < 8)
+				return -EBADMSG;
+			a0 = get_u32(p + 4);
+		}
+		switch (type_len) {
+		case 0:
+			/* array[0] counts itself, then the payload from offset 8 */
+			if (a0 % 4 || a0 < 4 + FT_MIN_PAYLOAD || a0 > left - 4)
+				return -EBADMSG;
+			*ev = (struct rc_ft_event){ p + 8, a0 - 4, c->ts + delta };
+			c->pos += 4 + a0;
+			c->ts = ev->ts;
+			return 1;
+		case FT_TYPE_PADDING:
+			/* a discarded event: the kernel ignores its time too */
+			if (a0 % 4 || a0 < 4 || a0 > left - 4)
+				return -EBADMSG;
+			c->pos += 4 + a0;
+			break;
+		case FT_TYPE_TIME_EXTEND:
+			c->ts += ((uint64_t)a0 << FT_TS_SHIFT) + delta;
+			c->pos += 8;
+			break;
+		case FT_TYPE_TIME_STAMP:
+			c->ts = abs_stamp(c->ts, delta, a0);
+			c->pos += 8;
+			break;
+		default:
+			if (type_len * 4 < FT_MIN_PAYLOAD || 4 + type_len * 4 > left)
+				return -EBADMSG;
+			*ev = (struct rc_ft_event){ p + 4, type_len * 4, c->ts + delta };
+			c->pos += 4 + type_len * 4;
+			c->ts = ev->ts;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+long rc_ft_peek(const struct rc_ft_cursor *c, uint64_t *last)
+{
+	struct rc_ft_cursor w = *c;
+	struct rc_ft_event ev;
+	long n = 0;
+	int ret;
+
+	while ((ret = rc_ft_next(&w, &ev)) > 0) {
+		*last = ev.ts;
+		n++;
+	}
+	return ret < 0 ? ret : n;
+}
+
+uint16_t rc_ft_idmap__lookup(const struct rc_ft_idmap *ids, uint32_t ftrace_id)
+{
+	uint32_t lo = 0, hi = ids ? ids->n : 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ids->ids[mid].ftrace_id == ftrace_id)
+			return ids->ids[mid].rc_id;
+		if (ids->ids[mid].ftrace_id < ftrace_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* ---- the encoder ------------------------------------------------------ */
+
+/*
+ * A stored frame (no_compress), built as the fragments come: as writer.c's
+ * store_frame(), RFC 8878 raw blocks with the content size and checksum
+ * filled in at the end.
+ */
+#define ZSTD_MAGIC	 0xFD2FB528u
+#define ZSTD_BLOCK_MAX	 (128u << 10)
+#define ZSTD_FHD_STORED	 0xE4 /* 8-byte content size, single segment, content checksum */
+#define ZSTD_FHD_FCS8	 0xC0 /* Frame_Content_Size_Flag 3: an 8-byte content size */
+#define ZSTD_FHD_SEGMENT 0x20 /* Single_Segment_Flag */
+#define ZSTD_BLOCK_LAST	 1u
+#define STORED_HDR	 13 /* magic, descriptor, content size */
+#define FCS_ROOM	 8  /* compressed: room kept ahead of the frame for its content size */
+
+struct rc_ftenc {
+	ZSTD_CCtx *cctx;    /* NULL: stored */
+	XXH64_state_t *xxh; /* stored: the content's checksum */
+	rc_ft_task_fn task_fn;
+	void *task_ctx;
+	int err; /* the error that lost the chunk being built */
+
+	struct rc_strbuf frame; /* the chunk's frame; compressed: from FCS_ROOM */
+	size_t data_off;	/* where the ended frame starts in frame.buf */
+	size_t blk;		/* stored: the open block's header in frame, 0: none */
+	uint32_t blk_len;
+
+	uint64_t content; /* bytes of fragments so far: the frame's content size */
+	size_t raw;	  /* bytes of the records they decode to */
+	uint32_t nrec;
+	uint64_t first_ts, last_ts;
+
+	uint64_t *seen; /* the tids of this chunk, each + 1; 0: an empty slot */
+	size_t seen_cap, nseen;
+	uint32_t *fresh; /* the tids this take saw first */
+	size_t nfresh, fresh_cap;
+	struct rc_strbuf tasks; /* this take's TASKS entries */
+};
+
+struct rc_ftenc *rc_ftenc__new(int level, bool no_compress, rc_ft_task_fn fn, void *ctx)
+{
+	struct rc_ftenc *e = calloc(1, sizeof(*e));
+	size_t r;
+
+	if (!e)
+		return rc_err_ptr(-ENOMEM);
+	e->task_fn = fn;
+	e->task_ctx = ctx;
+	if (no_compress) {
+		e->xxh = XXH64_createState();
+		if (!e->xxh)
+			goto err_nomem;
+		return e;
+	}
+	e->cctx = ZSTD_createCCtx();
+	if (!e->cctx)
+		goto err_nomem;
+	r = ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, level ? level : 1);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_checksumFlag, 1);
+	if (ZSTD_isError(r)) {
+		pr_warn("zstd: %s\n", ZSTD_getErrorName(r));
+		rc_ftenc__free(e);
+		return rc_err_ptr(-EINVAL);
+	}
+	return e;
+
+err_nomem:
+	rc_ftenc__free(e);
+	return rc_err_ptr(-ENOMEM);
+}
+
+void rc_ftenc__free(struct rc_ftenc *e)
+{
+	if (!e)
+		return;
+	ZSTD_freeCCtx(e->cctx);
+	XXH64_freeState(e->xxh);
+	rc_strbuf__free(&e->frame);
+	rc_strbuf__free(&e->tasks);
+	free(e->seen);
+	free(e->fresh);
+	free(e);
+}
+
+uint32_t rc_ftenc__nrec(const struct rc_ftenc *e)
+{
+	return e->nrec;
+}
+
+size_t rc_ftenc__raw_size(const struct rc_ftenc *e)
+{
+	return e->raw;
+}
+
+static int lose(struct rc_ftenc *e, int err)
+{
+	e->err = err;
+	return err;
+}
+
+/* Empty again, for the next chunk (the ended frame stays until then). */
+static void reset(struct rc_ftenc *e)
+{
+	if (e->cctx && (e->err || e->content))
+		ZSTD_CCtx_reset(e->cctx, ZSTD_reset_session_only);
+	e->err = 0;
+	e->content = 0;
+	e->raw = 0;
+	e->nrec = 0;
+	e->first_ts = e->last_ts = 0;
+	e->blk = 0;
+	e->blk_len = 0;
+	if (e->nseen)
+		memset(e->seen, 0, e->seen_cap * sizeof(*e->seen));
+	e->nseen = 0;
+}
+
+static void set_block_header(struct rc_ftenc *e, bool last)
+{
+	uint32_t bh = e->blk_len << 3 | (last ? ZSTD_BLOCK_LAST : 0);
+	unsigned char *p = (unsigned char *)e->frame.buf + e->blk;
+
+	p[0] = bh;
+	p[1] = bh >> 8;
+	p[2] = bh >> 16;
+}
+
+static int store_feed(struct rc_ftenc *e, const unsigned char *p, size_t n)
+{
+	int err;
+
+	if (XXH64_update(e->xxh, p, n) == XXH_ERROR)
+		return -EIO;
+	while (n) {
+		size_t k;
+
+		if (!e->blk || e->blk_len == ZSTD_BLOCK_MAX) {
+			err = rc_strbuf__append(&e->frame, "\0\0\0", 3);
+			if (err)
+				return err;
+			e->blk = e->frame.len - 3;
+			e->blk_len = 0;
+		}
+		k = ZSTD_BLOCK_MAX - e->blk_len < n ? ZSTD_BLOCK_MAX - e->blk_len : n;
+		err = rc_strbuf__append(&e->frame, p, k);
+		if (err)
+			return err;
+		e->blk_len += k;
+		set_block_header(e, false);
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static int zstd_feed(struct rc_ftenc *e, const void *p, size_t n, ZSTD_EndDirective op)
+{
+	ZSTD_inBuffer in = { p, n, 0 };
+	size_t left;
+
+	do {
+		size_t room = ZSTD_CStreamOutSize();
+		ZSTD_outBuffer out;
+		int err = rc_strbuf__reserve(&e->frame, room);
+
+		if (err)
+			return err;
+		out = (ZSTD_outBuffer){ e->frame.buf + e->frame.len, room, 0 };
+		left = ZSTD_compressStream2(e->cctx, &out, &in, op);
+		if (ZSTD_isError(left)) {
+			pr_warn("zstd: %s\n", ZSTD_getErrorName(left));
+			return -EIO;
+		}
+		e->frame.len += out.pos;
+	} while (op == ZSTD_e_end ? left != 0 : in.pos < in.size);
+	return 0;
+}
+
+/* Start the chunk's frame, before its first fragment. */
+static int begin_frame(struct rc_ftenc *e)
+{
+	static const unsigned char room[STORED_HDR];
+	unsigned char *p;
+	int i;
+
+	e->frame.len = 0;
+	if (e->cctx)
+		return rc_strbuf__append(&e->frame, room, FCS_ROOM);
+	if (XXH64_reset(e->xxh, 0) == XXH_ERROR || rc_strbuf__append(&e->frame, room, STORED_HDR))
+		return -ENOMEM;
+	p = (unsigned char *)e->frame.buf;
+	for (i = 0; i < 4; i++)
+		p[i] = ZSTD_MAGIC >> 8 * i;
+	p[4] = ZSTD_FHD_STORED;
+	return 0;
+}
+
+/* @n bytes of content; any failure loses the chunk. */
+static int feed(struct rc_ftenc *e, const void *p, size_t n)
+{
+	int err = 0;
+
+	if (!e->content && n)
+		err = begin_frame(e);
+	if (!err && n)
+		err = e->cctx ? zstd_feed(e, p, n, ZSTD_e_continue) : store_feed(e, p, n);
+	if (err)
+		return lose(e, err);
+	e->content += n;
+	return 0;
+}
+
+static int put_frag(struct rc_ftenc *e, uint16_t kind, uint16_t cpu, const void *data, uint32_t len,
+		    uint64_t ts)
+{
+	static const unsigned char zeros[8];
+	struct rc_disk_frag f = { .kind = kind, .cpu = cpu, .len = len, .ts = ts };
+
+	return feed(e, &f, sizeof(f)) ?: feed(e, data, len) ?: feed(e, zeros, round8(len) - len);
+}
+
+static uint64_t *seen_slot(uint64_t *tab, size_t cap, uint32_t tid)
+{
+	size_t i = (tid * 0x9E3779B1u) & (cap - 1);
+
+	while (tab[i] && tab[i] != (uint64_t)tid + 1)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static bool seen_has(const struct rc_ftenc *e, uint32_t tid)
+{
+	return e->seen_cap && *seen_slot(e->seen, e->seen_cap, tid);
+}
+
+/* Note @tid as seen in this chunk and first seen in this take. */
+static int seen_add(struct rc_ftenc *e, uint32_t tid)
+{
+	size_t i;
+
+	if (e->nfresh == e->fresh_cap) {
+		size_t cap = e->fresh_cap ? e->fresh_cap * 2 : 64;
+		void *p = realloc(e->fresh, cap * sizeof(*e->fresh));
+
+		if (!p)
+			return -ENOMEM;
+		e->fresh = p;
+		e->fresh_cap = cap;
+	}
+	if ((e->nseen + 1) * 2 > e->seen_cap) {
+		size_t cap = e->seen_cap ? e->seen_cap * 2 : 256;
+		uint64_t *tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return -ENOMEM;
+		for (i = 0; i < e->seen_cap; i++)
+			if (e->seen[i])
+				*seen_slot(tab, cap, e->seen[i] - 1) = e->seen[i];
+		free(e->seen);
+		e->seen = tab;
+		e->seen_cap = cap;
+	}
+	*seen_slot(e->seen, e->seen_cap, tid) = (uint64_t)tid + 1;
+	e->nseen++;
+	e->fresh[e->nfresh++] = tid;
+	return 0;
+}
+
+/* The TASKS fragment of the tids this take saw first, those the task function knows. */
+static int put_tasks(struct rc_ftenc *e)
+{
+	size_t i;
+	int err;
+
+	e->tasks.len = 0;
+	for (i = 0; i < e->nfresh; i++) {
+		struct rc_disk_task t = { .tid = e->fresh[i], .tgid = e->fresh[i] };
+
+		if (!e->task_fn || e->task_fn(e->task_ctx, e->fresh[i], &t) < 0)
+			continue;
+		t.tid = e->fresh[i];
+		err = rc_strbuf__append(&e->tasks, &t, sizeof(t));
+		if (err)
+			return lose(e, err);
+	}
+	if (!e->tasks.len)
+		return 0;
+	return put_frag(e, RC_FRAG_TASKS, 0, e->tasks.buf, e->tasks.len, 0);
+}
+
+/* The time range of @n more records, the earliest @first and the latest @last. */
+static void count_records(struct rc_ftenc *e, uint32_t n, uint64_t first, uint64_t last)
+{
+	if (!e->nrec || first < e->first_ts)
+		e->first_ts = first;
+	if (!e->nrec || last > e->last_ts)
+		e->last_ts = last;
+	e->nrec += n;
+}
+
+/*
+ * Would the chunk still fit with one more data event (of @rec decoded
+ * bytes, @fresh a tid not seen yet) in an EVENTS fragment of @span bytes?
+ */
+static bool event_fits(const struct rc_ftenc *e, size_t raw, uint64_t rec, uint64_t span,
+		       bool fresh)
+{
+	uint64_t ntasks = e->nfresh + fresh;
+	uint64_t content = e->content + FRAG_HDR + round8(span);
+
+	if (ntasks)
+		content += FRAG_HDR + ntasks * sizeof(struct rc_disk_task);
+	return raw + rec <= RC_MAX_CHUNK_RAW && content <= RC_MAX_CHUNK_RAW;
+}
+
+long rc_ftenc__take(struct rc_ftenc *e, uint16_t cpu, struct rc_ft_cursor *c, uint64_t until)
+{
+	struct rc_ft_cursor w = *c, took = *c;
+	uint64_t first = 0, last = 0;
+	size_t raw = e->raw;
+	struct rc_ft_event ev;
+	uint32_t n = 0;
+	int ret, err;
+
+	if (e->err)
+		return e->err;
+	e->nfresh = 0;
+	while ((ret = rc_ft_next(&w, &ev)) > 0) {
+		uint64_t rec = REC_HDR + round8(ev.len);
+		uint32_t tid = get_u32(ev.data + 4);
+		bool fresh = !seen_has(e, tid);
+
+		if (rec > RC_REC_MAX) {
+			ret = -EBADMSG; /* no record can hold it */
+			break;
+		}
+		if (ev.ts > until || !event_fits(e, raw, rec, w.pos - c->pos, fresh))
+			break;
+		if (fresh) {
+			ret = seen_add(e, tid);
+			if (ret)
+				break;
+		}
+		if (!n || ev.ts < first)
+			first = ev.ts;
+		if (!n || ev.ts > last)
+			last = ev.ts;
+		raw += rec;
+		took = w;
+		n++;
+	}
+	if (n) {
+		err = put_frag(e, RC_FRAG_EVENTS, cpu, c->buf + c->pos, took.pos - c->pos, c->ts);
+		err = err ?: put_tasks(e);
+		if (err)
+			return err;
+		count_records(e, n, first, last);
+		e->raw = raw;
+	}
+	*c = ret ? took : w; /* every data event taken: on to the end */
+	return ret < 0 ? ret : (long)n;
+}
+
+/* A run of whole records: their count and time range; -EINVAL if not whole. */
+static int scan_records(const unsigned char *p, size_t len, uint32_t *n, uint64_t *first,
+			uint64_t *last)
+{
+	size_t pos = 0;
+
+	*n = 0;
+	while (pos < len) {
+		struct rc_rec_hdr h;
+
+		if (len - pos < sizeof(h))
+			return -EINVAL;
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > len - pos)
+			return -EINVAL;
+		if (!*n || h.ts < *first)
+			*first = h.ts;
+		if (!*n || h.ts > *last)
+			*last = h.ts;
+		(*n)++;
+		pos += h.size;
+	}
+	return 0;
+}
+
+int rc_ftenc__records(struct rc_ftenc *e, const void *recs, uint32_t len)
+{
+	uint64_t first = 0, last = 0;
+	uint32_t n;
+	int err;
+
+	if (e->err)
+		return e->err;
+	err = scan_records(recs, len, &n, &first, &last);
+	if (err || !n)
+		return err;
+	if (e->raw + len > RC_MAX_CHUNK_RAW || e->content + FRAG_HDR + len > RC_MAX_CHUNK_RAW)
+		return -E2BIG;
+	err = put_frag(e, RC_FRAG_RECORDS, 0, recs, len, 0);
+	if (err)
+		return err;
+	count_records(e, n, first, last);
+	e->raw += len;
+	return 0;
+}
+
+/*
+ * Give the compressed frame its content size. zstd streams a frame of
+ * unknown size: a header of magic, descriptor, window descriptor and
+ * dictionary id, no content size. The descriptor is set to say an 8-byte
+ * content size follows, and the header is moved back into the room kept
+ * ahead of it to make that room (RFC 8878 3.1.1.1).
+ */
+static int set_content_size(struct rc_ftenc *e)
+{
+	static const unsigned char did_len[4] = { 0, 1, 2, 4 };
+	unsigned char *f = (unsigned char *)e->frame.buf + FCS_ROOM, *p;
+	size_t n = e->frame.len - FCS_ROOM, hlen;
+	int i;
+
+	if (n < 6 || get_u32(f) != ZSTD_MAGIC)
+		return -EIO;
+	if (f[4] & (ZSTD_FHD_FCS8 | ZSTD_FHD_SEGMENT)) {
+		/* a size already: the one it must be */
+		if (ZSTD_getFrameContentSize(f, n) != e->content)
+			return -EIO;
+		e->data_off = FCS_ROOM;
+		return 0;
+	}
+	hlen = 4 + 1 + 1 + did_len[f[4] & 3];
+	if (n < hlen)
+		return -EIO;
+	p = (unsigned char *)e->frame.buf;
+	memmove(p, f, hlen);
+	p[4] |= ZSTD_FHD_FCS8;
+	for (i = 0; i < 8; i++)
+		p[hlen + i] = e->content >> 8 * i;
+	e->data_off = 0;
+	return 0;
+}
+
+static int end_frame(struct rc_ftenc *e)
+{
+	unsigned char *p, sum[4];
+	uint64_t h;
+	int i, err;
+
+	if (e->cctx) {
+		err = zstd_feed(e, NULL, 0, ZSTD_e_end);
+		return err ?: set_content_size(e);
+	}
+	if (!e->blk) {
+		err = rc_strbuf__append(&e->frame, "\0\0\0", 3);
+		if (err)
+			return err;
+		e->blk = e->frame.len - 3;
+	}
+	set_block_header(e, true);
+	h = XXH64_digest(e->xxh);
+	for (i = 0; i < 4; i++) /* the low 32 bits of XXH64, seed 0 */
+		sum[i] = h >> 8 * i;
+	err = rc_strbuf__append(&e->frame, sum, sizeof(sum));
+	if (err)
+		return err;
+	p = (unsigned char *)e->frame.buf;
+	for (i = 0; i < 8; i++)
+		p[5 + i] = e->content >> 8 * i;
+	e->data_off = 0;
+	return 0;
+}
+
+int rc_ftenc__end(struct rc_ftenc *e, struct rc_disk_chunk *dc, const void **data)
+{
+	int err = e->err;
+
+	if (!err && !e->nrec)
+		err = -ENODATA;
+	err = err ?: end_frame(e);
+	if (!err && e->frame.len - e->data_off > RC_MAX_CHUNK_DATA)
+		err = -EIO; /* never: zstd's bound is well below */
+	if (!err) {
+		*dc = (struct rc_disk_chunk){ .codec = RC_CODEC_FTRACE,
+					      .nrec = e->nrec,
+					      .first_ts = e->first_ts,
+					      .last_ts = e->last_ts,
+					      .raw_size = e->raw,
+					      .data_size = e->frame.len - e->data_off };
+		*data = e->frame.buf + e->data_off;
+	}
+	reset(e);
+	return err;
+}
+
+/* ---- the decoder ------------------------------------------------------ */
+
+struct dec_ref {
+	uint64_t ts;
+	uint32_t off; /* in out: also the order they were decoded in */
+	uint32_t size;
+};
+
+struct ftdec {
+	const struct rc_ft_idmap *ids;
+	uint32_t ncpus;
+	struct rc_disk_task *tasks; /* sorted by tid */
+	size_t ntasks;
+	struct dec_ref *refs;
+	size_t nrefs, refs_cap;
+	struct rc_strbuf *out;
+	const char **why;
+};
+
+static int bad(struct ftdec *d, const char *why)
+{
+	*d->why = why;
+	return -EBADMSG;
+}
+
+/* The next fragment at *@pos: 1, 0 at the end, or -EBADMSG. */
+static int next_frag(struct ftdec *d, const unsigned char *buf, size_t n, size_t *pos,
+		     struct rc_disk_frag *f, const unsigned char **data)
+{
+	size_t left = n - *pos, i;
+	uint64_t padded;
+
+	if (!left)
+		return 0;
+	if (left < FRAG_HDR)
+		return bad(d, "chunk ends inside a fragment header");
+	memcpy(f, buf + *pos, FRAG_HDR);
+	left -= FRAG_HDR;
+	padded = round8(f->len);
+	if (padded > left)
+		return bad(d, "fragment longer than its chunk");
+	*data = buf + *pos + FRAG_HDR;
+	for (i = f->len; i < padded; i++)
+		if ((*data)[i])
+			return bad(d, "fragment padding not zero");
+	switch (f->kind) {
+	case RC_FRAG_EVENTS:
+	case RC_FRAG_RECORDS:
+		break;
+	case RC_FRAG_TASKS:
+		if (f->len % sizeof(struct rc_disk_task))
+			return bad(d, "fragment of tasks ends inside one");
+		break;
+	default:
+		return bad(d, "fragment of an unknown kind");
+	}
+	*pos += FRAG_HDR + padded;
+	return 1;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct rc_disk_task *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Every TASKS fragment's entries, sorted by tid for look-ups; a tid at most once. */
+static int load_tasks(struct ftdec *d, const unsigned char *buf, size_t n)
+{
+	const unsigned char *data;
+	struct rc_disk_frag f;
+	size_t pos = 0, cnt = 0, i;
+	int ret;
+
+	while ((ret = next_frag(d, buf, n, &pos, &f, &data)) > 0)
+		if (f.kind == RC_FRAG_TASKS)
+			cnt += f.len / sizeof(struct rc_disk_task);
+	if (ret < 0 || !cnt)
+		return ret;
+	d->tasks = malloc(cnt * sizeof(*d->tasks));
+	if (!d->tasks)
+		return -ENOMEM;
+	pos = 0;
+	while (next_frag(d, buf, n, &pos, &f, &data) > 0) {
+		if (f.kind != RC_FRAG_TASKS)
+			continue;
+		memcpy(d->tasks + d->ntasks, data, f.len);
+		d->ntasks += f.len / sizeof(struct rc_disk_task);
+	}
+	qsort(d->tasks, d->ntasks, sizeof(*d->tasks), cmp_task);
+	for (i = 1; i < d->ntasks; i++)
+		if (d->tasks[i].tid == d->tasks[i - 1].tid)
+			return bad(d, "a task described twice in one chunk");
+	return 0;
+}
+
+static const struct rc_disk_task *find_task(const struct ftdec *d, uint32_t tid)
+{
+	struct rc_disk_task key = { .tid = tid };
+
+	if (!d->ntasks)
+		return NULL;
+	return bsearch(&key, d->tasks, d->ntasks, sizeof(key), cmp_task);
+}
+
+/* Room for a record of @size bytes at the end of out, and its ref. */
+static int add_ref(struct ftdec *d, uint64_t ts, size_t size)
+{
+	int err;
+
+	if (size > RC_MAX_CHUNK_RAW - d->out->len)
+		return bad(d, "chunk decodes to more than a chunk may hold");
+	if (d->nrefs == d->refs_cap) {
+		size_t cap = d->refs_cap ? d->refs_cap * 2 : 1024;
+		void *p = realloc(d->refs, cap * sizeof(*d->refs));
+
+		if (!p)
+			return -ENOMEM;
+		d->refs = p;
+		d->refs_cap = cap;
+	}
+	err = rc_strbuf__reserve(d->out, size);
+	if (err)
+		return err;
+	d->refs[d->nrefs++] = (struct dec_ref){ ts, d->out->len, size };
+	return 0;
+}
+
+static int add_event(struct ftdec *d, uint16_t cpu, const struct rc_ft_event *ev)
+{
+	static const unsigned char zeros[8];
+	struct rc_rec_hdr h = { .ts = ev->ts, .cpu = cpu };
+	const struct rc_disk_task *t;
+	uint16_t common_type;
+	size_t size;
+	int err;
+
+	memcpy(&common_type, ev->data, sizeof(common_type));
+	memcpy(&h.tid, ev->data + 4, sizeof(h.tid));
+	h.type = rc_ft_idmap__lookup(d->ids, common_type);
+	if (!h.type)
+		return bad(d, "ftrace event of an id the capture does not describe");
+	size = REC_HDR + round8(ev->len);
+	if (size > RC_REC_MAX)
+		return bad(d, "ftrace event too large for a record");
+	h.size = size;
+	t = find_task(d, h.tid);
+	if (t) {
+		h.pid = t->tgid;
+		memcpy(h.comm, t->comm, strnlen(t->comm, sizeof(h.comm) - 1));
+	} else {
+		h.pid = h.tid;
+		strcpy(h.comm, h.tid ? "<...>" : "<idle>");
+	}
+	err = add_ref(d, h.ts, size);
+	err = err ?: rc_strbuf__append(d->out, &h, sizeof(h));
+	err = err ?: rc_strbuf__append(d->out, ev->data, ev->len);
+	return err ?: rc_strbuf__append(d->out, zeros, size - REC_HDR - ev->len);
+}
+
+static int add_events(struct ftdec *d, const struct rc_disk_frag *f, const unsigned char *data)
+{
+	struct rc_ft_cursor c = { data, f->len, 0, f->ts };
+	struct rc_ft_event ev;
+	int ret;
+
+	if (f->cpu >= d->ncpus)
+		return bad(d, "ftrace events of a CPU beyond the capture's count");
+	while ((ret = rc_ft_next(&c, &ev)) > 0) {
+		ret = add_event(d, f->cpu, &ev);
+		if (ret)
+			return ret;
+	}
+	return ret < 0 ? bad(d, "malformed ftrace event") : 0;
+}
+
+static int add_records(struct ftdec *d, const unsigned char *p, uint32_t len)
+{
+	uint32_t pos = 0;
+	int err;
+
+	while (pos < len) {
+		struct rc_rec_hdr h;
+
+		if (len - pos < sizeof(h))
+			return bad(d, "fragment ends inside a record header");
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > len - pos)
+			return bad(d, "record size out of range");
+		err = add_ref(d, h.ts, h.size);
+		err = err ?: rc_strbuf__append(d->out, p + pos, h.size);
+		if (err)
+			return err;
+		pos += h.size;
+	}
+	return 0;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct dec_ref *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sort the records of out by time, ties in decoding order. */
+static int sort_out(struct ftdec *d)
+{
+	struct rc_strbuf sorted = {};
+	size_t i;
+	int err;
+
+	for (i = 1; i < d->nrefs; i++)
+		if (d->refs[i].ts < d->refs[i - 1].ts)
+			break;
+	if (i >= d->nrefs)
+		return 0;
+	qsort(d->refs, d->nrefs, sizeof(*d->refs), cmp_ref);
+	err = rc_strbuf__reserve(&sorted, d->out->len);
+	for (i = 0; !err && i < d->nrefs; i++)
+		err = rc_strbuf__append(&sorted, d->out->buf + d->refs[i].off, d->refs[i].size);
+	if (err) {
+		rc_strbuf__free(&sorted);
+		return err;
+	}
+	rc_strbuf__free(d->out);
+	*d->out = sorted;
+	return 0;
+}
+
+static int decode(struct ftdec *d, const unsigned char *buf, size_t n)
+{
+	const unsigned char *data;
+	struct rc_disk_frag f;
+	size_t pos = 0;
+	int ret;
+
+	ret = load_tasks(d, buf, n);
+	if (ret)
+		return ret;
+	while ((ret = next_frag(d, buf, n, &pos, &f, &data)) > 0) {
+		if (f.kind == RC_FRAG_EVENTS)
+			ret = add_events(d, &f, data);
+		else if (f.kind == RC_FRAG_RECORDS)
+			ret = add_records(d, data, f.len);
+		else
+			ret = 0; /* TASKS: read already */
+		if (ret)
+			return ret;
+	}
+	return ret ?: sort_out(d);
+}
+
+int rc_ftdec__chunk(const void *buf, size_t n, const struct rc_ft_idmap *ids, uint32_t ncpus,
+		    struct rc_strbuf *out, uint32_t *nrec, const char **why)
+{
+	struct ftdec d = { .ids = ids, .ncpus = ncpus, .out = out, .why = why };
+	int err;
+
+	out->len = 0;
+	err = decode(&d, buf, n);
+	if (err)
+		out->len = 0;
+	else
+		*nrec = d.nrefs;
+	free(d.tasks);
+	free(d.refs);
+	return err;
+}

@@ -1,0 +1,1182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ftrace transport (ftrace.h).
+ *
+ * ringcap makes a tracefs instance of its own, instances/ringcap-PID, and
+ * sets everything there: buffer size, clock, pid filter, comm filters,
+ * event enables. Nothing outside it is written. Each CPU's trace_pipe_raw
+ * is mapped (Documentation/trace/ring-buffer-map.rst): a meta page, then
+ * the ring's sub-buffers. TRACE_MMAP_IOCTL_GET_READER hands user space the
+ * next sub-buffer, the reader page, which the kernel no longer writes once
+ * its events are all committed; the kernel counts what it hands out as
+ * read. Events are taken from the reader page in place: their bytes go to
+ * zstd as the kernel wrote them (ftpage.h), with no copy of ours.
+ *
+ * Order: each CPU's events are in time order. A pass takes, from every
+ * CPU, the events up to a watermark: the earliest time any CPU may still
+ * produce an event at (the last event a CPU has waiting, or for a CPU with
+ * nothing waiting, now less HOLD_NS for events still being written). A
+ * chunk ends only between passes, so chunks follow each other in time, and
+ * the reader merges the CPUs' events within each chunk.
+ *
+ * Losses: the instance overwrites its oldest events when a ring is full,
+ * as ftrace does by default; the meta page's overrun counts them per CPU,
+ * and each increase becomes a ringcap:lost record at the reader page that
+ * follows the gap.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/types.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "events.h"
+#include "dyn.h"
+#include "format.h"
+#include "ftpage.h"
+#include "ftrace.h"
+
+/* include/uapi/linux/trace_mmap.h, Linux 6.10; Debian 12's headers predate it */
+struct trace_buffer_meta {
+	__u32 meta_page_size;
+	__u32 meta_struct_len;
+	__u32 subbuf_size;
+	__u32 nr_subbufs;
+	struct {
+		__u64 lost_events;
+		__u32 id;
+		__u32 read;
+	} reader;
+	__u64 flags;
+	__u64 entries;
+	__u64 overrun;
+	__u64 read;
+	__u64 reserved1;
+	__u64 reserved2;
+};
+
+#define TRACE_MMAP_IOCTL_GET_READER _IO('R', 0x20)
+
+/* The meta page must hold the fields read here: up to `read`. */
+#define META_NEEDED (offsetof(struct trace_buffer_meta, read) + sizeof(__u64))
+
+#define SUBBUF_HDR    16	   /* u64 time_stamp, local_t commit: events/header_page */
+#define COMMIT_FLAGS  (3ull << 30) /* RB_MISSED_EVENTS, RB_MISSED_STORED */
+#define NO_SUBBUF     UINT32_MAX   /* no reader sub-buffer taken yet */
+#define HOLD_NS	      2000000ull   /* an event this recent may still be being written */
+#define STATS_NS      1000000000ull
+#define CHUNK_RAW     (1u << 20)      /* decoded bytes a chunk holds before it is written */
+#define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
+#define WAKE_PERCENT  50	      /* poll wakes when a ring is this full */
+#define MIN_KERNEL    ((6 << 8) | 10) /* tracefs ring-buffer mapping: Linux 6.10 */
+#define INSTANCE_NAME "ringcap-"
+
+struct ft_cpu {
+	int cpu;
+	int fd; /* per_cpu/cpuN/trace_pipe_raw */
+	volatile struct trace_buffer_meta *meta;
+	size_t meta_len;
+	unsigned char *data; /* the sub-buffers */
+	size_t data_len;
+	uint32_t subbuf_size, nr_subbufs;
+	uint32_t id;		 /* the reader sub-buffer c->cur walks, or NO_SUBBUF */
+	struct rc_ft_cursor cur; /* its events; cur.len grows while the kernel commits */
+	uint64_t overrun;	 /* what the kernel overwrote, as last written to the file */
+	uint64_t lost_pending;	 /* overwritten, not yet written: */
+	uint64_t lost_ts;	 /* ... at the reader page starting then */
+	uint64_t entries;	 /* the kernel's count of events written, at the last look */
+	uint64_t extra_lost;	 /* commit overruns and dropped events, from per_cpu stats */
+	uint64_t captured;
+	uint64_t bound; /* the earliest time this CPU may still produce */
+};
+
+struct task_slot {
+	uint32_t tid; /* 0: free (tid 0, the idle task, is never looked up) */
+	struct rc_disk_task t;
+};
+
+struct rc_ftrace {
+	struct rc_record_opts opts;
+	char inst[PATH_MAX]; /* the instance's directory */
+	bool inst_made;
+	struct rc_dyn_set dset;
+	struct rc_schema *schema;
+	struct ft_cpu *cpus;
+	int ncpus;	 /* CPUs with a ring */
+	int nposs;	 /* possible CPUs: rc_meta.ncpus */
+	size_t buf_size; /* each CPU's ring */
+	struct rc_ftenc *enc;
+	struct rc_writer *w;
+	int werr;
+	struct rc_meta meta;
+	struct utsname uts;
+	struct pollfd *pfds;
+	struct task_slot *tasks; /* an open-addressing table of tids seen */
+	size_t tasks_cap, tasks_used;
+	uint64_t mark; /* the watermark of the last pass: what was taken is up to it */
+	uint64_t last_stats, last_flush, flush_ns;
+	uint64_t nrec_written, written, raw_written;
+	uint64_t malformed; /* sub-buffers whose rest was not events */
+	uint64_t passes;
+	char *cmdlines; /* saved_cmdlines, as read at pass cmdlines_pass */
+	uint64_t cmdlines_pass;
+	struct rc_stats last;
+	bool started, stopped, tracing;
+};
+
+/* ---- tracefs files ----------------------------------------------------- */
+
+static int inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file)
+{
+	if (snprintf(out, len, "%s/%s", f->inst, file) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Write @val to the instance's @file (O_APPEND: add to a list, as >> does). */
+static int inst_write(const struct rc_ftrace *f, const char *file, const char *val, bool append)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd, err;
+
+	err = inst_path(f, path, sizeof(path), file);
+	if (err)
+		return err;
+	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("cannot open %s: %s\n", path, strerror(errno));
+		return err;
+	}
+	n = write(fd, val, len);
+	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	close(fd);
+	if (err)
+		pr_warn("cannot write '%s' to %s: %s\n", val, path, strerror(-err));
+	return err;
+}
+
+/* Read a small tracefs file into a new string. */
+static int read_text(const char *path, char **out)
+{
+	char buf[4096];
+	struct rc_strbuf sb = {};
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		err = rc_strbuf__append(&sb, buf, n);
+		if (err)
+			break;
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	err = err ?: rc_strbuf__append(&sb, "", 1);
+	if (err) {
+		rc_strbuf__free(&sb);
+		return err;
+	}
+	*out = sb.buf;
+	return 0;
+}
+
+/* ---- the instance ------------------------------------------------------ */
+
+static bool pid_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+static int instances_dir(char *out, size_t len)
+{
+	const char *tfs = rc_tracefs();
+
+	if (!tfs)
+		return -errno;
+	if (snprintf(out, len, "%s/instances", tfs) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int rc_ftrace__clean_stale(void)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (instances_dir(dir, sizeof(dir)))
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, INSTANCE_NAME, strlen(INSTANCE_NAME)))
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name + strlen(INSTANCE_NAME), &end, 10);
+		if (errno || *end || pid <= 0 || pid > INT_MAX || pid_alive(pid))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR)) {
+			pr_warn("cannot remove %s/%s, left by ringcap process %ld, which is gone: "
+				"%s\n",
+				dir, de->d_name, pid, strerror(errno));
+			continue;
+		}
+		pr_info("removed %s/%s, left by ringcap process %ld, which is gone\n", dir,
+			de->d_name, pid);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int make_instance(struct rc_ftrace *f)
+{
+	char dir[PATH_MAX];
+	int err = instances_dir(dir, sizeof(dir));
+
+	if (err)
+		return err;
+	if (snprintf(f->inst, sizeof(f->inst), "%s/%s%d", dir, INSTANCE_NAME, (int)getpid()) >=
+	    (int)sizeof(f->inst))
+		return -ENAMETOOLONG;
+	err = mkdir(f->inst, 0700) ? -errno : 0;
+	if (err == -EEXIST) /* left by an earlier ringcap that had our pid */
+		err = rmdir(f->inst) || mkdir(f->inst, 0700) ? -errno : 0;
+	if (err) {
+		pr_warn("cannot create the tracefs instance %s: %s\n", f->inst, strerror(-err));
+		return err;
+	}
+	f->inst_made = true;
+	return 0;
+}
+
+static void remove_instance(struct rc_ftrace *f)
+{
+	if (!f->inst_made)
+		return;
+	if (rmdir(f->inst))
+		pr_warn("cannot remove the tracefs instance %s: %s (remove it with rmdir)\n",
+			f->inst, strerror(errno));
+	f->inst_made = false;
+}
+
+/* Refuse kernels without the ring-buffer mapping before touching tracefs. */
+static int check_kernel(struct rc_ftrace *f)
+{
+	unsigned int major = 0, minor = 0;
+
+	if (uname(&f->uts))
+		return -errno;
+	if (sscanf(f->uts.release, "%u.%u", &major, &minor) == 2 &&
+	    ((major << 8) | minor) >= MIN_KERNEL)
+		return 0;
+	pr_warn("--transport ftrace maps the kernel's ftrace ring buffer, which needs Linux 6.10 "
+		"or later; this is %s: use --transport ringbuf\n",
+		f->uts.release);
+	return -EOPNOTSUPP;
+}
+
+/* The sub-buffer layout this file reads: the 64-bit one. */
+static int check_header_page(const char *text)
+{
+	if (strstr(text, "local_t commit;\toffset:8;\tsize:8;") &&
+	    strstr(text, "u64 timestamp;\toffset:0;\tsize:8;") &&
+	    strstr(text, "char data;\toffset:16;"))
+		return 0;
+	pr_warn("this kernel's ring-buffer sub-buffer layout (events/header_page) is not the "
+		"64-bit one ringcap reads: use --transport ringbuf\n");
+	return -EOPNOTSUPP;
+}
+
+/* Store events/header_page and header_event, the layout of what the file holds. */
+static int note_headers(struct rc_ftrace *f)
+{
+	static const char *const keys[] = { "header_page", "header_event" };
+	const char *tfs = rc_tracefs();
+	char path[PATH_MAX];
+	size_t i;
+	int err;
+
+	if (!tfs)
+		return -errno;
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		char *text = NULL;
+
+		snprintf(path, sizeof(path), "%s/events/%s", tfs, keys[i]);
+		err = read_text(path, &text);
+		if (err) {
+			pr_warn("cannot read %s: %s\n", path, strerror(-err));
+			return err;
+		}
+		err = i == 0 ? check_header_page(text) : 0;
+		err = err ?: rc_dyn__note(&f->dset, 0, keys[i], text, strlen(text));
+		free(text);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int describe_events(struct rc_ftrace *f)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < f->opts.ntracepoints; i++) {
+		err = rc_dyn__add_tracepoints(&f->dset, f->opts.tracepoints[i]);
+		if (err)
+			return err;
+	}
+	if (!f->dset.n) {
+		pr_warn("--transport ftrace records tracepoints: give them with -e, like -e "
+			"'sched:sched_switch' or -e 'syscalls:sys_enter_*'\n");
+		return -EINVAL;
+	}
+	for (i = 0; i < f->dset.n; i++) {
+		const struct rc_dyn_event *e = &f->dset.ev[i];
+		uint32_t id = e->tp.id;
+
+		err = rc_dyn__note(&f->dset, e->id, "ftrace_id", &id, sizeof(id));
+		if (err)
+			return err;
+	}
+	f->schema = rc_schema__new(rc_builtin_schema());
+	if (!f->schema)
+		return -errno;
+	err = rc_dyn__describe(&f->dset, f->schema);
+	return err ?: note_headers(f);
+}
+
+/* The comm filter: the generic COMM field, which events' own "comm" fields do not shadow. */
+static int set_filters(struct rc_ftrace *f)
+{
+	char file[600], filter[64];
+	size_t i;
+	int err;
+
+	if (!f->opts.comm)
+		return 0;
+	if (strpbrk(f->opts.comm, "\"\\")) {
+		pr_warn("--comm '%s': a command name with a quote or backslash cannot be filtered "
+			"by ftrace\n",
+			f->opts.comm);
+		return -EINVAL;
+	}
+	snprintf(filter, sizeof(filter), "COMM == \"%s\"", f->opts.comm);
+	for (i = 0; i < f->dset.n; i++) {
+		const struct rc_tpformat *tp = &f->dset.ev[i].tp;
+
+		snprintf(file, sizeof(file), "events/%s/%s/filter", tp->system, tp->name);
+		err = inst_write(f, file, filter, false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int enable_events(struct rc_ftrace *f, const char *val)
+{
+	char file[600];
+	size_t i;
+	int err;
+
+	for (i = 0; i < f->dset.n; i++) {
+		const struct rc_tpformat *tp = &f->dset.ev[i].tp;
+
+		snprintf(file, sizeof(file), "events/%s/%s/enable", tp->system, tp->name);
+		err = inst_write(f, file, val, false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int configure(struct rc_ftrace *f)
+{
+	char v[64];
+	int err;
+
+	err = inst_write(f, "tracing_on", "0", false);
+	snprintf(v, sizeof(v), "%zu", f->buf_size >> 10);
+	err = err ?: inst_write(f, "buffer_size_kb", v, false);
+	/* the capture clock, CLOCK_BOOTTIME, as the BPF transports' bpf_ktime_get_boot_ns() */
+	err = err ?: inst_write(f, "trace_clock", "boot", false);
+	err = err ?: inst_write(f, "options/overwrite", "1", false);
+	snprintf(v, sizeof(v), "%d", WAKE_PERCENT);
+	err = err ?: inst_write(f, "buffer_percent", v, false);
+	err = err
+		  ?: inst_write(f, "options/event-fork",
+				f->opts.follow_forks || f->opts.npids ? "1" : "0", false);
+	if (!err && !f->opts.npids && !f->opts.follow_forks) {
+		/* system-wide: not the recorder's own events, which would feed themselves */
+		snprintf(v, sizeof(v), "%d", (int)getpid());
+		err = inst_write(f, "set_event_notrace_pid", v, false);
+	}
+	err = err ?: set_filters(f);
+	return err ?: enable_events(f, "1");
+}
+
+/* ---- the rings --------------------------------------------------------- */
+
+static int map_refused(const char *path, int err)
+{
+	pr_warn("cannot map %s: %s. Mapping ftrace's ring buffer needs Linux 6.10 or later "
+		"with tracefs mmap support: use --transport ringbuf\n",
+		path, strerror(-err));
+	return err;
+}
+
+static int map_cpu(struct rc_ftrace *f, struct ft_cpu *c)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char file[64], path[PATH_MAX];
+	struct trace_buffer_meta m;
+	void *p;
+	int err;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
+	err = inst_path(f, path, sizeof(path), file);
+	if (err)
+		return err;
+	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0) {
+		err = -errno;
+		pr_warn("cannot open %s: %s\n", path, strerror(errno));
+		return err;
+	}
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, c->fd, 0);
+	if (p == MAP_FAILED)
+		return map_refused(path, -errno);
+	memcpy(&m, p, sizeof(m) < (size_t)page ? sizeof(m) : (size_t)page);
+	munmap(p, page);
+	if (m.meta_struct_len < META_NEEDED || m.meta_page_size < m.meta_struct_len ||
+	    m.meta_page_size % page || m.subbuf_size <= SUBBUF_HDR || m.subbuf_size % page ||
+	    m.nr_subbufs < 2) {
+		pr_warn("%s: the kernel's meta page (struct trace_buffer_meta of %u bytes, %u "
+			"sub-buffers of %u bytes) is not one ringcap knows: use --transport "
+			"ringbuf\n",
+			path, m.meta_struct_len, m.nr_subbufs, m.subbuf_size);
+		return -EOPNOTSUPP;
+	}
+	c->meta_len = m.meta_page_size;
+	p = mmap(NULL, c->meta_len, PROT_READ, MAP_SHARED, c->fd, 0);
+	if (p == MAP_FAILED)
+		return map_refused(path, -errno);
+	c->meta = p;
+	c->subbuf_size = m.subbuf_size;
+	c->nr_subbufs = m.nr_subbufs;
+	c->data_len = (size_t)m.subbuf_size * m.nr_subbufs;
+	p = mmap(NULL, c->data_len, PROT_READ, MAP_SHARED, c->fd, c->meta_len);
+	if (p == MAP_FAILED) {
+		c->data_len = 0;
+		return map_refused(path, -errno);
+	}
+	c->data = p;
+	c->id = NO_SUBBUF;
+	return 0;
+}
+
+static void unmap_cpu(struct ft_cpu *c)
+{
+	if (c->data)
+		munmap(c->data, c->data_len);
+	if (c->meta)
+		munmap((void *)c->meta, c->meta_len);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->data = NULL;
+	c->meta = NULL;
+	c->fd = -1;
+}
+
+/* The CPUs with a ring in the instance: per_cpu/cpuN. */
+static int map_cpus(struct rc_ftrace *f)
+{
+	char path[PATH_MAX];
+	int i, err;
+
+	f->cpus = calloc(f->nposs, sizeof(*f->cpus));
+	f->pfds = calloc(f->nposs, sizeof(*f->pfds));
+	if (!f->cpus || !f->pfds)
+		return -ENOMEM;
+	for (i = 0; i < f->nposs; i++) {
+		struct ft_cpu *c = &f->cpus[f->ncpus];
+		char file[64];
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d", i);
+		err = inst_path(f, path, sizeof(path), file);
+		if (err)
+			return err;
+		if (access(path, F_OK))
+			continue;
+		c->cpu = i;
+		c->fd = -1;
+		f->ncpus++;
+		err = map_cpu(f, c);
+		if (err)
+			return err;
+		f->pfds[f->ncpus - 1] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+	}
+	return f->ncpus ? 0 : -ENODEV;
+}
+
+static const unsigned char *subbuf(const struct ft_cpu *c, uint32_t id)
+{
+	return c->data + (size_t)id * c->subbuf_size;
+}
+
+/* The bytes of events the kernel has committed to a sub-buffer. */
+static uint32_t committed(const struct ft_cpu *c, const unsigned char *sb)
+{
+	uint64_t commit = __atomic_load_n((const uint64_t *)(sb + 8), __ATOMIC_ACQUIRE);
+	uint64_t len = commit & ~COMMIT_FLAGS;
+
+	return len > c->subbuf_size - SUBBUF_HDR ? c->subbuf_size - SUBBUF_HDR : len;
+}
+
+/* The kernel overwrote events since the last look: owed as a ringcap:lost record. */
+static void note_overrun(struct ft_cpu *c, uint64_t ts)
+{
+	uint64_t o = c->meta->overrun;
+
+	if (o <= c->overrun + c->lost_pending)
+		return;
+	if (!c->lost_pending)
+		c->lost_ts = ts;
+	c->lost_pending = o - c->overrun;
+}
+
+/*
+ * Have c->cur cover every event committed so far: the rest of the reader
+ * sub-buffer, or, when all of it was taken, the next one (the ioctl hands
+ * the kernel back the one we are done with). 1 when an event is waiting.
+ */
+static int refill(struct ft_cpu *c)
+{
+	uint32_t id;
+
+	if (c->id != NO_SUBBUF) {
+		uint32_t len = committed(c, subbuf(c, c->id));
+
+		if (len > c->cur.len)
+			c->cur.len = len;
+		if (c->cur.pos < c->cur.len)
+			return 1;
+	}
+	if (ioctl(c->fd, TRACE_MMAP_IOCTL_GET_READER) < 0) {
+		int err = -errno;
+
+		pr_warn("cpu %d: TRACE_MMAP_IOCTL_GET_READER failed: %s\n", c->cpu,
+			strerror(errno));
+		return err;
+	}
+	c->entries = c->meta->entries;
+	id = c->meta->reader.id;
+	if (id >= c->nr_subbufs) {
+		pr_warn("cpu %d: the kernel's reader sub-buffer id %u is beyond its %u\n", c->cpu,
+			id, c->nr_subbufs);
+		return -EPROTO;
+	}
+	if (id != c->id) {
+		const unsigned char *sb = subbuf(c, id);
+
+		c->id = id;
+		c->cur = (struct rc_ft_cursor){
+			.buf = sb + SUBBUF_HDR,
+			.len = committed(c, sb),
+			.ts = __atomic_load_n((const uint64_t *)sb, __ATOMIC_RELAXED),
+		};
+		note_overrun(c, c->cur.ts);
+		return c->cur.pos < c->cur.len;
+	}
+	note_overrun(c, c->cur.ts);
+	c->cur.len = committed(c, subbuf(c, id));
+	return c->cur.pos < c->cur.len;
+}
+
+/* The rest of a sub-buffer that is not events: skipped, and said once. */
+static void skip_malformed(struct rc_ftrace *f, struct ft_cpu *c)
+{
+	if (!f->malformed++)
+		pr_warn("cpu %d: a ring sub-buffer holds bytes that are not events: skipped\n",
+			c->cpu);
+	c->cur.pos = c->cur.len;
+}
+
+static int put_lost(struct rc_ftrace *f, struct ft_cpu *c)
+{
+	struct rc_rec_lost l = {
+		.hdr = { .ts = c->lost_ts, .type = RC_REC_LOST, .size = sizeof(l), .cpu = c->cpu },
+		.lost = c->lost_pending,
+	};
+	int err = rc_ftenc__records(f->enc, &l, sizeof(l));
+
+	if (err)
+		return err;
+	c->overrun += c->lost_pending;
+	c->lost_pending = 0;
+	return 0;
+}
+
+/* Where this CPU stands: the earliest time it may still produce an event at. */
+static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
+{
+	uint64_t last;
+	long n;
+	int r = refill(c);
+
+	if (r < 0)
+		return r;
+	last = c->cur.ts;
+	if (r == 0) {
+		c->bound = final ? UINT64_MAX : now > HOLD_NS ? now - HOLD_NS : 0;
+		return 0;
+	}
+	n = rc_ft_peek(&c->cur, &last);
+	if (n < 0) {
+		skip_malformed(f, c);
+		return look(f, c, now, final);
+	}
+	c->bound = n ? last : (final ? UINT64_MAX : now > HOLD_NS ? now - HOLD_NS : 0);
+	return 1;
+}
+
+static int end_chunk(struct rc_ftrace *f);
+
+/*
+ * One pass: every CPU's events up to the watermark into the chunk. Returns
+ * the events taken, or -errno.
+ */
+static long pass(struct rc_ftrace *f, bool final)
+{
+	uint64_t now = rc_now_ns(CLOCK_BOOTTIME), w = UINT64_MAX;
+	long total = 0;
+	int i, r;
+
+	f->passes++;
+	for (i = 0; i < f->ncpus; i++) {
+		r = look(f, &f->cpus[i], now, final);
+		if (r < 0)
+			return r;
+		if (f->cpus[i].bound < w)
+			w = f->cpus[i].bound;
+	}
+	if (w < f->mark)
+		w = f->mark; /* never behind what an earlier pass took */
+	f->mark = w;
+	for (i = 0; i < f->ncpus; i++) {
+		struct ft_cpu *c = &f->cpus[i];
+		long n;
+
+		if (c->lost_pending && c->lost_ts <= w) {
+			r = put_lost(f, c);
+			if (r)
+				return r;
+		}
+		n = rc_ftenc__take(f->enc, c->cpu, &c->cur, w);
+		if (n == 0 && rc_ftenc__raw_size(f->enc) >= RC_MAX_CHUNK_RAW / 2) {
+			/* the chunk is full (not with sub-buffers of the usual size) */
+			r = end_chunk(f);
+			n = r ? r : rc_ftenc__take(f->enc, c->cpu, &c->cur, w);
+		}
+		if (n == -EBADMSG) {
+			skip_malformed(f, c);
+			continue;
+		}
+		if (n < 0)
+			return n;
+		c->captured += n;
+		total += n;
+	}
+	return total;
+}
+
+/* ---- the file ---------------------------------------------------------- */
+
+/* Write the chunk being built, if it holds anything. */
+static int end_chunk(struct rc_ftrace *f)
+{
+	struct rc_disk_chunk dc;
+	const void *data;
+	int err;
+
+	if (!rc_ftenc__nrec(f->enc))
+		return 0;
+	err = rc_ftenc__end(f->enc, &dc, &data);
+	if (err)
+		return err;
+	if (!f->w)
+		return 0; /* counting only */
+	if (f->werr)
+		return f->werr;
+	err = rc_writer__add_chunk(f->w, &dc, data);
+	if (err) {
+		f->werr = err;
+		return err;
+	}
+	f->nrec_written += dc.nrec;
+	f->raw_written += dc.raw_size;
+	f->written = rc_writer__bytes(f->w);
+	return 0;
+}
+
+/* Passes until nothing more is ready; a chunk ends between passes once full. */
+static long process(struct rc_ftrace *f, bool final)
+{
+	long total = 0, n;
+	int err;
+
+	do {
+		n = pass(f, final);
+		if (n < 0)
+			return n;
+		total += n;
+		if (rc_ftenc__raw_size(f->enc) >= CHUNK_RAW) {
+			err = end_chunk(f);
+			if (err)
+				return err;
+		}
+	} while (n > 0);
+	return total;
+}
+
+/* per_cpu/cpuN/stats: what the meta page does not count. */
+static uint64_t extra_lost(const struct rc_ftrace *f, const struct ft_cpu *c)
+{
+	char file[64], path[PATH_MAX], *text = NULL, *p;
+	uint64_t n = 0;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c->cpu);
+	if (inst_path(f, path, sizeof(path), file) || read_text(path, &text))
+		return c->extra_lost;
+	if ((p = strstr(text, "commit overrun:")))
+		n += strtoull(p + strlen("commit overrun:"), NULL, 10);
+	if ((p = strstr(text, "dropped events:")))
+		n += strtoull(p + strlen("dropped events:"), NULL, 10);
+	free(text);
+	return n;
+}
+
+static int take_stats(struct rc_ftrace *f)
+{
+	struct rc_stats *st = &f->last;
+	int i;
+
+	if (!st->entries) {
+		st->entries = calloc(f->ncpus, sizeof(*st->entries));
+		if (!st->entries)
+			return -ENOMEM;
+	}
+	st->ts = rc_now_ns(CLOCK_BOOTTIME);
+	st->ring_size = f->buf_size;
+	st->nentries = f->ncpus;
+	for (i = 0; i < f->ncpus; i++) {
+		struct ft_cpu *c = &f->cpus[i];
+		uint64_t overrun = c->meta->overrun;
+
+		c->extra_lost = extra_lost(f, c);
+		st->entries[i] = (struct rc_stat_entry){
+			.cpu = c->cpu,
+			.type = RC_TYPE_ALL,
+			.made = c->meta->entries + c->extra_lost,
+			.dropped = overrun + c->extra_lost,
+			.captured = c->captured,
+		};
+	}
+	return 0;
+}
+
+static int write_stats(struct rc_ftrace *f)
+{
+	int err = take_stats(f);
+
+	f->last_stats = rc_now_ns(CLOCK_MONOTONIC);
+	if (err || !f->w)
+		return err;
+	err = f->werr ?: rc_writer__add_stats(f->w, &f->last);
+	if (err)
+		f->werr = err;
+	f->written = rc_writer__bytes(f->w);
+	return err;
+}
+
+/* ---- the session ------------------------------------------------------- */
+
+static int task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t);
+
+struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts)
+{
+	struct rc_ftrace *f;
+	int err;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return rc_err_ptr(-ENOMEM);
+	memcpy(&f->opts, opts, opts->sz < sizeof(f->opts) ? opts->sz : sizeof(f->opts));
+	f->buf_size = f->opts.ringbuf_size ?: DEFAULT_BUF;
+	f->nposs = sysconf(_SC_NPROCESSORS_CONF);
+	err = check_kernel(f);
+	if (err)
+		goto err_out;
+	if (f->opts.nuprobes || f->opts.bpf_object || f->opts.events || f->opts.overwrite) {
+		pr_warn("--transport ftrace records tracepoints by name (-e SYSTEM:NAME), "
+			"without BPF: ringcap's own events, uprobes, --bpf and --overwrite need "
+			"--transport ringbuf or perfbuf\n");
+		err = -EINVAL;
+		goto err_out;
+	}
+	err = describe_events(f);
+	if (err)
+		goto err_out;
+	rc_ftrace__clean_stale();
+	err = make_instance(f);
+	err = err ?: configure(f);
+	err = err ?: map_cpus(f);
+	if (err)
+		goto err_out;
+	f->enc = rc_ftenc__new(f->opts.compress_level ?: 1, f->opts.no_compress, task_lookup, f);
+	if (!f->enc) {
+		err = -errno;
+		goto err_out;
+	}
+	return f;
+
+err_out:
+	rc_ftrace__free(f);
+	return rc_err_ptr(err);
+}
+
+/* A process's threads, all: set_event_pid matches threads, not processes. */
+int rc_ftrace__add_target(struct rc_ftrace *f, pid_t pid)
+{
+	char dir[64], v[32];
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	err = inst_write(f, "set_event_pid", v, true);
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return err;
+	while (!err && (de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]) || atoi(de->d_name) == pid)
+			continue;
+		err = inst_write(f, "set_event_pid", de->d_name, true);
+	}
+	closedir(d);
+	return err;
+}
+
+static void fill_meta(struct rc_ftrace *f)
+{
+	struct rc_meta *m = &f->meta;
+	uint64_t boot = rc_now_ns(CLOCK_BOOTTIME), wall = rc_now_ns(CLOCK_REALTIME);
+
+	m->clock_id = CLOCK_BOOTTIME;
+	m->ncpus = f->nposs;
+	m->page_size = sysconf(_SC_PAGESIZE);
+	m->recorder_pid = getpid();
+	m->transport = RC_TRANSPORT_FTRACE;
+	m->start_ts = boot;
+	m->wall_offset_ns = (int64_t)(wall - boot);
+	m->ringbuf_size = f->buf_size;
+	m->host = f->uts.nodename;
+	m->kernel = f->uts.release;
+	m->arch = f->uts.machine;
+	m->cmdline = f->opts.cmdline;
+	m->schema = f->schema;
+	m->notes = f->dset.notes;
+	m->nnotes = f->dset.nnotes;
+}
+
+int rc_ftrace__start(struct rc_ftrace *f, int fd)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo),
+				     .compress_level = f->opts.compress_level,
+				     .no_compress = f->opts.no_compress };
+	int err;
+
+	fill_meta(f);
+	err = inst_write(f, "tracing_on", "1", false);
+	if (err)
+		return err;
+	f->tracing = f->started = true;
+	f->last_stats = f->last_flush = rc_now_ns(CLOCK_MONOTONIC);
+	f->flush_ns = (f->opts.flush_ms ? f->opts.flush_ms : 1000) * 1000000ull;
+	if (f->opts.wakeup_ms && !f->opts.flush_ms)
+		f->flush_ns = f->opts.wakeup_ms * 1000000ull;
+	if (fd < 0)
+		return 0;
+	f->w = rc_writer__new(fd, &f->meta, &wo);
+	return f->w ? 0 : -errno;
+}
+
+static int wait_rings(struct rc_ftrace *f, int ms)
+{
+	int i, n = poll(f->pfds, f->ncpus, ms);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (i = 0; i < f->ncpus; i++)
+		if (f->pfds[i].revents & (POLLERR | POLLNVAL))
+			return -EIO;
+	return n;
+}
+
+int rc_ftrace__drain(struct rc_ftrace *f, int ms)
+{
+	uint64_t start = rc_now_ns(CLOCK_MONOTONIC), now = start, end = start + ms * 1000000ull;
+	long total = 0, n;
+	int err;
+
+	do {
+		n = process(f, false);
+		if (n < 0)
+			return n;
+		total += n;
+		now = rc_now_ns(CLOCK_MONOTONIC);
+		if (now - f->last_stats >= STATS_NS) {
+			err = write_stats(f);
+			if (err)
+				return err;
+		}
+		if (now - f->last_flush >= f->flush_ns) {
+			f->last_flush = now;
+			err = end_chunk(f);
+			if (err)
+				return err;
+		}
+		if (now >= end)
+			break;
+		if (f->opts.drain == RC_DRAIN_POLL) {
+			uint64_t until =
+			    f->last_flush + f->flush_ns < end ? f->last_flush + f->flush_ns : end;
+
+			if (f->opts.wakeup_ms && now + f->opts.wakeup_ms * 1000000ull < until)
+				until = now + f->opts.wakeup_ms * 1000000ull;
+			err = wait_rings(f, (until - now + 999999) / 1000000);
+			if (err < 0)
+				return err;
+		}
+	} while (now < end);
+	return total > INT32_MAX ? INT32_MAX : (int)total;
+}
+
+int rc_ftrace__stop(struct rc_ftrace *f)
+{
+	long n;
+	int err, i;
+
+	if (f->stopped || !f->started)
+		return -EINVAL;
+	f->stopped = true;
+	err = inst_write(f, "tracing_on", "0", false);
+	f->tracing = false;
+	n = err ? err : process(f, true);
+	err = n < 0 ? (int)n : 0;
+	for (i = 0; !err && i < f->ncpus; i++) {
+		struct ft_cpu *c = &f->cpus[i];
+
+		note_overrun(c, c->cur.ts);
+		if (c->lost_pending)
+			err = put_lost(f, c);
+		if (!err && c->captured + c->overrun != c->meta->entries)
+			pr_warn("cpu %d: the kernel wrote %llu events; %llu were read and %llu "
+				"overwritten\n",
+				c->cpu, (unsigned long long)c->meta->entries,
+				(unsigned long long)c->captured, (unsigned long long)c->overrun);
+	}
+	err = err ?: end_chunk(f);
+	err = err ?: write_stats(f);
+	if (f->malformed)
+		pr_warn("%llu ring sub-buffers held bytes that were not events\n",
+			(unsigned long long)f->malformed);
+	if (!f->w)
+		return err;
+	if (!err && !f->werr)
+		err = rc_writer__finish(f->w);
+	f->written = rc_writer__bytes(f->w);
+	return err ?: f->werr;
+}
+
+const struct rc_stats *rc_ftrace__sample(struct rc_ftrace *f)
+{
+	int err = take_stats(f);
+
+	return err ? rc_err_ptr(err) : &f->last;
+}
+
+const struct rc_stats *rc_ftrace__stats(const struct rc_ftrace *f)
+{
+	return &f->last;
+}
+
+const struct rc_meta *rc_ftrace__meta(const struct rc_ftrace *f)
+{
+	return &f->meta;
+}
+
+uint64_t rc_ftrace__records_written(const struct rc_ftrace *f)
+{
+	return f->nrec_written;
+}
+
+uint64_t rc_ftrace__bytes(const struct rc_ftrace *f, uint64_t *raw)
+{
+	if (raw)
+		*raw = f->raw_written;
+	return f->written;
+}
+
+void rc_ftrace__free(struct rc_ftrace *f)
+{
+	int i;
+
+	if (!f)
+		return;
+	if (f->tracing)
+		inst_write(f, "tracing_on", "0", false);
+	for (i = 0; f->cpus && i < f->ncpus; i++)
+		unmap_cpu(&f->cpus[i]);
+	remove_instance(f);
+	rc_writer__free(f->w);
+	rc_ftenc__free(f->enc);
+	rc_dyn__free(&f->dset);
+	rc_schema__free(f->schema);
+	free(f->cpus);
+	free(f->pfds);
+	free(f->tasks);
+	free(f->cmdlines);
+	free(f->last.entries);
+	free(f);
+}
+
+/* ---- tasks ------------------------------------------------------------- */
+
+/* A thread's process and name, from /proc while it lives. */
+static bool proc_task(uint32_t tid, struct rc_disk_task *t)
+{
+	char path[64], *text = NULL, *p;
+
+	t->tid = tid;
+	t->tgid = tid;
+	snprintf(t->comm, sizeof(t->comm), "<...>");
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if (read_text(path, &text))
+		return false;
+	if ((p = strstr(text, "Name:\t"))) {
+		size_t n = strcspn(p + 6, "\n");
+
+		memset(t->comm, 0, sizeof(t->comm));
+		memcpy(t->comm, p + 6, n < sizeof(t->comm) - 1 ? n : sizeof(t->comm) - 1);
+	}
+	if ((p = strstr(text, "\nTgid:\t")))
+		t->tgid = strtoul(p + 7, NULL, 10);
+	free(text);
+	return true;
+}
+
+/*
+ * A thread gone before it was looked up: its name as ftrace saved it at a
+ * context switch (saved_cmdlines, read only; re-read at most once a pass).
+ */
+static void saved_comm(struct rc_ftrace *f, uint32_t tid, struct rc_disk_task *t)
+{
+	const char *tfs = rc_tracefs();
+	char path[PATH_MAX], pat[32], *p;
+	size_t n;
+
+	if (f->cmdlines_pass != f->passes || !f->cmdlines) {
+		free(f->cmdlines);
+		f->cmdlines = NULL;
+		f->cmdlines_pass = f->passes;
+		snprintf(path, sizeof(path), "%s/saved_cmdlines", tfs ? tfs : "");
+		if (!tfs || read_text(path, &f->cmdlines))
+			return;
+	}
+	snprintf(pat, sizeof(pat), "\n%u ", tid);
+	p = strstr(f->cmdlines, pat + 1) == f->cmdlines ? f->cmdlines : strstr(f->cmdlines, pat);
+	if (!p)
+		return;
+	p = strchr(p + 1, ' ') + 1;
+	n = strcspn(p, "\n");
+	memset(t->comm, 0, sizeof(t->comm));
+	memcpy(t->comm, p, n < sizeof(t->comm) - 1 ? n : sizeof(t->comm) - 1);
+}
+
+static int grow_tasks(struct rc_ftrace *f)
+{
+	size_t cap = f->tasks_cap ? f->tasks_cap * 2 : 1024, i;
+	struct task_slot *old = f->tasks, *t;
+
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	f->tasks = t;
+	f->tasks_cap = cap;
+	for (i = 0; old && i < cap / 2; i++) {
+		struct task_slot *s;
+		size_t h;
+
+		if (!old[i].tid)
+			continue;
+		for (h = old[i].tid * 2654435761u; (s = &t[h & (cap - 1)])->tid; h++)
+			;
+		*s = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* The encoder meets a thread first in a chunk: who it is, looked up once a capture. */
+static int task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t)
+{
+	struct rc_ftrace *f = ctx;
+	struct task_slot *s;
+	size_t h;
+	int err;
+
+	if (!tid) {
+		*t = (struct rc_disk_task){ .tid = 0, .tgid = 0, .comm = "<idle>" };
+		return 0;
+	}
+	if (f->tasks_used * 2 >= f->tasks_cap) {
+		err = grow_tasks(f);
+		if (err)
+			return err;
+	}
+	for (h = tid * 2654435761u; (s = &f->tasks[h & (f->tasks_cap - 1)])->tid; h++) {
+		if (s->tid == tid) {
+			*t = s->t;
+			return 0;
+		}
+	}
+	if (!proc_task(tid, &s->t))
+		saved_comm(f, tid, &s->t);
+	s->tid = tid;
+	f->tasks_used++;
+	*t = s->t;
+	return 0;
+}

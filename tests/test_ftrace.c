@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ftrace transport: tracepoints through a tracefs instance of
+ * ringcap's own, its per-CPU rings mapped. Known workloads, exact counts,
+ * a forced overrun accounted to the event, field values as trace-cmd
+ * decodes them, and the instance gone however ringcap ends.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+#define INSTANCES "/sys/kernel/tracing/instances"
+
+/* What a capture holds of one event, and its ledger. */
+struct ft_facts {
+	long nrec;     /* records of the event */
+	long by_comm;  /* ... of tasks named facts.comm */
+	long other;    /* records of other events, losses apart */
+	uint64_t lost; /* the ringcap:lost records' sum */
+	uint64_t made; /* the counters: every CPU's */
+	uint64_t dropped;
+	uint64_t captured;
+	long out_of_order; /* records earlier than the one before */
+	long bad_nr;	   /* records whose __syscall_nr is not facts.nr */
+	uint32_t cpus;	   /* a bit per CPU seen */
+	bool truncated;
+	const char *comm;
+	long nr; /* -1: not checked */
+};
+
+static int gather(const char *path, const char *name, struct ft_facts *f)
+{
+	const struct rc_event_desc *ev, *lost;
+	const struct rc_field *nr = NULL;
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	const struct rc_meta *m;
+	struct rc_reader *r;
+	uint64_t last = 0;
+	uint32_t i;
+	int err;
+
+	r = rc_reader__open(path);
+	if (!r)
+		return -errno;
+	m = rc_reader__meta(r);
+	ev = rc_schema__event_by_name(m->schema, name);
+	lost = rc_schema__event_by_name(m->schema, "ringcap:lost");
+	if (!ev || !lost || m->transport != RC_TRANSPORT_FTRACE) {
+		rc_reader__free(r);
+		return -ENOENT;
+	}
+	if (f->nr >= 0)
+		nr = rc_event__field(ev, "__syscall_nr");
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (rec->ts < last)
+			f->out_of_order++;
+		last = rec->ts;
+		if (rec->type == lost->id) {
+			f->lost += rc_field__u64(rc_event__field(lost, "lost"), rec, 0);
+			continue;
+		}
+		if (rec->type != ev->id) {
+			f->other++;
+			continue;
+		}
+		f->nrec++;
+		f->cpus |= 1u << (rec->cpu & 31);
+		if (f->comm && !strcmp(rec->comm, f->comm))
+			f->by_comm++;
+		if (f->nr >= 0 && (!nr || (long)rc_field__s64(nr, rec, 0) != f->nr))
+			f->bad_nr++;
+	}
+	f->truncated = rc_reader__truncated(r);
+	st = rc_reader__stats(r);
+	for (i = 0; st && i < st->nentries; i++) {
+		f->made += st->entries[i].made;
+		f->dropped += st->entries[i].dropped;
+		f->captured += st->entries[i].captured;
+	}
+	rc_reader__free(r);
+	return err;
+}
+
+/* instances/ringcap-PID exists. */
+static bool instance_exists(pid_t pid)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), INSTANCES "/ringcap-%d", (int)pid);
+	return access(path, F_OK) == 0;
+}
+
+#define N_CALLS 100000
+
+/*
+ * N getppid() by a child of the launched shell (set_event_pid, and
+ * event-fork for the child): exactly N records of the workload, in time
+ * order, each with the syscall's number; nothing lost; the counters agree.
+ */
+void test_ftrace_exact(void)
+{
+	const char *out = tmpfile_path("ft.rcap");
+	struct ft_facts f = { .comm = "rc_workload", .nr = SYS_getppid };
+	struct run r = {};
+	char sh[4200];
+
+	if (!need_root())
+		return;
+	snprintf(sh, sizeof(sh), "%s getppid %d; true", bin("rc_workload"), N_CALLS);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					    "ftrace", "-e", "syscalls:sys_enter_getppid", "-o",
+					    (char *)out, "--", "/bin/sh", "-c", sh, NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
+		goto out;
+	ASSERT_EQ(f.by_comm, N_CALLS, "every call of the workload, the shell's child");
+	ASSERT_EQ(f.bad_nr, 0, "__syscall_nr decoded");
+	ASSERT_EQ(f.lost, 0, "nothing lost");
+	ASSERT_EQ(f.out_of_order, 0, "in time order");
+	ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+	ASSERT_EQ(f.captured, (uint64_t)f.nrec, "captured = records in the file");
+	ASSERT_TRUE(!f.truncated, "complete");
+	ASSERT_TRUE(!instance_exists(r.pid), "instance removed");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* Each call on the other CPU: both rings, merged into one ordered stream. */
+void test_ftrace_both_cpus(void)
+{
+	const char *out = tmpfile_path("ft2.rcap");
+	struct ft_facts f = { .comm = "rc_workload", .nr = SYS_getppid };
+	struct run r = {};
+	char n[16];
+
+	if (!need_root())
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		test__skip("one CPU online: nothing to merge");
+		return;
+	}
+	snprintf(n, sizeof(n), "%d", 20000);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					    "ftrace", "-e", "syscalls:sys_enter_getppid", "-o",
+					    (char *)out, "--", (char *)bin("rc_workload"), "bounce",
+					    n, NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
+		goto out;
+	ASSERT_EQ(f.nrec, 20000, "every call");
+	ASSERT_EQ(f.cpus & 3, 3, "from both CPUs");
+	ASSERT_EQ(f.out_of_order, 0, "merged in time order");
+	ASSERT_EQ(f.lost, 0, "nothing lost");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * A ring of a few sub-buffers against a storm: the kernel overwrites, and
+ * every overwritten event is in a ringcap:lost record: captured + lost =
+ * the calls made, exactly.
+ */
+void test_ftrace_overrun(void)
+{
+	const char *out = tmpfile_path("ov.rcap");
+	struct ft_facts f = { .nr = SYS_getppid };
+	struct run r = {};
+	char n[16];
+	long calls = 1000000;
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%ld", calls);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					    "ftrace", "--buffer-size", "16K", "-e",
+					    "syscalls:sys_enter_getppid", "-o", (char *)out, "--",
+					    (char *)bin("rc_workload"), "getppid", n, NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
+		goto out;
+	ASSERT_TRUE(f.lost > 0, "the ring overflowed");
+	ASSERT_EQ(f.nrec + f.lost, calls, "captured + lost = made");
+	ASSERT_EQ(f.dropped, f.lost, "the counters' drops are the lost records'");
+	ASSERT_EQ(f.made, (uint64_t)calls, "the kernel's count of events");
+	ASSERT_EQ(f.captured, (uint64_t)f.nrec, "captured = records in the file");
+	ASSERT_EQ(f.bad_nr, 0, "the records kept are whole");
+	ASSERT_EQ(f.out_of_order, 0, "in time order, losses included");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* A pid that was in use and is gone now. */
+static pid_t dead_pid(void)
+{
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(0);
+	if (p > 0)
+		waitpid(p, NULL, 0);
+	return p;
+}
+
+/*
+ * The instance is there while recording, and gone after SIGTERM; one left
+ * by a ringcap that was killed is removed by the next.
+ */
+void test_ftrace_instance(void)
+{
+	const char *out = tmpfile_path("inst.rcap");
+	char stale[128];
+	struct ft_facts f = { .nr = -1 };
+	struct run r = {}, r2 = {};
+	pid_t gone;
+
+	if (!need_root())
+		return;
+	gone = dead_pid();
+	snprintf(stale, sizeof(stale), INSTANCES "/ringcap-%d", (int)gone);
+	if (!ASSERT_OK(mkdir(stale, 0700), "a stale instance"))
+		return;
+	if (!ASSERT_OK(
+		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					  "ftrace", "-e", "syscalls:sys_enter_getppid", "-a", "-o",
+					  (char *)out, NULL }),
+		"start"))
+		goto out;
+	if (!ASSERT_TRUE(wait_nonempty(out, 30000), "recording"))
+		goto out;
+	ASSERT_TRUE(instance_exists(r.pid), "its instance exists while it records");
+	ASSERT_TRUE(access(stale, F_OK) != 0, "the stale instance was removed");
+	kill(r.pid, SIGTERM);
+	if (!ASSERT_OK(run_wait(&r, 30000), "exits"))
+		goto out;
+	ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0 on SIGTERM");
+	ASSERT_TRUE(!instance_exists(r.pid), "instance removed after SIGTERM");
+	if (ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
+		ASSERT_TRUE(!f.truncated, "the capture is complete");
+	/* SIGINT too, as Ctrl-C */
+	unlink(out);
+	if (!ASSERT_OK(
+		run_start(&r2, (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					   "ftrace", "-e", "syscalls:sys_enter_getppid", "-a", "-o",
+					   (char *)out, NULL }),
+		"start again"))
+		goto out;
+	if (ASSERT_TRUE(wait_nonempty(out, 30000), "recording again")) {
+		kill(r2.pid, SIGINT);
+		if (ASSERT_OK(run_wait(&r2, 30000), "exits on SIGINT"))
+			ASSERT_TRUE(!instance_exists(r2.pid), "instance removed after SIGINT");
+	}
+out:
+	rmdir(stale);
+	run_free(&r);
+	run_free(&r2);
+	tmpdir_cleanup();
+}
+
+/* trace-cmd cannot write the function tracer's files here: scratch files over them. */
+#define TC_SHIM                                                                                    \
+	"d=$(mktemp -d) && echo 1 > \"$d/enabled\" && "                                            \
+	"mount --bind \"$d/enabled\" /proc/sys/kernel/ftrace_enabled || exit 125; "                \
+	"for f in set_ftrace_pid set_ftrace_filter set_ftrace_notrace set_graph_function "         \
+	"set_graph_notrace; do [ -e /sys/kernel/tracing/$f ] || continue; : > \"$d/$f\" && "       \
+	"mount --bind \"$d/$f\" /sys/kernel/tracing/$f || exit 125; done; exec \"$@\""
+
+/*
+ * The fields of the workload's signal_generate events (sig 10), as text,
+ * with its pid replaced by "P": from `trace-cmd report -R` or `ringcap
+ * report`, one line each, in order.
+ */
+static int signal_lines(const char *cmd, char *out, size_t len)
+{
+	char line[1024];
+	size_t used = 0;
+	FILE *p = popen(cmd, "r");
+
+	if (!p)
+		return -errno;
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), p)) {
+		char *s = strstr(line, "signal_generate:"), *f, *pid, *end;
+
+		if (!s || !strstr(s, "sig=10 "))
+			continue;
+		f = strstr(s, "sig=");
+		pid = strstr(f, " pid=");
+		if (!pid)
+			continue;
+		end = pid + 5 + strspn(pid + 5, "0123456789");
+		line[strcspn(line, "\n")] = '\0';
+		used += snprintf(out + used, used < len ? len - used : 0, "%.*s pid=P%s\n",
+				 (int)(pid - f), f, end);
+	}
+	pclose(p);
+	return used < len ? 0 : -E2BIG;
+}
+
+/*
+ * signal_generate decoded by ringcap from the capture's stored format,
+ * field for field the values trace-cmd decodes for the same workload.
+ */
+void test_ftrace_fields_trace_cmd(void)
+{
+	const char *out = tmpfile_path("sig.rcap"), *dat = tmpfile_path("sig.dat");
+	static char ours[1 << 16], theirs[1 << 16];
+	char cmd[8192];
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	if (system("command -v trace-cmd >/dev/null && command -v unshare >/dev/null")) {
+		test__skip("trace-cmd is not installed (scripts/deps.sh installs it)");
+		return;
+	}
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+				     "ftrace", "-e", "signal:signal_generate", "-o", (char *)out,
+				     "--", (char *)bin("rc_workload"), "signal", "50", NULL },
+			 120000),
+		0, "record"))
+		goto out;
+	snprintf(cmd, sizeof(cmd),
+		 "unshare -m sh -c '" TC_SHIM
+		 "' shim trace-cmd record -q -e signal:signal_generate "
+		 "-o %s -F %s signal 50 >/dev/null 2>&1",
+		 dat, bin("rc_workload"));
+	if (!ASSERT_EQ(system(cmd), 0, "trace-cmd record"))
+		goto out;
+	snprintf(cmd, sizeof(cmd), "trace-cmd report -R %s 2>/dev/null", dat);
+	if (!ASSERT_OK(signal_lines(cmd, theirs, sizeof(theirs)), "trace-cmd report"))
+		goto out;
+	snprintf(cmd, sizeof(cmd), "%s report %s", bin("ringcap"), out);
+	if (!ASSERT_OK(signal_lines(cmd, ours, sizeof(ours)), "ringcap report"))
+		goto out;
+	ASSERT_TRUE(strlen(theirs) > 50 * 20, "trace-cmd decoded 50 events");
+	ASSERT_STREQ(ours, theirs, "the same fields and values, event for event");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* Bad requests: a clear reason, a non-zero exit, no file, no instance left. */
+void test_ftrace_errors(void)
+{
+	static const struct {
+		const char *name, *args[6], *said;
+	} cases[] = {
+		{ "no_events",
+		  { "--transport", "ftrace" },
+		  "records the tracepoints given with -e" },
+		{ "uprobe",
+		  { "--transport", "ftrace", "-e", "uprobe:/bin/true:main" },
+		  "uprobes, --bpf and --overwrite need" },
+		{ "builtin_size",
+		  { "--transport", "ftrace", "-e", "sched:*", "--ringbuf-size", "1M" },
+		  "use --buffer-size" },
+		{ "size_elsewhere",
+		  { "--buffer-size", "1M" },
+		  "--buffer-size sizes ftrace's rings" },
+		{ "bad_size",
+		  { "--transport", "ftrace", "-e", "sched:*", "--buffer-size", "1x" },
+		  "invalid --buffer-size '1x'" },
+		{ "no_tracepoint",
+		  { "--transport", "ftrace", "-e", "nosuchsystem:*" },
+		  "unknown event 'nosuchsystem:*'" },
+		{ "overwrite",
+		  { "--transport", "ftrace", "-e", "sched:*", "--overwrite" },
+		  "use --transport perfbuf" },
+	};
+	const char *out = tmpfile_path("err.rcap");
+	size_t i, k;
+
+	if (!need_root())
+		return;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[20] = { (char *)bin("ringcap"), "record", "-q", "-o", (char *)out };
+		struct run r = {};
+		int n = 5;
+
+		if (!test__start_subtest(cases[i].name))
+			continue;
+		for (k = 0; k < 6 && cases[i].args[k]; k++)
+			argv[n++] = (char *)cases[i].args[k];
+		argv[n++] = "--";
+		argv[n++] = "/bin/true";
+		ASSERT_TRUE(run_sync(&r, argv, 60000) != 0, "fails");
+		ASSERT_HAS(r.err, cases[i].said, "says why");
+		ASSERT_TRUE(access(out, F_OK) != 0, "no capture left behind");
+		ASSERT_TRUE(!instance_exists(r.pid), "no instance left behind");
+		run_free(&r);
+	}
+	tmpdir_cleanup();
+}
