@@ -215,11 +215,13 @@ $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 
 # ringcap against perf, trace-cmd and bpftrace (README, Performance).
 # RUNS=3 CALLS=2000000 WORKLOADS=storm1,... RECORDERS=ringcap,perf,...
+# SUITES=syscalls,tracepoints (both by default; tracepoints: the same
+# tracepoints recorded by trace-cmd and ringcap over ftrace and the ring buffer)
 # BASELINE=DIR: the ringcap of another build too (before and after a change)
 bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
 	$(Q)python3 tests/bench/bench.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		--calls $(or $(CALLS),2000000) $(if $(WORKLOADS),--workloads $(WORKLOADS)) \
-		$(if $(RECORDERS),--recorders $(RECORDERS)) \
+		$(if $(RECORDERS),--recorders $(RECORDERS)) $(if $(SUITES),--suites $(SUITES)) \
 		$(if $(BASELINE),--baseline $(BASELINE)) -o $(OUTPUT)/bench.md
 
 $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a

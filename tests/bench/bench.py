@@ -33,6 +33,34 @@ syscalls too, so lost silently can be slightly negative.
 Decode speed: events a second of ringcap report (text, summary) and of
 perf script / trace-cmd report on the first workload's files.
 
+The same tracepoints, recorded by all (the suite "tracepoints", after the
+tables above; --suites picks either or both): on the storms among the
+workloads, every recorder records syscalls:sys_enter_getppid and
+syscalls:sys_exit_getppid, two events a call, the workload as its command:
+
+  ringcap ftrace   ringcap record --transport ftrace -e TP,TP: the kernel's
+                   event tracer in a tracefs instance of ringcap's own, its
+                   per-CPU rings mapped (no BPF; --buffer-size, 8M a CPU)
+  ringcap ringbuf  ringcap record -e TP,TP: ringcap's generic BPF
+                   tracepoint program and the BPF ring buffer
+  trace-cmd record trace-cmd record -e TP -e TP -F -c, through the same
+                   mount namespace shim; -c because the storms' processes
+                   are the command's children (-F alone records none of
+                   their events); its ring is the top instance's, as it
+                   is (buffer_size_kb, printed above the tables)
+  trace-cmd record -b 8192
+                   the same with 8 MiB a CPU, ringcap ftrace's default
+                   (trace-cmd leaves the top instance so; the bench puts
+                   the size from before back after each run)
+
+Same rounds, the same figures, but per EVENT (made: calls x 2): events
+made, captured (ringcap: report --summary's per-event counts, checked
+against stat's per-event rows; trace-cmd: report lines of the two events),
+lost reported (ringcap: stat's "lost", which with ftrace includes the
+ringcap:lost records' counts; trace-cmd: overrun + dropped events of
+report --stat), lost silently, slowdown, recorder CPU ns an event, bytes an
+event and peak RSS.
+
 Needs root. trace-cmd 3.1 writes /proc/sys/kernel/ftrace_enabled and the
 function tracer's files even when recording events only, and a kernel
 without the function tracer refuses that; it then runs in a private mount
@@ -109,12 +137,16 @@ def count_lines(argv, pattern):
 
 class Recorder:
     name = ""
+    per_call = 1  # the unit of count(): 1, calls; 2, events (entry and exit)
 
     def __init__(self, ctx):
         self.ctx = ctx
 
     def available(self):
         return True
+
+    def cleanup(self):
+        """After each run: put back what the recorder changed and kept."""
 
 
 class Ringcap(Recorder):
@@ -236,6 +268,89 @@ class Bpftrace(Recorder):
         return n / 2, lost / 2, 0
 
 
+def tracepoints(wl):
+    """The tracepoints of the workload's syscalls, entry and exit: two events a call."""
+    return ["syscalls:sys_%s_%s" % (d, c) for c in wl.calls for d in ("enter", "exit")]
+
+
+class TpRingcap(Recorder):
+    """ringcap recording the tracepoints by name: over ftrace (the kernel's
+    event tracer in a tracefs instance of its own), or with its generic BPF
+    tracepoint program and the BPF ring buffer. Counts are events."""
+    per_call = 2
+
+    def __init__(self, ctx, name, extra, binary=None):
+        super().__init__(ctx)
+        self.name, self.extra = name, extra
+        self.binary = binary or ctx.ringcap
+
+    def argv(self, out, wl, cmd):
+        return [self.binary, "record", "-q", *self.extra, "-e", ",".join(tracepoints(wl)),
+                "-o", out, "--", *cmd]
+
+    def count(self, out, wl):
+        """Events decoded by report --summary; losses from stat: its "lost"
+        (dropped in the kernel, in user space, missing from the file), checked
+        against the ringcap:lost records and its own per-event rows."""
+        names = tracepoints(wl)
+        s = subprocess.run([self.ctx.ringcap, "report", "--summary", "-i", out],
+                           capture_output=True, text=True, check=True).stdout
+        rows = dict(re.findall(r"^(\S+:\S+)\s+(\d+)$", s, re.M))
+        captured = sum(int(rows.get(n, 0)) for n in names)
+        st = json.loads(subprocess.run([self.ctx.ringcap, "stat", "--json", out],
+                                       capture_output=True, text=True, check=True).stdout)
+        in_file = sum(e["in_file"] for e in st.get("by_event", []) if e["event"] in names)
+        records = st.get("lost_in_stream", 0) + st.get("lost_at_end", 0)
+        if in_file != captured:
+            sys.stderr.write("bench: %s: report --summary found %d events, stat says %d in "
+                             "the file\n" % (self.name, captured, in_file))
+        if records > st["lost"]:
+            sys.stderr.write("bench: %s: ringcap:lost records count %d, stat's lost is %d\n"
+                             % (self.name, records, st["lost"]))
+        return captured, st["lost"], 0
+
+
+class TpTraceCmd(TraceCmd):
+    """trace-cmd recording the same tracepoints (per syscall already: no
+    filter). -c as well as -F: the storms' processes are the command's
+    children, and without -c trace-cmd records none of their events.
+
+    With ring_kib, -b: the top instance's rings resized to ringcap's
+    default, which trace-cmd leaves so; the size from before is put back
+    after each run. (-B, an instance of its own, would not get past the
+    shim: trace-cmd writes the new instance's function tracer files too.)"""
+    per_call = 2
+
+    def __init__(self, ctx, ring_kib=None):
+        super().__init__(ctx)
+        self.ring_kib = ring_kib
+        self.name = "trace-cmd record" + (" -b %d" % ring_kib if ring_kib else "")
+        self.saved = None
+
+    def argv(self, out, wl, cmd):
+        ev = [x for t in tracepoints(wl) for x in ("-e", t)]
+        b = []
+        if self.ring_kib:
+            b = ["-b", str(self.ring_kib)]
+            self.saved = top_ring_kib()
+        tc = ["trace-cmd", "record", "-q", *b, *ev, "-o", out, "-F", "-c", *cmd]
+        return ["unshare", "-m", "sh", "-c", self.SHIM, "shim", *tc]
+
+    def cleanup(self):
+        if self.saved and self.saved.isdigit():
+            with open(os.path.join(TRACEFS, "buffer_size_kb"), "w") as f:
+                f.write(self.saved)
+        self.saved = None
+
+    def count(self, out, wl):
+        names = "|".join(re.escape(t.split(":", 1)[1]) for t in tracepoints(wl))
+        n = count_lines(["trace-cmd", "report", out], r"\b(%s):" % names)
+        s = subprocess.run(["trace-cmd", "report", "--stat", out],
+                           capture_output=True, text=True).stdout
+        lost = sum(int(x) for x in re.findall(r"^(?:overrun|dropped events):\s+(\d+)", s, re.M))
+        return n, lost, 0
+
+
 class Context:
     def __init__(self, build):
         self.build = os.path.abspath(build)
@@ -252,19 +367,39 @@ RINGCAPS = [("ringbuf poll", []), ("ringbuf busy", ["--drain", "busy"]),
             ("perfbuf", ["--transport", "perfbuf"])]
 
 
-def recorders(ctx, baseline):
-    """Every recorder; with a baseline build, its ringcap too, for before and after."""
+TP_RINGCAPS = [("ftrace", ["--transport", "ftrace"]), ("ringbuf", [])]
+
+# The tracepoint suite's workloads: the storms (getppid)
+TP_WORKLOADS = ["storm1", "storm2"]
+
+
+def recorders(ctx, baseline, suite="syscalls"):
+    """Every recorder of a suite; with a baseline build, its ringcap too, for
+    before and after."""
+    kind, rcs = (TpRingcap, TP_RINGCAPS) if suite == "tracepoints" else (Ringcap, RINGCAPS)
     base = []
     if baseline:
         binary = os.path.join(os.path.abspath(baseline), "ringcap")
-        base = [Ringcap(ctx, "ringcap %s (baseline)" % n, x, binary) for n, x in RINGCAPS]
-    return base + [Ringcap(ctx, "ringcap " + n, x) for n, x in RINGCAPS] + [
+        base = [kind(ctx, "ringcap %s (baseline)" % n, x, binary) for n, x in rcs]
+    ours = [kind(ctx, "ringcap " + n, x) for n, x in rcs]
+    if suite == "tracepoints":
+        return base + ours + [TpTraceCmd(ctx), TpTraceCmd(ctx, ring_kib=8192)]
+    return base + ours + [
         Perf(ctx, False),
         Perf(ctx, True),
         TraceCmd(ctx),
         TraceCmd(ctx, id_filter=False),
         Bpftrace(ctx),
     ]
+
+
+def top_ring_kib():
+    """The top tracefs instance's ring size a CPU, which trace-cmd records with."""
+    try:
+        with open(os.path.join(TRACEFS, "buffer_size_kb")) as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
 
 
 def read_report(path):
@@ -283,7 +418,10 @@ def one_run(ctx, rec, wl, tmp, untraced_ns):
         if os.path.exists(p):
             os.unlink(p)
     env = dict(os.environ, RC_LOAD_REPORT=rep)
-    status, ru, err = run(ctx, rec.argv(out, wl, [ctx.load, *wl.argv]), env=env)
+    try:
+        status, ru, err = run(ctx, rec.argv(out, wl, [ctx.load, *wl.argv]), env=env)
+    finally:
+        rec.cleanup()
     if status != 0 or not os.path.exists(rep):
         sys.stderr.write("%s on %s failed (exit %d):\n%s\n" % (rec.name, wl.name, status,
                                                               err[-2000:]))
@@ -294,6 +432,7 @@ def one_run(ctx, rec, wl, tmp, untraced_ns):
         sys.exit("bench: rc_load made %d calls, not %d" % (made, wl.made))
     captured, lost, dups = rec.count(out, wl)
     cpu = ru["cpu_ns"] - load["cpu_ns"]
+    made *= rec.per_call  # in the unit of count(): calls, or events
     return {
         "made": made,
         "captured": captured,
@@ -320,11 +459,12 @@ def median(rows, key):
     return statistics.median(vals) if vals else float("nan")
 
 
-def table(wl, results, runs):
+def table(wl, results, runs, unit="call", what=None):
     lines = ["### %s: `rc_load %s` (%s), median of %d" % (wl.name, " ".join(wl.argv),
-                                                            "+".join(wl.calls), runs), "",
-             "| recorder | made | captured | lost reported | lost silently | slowdown "
-             "| recorder CPU ns/call | bytes/call | peak RSS MiB |",
+                                                            what or "+".join(wl.calls), runs), "",
+             "| recorder | %s | captured | lost reported | lost silently | slowdown "
+             "| recorder CPU ns/%s | bytes/%s | peak RSS MiB |"
+             % ("made" if unit == "call" else unit + "s made", unit, unit),
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, rows in results.items():
         if not rows:
@@ -369,15 +509,35 @@ def decode_speed(ctx, wl, tmp, names):
     return "\n".join(lines) + "\n"
 
 
+def rounds(ctx, wl, recs, runs, tmp, label=""):
+    """RUNS rounds: the workload untraced, then under every recorder in turn."""
+    results = {r.name: [] for r in recs}
+    for i in range(runs):
+        base = untraced(ctx, wl, tmp)
+        for r in recs:
+            res = one_run(ctx, r, wl, tmp, base)
+            if res:
+                results[r.name].append(res)
+        sys.stderr.write("bench: %s%s round %d/%d done\n" % (wl.name, label, i + 1, runs))
+    return results
+
+
+SUITES = ["syscalls", "tracepoints"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build", help="the build directory, with ringcap and rc_load")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("-n", "--calls", type=int, default=2000000,
                     help="calls of the storms (split over the CPUs for storm2)")
-    ap.add_argument("--workloads", default="storm1,storm2,pingpong,burst")
+    ap.add_argument("--workloads", default="storm1,storm2,pingpong,burst",
+                    help="the tracepoint suite runs the storms among them")
     ap.add_argument("--recorders", default="",
                     help="comma-separated substrings of recorder names (default: all)")
+    ap.add_argument("--suites", default=",".join(SUITES),
+                    help="syscalls: ringcap's syscall program against its peers; "
+                    "tracepoints: the same tracepoints recorded by all (default: both)")
     ap.add_argument("--no-decode", action="store_true", help="skip the decode speed table")
     ap.add_argument("--baseline", metavar="BUILD",
                     help="another build directory: its ringcap runs too, side by side")
@@ -391,34 +551,49 @@ def main():
     for w in chosen:
         if w not in wls:
             sys.exit("bench: unknown workload '%s': one of %s" % (w, ", ".join(wls)))
+    suites = [x.strip() for x in a.suites.split(",") if x.strip()]
+    for x in suites:
+        if x not in SUITES:
+            sys.exit("bench: unknown suite '%s': one of %s" % (x, ", ".join(SUITES)))
     pats = [p.strip() for p in a.recorders.split(",") if p.strip()]
-    recs = [r for r in recorders(ctx, a.baseline)
-            if not pats or any(p in r.name for p in pats)]
-    for r in recs:
-        if not r.available():
-            sys.stderr.write("bench: %s is not installed; skipped\n" % r.name)
-    recs = [r for r in recs if r.available()]
+
+    def chosen_recorders(suite):
+        recs = [r for r in recorders(ctx, a.baseline, suite)
+                if not pats or any(p in r.name for p in pats)]
+        for r in recs:
+            if not r.available():
+                sys.stderr.write("bench: %s is not installed; skipped\n" % r.name)
+        return [r for r in recs if r.available()]
+
     uname = os.uname()
     md = ["# ringcap benchmark", "",
           "%s, kernel %s, %d CPUs; %s" % (uname.nodename, uname.release, os.cpu_count(),
                                          time.strftime("%Y-%m-%d %H:%M")), ""]
+
+    def emit(text):
+        md.append(text)
+        print(text, flush=True)
+        if a.output:
+            with open(a.output, "w") as f:
+                f.write("\n".join(md))
+
     with tempfile.TemporaryDirectory(prefix="rc-bench-") as tmp:
         ctx.tmp = tmp
-        for name in chosen:
-            wl = wls[name]
-            results = {r.name: [] for r in recs}
-            for i in range(a.runs):
-                base = untraced(ctx, wl, tmp)
-                for r in recs:
-                    res = one_run(ctx, r, wl, tmp, base)
-                    if res:
-                        results[r.name].append(res)
-                sys.stderr.write("bench: %s round %d/%d done\n" % (name, i + 1, a.runs))
-            md.append(table(wl, results, a.runs))
-            print(md[-1], flush=True)
-        if not a.no_decode and chosen:
-            md.append(decode_speed(ctx, wls[chosen[0]], tmp, [r.name for r in recs]))
-            print(md[-1], flush=True)
+        recs = chosen_recorders("syscalls") if "syscalls" in suites else []
+        if recs:
+            for name in chosen:
+                emit(table(wls[name], rounds(ctx, wls[name], recs, a.runs, tmp), a.runs))
+            if not a.no_decode and chosen:
+                emit(decode_speed(ctx, wls[chosen[0]], tmp, [r.name for r in recs]))
+        recs = chosen_recorders("tracepoints") if "tracepoints" in suites else []
+        tp_wls = [w for w in chosen if w in TP_WORKLOADS]
+        if recs and tp_wls:
+            emit("## The same tracepoints, recorded by all\n\n"
+                 "trace-cmd's ring: the top instance's, %s KiB a CPU.\n" % top_ring_kib())
+            for name in tp_wls:
+                wl = wls[name]
+                emit(table(wl, rounds(ctx, wl, recs, a.runs, tmp, " (tracepoints)"), a.runs,
+                           unit="event", what=" + ".join(tracepoints(wl))))
     if a.output:
         with open(a.output, "w") as f:
             f.write("\n".join(md))
