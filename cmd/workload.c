@@ -34,7 +34,9 @@ int install_signals(void)
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: wake the poll */
 
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+	/* a closed terminal (SIGHUP) and SIGQUIT stop a capture cleanly too */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL) || sigaction(SIGQUIT, &sa, NULL))
 		return -errno;
 	/* the flight recorder's snapshot; otherwise noted, never a death */
 	sa.sa_handler = on_usr2;
@@ -73,6 +75,8 @@ int workload_fork(struct workload *wl, char **argv)
 			_exit(127); /* ringcap gave up before starting us */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGUSR2, SIG_DFL);
 		execvp(argv[0], argv);

@@ -42,13 +42,20 @@ static uint64_t round8(uint64_t n)
 /* ---- walking events --------------------------------------------------- */
 
 /* An absolute time stamp: the low 59 bits of the time, never going back. */
+/*
+ * An absolute time stamp holds the low 59 bits; the top ones come from the
+ * running time, and roll over, only when it has any (rb_fix_abs_ts()).
+ */
 static uint64_t abs_stamp(uint64_t ts, uint32_t delta, uint32_t a0)
 {
-	uint64_t mask = (1ull << FT_TS_BITS) - 1;
-	uint64_t next = (ts & ~mask) | ((uint64_t)a0 << FT_TS_SHIFT | delta);
+	uint64_t msb = ~((1ull << FT_TS_BITS) - 1);
+	uint64_t next = (uint64_t)a0 << FT_TS_SHIFT | delta;
 
-	if (next < ts)
-		next += 1ull << FT_TS_BITS;
+	if (ts & msb) {
+		next |= ts & msb;
+		if (next < ts)
+			next += 1ull << FT_TS_BITS;
+	}
 	return next;
 }
 
@@ -178,6 +185,9 @@ struct rc_ftenc {
 	uint32_t *fresh; /* the tids this take saw first */
 	size_t nfresh, fresh_cap;
 	struct rc_strbuf tasks; /* this take's TASKS entries */
+
+	const struct rc_ft_idmap *ids; /* events of other ids are skipped; NULL: none is */
+	uint64_t skipped;
 };
 
 struct rc_ftenc *rc_ftenc__new(int level, bool no_compress, rc_ft_task_fn fn, void *ctx)
@@ -457,12 +467,29 @@ static bool event_fits(const struct rc_ftenc *e, size_t raw, uint64_t rec, uint6
 	return raw + rec <= RC_MAX_CHUNK_RAW && content <= RC_MAX_CHUNK_RAW;
 }
 
+void rc_ftenc__set_ids(struct rc_ftenc *e, const struct rc_ft_idmap *ids)
+{
+	e->ids = ids;
+}
+
+uint64_t rc_ftenc__skipped(const struct rc_ftenc *e)
+{
+	return e->skipped;
+}
+
+/* An event of an id the capture does not describe (a trace_marker write). */
+static bool foreign(const struct rc_ftenc *e, const struct rc_ft_event *ev)
+{
+	return e->ids && !rc_ft_idmap__lookup(e->ids, ev->data[0] | ev->data[1] << 8);
+}
+
 long rc_ftenc__take(struct rc_ftenc *e, uint16_t cpu, struct rc_ft_cursor *c, uint64_t until)
 {
 	struct rc_ft_cursor w = *c, took = *c;
 	uint64_t first = 0, last = 0;
 	size_t raw = e->raw;
 	struct rc_ft_event ev;
+	bool stop = false;
 	uint32_t n = 0;
 	int ret, err;
 
@@ -477,6 +504,15 @@ long rc_ftenc__take(struct rc_ftenc *e, uint16_t cpu, struct rc_ft_cursor *c, ui
 		if (rec > RC_REC_MAX) {
 			ret = -EBADMSG; /* no record can hold it */
 			break;
+		}
+		if (foreign(e, &ev) && ev.ts <= until) {
+			if (n) { /* the fragment ends before it; the next take skips it */
+				stop = true;
+				break;
+			}
+			*c = took = w;
+			e->skipped++;
+			continue;
 		}
 		if (ev.ts > until || !event_fits(e, raw, rec, w.pos - c->pos, fresh))
 			break;
@@ -501,7 +537,7 @@ long rc_ftenc__take(struct rc_ftenc *e, uint16_t cpu, struct rc_ft_cursor *c, ui
 		count_records(e, n, first, last);
 		e->raw = raw;
 	}
-	*c = ret ? took : w; /* every data event taken: on to the end */
+	*c = ret || stop ? took : w; /* every data event taken: on to the end */
 	return ret < 0 ? ret : (long)n;
 }
 

@@ -142,6 +142,14 @@ long rc_ftenc__take(struct rc_ftenc *e, uint16_t cpu, struct rc_ft_cursor *c, ui
  */
 int rc_ftenc__records(struct rc_ftenc *e, const void *recs, uint32_t len);
 
+/*
+ * Take only events of the ids in @ids (it must live as long as @e): others
+ * (a write to the instance's trace_marker) are skipped and counted.
+ */
+void rc_ftenc__set_ids(struct rc_ftenc *e, const struct rc_ft_idmap *ids);
+/* Events skipped so far for an id not in the map. */
+uint64_t rc_ftenc__skipped(const struct rc_ftenc *e);
+
 /* Records in the chunk so far. */
 uint32_t rc_ftenc__nrec(const struct rc_ftenc *e);
 /* Bytes of the records the chunk decodes to, so far. */

@@ -15,9 +15,13 @@
  * Order: each CPU's events are in time order. A pass takes, from every
  * CPU, the events up to a watermark: the earliest time any CPU may still
  * produce an event at (the last event a CPU has waiting, or for a CPU with
- * nothing waiting, now less HOLD_NS for events still being written). A
- * chunk ends only between passes, so chunks follow each other in time, and
- * the reader merges the CPUs' events within each chunk.
+ * nothing waiting, now less HOLD_NS: an event can reach its ring
+ * milliseconds after its time was taken when a virtual CPU is preempted;
+ * 20 ms, the writer's reorder window for the BPF transports). A chunk ends
+ * only between passes, so chunks follow each other in time, and the reader
+ * merges the CPUs' events within each chunk. Events that still land out of
+ * order are counted as the trailer's late. A ring must hold more than
+ * HOLD_NS of events, or it overflows while they wait: losses, counted.
  *
  * Losses: the instance overwrites its oldest events when a ring is full,
  * as ftrace does by default; the meta page's overrun counts them per CPU,
@@ -69,10 +73,10 @@ struct trace_buffer_meta {
 /* The meta page must hold the fields read here: up to `read`. */
 #define META_NEEDED (offsetof(struct trace_buffer_meta, read) + sizeof(__u64))
 
-#define SUBBUF_HDR    16	   /* u64 time_stamp, local_t commit: events/header_page */
-#define COMMIT_FLAGS  (3ull << 30) /* RB_MISSED_EVENTS, RB_MISSED_STORED */
-#define NO_SUBBUF     UINT32_MAX   /* no reader sub-buffer taken yet */
-#define HOLD_NS	      2000000ull   /* an event this recent may still be being written */
+#define SUBBUF_HDR    16	  /* u64 time_stamp, local_t commit: events/header_page */
+#define COMMIT_FLAGS  (3u << 30)  /* RB_MISSED_EVENTS, RB_MISSED_STORED */
+#define NO_SUBBUF     UINT32_MAX  /* no reader sub-buffer taken yet */
+#define HOLD_NS	      20000000ull /* an event this recent may still be on its way */
 #define STATS_NS      1000000000ull
 #define CHUNK_RAW     (1u << 20)      /* decoded bytes a chunk holds before it is written */
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
@@ -93,10 +97,11 @@ struct ft_cpu {
 	uint64_t overrun;	 /* what the kernel overwrote, as last written to the file */
 	uint64_t lost_pending;	 /* overwritten, not yet written: */
 	uint64_t lost_ts;	 /* ... at the reader page starting then */
-	uint64_t entries;	 /* the kernel's count of events written, at the last look */
 	uint64_t extra_lost;	 /* commit overruns and dropped events, from per_cpu stats */
 	uint64_t captured;
-	uint64_t bound; /* the earliest time this CPU may still produce */
+	uint64_t skipped; /* entries of no event ringcap enabled (trace_marker writes) */
+	bool dry;	  /* the ring had nothing more at this process()'s last look */
+	uint64_t bound;	  /* the earliest time this CPU may still produce */
 };
 
 struct task_slot {
@@ -115,6 +120,10 @@ struct rc_ftrace {
 	int nposs;	 /* possible CPUs: rc_meta.ncpus */
 	size_t buf_size; /* each CPU's ring */
 	struct rc_ftenc *enc;
+	struct rc_ft_id *ids; /* ftrace id -> event id, for the encoder */
+	struct rc_ft_idmap idmap;
+	uint64_t written_ts; /* the latest record of the chunks written */
+	uint64_t late;	     /* records earlier than that, so out of order in the file */
 	struct rc_writer *w;
 	int werr;
 	struct rc_meta meta;
@@ -263,7 +272,8 @@ static int make_instance(struct rc_ftrace *f)
 	if (err == -EEXIST) /* left by an earlier ringcap that had our pid */
 		err = rmdir(f->inst) || mkdir(f->inst, 0700) ? -errno : 0;
 	if (err) {
-		pr_warn("cannot create the tracefs instance %s: %s\n", f->inst, strerror(-err));
+		pr_warn("cannot create the tracefs instance %s: %s%s\n", f->inst, strerror(-err),
+			err == -EACCES || err == -EPERM ? " (recording needs root)" : "");
 		return err;
 	}
 	f->inst_made = true;
@@ -440,9 +450,15 @@ static int configure(struct rc_ftrace *f)
 
 static int map_refused(const char *path, int err)
 {
-	pr_warn("cannot map %s: %s. Mapping ftrace's ring buffer needs Linux 6.10 or later "
-		"with tracefs mmap support: use --transport ringbuf\n",
-		path, strerror(-err));
+	if (err == -ENOMEM)
+		pr_warn("cannot map %s: %s: try a smaller --buffer-size\n", path, strerror(-err));
+	else if (err == -EBUSY)
+		pr_warn("cannot map %s: %s: the ring is being resized or read another way\n", path,
+			strerror(-err));
+	else
+		pr_warn("cannot map %s: %s. Mapping ftrace's ring buffer needs Linux 6.10 or "
+			"later, with tracefs mmap support: use --transport ringbuf\n",
+			path, strerror(-err));
 	return err;
 }
 
@@ -509,7 +525,21 @@ static void unmap_cpu(struct ft_cpu *c)
 	c->fd = -1;
 }
 
-/* The CPUs with a ring in the instance: per_cpu/cpuN. */
+/* The kernel gives an instance no ring for a CPU offline when it was made. */
+static bool cpu_online(int cpu)
+{
+	char path[64], *text = NULL;
+	bool on;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	if (read_text(path, &text))
+		return access(path, F_OK) != 0; /* no such file: a CPU that cannot go offline */
+	on = text[0] != '0';
+	free(text);
+	return on;
+}
+
+/* The CPUs with a ring in the instance: per_cpu/cpuN of the online ones. */
 static int map_cpus(struct rc_ftrace *f)
 {
 	char path[PATH_MAX];
@@ -527,7 +557,7 @@ static int map_cpus(struct rc_ftrace *f)
 		err = inst_path(f, path, sizeof(path), file);
 		if (err)
 			return err;
-		if (access(path, F_OK))
+		if (access(path, F_OK) || !cpu_online(i))
 			continue;
 		c->cpu = i;
 		c->fd = -1;
@@ -548,8 +578,12 @@ static const unsigned char *subbuf(const struct ft_cpu *c, uint32_t id)
 /* The bytes of events the kernel has committed to a sub-buffer. */
 static uint32_t committed(const struct ft_cpu *c, const unsigned char *sb)
 {
-	uint64_t commit = __atomic_load_n((const uint64_t *)(sb + 8), __ATOMIC_ACQUIRE);
-	uint64_t len = commit & ~COMMIT_FLAGS;
+	/*
+	 * local_t, but the kernel reads it as an unsigned int (rb_page_commit())
+	 * and sets RB_MISSED_EVENTS with an int's sign: bits 32-63 then too.
+	 */
+	uint32_t commit = __atomic_load_n((const uint64_t *)(sb + 8), __ATOMIC_ACQUIRE);
+	uint32_t len = commit & ~COMMIT_FLAGS;
 
 	return len > c->subbuf_size - SUBBUF_HDR ? c->subbuf_size - SUBBUF_HDR : len;
 }
@@ -590,7 +624,6 @@ static int refill(struct ft_cpu *c)
 			strerror(errno));
 		return err;
 	}
-	c->entries = c->meta->entries;
 	id = c->meta->reader.id;
 	if (id >= c->nr_subbufs) {
 		pr_warn("cpu %d: the kernel's reader sub-buffer id %u is beyond its %u\n", c->cpu,
@@ -626,7 +659,10 @@ static void skip_malformed(struct rc_ftrace *f, struct ft_cpu *c)
 static int put_lost(struct rc_ftrace *f, struct ft_cpu *c)
 {
 	struct rc_rec_lost l = {
-		.hdr = { .ts = c->lost_ts, .type = RC_REC_LOST, .size = sizeof(l), .cpu = c->cpu },
+		.hdr = { .ts = c->lost_ts > f->written_ts ? c->lost_ts : f->written_ts,
+			 .type = RC_REC_LOST,
+			 .size = sizeof(l),
+			 .cpu = c->cpu },
 		.lost = c->lost_pending,
 	};
 	int err = rc_ftenc__records(f->enc, &l, sizeof(l));
@@ -643,12 +679,17 @@ static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 {
 	uint64_t last;
 	long n;
-	int r = refill(c);
+	int r;
 
+	if (c->dry)
+		return 0; /* empty at its last look in this process(): bound as then */
+	r = refill(c);
 	if (r < 0)
 		return r;
 	last = c->cur.ts;
 	if (r == 0) {
+		/* no more ioctls for it until the next process() */
+		c->dry = !final;
 		c->bound = final ? UINT64_MAX : now > HOLD_NS ? now - HOLD_NS : 0;
 		return 0;
 	}
@@ -662,6 +703,20 @@ static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 }
 
 static int end_chunk(struct rc_ftrace *f);
+
+/*
+ * Events about to be taken that are earlier than a record of a chunk
+ * already written: held past HOLD_NS between their time and their commit.
+ * They land out of order; counted, as the trailer's late.
+ */
+static void count_late(struct rc_ftrace *f, const struct ft_cpu *c, uint64_t w)
+{
+	struct rc_ft_cursor k = c->cur;
+	struct rc_ft_event ev;
+
+	while (rc_ft_next(&k, &ev) > 0 && ev.ts < f->written_ts && ev.ts <= w)
+		f->late++;
+}
 
 /*
  * One pass: every CPU's events up to the watermark into the chunk. Returns
@@ -686,6 +741,7 @@ static long pass(struct rc_ftrace *f, bool final)
 	f->mark = w;
 	for (i = 0; i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
+		uint64_t skipped;
 		long n;
 
 		if (c->lost_pending && c->lost_ts <= w) {
@@ -693,7 +749,10 @@ static long pass(struct rc_ftrace *f, bool final)
 			if (r)
 				return r;
 		}
+		count_late(f, c, w);
+		skipped = rc_ftenc__skipped(f->enc);
 		n = rc_ftenc__take(f->enc, c->cpu, &c->cur, w);
+		c->skipped += rc_ftenc__skipped(f->enc) - skipped;
 		if (n == 0 && rc_ftenc__raw_size(f->enc) >= RC_MAX_CHUNK_RAW / 2) {
 			/* the chunk is full (not with sub-buffers of the usual size) */
 			r = end_chunk(f);
@@ -725,8 +784,10 @@ static int end_chunk(struct rc_ftrace *f)
 	err = rc_ftenc__end(f->enc, &dc, &data);
 	if (err)
 		return err;
-	if (!f->w)
+	if (!f->w) {
+		f->written_ts = dc.last_ts > f->written_ts ? dc.last_ts : f->written_ts;
 		return 0; /* counting only */
+	}
 	if (f->werr)
 		return f->werr;
 	err = rc_writer__add_chunk(f->w, &dc, data);
@@ -735,17 +796,25 @@ static int end_chunk(struct rc_ftrace *f)
 		return err;
 	}
 	f->nrec_written += dc.nrec;
+	if (dc.last_ts > f->written_ts)
+		f->written_ts = dc.last_ts;
 	f->raw_written += dc.raw_size;
 	f->written = rc_writer__bytes(f->w);
 	return 0;
 }
 
-/* Passes until nothing more is ready; a chunk ends between passes once full. */
-static long process(struct rc_ftrace *f, bool final)
+/*
+ * Passes until nothing more is ready, or until @until (CLOCK_MONOTONIC):
+ * under a load it cannot keep up with, the drain still gets back to its
+ * clock. A chunk ends between passes once full.
+ */
+static long process(struct rc_ftrace *f, bool final, uint64_t until)
 {
 	long total = 0, n;
-	int err;
+	int err, i;
 
+	for (i = 0; i < f->ncpus; i++)
+		f->cpus[i].dry = false;
 	do {
 		n = pass(f, final);
 		if (n < 0)
@@ -756,7 +825,7 @@ static long process(struct rc_ftrace *f, bool final)
 			if (err)
 				return err;
 		}
-	} while (n > 0);
+	} while (n > 0 && (final || rc_now_ns(CLOCK_MONOTONIC) < until));
 	return total;
 }
 
@@ -811,7 +880,8 @@ static int take_stats(struct rc_ftrace *f)
 		st->entries[i] = (struct rc_stat_entry){
 			.cpu = c->cpu,
 			.type = RC_TYPE_ALL,
-			.made = c->meta->entries + c->extra_lost,
+			.made = c->meta->entries + c->extra_lost - c->skipped,
+			.filtered = c->skipped,
 			.dropped = overrun + c->extra_lost,
 			.captured = c->captured,
 		};
@@ -836,6 +906,29 @@ static int write_stats(struct rc_ftrace *f)
 /* ---- the session ------------------------------------------------------- */
 
 static int task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t);
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct rc_ft_id *x = a, *y = b;
+
+	return x->ftrace_id < y->ftrace_id ? -1 : x->ftrace_id > y->ftrace_id;
+}
+
+/* The events' ftrace ids: what the encoder takes, and nothing else. */
+static int make_idmap(struct rc_ftrace *f)
+{
+	size_t i;
+
+	f->ids = calloc(f->dset.n, sizeof(*f->ids));
+	if (!f->ids)
+		return -ENOMEM;
+	for (i = 0; i < f->dset.n; i++)
+		f->ids[i] = (struct rc_ft_id){ .ftrace_id = f->dset.ev[i].tp.id,
+					       .rc_id = f->dset.ev[i].id };
+	qsort(f->ids, f->dset.n, sizeof(*f->ids), cmp_id);
+	f->idmap = (struct rc_ft_idmap){ .ids = f->ids, .n = f->dset.n };
+	return 0;
+}
 
 struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts)
 {
@@ -872,6 +965,10 @@ struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts)
 		err = -errno;
 		goto err_out;
 	}
+	err = make_idmap(f);
+	if (err)
+		goto err_out;
+	rc_ftenc__set_ids(f->enc, &f->idmap);
 	return f;
 
 err_out:
@@ -952,9 +1049,10 @@ static int wait_rings(struct rc_ftrace *f, int ms)
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
-	for (i = 0; i < f->ncpus; i++)
+	for (i = 0; i < f->ncpus; i++) {
 		if (f->pfds[i].revents & (POLLERR | POLLNVAL))
 			return -EIO;
+	}
 	return n;
 }
 
@@ -965,7 +1063,7 @@ int rc_ftrace__drain(struct rc_ftrace *f, int ms)
 	int err;
 
 	do {
-		n = process(f, false);
+		n = process(f, false, end);
 		if (n < 0)
 			return n;
 		total += n;
@@ -1007,7 +1105,7 @@ int rc_ftrace__stop(struct rc_ftrace *f)
 	f->stopped = true;
 	err = inst_write(f, "tracing_on", "0", false);
 	f->tracing = false;
-	n = err ? err : process(f, true);
+	n = err ? err : process(f, true, 0);
 	err = n < 0 ? (int)n : 0;
 	for (i = 0; !err && i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
@@ -1015,7 +1113,7 @@ int rc_ftrace__stop(struct rc_ftrace *f)
 		note_overrun(c, c->cur.ts);
 		if (c->lost_pending)
 			err = put_lost(f, c);
-		if (!err && c->captured + c->overrun != c->meta->entries)
+		if (!err && c->captured + c->overrun + c->skipped != c->meta->entries)
 			pr_warn("cpu %d: the kernel wrote %llu events; %llu were read and %llu "
 				"overwritten\n",
 				c->cpu, (unsigned long long)c->meta->entries,
@@ -1026,6 +1124,16 @@ int rc_ftrace__stop(struct rc_ftrace *f)
 	if (f->malformed)
 		pr_warn("%llu ring sub-buffers held bytes that were not events\n",
 			(unsigned long long)f->malformed);
+	if (rc_ftenc__skipped(f->enc))
+		pr_warn("%llu entries in the ring were of no event recorded (a write to the "
+			"instance's trace_marker?): skipped, counted as filtered\n",
+			(unsigned long long)rc_ftenc__skipped(f->enc));
+	if (f->late)
+		pr_warn("%llu events reached their ring more than %llu us after their time: they "
+			"are out of order in the file\n",
+			(unsigned long long)f->late, HOLD_NS / 1000);
+	if (f->w)
+		rc_writer__add_late(f->w, f->late);
 	if (!f->w)
 		return err;
 	if (!err && !f->werr)
@@ -1081,6 +1189,7 @@ void rc_ftrace__free(struct rc_ftrace *f)
 	free(f->cpus);
 	free(f->pfds);
 	free(f->tasks);
+	free(f->ids);
 	free(f->cmdlines);
 	free(f->last.entries);
 	free(f);
@@ -1180,16 +1289,22 @@ static int task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t)
 		if (err)
 			return err;
 	}
-	for (h = tid * 2654435761u; (s = &f->tasks[h & (f->tasks_cap - 1)])->tid; h++) {
-		if (s->tid == tid) {
-			*t = s->t;
-			return 0;
-		}
+	for (h = tid * 2654435761u; (s = &f->tasks[h & (f->tasks_cap - 1)])->tid; h++)
+		if (s->tid == tid)
+			break;
+	/* looked up again each chunk (exec renames, pids are reused); kept once gone */
+	if (proc_task(tid, t)) {
+		f->tasks_used += !s->tid;
+		s->tid = tid;
+		s->t = *t;
+		return 0;
 	}
-	if (!proc_task(tid, &s->t))
-		saved_comm(f, tid, &s->t);
-	s->tid = tid;
-	f->tasks_used++;
+	if (!s->tid) {
+		saved_comm(f, tid, t);
+		s->tid = tid;
+		s->t = *t;
+		f->tasks_used++;
+	}
 	*t = s->t;
 	return 0;
 }

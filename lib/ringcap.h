@@ -277,6 +277,8 @@ int rc_writer__add(struct rc_writer *w, const void *recs, size_t len);
  * -EINVAL for a chunk header that is not one of an FTRACE chunk.
  */
 int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
+/* Count @n records of chunks built elsewhere as written out of order (the trailer's late). */
+void rc_writer__add_late(struct rc_writer *w, uint64_t n);
 /* Write every held record old enough to be in order; @all: every one. */
 int rc_writer__flush(struct rc_writer *w, bool all);
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);

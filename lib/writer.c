@@ -446,6 +446,11 @@ int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, co
 	return err;
 }
 
+void rc_writer__add_late(struct rc_writer *w, uint64_t n)
+{
+	w->tr.late += n;
+}
+
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 {
 	struct rc_disk_stats ds = {
