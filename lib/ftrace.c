@@ -722,7 +722,7 @@ static void count_late(struct rc_ftrace *f, const struct ft_cpu *c, uint64_t w)
  * One pass: every CPU's events up to the watermark into the chunk. Returns
  * the events taken, or -errno.
  */
-static long pass(struct rc_ftrace *f, bool final)
+static long pass(struct rc_ftrace *f, bool final, bool *moved)
 {
 	uint64_t now = rc_now_ns(CLOCK_BOOTTIME), w = UINT64_MAX;
 	long total = 0;
@@ -730,7 +730,12 @@ static long pass(struct rc_ftrace *f, bool final)
 
 	f->passes++;
 	for (i = 0; i < f->ncpus; i++) {
-		r = look(f, &f->cpus[i], now, final);
+		struct ft_cpu *c = &f->cpus[i];
+		uint32_t id = c->id, pos = c->cur.pos;
+
+		r = look(f, c, now, final);
+		/* a sub-buffer swapped in, or padding passed: progress without events */
+		*moved |= c->id != id || c->cur.pos != pos;
 		if (r < 0)
 			return r;
 		if (f->cpus[i].bound < w)
@@ -742,6 +747,7 @@ static long pass(struct rc_ftrace *f, bool final)
 	for (i = 0; i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
 		uint64_t skipped;
+		uint32_t pos;
 		long n;
 
 		if (c->lost_pending && c->lost_ts <= w) {
@@ -751,7 +757,9 @@ static long pass(struct rc_ftrace *f, bool final)
 		}
 		count_late(f, c, w);
 		skipped = rc_ftenc__skipped(f->enc);
+		pos = c->cur.pos;
 		n = rc_ftenc__take(f->enc, c->cpu, &c->cur, w);
+		*moved |= c->cur.pos != pos;
 		c->skipped += rc_ftenc__skipped(f->enc) - skipped;
 		if (n == 0 && rc_ftenc__raw_size(f->enc) >= RC_MAX_CHUNK_RAW / 2) {
 			/* the chunk is full (not with sub-buffers of the usual size) */
@@ -816,7 +824,9 @@ static long process(struct rc_ftrace *f, bool final, uint64_t until)
 	for (i = 0; i < f->ncpus; i++)
 		f->cpus[i].dry = false;
 	do {
-		n = pass(f, final);
+		bool moved = false;
+
+		n = pass(f, final, &moved);
 		if (n < 0)
 			return n;
 		total += n;
@@ -825,7 +835,9 @@ static long process(struct rc_ftrace *f, bool final, uint64_t until)
 			if (err)
 				return err;
 		}
-	} while (n > 0 && (final || rc_now_ns(CLOCK_MONOTONIC) < until));
+		if (!n && !moved)
+			break;
+	} while (final || rc_now_ns(CLOCK_MONOTONIC) < until);
 	return total;
 }
 
