@@ -38,11 +38,11 @@ void status_clear(bool tty);
 
 /* ---- scope: what to trace, shared by record and stat (scope.c) -------- */
 
-#define RC_DEFAULT_EVENTS  "syscalls,sched"
-#define RC_DEFAULT_RINGBUF (16ull << 20)
-#define RC_DEFAULT_PERFBUF (8ull << 20) /* each CPU's */
+#define RC_DEFAULT_EVENTS     "syscalls,sched"
+#define RC_DEFAULT_RINGBUF    (16ull << 20)
+#define RC_DEFAULT_PERFBUF    (8ull << 20) /* each CPU's */
 #define RC_DEFAULT_FTRACE_BUF (8ull << 20) /* each CPU's */
-#define RC_MAX_PIDS	   1024
+#define RC_MAX_PIDS	      1024
 
 #define RC_MAX_SPECS 256 /* tracepoint globs and probes in -e */
 

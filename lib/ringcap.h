@@ -203,7 +203,7 @@ struct rc_stat_entry {
 #define RC_CPU_ANY UINT32_MAX
 /* The type of an entry about following a command's children, not an event. */
 #define RC_TYPE_FOLLOW 0
-/* The type of an entry counting every event of a CPU's ring: ftrace counts per CPU, not per event. */
+/* The type of an entry counting a CPU's every event: ftrace counts per CPU, not per event. */
 #define RC_TYPE_ALL UINT32_MAX
 
 /* Counters at one moment, cumulative since the start. */

@@ -516,7 +516,8 @@ void test_ftpage_walk(void)
 		ASSERT_EQ(r.w[8].ts, r.w[7].ts + 1, "discarded delta not added");
 		ASSERT_EQ(r.w[9].ts, r.w[8].ts + 1000, "absolute stamp");
 		/* below the running time, which has no top bits: taken as it is */
-		ASSERT_EQ(r.w[10].ts, 5 + 4, "a stamp is the time, as the kernel's reader takes it");
+		ASSERT_EQ(r.w[10].ts, 5 + 4,
+			  "a stamp is the time, as the kernel's reader takes it");
 		ASSERT_EQ(r.w[11].ts, r.w[10].ts + MASK27, "largest delta");
 	}
 	range_free(&r);
