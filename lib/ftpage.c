@@ -545,25 +545,19 @@ long rc_ftenc__take(struct rc_ftenc *e, uint16_t cpu, struct rc_ft_cursor *c, ui
 static int scan_records(const unsigned char *p, size_t len, uint32_t *n, uint64_t *first,
 			uint64_t *last)
 {
+	struct rc_rec_hdr h;
 	size_t pos = 0;
+	int r;
 
 	*n = 0;
-	while (pos < len) {
-		struct rc_rec_hdr h;
-
-		if (len - pos < sizeof(h))
-			return -EINVAL;
-		memcpy(&h, p + pos, sizeof(h));
-		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > len - pos)
-			return -EINVAL;
+	while ((r = rc_rec__next(p, len, &pos, &h)) > 0) {
 		if (!*n || h.ts < *first)
 			*first = h.ts;
 		if (!*n || h.ts > *last)
 			*last = h.ts;
 		(*n)++;
-		pos += h.size;
 	}
-	return 0;
+	return r ? -EINVAL : 0;
 }
 
 int rc_ftenc__records(struct rc_ftenc *e, const void *recs, uint32_t len)
@@ -853,24 +847,19 @@ static int add_events(struct ftdec *d, const struct rc_disk_frag *f, const unsig
 
 static int add_records(struct ftdec *d, const unsigned char *p, uint32_t len)
 {
-	uint32_t pos = 0;
-	int err;
+	struct rc_rec_hdr h;
+	size_t pos = 0;
+	int r, err;
 
-	while (pos < len) {
-		struct rc_rec_hdr h;
-
-		if (len - pos < sizeof(h))
-			return bad(d, "fragment ends inside a record header");
-		memcpy(&h, p + pos, sizeof(h));
-		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > len - pos)
-			return bad(d, "record size out of range");
+	while ((r = rc_rec__next(p, len, &pos, &h)) > 0) {
 		err = add_ref(d, h.ts, h.size);
-		err = err ?: rc_strbuf__append(d->out, p + pos, h.size);
+		err = err ?: rc_strbuf__append(d->out, p + pos - h.size, h.size);
 		if (err)
 			return err;
-		pos += h.size;
 	}
-	return 0;
+	if (r == -EBADMSG)
+		return bad(d, "fragment ends inside a record header");
+	return r ? bad(d, "record size out of range") : 0;
 }
 
 static int cmp_ref(const void *a, const void *b)

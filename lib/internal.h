@@ -4,6 +4,7 @@
 #define RINGCAP_INTERNAL_H
 
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 #include "ringcap.h"
 
@@ -26,6 +27,24 @@ static inline uint64_t rc_now_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * The next record of a run of @len bytes of records, from *@pos, which it
+ * moves past: 1 and *@h; 0 at the end; -EBADMSG when the run ends inside a
+ * record header, -EINVAL for a size that is not a whole record of it.
+ */
+static inline int rc_rec__next(const void *recs, size_t len, size_t *pos, struct rc_rec_hdr *h)
+{
+	if (*pos >= len)
+		return 0;
+	if (len - *pos < sizeof(*h))
+		return -EBADMSG;
+	memcpy(h, (const unsigned char *)recs + *pos, sizeof(*h));
+	if (h->size < sizeof(*h) || h->size % RC_REC_ALIGN || h->size > len - *pos)
+		return -EINVAL;
+	*pos += h->size;
+	return 1;
 }
 
 /* Return NULL with errno set, as libbpf's constructors do. */

@@ -260,19 +260,14 @@ const struct rc_meta *rc_reader__meta(const struct rc_reader *r)
 /* Check every record of the chunk now in r->raw against the schema. */
 static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk_chunk *dc)
 {
-	const unsigned char *p = (const unsigned char *)r->raw.buf;
+	struct rc_rec_hdr h;
 	size_t pos = 0, n = 0;
+	int got;
 
-	while (pos < r->raw.len) {
+	while ((got = rc_rec__next(r->raw.buf, r->raw.len, &pos, &h)) > 0) {
 		const struct rc_event_desc *ev;
-		struct rc_rec_hdr h;
 		uint16_t idx;
 
-		if (r->raw.len - pos < sizeof(h))
-			return corrupt(r, off, "chunk ends inside a record header");
-		memcpy(&h, p + pos, sizeof(h));
-		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > r->raw.len - pos)
-			return corrupt(r, off, "record size out of range");
 		idx = h.type <= RC_MAX_EVENT_ID ? r->hdr.by_id[h.type] : 0;
 		if (!idx)
 			return corrupt(r, off,
@@ -284,9 +279,12 @@ static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk
 			return corrupt(r, off, "record time outside its chunk's range");
 		if (h.cpu >= r->hdr.meta.ncpus)
 			return corrupt(r, off, "record of a CPU beyond the capture's count");
-		pos += h.size;
 		n++;
 	}
+	if (got == -EBADMSG)
+		return corrupt(r, off, "chunk ends inside a record header");
+	if (got)
+		return corrupt(r, off, "record size out of range");
 	if (n != dc->nrec)
 		return corrupt(r, off, "chunk record count mismatch");
 	return 0;

@@ -284,19 +284,13 @@ static int add_ref(struct rc_writer *w, uint64_t ts, size_t off, size_t size)
 /* Check that @recs is a run of whole records before taking any of it. */
 static int check_records(const unsigned char *p, size_t len)
 {
+	struct rc_rec_hdr h;
 	size_t pos = 0;
+	int r;
 
-	while (pos < len) {
-		struct rc_rec_hdr h;
-
-		if (len - pos < sizeof(h))
-			return -EINVAL;
-		memcpy(&h, p + pos, sizeof(h));
-		if (h.size < sizeof(h) || h.size % RC_REC_ALIGN || h.size > len - pos)
-			return -EINVAL;
-		pos += h.size;
-	}
-	return 0;
+	while ((r = rc_rec__next(p, len, &pos, &h)) > 0)
+		;
+	return r ? -EINVAL : 0;
 }
 
 int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
