@@ -14,14 +14,16 @@
  *
  * Order: each CPU's events are in time order. A pass takes, from every
  * CPU, the events up to a watermark: the earliest time any CPU may still
- * produce an event at (the last event a CPU has waiting, or for a CPU with
- * nothing waiting, now less HOLD_NS: an event can reach its ring
- * milliseconds after its time was taken when a virtual CPU is preempted;
- * 20 ms, the writer's reorder window for the BPF transports). A chunk ends
- * only between passes, so chunks follow each other in time, and the reader
- * merges the CPUs' events within each chunk. Events that still land out of
- * order are counted as the trailer's late. A ring must hold more than
- * HOLD_NS of events, or it overflows while they wait: losses, counted.
+ * produce an event at. That is the last event a CPU has waiting, or, for a
+ * CPU with nothing waiting, now less a hold: an event's time is taken
+ * before its bytes are written and committed, and interrupts and softirqs
+ * can run in between. The hold is 2 ms (a softirq run's budget), but never
+ * more than an eighth of the time a ring takes to fill at the rate its last
+ * full sub-buffer was written: events wait in the ring while held, and a
+ * ring that fills loses them. A chunk ends only between passes, so chunks
+ * follow each other in time, and the reader merges the CPUs' events within
+ * each chunk. Events that still land out of order are counted as the
+ * trailer's late.
  *
  * Losses: the instance overwrites its oldest events when a ring is full,
  * as ftrace does by default; the meta page's overrun counts them per CPU,
@@ -73,10 +75,11 @@ struct trace_buffer_meta {
 /* The meta page must hold the fields read here: up to `read`. */
 #define META_NEEDED (offsetof(struct trace_buffer_meta, read) + sizeof(__u64))
 
-#define SUBBUF_HDR    16	  /* u64 time_stamp, local_t commit: events/header_page */
-#define COMMIT_FLAGS  (3u << 30)  /* RB_MISSED_EVENTS, RB_MISSED_STORED */
-#define NO_SUBBUF     UINT32_MAX  /* no reader sub-buffer taken yet */
-#define HOLD_NS	      20000000ull /* an event this recent may still be on its way */
+#define SUBBUF_HDR    16	 /* u64 time_stamp, local_t commit: events/header_page */
+#define COMMIT_FLAGS  (3u << 30) /* RB_MISSED_EVENTS, RB_MISSED_STORED */
+#define NO_SUBBUF     UINT32_MAX /* no reader sub-buffer taken yet */
+#define HOLD_NS	      2000000ull /* an event this recent may still be on its way */
+#define HOLD_SHARE    8		 /* the hold is at most this share of a ring's time */
 #define STATS_NS      1000000000ull
 #define CHUNK_RAW     (1u << 20)      /* decoded bytes a chunk holds before it is written */
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
@@ -93,6 +96,8 @@ struct ft_cpu {
 	size_t data_len;
 	uint32_t subbuf_size, nr_subbufs;
 	uint32_t id;		 /* the reader sub-buffer c->cur walks, or NO_SUBBUF */
+	uint64_t page_ts;	 /* its time stamp: its first event's time */
+	uint64_t ring_ns;	 /* the ring fills in this, at its last full sub-buffer's rate */
 	struct rc_ft_cursor cur; /* its events; cur.len grows while the kernel commits */
 	uint64_t overrun;	 /* what the kernel overwrote, as last written to the file */
 	uint64_t lost_pending;	 /* overwritten, not yet written: */
@@ -132,6 +137,7 @@ struct rc_ftrace {
 	struct task_slot *tasks; /* an open-addressing table of tids seen */
 	size_t tasks_cap, tasks_used;
 	uint64_t mark; /* the watermark of the last pass: what was taken is up to it */
+	uint64_t hold; /* the hold of this pass (Order, above) */
 	uint64_t last_stats, last_flush, flush_ns;
 	uint64_t nrec_written, written, raw_written;
 	uint64_t malformed; /* sub-buffers whose rest was not events */
@@ -601,22 +607,46 @@ static void note_overrun(struct ft_cpu *c, uint64_t ts)
 }
 
 /*
- * Have c->cur cover every event committed so far: the rest of the reader
- * sub-buffer, or, when all of it was taken, the next one (the ioctl hands
- * the kernel back the one we are done with). 1 when an event is waiting.
+ * The reader sub-buffer is done with: if it was at least half full, the
+ * time its events took says how long the whole ring takes to fill.
  */
-static int refill(struct ft_cpu *c)
+static void note_rate(struct ft_cpu *c)
 {
+	uint32_t data = c->subbuf_size - SUBBUF_HDR;
+	uint64_t span;
+
+	if (c->id == NO_SUBBUF || c->cur.len < data / 2 || c->cur.ts <= c->page_ts)
+		return;
+	span = c->cur.ts - c->page_ts;
+	if (span > UINT64_MAX / data / c->nr_subbufs)
+		span = UINT64_MAX / data / c->nr_subbufs;
+	c->ring_ns = span * data / c->cur.len * c->nr_subbufs;
+}
+
+/* The hold of a pass: HOLD_NS, or less when a ring fills faster (Order, above). */
+static uint64_t hold_ns(const struct rc_ftrace *f)
+{
+	uint64_t hold = HOLD_NS;
+	int i;
+
+	for (i = 0; i < f->ncpus; i++) {
+		uint64_t share = f->cpus[i].ring_ns / HOLD_SHARE;
+
+		if (f->cpus[i].ring_ns && share < hold)
+			hold = share;
+	}
+	return hold;
+}
+
+/*
+ * Ask the kernel for the reader sub-buffer and point c->cur at what it
+ * holds. 1 when an event is waiting, 0 when none is, or -errno.
+ */
+static int get_reader(struct ft_cpu *c)
+{
+	const unsigned char *sb;
 	uint32_t id;
 
-	if (c->id != NO_SUBBUF) {
-		uint32_t len = committed(c, subbuf(c, c->id));
-
-		if (len > c->cur.len)
-			c->cur.len = len;
-		if (c->cur.pos < c->cur.len)
-			return 1;
-	}
 	if (ioctl(c->fd, TRACE_MMAP_IOCTL_GET_READER) < 0) {
 		int err = -errno;
 
@@ -630,21 +660,51 @@ static int refill(struct ft_cpu *c)
 			id, c->nr_subbufs);
 		return -EPROTO;
 	}
+	sb = subbuf(c, id);
 	if (id != c->id) {
-		const unsigned char *sb = subbuf(c, id);
-
+		note_rate(c);
 		c->id = id;
 		c->cur = (struct rc_ft_cursor){
 			.buf = sb + SUBBUF_HDR,
 			.len = committed(c, sb),
 			.ts = __atomic_load_n((const uint64_t *)sb, __ATOMIC_RELAXED),
 		};
-		note_overrun(c, c->cur.ts);
-		return c->cur.pos < c->cur.len;
+		c->page_ts = c->cur.ts;
+	} else {
+		c->cur.len = committed(c, sb);
 	}
 	note_overrun(c, c->cur.ts);
-	c->cur.len = committed(c, subbuf(c, id));
 	return c->cur.pos < c->cur.len;
+}
+
+/*
+ * Have c->cur cover every event committed so far: the rest of the reader
+ * sub-buffer, or, when all of it was taken, the next one (the ioctl hands
+ * the kernel back the one we are done with). 1 when an event is waiting.
+ *
+ * An ioctl that finds events on the reader sub-buffer the kernel has not
+ * yet counted as read (those committed since the last ioctl) counts them
+ * and hands back the same sub-buffer, even when the ring holds more: only
+ * a second ioctl swaps in the next. Without it a full ring looks empty
+ * until the next drain, and its events come too late for their place.
+ */
+static int refill(struct ft_cpu *c)
+{
+	uint32_t id = c->id;
+	int r;
+
+	if (id != NO_SUBBUF) {
+		uint32_t len = committed(c, subbuf(c, id));
+
+		if (len > c->cur.len)
+			c->cur.len = len;
+		if (c->cur.pos < c->cur.len)
+			return 1;
+	}
+	r = get_reader(c);
+	if (r || c->id != id)
+		return r;
+	return get_reader(c);
 }
 
 /* The rest of a sub-buffer that is not events: skipped, and said once. */
@@ -690,7 +750,7 @@ static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 	if (r == 0) {
 		/* no more ioctls for it until the next process() */
 		c->dry = !final;
-		c->bound = final ? UINT64_MAX : now > HOLD_NS ? now - HOLD_NS : 0;
+		c->bound = final ? UINT64_MAX : now > f->hold ? now - f->hold : 0;
 		return 0;
 	}
 	n = rc_ft_peek(&c->cur, &last);
@@ -698,7 +758,7 @@ static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 		skip_malformed(f, c);
 		return look(f, c, now, final);
 	}
-	c->bound = n ? last : (final ? UINT64_MAX : now > HOLD_NS ? now - HOLD_NS : 0);
+	c->bound = n ? last : (final ? UINT64_MAX : now > f->hold ? now - f->hold : 0);
 	return 1;
 }
 
@@ -706,7 +766,7 @@ static int end_chunk(struct rc_ftrace *f);
 
 /*
  * Events about to be taken that are earlier than a record of a chunk
- * already written: held past HOLD_NS between their time and their commit.
+ * already written: more than the hold between their time and their commit.
  * They land out of order; counted, as the trailer's late.
  */
 static void count_late(struct rc_ftrace *f, const struct ft_cpu *c, uint64_t w)
@@ -729,6 +789,7 @@ static long pass(struct rc_ftrace *f, bool final, bool *moved)
 	int i, r;
 
 	f->passes++;
+	f->hold = hold_ns(f);
 	for (i = 0; i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
 		uint32_t id = c->id, pos = c->cur.pos;
@@ -1141,9 +1202,9 @@ int rc_ftrace__stop(struct rc_ftrace *f)
 			"instance's trace_marker?): skipped, counted as filtered\n",
 			(unsigned long long)rc_ftenc__skipped(f->enc));
 	if (f->late)
-		pr_warn("%llu events reached their ring more than %llu us after their time: they "
-			"are out of order in the file\n",
-			(unsigned long long)f->late, HOLD_NS / 1000);
+		pr_warn("%llu events reached their ring after events of a later time were "
+			"written: they are out of order in the file\n",
+			(unsigned long long)f->late);
 	if (f->w)
 		rc_writer__add_late(f->w, f->late);
 	if (!f->w)
