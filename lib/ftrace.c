@@ -81,7 +81,8 @@ struct trace_buffer_meta {
 #define HOLD_NS	      2000000ull /* an event this recent may still be on its way */
 #define HOLD_SHARE    8		 /* the hold is at most this share of a ring's time */
 #define STATS_NS      1000000000ull
-#define CHUNK_RAW     (1u << 20)      /* decoded bytes a chunk holds before it is written */
+#define CHUNK_RAW     (1u << 20) /* decoded bytes a chunk holds before it is written */
+#define FT_LEVEL      3 /* zstd's: events as the kernel wrote them, not shuffled, gain from it */
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
 #define WAKE_PERCENT  50	      /* poll wakes when a ring is this full */
 #define MIN_KERNEL    ((6 << 8) | 10) /* tracefs ring-buffer mapping: Linux 6.10 */
@@ -1033,7 +1034,8 @@ struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts)
 	err = err ?: map_cpus(f);
 	if (err)
 		goto err_out;
-	f->enc = rc_ftenc__new(f->opts.compress_level ?: 1, f->opts.no_compress, task_lookup, f);
+	f->enc =
+	    rc_ftenc__new(f->opts.compress_level ?: FT_LEVEL, f->opts.no_compress, task_lookup, f);
 	if (!f->enc) {
 		err = -errno;
 		goto err_out;
