@@ -154,6 +154,15 @@ out:
 	tmpdir_cleanup();
 }
 
+/* Merging needs rings of two CPUs at least. */
+static bool need_two_cpus(void)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+		return true;
+	test__skip("one CPU online: nothing to merge");
+	return false;
+}
+
 /* Each call on the other CPU: both rings, merged into one ordered stream. */
 void test_ftrace_both_cpus(void)
 {
@@ -162,12 +171,8 @@ void test_ftrace_both_cpus(void)
 	struct run r = {};
 	char n[16];
 
-	if (!need_root())
+	if (!need_root() || !need_two_cpus())
 		return;
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		test__skip("one CPU online: nothing to merge");
-		return;
-	}
 	snprintf(n, sizeof(n), "%d", 20000);
 	if (!ASSERT_EQ(run_sync(&r,
 				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
@@ -202,12 +207,8 @@ void test_ftrace_storm_order(void)
 	long calls = 400000, events = 2 * 2 * calls;
 	char n[16];
 
-	if (!need_root())
+	if (!need_root() || !need_two_cpus())
 		return;
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		test__skip("one CPU online: nothing to merge");
-		return;
-	}
 	snprintf(n, sizeof(n), "%ld", calls);
 	if (!ASSERT_EQ(run_sync(&r,
 				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
