@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "tpformat.h"
 #include "capture_util.h"
+#include "ft_formats.h"
 #include "test_progs.h"
 
 #define MASK27	    ((1u << 27) - 1)
@@ -193,66 +194,20 @@ static void build_walk_range(struct range *r)
 
 /* ---- the capture's events, ids and tasks ------------------------------ */
 
-static const char switch_fmt[] =
-    "name: sched_switch\n"
-    "ID: 372\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\t"
-    "signed:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-    "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-    "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-    "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-    "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-    "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-    "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, "
-    "REC->next_pid\n";
+static const char switch_fmt[] = FT_SWITCH_FMT;
+static const char irq_fmt[] = FT_IRQ_FMT;
 
-static const char irq_fmt[] = "name: irq_handler_entry\n"
-			      "ID: 225\n"
-			      "format:\n"
-			      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-			      "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-			      "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\t"
-			      "signed:0;\n"
-			      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-			      "\n"
-			      "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-			      "\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n"
-			      "\n"
-			      "print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n";
-
-static const char big_fmt[] = "name: big\n"
-			      "ID: 999\n"
-			      "format:\n"
-			      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-			      "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-			      "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\t"
-			      "signed:0;\n"
-			      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-			      "\n"
-			      "\tfield:u8 blob[200];\toffset:8;\tsize:200;\tsigned:0;\n"
-			      "\n"
-			      "print fmt: \"\"\n";
-
-/* no field of its own: the raw record's 8 bytes */
-static const char tiny_fmt[] =
-    "name: tiny\n"
-    "ID: 1\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\t"
-    "signed:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+static const char big_fmt[] =
+    "name: big\n"
+    "ID: 999\n"
+    "format:\n" FT_COMMON "\tfield:u8 blob[200];\toffset:8;\tsize:200;\tsigned:0;\n"
     "\n"
     "print fmt: \"\"\n";
+
+/* no field of its own: the raw record's 8 bytes */
+static const char tiny_fmt[] = "name: tiny\n"
+			       "ID: 1\n"
+			       "format:\n" FT_COMMON "print fmt: \"\"\n";
 
 static const struct {
 	const char *name, *fmt;

@@ -14,35 +14,13 @@
 #include "format.h"
 #include "internal.h"
 #include "tpformat.h"
+#include "ft_formats.h"
 #include "test_progs.h"
 
 #define BASE 40 /* sizeof(struct rc_rec_hdr) */
 
-#define COMMON                                                                                     \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                     \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                                 \
-	"\n"
-
 /* sched:sched_switch, as Linux 6.18 gives it */
-static const char sched_switch_fmt[] =
-    "name: sched_switch\n"
-    "ID: 372\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-    "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-    "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-    "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-    "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-    "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-    "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
-    "\n"
+static const char sched_switch_fmt[] = FT_SWITCH_HEAD
     "print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s "
     "next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, (REC->prev_state & "
     "((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 "
@@ -55,19 +33,7 @@ static const char sched_switch_fmt[] =
     "REC->next_pid, REC->next_prio\n";
 
 /* irq:irq_handler_entry, as Linux 6.18 gives it */
-static const char irq_handler_entry_fmt[] =
-    "name: irq_handler_entry\n"
-    "ID: 225\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-    "\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n"
-    "\n"
-    "print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n";
+static const char irq_handler_entry_fmt[] = FT_IRQ_FMT;
 
 /* dma:dma_map_sg, as Linux 6.18 gives it */
 static const char dma_map_sg_fmt[] =
@@ -172,7 +138,7 @@ static const char btrfs_all_work_done_fmt[] =
 static const char rel_loc_fmt[] =
     "name: foo_rel_loc\n"
     "ID: 4242\n"
-    "format:\n" COMMON "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n"
+    "format:\n" FT_COMMON "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n"
     "\tfield:__rel_loc char[] msg;\toffset:12;\tsize:4;\tsigned:0;\n"
     "\tfield:__rel_loc u32[] vals;\toffset:16;\tsize:4;\tsigned:0;\n"
     "\tfield:__data_loc char[] dev;\toffset:20;\tsize:4;\tsigned:0;\n"
@@ -184,7 +150,7 @@ static const char rel_loc_fmt[] =
 static const char odd_fmt[] =
     "name: odd\n"
     "ID: 7\n"
-    "format:\n" COMMON "\tfield:__int128 big;\toffset:8;\tsize:16;\tsigned:1;\n"
+    "format:\n" FT_COMMON "\tfield:__int128 big;\toffset:8;\tsize:16;\tsigned:1;\n"
     "\tfield:struct foo_key key;\toffset:24;\tsize:8;\tsigned:0;\n"
     "\tfield:unsigned int flag:3;\toffset:32;\tsize:4;\tsigned:0;\n"
     "\tfield:u16 grid[2][3];\toffset:36;\tsize:12;\tsigned:0;\n"
@@ -418,7 +384,7 @@ void test_tpformat_parse_locs(void)
 
 	test__start_subtest("too_many_locs");
 	/* the BPF program copies RC_TP_MAX_LOCS; the others show their loc word */
-	rc_strbuf__printf(&sb, "name: many_locs\nID: 9\nformat:\n" COMMON);
+	rc_strbuf__printf(&sb, "name: many_locs\nID: 9\nformat:\n" FT_COMMON);
 	for (i = 0; i < RC_TP_MAX_LOCS + 2; i++)
 		rc_strbuf__printf(
 		    &sb, "\tfield:__data_loc char[] s%d;\toffset:%d;\tsize:4;\tsigned:0;\n", i,
@@ -474,7 +440,8 @@ static char *with_fields(const char *fields)
 {
 	struct rc_strbuf sb = {};
 
-	rc_strbuf__printf(&sb, "name: t\nID: 1\nformat:\n" COMMON "%s\nprint fmt: \"\"\n", fields);
+	rc_strbuf__printf(&sb, "name: t\nID: 1\nformat:\n" FT_COMMON "%s\nprint fmt: \"\"\n",
+			  fields);
 	return sb.buf;
 }
 
@@ -527,17 +494,17 @@ void test_tpformat_bad_input(void)
 	expect_bad("empty", "", BASE, -EINVAL, "no 'name:' line");
 	expect_bad("blank", "\n\n  \n", BASE, -EINVAL, "no 'name:' line");
 	expect_bad("garbage", "hello world\n", BASE, -EINVAL, NULL);
-	expect_bad("no ID", "name: t\nformat:\n" COMMON, BASE, -EINVAL, "no 'ID:' line");
+	expect_bad("no ID", "name: t\nformat:\n" FT_COMMON, BASE, -EINVAL, "no 'ID:' line");
 	expect_bad("no format", "name: t\nID: 3\n", BASE, -EINVAL, "no 'format:' line");
-	expect_bad("no name", "ID: 3\nformat:\n" COMMON, BASE, -EINVAL, "no 'name:' line");
+	expect_bad("no name", "ID: 3\nformat:\n" FT_COMMON, BASE, -EINVAL, "no 'name:' line");
 	expect_bad("bad ID", "name: t\nID: 3x\nformat:\n", BASE, -EINVAL, "line 2: ID");
 	expect_bad("ID 0", "name: t\nID: 0\nformat:\n", BASE, -EINVAL, "ID");
 	expect_bad("huge ID", "name: t\nID: 99999999999\nformat:\n", BASE, -EINVAL, "ID");
 	expect_bad("two IDs", "name: t\nID: 1\nID: 2\nformat:\n", BASE, -EINVAL, "second ID");
 	expect_bad("empty name", "name: \nID: 1\nformat:\n", BASE, -EINVAL, "empty name");
-	expect_bad("field first", "name: t\nID: 1\n" COMMON "format:\n", BASE, -EINVAL,
+	expect_bad("field first", "name: t\nID: 1\n" FT_COMMON "format:\n", BASE, -EINVAL,
 		   "before the 'format:' line");
-	expect_bad("not a field", "name: t\nID: 1\nformat:\n" COMMON "\tjunk\n", BASE, -EINVAL,
+	expect_bad("not a field", "name: t\nID: 1\nformat:\n" FT_COMMON "\tjunk\n", BASE, -EINVAL,
 		   "line 9: 'junk' is not a field");
 	expect_bad("base", sched_switch_fmt, UINT16_MAX, -EINVAL, "header");
 

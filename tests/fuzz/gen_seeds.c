@@ -16,6 +16,7 @@
 #include "ftpage.h"
 #include "ringcap.h"
 #include "tpformat.h"
+#include "../ft_formats.h"
 
 static void hdr(struct rc_ev_hdr *h, uint16_t type, uint16_t size, uint64_t ts)
 {
@@ -139,33 +140,8 @@ static int write_seed(const char *dir, const char *name, unsigned int n, size_t 
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define COMMON                                                                                     \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                     \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                                 \
-	"\n"
-
-static const char switch_fmt[] =
-    "name: sched_switch\n"
-    "ID: 372\n"
-    "format:\n" COMMON "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-    "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-    "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-    "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-    "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-    "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-    "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, "
-    "REC->next_pid\n";
-
-static const char irq_fmt[] = "name: irq_handler_entry\n"
-			      "ID: 225\n"
-			      "format:\n" COMMON "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-			      "\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n"
-			      "\n"
-			      "print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n";
+static const char switch_fmt[] = FT_SWITCH_FMT;
+static const char irq_fmt[] = FT_IRQ_FMT;
 
 static const struct {
 	const char *name, *fmt;
