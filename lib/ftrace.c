@@ -738,7 +738,8 @@ static int put_lost(struct rc_ftrace *f, struct ft_cpu *c)
 /* Where this CPU stands: the earliest time it may still produce an event at. */
 static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 {
-	uint64_t last;
+	/* with nothing waiting, it may still be committing an event up to the hold old */
+	uint64_t idle = final ? UINT64_MAX : now > f->hold ? now - f->hold : 0, last;
 	long n;
 	int r;
 
@@ -751,7 +752,7 @@ static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 	if (r == 0) {
 		/* no more ioctls for it until the next process() */
 		c->dry = !final;
-		c->bound = final ? UINT64_MAX : now > f->hold ? now - f->hold : 0;
+		c->bound = idle;
 		return 0;
 	}
 	n = rc_ft_peek(&c->cur, &last);
@@ -759,7 +760,7 @@ static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 		skip_malformed(f, c);
 		return look(f, c, now, final);
 	}
-	c->bound = n ? last : (final ? UINT64_MAX : now > f->hold ? now - f->hold : 0);
+	c->bound = n ? last : idle;
 	return 1;
 }
 
@@ -1109,9 +1110,7 @@ int rc_ftrace__start(struct rc_ftrace *f, int fd)
 		return err;
 	f->tracing = f->started = true;
 	f->last_stats = f->last_flush = rc_now_ns(CLOCK_MONOTONIC);
-	f->flush_ns = (f->opts.flush_ms ? f->opts.flush_ms : 1000) * 1000000ull;
-	if (f->opts.wakeup_ms && !f->opts.flush_ms)
-		f->flush_ns = f->opts.wakeup_ms * 1000000ull;
+	f->flush_ns = rc_flush_ns(&f->opts);
 	if (fd < 0)
 		return 0;
 	f->w = rc_writer__new(fd, &f->meta, &wo);
@@ -1157,12 +1156,8 @@ int rc_ftrace__drain(struct rc_ftrace *f, int ms)
 		if (now >= end)
 			break;
 		if (f->opts.drain == RC_DRAIN_POLL) {
-			uint64_t until =
-			    f->last_flush + f->flush_ns < end ? f->last_flush + f->flush_ns : end;
-
-			if (f->opts.wakeup_ms && now + f->opts.wakeup_ms * 1000000ull < until)
-				until = now + f->opts.wakeup_ms * 1000000ull;
-			err = wait_rings(f, (until - now + 999999) / 1000000);
+			err = wait_rings(
+			    f, rc_wait_ms(&f->opts, now, f->last_flush + f->flush_ns, end));
 			if (err < 0)
 				return err;
 		}

@@ -1154,14 +1154,8 @@ int rc_session__drain(struct rc_session *s, int ms)
 		if (now >= end)
 			break;
 		if (s->opts.drain == RC_DRAIN_POLL || s->opts.overwrite) {
-			uint64_t until =
-			    s->last_flush + s->flush_ns < end ? s->last_flush + s->flush_ns : end;
-
-			/* --wakeup-ms: read at least this often, woken or not */
-			if (s->opts.wakeup_ms && now + s->opts.wakeup_ms * 1000000ull < until)
-				until = now + s->opts.wakeup_ms * 1000000ull;
-
-			err = wait_ring(s, (until - now + 999999) / 1000000);
+			err = wait_ring(
+			    s, rc_wait_ms(&s->opts, now, s->last_flush + s->flush_ns, end));
 			if (err < 0)
 				return err;
 		}
@@ -1290,10 +1284,7 @@ int rc_session__start(struct rc_session *s, int fd)
 	s->attached = true;
 	s->started = true;
 	s->last_stats = s->last_flush = rc_now_ns(CLOCK_MONOTONIC);
-	s->flush_ns = (s->opts.flush_ms ? s->opts.flush_ms : 1000) * 1000000ull;
-	/* --wakeup-ms without --flush-ms: what was read is written as often */
-	if (s->opts.wakeup_ms && !s->opts.flush_ms)
-		s->flush_ns = s->opts.wakeup_ms * 1000000ull;
+	s->flush_ns = rc_flush_ns(&s->opts);
 	if (fd < 0) { /* counting only: one batch, reused */
 		s->cur = s->free_b[--s->nfree];
 		s->cur->len = 0;
