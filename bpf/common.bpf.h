@@ -126,6 +126,15 @@ static __always_inline void rc_count_drop(__u16 type)
 		__sync_fetch_and_add(&st->dropped[type & (RC_EV_SLOTS - 1)], 1);
 }
 
+/*
+ * At sched_process_exit, on kernels whose tracepoint has no group_dead:
+ * the count of live threads was decremented before it (do_exit()).
+ */
+static __always_inline bool rc_group_dead(struct task_struct *p)
+{
+	return BPF_CORE_READ(p, signal, live.counter) == 0;
+}
+
 /* Fill the common header of a record of @type and @size for the current task. */
 static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, __u16 type, __u32 size)
 {
@@ -142,39 +151,40 @@ static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, __u16 type, __u32 s
 }
 
 /*
- * Reserve a record of @type in the ring, counting a full ring in *@dropped
- * (when not NULL), and fill its common header: the timestamp is taken
- * after the reservation, so ring order and time order agree as closely as
- * they can. perfbuf: the record is built in this CPU's scratch slot @slot,
- * and a full ring is found when it is output.
+ * Room for a record of @size bytes: in the ring, or perfbuf: this CPU's
+ * scratch slot @slot, copied out by rc_submit(). NULL when the ring is
+ * full. The caller checks the result once and fills the header
+ * (rc_fill_hdr()) after the check, so the timestamp is taken after the
+ * reservation and ring order and time order agree as closely as they can.
+ *
+ * One check, and no second one on any path: the 6.1 verifier does not know
+ * that ring buffer memory checked once is not NULL, follows the second
+ * check's NULL branch, and rejects the program for a reservation never
+ * submitted ("Unreleased reference").
  */
-static __always_inline void *rc_reserve_in(__u16 type, __u32 size, __u32 slot, __u64 *dropped)
+static __always_inline void *rc_reserve_in(__u32 size, __u32 slot)
 {
-	struct rc_ev_hdr *h;
-
 	if (knobs.transport == RC_KNOB_PERFBUF)
-		h = bpf_map_lookup_elem(&scratch, &slot);
-	else
-		h = bpf_ringbuf_reserve(&events, size, 0);
-	if (!h) {
-		if (dropped)
-			__sync_fetch_and_add(dropped, 1);
-		return NULL;
-	}
-	rc_fill_hdr(h, type, size);
-	return h;
+		return bpf_map_lookup_elem(&scratch, &slot);
+	return bpf_ringbuf_reserve(&events, size, 0);
 }
 
-/* Reserve a record of a built-in @type (rc_reserve_in()), counted as made in stats. */
+/* rc_reserve_in() for a built-in @type, counted as made in stats. */
 static __always_inline void *rc_reserve(__u16 type, __u32 size)
 {
 	struct rc_bpf_stats *st = rc_stats();
 	__u32 slot = type & (RC_EV_SLOTS - 1);
 
-	if (!st)
-		return rc_reserve_in(type, size, slot, NULL);
-	__sync_fetch_and_add(&st->made[slot], 1);
-	return rc_reserve_in(type, size, slot, &st->dropped[slot]);
+	if (st)
+		__sync_fetch_and_add(&st->made[slot], 1);
+	return rc_reserve_in(size, slot);
+}
+
+/* A built-in record of @type that found the ring full; returns 0 for the program. */
+static __always_inline int rc_dropped(__u16 type)
+{
+	rc_count_drop(type);
+	return 0;
 }
 
 /*

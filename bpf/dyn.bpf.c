@@ -150,11 +150,11 @@ drop:
 #define UPROBE_ARG6(regs) 0
 #endif
 
-static __always_inline void *reserve_dyn(__u16 type, __u32 size, struct rc_dyn_stats **stp)
+/* The stats of probe event @type when current is in scope, counted as made; else NULL. */
+static __always_inline struct rc_dyn_stats *probe_scope(__u16 type)
 {
 	struct rc_dyn_stats *st = dyn_stats(type);
 
-	*stp = st;
 	if (!st)
 		return NULL;
 	if (!rc_current_wanted()) {
@@ -162,8 +162,7 @@ static __always_inline void *reserve_dyn(__u16 type, __u32 size, struct rc_dyn_s
 		return NULL;
 	}
 	__sync_fetch_and_add(&st->made, 1);
-	/* perfbuf: slot 7, no built-in event's; uprobes never nest in each other */
-	return rc_reserve_in(type, size, 7, &st->dropped);
+	return st;
 }
 
 static __always_inline void submit_dyn(void *ctx, void *rec, __u32 size, struct rc_dyn_stats *st)
@@ -176,15 +175,31 @@ static __always_inline void submit_dyn(void *ctx, void *rec, __u32 size, struct 
 	bpf_ringbuf_submit(rec, rc_wakeup_flags());
 }
 
+/*
+ * Uprobe programs run preemptible: since Linux 6.0 under migrate_disable()
+ * and RCU Tasks Trace, not with preemption off, so on PREEMPT_RT or with
+ * preempt=full another task can run the same program on the same CPU
+ * while the first is inside it. No per-CPU buffer is safe to build a
+ * record in. ringbuf: the record is built in its reservation; perfbuf: on
+ * the program's stack, which is the task's own, then copied out.
+ */
 SEC("uprobe")
 int handle_uprobe(struct pt_regs *regs)
 {
-	struct rc_dyn_stats *st;
-	struct rc_ev_uprobe *e;
+	__u16 type = bpf_get_attach_cookie(regs);
+	struct rc_ev_uprobe onstack, *e = &onstack;
+	struct rc_dyn_stats *st = probe_scope(type);
 
-	e = reserve_dyn(bpf_get_attach_cookie(regs), sizeof(*e), &st);
-	if (!e)
+	if (!st)
 		return 0;
+	if (knobs.transport == RC_KNOB_RINGBUF) {
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e) {
+			__sync_fetch_and_add(&st->dropped, 1);
+			return 0;
+		}
+	}
+	rc_fill_hdr(&e->hdr, type, sizeof(*e));
 	e->args[0] = PT_REGS_PARM1(regs);
 	e->args[1] = PT_REGS_PARM2(regs);
 	e->args[2] = PT_REGS_PARM3(regs);
@@ -198,12 +213,20 @@ int handle_uprobe(struct pt_regs *regs)
 SEC("uretprobe")
 int handle_uretprobe(struct pt_regs *regs)
 {
-	struct rc_dyn_stats *st;
-	struct rc_ev_uretprobe *e;
+	__u16 type = bpf_get_attach_cookie(regs);
+	struct rc_ev_uretprobe onstack, *e = &onstack;
+	struct rc_dyn_stats *st = probe_scope(type);
 
-	e = reserve_dyn(bpf_get_attach_cookie(regs), sizeof(*e), &st);
-	if (!e)
+	if (!st)
 		return 0;
+	if (knobs.transport == RC_KNOB_RINGBUF) {
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e) {
+			__sync_fetch_and_add(&st->dropped, 1);
+			return 0;
+		}
+	}
+	rc_fill_hdr(&e->hdr, type, sizeof(*e));
 	e->ret = PT_REGS_RC(regs);
 	submit_dyn(regs, e, sizeof(*e), st);
 	return 0;

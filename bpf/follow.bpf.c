@@ -21,12 +21,24 @@ int BPF_PROG(handle_follow_fork, struct task_struct *parent, struct task_struct 
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(handle_follow_exit, struct task_struct *p, bool group_dead)
+static __always_inline int forget(struct task_struct *p, bool group_dead)
 {
 	__u32 tgid = p->tgid;
 
 	if (group_dead)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
+}
+
+/* Two variants, as in sched.bpf.c: user space loads the one the kernel's prototype fits. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_follow_exit, struct task_struct *p)
+{
+	return forget(p, rc_group_dead(p));
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_follow_exit_gd, struct task_struct *p, bool group_dead)
+{
+	return forget(p, group_dead);
 }

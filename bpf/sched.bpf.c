@@ -45,7 +45,8 @@ int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct
 		return rc_filtered(RC_EV_SCHED_SWITCH);
 	e = rc_reserve(RC_EV_SCHED_SWITCH, sizeof(*e));
 	if (!e)
-		return 0;
+		return rc_dropped(RC_EV_SCHED_SWITCH);
+	rc_fill_hdr(&e->hdr, RC_EV_SCHED_SWITCH, sizeof(*e));
 	e->prev_state = report_state(preempt, prev_state);
 	e->prev_prio = prev->prio;
 	e->next_pid = next->tgid;
@@ -67,7 +68,8 @@ int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 		return rc_filtered(RC_EV_SCHED_WAKEUP);
 	e = rc_reserve(RC_EV_SCHED_WAKEUP, sizeof(*e));
 	if (!e)
-		return 0;
+		return rc_dropped(RC_EV_SCHED_WAKEUP);
+	rc_fill_hdr(&e->hdr, RC_EV_SCHED_WAKEUP, sizeof(*e));
 	e->pid = p->tgid;
 	e->tid = p->pid;
 	e->prio = p->prio;
@@ -86,7 +88,8 @@ int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_
 		return rc_filtered(RC_EV_SCHED_FORK);
 	e = rc_reserve(RC_EV_SCHED_FORK, sizeof(*e));
 	if (!e)
-		return 0;
+		return rc_dropped(RC_EV_SCHED_FORK);
+	rc_fill_hdr(&e->hdr, RC_EV_SCHED_FORK, sizeof(*e));
 	e->child_pid = child->tgid;
 	e->child_tid = child->pid;
 	bpf_probe_read_kernel(e->child_comm, sizeof(e->child_comm), child->comm);
@@ -104,7 +107,8 @@ int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
 		return rc_filtered(RC_EV_SCHED_EXEC);
 	e = rc_reserve(RC_EV_SCHED_EXEC, sizeof(*e));
 	if (!e)
-		return 0;
+		return rc_dropped(RC_EV_SCHED_EXEC);
+	rc_fill_hdr(&e->hdr, RC_EV_SCHED_EXEC, sizeof(*e));
 	e->old_tid = old_pid;
 	e->__pad = 0;
 	if (bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), bprm->filename) < 0)
@@ -113,8 +117,16 @@ int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(handle_sched_process_exit, struct task_struct *p, bool group_dead)
+/*
+ * The exit record. Kernels after 6.12 pass group_dead to the tracepoint;
+ * older ones do not, and the verifier rejects a read past the prototype.
+ * User space reads the prototype from the kernel's BTF and loads one of
+ * the two programs below (rc_features). Without the argument, the group is
+ * dead when its count of live threads, decremented before the tracepoint,
+ * is 0: true for the last thread, and also for another thread whose exit
+ * is still under way when the last one passes that point.
+ */
+static __always_inline int emit_exit(void *ctx, struct task_struct *p, bool group_dead)
 {
 	struct rc_ev_exit *e;
 
@@ -122,9 +134,22 @@ int BPF_PROG(handle_sched_process_exit, struct task_struct *p, bool group_dead)
 		return rc_filtered(RC_EV_SCHED_EXIT);
 	e = rc_reserve(RC_EV_SCHED_EXIT, sizeof(*e));
 	if (!e)
-		return 0;
+		return rc_dropped(RC_EV_SCHED_EXIT);
+	rc_fill_hdr(&e->hdr, RC_EV_SCHED_EXIT, sizeof(*e));
 	e->exit_code = p->exit_code;
 	e->group_dead = group_dead;
 	rc_submit(ctx, e, sizeof(*e));
 	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_sched_process_exit, struct task_struct *p)
+{
+	return emit_exit(ctx, p, rc_group_dead(p));
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_sched_process_exit_gd, struct task_struct *p, bool group_dead)
+{
+	return emit_exit(ctx, p, group_dead);
 }

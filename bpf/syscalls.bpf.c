@@ -61,8 +61,11 @@ static __always_inline void emit_noreturn(void *ctx, struct pt_regs *regs, long 
 	struct rc_ev_syscall *e;
 
 	e = rc_reserve(RC_EV_SYSCALL, sizeof(*e));
-	if (!e)
+	if (!e) {
+		rc_dropped(RC_EV_SYSCALL);
 		return;
+	}
+	rc_fill_hdr(&e->hdr, RC_EV_SYSCALL, sizeof(*e));
 	e->hdr.flags = RC_SYSCALL_F_NORETURN;
 	e->nr = id;
 	e->__pad = 0;
@@ -103,7 +106,10 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	if (!p || p->nr < 0)
 		return 0;
 	e = rc_reserve(RC_EV_SYSCALL, sizeof(*e));
-	if (e) {
+	if (!e) {
+		rc_dropped(RC_EV_SYSCALL);
+	} else {
+		rc_fill_hdr(&e->hdr, RC_EV_SYSCALL, sizeof(*e));
 		e->nr = p->nr;
 		e->__pad = 0;
 		e->ret = ret;

@@ -428,6 +428,61 @@ enum rc_drain_mode {
  */
 int rc_parse_events(const char *spec, uint32_t *mask, char *bad, size_t badlen);
 
+/**
+ * struct rc_features - what this kernel can do, as record uses it
+ *
+ * Probed by loading trivial BPF objects (map types, helpers) and by
+ * reading the kernel's BTF (tracepoint prototypes), never from the version
+ * number; the one exception is @ftrace_mmap, which has no other probe short
+ * of making a tracefs instance.
+ */
+struct rc_features {
+	char release[65];	 /* uname -r */
+	char preempt[16];	 /* "rt", "full", "voluntary", "none", or "" unknown */
+	bool bpf;		 /* a tracepoint program loads */
+	bool btf;		 /* /sys/kernel/btf/vmlinux */
+	bool tp_btf;		 /* every BTF tracepoint the built-in sources use */
+	char tp_btf_missing[32]; /* the first one missing, when !tp_btf */
+	bool exit_group_dead;	 /* sched_process_exit passes group_dead (after 6.12) */
+	bool ringbuf;		 /* BPF_MAP_TYPE_RINGBUF (5.8) */
+	bool perf_event_array;
+	bool task_storage;     /* BPF_MAP_TYPE_TASK_STORAGE (5.11) */
+	bool current_task_btf; /* bpf_get_current_task_btf (5.11) */
+	bool ktime_boot;       /* bpf_ktime_get_boot_ns (5.8) */
+	bool attach_cookie;    /* bpf_get_attach_cookie in tracepoints (5.15) */
+	bool uprobes;	       /* the uprobe perf PMU */
+	bool tracefs;
+	bool ftrace_mmap; /* tracefs ring-buffer mapping (6.10) */
+};
+
+/* What record is about to use, for rc_features__missing(). */
+enum rc_feature_need {
+	RC_NEED_SYSCALLS,    /* the built-in syscalls source */
+	RC_NEED_SCHED,	     /* the built-in sched source */
+	RC_NEED_FOLLOW,	     /* following a command's children */
+	RC_NEED_TRACEPOINTS, /* -e SYSTEM:NAME */
+	RC_NEED_UPROBES,     /* -e uprobe:... */
+};
+
+/**
+ * rc_features__probe() - probe this kernel
+ * @f: filled in
+ *
+ * Needs the privileges record needs for the BPF answers; without them
+ * every BPF feature reads as missing. Return: 0.
+ */
+int rc_features__probe(struct rc_features *f);
+
+/**
+ * rc_features__missing() - the first feature @need lacks on this kernel
+ * @f: from rc_features__probe()
+ * @need: what is about to be loaded
+ *
+ * Return: NULL when nothing is missing, else the feature's name with the
+ * kernel version that added it, for a one-line refusal.
+ */
+const char *rc_features__missing(const struct rc_features *f, enum rc_feature_need need);
+
 struct rc_record_opts {
 	size_t sz; /* sizeof(struct rc_record_opts) */
 	uint32_t events;

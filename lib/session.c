@@ -68,6 +68,7 @@ struct rc_session {
 	struct follow_bpf *follow;
 	struct dyn_bpf *dyn;	      /* tracepoints by name, uprobes */
 	struct rc_dyn_set dset;	      /* their events */
+	struct rc_features feat;      /* what this kernel has, probed at open */
 	struct rc_schema *schema;     /* built-in events and dset's */
 	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
 	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */
@@ -214,6 +215,19 @@ static int load_failed(const char *what, int err)
 	return err;
 }
 
+/* Refuse in one line what this kernel cannot load, before libbpf tries. */
+static int need(const struct rc_session *s, enum rc_feature_need what, const char *source)
+{
+	const char *missing = rc_features__missing(&s->feat, what);
+
+	if (!missing)
+		return 0;
+	pr_warn("%s needs %s, which this kernel (%s) does not have; 'ringcap record --check' "
+		"lists what it has and what record can use\n",
+		source, missing, s->feat.release);
+	return -EOPNOTSUPP;
+}
+
 static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
 {
 	size_t i;
@@ -256,9 +270,15 @@ static int fill_tpconf(struct rc_session *s)
 
 static int open_dyn(struct rc_session *s, const struct rc_knobs *k)
 {
-	struct dyn_bpf *d = dyn_bpf__open();
+	struct dyn_bpf *d;
 	int err;
 
+	if (have_kind(&s->dset, RC_DYN_TP) && (err = need(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME")))
+		return err;
+	if ((have_kind(&s->dset, RC_DYN_UPROBE) || have_kind(&s->dset, RC_DYN_URETPROBE)) &&
+	    (err = need(s, RC_NEED_UPROBES, "-e uprobe:")))
+		return err;
+	d = dyn_bpf__open();
 	if (!d)
 		return load_failed("tracepoint and uprobe", -errno);
 	s->dyn = d;
@@ -399,6 +419,9 @@ static int open_sources(struct rc_session *s)
 	int err;
 
 	if (ev & RC_EVENT_BIT(RC_EV_SYSCALL)) {
+		err = need(s, RC_NEED_SYSCALLS, "-e syscalls");
+		if (err)
+			return err;
 		s->sys = syscalls_bpf__open();
 		if (!s->sys)
 			return load_failed("syscalls", -errno);
@@ -410,8 +433,12 @@ static int open_sources(struct rc_session *s)
 			return load_failed("syscalls", err);
 	}
 	if (ev & SCHED_EVENTS) {
-		struct sched_bpf *sk = sched_bpf__open();
+		struct sched_bpf *sk;
 
+		err = need(s, RC_NEED_SCHED, "-e sched");
+		if (err)
+			return err;
+		sk = sched_bpf__open();
 		if (!sk)
 			return load_failed("sched", -errno);
 		s->sched = sk;
@@ -424,8 +451,13 @@ static int open_sources(struct rc_session *s)
 					  ev & RC_EVENT_BIT(RC_EV_SCHED_FORK));
 		bpf_program__set_autoload(sk->progs.handle_sched_process_exec,
 					  ev & RC_EVENT_BIT(RC_EV_SCHED_EXEC));
+		/* the variant whose arguments the kernel's prototype has */
 		bpf_program__set_autoload(sk->progs.handle_sched_process_exit,
-					  ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT));
+					  (ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT)) &&
+					      !s->feat.exit_group_dead);
+		bpf_program__set_autoload(sk->progs.handle_sched_process_exit_gd,
+					  (ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT)) &&
+					      s->feat.exit_group_dead);
 		err = share_maps(s, sk->maps.events, sk->maps.targets, sk->maps.stats,
 				 sk->maps.notify);
 		err = err ?: sched_bpf__load(sk);
@@ -438,10 +470,17 @@ static int open_sources(struct rc_session *s)
 			return err;
 	}
 	if (s->opts.follow_forks) {
+		err = need(s, RC_NEED_FOLLOW, "following a command's children");
+		if (err)
+			return err;
 		s->follow = follow_bpf__open();
 		if (!s->follow)
 			return load_failed("follow", -errno);
 		s->follow->rodata->knobs = k;
+		bpf_program__set_autoload(s->follow->progs.handle_follow_exit,
+					  !s->feat.exit_group_dead);
+		bpf_program__set_autoload(s->follow->progs.handle_follow_exit_gd,
+					  s->feat.exit_group_dead);
 		err = share_maps(s, s->follow->maps.events, s->follow->maps.targets,
 				 s->follow->maps.stats, s->follow->maps.notify);
 		err = err ?: follow_bpf__load(s->follow);
@@ -452,13 +491,14 @@ static int open_sources(struct rc_session *s)
 }
 
 /* --transport auto: the BPF ring buffer where the kernel has it (5.8 and later). */
-static enum rc_transport pick_transport(enum rc_transport t, bool overwrite)
+static enum rc_transport pick_transport(const struct rc_features *f, enum rc_transport t,
+					 bool overwrite)
 {
 	if (t != RC_TRANSPORT_AUTO)
 		return t;
 	if (overwrite)
 		return RC_TRANSPORT_PERFBUF; /* only perf rings overwrite */
-	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1)
+	if (f->ringbuf)
 		return RC_TRANSPORT_RINGBUF;
 	pr_info("this kernel has no BPF ring buffer: using the perf buffer\n");
 	return RC_TRANSPORT_PERFBUF;
@@ -556,7 +596,8 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 			goto err_out;
 		return s;
 	}
-	s->transport = pick_transport(s->opts.transport, s->opts.overwrite);
+	rc_features__probe(&s->feat);
+	s->transport = pick_transport(&s->feat, s->opts.transport, s->opts.overwrite);
 	if (s->opts.overwrite && s->transport != RC_TRANSPORT_PERFBUF) {
 		pr_warn("the flight recorder (--overwrite) needs the perf buffer: "
 			"use --transport perfbuf or auto\n");

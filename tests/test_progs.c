@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Test runner: runs every test of tests/tests.def (or those named with
- * -t), prints one line per test and subtest, and ends with the line
+ * -t, a comma-separated list of substrings), prints one line per test and subtest, and ends with the line
  * "N passed, N failed, N skipped" that CI reads.
  */
 #include <errno.h>
@@ -89,6 +89,26 @@ static int quiet_print(enum rc_print_level level, const char *fmt, va_list ap)
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Does test @name match the -t filter: any of its comma-separated substrings? */
+static bool wanted(const char *name)
+{
+	const char *f = st.filter, *end;
+	char one[128];
+
+	if (!f)
+		return true;
+	for (; *f; f = *end ? end + 1 : end) {
+		end = strchrnul(f, ',');
+		if ((size_t)(end - f) >= sizeof(one) || end == f)
+			continue;
+		memcpy(one, f, end - f);
+		one[end - f] = '\0';
+		if (strstr(name, one))
+			return true;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -100,13 +120,13 @@ int main(int argc, char **argv)
 		else if (opt == 'v')
 			st.verbose = true;
 		else {
-			fprintf(stderr, "usage: test_progs [-v] [-t TEST]\n");
+			fprintf(stderr, "usage: test_progs [-v] [-t TEST[,TEST...]]\n");
 			return 2;
 		}
 	}
 	rc_set_print(quiet_print);
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (st.filter && !strstr(tests[i].name, st.filter))
+		if (!wanted(tests[i].name))
 			continue;
 		st.test = tests[i].name;
 		st.in_subtest = false;

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What this kernel can do, probed rather than guessed from its version:
+ * map types and helpers by loading trivial objects (libbpf's probes), and
+ * what the BPF programs attach to from the kernel's own BTF (the
+ * btf_trace_* typedef of each BTF tracepoint, and its prototype). Record
+ * uses the answers to choose program variants before loading, and to
+ * refuse in one line what this kernel cannot do; record --check prints
+ * them.
+ */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "internal.h"
+
+/* Quiet while probing: a probe that fails is an answer, not an error. */
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static bool map_ok(enum bpf_map_type t)
+{
+	return libbpf_probe_bpf_map_type(t, NULL) == 1;
+}
+
+static bool helper_ok(enum bpf_prog_type p, enum bpf_func_id h)
+{
+	return libbpf_probe_bpf_helper(p, h, NULL) == 1;
+}
+
+/* Does the kernel's BTF name enumerator @name (of any enum)? */
+static bool btf_has_enum_value(const struct btf *btf, const char *name)
+{
+	__u32 id, n = btf__type_cnt(btf);
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+		__u16 i;
+
+		if (!btf_is_enum(t))
+			continue;
+		for (e = btf_enum(t), i = 0; i < btf_vlen(t); i++, e++)
+			if (!strcmp(btf__name_by_offset(btf, e->name_off), name))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The arguments a BTF tracepoint passes to a tp_btf program: the
+ * parameters of btf_trace_@tp's prototype, less the first (void *__data).
+ * -1 when the kernel has no such tracepoint.
+ */
+static int tp_btf_nargs(const struct btf *btf, const char *tp)
+{
+	char name[128];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	t = t ? btf__type_by_id(btf, t->type) : NULL; /* the pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+		return -1;
+	return btf_vlen(t) - 1;
+}
+
+static const char *const tp_btf_needed[] = {
+	"sys_enter",	      "sys_exit",	   "sched_switch",	 "sched_wakeup",
+	"sched_process_fork", "sched_process_exec", "sched_process_exit",
+};
+
+static void probe_btf(struct rc_features *f)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	size_t i;
+
+	if (!btf)
+		return;
+	f->btf = true;
+	f->tp_btf = true;
+	for (i = 0; i < ARRAY_SIZE(tp_btf_needed); i++) {
+		if (tp_btf_nargs(btf, tp_btf_needed[i]) < 0) {
+			f->tp_btf = false;
+			snprintf(f->tp_btf_missing, sizeof(f->tp_btf_missing), "%s",
+				 tp_btf_needed[i]);
+			break;
+		}
+	}
+	f->exit_group_dead = tp_btf_nargs(btf, "sched_process_exit") >= 2;
+	f->current_task_btf = btf_has_enum_value(btf, "BPF_FUNC_get_current_task_btf");
+	btf__free(btf);
+}
+
+/*
+ * How the kernel preempts: "rt" (PREEMPT_RT), or the dynamic mode debugfs
+ * shows in parentheses ("full", "voluntary", "none"), else "".
+ */
+static void probe_preempt(struct rc_features *f)
+{
+	char buf[128], *open, *close;
+	FILE *fp;
+
+	fp = fopen("/sys/kernel/realtime", "r");
+	if (fp) {
+		if (fgetc(fp) == '1')
+			snprintf(f->preempt, sizeof(f->preempt), "rt");
+		fclose(fp);
+		if (f->preempt[0])
+			return;
+	}
+	fp = fopen("/sys/kernel/debug/sched/preempt", "r");
+	if (!fp)
+		return;
+	if (fgets(buf, sizeof(buf), fp) && (open = strchr(buf, '(')) &&
+	    (close = strchr(open, ')'))) {
+		*close = '\0';
+		snprintf(f->preempt, sizeof(f->preempt), "%s", open + 1);
+	}
+	fclose(fp);
+}
+
+/* tracefs's ring-buffer mapping: Linux 6.10 (--transport ftrace). */
+static bool ftrace_mappable(const char *release)
+{
+	unsigned int major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 10);
+}
+
+int rc_features__probe(struct rc_features *f)
+{
+	libbpf_print_fn_t old = libbpf_set_print(silent);
+	struct utsname uts;
+
+	memset(f, 0, sizeof(*f));
+	if (!uname(&uts))
+		snprintf(f->release, sizeof(f->release), "%s", uts.release);
+	f->bpf = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACEPOINT, NULL) == 1;
+	if (f->bpf) {
+		f->ringbuf = map_ok(BPF_MAP_TYPE_RINGBUF);
+		f->perf_event_array = map_ok(BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+		f->task_storage = map_ok(BPF_MAP_TYPE_TASK_STORAGE);
+		f->ktime_boot = helper_ok(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_ktime_get_boot_ns);
+		f->attach_cookie = helper_ok(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_get_attach_cookie);
+		probe_btf(f);
+	}
+	f->uprobes = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
+	f->tracefs = !access("/sys/kernel/tracing/events", F_OK) ||
+		     !access("/sys/kernel/debug/tracing/events", F_OK);
+	f->ftrace_mmap = f->tracefs && ftrace_mappable(f->release);
+	probe_preempt(f);
+	libbpf_set_print(old);
+	return 0;
+}
+
+/*
+ * What the built-in sources need, in the words of the refusal: NULL when
+ * this kernel has it all, else the first missing feature.
+ */
+const char *rc_features__missing(const struct rc_features *f, enum rc_feature_need need)
+{
+	if (!f->bpf)
+		return "BPF (CONFIG_BPF_SYSCALL), or the privileges to use it";
+	if (!f->ktime_boot)
+		return "the BPF helper bpf_ktime_get_boot_ns (Linux 5.8)";
+	switch (need) {
+	case RC_NEED_SYSCALLS:
+	case RC_NEED_SCHED:
+	case RC_NEED_FOLLOW:
+		if (!f->btf)
+			return "kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)";
+		if (!f->tp_btf)
+			return "BTF tracepoints (tp_btf, Linux 5.5)";
+		if (need != RC_NEED_SYSCALLS)
+			return NULL;
+		if (!f->task_storage || !f->current_task_btf)
+			return "task-local storage for BPF (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11)";
+		return NULL;
+	case RC_NEED_TRACEPOINTS:
+	case RC_NEED_UPROBES:
+		if (!f->attach_cookie)
+			return "BPF attach cookies (bpf_get_attach_cookie, Linux 5.15)";
+		if (need == RC_NEED_UPROBES && !f->uprobes)
+			return "uprobes (CONFIG_UPROBE_EVENTS)";
+		return NULL;
+	}
+	return NULL;
+}
