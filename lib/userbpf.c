@@ -184,6 +184,18 @@ static int describe(struct rc_user *u, struct rc_dyn_set *d, struct rc_schema *s
 	return err;
 }
 
+/*
+ * Is a record of @len bytes one of the user's struct? A perf event array
+ * pads each raw sample so that its u32 size and data end on 8 bytes
+ * (perf_prepare_sample()): a 16-byte struct arrives as 20 bytes.
+ */
+static bool fits(const struct rc_user *u, size_t len)
+{
+	size_t padded = ((u->desc.size + 4 + 7) & ~7ul) - 4;
+
+	return len == u->desc.size || (u->pb && len == padded);
+}
+
 /* Wrap @data, a record the user's program made, and hand it on. */
 static int wrap(struct rc_user *u, int cpu, const void *data, size_t len)
 {
@@ -193,7 +205,8 @@ static int wrap(struct rc_user *u, int cpu, const void *data, size_t len)
 	memset(h, 0, sizeof(*h));
 	h->ts = rc_now_ns(CLOCK_BOOTTIME);
 	h->cpu = cpu;
-	if (u->id && len == u->desc.size) {
+	if (u->id && fits(u, len)) {
+		len = u->desc.size;
 		size = (sizeof(*h) + len + 7) & ~7ul;
 		h->type = u->id;
 		memcpy(u->rec + sizeof(*h), data, len);

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The kernel matrix: boot Debian's own kernel packages under qemu (TCG) with
+# a busybox initramfs holding the built ringcap and its tests, run the
+# guest test set in each, and report "N passed, N failed" per kernel.
+#
+#   scripts/vmtest.sh BUILD_DIR [KERNEL ...]
+#
+# KERNEL is a name from the table below (default: all of them). Kernel
+# packages come from Debian's archive with apt-get download, and are kept in
+# $VMTEST_CACHE (default /var/cache/ringcap-vmtest) between runs.
+# VMTEST_TESTS overrides the test_progs filter run in each guest;
+# VMTEST_CMD runs a shell command in /ringcap instead (to look at a failure);
+# VMTEST_TIMEOUT (seconds, default 900) bounds each boot.
+set -euo pipefail
+
+# name | package name pattern (the newest match is used) | kernel command line
+KERNELS=(
+	"6.1|^linux-image-6\.1\.0-[0-9]+-amd64$|"
+	"6.1-rt|^linux-image-6\.1\.0-[0-9]+-rt-amd64$|"
+	"6.12|^linux-image-6\.12\.[0-9]+\+deb12-amd64$|"
+	"6.12-preempt-full|^linux-image-6\.12\.[0-9]+\+deb12-amd64$|preempt=full"
+)
+
+# The tests every guest runs: recording on every transport and source.
+GUEST_TESTS=${VMTEST_TESTS:-matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe}
+TIMEOUT=${VMTEST_TIMEOUT:-900}
+CACHE=${VMTEST_CACHE:-/var/cache/ringcap-vmtest}
+
+die() {
+	echo "vmtest: $*" >&2
+	exit 1
+}
+
+[ $# -ge 1 ] || die "usage: $0 BUILD_DIR [KERNEL ...]"
+BUILD=$(cd "$1" && pwd)
+shift
+for t in qemu-system-x86_64 busybox cpio apt-get dpkg-deb; do
+	command -v "$t" >/dev/null ||
+		die "$t is missing: scripts/deps.sh --vmtest installs what the kernel matrix needs"
+done
+BUSYBOX=$(command -v busybox)
+file -L "$BUSYBOX" | grep -q 'statically linked' ||
+	die "$BUSYBOX is not static: install busybox-static"
+for f in ringcap test_progs rc_workload rc_load; do
+	[ -x "$BUILD/$f" ] || die "$BUILD/$f is missing: run make first"
+done
+mkdir -p "$CACHE"
+
+# The newest package matching $1, from the archive's index (updated once
+# when nothing matches, as on a machine that never ran apt-get update).
+newest_pkg() {
+	local pat=$1 name
+	name=$(apt-cache search --names-only "$pat" 2>/dev/null | awk '{print $1}' | sort -V | tail -n 1)
+	if [ -z "$name" ] && [ -z "${APT_UPDATED:-}" ]; then
+		apt-get update -qq >&2 || true
+		APT_UPDATED=1
+		name=$(apt-cache search --names-only "$pat" 2>/dev/null | awk '{print $1}' |
+			sort -V | tail -n 1)
+	fi
+	echo "$name"
+}
+
+# Download and extract package $1 once; print the path of its vmlinuz.
+fetch_kernel() {
+	local pkg=$1 dir="$CACHE/$1" tmp
+	if [ ! -e "$dir/vmlinuz" ]; then
+		tmp=$(mktemp -d "$CACHE/dl.XXXXXX")
+		# a stale index names a package the archive has dropped: update once
+		(cd "$tmp" && apt-get download -q "$pkg" >/dev/null 2>&1) ||
+			{ apt-get update -qq >&2 && (cd "$tmp" && apt-get download -q "$pkg" >/dev/null); } ||
+			{ rm -rf "$tmp"; die "apt-get download $pkg failed"; }
+		dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp" ./boot
+		mkdir -p "$dir"
+		cp "$tmp"/boot/vmlinuz-* "$dir/vmlinuz.tmp"
+		cp "$tmp"/boot/config-* "$dir/config"
+		mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
+		rm -rf "$tmp"
+	fi
+	echo "$dir/vmlinuz"
+}
+
+# Copy file $1 into the initramfs at the same path, with what ldd says it needs.
+add_with_libs() {
+	local f=$1 lib
+	mkdir -p "$ROOT$(dirname "$f")"
+	cp -L "$f" "$ROOT$f"
+	for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true); do
+		[ -e "$ROOT$lib" ] && continue
+		mkdir -p "$ROOT$(dirname "$lib")"
+		cp -L "$lib" "$ROOT$lib"
+	done
+}
+
+build_initramfs() {
+	local out=$1 f
+	ROOT=$(mktemp -d "$BUILD/vmtest-root.XXXXXX")
+	mkdir -p "$ROOT"/{bin,sbin,proc,sys,dev,tmp,run,etc,root,ringcap}
+	cp "$BUSYBOX" "$ROOT/bin/busybox"
+	ln -s busybox "$ROOT/bin/sh"
+	echo "root:x:0:0:root:/root:/bin/sh" > "$ROOT/etc/passwd"
+	echo "nobody:x:65534:65534:nobody:/nonexistent:/bin/sh" >> "$ROOT/etc/passwd"
+	echo "root:x:0:" > "$ROOT/etc/group"
+	echo "nogroup:x:65534:" >> "$ROOT/etc/group"
+	for f in ringcap test_progs; do
+		add_with_libs "$BUILD/$f"
+		mkdir -p "$ROOT/ringcap"
+		mv "$ROOT$BUILD/$f" "$ROOT/ringcap/$f"
+	done
+	cp "$BUILD/rc_workload" "$BUILD/rc_load" "$ROOT/ringcap/"
+	# the tests read build-ids with readelf
+	for f in readelf; do
+		command -v "$f" >/dev/null && add_with_libs "$(command -v "$f")"
+	done
+	for f in "$BUILD"/examples/*.bpf.o "$BUILD"/tests/bpf/*.bpf.o; do
+		[ -e "$f" ] || continue
+		mkdir -p "$ROOT/ringcap/${f#"$BUILD"/}"
+		rmdir "$ROOT/ringcap/${f#"$BUILD"/}"
+		cp "$f" "$ROOT/ringcap/${f#"$BUILD"/}"
+	done
+	cat > "$ROOT/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf
+ulimit -l unlimited
+export PATH=/bin:/sbin:/usr/bin HOME=/root
+cd /ringcap
+echo "vmtest: kernel \$(uname -r) \$(cat /proc/cmdline)"
+${VMTEST_CMD:-./test_progs -t '$GUEST_TESTS'}
+echo "vmtest: exit \$?"
+poweroff -f
+EOF
+	chmod +x "$ROOT/init"
+	(cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+	rm -rf "$ROOT"
+}
+
+# Boot kernel $2 with $3 on its command line; the serial console goes to $4.
+# One host thread runs both vCPUs (thread=single): with a thread each, TCG
+# let the kernel's live patching of its own code (static keys, switched as
+# tracepoints are attached) race on the other vCPU, and 6.12 died in an
+# int3 Oops in __schedule. Timing-bound tests are not in the guest set.
+boot() {
+	local initrd=$1 vmlinuz=$2 extra=$3 log=$4
+	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
+		-smp 2 -m 2048 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=3 $extra" \
+		< /dev/null > "$log" 2>&1 || true
+}
+
+want=("$@")
+selected() {
+	local n=$1 w
+	[ ${#want[@]} -eq 0 ] && return 0
+	for w in "${want[@]}"; do [ "$w" = "$n" ] && return 0; done
+	return 1
+}
+
+INITRD="$BUILD/vmtest-initramfs.gz"
+build_initramfs "$INITRD"
+mkdir -p "$BUILD/vmtest"
+total_pass=0 total_fail=0 total_skip=0 bad=0
+summary=""
+for k in "${KERNELS[@]}"; do
+	IFS='|' read -r name pat extra <<< "$k"
+	selected "$name" || continue
+	pkg=$(newest_pkg "$pat")
+	[ -n "$pkg" ] || die "no Debian package matches $pat"
+	vmlinuz=$(fetch_kernel "$pkg")
+	log="$BUILD/vmtest/$name.log"
+	start=$(date +%s)
+	echo "vmtest: $name: booting $pkg${extra:+ ($extra)}"
+	boot "$INITRD" "$vmlinuz" "$extra" "$log"
+	secs=$(($(date +%s) - start))
+	tr -d '\r' < "$log" | grep -E '^(# |#   |    )' | grep -vE ':OK$' | sed "s/^/  $name: /" || true
+	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 || true)
+	if [ -z "$line" ]; then
+		echo "vmtest: $name: no result in ${secs}s; the console's last lines:"
+		tr -d '\r' < "$log" | tail -n 30 | sed 's/^/    /'
+		bad=$((bad + 1))
+		summary="$summary$name ($pkg): no result\n"
+		continue
+	fi
+	read -r p _ f _ s _ <<< "$(echo "$line" | tr -d ',')"
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + ${s:-0}))
+	[ "$f" -eq 0 ] || bad=$((bad + 1))
+	summary="$summary$name ($pkg, ${secs}s): $line\n"
+done
+echo "vmtest: per kernel:"
+printf "$summary" | sed 's/^/  /'
+echo "vmtest: $total_pass passed, $total_fail failed, $total_skip skipped"
+[ "$bad" -eq 0 ]
