@@ -76,21 +76,29 @@ static __always_inline bool rc_comm_eq(const char *a, const volatile char *b)
 	return x[0] == y[0] && x[1] == y[1];
 }
 
-/* Is a task with this tgid and comm (NULL: current's) in scope? */
+/*
+ * Is a task with this tgid and comm (NULL: current's) in scope? The comm is
+ * copied to the stack either way: one load instruction used with a stack
+ * pointer and with a task_struct pointer is refused by the 6.1 verifier
+ * ("same insn cannot be used with different pointers"). Zeroed first:
+ * on 6.1 (seen in the matrix), bpf_get_current_comm() does not pad the name
+ * with zeroes, and
+ * the bytes after it would take part in the comparison.
+ */
 static __always_inline bool rc_task_wanted(__u32 tgid, const char *comm)
 {
-	char cur[RC_COMM_LEN];
+	char cur[RC_COMM_LEN] = {};
 
 	if (tgid == knobs.self_tgid)
 		return false;
 	if (knobs.filter_pids && !bpf_map_lookup_elem(&targets, &tgid))
 		return false;
 	if (knobs.filter_comm) {
-		if (!comm) {
+		if (comm)
+			bpf_probe_read_kernel(cur, sizeof(cur), comm);
+		else
 			bpf_get_current_comm(cur, sizeof(cur));
-			comm = cur;
-		}
-		if (!rc_comm_eq(comm, knobs.comm))
+		if (!rc_comm_eq(cur, knobs.comm))
 			return false;
 	}
 	return true;
