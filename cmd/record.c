@@ -28,6 +28,7 @@ enum {
 	OPT_MAP,
 	OPT_EVENT_TYPE,
 	OPT_SET,
+	OPT_CHECK,
 };
 
 #define MAX_SETS 64
@@ -42,6 +43,7 @@ static struct env {
 	int compress_level;
 	bool no_compress;
 	bool list;
+	bool check;
 	const char *bpf, *map, *event_type;
 	const char *sets[MAX_SETS];
 	size_t nsets;
@@ -73,6 +75,9 @@ static const struct argp_option opts[] = {
 	  "(default: records kept as bytes)" },
 	{ "set", OPT_SET, "NAME=VALUE", 0,
 	  "With --bpf: set a const volatile global of the object before it loads (repeatable)" },
+	{ "check", OPT_CHECK, NULL, 0,
+	  "Print what this kernel has that record uses, a line each, and what record would "
+	  "use on it; record nothing" },
 	{ "list", 'l', NULL, 0,
 	  "List the events -e takes (ringcap's, and the kernel's tracepoints), or those "
 	  "matching the glob given as argument, like 'block:*'" },
@@ -125,6 +130,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'l':
 		env.list = true;
 		break;
+	case OPT_CHECK:
+		env.check = true;
+		break;
 	case OPT_BPF:
 		env.bpf = arg;
 		break;
@@ -142,7 +150,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.sets[env.nsets++] = arg;
 		break;
 	case ARGP_KEY_END:
-		if (env.list)
+		if (env.list || env.check)
 			break; /* the argument is a glob, not a command */
 		if (env.snapshot_on && !env.overwrite)
 			argp_error(state,
@@ -176,6 +184,57 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
+	return 0;
+}
+
+static void check_line(const char *what, bool yes)
+{
+	printf("%-52s %s\n", what, yes ? "yes" : "no");
+}
+
+/* What record on this kernel would do with each source: "yes", or why not. */
+static void check_source(const struct rc_features *f, const char *what, enum rc_feature_need need)
+{
+	const char *missing = rc_features__missing(f, need);
+
+	printf("  %-50s %s%s\n", what, missing ? "no: needs " : "yes", missing ?: "");
+}
+
+/* record --check: the kernel's features a line each, as bpftool feature probe prints them. */
+static int check_kernel(void)
+{
+	struct rc_features f;
+
+	rc_features__probe(&f);
+	printf("kernel %s, preemption %s\n", f.release, f.preempt[0] ? f.preempt : "unknown");
+	check_line("BPF tracepoint programs load", f.bpf);
+	check_line("kernel BTF (/sys/kernel/btf/vmlinux)", f.btf);
+	check_line("BTF tracepoints the built-in sources use (5.5)", f.tp_btf);
+	check_line("sched_process_exit passes group_dead (after 6.12)", f.exit_group_dead);
+	check_line("BPF ring buffer (5.8)", f.ringbuf);
+	check_line("perf event array", f.perf_event_array);
+	check_line("task-local storage (5.11)", f.task_storage);
+	check_line("bpf_get_current_task_btf (5.11)", f.current_task_btf);
+	check_line("bpf_ktime_get_boot_ns (5.8)", f.ktime_boot);
+	check_line("bpf_get_attach_cookie in tracepoints (5.15)", f.attach_cookie);
+	check_line("uprobes", f.uprobes);
+	check_line("tracefs", f.tracefs);
+	check_line("ftrace ring-buffer mapping (6.10)", f.ftrace_mmap);
+	if (!f.tp_btf && f.tp_btf_missing[0])
+		printf("(no BTF tracepoint %s)\n", f.tp_btf_missing);
+	printf("record on this kernel:\n");
+	printf("  %-50s %s\n", "--transport auto",
+	       !f.bpf		    ? "nothing: no BPF"
+	       : f.ringbuf	    ? "ringbuf"
+	       : f.perf_event_array ? "perfbuf (no BPF ring buffer)"
+				    : "nothing: no BPF ring");
+	check_source(&f, "-e syscalls", RC_NEED_SYSCALLS);
+	check_source(&f, "-e sched", RC_NEED_SCHED);
+	check_source(&f, "-e SYSTEM:NAME (tracepoints)", RC_NEED_TRACEPOINTS);
+	check_source(&f, "-e uprobe:BINARY:FUNCTION", RC_NEED_UPROBES);
+	check_source(&f, "a command's children (record -- CMD)", RC_NEED_FOLLOW);
+	printf("  %-50s %s\n", "--transport ftrace",
+	       f.ftrace_mmap ? "yes" : "no: needs tracefs ring-buffer mapping (Linux 6.10)");
 	return 0;
 }
 
@@ -373,6 +432,8 @@ int cmd_record(int argc, char **argv)
 		return -err;
 	if (env.list)
 		return list_events(scope.cmd && scope.cmd[0] ? scope.cmd[0] : NULL);
+	if (env.check)
+		return check_kernel();
 	err = scope_to_opts(&ro, argc, argv);
 	ro.flush_ms = env.flush_ms;
 	ro.overwrite = env.overwrite;

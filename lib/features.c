@@ -75,7 +75,7 @@ static int tp_btf_nargs(const struct btf *btf, const char *tp)
 }
 
 static const char *const tp_btf_needed[] = {
-	"sys_enter",	      "sys_exit",	   "sched_switch",	 "sched_wakeup",
+	"sys_enter",	      "sys_exit",	    "sched_switch",	  "sched_wakeup",
 	"sched_process_fork", "sched_process_exec", "sched_process_exit",
 };
 
@@ -103,7 +103,8 @@ static void probe_btf(struct rc_features *f)
 
 /*
  * How the kernel preempts: "rt" (PREEMPT_RT), or the dynamic mode debugfs
- * shows in parentheses ("full", "voluntary", "none"), else "".
+ * shows in parentheses ("full", "voluntary", "none"); without debugfs, what
+ * uname -v says ("dynamic", "full"); else "".
  */
 static void probe_preempt(struct rc_features *f)
 {
@@ -119,8 +120,18 @@ static void probe_preempt(struct rc_features *f)
 			return;
 	}
 	fp = fopen("/sys/kernel/debug/sched/preempt", "r");
-	if (!fp)
+	if (!fp) { /* no debugfs: what the build says (uname -v) */
+		struct utsname uts;
+
+		if (uname(&uts))
+			return;
+		snprintf(f->preempt, sizeof(f->preempt), "%s",
+			 strstr(uts.version, "PREEMPT_RT")	  ? "rt"
+			 : strstr(uts.version, "PREEMPT_DYNAMIC") ? "dynamic"
+			 : strstr(uts.version, "PREEMPT ")	  ? "full"
+								  : "");
 		return;
+	}
 	if (fgets(buf, sizeof(buf), fp) && (open = strchr(buf, '(')) &&
 	    (close = strchr(open, ')'))) {
 		*close = '\0';

@@ -438,7 +438,7 @@ int rc_parse_events(const char *spec, uint32_t *mask, char *bad, size_t badlen);
  */
 struct rc_features {
 	char release[65];	 /* uname -r */
-	char preempt[16];	 /* "rt", "full", "voluntary", "none", or "" unknown */
+	char preempt[16];	 /* "rt", "full", "voluntary", "none", "dynamic", or "" */
 	bool bpf;		 /* a tracepoint program loads */
 	bool btf;		 /* /sys/kernel/btf/vmlinux */
 	bool tp_btf;		 /* every BTF tracepoint the built-in sources use */
