@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Test runner: runs every test of tests/tests.def (or those named with
- * -t, a comma-separated list of substrings), prints one line per test and subtest, and ends with the line
- * "N passed, N failed, N skipped" that CI reads.
+ * -t, a comma-separated list of substrings), prints one line per test and subtest, and ends with
+ * the line "N passed, N failed, N skipped" that CI reads.
  */
 #include <errno.h>
 #include <stdarg.h>

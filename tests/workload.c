@@ -11,10 +11,12 @@
  *   rc_workload seq N                 lseek(-1, i, SEEK_SET) for i = 0 .. N-1: numbered calls
  *   rc_workload signal N              SIGUSR1 to itself N times, each handled
  *   rc_workload probe N               rc_probe_target(i, 1000 + i) for i = 0 .. N-1 (uprobes)
+ *   rc_workload probethreads T N      T threads on CPU 0, each rc_probe_target(its tid, i) N times
  *
  * Statically linked and raw syscalls: it makes exactly the calls it is
  * asked for.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +41,44 @@ __attribute__((noinline, used)) long rc_probe_target(long a, long b)
 {
 	__asm__ volatile("" : : "r"(a), "r"(b) : "memory");
 	return a + b;
+}
+
+static long probe_calls;
+
+/* One of probethreads' threads: its tid as the first argument, every call. */
+static void *probe_thread(void *arg)
+{
+	long i, tid = syscall(__NR_gettid);
+
+	for (i = 0; i < probe_calls; i++)
+		rc_probe_target(tid, i);
+	return NULL;
+}
+
+/*
+ * T threads pinned to CPU 0 calling a probed function: uprobe programs run
+ * preemptible on PREEMPT_RT and with preempt=full, so a record half built
+ * when its task is preempted must not take another thread's values.
+ */
+static int probe_threads(long t, long n)
+{
+	pthread_t th[64];
+	cpu_set_t set;
+	long i;
+
+	if (t < 1 || t > 64)
+		return 2;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) /* the threads inherit it */
+		return 2;
+	probe_calls = n;
+	for (i = 0; i < t; i++)
+		if (pthread_create(&th[i], NULL, probe_thread, NULL))
+			return 2;
+	for (i = 0; i < t; i++)
+		pthread_join(th[i], NULL);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -130,9 +170,11 @@ int main(int argc, char **argv)
 			sum += rc_probe_target(i, 1000 + i);
 		return sum == n * (n - 1) + 1000 * n ? 0 : 1;
 	}
+	if (argc >= 4 && !strcmp(argv[1], "probethreads"))
+		return probe_threads(atol(argv[2]), atol(argv[3]));
 	fprintf(stderr,
 		"usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
 		"sleep MS | exit CODE | steady RATE SECONDS | bounce N | seq N | signal N | "
-		"probe N\n");
+		"probe N | probethreads T N\n");
 	return 1;
 }

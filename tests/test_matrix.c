@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel matrix's cases: every source on both BPF transports, with a
+ * ground-truth count, exact. They run on this machine's kernel in
+ * `make check` and in every guest kernel of `make vmtest`, so each name
+ * here is a row of the matrix (README, Kernels).
+ *
+ * Each case records a workload that makes a known number of calls and
+ * checks: the records of the event from the workload are exactly that
+ * number, the file's counters add up (made = captured + dropped, captured
+ * = records in the file, none dropped at this rate), the file is complete
+ * and in time order.
+ */
+#include <errno.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "capture_util.h"
+#include "events.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+#define N 2000
+
+static const char *const transports[] = { "ringbuf", "perfbuf" };
+
+/* What a capture holds of one event. */
+struct tally {
+	long nrec;	/* records of the event, of the pid (or comm) asked for */
+	long all;	/* records of every event */
+	long bad;	/* records of the event that fail the case's check */
+	bool ordered;	/* timestamps never go backwards */
+	bool truncated; /* the file says it was cut short */
+	uint64_t made, captured, dropped;
+};
+
+struct want {
+	const char *event; /* its name in the schema */
+	pid_t pid;	   /* 0: any pid */
+	const char *comm;  /* NULL: any comm */
+	int nr;		   /* syscall records: this number only; -1: any */
+	/* uprobe records: the first argument must equal the tid */
+	bool arg_is_tid;
+	/* exit records: of single-threaded processes, so the group is dead */
+	bool group_dead;
+};
+
+static bool matches(const struct want *w, const struct rc_rec_hdr *rec)
+{
+	if (w->pid && (pid_t)rec->pid != w->pid)
+		return false;
+	if (w->comm && strncmp(rec->comm, w->comm, sizeof(rec->comm)))
+		return false;
+	if (w->nr >= 0 && rec->type == RC_EV_SYSCALL &&
+	    ((const struct rc_ev_syscall *)rec)->nr != (uint32_t)w->nr)
+		return false;
+	return true;
+}
+
+static int tally(const char *path, const struct want *w, struct tally *t)
+{
+	const struct rc_event_desc *ev;
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	struct rc_reader *r;
+	uint64_t prev = 0;
+	uint32_t i;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->ordered = true;
+	r = rc_reader__open(path);
+	if (!r)
+		return -errno;
+	ev = rc_schema__event_by_name(rc_reader__meta(r)->schema, w->event);
+	if (!ev) {
+		rc_reader__free(r);
+		return -ENOENT;
+	}
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		t->all++;
+		if (rec->ts < prev)
+			t->ordered = false;
+		prev = rec->ts;
+		if (rec->type == RC_REC_LOST || rec->type == RC_REC_SNAPSHOT)
+			t->all--; /* the ledger's own records, not events */
+		if (rec->type != ev->id || !matches(w, rec))
+			continue;
+		t->nrec++;
+		if (w->arg_is_tid &&
+		    ((const struct rc_ev_uprobe *)rec)->args[0] != (uint64_t)rec->tid)
+			t->bad++;
+		if (w->group_dead && ((const struct rc_ev_exit *)rec)->group_dead != 1)
+			t->bad++;
+	}
+	t->truncated = rc_reader__truncated(r);
+	st = rc_reader__stats(r);
+	for (i = 0; st && i < st->nentries; i++) {
+		t->made += st->entries[i].made;
+		t->captured += st->entries[i].captured;
+		t->dropped += st->entries[i].dropped;
+	}
+	rc_reader__free(r);
+	return err;
+}
+
+/* The ledger of the whole file, and its order. */
+static void assert_file(const struct tally *t)
+{
+	ASSERT_EQ(t->made, t->captured + t->dropped, "made = captured + dropped");
+	ASSERT_EQ(t->captured, t->all, "captured = records in the file");
+	ASSERT_EQ(t->dropped, 0, "dropped");
+	ASSERT_TRUE(!t->truncated, "complete file");
+	ASSERT_TRUE(t->ordered, "timestamps never go backwards");
+}
+
+/*
+ * ringcap record -q --transport T ARGS... -o OUT -- CMD...: its exit status
+ * is 0, and the event @w has @expect records in the file.
+ */
+static void run_case(const char *transport, char *const *args, char *const *cmd,
+		     const struct want *w, long expect)
+{
+	const char *out = tmpfile_path("m.rcap");
+	char *argv[40] = { (char *)bin("ringcap"), "record", "-q",	 "--transport",
+			   (char *)transport,	   "-o",     (char *)out };
+	struct tally t;
+	struct run r = {};
+	int n = 7;
+
+	while (*args && n < 30)
+		argv[n++] = *args++;
+	argv[n++] = "--";
+	while (*cmd && n < 39)
+		argv[n++] = *cmd++;
+	argv[n] = NULL;
+	if (!ASSERT_EQ(run_sync(&r, argv, 300000), 0, "record")) {
+		fprintf(stderr, "%s", r.err ?: "");
+		goto out;
+	}
+	if (!ASSERT_OK(tally(out, w, &t), "read capture"))
+		goto out;
+	ASSERT_EQ(t.nrec, expect, w->event);
+	ASSERT_EQ(t.bad, 0, "records with another task's values");
+	assert_file(&t);
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* The workload's path, kept: bin() reuses its buffers. */
+static char *workload(void)
+{
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s", bin("rc_workload"));
+	return path;
+}
+
+#define NSTR_(x) #x
+#define NSTR(x)	 NSTR_(x)
+
+/* Each case on each transport, as a subtest named after it. */
+#define FOR_TRANSPORTS(t)                                                                          \
+	for (size_t _i = 0; _i < 2 && ((t) = transports[_i]); _i++)                                \
+		if (test__start_subtest(t) && need_root())
+
+/* -e syscalls: N getppid() of a command, paired entry and exit. */
+void test_matrix_syscalls(void)
+{
+	struct want w = { "syscall", .comm = "rc_workload", .nr = SYS_getppid };
+	const char *t;
+
+	FOR_TRANSPORTS(t)
+	run_case(t, (char *[]){ "-e", "syscalls", NULL },
+		 (char *[]){ workload(), "getppid", NSTR(N), NULL }, &w, N);
+}
+
+/*
+ * -e sched: a fork and two exits (the command's and its child's), each of a
+ * whole process: group_dead, from the tracepoint's argument or, before it
+ * had one, from the thread group's live count.
+ */
+void test_matrix_sched(void)
+{
+	struct want fork = { "sched:sched_process_fork", .comm = "rc_workload", .nr = -1 };
+	struct want exits = { "sched:sched_process_exit", .comm = "rc_workload", .nr = -1,
+			      .group_dead = true };
+	const char *t;
+
+	FOR_TRANSPORTS(t)
+	{
+		char *cmd[] = { workload(), "forkexec", workload(), NULL };
+
+		run_case(t, (char *[]){ "-e", "sched", NULL }, cmd, &fork, 1);
+		run_case(t, (char *[]){ "-e", "sched", NULL }, cmd, &exits, 2);
+	}
+}
+
+/* -e syscalls,sched: both sources into one ring. */
+void test_matrix_syscalls_sched(void)
+{
+	struct want w = { "syscall", .comm = "rc_workload", .nr = SYS_getppid };
+	struct want exec = { "sched:sched_process_exec", .comm = "rc_workload", .nr = -1 };
+	char *cmd[] = { workload(), "getppid", NSTR(N), NULL };
+	const char *t;
+
+	FOR_TRANSPORTS(t)
+	{
+		run_case(t, (char *[]){ "-e", "syscalls,sched", NULL }, cmd, &w, N);
+		run_case(t, (char *[]){ "-e", "syscalls,sched", NULL }, cmd, &exec, 1);
+	}
+}
+
+/* -e syscalls:sys_enter_getppid: a tracepoint by name, its raw record. */
+void test_matrix_tracepoint(void)
+{
+	struct want w = { "syscalls:sys_enter_getppid", .comm = "rc_workload", .nr = -1 };
+	const char *t;
+
+	FOR_TRANSPORTS(t)
+	run_case(t, (char *[]){ "-e", "syscalls:sys_enter_getppid", NULL },
+		 (char *[]){ workload(), "getppid", NSTR(N), NULL }, &w, N);
+}
+
+/* -e uprobe: and uretprobe: on a function of the workload. */
+void test_matrix_uprobe(void)
+{
+	char up[4200], uret[4200];
+	struct want w = { "uprobe:rc_workload:rc_probe_target", .nr = -1 };
+	struct want wr = { "uretprobe:rc_workload:rc_probe_target", .nr = -1 };
+	char *cmd[] = { workload(), "probe", NSTR(N), NULL };
+	const char *t;
+
+	snprintf(up, sizeof(up), "uprobe:%s:rc_probe_target", bin("rc_workload"));
+	snprintf(uret, sizeof(uret), "uretprobe:%s:rc_probe_target", bin("rc_workload"));
+	FOR_TRANSPORTS(t)
+	{
+		run_case(t, (char *[]){ "-e", up, NULL }, cmd, &w, N);
+		run_case(t, (char *[]){ "-e", uret, NULL }, cmd, &wr, N);
+	}
+}
+
+#define N_THREADS 8
+#define N_EACH	  500
+
+/*
+ * Eight threads on one CPU calling a probed function with their tid as the
+ * argument: every record carries its own task's tid. Uprobe programs run
+ * preemptible on PREEMPT_RT and with preempt=full; a record built in a
+ * per-CPU buffer could be finished by another task.
+ */
+void test_matrix_uprobe_threads(void)
+{
+	char up[4200];
+	struct want w = { "uprobe:rc_workload:rc_probe_target", .nr = -1, .arg_is_tid = true };
+	const char *t;
+
+	snprintf(up, sizeof(up), "uprobe:%s:rc_probe_target", bin("rc_workload"));
+	FOR_TRANSPORTS(t)
+	run_case(t, (char *[]){ "-e", up, NULL },
+		 (char *[]){ workload(), "probethreads", NSTR(N_THREADS), NSTR(N_EACH), NULL }, &w,
+		 N_THREADS * N_EACH);
+}
+
+/* A command and its children: two workloads started by a shell. */
+void test_matrix_children(void)
+{
+	char sh[4200];
+	struct want w = { "syscall", .comm = "rc_workload", .nr = SYS_getppid };
+	const char *t;
+
+	snprintf(sh, sizeof(sh), "%s getppid %d & %s getppid %d; wait", bin("rc_workload"), N,
+		 bin("rc_workload"), N);
+	FOR_TRANSPORTS(t)
+	run_case(t, (char *[]){ "-e", "syscalls,sched", NULL },
+		 (char *[]){ "/bin/sh", "-c", sh, NULL }, &w, 2 * N);
+}
+
+/* --overwrite: the flight recorder's snapshot at exit holds every call. */
+void test_matrix_overwrite(void)
+{
+	struct want w = { "syscall", .comm = "rc_workload", .nr = SYS_getppid };
+
+	if (!test__start_subtest("perfbuf") || !need_root())
+		return;
+	run_case("perfbuf", (char *[]){ "--overwrite", "-e", "syscalls", NULL },
+		 (char *[]){ workload(), "getppid", NSTR(N), NULL }, &w, N);
+}
+
+/* --bpf: a user's object, with a BPF ring buffer and with a perf event array. */
+void test_matrix_bpf_object(void)
+{
+	static const struct {
+		const char *name, *obj, *type, *event;
+	} objs[] = {
+		{ "ringbuf", "tests/bpf/roundtrip.bpf.o", "rt_event", "bpf:rt_event" },
+		{ "perfbuf", "tests/bpf/perfarray.bpf.o", "pa_event", "bpf:pa_event" },
+	};
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char obj[4200];
+		struct want w = { objs[i].event, .nr = -1 };
+
+		if (!test__start_subtest(objs[i].name) || !need_root())
+			continue;
+		snprintf(obj, sizeof(obj), "%s", bin(objs[i].obj));
+		/* the transport is the object's: --transport stays auto */
+		run_case("auto",
+			 (char *[]){ "--bpf", obj, "--event-type", (char *)objs[i].type, "--set",
+				     "target_comm=rc_workload", NULL },
+			 (char *[]){ workload(), "getppid", NSTR(N), NULL }, &w, N);
+	}
+}
+
+/* -p PID: a running process, released once recording has started, until it exits. */
+static void record_pid(const char *transport)
+{
+	const char *out = tmpfile_path("p.rcap");
+	struct want w = { "syscall", .nr = SYS_getppid };
+	char pidarg[16];
+	struct tally t;
+	struct run rec = {};
+	int go[2], status;
+	pid_t child;
+
+	if (!ASSERT_OK(pipe(go), "pipe"))
+		return;
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		execl(bin("rc_workload"), "rc_workload", "getppid", NSTR(N), (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)child);
+	w.pid = child;
+	if (!ASSERT_OK(
+		run_start(&rec, (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					    (char *)transport, "-e", "syscalls", "-p", pidarg, "-o",
+					    (char *)out, NULL }),
+		"start record") ||
+	    !ASSERT_TRUE(wait_nonempty(out, 60000), "recording started")) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		goto out;
+	}
+	ASSERT_EQ(write(go[1], "g", 1), 1, "release the workload");
+	ASSERT_EQ(waitpid(child, &status, 0), child, "workload ended");
+	/* record stops by itself once every -p process is gone */
+	if (!ASSERT_OK(run_wait(&rec, 60000), "record stops") ||
+	    !ASSERT_TRUE(WIFEXITED(rec.status) && WEXITSTATUS(rec.status) == 0, "record exit"))
+		goto out;
+	if (ASSERT_OK(tally(out, &w, &t), "read capture")) {
+		ASSERT_EQ(t.nrec, N, "getppid of the process");
+		assert_file(&t);
+	}
+out:
+	close(go[1]);
+	run_free(&rec);
+	tmpdir_cleanup();
+}
+
+void test_matrix_pid(void)
+{
+	const char *t;
+
+	FOR_TRANSPORTS(t)
+	record_pid(t);
+}
