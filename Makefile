@@ -3,38 +3,58 @@
 # ringcap build. Every artefact goes under $(O) (default build/).
 #   make            build build/ringcap
 #   make check      build with ASan+UBSan in $(O)-san and run every test
+#   make vmtest     the kernel matrix: the guest tests on Debian's kernels, under qemu
+#   make ARCH=arm64 a static arm64 cross build in build-arm64 (vmtest too)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make V=1        show the commands
 
-O ?= build
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
+# ARCH=arm64 on an x86 host cross-builds, statically, into build-arm64/,
+# against a vmlinux.h made from Debian's arm64 kernel package.
+ARCH ?= $(HOST_ARCH)
+CROSS := $(if $(filter $(HOST_ARCH),$(ARCH)),,$(ARCH))
+MULTIARCH_arm64 := aarch64-linux-gnu
+MULTIARCH_x86 := x86_64-linux-gnu
+MULTIARCH := $(or $(MULTIARCH_$(ARCH)),$(shell uname -m)-linux-gnu)
+
+O ?= $(if $(CROSS),build-$(ARCH),build)
 OUTPUT := $(abspath $(O))
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := 0.1.0
 
+ifneq ($(CROSS),)
+CROSS_COMPILE ?= $(MULTIARCH)-
+CC := $(CROSS_COMPILE)gcc
+STATIC ?= 1
+export PKG_CONFIG_LIBDIR ?= /usr/lib/$(MULTIARCH)/pkgconfig:/usr/share/pkgconfig
+VMLINUX_H ?= $(OUTPUT)/vmlinux-$(ARCH).h
+endif
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 RST2MAN ?= rst2man
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
-	-e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
 
 # VMLINUX_H: a vmlinux.h to use instead of dumping the running kernel's BTF.
 VMLINUX_H ?=
 
 SAN ?= 0
+STATIC ?= 0
+WERROR ?= 1
 CFLAGS ?= -g -O2
-WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	-Wno-unused-parameter -Wno-missing-field-initializers
+WARNINGS := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -Wno-missing-field-initializers
 comma := ,
 SAN_FLAGS := $(if $(filter 1,$(SAN)),-fsanitize=address$(comma)undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer)
+PC_STATIC := $(if $(filter 1,$(STATIC)),--static)
 ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DRINGCAP_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ilib -Ibpf \
 	$(shell $(PKG_CONFIG) --cflags libbpf libzstd zlib libxxhash 2>/dev/null) -MMD -MP
-ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf libzstd zlib libxxhash 2>/dev/null || \
+ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS) $(if $(filter 1,$(STATIC)),-static)
+LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libzstd zlib libxxhash 2>/dev/null || \
 	echo -lbpf -lzstd -lz -lxxhash) -lelf -lpthread -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
@@ -59,7 +79,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install man demo fuzz valgrind bench bench-burst
+.PHONY: all check test clean install man demo fuzz valgrind bench bench-burst vmtest
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -76,6 +96,11 @@ $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 else
+ifneq ($(CROSS),)
+$(OUTPUT)/vmlinux-$(ARCH).h: scripts/vmlinux-h.sh | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)scripts/vmlinux-h.sh $(ARCH) $@
+endif
 $(OUTPUT)/vmlinux.h: $(VMLINUX_H) | $(OUTPUT)
 	$(call msg,CP,$@)
 	$(Q)cp $< $@
@@ -95,7 +120,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 
 # As the README tells users to build theirs: UAPI headers only, -g for BTF.
 # Debian keeps <asm/types.h> under the multiarch directory.
-UAPI_ASM := -I/usr/include/$(shell uname -m)-linux-gnu
+UAPI_ASM := -I/usr/include/$(MULTIARCH)
 $(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -146,7 +171,7 @@ $(OUTPUT)/test_progs: $(TEST_OBJS) $(OUTPUT)/libringcap.a
 # syscalls it is asked for, and nothing an ASan runtime adds on its own.
 $(OUTPUT)/rc_workload: tests/workload.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -static $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -static -pthread $< -o $@
 
 $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 	$(call msg,MAN,$@)
@@ -208,6 +233,13 @@ valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t cli_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t dyn_
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 ./test_progs -t ftrace_
+
+# The kernel matrix (README, Kernels): Debian's kernel packages booted under
+# qemu with the build's ringcap and tests in a busybox initramfs.
+# VMTEST_KERNELS="6.1 6.1-rt 6.12 6.12-preempt-full" (all by default)
+# ARCH=arm64: cross-built, booted under qemu-system-aarch64 on Debian's arm64 6.1.
+vmtest: all
+	$(Q)VMTEST_ARCH=$(ARCH) scripts/vmtest.sh $(OUTPUT) $(VMTEST_KERNELS)
 
 $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 	$(call msg,CC,$@)

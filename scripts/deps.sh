@@ -3,11 +3,40 @@
 #
 # Install what ringcap needs to build and test, and mount tracefs when it is
 # missing. Safe to run again: it installs only what is absent.
+#   --vmtest   also what the kernel matrix needs (make vmtest): qemu, busybox
+#   --arm64    also what make ARCH=arm64 and make vmtest ARCH=arm64 need: the
+#              arm64 architecture in dpkg, a cross compiler, the arm64
+#              libraries, qemu-system-aarch64
 set -eu
 
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 libxxhash-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
-trace-cmd"
+trace-cmd binutils"
+for arg in "$@"; do
+	case "$arg" in
+	--vmtest) pkgs="$pkgs qemu-system-x86 busybox-static cpio" ;;
+	--arm64)
+		pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm cpio
+busybox-static libbpf-dev:arm64 libelf-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64
+libxxhash-dev:arm64"
+		arm64=1
+		;;
+	*)
+		echo "deps: unknown argument '$arg' (--vmtest or --arm64)" >&2
+		exit 2
+		;;
+	esac
+done
+
+# arm64 libraries install beside the host's (multiarch) once dpkg knows the
+# architecture; apt-get update then fetches its package lists.
+if [ -n "${arm64:-}" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: the arm64 architecture is not added; run this script as root" >&2
+		exit 1
+	fi
+	dpkg --add-architecture arm64
+fi
 
 missing=""
 for p in $pkgs; do

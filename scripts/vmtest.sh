@@ -10,21 +10,43 @@
 # KERNEL is a name from the table below (default: all of them). Kernel
 # packages come from Debian's archive with apt-get download, and are kept in
 # $VMTEST_CACHE (default /var/cache/ringcap-vmtest) between runs.
+# VMTEST_ARCH=arm64 boots the arm64 table with qemu-system-aarch64: BUILD_DIR
+# then holds a static cross build (make ARCH=arm64), and busybox comes from
+# Debian's busybox-static:arm64 package.
 # VMTEST_TESTS overrides the test_progs filter run in each guest;
 # VMTEST_CMD runs a shell command in /ringcap instead (to look at a failure);
 # VMTEST_TIMEOUT (seconds, default 900) bounds each boot.
 set -euo pipefail
 
+ARCH=${VMTEST_ARCH:-x86}
+
 # name | package name pattern (the newest match is used) | kernel command line
-KERNELS=(
+KERNELS_x86=(
 	"6.1|^linux-image-6\.1\.0-[0-9]+-amd64$|"
 	"6.1-rt|^linux-image-6\.1\.0-[0-9]+-rt-amd64$|"
 	"6.12|^linux-image-6\.12\.[0-9]+\+deb12-amd64$|"
 	"6.12-preempt-full|^linux-image-6\.12\.[0-9]+\+deb12-amd64$|preempt=full"
 )
+KERNELS_arm64=(
+	"arm64-6.1|^linux-image-6\.1\.0-[0-9]+-arm64$|"
+)
 
 # The tests every guest runs: recording on every transport and source.
-GUEST_TESTS=${VMTEST_TESTS:-matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe}
+GUEST_TESTS_x86=matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe
+case "$ARCH" in
+x86)
+	QEMU=qemu-system-x86_64 QEMU_ARGS="-cpu max" CONSOLE=ttyS0
+	KERNELS=("${KERNELS_x86[@]}") GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_x86}
+	;;
+arm64)
+	QEMU=qemu-system-aarch64 QEMU_ARGS="-M virt -cpu cortex-a72" CONSOLE=ttyAMA0
+	KERNELS=("${KERNELS_arm64[@]}") GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_x86}
+	;;
+*)
+	echo "vmtest: no kernels for VMTEST_ARCH=$ARCH (x86 or arm64)" >&2
+	exit 1
+	;;
+esac
 TIMEOUT=${VMTEST_TIMEOUT:-900}
 CACHE=${VMTEST_CACHE:-/var/cache/ringcap-vmtest}
 
@@ -36,17 +58,35 @@ die() {
 [ $# -ge 1 ] || die "usage: $0 BUILD_DIR [KERNEL ...]"
 BUILD=$(cd "$1" && pwd)
 shift
-for t in qemu-system-x86_64 busybox cpio apt-get dpkg-deb; do
+for t in "$QEMU" busybox cpio apt-get dpkg-deb; do
 	command -v "$t" >/dev/null ||
 		die "$t is missing: scripts/deps.sh --vmtest installs what the kernel matrix needs"
 done
-BUSYBOX=$(command -v busybox)
-file -L "$BUSYBOX" | grep -q 'statically linked' ||
-	die "$BUSYBOX is not static: install busybox-static"
 for f in ringcap test_progs rc_workload rc_load; do
 	[ -x "$BUILD/$f" ] || die "$BUILD/$f is missing: run make first"
 done
 mkdir -p "$CACHE"
+
+# A static busybox of the guest's architecture.
+guest_busybox() {
+	local dir="$CACHE/busybox-$ARCH" tmp
+	if [ "$ARCH" = x86 ]; then
+		file -L "$(command -v busybox)" | grep -q 'statically linked' ||
+			die "$(command -v busybox) is not static: install busybox-static"
+		command -v busybox
+		return
+	fi
+	if [ ! -x "$dir/busybox" ]; then
+		tmp=$(mktemp -d "$CACHE/dl.XXXXXX")
+		(cd "$tmp" && apt-get download -q "busybox-static:$ARCH" >/dev/null 2>&1) ||
+			{ rm -rf "$tmp"; die "apt-get download busybox-static:$ARCH failed: scripts/deps.sh --arm64 adds the architecture"; }
+		dpkg-deb -x "$tmp"/*.deb "$tmp/x"
+		mkdir -p "$dir"
+		cp "$tmp/x/bin/busybox" "$dir/busybox"
+		rm -rf "$tmp"
+	fi
+	echo "$dir/busybox"
+}
 
 # The newest package matching $1, from the archive's index (updated once
 # when nothing matches, as on a machine that never ran apt-get update).
@@ -97,7 +137,7 @@ build_initramfs() {
 	local out=$1 f
 	ROOT=$(mktemp -d "$BUILD/vmtest-root.XXXXXX")
 	mkdir -p "$ROOT"/{bin,sbin,proc,sys,dev,tmp,run,etc,root,ringcap}
-	cp "$BUSYBOX" "$ROOT/bin/busybox"
+	cp "$(guest_busybox)" "$ROOT/bin/busybox"
 	ln -s busybox "$ROOT/bin/sh"
 	echo "root:x:0:0:root:/root:/bin/sh" > "$ROOT/etc/passwd"
 	echo "nobody:x:65534:65534:nobody:/nonexistent:/bin/sh" >> "$ROOT/etc/passwd"
@@ -109,10 +149,10 @@ build_initramfs() {
 		mv "$ROOT$BUILD/$f" "$ROOT/ringcap/$f"
 	done
 	cp "$BUILD/rc_workload" "$BUILD/rc_load" "$ROOT/ringcap/"
-	# the tests read build-ids with readelf
-	for f in readelf; do
-		command -v "$f" >/dev/null && add_with_libs "$(command -v "$f")"
-	done
+	# the tests read build-ids with readelf (the host's: x86 only)
+	if [ "$ARCH" = x86 ] && command -v readelf >/dev/null; then
+		add_with_libs "$(command -v readelf)"
+	fi
 	for f in "$BUILD"/examples/*.bpf.o "$BUILD"/tests/bpf/*.bpf.o; do
 		[ -e "$f" ] || continue
 		mkdir -p "$ROOT/ringcap/${f#"$BUILD"/}"
@@ -149,9 +189,10 @@ EOF
 # int3 Oops in __schedule. Timing-bound tests are not in the guest set.
 boot() {
 	local initrd=$1 vmlinuz=$2 extra=$3 log=$4
-	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
+	# shellcheck disable=SC2086
+	timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg,thread=single $QEMU_ARGS \
 		-smp 2 -m 2048 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=3 $extra" \
+		-append "console=$CONSOLE panic=-1 oops=panic quiet loglevel=3 $extra" \
 		< /dev/null > "$log" 2>&1 || true
 }
 
@@ -164,6 +205,7 @@ selected() {
 }
 
 INITRD="$BUILD/vmtest-initramfs.gz"
+echo "vmtest: $ARCH guests run: $GUEST_TESTS"
 build_initramfs "$INITRD"
 mkdir -p "$BUILD/vmtest"
 total_pass=0 total_fail=0 total_skip=0 bad=0
