@@ -5,7 +5,7 @@
 #   make check      build with ASan+UBSan in $(O)-san and run every test
 #   make vmtest     the kernel matrix: the guest tests on Debian's kernels, under qemu
 #   make ARCH=arm64 a static arm64 cross build in build-arm64 (vmtest too)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (and make uninstall)
 #   make V=1        show the commands
 
 HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
@@ -62,8 +62,12 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 
 BPF_NAMES := syscalls sched follow dyn
 SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES))
-LIB_SRCS := $(wildcard lib/*.c)
+# lib/ in layers, a folder each (README, Layout); sources by folder.
+LIB_DIRS := util format decode tracefs capture capture/bpf capture/ftrace
+LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS)) $(OUTPUT)/lib/syscall_names.o
+# only the files that include a BPF skeleton wait for them
+SKEL_USERS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(shell grep -l '\.skel\.h"' $(LIB_SRCS)))
 CMD_OBJS := $(patsubst cmd/%.c,$(OUTPUT)/cmd/%.o,$(wildcard cmd/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/workload.c,$(wildcard tests/*.c)))
 MAN_SRCS := $(wildcard man/*.rst)
@@ -79,7 +83,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install man demo fuzz valgrind bench bench-burst vmtest
+.PHONY: all check test clean install uninstall man demo fuzz valgrind bench bench-burst vmtest
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -124,14 +128,14 @@ UAPI_ASM := -I/usr/include/$(MULTIARCH)
 $(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -target bpf $(UAPI_ASM) -Wall -Werror -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf $(UAPI_ASM) -Wall -Werror -MMD -MP -c $< -o $@
 
 # the tests' own: some use vmlinux.h
 $(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(UAPI_ASM) -I$(OUTPUT) -Wall \
-		-Werror -c $< -o $@
+		-Werror -MMD -MP -c $< -o $@
 
 # The syscall names of the build machine, stored into every capture so that
 # report decodes them anywhere.
@@ -139,8 +143,11 @@ $(OUTPUT)/lib/syscall_names.c: scripts/gen-syscalls.sh | $(OUTPUT)/lib
 	$(call msg,GEN,$@)
 	$(Q)CC="$(CC)" sh scripts/gen-syscalls.sh > $@
 
-$(OUTPUT)/lib/%.o: lib/%.c | $(OUTPUT)/lib $(SKELS)
+$(SKEL_USERS): | $(SKELS)
+
+$(OUTPUT)/lib/%.o: lib/%.c | $(OUTPUT)/lib
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/lib/syscall_names.o: $(OUTPUT)/lib/syscall_names.c
@@ -190,14 +197,15 @@ check: all
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
 # first, then fuzzes for FUZZ_SECONDS. New inputs stay in $(O)/fuzz-corpus.
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := reader header schema decode summary strbuf log stats filter hist shuffle ftpage
-FUZZ_SRCS := tests/fuzz/fuzz_reader.c $(patsubst %,lib/%.c,$(FUZZ_LIB)) \
+# The reader's layers only: format/, decode/ and util/ never include BPF or
+# capture headers, so the fuzzer links without libbpf.
+FUZZ_SRCS := tests/fuzz/fuzz_reader.c $(wildcard lib/format/*.c lib/decode/*.c lib/util/*.c) \
 	cmd/report_fmt.c cmd/json.c $(OUTPUT)/lib/syscall_names.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -Icmd -I$(OUTPUT) $(WARNINGS)
 
-$(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h cmd/*.h) | $(OUTPUT)
+$(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h lib/*/*.h cmd/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -lxxhash -o $@
 
@@ -278,7 +286,13 @@ install: $(OUTPUT)/ringcap man
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
 
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ringcap \
+		$(patsubst $(OUTPUT)/man/%.1,$(DESTDIR)$(PREFIX)/share/man/man1/%.1,$(filter %.1,$(MANS))) \
+		$(patsubst $(OUTPUT)/man/%.5,$(DESTDIR)$(PREFIX)/share/man/man5/%.5,$(filter %.5,$(MANS)))
+
 clean:
 	rm -rf $(OUTPUT) $(OUTPUT)-san
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/lib/*.d $(OUTPUT)/cmd/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/lib/*.d $(OUTPUT)/lib/*/*.d $(OUTPUT)/lib/*/*/*.d \
+	$(OUTPUT)/cmd/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/bpf/*.d $(OUTPUT)/examples/*.d)

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "btfdesc.h"
+#include "capture/bpf/btfdesc.h"
 #include "capture_util.h"
 #include "test_progs.h"
 

@@ -8,9 +8,9 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "events.h"
-#include "format.h"
+#include "format/format.h"
 #include "internal.h"
-#include "shuffle.h"
+#include "format/shuffle.h"
 #include "capture_util.h"
 #include "test_progs.h"
 

@@ -9,7 +9,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "events.h"
-#include "format.h"
+#include "format/format.h"
 #include "capture_util.h"
 #include "test_progs.h"
 

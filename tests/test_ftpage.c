@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "events.h"
-#include "format.h"
-#include "ftpage.h"
+#include "format/format.h"
+#include "format/ftpage.h"
 #include "internal.h"
-#include "tpformat.h"
+#include "tracefs/tpformat.h"
 #include "capture_util.h"
 #include "ft_formats.h"
 #include "test_progs.h"

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <dirent.h>
 #include <unistd.h>
-#include "format.h"
+#include "format/format.h"
 #include "internal.h"
-#include "tpformat.h"
+#include "tracefs/tpformat.h"
 #include "ft_formats.h"
 #include "test_progs.h"
 

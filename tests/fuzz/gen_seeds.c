@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "events.h"
-#include "format.h"
-#include "ftpage.h"
+#include "format/format.h"
+#include "format/ftpage.h"
 #include "ringcap.h"
-#include "tpformat.h"
+#include "tracefs/tpformat.h"
 #include "../ft_formats.h"
 
 static void hdr(struct rc_ev_hdr *h, uint16_t type, uint16_t size, uint64_t ts)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "ringcap.h"
-#include "shuffle.h"
+#include "format/shuffle.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif

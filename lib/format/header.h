@@ -2,8 +2,8 @@
 #ifndef RINGCAP_HEADER_H
 #define RINGCAP_HEADER_H
 
-#include "format.h"
-#include "ftpage.h"
+#include "format/format.h"
+#include "format/ftpage.h"
 #include "internal.h"
 
 /* A parsed file header; owns every string and table it points to. */

@@ -20,15 +20,15 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "events.h"
-#include "ringbuf.h"
-#include "perfbuf.h"
+#include "capture/bpf/ringbuf.h"
+#include "capture/bpf/perfbuf.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
 #include "follow.skel.h"
 #include "dyn.skel.h"
-#include "dyn.h"
-#include "userbpf.h"
-#include "ftrace.h"
+#include "capture/bpf/dyn.h"
+#include "capture/bpf/userbpf.h"
+#include "capture/ftrace/ftrace.h"
 
 _Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
 _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "btfdesc.h"
-#include "format.h"
+#include "capture/bpf/btfdesc.h"
+#include "format/format.h"
 #include "internal.h"
 
 #define MAX_DEPTH  32 /* nested structs and arrays; also bounds a malformed BTF's loops */

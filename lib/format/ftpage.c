@@ -11,7 +11,7 @@
 #include <string.h>
 #include <xxhash.h>
 #include <zstd.h>
-#include "ftpage.h"
+#include "format/ftpage.h"
 #include "internal.h"
 
 /* include/linux/ring_buffer.h */

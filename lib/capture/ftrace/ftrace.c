@@ -46,10 +46,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "events.h"
-#include "dyn.h"
-#include "format.h"
-#include "ftpage.h"
-#include "ftrace.h"
+#include "capture/bpf/dyn.h"
+#include "format/format.h"
+#include "format/ftpage.h"
+#include "capture/ftrace/ftrace.h"
 
 /* include/uapi/linux/trace_mmap.h, Linux 6.10; Debian 12's headers predate it */
 struct trace_buffer_meta {

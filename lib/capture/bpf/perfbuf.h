@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "internal.h"
-#include "ringbuf.h"
+#include "capture/bpf/ringbuf.h"
 
 /* One CPU's perf ring, and the record at its read position (the merge cursor). */
 struct rc_pring {

@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "events.h"
-#include "perfbuf.h"
+#include "capture/bpf/perfbuf.h"
 
 #define PERF_HDR_SZ sizeof(struct perf_event_header)
 #define WRAP_MAX    65536 /* a perf record's size is a u16 */

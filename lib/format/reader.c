@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "header.h"
-#include "shuffle.h"
+#include "format/header.h"
+#include "format/shuffle.h"
 
 struct rc_reader {
 	int fd;

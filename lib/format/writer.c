@@ -9,9 +9,9 @@
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
-#include "format.h"
+#include "format/format.h"
 #include "internal.h"
-#include "shuffle.h"
+#include "format/shuffle.h"
 
 #define DEFAULT_CHUNK	(1u << 20)
 #define DEFAULT_REORDER 20000000ull /* 20 ms */

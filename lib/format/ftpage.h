@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "format.h"
+#include "format/format.h"
 #include "ringcap.h"
 
 /* A range of events being walked. */

@@ -12,9 +12,9 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "btfdesc.h"
+#include "capture/bpf/btfdesc.h"
 #include "events.h"
-#include "userbpf.h"
+#include "capture/bpf/userbpf.h"
 
 #define FIRST_ENUM_ID 64			     /* above the built-in enums' ids */
 #define RAW_HDR	      (sizeof(struct rc_ev_hdr) + 8) /* header, then u32 loc, u32 pad */

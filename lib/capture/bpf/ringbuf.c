@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/bpf.h>
-#include "ringbuf.h"
+#include "capture/bpf/ringbuf.h"
 
 #define RB_HDR_SZ 8u
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "format.h"
-#include "header.h"
+#include "format/format.h"
+#include "format/header.h"
 
 uint32_t rc_block_crc(uint32_t type, const void *payload, size_t len)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "events.h"
 #include "internal.h"
-#include "syscall_names.h"
+#include "decode/syscall_names.h"
 
 enum { ENUM_SYSCALL = 1, ENUM_ERRNO = 2, ENUM_TASK_STATE = 3, ENUM_SNAP_REASON = 4 };
 

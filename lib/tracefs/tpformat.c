@@ -30,9 +30,9 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "format.h"
+#include "format/format.h"
 #include "internal.h"
-#include "tpformat.h"
+#include "tracefs/tpformat.h"
 
 /* The longest field line taken: a 255-byte name and a long type fit. */
 #define MAX_FIELD_LINE 1024

@@ -8,7 +8,7 @@
 #define RINGCAP_DYN_H
 
 #include "internal.h"
-#include "tpformat.h"
+#include "tracefs/tpformat.h"
 
 enum rc_dyn_kind {
 	RC_DYN_TP = 1,
