@@ -8,7 +8,7 @@
 #ifndef RINGCAP_USERBPF_H
 #define RINGCAP_USERBPF_H
 
-#include "capture/bpf/dyn.h"
+#include "capture/dyn.h"
 
 struct rc_user;
 

@@ -46,9 +46,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "events.h"
-#include "capture/bpf/dyn.h"
+#include "capture/dyn.h"
 #include "format/format.h"
 #include "format/ftpage.h"
+#include "capture/backend.h"
 #include "capture/ftrace/ftrace.h"
 
 /* include/uapi/linux/trace_mmap.h, Linux 6.10; Debian 12's headers predate it */
@@ -80,7 +81,6 @@ struct trace_buffer_meta {
 #define NO_SUBBUF     UINT32_MAX /* no reader sub-buffer taken yet */
 #define HOLD_NS	      2000000ull /* an event this recent may still be on its way */
 #define HOLD_SHARE    8		 /* the hold is at most this share of a ring's time */
-#define STATS_NS      1000000000ull
 #define CHUNK_RAW     (1u << 20) /* decoded bytes a chunk holds before it is written */
 #define FT_LEVEL      3 /* zstd's: events as the kernel wrote them, not shuffled, gain from it */
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
@@ -116,37 +116,28 @@ struct task_slot {
 };
 
 struct rc_ftrace {
-	struct rc_record_opts opts;
+	struct rc_capture c; /* first: the engine frees the struct through it */
 	char inst[PATH_MAX]; /* the instance's directory */
 	bool inst_made;
-	struct rc_dyn_set dset;
-	struct rc_schema *schema;
 	struct ft_cpu *cpus;
 	int ncpus;	 /* CPUs with a ring */
-	int nposs;	 /* possible CPUs: rc_meta.ncpus */
 	size_t buf_size; /* each CPU's ring */
 	struct rc_ftenc *enc;
 	struct rc_ft_id *ids; /* ftrace id -> event id, for the encoder */
 	struct rc_ft_idmap idmap;
 	uint64_t written_ts; /* the latest record of the chunks written */
 	uint64_t late;	     /* records earlier than that, so out of order in the file */
-	struct rc_writer *w;
 	int werr;
-	struct rc_meta meta;
-	struct utsname uts;
 	struct pollfd *pfds;
 	struct task_slot *tasks; /* an open-addressing table of tids seen */
 	size_t tasks_cap, tasks_used;
-	uint64_t mark; /* the watermark of the last pass: what was taken is up to it */
-	uint64_t hold; /* the hold of this pass (Order, above) */
-	uint64_t last_stats, last_flush, flush_ns;
-	uint64_t nrec_written, written, raw_written;
+	uint64_t mark;	    /* the watermark of the last pass: what was taken is up to it */
+	uint64_t hold;	    /* the hold of this pass (Order, above) */
 	uint64_t malformed; /* sub-buffers whose rest was not events */
 	uint64_t passes;
 	char *cmdlines; /* saved_cmdlines, as read at pass cmdlines_pass */
 	uint64_t cmdlines_pass;
-	struct rc_stats last;
-	bool started, stopped, tracing;
+	bool tracing;
 };
 
 /* ---- tracefs files ----------------------------------------------------- */
@@ -302,14 +293,14 @@ static int check_kernel(struct rc_ftrace *f)
 {
 	unsigned int major = 0, minor = 0;
 
-	if (uname(&f->uts))
+	if (uname(&f->c.uts))
 		return -errno;
-	if (sscanf(f->uts.release, "%u.%u", &major, &minor) == 2 &&
+	if (sscanf(f->c.uts.release, "%u.%u", &major, &minor) == 2 &&
 	    ((major << 8) | minor) >= MIN_KERNEL)
 		return 0;
 	pr_warn("--transport ftrace maps the kernel's ftrace ring buffer, which needs Linux 6.10 "
 		"or later; this is %s: use --transport ringbuf\n",
-		f->uts.release);
+		f->c.uts.release);
 	return -EOPNOTSUPP;
 }
 
@@ -346,7 +337,7 @@ static int note_headers(struct rc_ftrace *f)
 			return err;
 		}
 		err = i == 0 ? check_header_page(text) : 0;
-		err = err ?: rc_dyn__note(&f->dset, 0, keys[i], text, strlen(text));
+		err = err ?: rc_dyn__note(&f->c.dset, 0, keys[i], text, strlen(text));
 		free(text);
 		if (err)
 			return err;
@@ -359,28 +350,28 @@ static int describe_events(struct rc_ftrace *f)
 	size_t i;
 	int err;
 
-	for (i = 0; i < f->opts.ntracepoints; i++) {
-		err = rc_dyn__add_tracepoints(&f->dset, f->opts.tracepoints[i]);
+	for (i = 0; i < f->c.opts.ntracepoints; i++) {
+		err = rc_dyn__add_tracepoints(&f->c.dset, f->c.opts.tracepoints[i]);
 		if (err)
 			return err;
 	}
-	if (!f->dset.n) {
+	if (!f->c.dset.n) {
 		pr_warn("--transport ftrace records tracepoints: give them with -e, like -e "
 			"'sched:sched_switch' or -e 'syscalls:sys_enter_*'\n");
 		return -EINVAL;
 	}
-	for (i = 0; i < f->dset.n; i++) {
-		const struct rc_dyn_event *e = &f->dset.ev[i];
+	for (i = 0; i < f->c.dset.n; i++) {
+		const struct rc_dyn_event *e = &f->c.dset.ev[i];
 		uint32_t id = e->tp.id;
 
-		err = rc_dyn__note(&f->dset, e->id, "ftrace_id", &id, sizeof(id));
+		err = rc_dyn__note(&f->c.dset, e->id, "ftrace_id", &id, sizeof(id));
 		if (err)
 			return err;
 	}
-	f->schema = rc_schema__new(rc_builtin_schema());
-	if (!f->schema)
+	f->c.schema = rc_schema__new(rc_builtin_schema());
+	if (!f->c.schema)
 		return -errno;
-	err = rc_dyn__describe(&f->dset, f->schema);
+	err = rc_dyn__describe(&f->c.dset, f->c.schema);
 	return err ?: note_headers(f);
 }
 
@@ -391,17 +382,17 @@ static int set_filters(struct rc_ftrace *f)
 	size_t i;
 	int err;
 
-	if (!f->opts.comm)
+	if (!f->c.opts.comm)
 		return 0;
-	if (strpbrk(f->opts.comm, "\"\\")) {
+	if (strpbrk(f->c.opts.comm, "\"\\")) {
 		pr_warn("--comm '%s': a command name with a quote or backslash cannot be filtered "
 			"by ftrace\n",
-			f->opts.comm);
+			f->c.opts.comm);
 		return -EINVAL;
 	}
-	snprintf(filter, sizeof(filter), "COMM == \"%s\"", f->opts.comm);
-	for (i = 0; i < f->dset.n; i++) {
-		const struct rc_tpformat *tp = &f->dset.ev[i].tp;
+	snprintf(filter, sizeof(filter), "COMM == \"%s\"", f->c.opts.comm);
+	for (i = 0; i < f->c.dset.n; i++) {
+		const struct rc_tpformat *tp = &f->c.dset.ev[i].tp;
 
 		snprintf(file, sizeof(file), "events/%s/%s/filter", tp->system, tp->name);
 		err = inst_write(f, file, filter, false);
@@ -417,8 +408,8 @@ static int enable_events(struct rc_ftrace *f, const char *val)
 	size_t i;
 	int err;
 
-	for (i = 0; i < f->dset.n; i++) {
-		const struct rc_tpformat *tp = &f->dset.ev[i].tp;
+	for (i = 0; i < f->c.dset.n; i++) {
+		const struct rc_tpformat *tp = &f->c.dset.ev[i].tp;
 
 		snprintf(file, sizeof(file), "events/%s/%s/enable", tp->system, tp->name);
 		err = inst_write(f, file, val, false);
@@ -443,8 +434,8 @@ static int configure(struct rc_ftrace *f)
 	err = err ?: inst_write(f, "buffer_percent", v, false);
 	err = err
 		  ?: inst_write(f, "options/event-fork",
-				f->opts.follow_forks || f->opts.npids ? "1" : "0", false);
-	if (!err && !f->opts.npids && !f->opts.follow_forks) {
+				f->c.opts.follow_forks || f->c.opts.npids ? "1" : "0", false);
+	if (!err && !f->c.opts.npids && !f->c.opts.follow_forks) {
 		/* system-wide: not the recorder's own events, which would feed themselves */
 		snprintf(v, sizeof(v), "%d", (int)getpid());
 		err = inst_write(f, "set_event_notrace_pid", v, false);
@@ -552,11 +543,11 @@ static int map_cpus(struct rc_ftrace *f)
 	char path[PATH_MAX];
 	int i, err;
 
-	f->cpus = calloc(f->nposs, sizeof(*f->cpus));
-	f->pfds = calloc(f->nposs, sizeof(*f->pfds));
+	f->cpus = calloc(f->c.ncpus, sizeof(*f->cpus));
+	f->pfds = calloc(f->c.ncpus, sizeof(*f->pfds));
 	if (!f->cpus || !f->pfds)
 		return -ENOMEM;
-	for (i = 0; i < f->nposs; i++) {
+	for (i = 0; i < f->c.ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[f->ncpus];
 		char file[64];
 
@@ -855,22 +846,22 @@ static int end_chunk(struct rc_ftrace *f)
 	err = rc_ftenc__end(f->enc, &dc, &data);
 	if (err)
 		return err;
-	if (!f->w) {
+	if (!f->c.w) {
 		f->written_ts = dc.last_ts > f->written_ts ? dc.last_ts : f->written_ts;
 		return 0; /* counting only */
 	}
 	if (f->werr)
 		return f->werr;
-	err = rc_writer__add_chunk(f->w, &dc, data);
+	err = rc_writer__add_chunk(f->c.w, &dc, data);
 	if (err) {
 		f->werr = err;
 		return err;
 	}
-	f->nrec_written += dc.nrec;
+	f->c.nrec_written += dc.nrec;
 	if (dc.last_ts > f->written_ts)
 		f->written_ts = dc.last_ts;
-	f->raw_written += dc.raw_size;
-	f->written = rc_writer__bytes(f->w);
+	f->c.raw_written += dc.raw_size;
+	f->c.written = rc_writer__bytes(f->c.w);
 	return 0;
 }
 
@@ -930,7 +921,7 @@ static void read_cpu_stats(const struct rc_ftrace *f, struct ft_cpu *c, uint64_t
 
 static int take_stats(struct rc_ftrace *f)
 {
-	struct rc_stats *st = &f->last;
+	struct rc_stats *st = &f->c.last;
 	int i;
 
 	if (!st->entries) {
@@ -968,13 +959,13 @@ static int write_stats(struct rc_ftrace *f)
 {
 	int err = take_stats(f);
 
-	f->last_stats = rc_now_ns(CLOCK_MONOTONIC);
-	if (err || !f->w)
+	f->c.last_stats = rc_now_ns(CLOCK_MONOTONIC);
+	if (err || !f->c.w)
 		return err;
-	err = f->werr ?: rc_writer__add_stats(f->w, &f->last);
+	err = f->werr ?: rc_writer__add_stats(f->c.w, &f->c.last);
 	if (err)
 		f->werr = err;
-	f->written = rc_writer__bytes(f->w);
+	f->c.written = rc_writer__bytes(f->c.w);
 	return err;
 }
 
@@ -994,18 +985,20 @@ static int make_idmap(struct rc_ftrace *f)
 {
 	size_t i;
 
-	f->ids = calloc(f->dset.n, sizeof(*f->ids));
+	f->ids = calloc(f->c.dset.n, sizeof(*f->ids));
 	if (!f->ids)
 		return -ENOMEM;
-	for (i = 0; i < f->dset.n; i++)
-		f->ids[i] = (struct rc_ft_id){ .ftrace_id = f->dset.ev[i].tp.id,
-					       .rc_id = f->dset.ev[i].id };
-	qsort(f->ids, f->dset.n, sizeof(*f->ids), cmp_id);
-	f->idmap = (struct rc_ft_idmap){ .ids = f->ids, .n = f->dset.n };
+	for (i = 0; i < f->c.dset.n; i++)
+		f->ids[i] = (struct rc_ft_id){ .ftrace_id = f->c.dset.ev[i].tp.id,
+					       .rc_id = f->c.dset.ev[i].id };
+	qsort(f->ids, f->c.dset.n, sizeof(*f->ids), cmp_id);
+	f->idmap = (struct rc_ft_idmap){ .ids = f->ids, .n = f->c.dset.n };
 	return 0;
 }
 
-struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts)
+static void ft_teardown(struct rc_capture *c);
+
+struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
 {
 	struct rc_ftrace *f;
 	int err;
@@ -1013,13 +1006,15 @@ struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return rc_err_ptr(-ENOMEM);
-	memcpy(&f->opts, opts, opts->sz < sizeof(f->opts) ? opts->sz : sizeof(f->opts));
-	f->buf_size = f->opts.ringbuf_size ?: DEFAULT_BUF;
-	f->nposs = sysconf(_SC_NPROCESSORS_CONF);
+	rc_capture__init(&f->c, opts);
+	f->c.transport = RC_TRANSPORT_FTRACE;
+	f->buf_size = f->c.opts.ringbuf_size ?: DEFAULT_BUF;
+	f->c.opts.ringbuf_size = f->buf_size; /* the header says it */
+	f->c.ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	err = check_kernel(f);
 	if (err)
 		goto err_out;
-	if (f->opts.nuprobes || f->opts.bpf_object || f->opts.events || f->opts.overwrite) {
+	if (f->c.opts.nuprobes || f->c.opts.bpf_object || f->c.opts.events || f->c.opts.overwrite) {
 		pr_warn("--transport ftrace records tracepoints by name (-e SYSTEM:NAME), "
 			"without BPF: ringcap's own events, uprobes, --bpf and --overwrite need "
 			"--transport ringbuf or perfbuf\n");
@@ -1035,8 +1030,8 @@ struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts)
 	err = err ?: map_cpus(f);
 	if (err)
 		goto err_out;
-	f->enc =
-	    rc_ftenc__new(f->opts.compress_level ?: FT_LEVEL, f->opts.no_compress, task_lookup, f);
+	f->enc = rc_ftenc__new(f->c.opts.compress_level ?: FT_LEVEL, f->c.opts.no_compress,
+			       task_lookup, f);
 	if (!f->enc) {
 		err = -errno;
 		goto err_out;
@@ -1045,16 +1040,24 @@ struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts)
 	if (err)
 		goto err_out;
 	rc_ftenc__set_ids(f->enc, &f->idmap);
-	return f;
+	return &f->c;
 
 err_out:
-	rc_ftrace__free(f);
+	ft_teardown(&f->c);
+	rc_capture__release(&f->c);
+	free(f);
 	return rc_err_ptr(err);
 }
 
 /* A process's threads, all: set_event_pid matches threads, not processes. */
-int rc_ftrace__add_target(struct rc_ftrace *f, pid_t pid)
+static struct rc_ftrace *to_ft(struct rc_capture *c)
 {
+	return (struct rc_ftrace *)c;
+}
+
+static int ft_add_target(struct rc_capture *c, pid_t pid)
+{
+	struct rc_ftrace *f = to_ft(c);
 	char dir[64], v[32];
 	struct dirent *de;
 	int err = 0;
@@ -1075,46 +1078,22 @@ int rc_ftrace__add_target(struct rc_ftrace *f, pid_t pid)
 	return err;
 }
 
-static void fill_meta(struct rc_ftrace *f)
+static int ft_start(struct rc_capture *c, int fd)
 {
-	struct rc_meta *m = &f->meta;
-	uint64_t boot = rc_now_ns(CLOCK_BOOTTIME), wall = rc_now_ns(CLOCK_REALTIME);
-
-	m->clock_id = CLOCK_BOOTTIME;
-	m->ncpus = f->nposs;
-	m->page_size = sysconf(_SC_PAGESIZE);
-	m->recorder_pid = getpid();
-	m->transport = RC_TRANSPORT_FTRACE;
-	m->start_ts = boot;
-	m->wall_offset_ns = (int64_t)(wall - boot);
-	m->ringbuf_size = f->buf_size;
-	m->host = f->uts.nodename;
-	m->kernel = f->uts.release;
-	m->arch = f->uts.machine;
-	m->cmdline = f->opts.cmdline;
-	m->schema = f->schema;
-	m->notes = f->dset.notes;
-	m->nnotes = f->dset.nnotes;
-}
-
-int rc_ftrace__start(struct rc_ftrace *f, int fd)
-{
+	struct rc_ftrace *f = to_ft(c);
 	struct rc_writer_opts wo = { .sz = sizeof(wo),
-				     .compress_level = f->opts.compress_level,
-				     .no_compress = f->opts.no_compress };
+				     .compress_level = f->c.opts.compress_level,
+				     .no_compress = f->c.opts.no_compress };
 	int err;
 
-	fill_meta(f);
 	err = inst_write(f, "tracing_on", "1", false);
 	if (err)
 		return err;
-	f->tracing = f->started = true;
-	f->last_stats = f->last_flush = rc_now_ns(CLOCK_MONOTONIC);
-	f->flush_ns = rc_flush_ns(&f->opts);
+	f->tracing = true;
 	if (fd < 0)
 		return 0;
-	f->w = rc_writer__new(fd, &f->meta, &wo);
-	return f->w ? 0 : -errno;
+	f->c.w = rc_writer__new(fd, &f->c.meta, &wo);
+	return f->c.w ? 0 : -errno;
 }
 
 static int wait_rings(struct rc_ftrace *f, int ms)
@@ -1130,49 +1109,37 @@ static int wait_rings(struct rc_ftrace *f, int ms)
 	return n;
 }
 
-int rc_ftrace__drain(struct rc_ftrace *f, int ms)
+static long ft_read(struct rc_capture *c, uint64_t end)
 {
-	uint64_t start = rc_now_ns(CLOCK_MONOTONIC), now = start, end = start + ms * 1000000ull;
-	long total = 0, n;
-	int err;
-
-	do {
-		n = process(f, false, end);
-		if (n < 0)
-			return n;
-		total += n;
-		now = rc_now_ns(CLOCK_MONOTONIC);
-		if (now - f->last_stats >= STATS_NS) {
-			err = write_stats(f);
-			if (err)
-				return err;
-		}
-		if (now - f->last_flush >= f->flush_ns) {
-			f->last_flush = now;
-			err = end_chunk(f);
-			if (err)
-				return err;
-		}
-		if (now >= end)
-			break;
-		if (f->opts.drain == RC_DRAIN_POLL) {
-			err = wait_rings(
-			    f, rc_wait_ms(&f->opts, now, f->last_flush + f->flush_ns, end));
-			if (err < 0)
-				return err;
-		}
-	} while (now < end);
-	return total > INT32_MAX ? INT32_MAX : (int)total;
+	return process(to_ft(c), false, end);
 }
 
-int rc_ftrace__stop(struct rc_ftrace *f)
+static int ft_wait(struct rc_capture *c, int ms)
 {
+	return wait_rings(to_ft(c), ms);
+}
+
+static int ft_push_stats(struct rc_capture *c)
+{
+	return write_stats(to_ft(c));
+}
+
+static int ft_flush(struct rc_capture *c)
+{
+	return end_chunk(to_ft(c));
+}
+
+static int ft_sample(struct rc_capture *c)
+{
+	return take_stats(to_ft(c));
+}
+
+static int ft_stop(struct rc_capture *cap)
+{
+	struct rc_ftrace *f = to_ft(cap);
 	long n;
 	int err, i;
 
-	if (f->stopped || !f->started)
-		return -EINVAL;
-	f->stopped = true;
 	err = inst_write(f, "tracing_on", "0", false);
 	f->tracing = false;
 	n = err ? err : process(f, true, 0);
@@ -1202,68 +1169,46 @@ int rc_ftrace__stop(struct rc_ftrace *f)
 		pr_warn("%llu events reached their ring after events of a later time were "
 			"written: they are out of order in the file\n",
 			(unsigned long long)f->late);
-	if (f->w)
-		rc_writer__add_late(f->w, f->late);
-	if (!f->w)
+	if (f->c.w)
+		rc_writer__add_late(f->c.w, f->late);
+	if (!f->c.w)
 		return err;
 	if (!err && !f->werr)
-		err = rc_writer__finish(f->w);
-	f->written = rc_writer__bytes(f->w);
+		err = rc_writer__finish(f->c.w);
+	f->c.written = rc_writer__bytes(f->c.w);
 	return err ?: f->werr;
 }
 
-const struct rc_stats *rc_ftrace__sample(struct rc_ftrace *f)
+static void ft_teardown(struct rc_capture *cap)
 {
-	int err = take_stats(f);
-
-	return err ? rc_err_ptr(err) : &f->last;
-}
-
-const struct rc_stats *rc_ftrace__stats(const struct rc_ftrace *f)
-{
-	return &f->last;
-}
-
-const struct rc_meta *rc_ftrace__meta(const struct rc_ftrace *f)
-{
-	return &f->meta;
-}
-
-uint64_t rc_ftrace__records_written(const struct rc_ftrace *f)
-{
-	return f->nrec_written;
-}
-
-uint64_t rc_ftrace__bytes(const struct rc_ftrace *f, uint64_t *raw)
-{
-	if (raw)
-		*raw = f->raw_written;
-	return f->written;
-}
-
-void rc_ftrace__free(struct rc_ftrace *f)
-{
+	struct rc_ftrace *f = to_ft(cap);
 	int i;
 
-	if (!f)
-		return;
 	if (f->tracing)
 		inst_write(f, "tracing_on", "0", false);
 	for (i = 0; f->cpus && i < f->ncpus; i++)
 		unmap_cpu(&f->cpus[i]);
 	remove_instance(f);
-	rc_writer__free(f->w);
 	rc_ftenc__free(f->enc);
-	rc_dyn__free(&f->dset);
-	rc_schema__free(f->schema);
 	free(f->cpus);
 	free(f->pfds);
 	free(f->tasks);
 	free(f->ids);
 	free(f->cmdlines);
-	free(f->last.entries);
-	free(f);
 }
+
+const struct rc_backend_ops rc_ftrace_ops = {
+	.name = "ftrace",
+	.add_target = ft_add_target,
+	.start = ft_start,
+	.read = ft_read,
+	.wait = ft_wait,
+	.push_stats = ft_push_stats,
+	.flush = ft_flush,
+	.sample = ft_sample,
+	.stop = ft_stop,
+	.teardown = ft_teardown,
+};
 
 /* ---- tasks ------------------------------------------------------------- */
 

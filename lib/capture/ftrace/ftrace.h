@@ -5,28 +5,13 @@
  * buffers are mapped into user space (Linux 6.10) and written to the
  * capture as the kernel wrote them (ftpage.h), without BPF.
  *
- * rc_session delegates here when opts->transport is RC_TRANSPORT_FTRACE;
- * the functions mirror rc_session__*.
+ * A backend of the capture engine (capture/backend.h): rc_ftrace__open()
+ * and rc_ftrace_ops.
  */
 #ifndef RINGCAP_FTRACE_H
 #define RINGCAP_FTRACE_H
 
 #include "internal.h"
-
-struct rc_ftrace;
-
-struct rc_ftrace *rc_ftrace__open(const struct rc_record_opts *opts);
-int rc_ftrace__add_target(struct rc_ftrace *f, pid_t pid);
-int rc_ftrace__start(struct rc_ftrace *f, int fd);
-int rc_ftrace__drain(struct rc_ftrace *f, int ms);
-int rc_ftrace__stop(struct rc_ftrace *f);
-const struct rc_stats *rc_ftrace__sample(struct rc_ftrace *f);
-const struct rc_stats *rc_ftrace__stats(const struct rc_ftrace *f);
-const struct rc_meta *rc_ftrace__meta(const struct rc_ftrace *f);
-uint64_t rc_ftrace__records_written(const struct rc_ftrace *f);
-uint64_t rc_ftrace__bytes(const struct rc_ftrace *f, uint64_t *raw);
-/* Removes the instance, also when the capture was never stopped. */
-void rc_ftrace__free(struct rc_ftrace *f);
 
 /*
  * Remove the instances of ringcap processes that are gone (killed before

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "events.h"
-#include "capture/bpf/dyn.h"
+#include "capture/dyn.h"
 
 static struct rc_dyn_event *new_event(struct rc_dyn_set *d, enum rc_dyn_kind kind, const char *name)
 {

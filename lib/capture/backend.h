@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The capture engine's interface to its backends.
+ *
+ * A backend gets events from the kernel into the capture: bpf/ loads BPF
+ * programs around a ring buffer or per-CPU perf rings; ftrace/ maps the
+ * kernel's own event tracer's rings. Each embeds a struct rc_capture, the
+ * state every backend shares, as its first member, and fills a struct
+ * rc_backend_ops. rc_session (session.c) holds the two and runs what is
+ * the same for all: opening by transport, the one drain loop, the header's
+ * meta, the counters' accessors and the one free path.
+ */
+#ifndef RINGCAP_CAPTURE_BACKEND_H
+#define RINGCAP_CAPTURE_BACKEND_H
+
+#include <sys/utsname.h>
+#include "internal.h"
+#include "capture/dyn.h"
+
+#define RC_STATS_NS 1000000000ull /* the counters go to the file once a second */
+
+/**
+ * struct rc_capture - the state every backend shares
+ * @opts: what record asked for (the backend may fill in defaults)
+ * @transport: the transport in use (never RC_TRANSPORT_AUTO)
+ * @ncpus: possible CPUs, rc_meta.ncpus
+ * @schema: every event the capture can hold
+ * @dset: the events described at record time (tracepoints, uprobes, --bpf)
+ * @meta: the header, filled by rc_capture__fill_meta() at start
+ * @uts: uname(), which @meta points into
+ * @w: the capture file's writer; NULL when counting only
+ * @last_stats: CLOCK_MONOTONIC of the last counters sent to the file
+ * @last_flush: CLOCK_MONOTONIC of the last flush
+ * @flush_ns: how often what was read is written (rc_flush_ns())
+ * @clock_every: --drain busy: reads between two looks at the clock
+ * @last: the counters last taken
+ * @nrec_written: records in complete chunks (atomic: a writer thread may set it)
+ * @written: bytes written (atomic)
+ * @raw_written: bytes of records before compression (atomic)
+ * @started: rc_session__start() succeeded
+ * @stopped: rc_session__stop() ran
+ */
+struct rc_capture {
+	struct rc_record_opts opts;
+	enum rc_transport transport;
+	int ncpus;
+	struct rc_schema *schema;
+	struct rc_dyn_set dset;
+	struct rc_meta meta;
+	struct utsname uts;
+	struct rc_writer *w;
+	uint64_t last_stats, last_flush, flush_ns;
+	unsigned int clock_every;
+	struct rc_stats last;
+	uint64_t nrec_written, written, raw_written;
+	bool started, stopped;
+};
+
+/**
+ * struct rc_backend_ops - what a backend does, called by the engine
+ * @name: for messages
+ * @add_target: trace process @pid (and its threads) too
+ * @start: turn tracing on and, when @fd >= 0, make @c->w on it; @c->meta is filled
+ * @read: read what is ready, up to a pass's worth; records read, or -errno
+ * @wait: sleep until the rings have data or @ms pass; < 0 on error
+ * @push_stats: take the counters and send them to the file
+ * @flush: hand what was read to the file
+ * @drained: the end of a drain call (optional)
+ * @sample: take the counters now into @c->last
+ * @snapshot: flight recorder: write what the rings hold (optional: -EINVAL)
+ * @stop: turn tracing off, read the rest, write the ledger, finish the file
+ * @emit_state: write what a reader needs beyond the header to stand on a
+ *	file of its own (tasks, mappings, stacks); called for each new file
+ *	and each snapshot (optional: nothing beyond the header yet)
+ * @teardown: release the backend's own resources; the engine then frees
+ *	the shared ones (rc_capture__release()) and the backend's struct,
+ *	whose first member is its struct rc_capture
+ */
+struct rc_backend_ops {
+	const char *name;
+	int (*add_target)(struct rc_capture *c, pid_t pid);
+	int (*start)(struct rc_capture *c, int fd);
+	long (*read)(struct rc_capture *c, uint64_t end);
+	int (*wait)(struct rc_capture *c, int ms);
+	int (*push_stats)(struct rc_capture *c);
+	int (*flush)(struct rc_capture *c);
+	int (*drained)(struct rc_capture *c);
+	int (*sample)(struct rc_capture *c);
+	long (*snapshot)(struct rc_capture *c, enum rc_snapshot_why why);
+	int (*stop)(struct rc_capture *c);
+	int (*emit_state)(struct rc_capture *c);
+	void (*teardown)(struct rc_capture *c);
+};
+
+/**
+ * rc_capture__init() - the shared state's defaults
+ * @c: zeroed, with the backend's struct
+ * @opts: what record asked for, copied (up to its @sz)
+ */
+void rc_capture__init(struct rc_capture *c, const struct rc_record_opts *opts);
+
+/**
+ * rc_capture__fill_meta() - the header every backend writes
+ * @c: the capture, with @transport, @ncpus, @schema and @dset set
+ */
+void rc_capture__fill_meta(struct rc_capture *c);
+
+/**
+ * rc_capture__drain() - the one drain loop
+ * @c: a started capture
+ * @ops: its backend
+ * @ms: how long
+ *
+ * Reads until @ms have passed, sending the counters once a second and
+ * what was read every @c->flush_ns; between reads it waits on the rings
+ * (--drain poll, and the flight recorder) or reads again (--drain busy).
+ *
+ * Return: records read (at most INT32_MAX), or -errno.
+ */
+int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, int ms);
+
+/**
+ * rc_capture__release() - free what every backend shares
+ * @c: the capture; its backend's own resources are gone (@teardown)
+ */
+void rc_capture__release(struct rc_capture *c);
+
+/* The backends: each returns its struct rc_capture, or an error pointer. */
+struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts);
+extern const struct rc_backend_ops rc_bpf_ops;
+struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts);
+extern const struct rc_backend_ops rc_ftrace_ops;
+
+#endif /* RINGCAP_CAPTURE_BACKEND_H */
