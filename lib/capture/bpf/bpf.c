@@ -29,14 +29,12 @@
 #include "capture/dyn.h"
 #include "capture/bpf/userbpf.h"
 #include "capture/backend.h"
+#include "capture/batch.h"
 
 _Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
 _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");
 _Static_assert(RC_DYN_BASE == RC_FIRST_DYN_ID, "dynamic event ids");
 
-#define NBATCH	    8
-#define BATCH_SIZE  (1u << 20)
-#define QCAP	    (NBATCH + 8)
 #define TARGETS_MAX 65536
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 #define HOLD_NS                                                                                    \
@@ -46,19 +44,6 @@ _Static_assert(RC_DYN_BASE == RC_FIRST_DYN_ID, "dynamic event ids");
 	(RC_EVENT_BIT(RC_EV_SCHED_SWITCH) | RC_EVENT_BIT(RC_EV_SCHED_WAKEUP) |                     \
 	 RC_EVENT_BIT(RC_EV_SCHED_FORK) | RC_EVENT_BIT(RC_EV_SCHED_EXEC) |                         \
 	 RC_EVENT_BIT(RC_EV_SCHED_EXIT))
-
-enum item_kind { ITEM_RECORDS, ITEM_STATS, ITEM_FLUSH, ITEM_FINISH };
-
-struct batch {
-	unsigned char *buf;
-	size_t len;
-};
-
-struct item {
-	enum item_kind kind;
-	struct batch *b;
-	struct rc_stats st;
-};
 
 struct rc_bpf;
 
@@ -92,20 +77,9 @@ struct rc_bpf {
 	uint64_t (*captured)[RC_EV_SLOTS];
 	uint64_t malformed;
 	struct rc_bpf_stats *percpu;
-
-	pthread_t thr;
-	bool thr_started, attached;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct item q[QCAP];
-	unsigned int qhead, qlen;
-	struct batch batches[NBATCH];
-	struct batch *free_b[NBATCH];
-	unsigned int nfree;
-	struct batch *cur;
-	int werr;
+	bool attached;
 	uint64_t ring_hwm;
-	uint64_t writer_wait_ns; /* under mu */
+	struct rc_batcher bt; /* the batches the drain fills, and the writer thread */
 };
 
 /* ---- event names ------------------------------------------------------ */
@@ -289,14 +263,13 @@ static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	return fill_tpconf(s);
 }
 
-static int batch_put(struct rc_bpf *s, const void *rec, size_t len);
 static void count_captured(struct rc_bpf *s, const void *rec);
 
 /* --bpf: a record of the user's, wrapped. */
 static int user_put(void *ctx, const void *rec, size_t len)
 {
 	struct rc_bpf *s = ctx;
-	int err = batch_put(s, rec, len);
+	int err = rc_batcher__put(&s->bt, rec, len);
 
 	if (!err)
 		count_captured(s, rec);
@@ -316,7 +289,7 @@ static int user_lost(void *ctx, int cpu, uint64_t n)
 	if (cpu < 0 || cpu >= s->c.ncpus)
 		return -EINVAL;
 	s->ulost[cpu] += n;
-	return batch_put(s, &l, sizeof(l));
+	return rc_batcher__put(&s->bt, &l, sizeof(l));
 }
 
 static int open_user(struct rc_bpf *s)
@@ -575,7 +548,6 @@ static const struct ring_ops *pick_ring(const struct rc_bpf *s);
 struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 {
 	struct rc_bpf *s;
-	size_t i;
 	int err;
 
 	err = check_privileges();
@@ -588,8 +560,6 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 	s->c.clock_every = 1024; /* a clock read costs as much as a ring read */
 	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = -1;
 	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
 	rc_features__probe(&s->feat);
 	s->c.transport = pick_transport(&s->feat, s->c.opts.transport, s->c.opts.overwrite);
 	if (s->c.opts.overwrite && s->c.transport != RC_TRANSPORT_PERFBUF) {
@@ -614,14 +584,9 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 	if (err)
 		goto err_out;
 	s->ring = pick_ring(s);
-	for (i = 0; i < NBATCH; i++) {
-		s->batches[i].buf = malloc(BATCH_SIZE);
-		if (!s->batches[i].buf) {
-			err = -ENOMEM;
-			goto err_out;
-		}
-		s->free_b[s->nfree++] = &s->batches[i];
-	}
+	err = rc_batcher__init(&s->bt, &s->c);
+	if (err)
+		goto err_out;
 	if (!s->user) {
 		err = create_maps(s);
 		err = err ?: open_sources(s);
@@ -636,112 +601,6 @@ err_out:
 	rc_capture__release(&s->c);
 	free(s);
 	return rc_err_ptr(err);
-}
-
-/* ---- writer thread ---------------------------------------------------- */
-
-static void *writer_main(void *arg)
-{
-	struct rc_bpf *s = arg;
-	bool done = false;
-
-	while (!done) {
-		bool failed;
-		struct item it;
-		int err = 0;
-
-		pthread_mutex_lock(&s->mu);
-		while (!s->qlen)
-			pthread_cond_wait(&s->cv, &s->mu);
-		it = s->q[s->qhead];
-		s->qhead = (s->qhead + 1) % QCAP;
-		s->qlen--;
-		failed = s->werr != 0;
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-
-		switch (it.kind) {
-		case ITEM_RECORDS:
-			if (!failed)
-				err = rc_writer__add(s->c.w, it.b->buf, it.b->len);
-			break;
-		case ITEM_STATS:
-			if (!failed)
-				err = rc_writer__add_stats(s->c.w, &it.st);
-			free(it.st.entries);
-			break;
-		case ITEM_FLUSH:
-			if (!failed)
-				err = rc_writer__flush(s->c.w, false);
-			break;
-		case ITEM_FINISH:
-			if (!failed)
-				err = rc_writer__finish(s->c.w);
-			done = true;
-			break;
-		}
-
-		__atomic_store_n(&s->c.nrec_written, rc_writer__totals(s->c.w)->nrec,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&s->c.written, rc_writer__bytes(s->c.w), __ATOMIC_RELAXED);
-		__atomic_store_n(&s->c.raw_written, rc_writer__totals(s->c.w)->raw_bytes,
-				 __ATOMIC_RELAXED);
-		pthread_mutex_lock(&s->mu);
-		if (err && !s->werr)
-			s->werr = err;
-		if (it.b)
-			s->free_b[s->nfree++] = it.b;
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-	}
-	return NULL;
-}
-
-static int push_item(struct rc_bpf *s, const struct item *it)
-{
-	int err;
-
-	pthread_mutex_lock(&s->mu);
-	while (s->qlen == QCAP)
-		pthread_cond_wait(&s->cv, &s->mu);
-	s->q[(s->qhead + s->qlen) % QCAP] = *it;
-	s->qlen++;
-	err = s->werr;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-	return err;
-}
-
-/* Hand the current batch to the writer and take a free one (waiting for it). */
-static int submit_batch(struct rc_bpf *s)
-{
-	struct item it = { .kind = ITEM_RECORDS, .b = s->cur };
-	uint64_t t0;
-	int err = 0;
-
-	if (!s->c.w) { /* counting only: nothing to write */
-		s->cur->len = 0;
-		return 0;
-	}
-	if (s->cur && s->cur->len) {
-		s->cur = NULL;
-		err = push_item(s, &it);
-	}
-	if (s->cur)
-		return err;
-	pthread_mutex_lock(&s->mu);
-	if (!s->nfree) {
-		/* back-pressure: the ring holds what comes meanwhile, or drops it, counted */
-		t0 = rc_now_ns(CLOCK_MONOTONIC);
-		while (!s->nfree)
-			pthread_cond_wait(&s->cv, &s->mu);
-		s->writer_wait_ns += rc_now_ns(CLOCK_MONOTONIC) - t0;
-	}
-	s->cur = s->free_b[--s->nfree];
-	s->cur->len = 0;
-	err = err ?: s->werr;
-	pthread_mutex_unlock(&s->mu);
-	return err;
 }
 
 /* ---- draining --------------------------------------------------------- */
@@ -795,7 +654,8 @@ static size_t ringbuf_pending(const struct rc_bpf *s)
 
 static long ringbuf_read(struct rc_bpf *s, uint64_t until)
 {
-	return rc_ringbuf__read(&s->rb, s->cur->buf, BATCH_SIZE, &s->cur->len, count_record, s);
+	return rc_ringbuf__read(&s->rb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len,
+				count_record, s);
 }
 
 static int ringbuf_wait(struct rc_bpf *s, int ms)
@@ -811,8 +671,8 @@ static size_t perfbuf_pending(const struct rc_bpf *s)
 /* merged across the CPUs' rings, up to @until */
 static long perfbuf_read(struct rc_bpf *s, uint64_t until)
 {
-	return rc_perfbuf__read(&s->pb, s->cur->buf, BATCH_SIZE, &s->cur->len, until, count_record,
-				s);
+	return rc_perfbuf__read(&s->pb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len, until,
+				count_record, s);
 }
 
 /*
@@ -877,32 +737,15 @@ static long read_ring(struct rc_bpf *s, bool all)
 	if (pending > s->ring_hwm)
 		s->ring_hwm = pending;
 	do {
-		if (BATCH_SIZE - s->cur->len < BATCH_ROOM) {
-			err = submit_batch(s);
+		if (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM) {
+			err = rc_batcher__submit(&s->bt);
 			if (err)
 				return err;
 		}
 		n = s->ring->read(s, until);
 		total += n;
-	} while (BATCH_SIZE - s->cur->len < BATCH_ROOM);
+	} while (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM);
 	return total;
-}
-
-/* Room for @len more bytes in the current batch. */
-static int batch_room(struct rc_bpf *s, size_t len)
-{
-	return BATCH_SIZE - s->cur->len < len ? submit_batch(s) : 0;
-}
-
-static int batch_put(struct rc_bpf *s, const void *rec, size_t len)
-{
-	int err = batch_room(s, len);
-
-	if (err)
-		return err;
-	memcpy(s->cur->buf + s->cur->len, rec, len);
-	s->cur->len += len;
-	return 0;
 }
 
 _Static_assert((int)RC_SNAPSHOT_SIGNAL == (int)RC_SNAP_SIGNAL &&
@@ -929,13 +772,13 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 	/* the marker sorts first: the writer keeps equal timestamps in order */
 	m.hdr.ts = sn->nrefs ? sn->refs[0].ts : sn->taken_ts;
 	m.last_ts = sn->nrefs ? sn->refs[sn->nrefs - 1].ts : sn->taken_ts;
-	err = batch_put(s, &m, sizeof(m));
+	err = rc_batcher__put(&s->bt, &m, sizeof(m));
 	for (i = 0; !err && i < sn->nrefs; i++) {
-		err = batch_put(s, sn->refs[i].rec, sn->refs[i].len);
+		err = rc_batcher__put(&s->bt, sn->refs[i].rec, sn->refs[i].len);
 		if (!err)
 			count_captured(s, sn->refs[i].rec);
 	}
-	err = err ?: submit_batch(s);
+	err = err ?: rc_batcher__submit(&s->bt);
 	if (err)
 		return err;
 	pr_debug("snapshot %llu: %zu records, %llu older ones left out (a ring had overwritten "
@@ -1094,9 +937,7 @@ static int snapshot_stats(struct rc_bpf *s)
 	st->ring_hwm = s->ring_hwm;
 	st->ring_pending = s->c.opts.overwrite ? 0 : s->ring->pending(s);
 	st->user_dropped = s->malformed + s->pb.malformed;
-	pthread_mutex_lock(&s->mu);
-	st->writer_wait_ns = s->writer_wait_ns;
-	pthread_mutex_unlock(&s->mu);
+	st->writer_wait_ns = rc_batcher__wait_ns(&s->bt);
 	for (cpu = 0; cpu < s->c.ncpus; cpu++) {
 		for (t = 1; t < RC_EV_MAX; t++) {
 			const struct rc_bpf_stats *b = &s->percpu[cpu];
@@ -1129,38 +970,16 @@ static int bpf_sample(struct rc_capture *c)
 	return snapshot_stats(to_bpf(c));
 }
 
+/* What was read so far, then the counters, to the file. */
 static int push_stats(struct rc_bpf *s)
 {
-	struct item it = { .kind = ITEM_STATS };
-	size_t sz;
-	int err;
+	int err = rc_batcher__submit(&s->bt);
 
-	err = submit_batch(s);
 	err = err ?: snapshot_stats(s);
 	if (err)
 		return err;
 	s->c.last_stats = rc_now_ns(CLOCK_MONOTONIC);
-	if (!s->c.w)
-		return 0;
-	/* a copy for the writer thread: s->c.last changes at the next snapshot */
-	sz = s->c.last.nentries * sizeof(*s->c.last.entries);
-	it.st = s->c.last;
-	it.st.entries = malloc(sz ? sz : 1);
-	if (!it.st.entries)
-		return -ENOMEM;
-	memcpy(it.st.entries, s->c.last.entries, sz);
-	return push_item(s, &it);
-}
-
-/* Hand what was read to the writer, and have it write what is in order. */
-static int push_flush(struct rc_bpf *s)
-{
-	struct item it = { .kind = ITEM_FLUSH };
-	int err = submit_batch(s);
-
-	if (err || !s->c.w)
-		return err;
-	return push_item(s, &it);
+	return rc_batcher__stats(&s->bt, &s->c.last);
 }
 
 static long bpf_read(struct rc_capture *c, uint64_t end)
@@ -1182,12 +1001,12 @@ static int bpf_push_stats(struct rc_capture *c)
 
 static int bpf_flush(struct rc_capture *c)
 {
-	return push_flush(to_bpf(c));
+	return rc_batcher__flush(&to_bpf(c)->bt);
 }
 
 static int bpf_drained(struct rc_capture *c)
 {
-	return submit_batch(to_bpf(c));
+	return rc_batcher__submit(&to_bpf(c)->bt);
 }
 
 /* ---- start and stop --------------------------------------------------- */
@@ -1281,22 +1100,12 @@ static int bpf_start(struct rc_capture *c, int fd)
 	if (err)
 		return err;
 	s->attached = true;
-	if (fd < 0) { /* counting only: one batch, reused */
-		s->cur = s->free_b[--s->nfree];
-		s->cur->len = 0;
-		return 0;
+	if (fd >= 0) {
+		s->c.w = rc_writer__new(fd, &s->c.meta, &wo);
+		if (!s->c.w)
+			return -errno;
 	}
-	s->c.w = rc_writer__new(fd, &s->c.meta, &wo);
-	if (!s->c.w)
-		return -errno;
-	err = submit_batch(s);
-	if (err)
-		return err;
-	err = pthread_create(&s->thr, NULL, writer_main, s);
-	if (err)
-		return -err;
-	s->thr_started = true;
-	return 0;
+	return rc_batcher__start(&s->bt);
 }
 
 /*
@@ -1367,13 +1176,13 @@ static int write_lost_ledger(struct rc_bpf *s)
 		dropped += s->ddropped[i]; /* tracepoints' and probes' */
 		if (r->owed) {
 			l.lost = r->owed;
-			err = batch_put(s, &l, sizeof(l));
+			err = rc_batcher__put(&s->bt, &l, sizeof(l));
 			r->owed = 0;
 		}
 		if (!err && dropped > r->lost) {
 			l.lost = dropped - r->lost;
 			l.flags = RC_LOST_F_AT_END;
-			err = batch_put(s, &l, sizeof(l));
+			err = rc_batcher__put(&s->bt, &l, sizeof(l));
 		}
 	}
 	return err;
@@ -1393,7 +1202,6 @@ static int final_snapshot(struct rc_bpf *s)
 static int bpf_stop(struct rc_capture *c)
 {
 	struct rc_bpf *s = to_bpf(c);
-	struct item fin = { .kind = ITEM_FINISH };
 	int err;
 
 	detach_sources(s);
@@ -1409,30 +1217,16 @@ static int bpf_stop(struct rc_capture *c)
 			(unsigned long long)s->malformed);
 	if (!s->c.w)
 		return err;
-	err = err ?: submit_batch(s);
-	push_item(s, &fin);
-	pthread_join(s->thr, NULL);
-	s->thr_started = false;
-	return err ?: s->werr;
+	return rc_batcher__finish(&s->bt, err);
 }
 
 static void bpf_teardown(struct rc_capture *c)
 {
 	struct rc_bpf *s = to_bpf(c);
-	int i;
 
 	if (s->attached)
 		detach_sources(s);
-	if (s->thr_started) {
-		struct item fin = { .kind = ITEM_FINISH };
-
-		/* an abandoned capture: the writer skips the rest, trailer included */
-		pthread_mutex_lock(&s->mu);
-		s->werr = s->werr ?: -ECANCELED;
-		pthread_mutex_unlock(&s->mu);
-		push_item(s, &fin);
-		pthread_join(s->thr, NULL);
-	}
+	rc_batcher__destroy(&s->bt);
 	rc_ringbuf__destroy(&s->rb);
 	rc_perfbuf__destroy(&s->pb);
 	rc_perfbuf__destroy(&s->nb);
@@ -1454,12 +1248,8 @@ static void bpf_teardown(struct rc_capture *c)
 		close(s->stats_fd);
 	if (s->notify_fd >= 0)
 		close(s->notify_fd);
-	for (i = 0; i < NBATCH; i++)
-		free(s->batches[i].buf);
 	free(s->captured);
 	free(s->percpu);
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->cv);
 }
 
 static long bpf_snapshot_op(struct rc_capture *c, enum rc_snapshot_why why)

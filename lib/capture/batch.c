@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Batches between a drain and a writer thread (batch.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "capture/batch.h"
+
+int rc_batcher__init(struct rc_batcher *b, struct rc_capture *c)
+{
+	unsigned int i;
+
+	b->c = c;
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
+	for (i = 0; i < RC_NBATCH; i++) {
+		b->batches[i].buf = malloc(RC_BATCH_SIZE);
+		if (!b->batches[i].buf)
+			return -ENOMEM;
+		b->free_b[b->nfree++] = &b->batches[i];
+	}
+	return 0;
+}
+
+/* Publish what the writer has written, for the counters and the status line. */
+static void publish(struct rc_batcher *b)
+{
+	struct rc_capture *c = b->c;
+
+	__atomic_store_n(&c->nrec_written, rc_writer__totals(c->w)->nrec, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->written, rc_writer__bytes(c->w), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->raw_written, rc_writer__totals(c->w)->raw_bytes, __ATOMIC_RELAXED);
+}
+
+static int write_item(struct rc_batcher *b, struct rc_batch_item *it)
+{
+	struct rc_writer *w = b->c->w;
+
+	switch (it->kind) {
+	case RC_ITEM_RECORDS:
+		return rc_writer__add(w, it->b->buf, it->b->len);
+	case RC_ITEM_STATS:
+		return rc_writer__add_stats(w, &it->st);
+	case RC_ITEM_FLUSH:
+		return rc_writer__flush(w, false);
+	case RC_ITEM_FINISH:
+		return rc_writer__finish(w);
+	}
+	return -EINVAL;
+}
+
+static void *writer_main(void *arg)
+{
+	struct rc_batcher *b = arg;
+	bool done = false;
+
+	while (!done) {
+		struct rc_batch_item it;
+		bool failed;
+		int err = 0;
+
+		pthread_mutex_lock(&b->mu);
+		while (!b->qlen)
+			pthread_cond_wait(&b->cv, &b->mu);
+		it = b->q[b->qhead];
+		b->qhead = (b->qhead + 1) % RC_BATCH_QCAP;
+		b->qlen--;
+		failed = b->werr != 0;
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+
+		if (!failed)
+			err = write_item(b, &it);
+		if (it.kind == RC_ITEM_STATS)
+			free(it.st.entries);
+		done = it.kind == RC_ITEM_FINISH;
+		publish(b);
+
+		pthread_mutex_lock(&b->mu);
+		if (err && !b->werr)
+			b->werr = err;
+		if (it.b)
+			b->free_b[b->nfree++] = it.b;
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+	}
+	return NULL;
+}
+
+static int push_item(struct rc_batcher *b, const struct rc_batch_item *it)
+{
+	int err;
+
+	pthread_mutex_lock(&b->mu);
+	while (b->qlen == RC_BATCH_QCAP)
+		pthread_cond_wait(&b->cv, &b->mu);
+	b->q[(b->qhead + b->qlen) % RC_BATCH_QCAP] = *it;
+	b->qlen++;
+	err = b->werr;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	return err;
+}
+
+int rc_batcher__start(struct rc_batcher *b)
+{
+	int err;
+
+	if (!b->c->w) { /* counting only: one batch, reused */
+		b->cur = b->free_b[--b->nfree];
+		b->cur->len = 0;
+		return 0;
+	}
+	err = rc_batcher__submit(b);
+	if (err)
+		return err;
+	err = pthread_create(&b->thr, NULL, writer_main, b);
+	if (err)
+		return -err;
+	b->thr_started = true;
+	return 0;
+}
+
+int rc_batcher__submit(struct rc_batcher *b)
+{
+	struct rc_batch_item it = { .kind = RC_ITEM_RECORDS, .b = b->cur };
+	uint64_t t0;
+	int err = 0;
+
+	if (!b->c->w) { /* counting only: nothing to write */
+		b->cur->len = 0;
+		return 0;
+	}
+	if (b->cur && b->cur->len) {
+		b->cur = NULL;
+		err = push_item(b, &it);
+	}
+	if (b->cur)
+		return err;
+	pthread_mutex_lock(&b->mu);
+	if (!b->nfree) {
+		/* back-pressure: the ring holds what comes meanwhile, or drops it, counted */
+		t0 = rc_now_ns(CLOCK_MONOTONIC);
+		while (!b->nfree)
+			pthread_cond_wait(&b->cv, &b->mu);
+		b->wait_ns += rc_now_ns(CLOCK_MONOTONIC) - t0;
+	}
+	b->cur = b->free_b[--b->nfree];
+	b->cur->len = 0;
+	err = err ?: b->werr;
+	pthread_mutex_unlock(&b->mu);
+	return err;
+}
+
+int rc_batcher__put(struct rc_batcher *b, const void *rec, size_t len)
+{
+	int err = RC_BATCH_SIZE - b->cur->len < len ? rc_batcher__submit(b) : 0;
+
+	if (err)
+		return err;
+	memcpy(b->cur->buf + b->cur->len, rec, len);
+	b->cur->len += len;
+	return 0;
+}
+
+int rc_batcher__stats(struct rc_batcher *b, const struct rc_stats *st)
+{
+	struct rc_batch_item it = { .kind = RC_ITEM_STATS, .st = *st };
+	size_t sz = st->nentries * sizeof(*st->entries);
+
+	if (!b->c->w)
+		return 0;
+	/* a copy for the writer thread: @st changes at the next sample */
+	it.st.entries = malloc(sz ? sz : 1);
+	if (!it.st.entries)
+		return -ENOMEM;
+	memcpy(it.st.entries, st->entries, sz);
+	return push_item(b, &it);
+}
+
+int rc_batcher__flush(struct rc_batcher *b)
+{
+	struct rc_batch_item it = { .kind = RC_ITEM_FLUSH };
+	int err = rc_batcher__submit(b);
+
+	if (err || !b->c->w)
+		return err;
+	return push_item(b, &it);
+}
+
+int rc_batcher__finish(struct rc_batcher *b, int err)
+{
+	struct rc_batch_item fin = { .kind = RC_ITEM_FINISH };
+
+	err = err ?: rc_batcher__submit(b);
+
+	push_item(b, &fin);
+	pthread_join(b->thr, NULL);
+	b->thr_started = false;
+	return err ?: b->werr;
+}
+
+uint64_t rc_batcher__wait_ns(struct rc_batcher *b)
+{
+	uint64_t ns;
+
+	pthread_mutex_lock(&b->mu);
+	ns = b->wait_ns;
+	pthread_mutex_unlock(&b->mu);
+	return ns;
+}
+
+void rc_batcher__destroy(struct rc_batcher *b)
+{
+	unsigned int i;
+
+	if (b->thr_started) {
+		struct rc_batch_item fin = { .kind = RC_ITEM_FINISH };
+
+		/* an abandoned capture: the writer skips the rest, trailer included */
+		pthread_mutex_lock(&b->mu);
+		b->werr = b->werr ?: -ECANCELED;
+		pthread_mutex_unlock(&b->mu);
+		push_item(b, &fin);
+		pthread_join(b->thr, NULL);
+		b->thr_started = false;
+	}
+	for (i = 0; i < RC_NBATCH; i++)
+		free(b->batches[i].buf);
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->cv);
+}
