@@ -13,11 +13,17 @@
 #ifndef RINGCAP_CAPTURE_BACKEND_H
 #define RINGCAP_CAPTURE_BACKEND_H
 
+#include <linux/types.h>
 #include <sys/utsname.h>
+#include "events.h"
 #include "internal.h"
 #include "capture/dyn.h"
 
 #define RC_STATS_NS 1000000000ull /* the counters go to the file once a second */
+#define RC_SCHED_EVENTS                                                                            \
+	(RC_EVENT_BIT(RC_EV_SCHED_SWITCH) | RC_EVENT_BIT(RC_EV_SCHED_WAKEUP) |                     \
+	 RC_EVENT_BIT(RC_EV_SCHED_FORK) | RC_EVENT_BIT(RC_EV_SCHED_EXEC) |                         \
+	 RC_EVENT_BIT(RC_EV_SCHED_EXIT))
 
 /**
  * struct rc_capture - the state every backend shares

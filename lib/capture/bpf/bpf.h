@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The BPF backend's own state, shared by its files: load.c (privileges,
+ * programs, maps, --bpf), bpf.c (rings, drain, snapshots, start and stop)
+ * and counters.c (the BPF counters, read into rc_stats).
+ */
+#ifndef RINGCAP_CAPTURE_BPF_BPF_H
+#define RINGCAP_CAPTURE_BPF_BPF_H
+
+#include <linux/types.h>
+#include "events.h"
+#include "capture/backend.h"
+#include "capture/batch.h"
+#include "capture/dyn.h"
+#include "capture/bpf/perfbuf.h"
+#include "capture/bpf/ringbuf.h"
+#include "capture/bpf/userbpf.h"
+
+struct syscalls_bpf;
+struct sched_bpf;
+struct follow_bpf;
+struct dyn_bpf;
+
+#define TARGETS_MAX 65536
+#define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
+#define HOLD_NS                                                                                    \
+	1000000ull /* perfbuf: a record this recent may still have an older one in flight          \
+		    */
+struct rc_bpf;
+
+/* A kind of ring the programs write to, as the drain sees it. */
+struct ring_ops {
+	size_t (*pending)(const struct rc_bpf *s);	/* bytes waiting, where it says */
+	long (*read)(struct rc_bpf *s, uint64_t until); /* into the current batch */
+	int (*wait)(struct rc_bpf *s, int ms);		/* until data or @ms */
+};
+
+struct rc_bpf {
+	struct rc_capture c; /* first: the engine frees the struct through it */
+	const struct ring_ops *ring;
+	struct syscalls_bpf *sys;
+	struct sched_bpf *sched;
+	struct follow_bpf *follow;
+	struct dyn_bpf *dyn;	      /* tracepoints by name, uprobes */
+	struct rc_features feat;      /* what this kernel has, probed at open */
+	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
+	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */
+	size_t nentries_max;
+	struct rc_user *user; /* --bpf: the user's object, instead of ours */
+	uint64_t *ulost;      /* --bpf: each CPU's perf ring's losses */
+	uint64_t *ddropped;   /* each CPU's drops of dset's events, at the last count */
+	int events_fd, targets_fd, stats_fd, notify_fd;
+	struct rc_ringbuf rb;
+	struct rc_perfbuf pb;	 /* perfbuf: the CPUs' rings */
+	struct rc_perfbuf nb;	 /* perfbuf --snapshot-on: the trigger rings */
+	struct rc_snapshot snap; /* overwrite: the last snapshot taken */
+	uint64_t nsnap;
+	uint64_t (*captured)[RC_EV_SLOTS];
+	uint64_t malformed;
+	struct rc_bpf_stats *percpu;
+	bool attached;
+	uint64_t ring_hwm;
+	struct rc_batcher bt; /* the batches the drain fills, and the writer thread */
+};
+
+static inline struct rc_bpf *to_bpf(struct rc_capture *c)
+{
+	return (struct rc_bpf *)c;
+}
+
+/* load.c */
+int rc_bpf__add_target(struct rc_capture *c, pid_t pid);
+
+/* bpf.c */
+void rc_bpf__count_captured(struct rc_bpf *s, const void *rec);
+const struct ring_ops *rc_bpf__pick_ring(const struct rc_bpf *s);
+void rc_bpf__teardown(struct rc_capture *c);
+
+/* counters.c */
+int rc_bpf__snapshot_stats(struct rc_bpf *s);
+int rc_bpf__push_stats(struct rc_bpf *s);
+
+#endif /* RINGCAP_CAPTURE_BPF_BPF_H */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF backend's counters: what each program made, dropped and
+ * filtered per CPU and event, what was read, and what the kernel skipped,
+ * read from the BPF maps into struct rc_stats.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "capture/bpf/bpf.h"
+#include "syscalls.skel.h"
+#include "sched.skel.h"
+#include "follow.skel.h"
+#include "dyn.skel.h"
+
+/* Runs of @prog the kernel skipped: it was already running on that CPU. */
+static uint64_t prog_missed(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+/*
+ * One program serves every tracepoint (every uprobe), and the kernel
+ * counts skipped runs per program: they are counted under the first event
+ * that program serves.
+ */
+static void add_dyn_missed(struct rc_bpf *s, struct rc_stats *st)
+{
+	static const enum rc_dyn_kind kinds[] = { RC_DYN_TP, RC_DYN_UPROBE, RC_DYN_URETPROBE };
+	const struct bpf_program *progs[] = { s->dyn->progs.handle_tp, s->dyn->progs.handle_uprobe,
+					      s->dyn->progs.handle_uretprobe };
+	size_t i, k;
+
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		uint64_t m;
+
+		for (i = 0; i < s->c.dset.n && s->c.dset.ev[i].kind != kinds[k]; i++)
+			;
+		if (i == s->c.dset.n || !(m = prog_missed(progs[k])))
+			continue;
+		st->entries[st->nentries++] = (struct rc_stat_entry){ .cpu = RC_CPU_ANY,
+								      .type = s->c.dset.ev[i].id,
+								      .missed = m };
+	}
+}
+
+/*
+ * Events lost before a program could count them: the kernel does not run
+ * a tracing program that is already running on the CPU (an interrupt's
+ * wakeup during a wakeup), and counts that only per program.
+ */
+static void add_missed(struct rc_bpf *s, struct rc_stats *st)
+{
+	struct {
+		uint32_t type;
+		const struct bpf_program *prog;
+	} progs[8];
+	uint64_t missed[RC_EV_MAX] = {};
+	size_t i, n = 0;
+	uint32_t t;
+
+	if (s->sys) {
+		progs[n++] = (typeof(progs[0])){ RC_EV_SYSCALL, s->sys->progs.handle_sys_enter };
+		progs[n++] = (typeof(progs[0])){ RC_EV_SYSCALL, s->sys->progs.handle_sys_exit };
+	}
+	if (s->sched) {
+		progs[n++] =
+		    (typeof(progs[0])){ RC_EV_SCHED_SWITCH, s->sched->progs.handle_sched_switch };
+		progs[n++] =
+		    (typeof(progs[0])){ RC_EV_SCHED_WAKEUP, s->sched->progs.handle_sched_wakeup };
+		progs[n++] = (typeof(progs[0])){ RC_EV_SCHED_FORK,
+						 s->sched->progs.handle_sched_process_fork };
+		progs[n++] = (typeof(progs[0])){ RC_EV_SCHED_EXEC,
+						 s->sched->progs.handle_sched_process_exec };
+		progs[n++] = (typeof(progs[0])){ RC_EV_SCHED_EXIT,
+						 s->sched->progs.handle_sched_process_exit };
+	}
+	if (s->follow) {
+		progs[n++] =
+		    (typeof(progs[0])){ RC_TYPE_FOLLOW, s->follow->progs.handle_follow_fork };
+		/* a skipped exit only keeps a dead tgid a target: nothing is lost */
+	}
+	for (i = 0; i < n; i++)
+		missed[progs[i].type] += prog_missed(progs[i].prog);
+	for (t = 0; t < RC_EV_MAX; t++) {
+		if (!missed[t])
+			continue;
+		st->entries[st->nentries++] =
+		    (struct rc_stat_entry){ .cpu = RC_CPU_ANY, .type = t, .missed = missed[t] };
+	}
+	if (s->dyn)
+		add_dyn_missed(s, st);
+}
+
+/* The counters of the events of dset, one BPF map read each. */
+static int dyn_stats(struct rc_bpf *s, struct rc_stats *st)
+{
+	int fd = bpf_map__fd(s->dyn->maps.dstats);
+	__u32 i;
+	int cpu;
+
+	memset(s->ddropped, 0, s->c.ncpus * sizeof(*s->ddropped));
+	for (i = 0; i < s->c.dset.n; i++) {
+		if (bpf_map_lookup_elem(fd, &i, s->dpercpu) < 0)
+			return -errno;
+		for (cpu = 0; cpu < s->c.ncpus; cpu++) {
+			const struct rc_dyn_stats *b = &s->dpercpu[cpu];
+
+			s->ddropped[cpu] += b->dropped;
+			struct rc_stat_entry e = {
+				cpu,	     RC_DYN_BASE + i,
+				b->made,     b->dropped,
+				b->filtered, s->dcaptured[(size_t)cpu * s->c.dset.n + i]
+			};
+
+			if (e.made || e.dropped || e.filtered || e.captured)
+				st->entries[st->nentries++] = e;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --bpf: what the user's programs made is what was read, and what a perf
+ * ring lost (counted under the struct's event). A BPF ring buffer that
+ * was full is the programs' to count: the kernel does not.
+ */
+static void user_stats(struct rc_bpf *s, struct rc_stats *st)
+{
+	uint16_t lost_id = rc_user__event_id(s->user);
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < s->c.dset.n; i++) {
+		for (cpu = 0; cpu < s->c.ncpus; cpu++) {
+			uint64_t c = s->dcaptured[(size_t)cpu * s->c.dset.n + i];
+			uint64_t l = RC_DYN_BASE + i == lost_id ? s->ulost[cpu] : 0;
+			struct rc_stat_entry e = { cpu, RC_DYN_BASE + i, c + l, l, 0, c };
+
+			if (e.made)
+				st->entries[st->nentries++] = e;
+		}
+	}
+}
+
+/* Take the counters now into s->c.last. */
+int rc_bpf__snapshot_stats(struct rc_bpf *s)
+{
+	struct rc_stats *st = &s->c.last;
+	__u32 zero = 0;
+	int cpu, t, n = 0;
+
+	if (!s->user && bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
+		return -errno;
+	st->ts = rc_now_ns(CLOCK_BOOTTIME);
+	st->ring_size = s->c.opts.ringbuf_size;
+	st->ring_hwm = s->ring_hwm;
+	st->ring_pending = s->c.opts.overwrite ? 0 : s->ring->pending(s);
+	st->user_dropped = s->malformed + s->pb.malformed;
+	st->writer_wait_ns = rc_batcher__wait_ns(&s->bt);
+	for (cpu = 0; cpu < s->c.ncpus; cpu++) {
+		for (t = 1; t < RC_EV_MAX; t++) {
+			const struct rc_bpf_stats *b = &s->percpu[cpu];
+			struct rc_stat_entry e = { cpu,
+						   t,
+						   b->made[t],
+						   b->dropped[t],
+						   b->filtered[t],
+						   s->captured[cpu][t] };
+
+			if (e.made || e.dropped || e.filtered || e.captured)
+				st->entries[n++] = e;
+		}
+	}
+	st->nentries = n;
+	if (s->dyn) {
+		int err = dyn_stats(s, st);
+
+		if (err)
+			return err;
+	}
+	if (s->user)
+		user_stats(s, st);
+	add_missed(s, st);
+	return 0;
+}
+
+/* What was read so far, then the counters, to the file. */
+int rc_bpf__push_stats(struct rc_bpf *s)
+{
+	int err = rc_batcher__submit(&s->bt);
+
+	err = err ?: rc_bpf__snapshot_stats(s);
+	if (err)
+		return err;
+	s->c.last_stats = rc_now_ns(CLOCK_MONOTONIC);
+	return rc_batcher__stats(&s->bt, &s->c.last);
+}

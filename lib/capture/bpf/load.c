@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF backend's setup: privileges, the maps every source shares, each
+ * source's programs (chosen by what the kernel has, lib/capture/features.c),
+ * --bpf objects, and the rings.
+ */
+#include <linux/capability.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "capture/bpf/bpf.h"
+#include "syscalls.skel.h"
+#include "sched.skel.h"
+#include "follow.skel.h"
+#include "dyn.skel.h"
+
+/* ---- privileges ------------------------------------------------------- */
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static bool have_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+static int check_privileges(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0; /* cannot tell: let the kernel decide */
+	if (have_cap(d, CAP_SYS_ADMIN) || (have_cap(d, CAP_BPF) && have_cap(d, CAP_PERFMON)))
+		return 0;
+	pr_warn("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities: "
+		"run ringcap as root (sudo ringcap record ...), or grant them with "
+		"'setcap cap_bpf,cap_perfmon+ep ringcap'\n");
+	return -EPERM;
+}
+
+/* ---- BPF setup -------------------------------------------------------- */
+
+static int share_maps(struct rc_bpf *s, struct bpf_map *events, struct bpf_map *targets,
+		      struct bpf_map *stats, struct bpf_map *notify)
+{
+	int err = bpf_map__reuse_fd(events, s->events_fd);
+
+	err = err ?: bpf_map__reuse_fd(targets, s->targets_fd);
+	err = err ?: bpf_map__reuse_fd(notify, s->notify_fd);
+	return err ?: bpf_map__reuse_fd(stats, s->stats_fd);
+}
+
+static struct rc_knobs make_knobs(const struct rc_record_opts *o)
+{
+	struct rc_knobs k = {
+		.self_tgid = getpid(),
+		.filter_pids = o->npids > 0 || o->follow_forks,
+		.filter_comm = o->comm && *o->comm,
+		.wakeup_bytes = o->wakeup_bytes,
+		.transport =
+		    o->transport == RC_TRANSPORT_PERFBUF ? RC_KNOB_PERFBUF : RC_KNOB_RINGBUF,
+		.snap_type = o->overwrite ? o->snap_type : 0,
+		.snap_nr = o->snap_nr,
+	};
+
+	if (k.filter_comm)
+		strncpy(k.comm, o->comm, sizeof(k.comm) - 1);
+	return k;
+}
+
+static int load_failed(const char *what, int err)
+{
+	pr_warn("failed to load the %s BPF programs: %s (run with -v to see libbpf's log)\n", what,
+		strerror(-err));
+	return err;
+}
+
+/* Refuse in one line what this kernel cannot load, before libbpf tries. */
+static int need(const struct rc_bpf *s, enum rc_feature_need what, const char *source)
+{
+	const char *missing = rc_features__missing(&s->feat, what);
+
+	if (!missing)
+		return 0;
+	pr_warn("%s needs %s, which this kernel (%s) does not have; 'ringcap record --check' "
+		"lists what it has and what record can use\n",
+		source, missing, s->feat.release);
+	return -EOPNOTSUPP;
+}
+
+static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->ev[i].kind == kind)
+			return true;
+	return false;
+}
+
+/* Tell the tracepoint program about each tracepoint: by its ftrace id. */
+static int fill_tpconf(struct rc_bpf *s)
+{
+	int fd = bpf_map__fd(s->dyn->maps.tpconf);
+	size_t i;
+
+	for (i = 0; i < s->c.dset.n; i++) {
+		const struct rc_dyn_event *e = &s->c.dset.ev[i];
+		struct rc_tp_conf c = { .type = e->id,
+					.fixed = e->tp.size,
+					.nlocs = e->tp.nlocs,
+					.ftrace_id = e->tp.id };
+		__u32 key = e->id;
+		uint16_t k;
+
+		if (e->kind != RC_DYN_TP)
+			continue;
+		for (k = 0; k < e->tp.nlocs && k < RC_TP_MAX_LOCS; k++) {
+			c.loc_off[k] = e->tp.loc_off[k];
+			c.loc_rel[k] = e->tp.loc_rel[k];
+		}
+		if (bpf_map_update_elem(fd, &key, &c, BPF_ANY) < 0) {
+			pr_warn("failed to configure tracepoint %s: %s\n", e->name,
+				strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
+{
+	struct dyn_bpf *d;
+	int err;
+
+	if (have_kind(&s->c.dset, RC_DYN_TP) &&
+	    (err = need(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME")))
+		return err;
+	if ((have_kind(&s->c.dset, RC_DYN_UPROBE) || have_kind(&s->c.dset, RC_DYN_URETPROBE)) &&
+	    (err = need(s, RC_NEED_UPROBES, "-e uprobe:")))
+		return err;
+	d = dyn_bpf__open();
+	if (!d)
+		return load_failed("tracepoint and uprobe", -errno);
+	s->dyn = d;
+	d->rodata->knobs = *k;
+	bpf_program__set_autoload(d->progs.handle_tp, have_kind(&s->c.dset, RC_DYN_TP));
+	bpf_program__set_autoload(d->progs.handle_uprobe, have_kind(&s->c.dset, RC_DYN_UPROBE));
+	bpf_program__set_autoload(d->progs.handle_uretprobe,
+				  have_kind(&s->c.dset, RC_DYN_URETPROBE));
+	err = share_maps(s, d->maps.events, d->maps.targets, d->maps.stats, d->maps.notify);
+	err = err ?: dyn_bpf__load(d);
+	if (err)
+		return load_failed("tracepoint and uprobe", err);
+	return fill_tpconf(s);
+}
+
+/* --bpf: a record of the user's, wrapped. */
+static int user_put(void *ctx, const void *rec, size_t len)
+{
+	struct rc_bpf *s = ctx;
+	int err = rc_batcher__put(&s->bt, rec, len);
+
+	if (!err)
+		rc_bpf__count_captured(s, rec);
+	return err;
+}
+
+/* --bpf, a perf event array: the kernel's count of what it could not write, as a record. */
+static int user_lost(void *ctx, int cpu, uint64_t n)
+{
+	struct rc_bpf *s = ctx;
+	struct rc_rec_lost l = { .hdr = { .ts = rc_now_ns(CLOCK_BOOTTIME),
+					  .type = RC_REC_LOST,
+					  .size = sizeof(l),
+					  .cpu = cpu },
+				 .lost = n };
+
+	if (cpu < 0 || cpu >= s->c.ncpus)
+		return -EINVAL;
+	s->ulost[cpu] += n;
+	return rc_batcher__put(&s->bt, &l, sizeof(l));
+}
+
+static int open_user(struct rc_bpf *s)
+{
+	struct rc_user_opts uo = { .path = s->c.opts.bpf_object,
+				   .map = s->c.opts.bpf_map,
+				   .event_type = s->c.opts.event_type,
+				   .sets = s->c.opts.bpf_sets,
+				   .nsets = s->c.opts.nbpf_sets,
+				   .put = user_put,
+				   .lost = user_lost,
+				   .ctx = s };
+
+	if (s->c.opts.events || s->c.dset.n) {
+		pr_warn("--bpf records the object's own events: drop -e\n");
+		return -EINVAL;
+	}
+	if (s->c.opts.overwrite || s->c.opts.npids || (s->c.opts.comm && *s->c.opts.comm)) {
+		pr_warn("--bpf: --overwrite, -p and --comm are for ringcap's own programs\n");
+		return -EINVAL;
+	}
+	s->user = rc_user__open(&uo, &s->c.dset, s->c.schema);
+	if (!s->user)
+		return -errno;
+	s->c.transport = s->c.opts.transport = rc_user__transport(s->user);
+	return 0;
+}
+
+/*
+ * ringcap's own events and enums, but for an event a tracepoint of the
+ * same name recorded through the generic program stands for: a name has
+ * one meaning in a capture.
+ */
+static int add_builtin(struct rc_bpf *s)
+{
+	const struct rc_schema *b = rc_builtin_schema();
+	uint32_t i;
+	size_t k;
+	int err = 0;
+
+	for (i = 0; !err && i < b->nenums; i++)
+		err = rc_schema__add_enum(s->c.schema, &b->enums[i]);
+	for (i = 0; !err && i < b->nevents; i++) {
+		bool shadowed = false;
+
+		for (k = 0; k < s->c.dset.n && !shadowed; k++)
+			shadowed = !strcmp(s->c.dset.ev[k].name, b->events[i].name);
+		if (!shadowed)
+			err = rc_schema__add_event(s->c.schema, &b->events[i]);
+	}
+	return err;
+}
+
+/* Find the events -e names beyond the built-in ones, and describe them. */
+static int describe_dyn(struct rc_bpf *s)
+{
+	size_t i, n;
+	int err = 0;
+
+	s->c.schema = rc_schema__new(NULL);
+	if (!s->c.schema)
+		return -errno;
+	s->c.dset.builtin_mask = s->c.opts.events;
+	for (i = 0; !err && i < s->c.opts.ntracepoints; i++)
+		err = rc_dyn__add_tracepoints(&s->c.dset, s->c.opts.tracepoints[i]);
+	for (i = 0; !err && i < s->c.opts.nuprobes; i++)
+		err = rc_dyn__add_uprobe(&s->c.dset, s->c.opts.uprobes[i]);
+	if (!err && s->c.opts.bpf_object)
+		err = open_user(s);
+	if (err)
+		return err;
+	if (!s->c.opts.events && !s->c.dset.n) {
+		pr_warn("no events to record: give -e\n");
+		return -EINVAL;
+	}
+	err = add_builtin(s) ?: rc_dyn__describe(&s->c.dset, s->c.schema);
+	if (err)
+		return err;
+	n = s->c.dset.n ? s->c.dset.n : 1;
+	s->dcaptured = calloc((size_t)s->c.ncpus * n, sizeof(*s->dcaptured));
+	s->dpercpu = calloc(s->c.ncpus, sizeof(*s->dpercpu));
+	s->ulost = calloc(s->c.ncpus, sizeof(*s->ulost));
+	s->ddropped = calloc(s->c.ncpus, sizeof(*s->ddropped));
+	/* one entry per CPU and event, and one per event for all CPUs (missed) */
+	s->nentries_max = (size_t)(s->c.ncpus + 1) * (RC_EV_MAX + s->c.dset.n);
+	s->c.last.entries = calloc(s->nentries_max, sizeof(*s->c.last.entries));
+	if (!s->dcaptured || !s->dpercpu || !s->ulost || !s->ddropped || !s->c.last.entries)
+		return -ENOMEM;
+	return 0;
+}
+
+static int open_sources(struct rc_bpf *s)
+{
+	uint32_t ev = s->c.opts.events;
+	struct rc_knobs k = make_knobs(&s->c.opts);
+	int err;
+
+	if (ev & RC_EVENT_BIT(RC_EV_SYSCALL)) {
+		err = need(s, RC_NEED_SYSCALLS, "-e syscalls");
+		if (err)
+			return err;
+		s->sys = syscalls_bpf__open();
+		if (!s->sys)
+			return load_failed("syscalls", -errno);
+		s->sys->rodata->knobs = k;
+		err = share_maps(s, s->sys->maps.events, s->sys->maps.targets, s->sys->maps.stats,
+				 s->sys->maps.notify);
+		err = err ?: syscalls_bpf__load(s->sys);
+		if (err)
+			return load_failed("syscalls", err);
+	}
+	if (ev & RC_SCHED_EVENTS) {
+		struct sched_bpf *sk;
+
+		err = need(s, RC_NEED_SCHED, "-e sched");
+		if (err)
+			return err;
+		sk = sched_bpf__open();
+		if (!sk)
+			return load_failed("sched", -errno);
+		s->sched = sk;
+		sk->rodata->knobs = k;
+		bpf_program__set_autoload(sk->progs.handle_sched_switch,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_SWITCH));
+		bpf_program__set_autoload(sk->progs.handle_sched_wakeup,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_WAKEUP));
+		bpf_program__set_autoload(sk->progs.handle_sched_process_fork,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_FORK));
+		bpf_program__set_autoload(sk->progs.handle_sched_process_exec,
+					  ev & RC_EVENT_BIT(RC_EV_SCHED_EXEC));
+		/* the variant whose arguments the kernel's prototype has */
+		bpf_program__set_autoload(sk->progs.handle_sched_process_exit,
+					  (ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT)) &&
+					      !s->feat.exit_group_dead);
+		bpf_program__set_autoload(sk->progs.handle_sched_process_exit_gd,
+					  (ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT)) &&
+					      s->feat.exit_group_dead);
+		err = share_maps(s, sk->maps.events, sk->maps.targets, sk->maps.stats,
+				 sk->maps.notify);
+		err = err ?: sched_bpf__load(sk);
+		if (err)
+			return load_failed("sched", err);
+	}
+	if (s->c.dset.n) {
+		err = open_dyn(s, &k);
+		if (err)
+			return err;
+	}
+	if (s->c.opts.follow_forks) {
+		err = need(s, RC_NEED_FOLLOW, "following a command's children");
+		if (err)
+			return err;
+		s->follow = follow_bpf__open();
+		if (!s->follow)
+			return load_failed("follow", -errno);
+		s->follow->rodata->knobs = k;
+		bpf_program__set_autoload(s->follow->progs.handle_follow_exit,
+					  !s->feat.exit_group_dead);
+		bpf_program__set_autoload(s->follow->progs.handle_follow_exit_gd,
+					  s->feat.exit_group_dead);
+		err = share_maps(s, s->follow->maps.events, s->follow->maps.targets,
+				 s->follow->maps.stats, s->follow->maps.notify);
+		err = err ?: follow_bpf__load(s->follow);
+		if (err)
+			return load_failed("follow", err);
+	}
+	return 0;
+}
+
+/* --transport auto: the BPF ring buffer where the kernel has it (5.8 and later). */
+static enum rc_transport pick_transport(const struct rc_features *f, enum rc_transport t,
+					bool overwrite)
+{
+	if (t != RC_TRANSPORT_AUTO)
+		return t;
+	if (overwrite)
+		return RC_TRANSPORT_PERFBUF; /* only perf rings overwrite */
+	if (f->ringbuf)
+		return RC_TRANSPORT_RINGBUF;
+	pr_info("this kernel has no BPF ring buffer: using the perf buffer\n");
+	return RC_TRANSPORT_PERFBUF;
+}
+
+static int create_maps(struct rc_bpf *s)
+{
+	if (s->c.transport == RC_TRANSPORT_PERFBUF)
+		s->events_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "rc_events",
+					      sizeof(__u32), sizeof(__u32), s->c.ncpus, NULL);
+	else
+		s->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_events", 0, 0,
+					      s->c.opts.ringbuf_size, NULL);
+	if (s->events_fd < 0)
+		goto fail;
+	s->notify_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "rc_notify", sizeof(__u32),
+				      sizeof(__u32), s->c.ncpus, NULL);
+	if (s->notify_fd < 0)
+		goto fail;
+	s->targets_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "rc_targets", sizeof(__u32), sizeof(__u8),
+				       TARGETS_MAX, NULL);
+	if (s->targets_fd < 0)
+		goto fail;
+	s->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stats", sizeof(__u32),
+				     sizeof(struct rc_bpf_stats), 1, NULL);
+	if (s->stats_fd < 0)
+		goto fail;
+	return 0;
+fail:
+	pr_warn("failed to create BPF maps: %s%s\n", strerror(errno),
+		errno == EINVAL ? " (a kernel without BPF ring buffers? Linux 5.8 or later needed)"
+				: "");
+	return -errno;
+}
+
+int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
+{
+	struct rc_bpf *s = to_bpf(c);
+	__u32 key = pid;
+	__u8 one = 1;
+
+	if (s->user)
+		return 0; /* the user's programs choose what they trace */
+	if (bpf_map_update_elem(s->targets_fd, &key, &one, BPF_ANY) < 0) {
+		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int open_transport(struct rc_bpf *s)
+{
+	struct rc_perfbuf_opts po = {
+		.size = s->c.opts.ringbuf_size,
+		.wakeup_events = s->c.opts.wakeup_events,
+		.wakeup_bytes = s->c.opts.wakeup_events ? 0 : s->c.opts.wakeup_bytes,
+		.overwrite = s->c.opts.overwrite,
+	};
+	int err;
+
+	if (s->c.transport == RC_TRANSPORT_RINGBUF)
+		return rc_ringbuf__init(&s->rb, s->events_fd, s->c.opts.ringbuf_size);
+	err = rc_perfbuf__init(&s->pb, s->events_fd, s->c.ncpus, &po);
+	s->pb.fullest_first = !s->c.opts.time_order_only;
+	if (!err && s->c.opts.overwrite && s->c.opts.snap_type)
+		err = rc_notify__init(&s->nb, s->notify_fd, s->c.ncpus);
+	return err;
+}
+
+struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
+{
+	struct rc_bpf *s;
+	int err;
+
+	err = check_privileges();
+	if (err)
+		return rc_err_ptr(err);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return rc_err_ptr(-ENOMEM);
+	rc_capture__init(&s->c, opts);
+	s->c.clock_every = 1024; /* a clock read costs as much as a ring read */
+	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = -1;
+	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
+	rc_features__probe(&s->feat);
+	s->c.transport = pick_transport(&s->feat, s->c.opts.transport, s->c.opts.overwrite);
+	if (s->c.opts.overwrite && s->c.transport != RC_TRANSPORT_PERFBUF) {
+		pr_warn("the flight recorder (--overwrite) needs the perf buffer: "
+			"use --transport perfbuf or auto\n");
+		err = -EINVAL;
+		goto err_out;
+	}
+	s->c.opts.transport = s->c.transport;
+	s->c.ncpus = libbpf_num_possible_cpus();
+	if (s->c.ncpus <= 0) {
+		err = s->c.ncpus ?: -EINVAL;
+		goto err_out;
+	}
+	s->captured = calloc(s->c.ncpus, sizeof(*s->captured));
+	s->percpu = calloc(s->c.ncpus, sizeof(*s->percpu));
+	if (!s->captured || !s->percpu) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	err = describe_dyn(s);
+	if (err)
+		goto err_out;
+	s->ring = rc_bpf__pick_ring(s);
+	err = rc_batcher__init(&s->bt, &s->c);
+	if (err)
+		goto err_out;
+	if (!s->user) {
+		err = create_maps(s);
+		err = err ?: open_sources(s);
+		err = err ?: open_transport(s);
+		if (err)
+			goto err_out;
+	}
+	return &s->c;
+
+err_out:
+	rc_bpf__teardown(&s->c);
+	rc_capture__release(&s->c);
+	free(s);
+	return rc_err_ptr(err);
+}
