@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "util/mem.h"
 
 static struct rc_sum_count *find(struct rc_sum_count **items, size_t *n, size_t *cap, uint64_t key)
 {
@@ -12,15 +13,8 @@ static struct rc_sum_count *find(struct rc_sum_count **items, size_t *n, size_t 
 	for (i = *n; i > 0; i--)
 		if ((*items)[i - 1].key == key)
 			return &(*items)[i - 1];
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		void *p = realloc(*items, nc * sizeof(**items));
-
-		if (!p)
-			return NULL;
-		*items = p;
-		*cap = nc;
-	}
+	if (rc_ensure_arr(items, cap, *n + 1, 64))
+		return NULL;
 	memset(&(*items)[*n], 0, sizeof(**items));
 	(*items)[*n].key = key;
 	return &(*items)[(*n)++];

@@ -13,6 +13,7 @@
 #include <zstd.h>
 #include "format/ftpage.h"
 #include "internal.h"
+#include "util/mem.h"
 
 /* include/linux/ring_buffer.h */
 #define FT_TYPE_DATA_MAX    28
@@ -391,16 +392,11 @@ static bool seen_has(const struct rc_ftenc *e, uint32_t tid)
 static int seen_add(struct rc_ftenc *e, uint32_t tid)
 {
 	size_t i;
+	int err;
 
-	if (e->nfresh == e->fresh_cap) {
-		size_t cap = e->fresh_cap ? e->fresh_cap * 2 : 64;
-		void *p = realloc(e->fresh, cap * sizeof(*e->fresh));
-
-		if (!p)
-			return -ENOMEM;
-		e->fresh = p;
-		e->fresh_cap = cap;
-	}
+	err = rc_ensure_arr(&e->fresh, &e->fresh_cap, e->nfresh + 1, 64);
+	if (err)
+		return err;
 	if ((e->nseen + 1) * 2 > e->seen_cap) {
 		size_t cap = e->seen_cap ? e->seen_cap * 2 : 256;
 		uint64_t *tab = calloc(cap, sizeof(*tab));
@@ -781,15 +777,9 @@ static int add_ref(struct ftdec *d, uint64_t ts, size_t size)
 
 	if (size > RC_MAX_CHUNK_RAW - d->out->len)
 		return bad(d, "chunk decodes to more than a chunk may hold");
-	if (d->nrefs == d->refs_cap) {
-		size_t cap = d->refs_cap ? d->refs_cap * 2 : 1024;
-		void *p = realloc(d->refs, cap * sizeof(*d->refs));
-
-		if (!p)
-			return -ENOMEM;
-		d->refs = p;
-		d->refs_cap = cap;
-	}
+	err = rc_ensure_arr(&d->refs, &d->refs_cap, d->nrefs + 1, 1024);
+	if (err)
+		return err;
 	err = rc_strbuf__reserve(d->out, size);
 	if (err)
 		return err;

@@ -18,6 +18,7 @@
 #include <zstd.h>
 #include "format/header.h"
 #include "format/shuffle.h"
+#include "util/mem.h"
 
 struct rc_reader {
 	int fd;
@@ -419,15 +420,10 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 
 static int add_point(struct rc_reader *r, const struct rc_stats *st)
 {
-	if (r->nhist == r->hist_cap) {
-		size_t cap = r->hist_cap ? r->hist_cap * 2 : 64;
-		void *p = realloc(r->hist, cap * sizeof(*r->hist));
+	int err = rc_ensure_arr(&r->hist, &r->hist_cap, r->nhist + 1, 64);
 
-		if (!p)
-			return -ENOMEM;
-		r->hist = p;
-		r->hist_cap = cap;
-	}
+	if (err)
+		return err;
 	rc_stats__totals(st, &r->hist[r->nhist++]);
 	return 0;
 }

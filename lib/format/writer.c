@@ -12,6 +12,7 @@
 #include "format/format.h"
 #include "internal.h"
 #include "format/shuffle.h"
+#include "util/mem.h"
 
 #define DEFAULT_CHUNK	(1u << 20)
 #define DEFAULT_REORDER 20000000ull /* 20 ms */
@@ -134,15 +135,10 @@ err_out:
 
 static int add_index(struct rc_writer *w, const struct rc_chunk_index *ci)
 {
-	if (w->tr.nindex == w->index_cap) {
-		size_t cap = w->index_cap ? w->index_cap * 2 : 64;
-		void *p = realloc(w->tr.index, cap * sizeof(*w->tr.index));
+	int err = rc_ensure_arr(&w->tr.index, &w->index_cap, w->tr.nindex + 1, 64);
 
-		if (!p)
-			return -ENOMEM;
-		w->tr.index = p;
-		w->index_cap = cap;
-	}
+	if (err)
+		return err;
 	w->tr.index[w->tr.nindex++] = *ci;
 	return 0;
 }
@@ -268,15 +264,10 @@ static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint6
 
 static int add_ref(struct rc_writer *w, uint64_t ts, size_t off, size_t size)
 {
-	if (w->nrefs == w->refs_cap) {
-		size_t cap = w->refs_cap ? w->refs_cap * 2 : 4096;
-		void *p = realloc(w->refs, cap * sizeof(*w->refs));
+	int err = rc_ensure_arr(&w->refs, &w->refs_cap, w->nrefs + 1, 4096);
 
-		if (!p)
-			return -ENOMEM;
-		w->refs = p;
-		w->refs_cap = cap;
-	}
+	if (err)
+		return err;
 	w->refs[w->nrefs++] = (struct rec_ref){ ts, off, size };
 	return 0;
 }

@@ -33,6 +33,7 @@
 #include "format/format.h"
 #include "internal.h"
 #include "tracefs/tpformat.h"
+#include "util/mem.h"
 
 /* The longest field line taken: a 255-byte name and a long type fit. */
 #define MAX_FIELD_LINE 1024
@@ -40,7 +41,7 @@
 struct parser {
 	struct rc_tpformat *f;
 	uint16_t base;
-	uint16_t cap; /* of f->fields */
+	size_t cap; /* of f->fields */
 	unsigned int line;
 	char *err;
 	size_t errlen;
@@ -408,21 +409,16 @@ static int add_field(struct parser *p, const struct decl *d, unsigned long off, 
 	struct rc_tpformat *f = p->f;
 	struct rc_field *fld;
 	uint16_t i;
+	int err;
 
 	for (i = 0; i < f->nfields; i++)
 		if (!strcmp(f->fields[i].name, d->name))
 			return fail(p, -EINVAL, "field '%s' named twice", d->name);
 	if (f->nfields >= RC_MAX_FIELDS)
 		return fail(p, -E2BIG, "more than %d fields", RC_MAX_FIELDS);
-	if (f->nfields == p->cap) {
-		uint16_t cap = p->cap ? p->cap * 2 : 16;
-
-		fld = realloc(f->fields, cap * sizeof(*fld));
-		if (!fld)
-			return -ENOMEM;
-		f->fields = fld;
-		p->cap = cap;
-	}
+	err = rc_ensure_arr(&f->fields, &p->cap, f->nfields + 1, 16);
+	if (err)
+		return err;
 	fld = &f->fields[f->nfields];
 	memset(fld, 0, sizeof(*fld));
 	fld->name = strdup(d->name);
@@ -741,8 +737,8 @@ static int tracefs_path_of(char *buf, const char *a, const char *b, const char *
 
 int rc_tracefs__read_format(const char *system, const char *name, char **text)
 {
-	size_t len = 0, cap = 4096;
-	char path[PATH_MAX], *buf, *p;
+	char path[PATH_MAX], *buf = NULL;
+	size_t len = 0, cap = 0;
 	ssize_t n;
 	int fd, err;
 
@@ -759,11 +755,6 @@ int rc_tracefs__read_format(const char *system, const char *name, char **text)
 			pr_warn("failed to open '%s': %s\n", path, strerror(-err));
 		return err;
 	}
-	buf = malloc(cap);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out;
-	}
 	/* tracefs files say they are empty: read to the end */
 	for (;;) {
 		if (len + 1 >= cap) {
@@ -772,13 +763,10 @@ int rc_tracefs__read_format(const char *system, const char *name, char **text)
 				err = -E2BIG;
 				goto out;
 			}
-			p = realloc(buf, cap * 2);
-			if (!p) {
-				err = -ENOMEM;
+			/* room for a byte more and the NUL */
+			err = rc_ensure_arr(&buf, &cap, len + 2, 4096);
+			if (err)
 				goto out;
-			}
-			buf = p;
-			cap *= 2;
 		}
 		n = read(fd, buf + len, cap - 1 - len);
 		if (n < 0 && errno == EINTR)

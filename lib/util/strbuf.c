@@ -5,26 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "util/mem.h"
 
 int rc_strbuf__reserve(struct rc_strbuf *sb, size_t extra)
 {
-	size_t need, cap;
-	char *p;
-
 	if (extra > SIZE_MAX / 2 - sb->len)
 		return -ENOMEM;
-	need = sb->len + extra + 1;
-	if (need <= sb->cap)
-		return 0;
-	cap = sb->cap ? sb->cap : 256;
-	while (cap < need)
-		cap *= 2;
-	p = realloc(sb->buf, cap);
-	if (!p)
-		return -ENOMEM;
-	sb->buf = p;
-	sb->cap = cap;
-	return 0;
+	return rc_ensure_arr(&sb->buf, &sb->cap, sb->len + extra + 1, 256);
 }
 
 int rc_strbuf__append(struct rc_strbuf *sb, const void *data, size_t len)

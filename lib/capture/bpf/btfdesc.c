@@ -18,6 +18,7 @@
 #include "capture/bpf/btfdesc.h"
 #include "format/format.h"
 #include "internal.h"
+#include "util/mem.h"
 
 #define MAX_DEPTH  32 /* nested structs and arrays; also bounds a malformed BTF's loops */
 #define MAX_MODS   32 /* typedef/const/volatile in a row */
@@ -116,7 +117,7 @@ struct desc {
 	const char *struct_name;
 	uint16_t base;
 	uint16_t first_enum_id;
-	uint32_t fields_cap;
+	size_t fields_cap;
 	__u32 *enum_types; /* the BTF type of each out->enums[i] */
 	char *err;
 	size_t errlen;
@@ -135,8 +136,8 @@ static int add_field(struct desc *d, const char *name, __u32 off, __u32 size, __
 		     uint8_t kind, uint8_t hint, uint16_t enum_id)
 {
 	struct rc_btf_desc *o = d->out;
-	struct rc_field *f;
 	char *nm;
+	int err;
 
 	if (o->nfields >= RC_MAX_FIELDS) {
 		set_err(d->err, d->errlen,
@@ -156,15 +157,9 @@ static int add_field(struct desc *d, const char *name, __u32 off, __u32 size, __
 			d->struct_name, name);
 		return -EINVAL;
 	}
-	if (o->nfields == d->fields_cap) {
-		uint32_t cap = d->fields_cap ? d->fields_cap * 2 : 16;
-
-		f = realloc(o->fields, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		o->fields = f;
-		d->fields_cap = cap;
-	}
+	err = rc_ensure_arr(&o->fields, &d->fields_cap, o->nfields + 1, 16);
+	if (err)
+		return err;
 	nm = strdup(name);
 	if (!nm)
 		return -ENOMEM;

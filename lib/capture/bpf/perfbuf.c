@@ -35,6 +35,7 @@
 #include <bpf/bpf.h>
 #include "events.h"
 #include "capture/bpf/perfbuf.h"
+#include "util/mem.h"
 
 #define PERF_HDR_SZ sizeof(struct perf_event_header)
 #define WRAP_MAX    65536 /* a perf record's size is a u16 */
@@ -420,15 +421,10 @@ static void copy_out(struct rc_pring *r)
 
 static int add_ref(struct rc_snapshot *s, const struct rc_snap_ref *ref)
 {
-	if (s->nrefs == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4096;
-		void *p = realloc(s->refs, cap * sizeof(*s->refs));
+	int err = rc_ensure_arr(&s->refs, &s->cap, s->nrefs + 1, 4096);
 
-		if (!p)
-			return -ENOMEM;
-		s->refs = p;
-		s->cap = cap;
-	}
+	if (err)
+		return err;
 	s->refs[s->nrefs++] = *ref;
 	return 0;
 }
