@@ -12,18 +12,9 @@
  * read. Events are taken from the reader page in place: their bytes go to
  * zstd as the kernel wrote them (ftpage.h), with no copy of ours.
  *
- * Order: each CPU's events are in time order. A pass takes, from every
- * CPU, the events up to a watermark: the earliest time any CPU may still
- * produce an event at. That is the last event a CPU has waiting, or, for a
- * CPU with nothing waiting, now less a hold: an event's time is taken
- * before its bytes are written and committed, and interrupts and softirqs
- * can run in between. The hold is 2 ms (a softirq run's budget), but never
- * more than an eighth of the time a ring takes to fill at the rate its last
- * full sub-buffer was written: events wait in the ring while held, and a
- * ring that fills loses them. A chunk ends only between passes, so chunks
- * follow each other in time, and the reader merges the CPUs' events within
- * each chunk. Events that still land out of order are counted as the
- * trailer's late.
+ * Order: a pass takes every CPU's events up to a watermark (order.h). A
+ * chunk ends only between passes, so chunks follow each other in time, and
+ * the reader merges the CPUs' events within each chunk.
  *
  * Losses: the instance overwrites its oldest events when a ring is full,
  * as ftrace does by default; the meta page's overrun counts them per CPU,
@@ -51,6 +42,7 @@
 #include "format/ftpage.h"
 #include "capture/backend.h"
 #include "capture/ftrace/ftrace.h"
+#include "capture/ftrace/order.h"
 
 /* include/uapi/linux/trace_mmap.h, Linux 6.10; Debian 12's headers predate it */
 struct trace_buffer_meta {
@@ -79,8 +71,6 @@ struct trace_buffer_meta {
 #define SUBBUF_HDR    16	 /* u64 time_stamp, local_t commit: events/header_page */
 #define COMMIT_FLAGS  (3u << 30) /* RB_MISSED_EVENTS, RB_MISSED_STORED */
 #define NO_SUBBUF     UINT32_MAX /* no reader sub-buffer taken yet */
-#define HOLD_NS	      2000000ull /* an event this recent may still be on its way */
-#define HOLD_SHARE    8		 /* the hold is at most this share of a ring's time */
 #define CHUNK_RAW     (1u << 20) /* decoded bytes a chunk holds before it is written */
 #define FT_LEVEL      3 /* zstd's: events as the kernel wrote them, not shuffled, gain from it */
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
@@ -125,8 +115,7 @@ struct rc_ftrace {
 	struct rc_ftenc *enc;
 	struct rc_ft_id *ids; /* ftrace id -> event id, for the encoder */
 	struct rc_ft_idmap idmap;
-	uint64_t written_ts; /* the latest record of the chunks written */
-	uint64_t late;	     /* records earlier than that, so out of order in the file */
+	struct rc_ft_order order; /* the watermark, the hold, what was written, late */
 	int werr;
 	struct pollfd *pfds;
 	struct task_slot *tasks; /* an open-addressing table of tids seen */
@@ -605,28 +594,20 @@ static void note_overrun(struct ft_cpu *c, uint64_t ts)
 static void note_rate(struct ft_cpu *c)
 {
 	uint32_t data = c->subbuf_size - SUBBUF_HDR;
-	uint64_t span;
 
 	if (c->id == NO_SUBBUF || c->cur.len < data / 2 || c->cur.ts <= c->page_ts)
 		return;
-	span = c->cur.ts - c->page_ts;
-	if (span > UINT64_MAX / data / c->nr_subbufs)
-		span = UINT64_MAX / data / c->nr_subbufs;
-	c->ring_ns = span * data / c->cur.len * c->nr_subbufs;
+	c->ring_ns = rc_ft_ring_ns(c->cur.ts - c->page_ts, c->cur.len, data, c->nr_subbufs);
 }
 
-/* The hold of a pass: HOLD_NS, or less when a ring fills faster (Order, above). */
+/* The hold of a pass: RC_FT_HOLD_NS, or less when a ring fills faster (order.h). */
 static uint64_t hold_ns(const struct rc_ftrace *f)
 {
-	uint64_t hold = HOLD_NS;
+	uint64_t hold = RC_FT_HOLD_NS;
 	int i;
 
-	for (i = 0; i < f->ncpus; i++) {
-		uint64_t share = f->cpus[i].ring_ns / HOLD_SHARE;
-
-		if (f->cpus[i].ring_ns && share < hold)
-			hold = share;
-	}
+	for (i = 0; i < f->ncpus; i++)
+		hold = rc_ft_hold(hold, f->cpus[i].ring_ns);
 	return hold;
 }
 
@@ -711,7 +692,7 @@ static void skip_malformed(struct rc_ftrace *f, struct ft_cpu *c)
 static int put_lost(struct rc_ftrace *f, struct ft_cpu *c)
 {
 	struct rc_rec_lost l = {
-		.hdr = { .ts = c->lost_ts > f->written_ts ? c->lost_ts : f->written_ts,
+		.hdr = { .ts = c->lost_ts > f->order.written_ts ? c->lost_ts : f->order.written_ts,
 			 .type = RC_REC_LOST,
 			 .size = sizeof(l),
 			 .cpu = c->cpu },
@@ -730,7 +711,7 @@ static int put_lost(struct rc_ftrace *f, struct ft_cpu *c)
 static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 {
 	/* with nothing waiting, it may still be committing an event up to the hold old */
-	uint64_t idle = final ? UINT64_MAX : now > f->hold ? now - f->hold : 0, last;
+	uint64_t idle = rc_ft_idle_bound(&f->order, now, final), last;
 	long n;
 	int r;
 
@@ -767,8 +748,8 @@ static void count_late(struct rc_ftrace *f, const struct ft_cpu *c, uint64_t w)
 	struct rc_ft_cursor k = c->cur;
 	struct rc_ft_event ev;
 
-	while (rc_ft_next(&k, &ev) > 0 && ev.ts < f->written_ts && ev.ts <= w)
-		f->late++;
+	while (rc_ft_next(&k, &ev) > 0 && rc_ft_is_late(&f->order, ev.ts, w))
+		f->order.late++;
 }
 
 /*
@@ -782,7 +763,7 @@ static long pass(struct rc_ftrace *f, bool final, bool *moved)
 	int i, r;
 
 	f->passes++;
-	f->hold = hold_ns(f);
+	f->order.hold = hold_ns(f);
 	for (i = 0; i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
 		uint32_t id = c->id, pos = c->cur.pos;
@@ -795,9 +776,7 @@ static long pass(struct rc_ftrace *f, bool final, bool *moved)
 		if (f->cpus[i].bound < w)
 			w = f->cpus[i].bound;
 	}
-	if (w < f->mark)
-		w = f->mark; /* never behind what an earlier pass took */
-	f->mark = w;
+	w = rc_ft_advance(&f->order, w);
 	for (i = 0; i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
 		uint64_t skipped;
@@ -847,7 +826,7 @@ static int end_chunk(struct rc_ftrace *f)
 	if (err)
 		return err;
 	if (!f->c.w) {
-		f->written_ts = dc.last_ts > f->written_ts ? dc.last_ts : f->written_ts;
+		rc_ft_written(&f->order, dc.last_ts);
 		return 0; /* counting only */
 	}
 	if (f->werr)
@@ -858,8 +837,7 @@ static int end_chunk(struct rc_ftrace *f)
 		return err;
 	}
 	f->c.nrec_written += dc.nrec;
-	if (dc.last_ts > f->written_ts)
-		f->written_ts = dc.last_ts;
+	rc_ft_written(&f->order, dc.last_ts);
 	f->c.raw_written += dc.raw_size;
 	f->c.written = rc_writer__bytes(f->c.w);
 	return 0;
@@ -1165,12 +1143,12 @@ static int ft_stop(struct rc_capture *cap)
 		pr_warn("%llu entries in the ring were of no event recorded (a write to the "
 			"instance's trace_marker?): skipped, counted as filtered\n",
 			(unsigned long long)rc_ftenc__skipped(f->enc));
-	if (f->late)
+	if (f->order.late)
 		pr_warn("%llu events reached their ring after events of a later time were "
 			"written: they are out of order in the file\n",
-			(unsigned long long)f->late);
+			(unsigned long long)f->order.late);
 	if (f->c.w)
-		rc_writer__add_late(f->c.w, f->late);
+		rc_writer__add_late(f->c.w, f->order.late);
 	if (!f->c.w)
 		return err;
 	if (!err && !f->werr)
