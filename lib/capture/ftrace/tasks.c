@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The ftrace backend's tasks: a tid's process and name, for the chunks' task tables. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "capture/ftrace/ftrace.h"
+#include "capture/ftrace/ft.h"
+
+/* ---- tasks ------------------------------------------------------------- */
+
+/* A thread's process and name, from /proc while it lives. */
+static bool proc_task(uint32_t tid, struct rc_disk_task *t)
+{
+	char path[64], *text = NULL, *p;
+
+	t->tid = tid;
+	t->tgid = tid;
+	snprintf(t->comm, sizeof(t->comm), "<...>");
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if (ft_read_text(path, &text))
+		return false;
+	if ((p = strstr(text, "Name:\t"))) {
+		size_t n = strcspn(p + 6, "\n");
+
+		memset(t->comm, 0, sizeof(t->comm));
+		memcpy(t->comm, p + 6, n < sizeof(t->comm) - 1 ? n : sizeof(t->comm) - 1);
+	}
+	if ((p = strstr(text, "\nTgid:\t")))
+		t->tgid = strtoul(p + 7, NULL, 10);
+	free(text);
+	return true;
+}
+
+/*
+ * A thread gone before it was looked up: its name as ftrace saved it at a
+ * context switch (saved_cmdlines, read only; re-read at most once a pass).
+ */
+static void saved_comm(struct rc_ftrace *f, uint32_t tid, struct rc_disk_task *t)
+{
+	const char *tfs = rc_tracefs();
+	char path[PATH_MAX], pat[32], *p;
+	size_t n;
+
+	if (f->cmdlines_pass != f->passes || !f->cmdlines) {
+		free(f->cmdlines);
+		f->cmdlines = NULL;
+		f->cmdlines_pass = f->passes;
+		snprintf(path, sizeof(path), "%s/saved_cmdlines", tfs ? tfs : "");
+		if (!tfs || ft_read_text(path, &f->cmdlines))
+			return;
+	}
+	snprintf(pat, sizeof(pat), "\n%u ", tid);
+	p = strstr(f->cmdlines, pat + 1) == f->cmdlines ? f->cmdlines : strstr(f->cmdlines, pat);
+	if (!p)
+		return;
+	p = strchr(p + 1, ' ') + 1;
+	n = strcspn(p, "\n");
+	memset(t->comm, 0, sizeof(t->comm));
+	memcpy(t->comm, p, n < sizeof(t->comm) - 1 ? n : sizeof(t->comm) - 1);
+}
+
+static int grow_tasks(struct rc_ftrace *f)
+{
+	size_t cap = f->tasks_cap ? f->tasks_cap * 2 : 1024, i;
+	struct task_slot *old = f->tasks, *t;
+
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	f->tasks = t;
+	f->tasks_cap = cap;
+	for (i = 0; old && i < cap / 2; i++) {
+		struct task_slot *s;
+		size_t h;
+
+		if (!old[i].tid)
+			continue;
+		for (h = old[i].tid * 2654435761u; (s = &t[h & (cap - 1)])->tid; h++)
+			;
+		*s = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* The encoder meets a thread first in a chunk: who it is, looked up once a capture. */
+int ft_task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t)
+{
+	struct rc_ftrace *f = ctx;
+	struct task_slot *s;
+	size_t h;
+	int err;
+
+	if (!tid) {
+		*t = (struct rc_disk_task){ .tid = 0, .tgid = 0, .comm = "<idle>" };
+		return 0;
+	}
+	if (f->tasks_used * 2 >= f->tasks_cap) {
+		err = grow_tasks(f);
+		if (err)
+			return err;
+	}
+	for (h = tid * 2654435761u; (s = &f->tasks[h & (f->tasks_cap - 1)])->tid; h++)
+		if (s->tid == tid)
+			break;
+	/* looked up again each chunk (exec renames, pids are reused); kept once gone */
+	if (proc_task(tid, t)) {
+		f->tasks_used += !s->tid;
+		s->tid = tid;
+		s->t = *t;
+		return 0;
+	}
+	if (!s->tid) {
+		saved_comm(f, tid, t);
+		s->tid = tid;
+		s->t = *t;
+		f->tasks_used++;
+	}
+	*t = s->t;
+	return 0;
+}
