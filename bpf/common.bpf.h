@@ -28,10 +28,12 @@ struct {
 
 /*
  * perfbuf: records are built here, then copied out by
- * bpf_perf_event_output(). One slot per event type and CPU: programs run
- * with preemption off, a program never nests in itself (the kernel skips
- * it), and the two that share a type, syscall entry and exit, never run in
- * an interrupt.
+ * bpf_perf_event_output(). One slot per event type and CPU: tracepoint
+ * programs run with preemption off on every kernel of the matrix (6.1 to
+ * 6.18; newer kernels may run tp_btf programs preemptible, which would
+ * make these slots shared), a program never nests in itself (the kernel
+ * skips it), and the two that share a type, syscall entry and exit, never
+ * run in an interrupt. Uprobe programs, preemptible since 6.0, use none.
  */
 struct rc_scratch {
 	char data[RC_SCRATCH_SIZE];
@@ -78,12 +80,12 @@ static __always_inline bool rc_comm_eq(const char *a, const volatile char *b)
 
 /*
  * Is a task with this tgid and comm (NULL: current's) in scope? The comm is
- * copied to the stack either way: one load instruction used with a stack
- * pointer and with a task_struct pointer is refused by the 6.1 verifier
- * ("same insn cannot be used with different pointers"). Zeroed first:
- * on 6.1 (seen in the matrix), bpf_get_current_comm() does not pad the name
- * with zeroes, and
- * the bytes after it would take part in the comparison.
+ * copied to the stack either way: one load instruction may not be used
+ * with a stack pointer and a task_struct pointer ("same insn cannot be
+ * used with different pointers"), and the 6.1 verifier, which cannot tell
+ * that a task's comm is never NULL, walks both. Zeroed first: from 5.18 to
+ * 6.3 bpf_get_current_comm() does not pad the name with zeroes, and the
+ * bytes after it would take part in the comparison.
  */
 static __always_inline bool rc_task_wanted(__u32 tgid, const char *comm)
 {
@@ -143,7 +145,14 @@ static __always_inline bool rc_group_dead(struct task_struct *p)
 	return BPF_CORE_READ(p, signal, live.counter) == 0;
 }
 
-/* Fill the common header of a record of @type and @size for the current task. */
+/*
+ * Fill the common header of a record of @type and @size for the current
+ * task. @h was checked once, by the caller: never test it again here or
+ * in rc_submit() (rc_reserve_in()). The comm is zeroed first: before 6.4,
+ * bpf_get_current_comm() leaves the bytes after the name as they were,
+ * which on the stack are another function's and in the ring an older
+ * record's.
+ */
 static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, __u16 type, __u32 size)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -155,6 +164,7 @@ static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, __u16 type, __u32 s
 	h->size = size;
 	h->cpu = bpf_get_smp_processor_id();
 	h->flags = 0;
+	__builtin_memset(h->comm, 0, sizeof(h->comm));
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 

@@ -146,6 +146,8 @@ drop:
 
 #if defined(__TARGET_ARCH_x86)
 #define UPROBE_ARG6(regs) ((regs)->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define UPROBE_ARG6(regs) (((struct user_pt_regs *)(regs))->regs[5])
 #else
 #define UPROBE_ARG6(regs) 0
 #endif

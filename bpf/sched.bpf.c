@@ -118,7 +118,7 @@ int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
 }
 
 /*
- * The exit record. Kernels after 6.12 pass group_dead to the tracepoint;
+ * The exit record. Kernels since 6.16 pass group_dead to the tracepoint;
  * older ones do not, and the verifier rejects a read past the prototype.
  * User space reads the prototype from the kernel's BTF and loads one of
  * the two programs below (rc_features). Without the argument, the group is

@@ -210,7 +210,7 @@ static int check_kernel(void)
 	check_line("BPF tracepoint programs load", f.bpf);
 	check_line("kernel BTF (/sys/kernel/btf/vmlinux)", f.btf);
 	check_line("BTF tracepoints the built-in sources use (5.5)", f.tp_btf);
-	check_line("sched_process_exit passes group_dead (after 6.12)", f.exit_group_dead);
+	check_line("sched_process_exit passes group_dead (6.16)", f.exit_group_dead);
 	check_line("BPF ring buffer (5.8)", f.ringbuf);
 	check_line("perf event array", f.perf_event_array);
 	check_line("task-local storage (5.11)", f.task_storage);

@@ -443,7 +443,7 @@ struct rc_features {
 	bool btf;		 /* /sys/kernel/btf/vmlinux */
 	bool tp_btf;		 /* every BTF tracepoint the built-in sources use */
 	char tp_btf_missing[32]; /* the first one missing, when !tp_btf */
-	bool exit_group_dead;	 /* sched_process_exit passes group_dead (after 6.12) */
+	bool exit_group_dead;	 /* sched_process_exit passes group_dead (6.16) */
 	bool ringbuf;		 /* BPF_MAP_TYPE_RINGBUF (5.8) */
 	bool perf_event_array;
 	bool task_storage;     /* BPF_MAP_TYPE_TASK_STORAGE (5.11) */

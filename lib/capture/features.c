@@ -102,15 +102,24 @@ static void probe_btf(struct rc_features *f)
 }
 
 /*
- * How the kernel preempts: "rt" (PREEMPT_RT), or the dynamic mode debugfs
- * shows in parentheses ("full", "voluntary", "none"); without debugfs, what
- * uname -v says ("dynamic", "full"); else "".
+ * How the kernel preempts: "rt" when uname -v says PREEMPT_RT (the kernel
+ * writes its build's preemption model there; /sys/kernel/realtime is the
+ * out-of-tree RT patches' and counts only when present), else the dynamic
+ * mode debugfs shows in parentheses ("full", "voluntary", "none"), else
+ * what uname -v says ("dynamic", "full"), else "".
  */
 static void probe_preempt(struct rc_features *f)
 {
 	char buf[128], *open, *close;
+	struct utsname uts;
 	FILE *fp;
 
+	if (uname(&uts))
+		uts.version[0] = '\0';
+	if (strstr(uts.version, "PREEMPT_RT")) {
+		snprintf(f->preempt, sizeof(f->preempt), "rt");
+		return;
+	}
 	fp = fopen("/sys/kernel/realtime", "r");
 	if (fp) {
 		if (fgetc(fp) == '1')
@@ -120,24 +129,19 @@ static void probe_preempt(struct rc_features *f)
 			return;
 	}
 	fp = fopen("/sys/kernel/debug/sched/preempt", "r");
-	if (!fp) { /* no debugfs: what the build says (uname -v) */
-		struct utsname uts;
-
-		if (uname(&uts))
-			return;
-		snprintf(f->preempt, sizeof(f->preempt), "%s",
-			 strstr(uts.version, "PREEMPT_RT")	  ? "rt"
-			 : strstr(uts.version, "PREEMPT_DYNAMIC") ? "dynamic"
-			 : strstr(uts.version, "PREEMPT ")	  ? "full"
-								  : "");
+	if (fp) {
+		if (fgets(buf, sizeof(buf), fp) && (open = strchr(buf, '(')) &&
+		    (close = strchr(open, ')'))) {
+			*close = '\0';
+			snprintf(f->preempt, sizeof(f->preempt), "%s", open + 1);
+		}
+		fclose(fp);
 		return;
 	}
-	if (fgets(buf, sizeof(buf), fp) && (open = strchr(buf, '(')) &&
-	    (close = strchr(open, ')'))) {
-		*close = '\0';
-		snprintf(f->preempt, sizeof(f->preempt), "%s", open + 1);
-	}
-	fclose(fp);
+	snprintf(f->preempt, sizeof(f->preempt), "%s",
+		 strstr(uts.version, "PREEMPT_DYNAMIC") ? "dynamic"
+		 : strstr(uts.version, "PREEMPT ")	? "full"
+							: "");
 }
 
 /* tracefs's ring-buffer mapping: Linux 6.10 (--transport ftrace). */
