@@ -7,15 +7,16 @@
  * when a ring is full it counts the loss and writes a PERF_RECORD_LOST
  * before the next record that fits.
  *
- * The rings are opened and mapped here rather than by libbpf's
- * perf_buffer: libbpf maps them writable, and the kernel never overwrites
- * a writable ring, which the flight recorder needs.
+ * The rings are opened here and mapped by capture/perf/ring.c rather than
+ * by libbpf's perf_buffer: libbpf maps them writable, and the kernel never
+ * overwrites a writable ring, which the flight recorder needs.
  *
  * Forward rings are read in place (as perf_buffer__buffer() allows): every
  * CPU's next record is decoded where it lies, the oldest is copied out,
  * and a ring's tail moves only past what was copied, so the stream leaves
  * merged in time order without an intermediate copy. Only a record that
- * runs past the ring's end is first made whole in a side buffer.
+ * runs past the ring's end is first made whole in a side buffer (the ring
+ * reader's).
  *
  * Overwrite rings (write_backward, mapped read-only) always hold the newest
  * data: the kernel writes from data_head downwards. A snapshot pauses
@@ -28,7 +29,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,7 +38,6 @@
 #include "util/mem.h"
 
 #define PERF_HDR_SZ sizeof(struct perf_event_header)
-#define WRAP_MAX    65536 /* a perf record's size is a u16 */
 
 static int open_ring(struct rc_pring *r, uint32_t cpu, const struct rc_perfbuf_opts *o)
 {
@@ -50,8 +49,7 @@ static int open_ring(struct rc_pring *r, uint32_t cpu, const struct rc_perfbuf_o
 		.sample_period = 1,
 		.write_backward = o->overwrite,
 	};
-	long page = sysconf(_SC_PAGESIZE);
-	void *p;
+	int fd, err;
 
 	if (o->wakeup_bytes) {
 		attr.watermark = 1;
@@ -60,20 +58,14 @@ static int open_ring(struct rc_pring *r, uint32_t cpu, const struct rc_perfbuf_o
 		attr.wakeup_events = o->wakeup_events;
 	}
 	r->cpu = cpu;
-	r->fd = syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (r->fd < 0)
+	fd = syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	p = mmap(NULL, page + o->size, o->overwrite ? PROT_READ : PROT_READ | PROT_WRITE,
-		 MAP_SHARED, r->fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	r->meta = p;
-	r->data = (unsigned char *)p + page;
-	r->size = o->size;
-	r->mask = o->size - 1;
-	r->wrap = malloc(WRAP_MAX);
-	if (!r->wrap)
-		return -ENOMEM;
+	err = rc_perf_ring__map(&r->ring, fd, o->size, o->overwrite);
+	if (err) {
+		close(fd);
+		return err;
+	}
 	if (o->overwrite) {
 		r->copy = malloc(o->size);
 		if (!r->copy)
@@ -108,9 +100,9 @@ int rc_perfbuf__init(struct rc_perfbuf *pb, int map_fd, uint32_t ncpus,
 		struct rc_pring *r = &pb->rings[pb->nrings];
 		struct epoll_event ev = { .events = EPOLLIN };
 
-		r->fd = -1;
+		r->ring.fd = -1;
 		err = open_ring(r, cpu, o);
-		if (err == -ENODEV && !r->meta) {
+		if (err == -ENODEV && !r->ring.meta) {
 			pr_debug("perf ring: CPU %u is offline, skipped\n", cpu);
 			continue;
 		}
@@ -122,14 +114,14 @@ int rc_perfbuf__init(struct rc_perfbuf *pb, int map_fd, uint32_t ncpus,
 				    : "");
 			goto err_out;
 		}
-		if (bpf_map_update_elem(map_fd, &cpu, &r->fd, BPF_ANY) < 0) {
+		if (bpf_map_update_elem(map_fd, &cpu, &r->ring.fd, BPF_ANY) < 0) {
 			err = -errno;
 			pr_warn("failed to put CPU %u's perf ring in the map: %s\n", cpu,
 				strerror(errno));
 			goto err_out;
 		}
 		ev.data.u32 = pb->nrings - 1;
-		if (!o->overwrite && epoll_ctl(pb->epfd, EPOLL_CTL_ADD, r->fd, &ev) < 0) {
+		if (!o->overwrite && epoll_ctl(pb->epfd, EPOLL_CTL_ADD, r->ring.fd, &ev) < 0) {
 			err = -errno;
 			goto err_out;
 		}
@@ -147,17 +139,15 @@ err_out:
 
 void rc_perfbuf__destroy(struct rc_perfbuf *pb)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	uint32_t i;
 
 	for (i = 0; pb->rings && i < pb->nrings; i++) {
 		struct rc_pring *r = &pb->rings[i];
+		int fd = r->ring.fd;
 
-		if (r->meta)
-			munmap(r->meta, page + r->size);
-		if (r->fd >= 0)
-			close(r->fd);
-		free(r->wrap);
+		rc_perf_ring__unmap(&r->ring);
+		if (fd >= 0)
+			close(fd);
 		free(r->copy);
 	}
 	free(pb->rings);
@@ -177,11 +167,6 @@ int rc_perfbuf__wait(struct rc_perfbuf *pb, int timeout_ms)
 	return n > 0;
 }
 
-static uint64_t load_head(const struct rc_pring *r)
-{
-	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-}
-
 size_t rc_perfbuf__pending(const struct rc_perfbuf *pb)
 {
 	size_t most = 0;
@@ -189,20 +174,11 @@ size_t rc_perfbuf__pending(const struct rc_perfbuf *pb)
 
 	for (i = 0; i < pb->nrings && !pb->overwrite; i++) {
 		const struct rc_pring *r = &pb->rings[i];
-		uint64_t n = load_head(r) - r->tail;
+		uint64_t n = rc_perf_ring__head(&r->ring) - r->tail;
 
 		most = n > most ? n : most;
 	}
 	return most;
-}
-
-/* Copy @len bytes at ring position @pos to @dst, across the end if need be. */
-static void ring_copy(const struct rc_pring *r, uint64_t pos, void *dst, size_t len)
-{
-	size_t off = pos & r->mask, first = r->size - off < len ? r->size - off : len;
-
-	memcpy(dst, r->data + off, first);
-	memcpy((unsigned char *)dst + first, r->data, len - first);
 }
 
 /*
@@ -246,46 +222,33 @@ static bool ring_peek(struct rc_perfbuf *pb, struct rc_pring *r, rc_ringbuf_coun
 		      void *ctx)
 {
 	while (!r->have) {
-		struct perf_event_header h;
+		struct rc_perf_rec rec;
 		const unsigned char *p;
-		uint64_t avail;
 
 		if (r->tail == r->head) {
-			r->head = load_head(r);
+			r->head = rc_perf_ring__head(&r->ring);
 			if (r->tail == r->head)
 				return false;
 		}
-		avail = r->head - r->tail;
-		if (avail < PERF_HDR_SZ || avail > r->size) {
-			pb->malformed++;
-			r->tail = r->head;
-			continue;
-		}
-		ring_copy(r, r->tail, &h, sizeof(h));
-		if (h.size < PERF_HDR_SZ || h.size > avail || h.size % 8) {
+		if (rc_perf_ring__peek(&r->ring, r->tail, r->head, &rec) < 0) {
 			pb->malformed++; /* the kernel never writes this: resync at the head */
 			r->tail = r->head;
 			continue;
 		}
-		if ((r->tail & r->mask) + h.size <= r->size) {
-			p = r->data + (r->tail & r->mask);
-		} else {
-			ring_copy(r, r->tail, r->wrap, h.size);
-			p = r->wrap;
-		}
-		if (h.type == PERF_RECORD_SAMPLE) {
-			r->len = sample_record(p, h.size, count, ctx);
+		p = rec.data;
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			r->len = sample_record(p, rec.size, count, ctx);
 			if (r->len) {
 				r->rec = p + PERF_HDR_SZ + 4;
 				memcpy(&r->ts, r->rec, sizeof(r->ts));
-				r->step = h.size;
+				r->step = rec.size;
 				r->have = true;
 				return true;
 			}
-		} else if (h.type == PERF_RECORD_LOST) {
-			note_lost(r, p, h.size);
+		} else if (rec.type == PERF_RECORD_LOST) {
+			note_lost(r, p, rec.size);
 		}
-		r->tail += h.size;
+		r->tail += rec.size;
 	}
 	return true;
 }
@@ -327,8 +290,7 @@ static void store_tails(struct rc_perfbuf *pb)
 	uint32_t i;
 
 	for (i = 0; i < pb->nrings; i++)
-		__atomic_store_n(&pb->rings[i].meta->data_tail, pb->rings[i].tail,
-				 __ATOMIC_RELEASE);
+		rc_perf_ring__store_tail(&pb->rings[i].ring, pb->rings[i].tail);
 }
 
 /*
@@ -345,18 +307,18 @@ static long drain_fullest(struct rc_perfbuf *pb, unsigned char *out, size_t cap,
 
 	for (i = 0; i < pb->nrings; i++) {
 		struct rc_pring *r = &pb->rings[i];
-		uint64_t pending = load_head(r) - r->tail;
+		uint64_t pending = rc_perf_ring__head(&r->ring) - r->tail;
 
 		if (pending > most) {
 			most = pending;
 			full = r;
 		}
 	}
-	if (!full || most <= full->size / 2)
+	if (!full || most <= full->ring.size / 2)
 		return 0;
 	while (ring_peek(pb, full, count, ctx) && take(full, out, cap, pos))
 		n++;
-	__atomic_store_n(&full->meta->data_tail, full->tail, __ATOMIC_RELEASE);
+	rc_perf_ring__store_tail(&full->ring, full->tail);
 	return n;
 }
 
@@ -401,7 +363,7 @@ static int pause_rings(struct rc_perfbuf *pb, int on)
 	int err = 0;
 
 	for (i = 0; i < pb->nrings; i++)
-		if (ioctl(pb->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on) < 0 && !err)
+		if (ioctl(pb->rings[i].ring.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on) < 0 && !err)
 			err = -errno;
 	return err;
 }
@@ -409,14 +371,8 @@ static int pause_rings(struct rc_perfbuf *pb, int on)
 /* Copy out what the ring got since the last snapshot: newest first. */
 static void copy_out(struct rc_pring *r)
 {
-	uint64_t head = load_head(r), avail = r->snap_head - head;
-
-	r->wrapped = avail > r->size;
-	if (r->wrapped)
-		avail = r->size;
-	ring_copy(r, head, r->copy, avail);
-	r->copy_len = avail;
-	r->snap_head = head;
+	r->copy_len =
+	    rc_perf_ring__copy_newest(&r->ring, r->snap_head, r->copy, &r->snap_head, &r->wrapped);
 }
 
 static int add_ref(struct rc_snapshot *s, const struct rc_snap_ref *ref)
@@ -443,10 +399,9 @@ static int list_ring(struct rc_perfbuf *pb, struct rc_pring *r, struct rc_snapsh
 	*oldest = 0;
 	while (r->copy_len - pos >= PERF_HDR_SZ) {
 		const unsigned char *p = r->copy + pos;
-		struct perf_event_header h;
+		struct rc_perf_rec h;
 
-		memcpy(&h, p, sizeof(h));
-		if (h.size < PERF_HDR_SZ || h.size % 8 || h.size > r->copy_len - pos) {
+		if (rc_perf_rec__parse(p, r->copy_len - pos, &h) < 0) {
 			if (!r->wrapped)
 				pb->malformed++;
 			break; /* wrapped: the oldest record, partly overwritten */
@@ -550,7 +505,7 @@ int rc_notify__poll(struct rc_perfbuf *nb, int timeout_ms)
 		return err;
 	for (i = 0; i < nb->nrings; i++) {
 		struct rc_pring *r = &nb->rings[i];
-		uint64_t head = load_head(r);
+		uint64_t head = rc_perf_ring__head(&r->ring);
 
 		if (head != r->tail)
 			fired = 1; /* any record: a trigger, or the loss of one */

@@ -7,14 +7,12 @@
 #include <stdint.h>
 #include "internal.h"
 #include "capture/bpf/ringbuf.h"
+#include "capture/perf/ring.h"
 
 /* One CPU's perf ring, and the record at its read position (the merge cursor). */
 struct rc_pring {
-	int fd;
+	struct rc_perf_ring ring;
 	uint32_t cpu;
-	struct perf_event_mmap_page *meta;
-	unsigned char *data;
-	uint64_t size, mask;
 	uint64_t tail;	/* forward: read up to here (data_tail once stored) */
 	uint64_t head;	/* forward: data_head when last loaded */
 	uint64_t lost;	/* PERF_RECORD_LOST counts seen */
@@ -22,10 +20,9 @@ struct rc_pring {
 	uint64_t taken; /* records copied out */
 	bool have;	/* the cursor holds a record */
 	uint64_t ts;
-	const unsigned char *rec; /* in the ring, or in wrap */
+	const unsigned char *rec; /* in the ring, or in its wrap buffer */
 	uint32_t len;		  /* the record's own size */
 	uint32_t step;		  /* the perf record's size */
-	unsigned char *wrap;	  /* a record that runs past the ring's end, made whole */
 	/* overwrite: the head at the last snapshot, and the bytes copied out at this one */
 	uint64_t snap_head;
 	unsigned char *copy;
