@@ -4,6 +4,8 @@
  * the events of the kernel's ftrace ring buffer (include/linux/ring_buffer.h,
  * events/header_event), building a chunk from ranges of those events as
  * they lie in the ring, and decoding such a chunk into ringcap records.
+ * Its code: ftwalk.c (the walker, the id map), ftenc.c (the encoder) and
+ * ftdec.c (the decoder); ftpage_int.h holds what they share.
  *
  * Pure data: no kernel, no file. A sub-buffer of the ring is
  *
