@@ -98,12 +98,9 @@ struct rc_schema {
 const struct rc_schema *rc_builtin_schema(void);
 /* A schema of one's own, a deep copy of @base (NULL: empty), to add events and enums to. */
 struct rc_schema *rc_schema__new(const struct rc_schema *base);
-/* Add a deep copy of @ev (of @e): -EEXIST when its id is taken. */
+/* Add a deep copy of @ev: -EEXIST when its id is taken. */
 int rc_schema__add_event(struct rc_schema *s, const struct rc_event_desc *ev);
-int rc_schema__add_enum(struct rc_schema *s, const struct rc_enum *e);
 void rc_schema__free(struct rc_schema *s);
-/* Free what a schema built by the functions above holds, not the schema itself. */
-void rc_schema__clear(struct rc_schema *s);
 const struct rc_event_desc *rc_schema__event(const struct rc_schema *s, uint16_t id);
 const struct rc_event_desc *rc_schema__event_by_name(const struct rc_schema *s, const char *name);
 const struct rc_enum *rc_schema__enum(const struct rc_schema *s, uint16_t id);
@@ -263,29 +260,17 @@ struct rc_writer_opts {
 };
 
 struct rc_writer;
-struct rc_disk_chunk;
 
 /* Write the file header to @fd; records, stats and trailer follow. */
 struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 				 const struct rc_writer_opts *opts);
 /* Add whole records (each starting with struct rc_rec_hdr), in any order. */
 int rc_writer__add(struct rc_writer *w, const void *recs, size_t len);
-/*
- * Write a chunk built elsewhere (codec RC_CODEC_FTRACE, ftpage.h): its
- * block and frame (dc->data_size bytes at @data), indexed and counted like
- * the writer's own. Records held by rc_writer__add() are not flushed first.
- * -EINVAL for a chunk header that is not one of an FTRACE chunk.
- */
-int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
-/* Count @n records of chunks built elsewhere as written out of order (the trailer's late). */
-void rc_writer__add_late(struct rc_writer *w, uint64_t n);
 /* Write every held record old enough to be in order; @all: every one. */
 int rc_writer__flush(struct rc_writer *w, bool all);
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);
 /* Flush everything and write the trailer. The fd stays open. */
 int rc_writer__finish(struct rc_writer *w);
-const struct rc_trailer *rc_writer__totals(const struct rc_writer *w);
-uint64_t rc_writer__bytes(const struct rc_writer *w);
 void rc_writer__free(struct rc_writer *w);
 
 /* ---- reader ----------------------------------------------------------- */
@@ -294,7 +279,6 @@ struct rc_reader;
 
 /* Open a capture ("-": standard input) and read its header. */
 struct rc_reader *rc_reader__open(const char *path);
-struct rc_reader *rc_reader__open_fd(int fd);
 struct rc_reader *rc_reader__open_mem(const void *buf, size_t len);
 const struct rc_meta *rc_reader__meta(const struct rc_reader *r);
 /*
