@@ -6,6 +6,11 @@
  * constructors return NULL and set errno. The library never writes to
  * stdout and never exits; it logs through the callback set with
  * rc_set_print().
+ *
+ * Objects (a writer, a reader, a session, a schema of one's own) are not
+ * locked: use each from one thread at a time. What an accessor returns
+ * belongs to its object, and lives until the object is freed unless its
+ * comment says otherwise.
  */
 #ifndef RINGCAP_H
 #define RINGCAP_H
@@ -28,7 +33,17 @@ enum rc_print_level {
 
 typedef int (*rc_print_fn_t)(enum rc_print_level level, const char *fmt, va_list ap);
 
-/* Set the log callback (NULL: silence); returns the previous one. */
+/**
+ * rc_set_print() - set the library's log callback
+ * @fn: called for every message, of every level; NULL: no messages at all
+ *
+ * The default prints warnings (RC_WARN) to stderr and drops the rest.
+ * The callback is process-wide and may be called
+ * from the library's writer thread during a capture: set it before opening
+ * a session, not while one runs. errno is kept across a call to @fn.
+ *
+ * Return: the callback set before.
+ */
 rc_print_fn_t rc_set_print(rc_print_fn_t fn);
 
 /* ---- event schema ----------------------------------------------------- */
@@ -57,11 +72,22 @@ enum rc_field_hint {
 	RC_HINT_NSEC = 4,  /* a duration in nanoseconds */
 };
 
+/**
+ * struct rc_field - one field of an event's records
+ * @name: unique within its event
+ * @offset: from the start of the record, header included
+ * @size: of one element, in bytes (1, 2, 4 or 8 for an integer)
+ * @count: elements: 1, or an array of them
+ * @kind: enum rc_field_kind
+ * @hint: enum rc_field_hint, how to print the value
+ * @enum_id: the schema's enum that names its values, for RC_HINT_ENUM and
+ *	RC_HINT_ERRNO
+ */
 struct rc_field {
 	const char *name;
-	uint16_t offset; /* from the start of the record, header included */
-	uint16_t size;	 /* of one element */
-	uint16_t count;	 /* elements: 1, or an array */
+	uint16_t offset;
+	uint16_t size;
+	uint16_t count;
 	uint8_t kind;
 	uint8_t hint;
 	uint16_t enum_id;
@@ -94,26 +120,116 @@ struct rc_schema {
 	const struct rc_enum *enums;
 };
 
-/* The events and enums of ringcap's built-in sources. */
+/**
+ * rc_builtin_schema() - the events and enums of ringcap's built-in sources
+ *
+ * The syscall and sched events and ringcap's own (ringcap:lost,
+ * ringcap:snapshot), with the syscall, errno, task-state and snapshot-reason
+ * enums. Built on the first call; safe to call from several threads. A
+ * capture carries its own schema (rc_meta.schema): decode a file with that,
+ * not with this one.
+ *
+ * Return: a static schema, never NULL; not to be freed or added to.
+ */
 const struct rc_schema *rc_builtin_schema(void);
-/* A schema of one's own, a deep copy of @base (NULL: empty), to add events and enums to. */
+
+/**
+ * rc_schema__new() - a schema of one's own, to add events to
+ * @base: deep-copied into the new schema; NULL: start empty
+ *
+ * Return: the schema, to free with rc_schema__free(); NULL with errno
+ * ENOMEM.
+ */
 struct rc_schema *rc_schema__new(const struct rc_schema *base);
-/* Add a deep copy of @ev (of @e): -EEXIST when its id is taken. */
+
+/**
+ * rc_schema__add_event() - add a deep copy of an event to a schema
+ * @s: a schema from rc_schema__new()
+ * @ev: the event; its name and fields are copied, @ev is not kept
+ *
+ * @ev is not checked: its fields are taken to lie within its size. Adding
+ * may move @s->events, so pointers from rc_schema__event() into @s are
+ * stale afterwards. On -ENOMEM part way the event may be in @s with only
+ * some of its fields; rc_schema__free() still frees all of it.
+ *
+ * Return: 0; -EEXIST when @s has an event of @ev's id (nothing added); or
+ * -ENOMEM.
+ */
 int rc_schema__add_event(struct rc_schema *s, const struct rc_event_desc *ev);
-int rc_schema__add_enum(struct rc_schema *s, const struct rc_enum *e);
+
+/**
+ * rc_schema__free() - free a schema and everything it holds
+ * @s: from rc_schema__new(), or NULL
+ *
+ * Not for rc_builtin_schema() nor a capture's schema (rc_meta.schema), which
+ * belong to the library and to their reader or session.
+ */
 void rc_schema__free(struct rc_schema *s);
-/* Free what a schema built by the functions above holds, not the schema itself. */
-void rc_schema__clear(struct rc_schema *s);
+
+/**
+ * rc_schema__event() - an event of a schema, by id
+ * @s: the schema
+ * @id: the event's id (rc_rec_hdr.type)
+ *
+ * Return: the event, or NULL when @s has none of that id.
+ */
 const struct rc_event_desc *rc_schema__event(const struct rc_schema *s, uint16_t id);
+
+/**
+ * rc_schema__event_by_name() - an event of a schema, by its full name
+ * @s: the schema
+ * @name: as stored, e.g. "sched:sched_switch" or "syscall"; no globs, no
+ *	groups
+ *
+ * Return: the first event of that name, or NULL.
+ */
 const struct rc_event_desc *rc_schema__event_by_name(const struct rc_schema *s, const char *name);
+
+/**
+ * rc_schema__enum() - an enum of a schema, by id
+ * @s: the schema
+ * @id: the enum's id (rc_field.enum_id)
+ *
+ * Return: the enum, or NULL when @s has none of that id.
+ */
 const struct rc_enum *rc_schema__enum(const struct rc_schema *s, uint16_t id);
-/* The field of @ev named @name, or NULL (also when @ev is NULL). */
+
+/**
+ * rc_event__field() - a field of an event, by name
+ * @ev: the event, or NULL
+ * @name: the field's name
+ *
+ * Return: the field, or NULL when @ev has none of that name or is NULL.
+ */
 const struct rc_field *rc_event__field(const struct rc_event_desc *ev, const char *name);
+
+/**
+ * rc_enum__name() - the name of a value of an enum
+ * @e: the enum, or NULL; its entries sorted by value (a binary search)
+ * @value: the value
+ *
+ * Return: the entry's name, or NULL when @e has no entry of @value or is
+ * NULL.
+ */
 const char *rc_enum__name(const struct rc_enum *e, int64_t value);
 
 /* ---- records ---------------------------------------------------------- */
 
-/* The header every record in a capture starts with (ringcap-file(5)). */
+/**
+ * struct rc_rec_hdr - the header every record in a capture starts with
+ * @ts: the capture clock (rc_meta.clock_id), in ns
+ * @pid: the process (thread group id)
+ * @tid: the thread
+ * @type: the id of the record's event in the capture's schema
+ * @size: of the whole record, header included: a multiple of RC_REC_ALIGN,
+ *	at least its event's size, at most RC_REC_MAX
+ * @cpu: the CPU it was made on
+ * @flags: per event; for syscall, 1: recorded at entry, the call did not
+ *	return
+ * @comm: the thread's name, NUL-padded (not always NUL-terminated)
+ *
+ * The layout of ringcap-file(5); the event's fields follow.
+ */
 struct rc_rec_hdr {
 	uint64_t ts;
 	uint32_t pid;
@@ -128,16 +244,46 @@ struct rc_rec_hdr {
 #define RC_REC_ALIGN 8
 #define RC_REC_MAX   65528 /* largest record size */
 
-/*
- * A DATA_LOC or REL_LOC field of @rec as the plain field its data makes:
- * a STR of the data's length, or an array of its elements (count may be
- * 0). Other fields are copied as they are. -EBADMSG when the data lies
- * outside the record or its length is not whole elements.
+/**
+ * rc_field__resolve() - a DATA_LOC or REL_LOC field of a record as a plain one
+ * @f: a field of @rec's event
+ * @rec: the record; its size bounds the data
+ * @out: the plain field: a STR of the data's length (size 1, no hint), else
+ *	a UINT array of the data's elements (count may be 0)
+ *
+ * Fields of other kinds are copied to @out as they are.
+ *
+ * Return: 0; or -EBADMSG, @out then a copy of @f, when the location lies
+ * outside the record, the data's length is not whole elements, or @f's size
+ * is 0.
  */
 int rc_field__resolve(const struct rc_field *f, const struct rc_rec_hdr *rec, struct rc_field *out);
 
-/* Read field @f (element @idx) of @rec as an integer. */
+/**
+ * rc_field__u64() - read an element of a field of a record as an integer
+ * @f: the field
+ * @rec: the record, at least as long as @f's extent; not checked here
+ *	(rc_reader__next() checks a record's size against its event's)
+ * @idx: the element, below @f->count
+ *
+ * Reads @f->size little-endian bytes, zero-extended. A DATA_LOC or REL_LOC
+ * field reads as its u32 location (element 0; others read 0): resolve it
+ * first with rc_field__resolve(). A field larger than 8 bytes reads 0.
+ *
+ * Return: the value.
+ */
 uint64_t rc_field__u64(const struct rc_field *f, const void *rec, unsigned int idx);
+
+/**
+ * rc_field__s64() - read an element of a field of a record as a signed integer
+ * @f: the field
+ * @rec: the record, as for rc_field__u64()
+ * @idx: the element, below @f->count
+ *
+ * As rc_field__u64(), sign-extended from @f->size bytes whatever @f's kind.
+ *
+ * Return: the value.
+ */
 int64_t rc_field__s64(const struct rc_field *f, const void *rec, unsigned int idx);
 
 /* ---- capture metadata and counters ------------------------------------ */
@@ -175,7 +321,14 @@ struct rc_meta {
 	const struct rc_note *notes;
 };
 
-/* The note @key about @event_id, or NULL. */
+/**
+ * rc_meta__note() - a note of the capture header
+ * @m: the header
+ * @event_id: the event the note is about; 0: the capture's own notes
+ * @key: the note's key, e.g. "format"
+ *
+ * Return: the first note of @event_id and @key, or NULL.
+ */
 const struct rc_note *rc_meta__note(const struct rc_meta *m, uint16_t event_id, const char *key);
 
 enum rc_transport {
@@ -230,6 +383,13 @@ struct rc_stats_point {
 	uint64_t ring_pending;
 };
 
+/**
+ * struct rc_chunk_index - where a chunk is, in the trailer's index
+ * @offset: of the chunk's block, in bytes from the start of the file
+ * @first_ts: the earliest record's time
+ * @last_ts: the latest record's time
+ * @nrec: records in the chunk
+ */
 struct rc_chunk_index {
 	uint64_t offset;
 	uint64_t first_ts;
@@ -237,18 +397,34 @@ struct rc_chunk_index {
 	uint32_t nrec;
 };
 
+/**
+ * struct rc_trailer - the totals at the end of a capture
+ * @nrec: records, in all chunks
+ * @nchunks: chunks
+ * @first_ts: the earliest record's time
+ * @last_ts: the latest record's time
+ * @raw_bytes: bytes of records, decompressed
+ * @late: records written after a record of a later time: out of order
+ * @nindex: entries of @index, one a chunk in file order
+ * @index: where each chunk is
+ */
 struct rc_trailer {
 	uint64_t nrec;
 	uint64_t nchunks;
 	uint64_t first_ts;
 	uint64_t last_ts;
 	uint64_t raw_bytes;
-	uint64_t late; /* records written after a later one: out of order */
+	uint64_t late;
 	uint32_t nindex;
 	struct rc_chunk_index *index;
 };
 
-/* Sum the entries of @st into @pt (ts and ring fields copied). */
+/**
+ * rc_stats__totals() - the totals of a set of counters
+ * @st: the counters
+ * @pt: filled: every entry of @st summed, with @st's ts, ring_hwm and
+ *	ring_pending
+ */
 void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt);
 
 /* ---- writer ----------------------------------------------------------- */
@@ -263,95 +439,343 @@ struct rc_writer_opts {
 };
 
 struct rc_writer;
-struct rc_disk_chunk;
 
-/* Write the file header to @fd; records, stats and trailer follow. */
+/**
+ * rc_writer__new() - start a capture file
+ * @fd: where to write; not closed by the writer. The file's offsets (the
+ *	trailer's index) count from where the writer starts: the start of a
+ *	file, or a pipe
+ * @meta: the header: its schema (not NULL) describes every record to be
+ *	added; strings may be NULL. Copied into the header at once
+ * @opts: NULL for the defaults
+ *
+ * Writes the file header at once; records, counters and the trailer follow.
+ *
+ * Return: the writer, to free with rc_writer__free(); NULL with errno
+ * EINVAL for a chunk_size over 32 MiB or a compression level zstd refuses,
+ * E2BIG for a header over 16 MiB, ENOMEM, or write(2)'s error.
+ */
 struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 				 const struct rc_writer_opts *opts);
-/* Add whole records (each starting with struct rc_rec_hdr), in any order. */
-int rc_writer__add(struct rc_writer *w, const void *recs, size_t len);
-/*
- * Write a chunk built elsewhere (codec RC_CODEC_FTRACE, ftpage.h): its
- * block and frame (dc->data_size bytes at @data), indexed and counted like
- * the writer's own. Records held by rc_writer__add() are not flushed first.
- * -EINVAL for a chunk header that is not one of an FTRACE chunk.
+
+/**
+ * rc_writer__add() - add records, in any order
+ * @w: the writer
+ * @recs: whole records, each starting with struct rc_rec_hdr; copied
+ * @len: bytes at @recs
+ *
+ * The records are held up to the writer's reorder window, sorted by time
+ * and written in chunks; a record older than one already written is
+ * written all the same, and counted in the trailer's late. Their types are
+ * not checked: a reader refuses a chunk with a record of an event the
+ * header's schema does not describe. Once two chunks' worth came in since
+ * the last flush, writes what is ready (rc_writer__flush()).
+ *
+ * Return: 0; -EINVAL, with nothing taken, when @recs is not a run of whole
+ * records (a size under the header's, not a multiple of RC_REC_ALIGN, or
+ * past @len); -E2BIG when over 4 GiB would be held; -ENOMEM; or an error of
+ * writing, which is sticky: every later call returns it.
  */
-int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
-/* Count @n records of chunks built elsewhere as written out of order (the trailer's late). */
-void rc_writer__add_late(struct rc_writer *w, uint64_t n);
-/* Write every held record old enough to be in order; @all: every one. */
+int rc_writer__add(struct rc_writer *w, const void *recs, size_t len);
+
+/**
+ * rc_writer__flush() - write the records held that are old enough
+ * @w: the writer
+ * @all: every record held, not just those older than the newest by the
+ *	reorder window
+ *
+ * Writes the records as chunks of up to the chunk size; a partial chunk is
+ * written too, so each flush can add a small chunk.
+ *
+ * Return: 0, or an error of writing (-ENOMEM, -EIO from zstd, or
+ * write(2)'s), sticky: every later call returns it.
+ */
 int rc_writer__flush(struct rc_writer *w, bool all);
+
+/**
+ * rc_writer__add_stats() - write a block of counters
+ * @w: the writer
+ * @st: the counters, copied
+ *
+ * Writes what the reorder window lets go first (rc_writer__flush(@w,
+ * false)), so a reader meets the counters after the records they count.
+ *
+ * Return: 0; -E2BIG for a block over 16 MiB; -ENOMEM; or an error of
+ * writing (sticky).
+ */
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);
-/* Flush everything and write the trailer. The fd stays open. */
+
+/**
+ * rc_writer__finish() - flush every record, and end the file
+ * @w: the writer
+ *
+ * Writes every record held, then the trailer (totals and chunk index) and
+ * the end block. The fd stays open and is not synced. Call once, and add
+ * nothing after.
+ *
+ * Return: 0, or an error of writing; a file without its end block reads as
+ * truncated.
+ */
 int rc_writer__finish(struct rc_writer *w);
-const struct rc_trailer *rc_writer__totals(const struct rc_writer *w);
-uint64_t rc_writer__bytes(const struct rc_writer *w);
+
+/**
+ * rc_writer__free() - free a writer
+ * @w: the writer, or NULL
+ *
+ * Records still held are dropped: call rc_writer__finish() first for a
+ * complete file. The fd is not closed.
+ */
 void rc_writer__free(struct rc_writer *w);
 
 /* ---- reader ----------------------------------------------------------- */
 
 struct rc_reader;
 
-/* Open a capture ("-": standard input) and read its header. */
+/**
+ * rc_reader__open() - open a capture and read its header
+ * @path: the file; "-": standard input (a pipe will do)
+ *
+ * Failures but ENOMEM are logged (RC_WARN) with their reason. A file opened
+ * by @path is closed by rc_reader__free(); standard input is not.
+ *
+ * Return: the reader, to free with rc_reader__free(); NULL with errno set:
+ * open(2)'s error, ENODATA for an empty file or one cut inside its header,
+ * EBADMSG for one that is not a capture or whose header is corrupt,
+ * EPROTONOSUPPORT for another major version of the format, EIO when
+ * reading fails, or ENOMEM.
+ */
 struct rc_reader *rc_reader__open(const char *path);
-struct rc_reader *rc_reader__open_fd(int fd);
+
+/**
+ * rc_reader__open_mem() - read a capture from memory
+ * @buf: the capture; not copied, so it must outlive the reader. NULL only
+ *	with @len 0
+ * @len: bytes at @buf
+ *
+ * For tests and fuzzing. As rc_reader__open() otherwise.
+ *
+ * Return: the reader, to free with rc_reader__free(); NULL with errno set,
+ * as rc_reader__open() but for open(2)'s errors and EIO.
+ */
 struct rc_reader *rc_reader__open_mem(const void *buf, size_t len);
+
+/**
+ * rc_reader__meta() - the capture's header
+ * @r: the reader
+ *
+ * Return: the header, its schema and strings, owned by @r; never NULL.
+ */
 const struct rc_meta *rc_reader__meta(const struct rc_reader *r);
-/*
- * Next record, validated against the schema: 1 and *rec set, 0 at the end
- * of the file (complete or truncated), or -errno for a corrupt file, with
- * the reason in rc_reader__error().
+
+/**
+ * rc_reader__next() - the next record, validated against the schema
+ * @r: the reader
+ * @rec: set to the record, valid until the next rc_reader__next() on @r
+ *
+ * Records come in file order: by time, but for those the writer counted as
+ * late (rc_trailer.late). Each chunk is checked whole before its first
+ * record is handed out: every record's size, a type the header describes,
+ * a size at least its event's, its cpu below rc_meta.ncpus and its time
+ * within the chunk's. Counter and trailer blocks met on the way are kept for
+ * rc_reader__stats(), rc_reader__history() and rc_reader__trailer().
+ *
+ * Return: 1 with *@rec set; 0 at the end of the file, complete or cut short
+ * (rc_reader__truncated() tells which); -EBADMSG for a corrupt file or -EIO
+ * when reading fails, with the reason in rc_reader__error(), after which
+ * every call returns -EBADMSG; or -ENOMEM.
  */
 int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec);
-/*
- * Only records from @since to @until are wanted (capture clock): chunks
- * outside are skipped without being decompressed, and on a seekable file
- * the trailer's index finds the first. Call before the first
- * rc_reader__next().
+
+/**
+ * rc_reader__set_range() - read only the chunks that can hold a time range
+ * @r: the reader
+ * @since: the earliest time wanted (capture clock); 0: from the start
+ * @until: the latest time wanted; UINT64_MAX: to the end
+ *
+ * Chunks wholly outside the range are skipped without being decompressed.
+ * The chunks that overlap it are read whole: records outside the range
+ * still come, so filter them too (rc_filter). On a seekable file or in
+ * memory, with @since set, the trailer's index finds the first chunk to
+ * read, and the blocks before it, counters included, are not read. Call
+ * before the first rc_reader__next(); later, nothing is skipped by seeking.
  */
 void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until);
-/* After the end: true when the file stops before its trailer. */
+
+/**
+ * rc_reader__truncated() - whether the file was cut short
+ * @r: the reader, after rc_reader__next() returned 0
+ *
+ * Return: true when the file stops before its end block: every complete
+ * chunk before the cut was read.
+ */
 bool rc_reader__truncated(const struct rc_reader *r);
+
+/**
+ * rc_reader__error() - why reading failed
+ * @r: the reader
+ *
+ * Return: the first failure's message, without newline, e.g. "corrupt
+ * capture at byte N: ..."; "" when nothing failed. Never NULL.
+ */
 const char *rc_reader__error(const struct rc_reader *r);
-/* The most recent counters read so far (cumulative), or NULL. */
+
+/**
+ * rc_reader__stats() - the most recent counters read so far
+ * @r: the reader
+ *
+ * Return: the last counters block read (cumulative), valid until the next
+ * rc_reader__next(); NULL before the first one.
+ */
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r);
-/* The totals of every stats block read so far, in file order. */
+
+/**
+ * rc_reader__history() - the totals of every counters block read so far
+ * @r: the reader
+ * @n: set to their number
+ *
+ * Return: the totals, in file order, valid until the next rc_reader__next();
+ * NULL when *@n is 0.
+ */
 const struct rc_stats_point *rc_reader__history(const struct rc_reader *r, size_t *n);
-/* The trailer, once the end was reached, or NULL. */
+
+/**
+ * rc_reader__trailer() - the file's trailer
+ * @r: the reader
+ *
+ * The reader checks the trailer's record and chunk counts against the
+ * chunks it read, unless it skipped some (rc_reader__set_range()).
+ *
+ * Return: the trailer once read (just before the end), else NULL.
+ */
 const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r);
-/* Bytes of the file consumed so far, and records in complete chunks. */
+
+/**
+ * rc_reader__offset() - bytes of the file consumed so far
+ * @r: the reader
+ *
+ * Return: the offset reached, skipped chunks included.
+ */
 uint64_t rc_reader__offset(const struct rc_reader *r);
+
+/**
+ * rc_reader__chunks() - chunks read so far
+ * @r: the reader
+ *
+ * Return: the complete chunks decompressed and checked; skipped ones do not
+ * count.
+ */
 uint64_t rc_reader__chunks(const struct rc_reader *r);
-/* Bytes of records in the complete chunks read so far, decompressed. */
+
+/**
+ * rc_reader__raw_bytes() - bytes of records read so far, decompressed
+ * @r: the reader
+ *
+ * Return: the size of the records of the chunks rc_reader__chunks() counts.
+ */
 uint64_t rc_reader__raw_bytes(const struct rc_reader *r);
+
+/**
+ * rc_reader__free() - free a reader
+ * @r: the reader, or NULL
+ *
+ * Closes the file rc_reader__open() opened (not standard input). Every
+ * pointer @r handed out goes with it, the header and schema included.
+ */
 void rc_reader__free(struct rc_reader *r);
 
 /* ---- decoding --------------------------------------------------------- */
 
+/**
+ * struct rc_strbuf - a growing buffer, for text and bytes
+ * @buf: the data, NUL-terminated once anything was added; NULL before
+ * @len: bytes of data, the NUL not counted
+ * @cap: bytes allocated
+ *
+ * Starts zeroed; set @len to 0 to reuse the allocation.
+ */
 struct rc_strbuf {
 	char *buf;
 	size_t len;
 	size_t cap;
 };
 
+/**
+ * rc_strbuf__printf() - append formatted text
+ * @sb: the buffer
+ * @fmt: printf(3)'s format
+ * @...: its arguments
+ *
+ * Return: 0; -ENOMEM; or -EINVAL when vsnprintf(3) fails (@sb is then as
+ * it was).
+ */
 int rc_strbuf__printf(struct rc_strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/**
+ * rc_strbuf__append() - append bytes
+ * @sb: the buffer
+ * @data: the bytes; may be NULL when @len is 0
+ * @len: how many
+ *
+ * Return: 0, or -ENOMEM (@sb is then as it was).
+ */
 int rc_strbuf__append(struct rc_strbuf *sb, const void *data, size_t len);
+
+/**
+ * rc_strbuf__free() - free a buffer's data
+ * @sb: the buffer, left zeroed and fit to use again
+ */
 void rc_strbuf__free(struct rc_strbuf *sb);
 
 #define RC_FMT_WALL 0x1 /* wall-clock time instead of seconds from start */
 
-/* Append one perf-script-like line (no newline) for @rec to @sb. */
+/**
+ * rc_decode__text() - a record as one perf-script-like line
+ * @sb: the line is appended here, without newline
+ * @m: the capture's header: its schema and start time
+ * @rec: the record, as rc_reader__next() handed it out (checked)
+ * @flags: RC_FMT_WALL: the local wall-clock time, not seconds from
+ *	@m->start_ts
+ *
+ * "COMM PID/TID [CPU] TIME: EVENT: FIELD=VALUE ...", each field as
+ * rc_decode__field() puts it; unprintable bytes of the comm show as '?'.
+ * An event the schema lacks is named "unknown", without fields.
+ *
+ * Return: 0, or -ENOMEM (part of the line may be in @sb).
+ */
 int rc_decode__text(struct rc_strbuf *sb, const struct rc_meta *m, const struct rc_rec_hdr *rec,
 		    unsigned int flags);
-/* Append @f of @rec, decoded as text, to @sb. */
+
+/**
+ * rc_decode__field() - a field of a record, as text
+ * @sb: the text is appended here
+ * @s: the schema, for the names of enum values
+ * @f: a field of @rec's event
+ * @rec: the record (a struct rc_rec_hdr), checked as for rc_field__u64()
+ *
+ * A value named by its enum (RC_HINT_ENUM, or -ENAME for RC_HINT_ERRNO)
+ * prints as its name; hex, durations with their unit, strings with
+ * unprintable bytes as \xNN, arrays as [a,b]. A DATA_LOC or REL_LOC field
+ * whose location is outside the record prints as "<bad location>".
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
 		     const void *rec);
 
 /* ---- summary ---------------------------------------------------------- */
 
+/**
+ * struct rc_sum_count - one row of a summary table
+ * @key: the event id, the pid, or the syscall number
+ * @comm: the process's name, from its latest record (procs only)
+ * @count: records
+ * @errors: syscalls that returned -1 to -4095 (syscalls only)
+ * @total_ns: time in the syscall, summed (syscalls only)
+ * @max_ns: the longest (syscalls only)
+ */
 struct rc_sum_count {
-	uint64_t key; /* event id, pid, or syscall number */
+	uint64_t key;
 	char comm[16];
 	uint64_t count;
 	uint64_t errors;
@@ -359,6 +783,23 @@ struct rc_sum_count {
 	uint64_t max_ns;
 };
 
+/**
+ * struct rc_summary - counts of records by event, by process and by syscall
+ * @nrec: records added
+ * @first_ts: the earliest record's time
+ * @last_ts: the latest record's time
+ * @nevents: rows of @events
+ * @nprocs: rows of @procs
+ * @nsyscalls: rows of @syscalls
+ * @events: by event id, in the order first met until rc_summary__sort()
+ * @procs: by pid
+ * @syscalls: by syscall number, from the "syscall" event
+ * @cap_events: rows allocated in @events
+ * @cap_procs: rows allocated in @procs
+ * @cap_syscalls: rows allocated in @syscalls
+ *
+ * Starts zeroed; rc_summary__add() fills it.
+ */
 struct rc_summary {
 	uint64_t nrec;
 	uint64_t first_ts;
@@ -368,9 +809,26 @@ struct rc_summary {
 	size_t cap_events, cap_procs, cap_syscalls;
 };
 
+/**
+ * rc_summary__add() - count a record
+ * @s: the summary
+ * @m: the capture's header, for its schema
+ * @rec: the record (checked, as rc_reader__next() hands them out)
+ *
+ * Return: 0, or -ENOMEM (the record may be counted in some tables only).
+ */
 int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct rc_rec_hdr *rec);
-/* Sort each table by count, largest first. */
+
+/**
+ * rc_summary__sort() - sort each table by count, largest first
+ * @s: the summary; ties are in key order
+ */
 void rc_summary__sort(struct rc_summary *s);
+
+/**
+ * rc_summary__free() - free a summary's tables
+ * @s: the summary, left zeroed and fit to use again
+ */
 void rc_summary__free(struct rc_summary *s);
 
 /* ---- filters ---------------------------------------------------------- */
@@ -378,18 +836,60 @@ void rc_summary__free(struct rc_summary *s);
 #define RC_MAX_EVENT_ID_API 4095 /* event ids are 1 to this (ringcap-file(5)) */
 #define RC_FIRST_DYN_ID	    256	 /* ids from here: events described at record time */
 
-/* Lists are empty for "any"; since/until in the capture clock (0, UINT64_MAX: any). */
+/**
+ * struct rc_filter - which records to keep
+ * @pids: only records of these processes; @npids 0: any
+ * @tids: only of these threads; @ntids 0: any
+ * @cpus: only of these CPUs; @ncpus 0: any
+ * @npids: entries of @pids
+ * @ntids: entries of @tids
+ * @ncpus: entries of @cpus
+ * @comm: only of threads of this name (as the kernel cuts it, 15
+ *	characters); NULL: any
+ * @events: NULL: any event; else indexed by event id, non-zero to keep
+ *	(rc_filter__add_event() allocates it)
+ * @since: the earliest time kept (capture clock); 0: from the start
+ * @until: the latest time kept; UINT64_MAX: to the end. Not 0 for "any": a
+ *	zeroed filter keeps only records of time 0
+ *
+ * The lists and @comm are the caller's; @events is freed by
+ * rc_filter__free().
+ */
 struct rc_filter {
 	const uint32_t *pids, *tids, *cpus;
 	size_t npids, ntids, ncpus;
 	const char *comm;
-	uint8_t *events; /* NULL: any; else indexed by event id */
+	uint8_t *events;
 	uint64_t since, until;
 };
 
+/**
+ * rc_filter__match() - whether a record passes a filter
+ * @f: the filter
+ * @rec: the record
+ *
+ * Return: true when @rec passes every test of @f (all of them together).
+ */
 bool rc_filter__match(const struct rc_filter *f, const struct rc_rec_hdr *rec);
-/* Add an event of @s by name or group ("sched", "syscalls"); -ENOENT if none matches. */
+
+/**
+ * rc_filter__add_event() - keep the records of an event or a group of them
+ * @f: the filter
+ * @s: the capture's schema
+ * @name: an event's full name ("sched:sched_switch"), a group (every event
+ *	named "GROUP:...", e.g. "sched"), or "syscalls" for the "syscall" event
+ *
+ * The first call allocates @f->events, failing or not: a filter that had
+ * no event list keeps none then until an event is added.
+ *
+ * Return: 0; -ENOENT when no event of @s matches @name; or -ENOMEM.
+ */
 int rc_filter__add_event(struct rc_filter *f, const struct rc_schema *s, const char *name);
+
+/**
+ * rc_filter__free() - free what rc_filter__add_event() allocated
+ * @f: the filter; @f->events is left NULL (any event)
+ */
 void rc_filter__free(struct rc_filter *f);
 
 /* ---- histograms ------------------------------------------------------- */
@@ -400,17 +900,49 @@ struct rc_hist {
 	uint64_t count, total, min, max;
 };
 
+/**
+ * rc_hist__add() - count a value in a log2 histogram
+ * @h: the histogram, zeroed to start
+ * @v: the value
+ */
 void rc_hist__add(struct rc_hist *h, uint64_t v);
 
-/* Run-queue latency: from a task's sched_wakeup to the sched_switch that runs it. */
+/**
+ * struct rc_runq - run-queue latency: from a task's sched_wakeup to the sched_switch that runs it
+ * @hist: the latencies, in units of @div ns
+ * @div: 1000: microseconds; 0 or 1: nanoseconds
+ * @keys: a hash table of tids woken and not yet run (internal)
+ * @vals: their wake-up times (internal)
+ * @cap: slots of the table (internal)
+ * @used: slots in use (internal)
+ *
+ * Starts zeroed but for @div.
+ */
 struct rc_runq {
-	struct rc_hist hist; /* in units of div ns */
-	unsigned int div;    /* 1000: microseconds; 0 or 1: nanoseconds */
+	struct rc_hist hist;
+	unsigned int div;
 	uint64_t *keys, *vals;
 	size_t cap, used;
 };
 
+/**
+ * rc_runq__add() - take a record into the run-queue latencies
+ * @q: the latencies
+ * @m: the capture's header, for its schema
+ * @rec: the record (checked, as rc_reader__next() hands them out)
+ *
+ * A sched:sched_wakeup records when its wakee_tid was woken; the next
+ * sched:sched_switch to it as next_tid adds the wait to @q->hist, once (not
+ * a switch timed before the wake-up). Other records are passed over.
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int rc_runq__add(struct rc_runq *q, const struct rc_meta *m, const struct rc_rec_hdr *rec);
+
+/**
+ * rc_runq__free() - free the latencies' table
+ * @q: left zeroed, its hist and div included
+ */
 void rc_runq__free(struct rc_runq *q);
 
 /* ---- recording -------------------------------------------------------- */
@@ -422,9 +954,16 @@ enum rc_drain_mode {
 
 #define RC_EVENT_BIT(type) (1u << (type))
 
-/*
- * Parse "syscalls,sched" or event names ("sched:sched_switch") into a mask
- * of RC_EVENT_BIT()s. -EINVAL for an unknown name, with @bad pointing to it.
+/**
+ * rc_parse_events() - the built-in events a list names
+ * @spec: comma-separated: "syscalls", "sched" (every sched event), or the
+ *	name of an event of those sources ("syscall", "sched:sched_switch")
+ * @mask: set to the RC_EVENT_BIT()s of the events named
+ * @bad: on -EINVAL, the name not understood (all of @spec when it names
+ *	none); NUL-terminated, cut to @badlen
+ * @badlen: bytes at @bad
+ *
+ * Return: 0; -EINVAL for an unknown name or a list of none; or -ENOMEM.
  */
 int rc_parse_events(const char *spec, uint32_t *mask, char *bad, size_t badlen);
 
@@ -469,7 +1008,10 @@ enum rc_feature_need {
  * @f: filled in
  *
  * Needs the privileges record needs for the BPF answers; without them
- * every BPF feature reads as missing. Return: 0.
+ * every BPF feature reads as missing. libbpf's print callback is silenced
+ * while it runs: not to be called while another thread uses libbpf.
+ *
+ * Return: 0.
  */
 int rc_features__probe(struct rc_features *f);
 
@@ -523,27 +1065,105 @@ struct rc_record_opts {
 	size_t nbpf_sets;
 };
 
-/*
- * Call @fn for each tracepoint "SYSTEM:NAME" that @pattern matches (globs;
- * NULL: every one), in order. Returns the number of matches, or -errno.
+/**
+ * rc_list_tracepoints() - the tracepoints of this kernel that a pattern matches
+ * @pattern: "SYSTEM:NAME" with globs (fnmatch(3)) on either side; a word
+ *	without colon: a system of that name (or glob), else an event of that
+ *	name in any system; NULL: every tracepoint
+ * @fn: called with each match, system by system and name by name in
+ *	alphabetical order; a negative return stops the walk and is returned
+ * @ctx: passed to @fn
+ *
+ * Lists tracefs where it is mounted; reading it usually needs root.
+ *
+ * Return: the number of matches (0 when none); -EINVAL for a malformed
+ * @pattern; -ENODEV without tracefs; @fn's error; or another -errno of
+ * reading tracefs.
  */
 int rc_list_tracepoints(const char *pattern,
 			int (*fn)(const char *system, const char *name, void *ctx), void *ctx);
 
 struct rc_session;
 
-/* Check privileges, open and load the BPF programs. Nothing is traced yet. */
+/**
+ * rc_session__open() - prepare a recording
+ * @opts: what to record; copied up to @opts->sz, but the strings and arrays
+ *	it points to must live until rc_session__free()
+ *
+ * Checks privileges, picks the transport (RC_TRANSPORT_AUTO: the perf
+ * buffer for a flight recorder, else the ring buffer where the kernel has
+ * it), loads the BPF programs or prepares the tracefs instance, and adds
+ * @opts->pids as targets. Nothing is traced yet. Most failures are logged
+ * (RC_WARN) with their reason.
+ *
+ * Return: the session, to free with rc_session__free(); NULL with errno
+ * set: EPERM without root or CAP_BPF and CAP_PERFMON (BPF transports),
+ * EINVAL for options that do not go together (a flight recorder without
+ * the perf buffer), ENOMEM, or the error of loading the programs or
+ * preparing the instance.
+ */
 struct rc_session *rc_session__open(const struct rc_record_opts *opts);
+
+/**
+ * rc_session__add_target() - trace a process too
+ * @s: the session, started or not
+ * @pid: the process (its tgid)
+ *
+ * BPF: @pid joins the targets map, which limits what is recorded only in a
+ * session opened with rc_record_opts.pids or .follow_forks (with
+ * follow_forks, its children join as they are made); a session recording
+ * a user's BPF object ignores targets. ftrace: @pid and the threads it has
+ * now are added to the instance's set_event_pid, which limits the instance
+ * to them.
+ *
+ * Return: 0, or -errno of the BPF map update or the tracefs write.
+ */
 int rc_session__add_target(struct rc_session *s, pid_t pid);
-/*
- * Attach the programs, then write the capture header to @fd and start the
- * writer: once the file is not empty, tracing is on. With @fd < 0 nothing
- * is written: records are read, counted and discarded (live counters).
+
+/**
+ * rc_session__start() - turn tracing on and start the capture file
+ * @s: an opened session, not started
+ * @fd: the capture file, not closed by the session; < 0: nothing is
+ *	written, records are read, counted and discarded (live counters)
+ *
+ * Attaches the programs (or turns the instance on), then writes the
+ * capture header to @fd and starts the writer: once the file is not
+ * empty, tracing is on. rc_session__meta() is filled from here.
+ *
+ * Return: 0, or -errno of attaching, of writing the header, or of starting
+ * the writer thread.
  */
 int rc_session__start(struct rc_session *s, int fd);
-/* Drain the ring for up to @ms milliseconds; returns records read or -errno. */
+
+/**
+ * rc_session__drain() - read the rings for a while
+ * @s: a started session, not stopped
+ * @ms: for how long, in milliseconds
+ *
+ * Reads what the rings hold, hands it to the file every flush_ms (or
+ * wakeup_ms, or 1 s), and takes the counters once a second, into the file
+ * when there is one. Between reads it sleeps on the rings (RC_DRAIN_POLL,
+ * and always for a flight recorder) or reads again at once
+ * (RC_DRAIN_BUSY). A signal does not end it early: the wait it interrupts
+ * counts as a wake-up.
+ *
+ * Return: records read (at most INT32_MAX), or -errno of reading or
+ * writing.
+ */
 int rc_session__drain(struct rc_session *s, int ms);
-/* Detach, drain what is left, write the counters and the trailer. */
+
+/**
+ * rc_session__stop() - turn tracing off and end the capture file
+ * @s: a started session
+ *
+ * Turns tracing off and reads what is left (BPF: until the counters agree
+ * with the records read; a flight recorder takes its last snapshot,
+ * RC_SNAPSHOT_EXIT, instead), then takes the last counters and, with a
+ * file, writes them, the trailer and the end block. The fd stays open.
+ *
+ * Return: 0; -EINVAL when @s was not started or is stopped already; or the
+ * first error of reading or writing.
+ */
 int rc_session__stop(struct rc_session *s);
 /* Why a snapshot was taken (the ringcap:snapshot record's reason). */
 enum rc_snapshot_why {
@@ -552,20 +1172,92 @@ enum rc_snapshot_why {
 	RC_SNAPSHOT_EVENT = 3,	/* --snapshot-on */
 };
 
-/* Flight recorder (overwrite): write what the rings hold now; returns records written. */
+/**
+ * rc_session__snapshot() - flight recorder: write what the rings hold now
+ * @s: a started session with overwrite set
+ * @why: the reason the ringcap:snapshot record gives
+ *
+ * Writes a ringcap:snapshot record and the records the CPUs' rings hold
+ * now.
+ *
+ * Return: records written; -EINVAL when @s is not started, not a flight
+ * recorder or on the ftrace transport; or -errno.
+ */
 long rc_session__snapshot(struct rc_session *s, enum rc_snapshot_why why);
-/* The transport chosen at open (RC_TRANSPORT_RINGBUF or _PERFBUF). */
+
+/**
+ * rc_session__transport() - the transport chosen at open
+ * @s: the session
+ *
+ * Return: RC_TRANSPORT_RINGBUF, _PERFBUF or _FTRACE; never _AUTO.
+ */
 enum rc_transport rc_session__transport(const struct rc_session *s);
-/* Take the counters now (a BPF map read); NULL and errno on failure. */
+
+/**
+ * rc_session__sample() - take the counters now
+ * @s: the session
+ *
+ * Reads the BPF counter maps (or the ftrace rings' counters) without
+ * writing them to the file.
+ *
+ * Return: the counters, the same rc_session__stats() returns, updated in
+ * place by the next call that takes them (this one, rc_session__drain(),
+ * rc_session__stop()); NULL with errno set on failure.
+ */
 const struct rc_stats *rc_session__sample(struct rc_session *s);
-/* The counters last taken: each second, and final after rc_session__stop(). */
+
+/**
+ * rc_session__stats() - the counters last taken
+ * @s: the session
+ *
+ * Taken each second while draining, by rc_session__sample(), and final
+ * after rc_session__stop().
+ *
+ * Return: the counters, never NULL (zero before any was taken), updated in
+ * place by the calls that take them.
+ */
 const struct rc_stats *rc_session__stats(const struct rc_session *s);
-/* What the capture header says (host, CPUs, schema), once started. */
+
+/**
+ * rc_session__meta() - what the capture header says
+ * @s: the session
+ *
+ * Return: the header (host, CPUs, schema with the tracepoints and probes
+ * described at open), filled by rc_session__start(); zeroed before. Never
+ * NULL.
+ */
 const struct rc_meta *rc_session__meta(const struct rc_session *s);
-/* Records in the complete chunks written so far. */
+
+/**
+ * rc_session__records_written() - records written to the file so far
+ * @s: the session
+ *
+ * Counts the records of complete chunks. Safe while the session's writer
+ * thread runs.
+ *
+ * Return: the count.
+ */
 uint64_t rc_session__records_written(const struct rc_session *s);
-/* Bytes written to the file so far, and (@raw) records' bytes before compression. */
+
+/**
+ * rc_session__bytes() - bytes written to the file so far
+ * @s: the session
+ * @raw: NULL, or set to the bytes of those records before compression
+ *
+ * Safe while the session's writer thread runs.
+ *
+ * Return: the bytes written, as the writer last published them.
+ */
 uint64_t rc_session__bytes(const struct rc_session *s, uint64_t *raw);
+
+/**
+ * rc_session__free() - end a session and free it
+ * @s: the session, or NULL
+ *
+ * Detaches what is still attached and frees everything, the schema and
+ * header included. A session not stopped leaves its file without trailer:
+ * it reads as truncated. The fd is not closed.
+ */
 void rc_session__free(struct rc_session *s);
 
 #endif /* RINGCAP_H */

@@ -14,6 +14,7 @@
 #include "events.h"
 #include "format/format.h"
 #include "format/ftpage.h"
+#include "format/writer.h"
 #include "internal.h"
 #include "tracefs/tpformat.h"
 #include "capture_util.h"

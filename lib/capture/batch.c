@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture/batch.h"
+#include "format/writer.h"
 
 int rc_batcher__init(struct rc_batcher *b, struct rc_capture *c)
 {

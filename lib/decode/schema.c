@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "events.h"
+#include "decode/schema.h"
 #include "internal.h"
 #include "decode/syscall_names.h"
 

@@ -9,6 +9,7 @@
 #include <zlib.h>
 #include "format/format.h"
 #include "format/header.h"
+#include "decode/schema.h"
 
 uint32_t rc_block_crc(uint32_t type, const void *payload, size_t len)
 {

@@ -209,7 +209,7 @@ static struct rc_reader *reader_start(struct rc_reader *r)
 	return r;
 }
 
-struct rc_reader *rc_reader__open_fd(int fd)
+static struct rc_reader *rc_reader__open_fd(int fd)
 {
 	struct rc_reader *r = reader_new();
 

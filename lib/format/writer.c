@@ -10,6 +10,7 @@
 #include <xxhash.h>
 #include <zstd.h>
 #include "format/format.h"
+#include "format/writer.h"
 #include "internal.h"
 #include "format/shuffle.h"
 #include "util/mem.h"

@@ -15,6 +15,7 @@
 #include "capture/bpf/btfdesc.h"
 #include "events.h"
 #include "capture/bpf/userbpf.h"
+#include "decode/schema.h"
 
 #define FIRST_ENUM_ID 64			     /* above the built-in enums' ids */
 #define RAW_HDR	      (sizeof(struct rc_ev_hdr) + 8) /* header, then u32 loc, u32 pad */

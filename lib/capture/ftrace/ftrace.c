@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
+#include "format/writer.h"
 
 /* The hold of a pass: RC_FT_HOLD_NS, or less when a ring fills faster (order.h). */
 static uint64_t hold_ns(const struct rc_ftrace *f)

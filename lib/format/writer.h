@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The writer's side doors, for the capture engine: chunks built elsewhere
+ * (the ftrace backend's, ftpage.h) and the totals it publishes. The rest of
+ * the writer is in ringcap.h.
+ */
+#ifndef RINGCAP_FORMAT_WRITER_H
+#define RINGCAP_FORMAT_WRITER_H
+
+#include <stdint.h>
+#include "format/format.h"
+#include "ringcap.h"
+
+/**
+ * rc_writer__add_chunk() - write a chunk built elsewhere
+ * @w: the writer
+ * @dc: the chunk's header, of codec RC_CODEC_FTRACE (rc_ftenc__end())
+ * @data: the chunk's zstd frame, @dc->data_size bytes
+ *
+ * Writes the chunk block and its frame as they are, then indexes and counts
+ * the chunk in the trailer like the writer's own. Records held by
+ * rc_writer__add() are not flushed first, and the order of the chunk's
+ * records against them is not checked: count those out of order with
+ * rc_writer__add_late(). A failure while writing is sticky: every later
+ * call returns the same error.
+ *
+ * Return: 0; -EINVAL for a header that is not one of an FTRACE chunk (no
+ * record, first_ts after last_ts, sizes out of ringcap-file(5)'s bounds),
+ * with nothing written; the writer's earlier error; or -errno from write().
+ */
+int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
+
+/**
+ * rc_writer__add_late() - count records of chunks built elsewhere as out of order
+ * @w: the writer
+ * @n: records written after a record of a later time
+ *
+ * Adds @n to the trailer's late count, which rc_writer__finish() writes.
+ */
+void rc_writer__add_late(struct rc_writer *w, uint64_t n);
+
+/**
+ * rc_writer__totals() - what the writer has written so far
+ * @w: the writer
+ *
+ * Counts complete chunks only: records still held are not in it. The
+ * pointer is valid until rc_writer__free(); its index is reallocated as
+ * chunks are written. Not safe against a concurrent call on @w.
+ *
+ * Return: the trailer as it stands, owned by @w; never NULL.
+ */
+const struct rc_trailer *rc_writer__totals(const struct rc_writer *w);
+
+/**
+ * rc_writer__bytes() - bytes written to the file so far
+ * @w: the writer
+ *
+ * Return: the file offset the writer has reached, the header included.
+ */
+uint64_t rc_writer__bytes(const struct rc_writer *w);
+
+#endif /* RINGCAP_FORMAT_WRITER_H */
