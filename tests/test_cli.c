@@ -55,6 +55,10 @@ void test_cli_errors(void)
 			    "unknown event 'bogus': not one of ringcap's (syscalls, sched");
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
 	}
+	/* the ledger's records are not events a source makes (their ids are past the mask) */
+	if (test__start_subtest("ledger_event"))
+		expect_fail((char *[]){ rc, "record", "-e", "ringcap:lost", "-o", (char *)out, NULL },
+			    1, "unknown event 'ringcap:lost'");
 	if (test__start_subtest("ringbuf_size"))
 		expect_fail((char *[]){ rc, "record", "--ringbuf-size", "3M", NULL }, 64,
 			    "a power of two");
