@@ -12,8 +12,7 @@
 #include "cmd.h"
 #include "json.h"
 
-#define NEVENTS	    4096 /* event ids are at most 4095 (ringcap-file(5)) */
-#define LIVE_EVENTS 64	 /* built-in event ids are below this */
+#define LIVE_EVENTS 64 /* built-in event ids are below this */
 
 enum {
 	OPT_JSON = 256,
@@ -77,110 +76,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 /* ---- what is shown ---------------------------------------------------- */
 
-struct row {
-	uint64_t made, dropped, filtered, captured, in_file, missed;
-};
-
+/* What is shown: the ledger (lib/decode/loss.c), and where it came from. */
 struct view {
 	const char *source;
 	bool live, truncated;
 	const struct rc_schema *schema;
-	uint32_t ncpus;
 	double duration;
-	const struct rc_stats *st; /* NULL: a file cut before its first counters */
-	struct row *by_event;	   /* [NEVENTS] */
-	struct row *by_cpu;	   /* [ncpus] */
-	struct row total;
 	uint64_t nrec, chunks, file_bytes, raw_bytes, late;
-	bool overwrite;		 /* flight recorder: the rings kept only the newest */
-	uint64_t snapshots;	 /* ringcap:snapshot records */
-	uint64_t lost_in_stream; /* ringcap:lost records' counts: where the kernel said */
-	uint64_t lost_at_end;	 /* ... and those it never reported, counted at stop */
-	double worst_at;
-	uint64_t worst_dropped, worst_made;
+	struct rc_ledger led;
 };
-
-static void add_row(struct row *to, const struct row *r)
-{
-	to->made += r->made;
-	to->dropped += r->dropped;
-	to->filtered += r->filtered;
-	to->captured += r->captured;
-	to->in_file += r->in_file;
-	to->missed += r->missed;
-}
-
-static uint64_t missing(const struct view *v, const struct row *r)
-{
-	return !v->live && r->captured > r->in_file ? r->captured - r->in_file : 0;
-}
-
-/*
- * Events lost at any layer: ring full, user space, a file cut short. The
- * programs' runs the kernel skipped (missed) are shown, not counted: they
- * are an upper bound, since a skipped run may have been out of scope.
- */
-static uint64_t lost(const struct view *v)
-{
-	return v->total.dropped + (v->st ? v->st->user_dropped : 0) + missing(v, &v->total);
-}
-
-/* Flight recorder: made, not dropped, not in a snapshot. */
-static uint64_t overwritten(const struct view *v)
-{
-	const struct row *t = &v->total;
-
-	return v->overwrite && t->made > t->dropped + t->captured
-		   ? t->made - t->dropped - t->captured
-		   : 0;
-}
-
-static void count_entries(struct view *v)
-{
-	uint32_t i;
-
-	for (i = 0; v->st && i < v->st->nentries; i++) {
-		const struct rc_stat_entry *e = &v->st->entries[i];
-		struct row r = { .made = e->made,
-				 .dropped = e->dropped,
-				 .filtered = e->filtered,
-				 .captured = e->captured,
-				 .missed = e->missed };
-
-		if (e->type < NEVENTS)
-			add_row(&v->by_event[e->type], &r);
-		else if (e->type == RC_TYPE_ALL) /* ftrace: a CPU's every event */
-			add_row(&v->total, &r);
-		if (e->cpu < v->ncpus) /* not RC_CPU_ANY */
-			add_row(&v->by_cpu[e->cpu], &r);
-	}
-	for (i = 0; i < NEVENTS; i++)
-		add_row(&v->total, &v->by_event[i]);
-}
-
-/* Keep the interval with the most drops; @at is its start, in seconds. */
-static void note_interval(struct view *v, const struct rc_stats_point *a,
-			  const struct rc_stats_point *b, double at)
-{
-	uint64_t d = b->dropped - a->dropped;
-
-	if (d > v->worst_dropped) {
-		v->worst_dropped = d;
-		v->worst_made = b->made - a->made;
-		v->worst_at = at;
-	}
-}
-
-/* The second (between two counter blocks, the first from the start) with the most drops. */
-static void worst_second(struct view *v, const struct rc_stats_point *h, size_t n, uint64_t t0)
-{
-	struct rc_stats_point start = { .ts = t0 };
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		note_interval(v, i ? &h[i - 1] : &start, &h[i],
-			      ((i ? h[i - 1].ts : t0) - t0) / 1e9);
-}
 
 static const char *event_name(const struct view *v, uint32_t id)
 {
@@ -191,19 +95,19 @@ static const char *event_name(const struct view *v, uint32_t id)
 	return ev ? ev->name : "?";
 }
 
-static bool row_used(const struct row *r)
+static bool row_used(const struct rc_ledger_row *r)
 {
 	return r->made || r->in_file || r->filtered || r->missed;
 }
 
-static void print_row(const struct view *v, const char *name, const struct row *r)
+static void print_row(const struct view *v, const char *name, const struct rc_ledger_row *r)
 {
 	printf("%-26s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %12" PRIu64, name, r->made,
 	       v->live ? r->captured : r->in_file, r->dropped, r->filtered);
 	if (v->live)
 		printf(" %12.0f\n", v->duration > 0 ? r->made / v->duration : 0.0);
 	else
-		printf(" %10" PRIu64 "\n", missing(v, r));
+		printf(" %10" PRIu64 "\n", rc_ledger__missing(&v->led, r));
 }
 
 static void show_plain(const struct view *v)
@@ -224,51 +128,52 @@ static void show_plain(const struct view *v)
 		       human_bytes(v->raw_bytes, c, sizeof(c)),
 		       v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0,
 		       (double)v->file_bytes / v->nrec);
-	if (!v->st) {
+	if (!v->led.st) {
 		printf("# no counters: the file was cut before its first second\n");
 	} else {
 		printf("# ring: %s, at most %s pending (%.1f%%); the drain waited %.1f ms for "
 		       "the writer\n",
-		       human_bytes(v->st->ring_size, b, sizeof(b)),
-		       human_bytes(v->st->ring_hwm, c, sizeof(c)),
-		       v->st->ring_size ? 100.0 * v->st->ring_hwm / v->st->ring_size : 0.0,
-		       v->st->writer_wait_ns / 1e6);
+		       human_bytes(v->led.st->ring_size, b, sizeof(b)),
+		       human_bytes(v->led.st->ring_hwm, c, sizeof(c)),
+		       v->led.st->ring_size ? 100.0 * v->led.st->ring_hwm / v->led.st->ring_size
+					    : 0.0,
+		       v->led.st->writer_wait_ns / 1e6);
 		printf("# lost: %" PRIu64 " dropped in the kernel (ring full), %" PRIu64
 		       " in user space",
-		       v->total.dropped, v->st->user_dropped);
+		       v->led.total.dropped, v->led.st->user_dropped);
 		if (!v->live)
 			printf(", %" PRIu64 " missing from the file (cut short)",
-			       missing(v, &v->total));
+			       rc_ledger__missing(&v->led, &v->led.total));
 		printf("\n");
-		if (v->lost_in_stream || v->lost_at_end)
+		if (v->led.lost_in_stream || v->led.lost_at_end)
 			printf("# lost records: the file marks %" PRIu64
 			       " lost where the kernel reported them, %" PRIu64
 			       " more at the end\n",
-			       v->lost_in_stream, v->lost_at_end);
-		if (v->overwrite)
+			       v->led.lost_in_stream, v->led.lost_at_end);
+		if (v->led.overwrite)
 			printf(
 			    "# flight recorder: %" PRIu64 " snapshots; %" PRIu64
 			    " events overwritten or left out of one (the rings keep the newest)\n",
-			    v->snapshots, overwritten(v));
-		if (v->total.missed)
+			    v->led.snapshots, rc_ledger__overwritten(&v->led));
+		if (v->led.total.missed)
 			printf("# possibly lost: the kernel skipped %" PRIu64
 			       " runs of ringcap's programs (BPF recursion)\n",
-			       v->total.missed);
-		if (v->worst_dropped)
+			       v->led.total.missed);
+		if (v->led.worst_dropped)
 			printf("# worst second: %" PRIu64 " of %" PRIu64
 			       " events dropped, at %.1f s\n",
-			       v->worst_dropped, v->worst_made, v->worst_at);
+			       v->led.worst_dropped, v->led.worst_made, v->led.worst_at);
 	}
 	printf("\n%-26s %12s %12s %10s %12s %*s\n", "EVENT", "MADE", got, "DROPPED", "FILTERED",
 	       v->live ? 12 : 10, last);
-	for (i = 0; i < NEVENTS; i++)
-		if (row_used(&v->by_event[i]))
-			print_row(v, event_name(v, i), &v->by_event[i]);
-	print_row(v, "total", &v->total);
+	for (i = 0; i < RC_LEDGER_EVENTS; i++)
+		if (row_used(&v->led.by_event[i]))
+			print_row(v, event_name(v, i), &v->led.by_event[i]);
+	print_row(v, "total", &v->led.total);
 	printf("\n%-26s %12s %12s %10s %12s %*s\n", "CPU", "MADE", got, "DROPPED", "FILTERED",
 	       v->live ? 12 : 10, last);
-	for (i = 0; i < v->ncpus; i++) {
-		const struct row *r = &v->by_cpu[i];
+	for (i = 0; i < v->led.ncpus; i++) {
+		const struct rc_ledger_row *r = &v->led.by_cpu[i];
 
 		if (row_used(r)) {
 			snprintf(b, sizeof(b), "%u", i);
@@ -277,13 +182,13 @@ static void show_plain(const struct view *v)
 	}
 }
 
-static void json_row(struct json *j, const struct view *v, const struct row *r)
+static void json_row(struct json *j, const struct view *v, const struct rc_ledger_row *r)
 {
 	json_u64(j, "made", r->made);
 	json_u64(j, "captured", r->captured);
 	if (!v->live) {
 		json_u64(j, "in_file", r->in_file);
-		json_u64(j, "missing", missing(v, r));
+		json_u64(j, "missing", rc_ledger__missing(&v->led, r));
 	}
 	json_u64(j, "dropped", r->dropped);
 	json_u64(j, "filtered", r->filtered);
@@ -308,48 +213,48 @@ static void show_json(const struct view *v)
 			    v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0);
 		json_double(&j, "bytes_per_event", v->nrec ? (double)v->file_bytes / v->nrec : 0.0);
 		json_u64(&j, "late", v->late);
-		json_u64(&j, "lost_in_stream", v->lost_in_stream);
-		json_u64(&j, "lost_at_end", v->lost_at_end);
-		json_bool(&j, "overwrite", v->overwrite);
-		json_u64(&j, "snapshots", v->snapshots);
-		json_u64(&j, "overwritten", overwritten(v));
+		json_u64(&j, "lost_in_stream", v->led.lost_in_stream);
+		json_u64(&j, "lost_at_end", v->led.lost_at_end);
+		json_bool(&j, "overwrite", v->led.overwrite);
+		json_u64(&j, "snapshots", v->led.snapshots);
+		json_u64(&j, "overwritten", rc_ledger__overwritten(&v->led));
 	}
-	json_u64(&j, "lost", lost(v));
-	json_bool(&j, "has_counters", v->st != NULL);
-	if (v->st) {
+	json_u64(&j, "lost", rc_ledger__lost(&v->led));
+	json_bool(&j, "has_counters", v->led.st != NULL);
+	if (v->led.st) {
 		json_begin_object(&j, "ring");
-		json_u64(&j, "size", v->st->ring_size);
-		json_u64(&j, "high_water", v->st->ring_hwm);
-		json_u64(&j, "pending", v->st->ring_pending);
+		json_u64(&j, "size", v->led.st->ring_size);
+		json_u64(&j, "high_water", v->led.st->ring_hwm);
+		json_u64(&j, "pending", v->led.st->ring_pending);
 		json_end_object(&j);
-		json_u64(&j, "user_dropped", v->st->user_dropped);
-		json_u64(&j, "writer_wait_ns", v->st->writer_wait_ns);
+		json_u64(&j, "user_dropped", v->led.st->user_dropped);
+		json_u64(&j, "writer_wait_ns", v->led.st->writer_wait_ns);
 	}
 	json_begin_object(&j, "worst_second");
-	json_double(&j, "at_s", v->worst_at);
-	json_u64(&j, "dropped", v->worst_dropped);
-	json_u64(&j, "made", v->worst_made);
+	json_double(&j, "at_s", v->led.worst_at);
+	json_u64(&j, "dropped", v->led.worst_dropped);
+	json_u64(&j, "made", v->led.worst_made);
 	json_end_object(&j);
 	json_begin_object(&j, "total");
-	json_row(&j, v, &v->total);
+	json_row(&j, v, &v->led.total);
 	json_end_object(&j);
 	json_begin_array(&j, "by_event");
-	for (i = 0; i < NEVENTS; i++) {
-		if (!row_used(&v->by_event[i]))
+	for (i = 0; i < RC_LEDGER_EVENTS; i++) {
+		if (!row_used(&v->led.by_event[i]))
 			continue;
 		json_begin_object(&j, NULL);
 		json_string(&j, "event", event_name(v, i));
-		json_row(&j, v, &v->by_event[i]);
+		json_row(&j, v, &v->led.by_event[i]);
 		json_end_object(&j);
 	}
 	json_end_array(&j);
 	json_begin_array(&j, "by_cpu");
-	for (i = 0; i < v->ncpus; i++) {
-		if (!row_used(&v->by_cpu[i]))
+	for (i = 0; i < v->led.ncpus; i++) {
+		if (!row_used(&v->led.by_cpu[i]))
 			continue;
 		json_begin_object(&j, NULL);
 		json_u64(&j, "cpu", i);
-		json_row(&j, v, &v->by_cpu[i]);
+		json_row(&j, v, &v->led.by_cpu[i]);
 		json_end_object(&j);
 	}
 	json_end_array(&j);
@@ -358,7 +263,7 @@ static void show_json(const struct view *v)
 
 static int show(const struct view *v)
 {
-	uint64_t n = lost(v);
+	uint64_t n = rc_ledger__lost(&v->led);
 
 	if (env.json)
 		show_json(v);
@@ -373,31 +278,14 @@ static int show(const struct view *v)
 	return v->truncated ? RC_EXIT_TRUNCATED : 0;
 }
 
-static int view_alloc(struct view *v, uint32_t ncpus)
-{
-	v->ncpus = ncpus > 4096 ? 4096 : ncpus;
-	v->by_event = calloc(NEVENTS, sizeof(*v->by_event));
-	v->by_cpu = calloc(v->ncpus ? v->ncpus : 1, sizeof(*v->by_cpu));
-	return v->by_event && v->by_cpu ? 0 : -ENOMEM;
-}
-
-static void view_free(struct view *v)
-{
-	free(v->by_event);
-	free(v->by_cpu);
-}
-
 /* ---- from a file ------------------------------------------------------ */
 
 static void note_lost(struct view *v, const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
 	const struct rc_field *n = rc_event__field(ev, "lost"), *fl = rc_event__field(ev, "flags");
-	uint64_t lost = n ? rc_field__u64(n, rec, 0) : 0;
 
-	if (fl && rc_field__u64(fl, rec, 0) & 1) /* RC_LOST_F_AT_END */
-		v->lost_at_end += lost;
-	else
-		v->lost_in_stream += lost;
+	rc_ledger__add_lost(&v->led, n ? rc_field__u64(n, rec, 0) : 0,
+			    fl && rc_field__u64(fl, rec, 0) & 1 /* RC_LOST_F_AT_END */);
 }
 
 static int stat_file(void)
@@ -418,10 +306,10 @@ static int stat_file(void)
 		return -errno;
 	m = rc_reader__meta(r);
 	v.schema = m->schema;
-	err = view_alloc(&v, m->ncpus);
+	err = rc_ledger__alloc(&v.led, m->ncpus);
 	if (err)
 		goto out;
-	v.overwrite = m->flags & RC_META_OVERWRITE;
+	v.led.overwrite = m->flags & RC_META_OVERWRITE;
 	lost_ev = rc_schema__event_by_name(m->schema, "ringcap:lost");
 	snap_ev = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
 	while ((err = rc_reader__next(r, &rec)) > 0) {
@@ -434,33 +322,31 @@ static int stat_file(void)
 			continue;
 		}
 		if (snap_ev && rec->type == snap_ev->id) {
-			v.snapshots++;
+			v.led.snapshots++;
 			continue;
 		}
-		v.by_event[rec->type].in_file++;
-		if (rec->cpu < v.ncpus)
-			v.by_cpu[rec->cpu].in_file++;
+		rc_ledger__add_record(&v.led, rec);
 	}
 	if (err < 0) {
 		say("%s: %s\n", env.input, rc_reader__error(r));
 		goto out;
 	}
 	v.truncated = rc_reader__truncated(r);
-	v.st = rc_reader__stats(r);
+	v.led.st = rc_reader__stats(r);
 	v.chunks = rc_reader__chunks(r);
 	v.file_bytes = rc_reader__offset(r);
 	tr = rc_reader__trailer(r);
 	v.raw_bytes = rc_reader__raw_bytes(r);
 	v.late = tr ? tr->late : 0;
-	if (v.st && v.st->ts > last)
-		last = v.st->ts;
+	if (v.led.st && v.led.st->ts > last)
+		last = v.led.st->ts;
 	v.duration = last > m->start_ts ? (last - m->start_ts) / 1e9 : (last - first) / 1e9;
-	count_entries(&v);
+	rc_ledger__count(&v.led, v.led.st);
 	hist = rc_reader__history(r, &nhist);
-	worst_second(&v, hist, nhist, m->start_ts);
+	rc_ledger__worst_second(&v.led, hist, nhist, m->start_ts);
 	err = show(&v);
 out:
-	view_free(&v);
+	rc_ledger__free(&v.led);
 	rc_reader__free(r);
 	return err;
 }
@@ -506,7 +392,7 @@ static void live_tick(void *ctx, struct rc_session *s, double el)
 	if (!st)
 		return;
 	rc_stats__totals(st, &pt);
-	note_interval(l->v, &l->prev, &pt, l->last);
+	rc_ledger__note_interval(&l->v->led, &l->prev, &pt, l->last);
 	for (i = 0; i < st->nentries; i++)
 		if (st->entries[i].type < LIVE_EVENTS)
 			made[st->entries[i].type] += st->entries[i].made;
@@ -533,7 +419,7 @@ static int stat_live(int argc, char **argv)
 {
 	struct workload wl = WORKLOAD_INIT;
 	struct rc_record_opts ro;
-	struct view v = { .live = true, .schema = rc_builtin_schema() };
+	struct view v = { .live = true, .schema = rc_builtin_schema(), .led.live = true };
 	struct live l = { .tty = isatty(STDERR_FILENO), .v = &v };
 	struct rc_session *s = NULL;
 	struct rc_stats_point end;
@@ -570,20 +456,20 @@ static int stat_live(int argc, char **argv)
 	if (err)
 		goto out;
 	v.duration = elapsed_since(&t0);
-	v.st = rc_session__stats(s);
-	rc_stats__totals(v.st, &end);
-	note_interval(&v, &l.prev, &end, l.last); /* the time after the last tick */
+	v.led.st = rc_session__stats(s);
+	rc_stats__totals(v.led.st, &end);
+	rc_ledger__note_interval(&v.led, &l.prev, &end, l.last); /* the time after the last tick */
 	v.schema = rc_session__meta(s)->schema;
-	err = view_alloc(&v, rc_session__meta(s)->ncpus);
+	err = rc_ledger__alloc(&v.led, rc_session__meta(s)->ncpus);
 	if (err)
 		goto out;
-	count_entries(&v);
+	rc_ledger__count(&v.led, v.led.st);
 	workload_end(&wl);
 	workload_say_status(&wl);
 	err = show(&v);
 out:
 	workload_end(&wl);
-	view_free(&v);
+	rc_ledger__free(&v.led);
 	rc_session__free(s);
 	free((char *)ro.cmdline);
 	return err;

@@ -427,6 +427,139 @@ struct rc_trailer {
  */
 void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt);
 
+/* ---- the loss ledger -------------------------------------------------- */
+
+#define RC_LEDGER_EVENTS 4096 /* event ids are at most 4095 (ringcap-file(5)) */
+#define RC_LEDGER_CPUS	 4096 /* CPUs past this are counted in the totals only */
+
+/**
+ * struct rc_ledger_row - one event's, one CPU's or every event's counts
+ * @made: made by the programs, or by the kernel's tracer
+ * @dropped: made, and not in the ring: it was full
+ * @filtered: out of scope (-p, a command, --comm), not made
+ * @captured: read from the ring
+ * @in_file: records in the file (0 for a live count)
+ * @missed: runs of a program the kernel skipped (an upper bound)
+ */
+struct rc_ledger_row {
+	uint64_t made, dropped, filtered, captured, in_file, missed;
+};
+
+/**
+ * struct rc_ledger - a capture's loss ledger: made = in the file + lost
+ * @live: counts of a running capture, not of a file: nothing is missing
+ * @overwrite: a flight recorder's: the rings kept only the newest
+ * @ncpus: rows in @by_cpu
+ * @st: the counters counted (NULL: a file cut before its first counters)
+ * @by_event: [RC_LEDGER_EVENTS], by event id
+ * @by_cpu: [@ncpus]
+ * @total: every event's
+ * @snapshots: ringcap:snapshot records in the file
+ * @lost_in_stream: ringcap:lost records' counts: where the kernel said
+ * @lost_at_end: ... and those it never reported, counted at stop
+ * @worst_at: the start of the second with the most drops, s from the start
+ * @worst_dropped: its drops
+ * @worst_made: its events made
+ *
+ * Zero it, rc_ledger__alloc(), then add the file's records and count its
+ * counters; rc_ledger__lost() and the rows say what was lost where.
+ */
+struct rc_ledger {
+	bool live, overwrite;
+	uint32_t ncpus;
+	const struct rc_stats *st;
+	struct rc_ledger_row *by_event, *by_cpu, total;
+	uint64_t snapshots, lost_in_stream, lost_at_end;
+	double worst_at;
+	uint64_t worst_dropped, worst_made;
+};
+
+/**
+ * rc_ledger__alloc() - the rows of a ledger
+ * @l: zeroed, or with @live and @overwrite set
+ * @ncpus: the capture's CPUs (rc_meta.ncpus; at most RC_LEDGER_CPUS are rows)
+ *
+ * Return: 0, or -ENOMEM (rc_ledger__free() still frees what was made).
+ */
+int rc_ledger__alloc(struct rc_ledger *l, uint32_t ncpus);
+
+/**
+ * rc_ledger__free() - free a ledger's rows; @l itself is the caller's
+ * @l: allocated, or zeroed
+ */
+void rc_ledger__free(struct rc_ledger *l);
+
+/**
+ * rc_ledger__add_record() - a record found in the file
+ * @l: allocated
+ * @rec: an event's record (not the ledger's own: see rc_ledger__add_lost())
+ */
+void rc_ledger__add_record(struct rc_ledger *l, const struct rc_rec_hdr *rec);
+
+/**
+ * rc_ledger__add_lost() - a ringcap:lost record's count
+ * @l: the ledger
+ * @lost: its lost field
+ * @at_end: its RC_LOST_F_AT_END flag: drops the kernel never reported
+ */
+void rc_ledger__add_lost(struct rc_ledger *l, uint64_t lost, bool at_end);
+
+/**
+ * rc_ledger__count() - sum a set of counters into the rows, once
+ * @l: allocated, its records added
+ * @st: the capture's last counters, kept as @l->st (NULL: none)
+ */
+void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st);
+
+/**
+ * rc_ledger__missing() - read from the ring but not in the file: cut short
+ * @l: counted
+ * @r: a row of @l
+ *
+ * Return: the count; 0 for a live ledger.
+ */
+uint64_t rc_ledger__missing(const struct rc_ledger *l, const struct rc_ledger_row *r);
+
+/**
+ * rc_ledger__lost() - events lost at any layer
+ * @l: counted
+ *
+ * The ring was full, user space dropped, or the file was cut short. Runs
+ * the kernel skipped (missed) are not counted: they are an upper bound,
+ * since a skipped run may have been out of scope.
+ *
+ * Return: the count.
+ */
+uint64_t rc_ledger__lost(const struct rc_ledger *l);
+
+/**
+ * rc_ledger__overwritten() - a flight recorder's events made and in no snapshot
+ * @l: counted
+ *
+ * Return: the count; 0 unless @l->overwrite.
+ */
+uint64_t rc_ledger__overwritten(const struct rc_ledger *l);
+
+/**
+ * rc_ledger__note_interval() - keep the interval from @a to @b if it dropped most
+ * @l: the ledger
+ * @a: the counters' totals at its start
+ * @b: at its end
+ * @at: its start, in s from the capture's start
+ */
+void rc_ledger__note_interval(struct rc_ledger *l, const struct rc_stats_point *a,
+			      const struct rc_stats_point *b, double at);
+
+/**
+ * rc_ledger__worst_second() - the second with the most drops, from the counters' history
+ * @l: the ledger
+ * @h: the totals of each counter block, in order (rc_reader__history())
+ * @n: blocks in @h
+ * @t0: the capture's start (rc_meta.start_ts): the first interval starts there
+ */
+void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h, size_t n,
+			     uint64_t t0);
+
 /* ---- writer ----------------------------------------------------------- */
 
 struct rc_writer_opts {

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The loss ledger of a capture (ringcap.h, struct rc_ledger): its counters
+ * summed per event and per CPU, what was lost at each layer, what the
+ * flight recorder overwrote, and the second with the most drops. What
+ * ringcap stat shows, for any program that reads a capture.
+ */
+#include <stdlib.h>
+#include "internal.h"
+
+int rc_ledger__alloc(struct rc_ledger *l, uint32_t ncpus)
+{
+	l->ncpus = ncpus > RC_LEDGER_CPUS ? RC_LEDGER_CPUS : ncpus;
+	l->by_event = calloc(RC_LEDGER_EVENTS, sizeof(*l->by_event));
+	l->by_cpu = calloc(l->ncpus ? l->ncpus : 1, sizeof(*l->by_cpu));
+	return l->by_event && l->by_cpu ? 0 : -ENOMEM;
+}
+
+void rc_ledger__free(struct rc_ledger *l)
+{
+	free(l->by_event);
+	free(l->by_cpu);
+	l->by_event = l->by_cpu = NULL;
+}
+
+static void add_row(struct rc_ledger_row *to, const struct rc_ledger_row *r)
+{
+	to->made += r->made;
+	to->dropped += r->dropped;
+	to->filtered += r->filtered;
+	to->captured += r->captured;
+	to->in_file += r->in_file;
+	to->missed += r->missed;
+}
+
+void rc_ledger__add_record(struct rc_ledger *l, const struct rc_rec_hdr *rec)
+{
+	l->by_event[rec->type % RC_LEDGER_EVENTS].in_file++;
+	if (rec->cpu < l->ncpus)
+		l->by_cpu[rec->cpu].in_file++;
+}
+
+void rc_ledger__add_lost(struct rc_ledger *l, uint64_t lost, bool at_end)
+{
+	if (at_end)
+		l->lost_at_end += lost;
+	else
+		l->lost_in_stream += lost;
+}
+
+void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st)
+{
+	uint32_t i;
+
+	l->st = st;
+	for (i = 0; st && i < st->nentries; i++) {
+		const struct rc_stat_entry *e = &st->entries[i];
+		struct rc_ledger_row r = { .made = e->made,
+					   .dropped = e->dropped,
+					   .filtered = e->filtered,
+					   .captured = e->captured,
+					   .missed = e->missed };
+
+		if (e->type < RC_LEDGER_EVENTS)
+			add_row(&l->by_event[e->type], &r);
+		else if (e->type == RC_TYPE_ALL) /* ftrace: a CPU's every event */
+			add_row(&l->total, &r);
+		if (e->cpu < l->ncpus) /* not RC_CPU_ANY */
+			add_row(&l->by_cpu[e->cpu], &r);
+	}
+	for (i = 0; i < RC_LEDGER_EVENTS; i++)
+		add_row(&l->total, &l->by_event[i]);
+}
+
+uint64_t rc_ledger__missing(const struct rc_ledger *l, const struct rc_ledger_row *r)
+{
+	return !l->live && r->captured > r->in_file ? r->captured - r->in_file : 0;
+}
+
+uint64_t rc_ledger__lost(const struct rc_ledger *l)
+{
+	return l->total.dropped + (l->st ? l->st->user_dropped : 0) +
+	       rc_ledger__missing(l, &l->total);
+}
+
+uint64_t rc_ledger__overwritten(const struct rc_ledger *l)
+{
+	const struct rc_ledger_row *t = &l->total;
+
+	return l->overwrite && t->made > t->dropped + t->captured
+		   ? t->made - t->dropped - t->captured
+		   : 0;
+}
+
+void rc_ledger__note_interval(struct rc_ledger *l, const struct rc_stats_point *a,
+			      const struct rc_stats_point *b, double at)
+{
+	uint64_t d = b->dropped - a->dropped;
+
+	if (d > l->worst_dropped) {
+		l->worst_dropped = d;
+		l->worst_made = b->made - a->made;
+		l->worst_at = at;
+	}
+}
+
+void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h, size_t n,
+			     uint64_t t0)
+{
+	struct rc_stats_point start = { .ts = t0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rc_ledger__note_interval(l, i ? &h[i - 1] : &start, &h[i],
+					 ((i ? h[i - 1].ts : t0) - t0) / 1e9);
+}
