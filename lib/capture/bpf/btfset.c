@@ -302,17 +302,99 @@ unsupported:
 	return -EINVAL;
 }
 
+/* Global @name of @btf, if it is one --set may set: a const volatile of .rodata. */
+static int find_settable(const struct btf *btf, const char *name, struct global *g, char *err,
+			 size_t errlen)
+{
+	struct rc_strbuf sb = {};
+	int ret = find_global(btf, name, g);
+
+	if (ret) {
+		if (list_settable(btf, &sb))
+			set_err(err, errlen,
+				"no global %s in the object; const volatile globals: %s", name,
+				sb.buf);
+		else
+			set_err(err, errlen,
+				"no global %s in the object, which has no const volatile globals",
+				name);
+		rc_strbuf__free(&sb);
+		return ret;
+	}
+	if (!strncmp(g->sec, RODATA_SEC ".", strlen(RODATA_SEC) + 1)) {
+		set_err(err, errlen, "%s is in section %s: only globals of .rodata can be set",
+			name, g->sec);
+		return -EINVAL;
+	}
+	if (!is_rodata(g->sec)) {
+		set_err(err, errlen,
+			"%s is a global in %s, not a const volatile one: only those (in .rodata) "
+			"can be set",
+			name, g->sec);
+		return -EINVAL;
+	}
+	if (!g->is_volatile) {
+		set_err(err, errlen,
+			"%s is const but not volatile: the compiler may have used its value "
+			"already; declare it const volatile",
+			name);
+		return -EINVAL;
+	}
+	if (!g->type) {
+		set_err(err, errlen, "%s: malformed BTF type", name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parse @text as @g's type and put it into the object's .rodata, before load. */
+static int write_value(struct bpf_object *obj, const struct btf *btf, const struct global *g,
+		       const char *name, const char *text, char *err, size_t errlen)
+{
+	struct bpf_map *map = rodata_map(obj);
+	unsigned char *val = NULL, *data = NULL;
+	const void *init;
+	size_t sz;
+	int ret;
+
+	/* loaded: the map exists, its memory is read-only, the programs have the old value */
+	if (map && bpf_map__fd(map) >= 0) {
+		set_err(err, errlen, "cannot set %s: the object is loaded already", name);
+		return -EBUSY;
+	}
+	init = map ? bpf_map__initial_value(map, &sz) : NULL;
+	if (!init || (uint64_t)g->vsi->offset + g->vsi->size > sz) {
+		set_err(err, errlen, "cannot set %s: the object's .rodata map is missing or short",
+			name);
+		return -ENOENT;
+	}
+	val = malloc(g->vsi->size ? g->vsi->size : 1);
+	data = malloc(sz);
+	if (!val || !data) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = parse_value(btf, g, name, text, val, err, errlen);
+	if (ret)
+		goto out;
+	/* through libbpf, which refuses what it cannot take, rather than into its memory */
+	memcpy(data, init, sz);
+	memcpy(data + g->vsi->offset, val, g->vsi->size);
+	ret = bpf_map__set_initial_value(map, data, sz);
+	if (ret)
+		set_err(err, errlen, "cannot set %s: %s", name, strerror(-ret));
+out:
+	free(data);
+	free(val);
+	return ret;
+}
+
 int rc_btf__set_global(struct bpf_object *obj, const char *assignment, char *err, size_t errlen)
 {
 	const char *eq = assignment ? strchr(assignment, '=') : NULL;
-	unsigned char *val = NULL, *data = NULL;
-	struct rc_strbuf sb = {};
 	struct global g = {};
-	struct bpf_map *map;
-	const void *init;
 	struct btf *btf;
 	char *name;
-	size_t sz;
 	int ret;
 
 	if (!obj || !eq || eq == assignment) {
@@ -329,82 +411,12 @@ int rc_btf__set_global(struct bpf_object *obj, const char *assignment, char *err
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = find_global(btf, name, &g);
-	if (ret) {
-		if (list_settable(btf, &sb))
-			set_err(err, errlen,
-				"no global %s in the object; const volatile globals: %s", name,
-				sb.buf);
-		else
-			set_err(err, errlen,
-				"no global %s in the object, which has no const volatile globals",
-				name);
-		goto out;
-	}
-	if (!strncmp(g.sec, RODATA_SEC ".", strlen(RODATA_SEC) + 1)) {
-		set_err(err, errlen, "%s is in section %s: only globals of .rodata can be set",
-			name, g.sec);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (!is_rodata(g.sec)) {
-		set_err(err, errlen,
-			"%s is a global in %s, not a const volatile one: only those (in .rodata) "
-			"can be set",
-			name, g.sec);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (!g.is_volatile) {
-		set_err(err, errlen,
-			"%s is const but not volatile: the compiler may have used its value "
-			"already; declare it const volatile",
-			name);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (!g.type) {
-		set_err(err, errlen, "%s: malformed BTF type", name);
-		ret = -EINVAL;
-		goto out;
-	}
-	map = rodata_map(obj);
-	/* loaded: the map exists, its memory is read-only, the programs have the old value */
-	if (map && bpf_map__fd(map) >= 0) {
-		set_err(err, errlen, "cannot set %s: the object is loaded already", name);
-		ret = -EBUSY;
-		goto out;
-	}
-	init = map ? bpf_map__initial_value(map, &sz) : NULL;
-	if (!init || (uint64_t)g.vsi->offset + g.vsi->size > sz) {
-		set_err(err, errlen, "cannot set %s: the object's .rodata map is missing or short",
-			name);
-		ret = -ENOENT;
-		goto out;
-	}
-	val = malloc(g.vsi->size ? g.vsi->size : 1);
-	data = malloc(sz);
-	if (!val || !data) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = parse_value(btf, &g, name, eq + 1, val, err, errlen);
-	if (ret)
-		goto out;
-	/* through libbpf, which refuses what it cannot take, rather than into its memory */
-	memcpy(data, init, sz);
-	memcpy(data + g.vsi->offset, val, g.vsi->size);
-	ret = bpf_map__set_initial_value(map, data, sz);
-	if (ret) {
-		set_err(err, errlen, "cannot set %s: %s", name, strerror(-ret));
-		goto out;
-	}
-	pr_debug("btf: set %s (%u bytes at .rodata+%u) to %s\n", name, g.vsi->size, g.vsi->offset,
-		 eq + 1);
+	ret = find_settable(btf, name, &g, err, errlen);
+	ret = ret ?: write_value(obj, btf, &g, name, eq + 1, err, errlen);
+	if (!ret)
+		pr_debug("btf: set %s (%u bytes at .rodata+%u) to %s\n", name, g.vsi->size,
+			 g.vsi->offset, eq + 1);
 out:
-	rc_strbuf__free(&sb);
-	free(data);
-	free(val);
 	free(name);
 	return ret;
 }

@@ -280,82 +280,88 @@ static int describe_dyn(struct rc_bpf *s)
 	return 0;
 }
 
+static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
+{
+	int err = need(s, RC_NEED_SYSCALLS, "-e syscalls");
+
+	if (err)
+		return err;
+	s->sys = syscalls_bpf__open();
+	if (!s->sys)
+		return load_failed("syscalls", -errno);
+	s->sys->rodata->knobs = *k;
+	err = share_maps(s, s->sys->maps.events, s->sys->maps.targets, s->sys->maps.stats,
+			 s->sys->maps.notify);
+	err = err ?: syscalls_bpf__load(s->sys);
+	return err ? load_failed("syscalls", err) : 0;
+}
+
+/* The sched programs of the events asked for, sched_process_exit's as the kernel has it. */
+static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
+{
+	bool exit = ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT);
+	struct sched_bpf *sk;
+	int err;
+
+	err = need(s, RC_NEED_SCHED, "-e sched");
+	if (err)
+		return err;
+	sk = sched_bpf__open();
+	if (!sk)
+		return load_failed("sched", -errno);
+	s->sched = sk;
+	sk->rodata->knobs = *k;
+	bpf_program__set_autoload(sk->progs.handle_sched_switch,
+				  ev & RC_EVENT_BIT(RC_EV_SCHED_SWITCH));
+	bpf_program__set_autoload(sk->progs.handle_sched_wakeup,
+				  ev & RC_EVENT_BIT(RC_EV_SCHED_WAKEUP));
+	bpf_program__set_autoload(sk->progs.handle_sched_process_fork,
+				  ev & RC_EVENT_BIT(RC_EV_SCHED_FORK));
+	bpf_program__set_autoload(sk->progs.handle_sched_process_exec,
+				  ev & RC_EVENT_BIT(RC_EV_SCHED_EXEC));
+	/* the variant whose arguments the kernel's prototype has */
+	bpf_program__set_autoload(sk->progs.handle_sched_process_exit,
+				  exit && !s->feat.exit_group_dead);
+	bpf_program__set_autoload(sk->progs.handle_sched_process_exit_gd,
+				  exit && s->feat.exit_group_dead);
+	err = share_maps(s, sk->maps.events, sk->maps.targets, sk->maps.stats, sk->maps.notify);
+	err = err ?: sched_bpf__load(sk);
+	return err ? load_failed("sched", err) : 0;
+}
+
+static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
+{
+	int err = need(s, RC_NEED_FOLLOW, "following a command's children");
+
+	if (err)
+		return err;
+	s->follow = follow_bpf__open();
+	if (!s->follow)
+		return load_failed("follow", -errno);
+	s->follow->rodata->knobs = *k;
+	bpf_program__set_autoload(s->follow->progs.handle_follow_exit, !s->feat.exit_group_dead);
+	bpf_program__set_autoload(s->follow->progs.handle_follow_exit_gd, s->feat.exit_group_dead);
+	err = share_maps(s, s->follow->maps.events, s->follow->maps.targets, s->follow->maps.stats,
+			 s->follow->maps.notify);
+	err = err ?: follow_bpf__load(s->follow);
+	return err ? load_failed("follow", err) : 0;
+}
+
 static int open_sources(struct rc_bpf *s)
 {
 	uint32_t ev = s->c.opts.events;
 	struct rc_knobs k = make_knobs(&s->c.opts);
-	int err;
+	int err = 0;
 
-	if (ev & RC_EVENT_BIT(RC_EV_SYSCALL)) {
-		err = need(s, RC_NEED_SYSCALLS, "-e syscalls");
-		if (err)
-			return err;
-		s->sys = syscalls_bpf__open();
-		if (!s->sys)
-			return load_failed("syscalls", -errno);
-		s->sys->rodata->knobs = k;
-		err = share_maps(s, s->sys->maps.events, s->sys->maps.targets, s->sys->maps.stats,
-				 s->sys->maps.notify);
-		err = err ?: syscalls_bpf__load(s->sys);
-		if (err)
-			return load_failed("syscalls", err);
-	}
-	if (ev & RC_SCHED_EVENTS) {
-		struct sched_bpf *sk;
-
-		err = need(s, RC_NEED_SCHED, "-e sched");
-		if (err)
-			return err;
-		sk = sched_bpf__open();
-		if (!sk)
-			return load_failed("sched", -errno);
-		s->sched = sk;
-		sk->rodata->knobs = k;
-		bpf_program__set_autoload(sk->progs.handle_sched_switch,
-					  ev & RC_EVENT_BIT(RC_EV_SCHED_SWITCH));
-		bpf_program__set_autoload(sk->progs.handle_sched_wakeup,
-					  ev & RC_EVENT_BIT(RC_EV_SCHED_WAKEUP));
-		bpf_program__set_autoload(sk->progs.handle_sched_process_fork,
-					  ev & RC_EVENT_BIT(RC_EV_SCHED_FORK));
-		bpf_program__set_autoload(sk->progs.handle_sched_process_exec,
-					  ev & RC_EVENT_BIT(RC_EV_SCHED_EXEC));
-		/* the variant whose arguments the kernel's prototype has */
-		bpf_program__set_autoload(sk->progs.handle_sched_process_exit,
-					  (ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT)) &&
-					      !s->feat.exit_group_dead);
-		bpf_program__set_autoload(sk->progs.handle_sched_process_exit_gd,
-					  (ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT)) &&
-					      s->feat.exit_group_dead);
-		err = share_maps(s, sk->maps.events, sk->maps.targets, sk->maps.stats,
-				 sk->maps.notify);
-		err = err ?: sched_bpf__load(sk);
-		if (err)
-			return load_failed("sched", err);
-	}
-	if (s->c.dset.n) {
+	if (ev & RC_EVENT_BIT(RC_EV_SYSCALL))
+		err = open_syscalls(s, &k);
+	if (!err && (ev & RC_SCHED_EVENTS))
+		err = open_sched(s, &k, ev);
+	if (!err && s->c.dset.n)
 		err = open_dyn(s, &k);
-		if (err)
-			return err;
-	}
-	if (s->c.opts.follow_forks) {
-		err = need(s, RC_NEED_FOLLOW, "following a command's children");
-		if (err)
-			return err;
-		s->follow = follow_bpf__open();
-		if (!s->follow)
-			return load_failed("follow", -errno);
-		s->follow->rodata->knobs = k;
-		bpf_program__set_autoload(s->follow->progs.handle_follow_exit,
-					  !s->feat.exit_group_dead);
-		bpf_program__set_autoload(s->follow->progs.handle_follow_exit_gd,
-					  s->feat.exit_group_dead);
-		err = share_maps(s, s->follow->maps.events, s->follow->maps.targets,
-				 s->follow->maps.stats, s->follow->maps.notify);
-		err = err ?: follow_bpf__load(s->follow);
-		if (err)
-			return load_failed("follow", err);
-	}
-	return 0;
+	if (!err && s->c.opts.follow_forks)
+		err = open_follow(s, &k);
+	return err;
 }
 
 /* --transport auto: the BPF ring buffer where the kernel has it (5.8 and later). */
