@@ -82,8 +82,9 @@ int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv);
 
 struct workload {
 	pid_t pid;
-	int go_fd;  /* write a byte to start it */
-	int err_fd; /* reads the exec errno, or EOF when exec worked */
+	bool stdout_to_stderr; /* the capture goes to stdout: the command's output must not */
+	int go_fd;	       /* write a byte to start it */
+	int err_fd;	       /* reads the exec errno, or EOF when exec worked */
 	int status;
 	bool reaped;
 	const char *name;

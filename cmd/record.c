@@ -451,6 +451,8 @@ int cmd_record(int argc, char **argv)
 	if (!err && env.snapshot_on)
 		err = parse_snapshot_on(&ro, env.snapshot_on);
 	err = err ?: install_signals();
+	/* a capture streamed to stdout: the command writes to stderr instead */
+	wl.stdout_to_stderr = !strcmp(env.output, "-");
 	if (!err && scope.cmd)
 		err = workload_fork(&wl, scope.cmd);
 	if (err)

@@ -79,6 +79,8 @@ int workload_fork(struct workload *wl, char **argv)
 		signal(SIGQUIT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGUSR2, SIG_DFL);
+		if (wl->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)

@@ -622,3 +622,44 @@ void test_record_wakeup_ms(void)
 	ASSERT_TRUE(fast >= 20, "a chunk every 50 ms or so with --wakeup-ms 50");
 	tmpdir_cleanup();
 }
+
+/*
+ * -o -: the capture is the whole of stdout. A command that writes to its
+ * stdout writes to ringcap's stderr instead, and the capture reads whole.
+ * (Its "done" once landed in the middle of the stream: "bad block magic".)
+ */
+void test_record_stdout_stream(void)
+{
+	const char *out = tmpfile_path("s.rcap"), *errf = tmpfile_path("err");
+	struct facts f = {};
+	struct run r = {};
+	char cmd[4500];
+
+	if (!need_root())
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' record -q -e syscalls -o - -- /bin/sh -c \"'%s' getppid %d; echo done\" "
+		 "> '%s' 2> '%s'",
+		 bin("ringcap"), bin("rc_workload"), N_CMD, out, errf);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 60000), 0,
+		       "record to stdout"))
+		goto out;
+	if (!ASSERT_OK(gather(out, &f), "the capture reads whole"))
+		goto out;
+	ASSERT_TRUE(!f.truncated, "complete");
+	run_free(&r);
+	/* the workload's calls, by name (the shell makes one getppid of its own) */
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "report", (char *)out, NULL },
+			       60000),
+		      0, "report"))
+		ASSERT_EQ(count_lines2(r.out, "syscall: nr=getppid ", " rc_workload "), N_CMD,
+			  "every call");
+	run_free(&r);
+	snprintf(cmd, sizeof(cmd), "cat '%s'", errf);
+	if (ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 10000), 0, "stderr"))
+		ASSERT_HAS(r.out, "done", "the command's stdout went to stderr");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
