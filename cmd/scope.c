@@ -5,6 +5,7 @@
  * --ringbuf-size, -m, --wakeup, --drain), as an argp child.
  */
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -75,6 +76,13 @@ static int parse_pids(const char *arg, struct argp_state *state)
 			free(copy);
 			argp_error(state, "too many pids: at most %d", RC_MAX_PIDS);
 			return EINVAL;
+		}
+		/* refused before anything starts, as perf does; EPERM: it exists */
+		if (kill(v, 0) && errno == ESRCH) {
+			free(copy);
+			argp_error(state, "no process %ld: -p takes the ids of running processes",
+				   v);
+			return ESRCH;
 		}
 		scope.pids[scope.npids++] = v;
 	}

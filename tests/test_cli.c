@@ -55,10 +55,17 @@ void test_cli_errors(void)
 			    "unknown event 'bogus': not one of ringcap's (syscalls, sched");
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
 	}
+	/* -p of a process that does not exist: refused before anything starts */
+	if (test__start_subtest("no_such_pid")) {
+		expect_fail((char *[]){ rc, "record", "-p", "2147483646", "-o", (char *)out, NULL },
+			    64, "no process 2147483646");
+		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
+	}
 	/* the ledger's records are not events a source makes (their ids are past the mask) */
 	if (test__start_subtest("ledger_event"))
-		expect_fail((char *[]){ rc, "record", "-e", "ringcap:lost", "-o", (char *)out, NULL },
-			    1, "unknown event 'ringcap:lost'");
+		expect_fail(
+		    (char *[]){ rc, "record", "-e", "ringcap:lost", "-o", (char *)out, NULL }, 1,
+		    "unknown event 'ringcap:lost'");
 	if (test__start_subtest("ringbuf_size"))
 		expect_fail((char *[]){ rc, "record", "--ringbuf-size", "3M", NULL }, 64,
 			    "a power of two");
@@ -98,7 +105,7 @@ void test_cli_errors(void)
 	}
 	if (test__start_subtest("bad_pid")) {
 		/* the token is said whole: it lives in a copy freed after the message */
-		expect_fail((char *[]){ rc, "record", "-p", "12,0", NULL }, 64, "invalid pid '0'");
+		expect_fail((char *[]){ rc, "record", "-p", "1,0", NULL }, 64, "invalid pid '0'");
 		expect_fail((char *[]){ rc, "report", "--pid", "1,-2", NULL }, 64,
 			    "invalid pid '-2'");
 		expect_fail((char *[]){ rc, "report", "--cpu", "x", NULL }, 64, "invalid cpu 'x'");
