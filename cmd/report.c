@@ -176,7 +176,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
  */
 static int parse_time(const char *s, const struct rc_meta *m, uint64_t *ts)
 {
-	int64_t wall_start = (int64_t)m->start_ts + m->wall_offset_ns, wall;
+	int64_t wall_start, wall;
 	double frac = 0;
 	struct tm tm = {};
 	time_t secs, day;
@@ -188,6 +188,8 @@ static int parse_time(const char *s, const struct rc_meta *m, uint64_t *ts)
 		*ts = m->start_ts + (uint64_t)llround(frac * 1e9); /* 1.001 is 1001000000 ns */
 		return 0;
 	}
+	if (!rc_meta__wall_ns(m, m->start_ts, &wall_start))
+		return -EINVAL; /* the file's wall-clock offset is out of range */
 	secs = wall_start / 1000000000;
 	if (!localtime_r(&secs, &tm))
 		return -EINVAL;
@@ -214,9 +216,10 @@ static int parse_time(const char *s, const struct rc_meta *m, uint64_t *ts)
 	secs = mktime(&tm);
 	if (secs == (time_t)-1)
 		return -EINVAL;
-	wall = (int64_t)secs * 1000000000 + llround(frac * 1e9);
-	*ts = wall > m->wall_offset_ns ? (uint64_t)(wall - m->wall_offset_ns) : 0;
-	return 0;
+	if (__builtin_mul_overflow((int64_t)secs, 1000000000, &wall) ||
+	    __builtin_add_overflow(wall, llround(frac * 1e9), &wall))
+		return -EINVAL; /* a date past 2262 */
+	return rc_meta__from_wall_ns(m, wall, ts) ? 0 : -EINVAL;
 }
 
 static int setup_filter(struct rc_filter *f, const struct rc_meta *m)

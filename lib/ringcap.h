@@ -863,6 +863,27 @@ void rc_strbuf__free(struct rc_strbuf *sb);
 #define RC_FMT_WALL 0x1 /* wall-clock time instead of seconds from start */
 
 /**
+ * rc_meta__wall_ns() - a capture time on the wall clock
+ * @m: the capture's meta (its wall_offset_ns is the file's, any value)
+ * @ts: a time of the capture's clock
+ * @wall: set: ns since the epoch
+ *
+ * Return: false when @ts and the offset give no time from the epoch on
+ * (negative, or past INT64_MAX ns), with no overflow computing it.
+ */
+bool rc_meta__wall_ns(const struct rc_meta *m, uint64_t ts, int64_t *wall);
+
+/**
+ * rc_meta__from_wall_ns() - a wall-clock time as a time of the capture's clock
+ * @m: the capture's meta
+ * @wall: ns since the epoch
+ * @ts: set: the capture's time (0 for a time before its clock's start)
+ *
+ * Return: false when the file's offset puts it out of range.
+ */
+bool rc_meta__from_wall_ns(const struct rc_meta *m, int64_t wall, uint64_t *ts);
+
+/**
  * rc_decode__text() - a record as one perf-script-like line
  * @sb: the line is appended here, without newline
  * @m: the capture's header: its schema and start time

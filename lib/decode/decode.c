@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
+#include <stdint.h>
 #include "internal.h"
 
 static int put_escaped(struct rc_strbuf *sb, const char *s, size_t max)
@@ -94,6 +95,23 @@ int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const stru
 	return err ?: rc_strbuf__append(sb, "]", 1);
 }
 
+bool rc_meta__wall_ns(const struct rc_meta *m, uint64_t ts, int64_t *wall)
+{
+	/* both come from the file: any value, so no arithmetic that can overflow */
+	return ts <= INT64_MAX && !__builtin_add_overflow((int64_t)ts, m->wall_offset_ns, wall) &&
+	       *wall >= 0;
+}
+
+bool rc_meta__from_wall_ns(const struct rc_meta *m, int64_t wall, uint64_t *ts)
+{
+	int64_t t;
+
+	if (__builtin_sub_overflow(wall, m->wall_offset_ns, &t))
+		return false;
+	*ts = t > 0 ? (uint64_t)t : 0;
+	return true;
+}
+
 static int put_time(struct rc_strbuf *sb, const struct rc_meta *m, uint64_t ts, unsigned int flags)
 {
 	int64_t rel = (int64_t)(ts - m->start_ts);
@@ -104,10 +122,10 @@ static int put_time(struct rc_strbuf *sb, const struct rc_meta *m, uint64_t ts, 
 	time_t secs;
 	int64_t wall;
 
-	if (!(flags & RC_FMT_WALL))
+	/* relative, also when the file's wall-clock offset puts @ts out of range */
+	if (!(flags & RC_FMT_WALL) || !rc_meta__wall_ns(m, ts, &wall))
 		return rc_strbuf__printf(sb, "%s%" PRIu64 ".%09" PRIu64, sign, mag / 1000000000,
 					 mag % 1000000000);
-	wall = (int64_t)ts + m->wall_offset_ns;
 	secs = wall / 1000000000;
 	if (!localtime_r(&secs, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
 		return rc_strbuf__printf(sb, "%" PRId64, wall);
