@@ -22,6 +22,8 @@
  * follows the gap.
  */
 #include <ctype.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -479,6 +481,26 @@ static int ft_sample(struct rc_capture *c)
 	return take_stats(to_ft(c));
 }
 
+/*
+ * tracing_on=0 stops new events, but not a writer already inside the ring
+ * buffer: an event reserved before it and committed after the last look
+ * would be neither read nor counted. Ring-buffer writers run with
+ * preemption off, so an RCU grace period waits for them, and
+ * MEMBARRIER_CMD_GLOBAL is one (synchronize_rcu(); the _EXPEDITED
+ * commands are not). nohz_full kernels refuse it with EINVAL: said, once.
+ */
+static int wait_writers(void)
+{
+	if (!syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return 0;
+	if (errno == EINVAL)
+		pr_warn("this kernel refuses MEMBARRIER_CMD_GLOBAL (nohz_full?): an event being "
+			"written at the stop may be neither in the file nor counted\n");
+	else
+		pr_warn("membarrier: %s\n", strerror(errno));
+	return 0;
+}
+
 static int ft_stop(struct rc_capture *cap)
 {
 	struct rc_ftrace *f = to_ft(cap);
@@ -487,6 +509,7 @@ static int ft_stop(struct rc_capture *cap)
 
 	err = ft_inst_write(f, "tracing_on", "0", false);
 	f->tracing = false;
+	err = err ?: wait_writers();
 	n = err ? err : process(f, true, 0);
 	err = n < 0 ? (int)n : 0;
 	for (i = 0; !err && i < f->ncpus; i++) {

@@ -211,11 +211,19 @@ static int get_reader(struct ft_cpu *c)
 	}
 	sb = subbuf(c, id);
 	if (id != c->id) {
+		/*
+		 * The commit word first, with acquire: the page's time stamp is
+		 * read after it, so that on a weakly ordered CPU (arm64) it is
+		 * not older than the events the commit covers. (An initializer
+		 * list's order of evaluation is unspecified.)
+		 */
+		uint32_t len = committed(c, sb);
+
 		note_rate(c);
 		c->id = id;
 		c->cur = (struct rc_ft_cursor){
 			.buf = sb + SUBBUF_HDR,
-			.len = committed(c, sb),
+			.len = len,
 			.ts = __atomic_load_n((const uint64_t *)sb, __ATOMIC_RELAXED),
 		};
 		c->page_ts = c->cur.ts;
