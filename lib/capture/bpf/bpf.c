@@ -347,13 +347,14 @@ static int bpf_start(struct rc_capture *c, int fd)
  */
 static int settle(struct rc_bpf *s)
 {
-	struct rc_stats_point pt = {};
+	struct rc_stats_point pt = {}, prev = {};
 	int i, agreed = 0;
 
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
 		usleep(10000); /* no membarrier: give in-flight programs time */
 	for (i = 0; i < 1000; i++) {
 		long n = read_ring(s, true);
+		bool agree, still;
 		int err;
 
 		if (n < 0)
@@ -362,13 +363,22 @@ static int settle(struct rc_bpf *s)
 		if (err)
 			return err;
 		rc_stats__totals(&s->c.last, &pt);
-		if (pt.made == pt.dropped + pt.captured + s->malformed && !n) {
+		agree = pt.made == pt.dropped + pt.captured + s->malformed;
+		/*
+		 * After a perf ring's resync, the records it skipped are not
+		 * known one by one (pb.malformed counts resyncs): there, the
+		 * counters standing still is what settled means.
+		 */
+		still = i && pt.made == prev.made && pt.dropped == prev.dropped &&
+			pt.captured == prev.captured;
+		if (!n && (agree || (s->pb.malformed && still))) {
 			if (++agreed == 2)
 				return 0;
-			continue;
+		} else {
+			agreed = 0;
 		}
-		agreed = 0;
-		usleep(1000);
+		prev = pt;
+		usleep(1000); /* two samples that agree, apart: not back to back */
 	}
 	pr_warn("counters did not settle: %llu made, %llu dropped, %llu read\n",
 		(unsigned long long)pt.made, (unsigned long long)pt.dropped,
