@@ -170,7 +170,7 @@ mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf
 ulimit -l unlimited
-export PATH=/bin:/sbin:/usr/bin HOME=/root
+export PATH=/bin:/sbin:/usr/bin HOME=/root RINGCAP_VMTEST=1
 cd /ringcap
 echo "vmtest: kernel \$(uname -r) \$(cat /proc/cmdline)"
 ${VMTEST_CMD:-./test_progs -t '$GUEST_TESTS'}

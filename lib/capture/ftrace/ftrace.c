@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "format/writer.h"
@@ -268,13 +269,46 @@ static void read_cpu_stats(const struct rc_ftrace *f, struct ft_cpu *c, uint64_t
 	free(text);
 }
 
+static bool mapped(const struct rc_ftrace *f, int cpu)
+{
+	int i;
+
+	for (i = 0; i < f->ncpus; i++)
+		if (f->cpus[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+/*
+ * A possible CPU without a mapped ring: offline when the capture started,
+ * online since. What the kernel wrote there is not read: made, and lost
+ * (per_cpu/cpuN/stats: what it holds, and what it overwrote).
+ */
+static bool unread_cpu(const struct rc_ftrace *f, int cpu, struct rc_stat_entry *e)
+{
+	char file[64], path[PATH_MAX], *text = NULL;
+	uint64_t n;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	if (ft_inst_path(f, path, sizeof(path), file) || ft_read_text(path, &text))
+		return false;
+	n = stat_value(text, "entries:") + stat_value(text, "overrun:") +
+	    stat_value(text, "commit overrun:") + stat_value(text, "dropped events:");
+	free(text);
+	if (!n)
+		return false;
+	*e = (struct rc_stat_entry){ .cpu = cpu, .type = RC_TYPE_ALL, .made = n, .dropped = n };
+	return true;
+}
+
 static int take_stats(struct rc_ftrace *f)
 {
 	struct rc_stats *st = &f->c.last;
 	int i;
 
 	if (!st->entries) {
-		st->entries = calloc(f->ncpus, sizeof(*st->entries));
+		st->entries =
+		    calloc(f->c.ncpus > f->ncpus ? f->c.ncpus : f->ncpus, sizeof(*st->entries));
 		if (!st->entries)
 			return -ENOMEM;
 	}
@@ -300,6 +334,10 @@ static int take_stats(struct rc_ftrace *f)
 			.dropped = overrun + c->extra_lost,
 			.captured = c->captured,
 		};
+	}
+	for (i = 0; i < f->c.ncpus; i++) {
+		if (!mapped(f, i) && unread_cpu(f, i, &st->entries[st->nentries]))
+			st->nentries++;
 	}
 	return 0;
 }
@@ -357,7 +395,10 @@ struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
 	f->c.transport = RC_TRANSPORT_FTRACE;
 	f->buf_size = f->c.opts.ringbuf_size ?: DEFAULT_BUF;
 	f->c.opts.ringbuf_size = f->buf_size; /* the header says it */
-	f->c.ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	/* the possible CPUs, as the BPF side counts them: ids may be sparse */
+	f->c.ncpus = libbpf_num_possible_cpus();
+	if (f->c.ncpus <= 0)
+		f->c.ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	err = ft_check_kernel(f);
 	if (err)
 		goto err_out;
@@ -533,6 +574,15 @@ static int ft_stop(struct rc_capture *cap)
 		pr_warn("%llu entries in the ring were of no event recorded (a write to the "
 			"instance's trace_marker?): skipped, counted as filtered\n",
 			(unsigned long long)rc_ftenc__skipped(f->enc));
+	for (i = 0; i < f->c.ncpus; i++) {
+		struct rc_stat_entry e;
+
+		if (!mapped(f, i) && unread_cpu(f, i, &e))
+			pr_warn(
+			    "cpu %d came online during the capture: its ring was not mapped, and "
+			    "its %llu events are counted as lost\n",
+			    i, (unsigned long long)e.made);
+	}
 	if (f->order.late)
 		pr_warn("%llu events reached their ring after events of a later time were "
 			"written: they are out of order in the file\n",
