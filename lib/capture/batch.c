@@ -44,6 +44,8 @@ static int write_item(struct rc_batcher *b, struct rc_batch_item *it)
 		return rc_writer__flush(w, false);
 	case RC_ITEM_FINISH:
 		return rc_writer__finish(w);
+	case RC_ITEM_CUT:
+		return rc_writer__flush(w, true);
 	}
 	return -EINVAL;
 }
@@ -72,7 +74,7 @@ static void *writer_main(void *arg)
 			err = write_item(b, &it);
 		if (it.kind == RC_ITEM_STATS)
 			free(it.st.entries);
-		done = it.kind == RC_ITEM_FINISH;
+		done = it.kind == RC_ITEM_FINISH || it.kind == RC_ITEM_CUT;
 		publish(b);
 
 		pthread_mutex_lock(&b->mu);
@@ -190,9 +192,12 @@ int rc_batcher__flush(struct rc_batcher *b)
 int rc_batcher__finish(struct rc_batcher *b, int err)
 {
 	struct rc_batch_item fin = { .kind = RC_ITEM_FINISH };
+	int sub = rc_batcher__submit(b);
 
-	err = err ?: rc_batcher__submit(b);
-
+	/* a failed stop: the ledger and the last counters are missing, so no trailer */
+	if (err || sub)
+		fin.kind = RC_ITEM_CUT;
+	err = err ?: sub;
 	push_item(b, &fin);
 	pthread_join(b->thr, NULL);
 	b->thr_started = false;

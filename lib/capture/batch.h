@@ -22,7 +22,13 @@ struct rc_batch {
 	size_t len;
 };
 
-enum rc_batch_item_kind { RC_ITEM_RECORDS, RC_ITEM_STATS, RC_ITEM_FLUSH, RC_ITEM_FINISH };
+enum rc_batch_item_kind {
+	RC_ITEM_RECORDS,
+	RC_ITEM_STATS,
+	RC_ITEM_FLUSH,
+	RC_ITEM_FINISH, /* the trailer: the file is complete */
+	RC_ITEM_CUT,	/* every chunk written, no trailer: the file reads as cut short */
+};
 
 struct rc_batch_item {
 	enum rc_batch_item_kind kind;
@@ -112,7 +118,9 @@ int rc_batcher__flush(struct rc_batcher *b);
 /**
  * rc_batcher__finish() - submit, then finish the file and join the thread
  * @b: started with a writer
- * @err: the caller's error so far: when set, the current batch is not submitted
+ * @err: the caller's error so far (its stop failed): then what was read is
+ *	still written, but the file gets no trailer, and reads as cut short
+ *	rather than complete without its last counters
  *
  * Return: @err, else the writer's error, else 0.
  */
