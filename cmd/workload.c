@@ -18,8 +18,24 @@
 
 static volatile sig_atomic_t stop_signal, snapshot_asked;
 
+/*
+ * The first signal asks for a clean stop. A second one ends ringcap at
+ * once: the stop may wait on a writer blocked on a pipe nobody reads (or
+ * a disk that hangs), and the user has said twice. The file then holds
+ * its complete chunks; a tracefs instance left behind is removed by the
+ * next run.
+ */
 static void on_signal(int sig)
 {
+	static const char msg[] = "ringcap: a second signal: stopping at once; the capture holds "
+				  "what was written, up to its last complete chunk\n";
+
+	if (stop_signal) {
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+			/* nothing more to do: exiting */
+		}
+		_exit(128 + sig);
+	}
 	stop_signal = sig;
 }
 

@@ -4,6 +4,7 @@
  * known ground truth, and exact counts in the capture and its report.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/types.h>
 #include <signal.h>
 #include <stdio.h>
@@ -661,5 +662,88 @@ void test_record_stdout_stream(void)
 		ASSERT_HAS(r.out, "done", "the command's stdout went to stderr");
 out:
 	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* Has @pid exited within @ms? Reaps it. */
+static bool exits_within(pid_t pid, int ms, int *status)
+{
+	for (; ms > 0; ms -= 10) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * Back-pressure on a pipe nobody reads: the first Ctrl-C asks for a clean
+ * stop, which waits on the blocked writer; a second one ends ringcap at
+ * once. (A second Ctrl-C only set the flag again, and ringcap hung.) And
+ * a reader that goes away: EPIPE ends it, with a message.
+ */
+void test_record_backpressure_interrupt(void)
+{
+	const char *errf = tmpfile_path("err");
+	int p[2], status = 0, i;
+	char n[16];
+	pid_t pid;
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%d", 50000);
+	for (i = 0; i < 2; i++) {
+		bool second_signal = i == 0;
+
+		if (!ASSERT_OK(pipe(p), "pipe"))
+			break;
+		pid = fork();
+		if (pid == 0) {
+			int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+			dup2(p[1], STDOUT_FILENO);
+			if (fd >= 0)
+				dup2(fd, STDERR_FILENO);
+			close(p[0]);
+			execl(bin("ringcap"), "ringcap", "record", "-q", "-e", "syscalls",
+			      "--no-compress", "-o", "-", "--", bin("rc_workload"), "steady", n,
+			      "30", (char *)NULL);
+			_exit(127);
+		}
+		close(p[1]);
+		sleep(2); /* the pipe (64 KiB) and every batch (8 MiB) are full by now */
+		if (second_signal) {
+			kill(pid, SIGINT);
+			/* a clean stop cannot finish: the writer is blocked on the pipe */
+			ASSERT_TRUE(!exits_within(pid, 500, &status), "the first Ctrl-C waits");
+			kill(pid, SIGINT);
+			if (ASSERT_TRUE(exits_within(pid, 5000, &status), "a second one ends it"))
+				ASSERT_TRUE(WIFEXITED(status) &&
+						WEXITSTATUS(status) == 128 + SIGINT,
+					    "exit status 130");
+		} else {
+			close(p[0]); /* the reader goes away */
+			p[0] = -1;
+			if (ASSERT_TRUE(exits_within(pid, 10000, &status), "EPIPE ends it"))
+				ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0,
+					    "with a failure status");
+		}
+		if (!exits_within(pid, 0, &status)) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+		}
+		if (p[0] >= 0)
+			close(p[0]);
+		if (!second_signal) {
+			struct run r = {};
+			char cmd[4200];
+
+			snprintf(cmd, sizeof(cmd), "cat '%s'", errf);
+			if (ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 10000),
+				      0, "stderr"))
+				ASSERT_HAS(r.out, "Broken pipe", "says why");
+			run_free(&r);
+		}
+	}
 	tmpdir_cleanup();
 }
