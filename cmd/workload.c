@@ -18,19 +18,26 @@
 
 static volatile sig_atomic_t stop_signal, snapshot_asked;
 
+/* the workload, for a stop at once to take with it; 0: none */
+static volatile sig_atomic_t workload_pid;
+
 /*
- * The first signal asks for a clean stop. A second one ends ringcap at
- * once: the stop may wait on a writer blocked on a pipe nobody reads (or
- * a disk that hangs), and the user has said twice. The file then holds
- * its complete chunks; a tracefs instance left behind is removed by the
- * next run.
+ * The first signal asks for a clean stop. A second SIGINT, SIGTERM or
+ * SIGQUIT ends ringcap at once: the stop may wait on a writer blocked on a
+ * pipe nobody reads (or a disk that hangs), and the user has said twice.
+ * The workload is killed with it; the file holds its complete chunks; a
+ * tracefs instance left behind is removed by the next run. SIGHUP never
+ * does this: a closing terminal sends it twice (the shell's, then the
+ * kernel's to the foreground group), and that stop must be clean.
  */
 static void on_signal(int sig)
 {
 	static const char msg[] = "ringcap: a second signal: stopping at once; the capture holds "
 				  "what was written, up to its last complete chunk\n";
 
-	if (stop_signal) {
+	if (stop_signal && sig != SIGHUP) {
+		if (workload_pid > 0)
+			kill(workload_pid, SIGKILL);
 		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
 			/* nothing more to do: exiting */
 		}
@@ -123,6 +130,7 @@ int workload_start(struct workload *wl)
 
 	if (write(wl->go_fd, "g", 1) != 1)
 		return -errno;
+	workload_pid = wl->pid;
 	close(wl->go_fd);
 	wl->go_fd = -1;
 	n = read(wl->err_fd, &e, sizeof(e));

@@ -218,6 +218,8 @@ void rc_batcher__destroy(struct rc_batcher *b)
 {
 	unsigned int i;
 
+	if (!b->c)
+		return; /* never initialised: nothing to free, no mutex to destroy */
 	if (b->thr_started) {
 		struct rc_batch_item fin = { .kind = RC_ITEM_FINISH };
 

@@ -36,7 +36,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <bpf/libbpf.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "format/writer.h"
@@ -383,6 +382,32 @@ static int make_idmap(struct rc_ftrace *f)
 
 static void ft_teardown(struct rc_capture *c);
 
+/*
+ * One past the highest id in /sys/devices/system/cpu/possible ("0-3,8-11":
+ * 12), so that every per_cpu/cpuN is looked at. libbpf's count of the
+ * possible CPUs (8 there) is not an id.
+ */
+static int possible_cpus(void)
+{
+	char *text = NULL, *p;
+	long hi = -1;
+
+	if (!ft_read_text("/sys/devices/system/cpu/possible", &text)) {
+		for (p = text; *p;) {
+			char *end;
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v > hi)
+				hi = v;
+			p = *end ? end + 1 : end;
+		}
+		free(text);
+	}
+	return hi >= 0 && hi < 65536 ? (int)hi + 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
+}
+
 struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
 {
 	struct rc_ftrace *f;
@@ -395,10 +420,8 @@ struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
 	f->c.transport = RC_TRANSPORT_FTRACE;
 	f->buf_size = f->c.opts.ringbuf_size ?: DEFAULT_BUF;
 	f->c.opts.ringbuf_size = f->buf_size; /* the header says it */
-	/* the possible CPUs, as the BPF side counts them: ids may be sparse */
-	f->c.ncpus = libbpf_num_possible_cpus();
-	if (f->c.ncpus <= 0)
-		f->c.ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	/* one past the highest possible CPU id: the ids may be sparse */
+	f->c.ncpus = possible_cpus();
 	err = ft_check_kernel(f);
 	if (err)
 		goto err_out;
