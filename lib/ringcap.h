@@ -1190,7 +1190,7 @@ struct rc_record_opts {
 	uint64_t wakeup_bytes;	/* wake the reader when this much is pending; 0: default */
 	uint32_t wakeup_events; /* perfbuf: or every this many records */
 	enum rc_transport transport;
-	bool time_order_only; /* perfbuf: never empty the fullest ring first (for measuring) */
+	bool time_order_only; /* perfbuf: hold back the newest 1 ms even under pressure (for measuring) */
 	bool overwrite;	      /* perfbuf flight recorder: write only snapshots */
 	uint32_t snap_type;   /* overwrite: snapshot when a record of this type is made, */
 	int32_t snap_nr;      /* ... for syscalls of this number (-1: any) */

@@ -8,6 +8,7 @@
  *   rc_workload exit CODE             exit with CODE
  *   rc_workload steady RATE SECONDS   RATE getppid() a second, evenly, then exit 0
  *   rc_workload bounce N              N getppid(), moving to the next CPU before each
+ *   rc_workload uneven N0 N1          N0 getppid() on CPU 0 and, in a child at once, N1 on CPU 1
  *   rc_workload seq N                 lseek(-1, i, SEEK_SET) for i = 0 .. N-1: numbered calls
  *   rc_workload signal N              SIGUSR1 to itself N times, each handled
  *   rc_workload probe N               rc_probe_target(i, 1000 + i) for i = 0 .. N-1 (uprobes)
@@ -81,6 +82,37 @@ static int probe_threads(long t, long n)
 	return 0;
 }
 
+/* @n getppid() calls on @cpu. */
+static int calls_on(int cpu, long n)
+{
+	cpu_set_t set;
+	long i;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return 2;
+	for (i = 0; i < n; i++)
+		syscall(__NR_getppid);
+	return 0;
+}
+
+/* Two CPUs at once, one busier: @n0 calls on CPU 0, @n1 on CPU 1 in a child. */
+static int uneven(long n0, long n1)
+{
+	int status, err;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 2;
+	if (pid == 0)
+		_exit(calls_on(1, n1));
+	err = calls_on(0, n0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 2;
+	return err ?: WEXITSTATUS(status);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "getppid")) {
@@ -148,6 +180,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (argc >= 4 && !strcmp(argv[1], "uneven"))
+		return uneven(atol(argv[2]), atol(argv[3]));
 	if (argc >= 3 && !strcmp(argv[1], "seq")) {
 		long i, n = atol(argv[2]);
 
@@ -174,7 +208,8 @@ int main(int argc, char **argv)
 		return probe_threads(atol(argv[2]), atol(argv[3]));
 	fprintf(stderr,
 		"usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
-		"sleep MS | exit CODE | steady RATE SECONDS | bounce N | seq N | signal N | "
+		"sleep MS | exit CODE | steady RATE SECONDS | bounce N | uneven N0 N1 | seq N | "
+		"signal N | "
 		"probe N | probethreads T N\n");
 	return 1;
 }

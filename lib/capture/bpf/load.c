@@ -436,7 +436,7 @@ static int open_transport(struct rc_bpf *s)
 	if (s->c.transport == RC_TRANSPORT_RINGBUF)
 		return rc_ringbuf__init(&s->rb, s->events_fd, s->c.opts.ringbuf_size);
 	err = rc_perfbuf__init(&s->pb, s->events_fd, s->c.ncpus, &po);
-	s->pb.fullest_first = !s->c.opts.time_order_only;
+	s->pb.no_hold_under_pressure = !s->c.opts.time_order_only;
 	if (!err && s->c.opts.overwrite && s->c.opts.snap_type)
 		err = rc_notify__init(&s->nb, s->notify_fd, s->c.ncpus);
 	return err;

@@ -14,7 +14,7 @@
  * Forward rings are read in place (as perf_buffer__buffer() allows): every
  * CPU's next record is decoded where it lies, the oldest is copied out,
  * and a ring's tail moves only past what was copied, so the stream leaves
- * merged in time order without an intermediate copy. Only a record that
+ * merged in time order without an intermediate copy, under pressure too. Only a record that
  * runs past the ring's end is first made whole in a side buffer (the ring
  * reader's).
  *
@@ -87,7 +87,7 @@ int rc_perfbuf__init(struct rc_perfbuf *pb, int map_fd, uint32_t ncpus,
 		return -EINVAL;
 	pb->size = o->size;
 	pb->overwrite = o->overwrite;
-	pb->fullest_first = true;
+	pb->no_hold_under_pressure = true;
 	pb->rings = calloc(ncpus, sizeof(*pb->rings));
 	if (!pb->rings)
 		return -ENOMEM;
@@ -294,32 +294,25 @@ static void store_tails(struct rc_perfbuf *pb)
 }
 
 /*
- * Under pressure (a ring more than half full), empty the fullest ring first,
- * out of time order: the writer's reorder window puts it back in order.
+ * Under pressure: some ring more than half full. Holding back its newest
+ * records for the in-flight ones of other CPUs would let it fill (a
+ * 64 KiB ring fills in a fraction of the hold), so such a read merges
+ * everything the rings hold, still in time order. A record still in
+ * flight on another CPU (its time taken, not yet in its ring: the length
+ * of a BPF program) then reaches the writer after later ones, well inside
+ * its reorder window.
  */
-static long drain_fullest(struct rc_perfbuf *pb, unsigned char *out, size_t cap, size_t *pos,
-			  rc_ringbuf_count_fn count, void *ctx)
+static bool under_pressure(const struct rc_perfbuf *pb)
 {
-	struct rc_pring *full = NULL;
-	uint64_t most = 0;
-	long n = 0;
 	uint32_t i;
 
 	for (i = 0; i < pb->nrings; i++) {
-		struct rc_pring *r = &pb->rings[i];
-		uint64_t pending = rc_perf_ring__head(&r->ring) - r->tail;
+		const struct rc_pring *r = &pb->rings[i];
 
-		if (pending > most) {
-			most = pending;
-			full = r;
-		}
+		if (rc_perf_ring__head(&r->ring) - r->tail > r->ring.size / 2)
+			return true;
 	}
-	if (!full || most <= full->ring.size / 2)
-		return 0;
-	while (ring_peek(pb, full, count, ctx) && take(full, out, cap, pos))
-		n++;
-	rc_perf_ring__store_tail(&full->ring, full->tail);
-	return n;
+	return false;
 }
 
 long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used, uint64_t until,
@@ -329,8 +322,8 @@ long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used
 	size_t pos = *used;
 	long n = 0;
 
-	if (pb->fullest_first)
-		n = drain_fullest(pb, out, cap, &pos, count, ctx);
+	if (pb->no_hold_under_pressure && under_pressure(pb))
+		until = UINT64_MAX;
 	for (;;) {
 		struct rc_pring *min = NULL;
 		uint32_t i;

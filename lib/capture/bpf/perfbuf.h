@@ -42,7 +42,7 @@ struct rc_perfbuf {
 	uint32_t nrings;
 	int epfd;
 	bool overwrite;
-	bool fullest_first;
+	bool no_hold_under_pressure; /* a ring over half full: merge all it holds */
 	size_t size;
 	uint64_t malformed;
 };
