@@ -528,6 +528,87 @@ out:
 	tmpdir_cleanup();
 }
 
+/* --bpf over a perf event array, both CPUs at once: what the order check saw. */
+struct pa_order {
+	uint64_t prev_ts;
+	long backwards, max_behind, cpu_of[2];
+	uint64_t max_seq;
+	uint32_t pid[2];
+	long mixed; /* a pid's records on another CPU than its first */
+};
+
+static bool check_pa_order(const struct rc_meta *m, const struct rc_event_desc *ev,
+			   const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	struct pa_order *o = ctx;
+	uint64_t seq = field_u64(ev, rec, "seq", 0);
+	int k;
+
+	o->backwards += rec->ts < o->prev_ts;
+	o->prev_ts = rec->ts;
+	if (i && seq < o->max_seq && (long)(o->max_seq - seq) > o->max_behind)
+		o->max_behind = o->max_seq - seq;
+	if (!i || seq > o->max_seq)
+		o->max_seq = seq;
+	for (k = 0; k < 2; k++) {
+		if (!o->pid[k]) {
+			o->pid[k] = rec->pid;
+			o->cpu_of[k] = rec->cpu;
+		}
+		if (o->pid[k] == rec->pid) {
+			o->mixed += o->cpu_of[k] != (long)rec->cpu;
+			break;
+		}
+	}
+	return rec->pid == field_u64(ev, rec, "pid", 0) && rec->tid == field_u64(ev, rec, "tid", 0);
+}
+
+/*
+ * record --bpf with a perf event array, a workload on each CPU at once: the
+ * kernel stamps each record as it writes it, and the CPUs' rings are merged
+ * by that time. A record's sequence number (taken from one counter just
+ * before output) is never far behind the file's highest so far; stamped
+ * when read, a whole ring would come before the other's.
+ */
+void test_dyn_bpf_perf_order(void)
+{
+	const char *out = tmpfile_path("pa.rcap");
+	struct pa_order o = {};
+	struct dyn_facts f;
+	struct run r = {};
+	char obj[4096];
+
+	if (!need_root())
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		test__skip("needs 2 online CPUs");
+		return;
+	}
+	snprintf(obj, sizeof(obj), "%s", bin("tests/bpf/perfarray.bpf.o"));
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "--bpf", obj,
+				     "--event-type", "pa_event", "--set", "target_comm=rc_workload",
+				     "-o", (char *)out, "--", (char *)bin("rc_workload"), "uneven",
+				     "20000", "20000", NULL },
+			 120000),
+		0, "record"))
+		goto out;
+	if (ASSERT_OK(walk(out, "bpf:pa_event", &f, check_pa_order, &o), "walk")) {
+		ASSERT_EQ(f.nrec + f.dropped, 40000, "a record a getppid, or a drop");
+		ASSERT_EQ(o.backwards, 0, "timestamps never go backwards");
+		printf("    a record at most %ld behind the highest sequence number\n",
+		       o.max_behind);
+		ASSERT_TRUE(o.max_behind <= 64, "merged in the kernel's time order");
+		ASSERT_TRUE(o.pid[0] && o.pid[1] && o.cpu_of[0] != o.cpu_of[1],
+			    "two processes, on two CPUs");
+		ASSERT_EQ(o.mixed, 0, "each process's records on its own CPU");
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
 /* Bad names get a clear error, a non-zero exit, and no capture left behind. */
 void test_dyn_errors(void)
 {

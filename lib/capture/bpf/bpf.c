@@ -116,12 +116,12 @@ static int perfbuf_wait(struct rc_bpf *s, int ms)
 
 static size_t user_pending(const struct rc_bpf *s)
 {
-	return 0; /* libbpf's rings do not say */
+	return rc_user__pending(s->user);
 }
 
 static long user_read(struct rc_bpf *s, uint64_t until)
 {
-	return rc_user__consume(s->user);
+	return rc_user__consume(s->user, until);
 }
 
 static int user_wait(struct rc_bpf *s, int ms)
@@ -398,6 +398,8 @@ static int write_lost_ledger(struct rc_bpf *s)
 	uint32_t i;
 	int err = 0;
 
+	if (s->user)
+		return rc_user__put_owed(s->user, ts); /* the user's programs count nothing */
 	/* every CPU: one offline at the start got no ring, and drops all it makes */
 	for (i = 0; !err && i < (uint32_t)s->c.ncpus; i++) {
 		struct rc_pring none = { .cpu = i }, *r = &none;
@@ -446,7 +448,7 @@ static int bpf_stop(struct rc_capture *c)
 
 	detach_sources(s);
 	err = s->c.opts.overwrite ? final_snapshot(s) : settle(s);
-	if (!err && s->c.transport == RC_TRANSPORT_PERFBUF && s->c.w && !s->user)
+	if (!err && s->c.transport == RC_TRANSPORT_PERFBUF && s->c.w)
 		err = write_lost_ledger(s);
 	if (s->user && rc_user__mismatched(s->user))
 		pr_warn("%llu records were not the size of struct %s: stored raw, as bytes\n",

@@ -176,16 +176,15 @@ static int user_put(void *ctx, const void *rec, size_t len)
 }
 
 /* --bpf, a perf event array: the kernel's count of what it could not write, as a record. */
-static int user_lost(void *ctx, int cpu, uint64_t n)
+static int user_lost(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts)
 {
 	struct rc_bpf *s = ctx;
-	struct rc_rec_lost l = { .hdr = { .ts = rc_now_ns(CLOCK_BOOTTIME),
-					  .type = RC_REC_LOST,
-					  .size = sizeof(l),
-					  .cpu = cpu },
-				 .lost = n };
+	struct rc_rec_lost l = {
+		.hdr = { .ts = ts, .type = RC_REC_LOST, .size = sizeof(l), .cpu = cpu },
+		.lost = n
+	};
 
-	if (cpu < 0 || cpu >= s->c.ncpus)
+	if (cpu >= (uint32_t)s->c.ncpus)
 		return -EINVAL;
 	s->ulost[cpu] += n;
 	return rc_batcher__put(&s->bt, &l, sizeof(l));

@@ -51,6 +51,11 @@ static int open_ring(struct rc_pring *r, uint32_t cpu, const struct rc_perfbuf_o
 	};
 	int fd, err;
 
+	if (o->user_samples) {
+		attr.sample_type |= PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+		attr.use_clockid = 1;
+		attr.clockid = CLOCK_BOOTTIME; /* the capture's clock */
+	}
 	if (o->wakeup_bytes) {
 		attr.watermark = 1;
 		attr.wakeup_watermark = o->wakeup_bytes;
@@ -88,6 +93,7 @@ int rc_perfbuf__init(struct rc_perfbuf *pb, int map_fd, uint32_t ncpus,
 	pb->size = o->size;
 	pb->overwrite = o->overwrite;
 	pb->no_hold_under_pressure = true;
+	pb->user_samples = o->user_samples;
 	pb->rings = calloc(ncpus, sizeof(*pb->rings));
 	if (!pb->rings)
 		return -ENOMEM;
@@ -217,6 +223,34 @@ static void note_lost(struct rc_pring *r, const unsigned char *p, uint32_t size)
 	r->owed += n;
 }
 
+/*
+ * A user sample: header, u32 pid, tid; u64 time; u32 cpu, res; u32 size,
+ * then the raw data (perf_output_sample()'s order). Into @r's cursor;
+ * false for one to skip (malformed, counted).
+ */
+static bool user_sample(struct rc_perfbuf *pb, struct rc_pring *r, const unsigned char *p,
+			uint32_t step)
+{
+	const size_t fixed = PERF_HDR_SZ + 8 + 8 + 8 + 4;
+	uint32_t raw;
+
+	if (step < fixed) {
+		pb->malformed++;
+		return false;
+	}
+	memcpy(&r->pid, p + PERF_HDR_SZ, 4);
+	memcpy(&r->tid, p + PERF_HDR_SZ + 4, 4);
+	memcpy(&r->ts, p + PERF_HDR_SZ + 8, 8);
+	memcpy(&raw, p + fixed - 4, 4);
+	if (raw > step - fixed) {
+		pb->malformed++;
+		return false;
+	}
+	r->rec = p + fixed;
+	r->len = raw;
+	return true;
+}
+
 /* Decode the next record of a forward ring into its cursor; false when none is ready. */
 static bool ring_peek(struct rc_perfbuf *pb, struct rc_pring *r, rc_ringbuf_count_fn count,
 		      void *ctx)
@@ -236,7 +270,13 @@ static bool ring_peek(struct rc_perfbuf *pb, struct rc_pring *r, rc_ringbuf_coun
 			continue;
 		}
 		p = rec.data;
-		if (rec.type == PERF_RECORD_SAMPLE) {
+		if (rec.type == PERF_RECORD_SAMPLE && pb->user_samples) {
+			if (user_sample(pb, r, p, rec.size)) {
+				r->step = rec.size;
+				r->have = true;
+				return true;
+			}
+		} else if (rec.type == PERF_RECORD_SAMPLE) {
 			r->len = sample_record(p, rec.size, count, ctx);
 			if (r->len) {
 				r->rec = p + PERF_HDR_SZ + 4;
@@ -345,6 +385,74 @@ long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used
 	store_tails(pb);
 	*used = pos;
 	return n;
+}
+
+/* Hand on the oldest sample of the rings (and the losses before it). */
+static int give(struct rc_pring *r, rc_perf_sample_fn sample, rc_perf_lost_fn lost, void *ctx)
+{
+	struct rc_perf_sample smp = {
+		.ts = r->ts, .cpu = r->cpu, .pid = r->pid, .tid = r->tid, .data = r->rec, .len = r->len
+	};
+	int err;
+
+	if (r->owed) {
+		err = lost(ctx, r->cpu, r->owed, r->ts);
+		if (err)
+			return err;
+		r->owed = 0;
+	}
+	err = sample(ctx, &smp);
+	if (err)
+		return err;
+	r->tail += r->step;
+	r->have = false;
+	r->taken++;
+	return 0;
+}
+
+long rc_perfbuf__read_samples(struct rc_perfbuf *pb, uint64_t until, rc_perf_sample_fn sample,
+			      rc_perf_lost_fn lost, void *ctx)
+{
+	long n = 0;
+	int err = 0;
+
+	if (pb->no_hold_under_pressure && under_pressure(pb))
+		until = UINT64_MAX;
+	while (!err) {
+		struct rc_pring *min = NULL;
+		uint32_t i;
+
+		for (i = 0; i < pb->nrings; i++) {
+			struct rc_pring *r = &pb->rings[i];
+
+			if (ring_peek(pb, r, NULL, NULL) && r->ts <= until &&
+			    (!min || r->ts < min->ts))
+				min = r;
+		}
+		if (!min)
+			break;
+		err = give(min, sample, lost, ctx);
+		if (!err && ++n % 1024 == 0)
+			store_tails(pb);
+	}
+	store_tails(pb);
+	return err ?: n;
+}
+
+int rc_perfbuf__put_owed(struct rc_perfbuf *pb, uint64_t ts, rc_perf_lost_fn lost, void *ctx)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < pb->nrings; i++) {
+		struct rc_pring *r = &pb->rings[i];
+
+		if (r->owed) {
+			err = lost(ctx, r->cpu, r->owed, ts);
+			r->owed = 0;
+		}
+	}
+	return err;
 }
 
 /* ---- overwrite rings: snapshots --------------------------------------- */

@@ -23,6 +23,7 @@ struct rc_pring {
 	const unsigned char *rec; /* in the ring, or in its wrap buffer */
 	uint32_t len;		  /* the record's own size */
 	uint32_t step;		  /* the perf record's size */
+	uint32_t pid, tid;	  /* user samples: the kernel's, of the task that wrote it */
 	/* overwrite: the head at the last snapshot, and the bytes copied out at this one */
 	uint64_t snap_head;
 	unsigned char *copy;
@@ -35,6 +36,7 @@ struct rc_perfbuf_opts {
 	uint32_t wakeup_events; /* wake the reader every this many records, or */
 	uint32_t wakeup_bytes;	/* ... when this many bytes are pending (0, 0: half the ring) */
 	bool overwrite;		/* flight recorder: the ring keeps the newest data */
+	bool user_samples;	/* the samples hold another's records: stamp them (below) */
 };
 
 struct rc_perfbuf {
@@ -43,6 +45,7 @@ struct rc_perfbuf {
 	int epfd;
 	bool overwrite;
 	bool no_hold_under_pressure; /* a ring over half full: merge all it holds */
+	bool user_samples;
 	size_t size;
 	uint64_t malformed;
 };
@@ -63,6 +66,35 @@ size_t rc_perfbuf__pending(const struct rc_perfbuf *pb);
  */
 long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used, uint64_t until,
 		      rc_ringbuf_count_fn count, void *ctx);
+
+/*
+ * User samples (record --bpf, a perf event array of the user's object): the
+ * records carry no ringcap header, so the kernel stamps each sample with
+ * its time (CLOCK_BOOTTIME), pid, tid and CPU as it writes it, and the
+ * rings are merged by that time.
+ */
+struct rc_perf_sample {
+	uint64_t ts;
+	uint32_t cpu, pid, tid;
+	const void *data; /* the raw data, valid during the call */
+	uint32_t len;	  /* as the kernel padded it: a u32 size and data end on 8 bytes */
+};
+
+/* One sample; -errno stops the read. */
+typedef int (*rc_perf_sample_fn)(void *ctx, const struct rc_perf_sample *s);
+/* @n records lost on @cpu's ring, before one stamped @ts; -errno stops the read. */
+typedef int (*rc_perf_lost_fn)(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts);
+
+/*
+ * As rc_perfbuf__read(), for rings opened with user_samples: each sample
+ * with a time up to @until, merged in time order, handed to @sample; the
+ * losses before it first to @lost. Returns samples read, or the first
+ * -errno of a callback.
+ */
+long rc_perfbuf__read_samples(struct rc_perfbuf *pb, uint64_t until, rc_perf_sample_fn sample,
+			      rc_perf_lost_fn lost, void *ctx);
+/* The losses no sample followed (at the end), stamped @ts. */
+int rc_perfbuf__put_owed(struct rc_perfbuf *pb, uint64_t ts, rc_perf_lost_fn lost, void *ctx);
 
 /* A record of a snapshot: where it is, in a ring's copy. */
 struct rc_snap_ref {

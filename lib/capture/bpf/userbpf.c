@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "capture/bpf/btfdesc.h"
+#include "capture/bpf/perfbuf.h"
 #include "events.h"
 #include "capture/bpf/userbpf.h"
 #include "decode/schema.h"
@@ -20,6 +21,7 @@
 #define FIRST_ENUM_ID 64			     /* above the built-in enums' ids */
 #define RAW_HDR	      (sizeof(struct rc_ev_hdr) + 8) /* header, then u32 loc, u32 pad */
 #define RAW_MAX	      (RC_REC_MAX - RAW_HDR)
+#define PERF_PAGES    256 /* a CPU's perf ring: as libbpf's perf_buffer__new() callers use */
 
 struct rc_user {
 	struct rc_user_opts o;
@@ -28,7 +30,8 @@ struct rc_user {
 	struct bpf_link **links;
 	size_t nlinks;
 	struct ring_buffer *rb;
-	struct perf_buffer *pb;
+	struct rc_perfbuf pb;
+	bool perf; /* pb is open */
 	struct rc_btf_desc desc;
 	uint16_t id, raw_id;
 	const struct rc_field *pid, *tid, *comm; /* in the struct, or NULL */
@@ -194,18 +197,21 @@ static bool fits(const struct rc_user *u, size_t len)
 {
 	size_t padded = ((u->desc.size + 4 + 7) & ~7ul) - 4;
 
-	return len == u->desc.size || (u->pb && len == padded);
+	return len == u->desc.size || (u->perf && len == padded);
 }
 
-/* Wrap @data, a record the user's program made, and hand it on. */
-static int wrap(struct rc_user *u, int cpu, const void *data, size_t len)
+/* Wrap @smp, a record the user's program made, and hand it on. */
+static int wrap(struct rc_user *u, const struct rc_perf_sample *smp)
 {
 	struct rc_ev_hdr *h = (void *)u->rec;
-	size_t size;
+	const void *data = smp->data;
+	size_t size, len = smp->len;
 
 	memset(h, 0, sizeof(*h));
-	h->ts = rc_now_ns(CLOCK_BOOTTIME);
-	h->cpu = cpu;
+	h->ts = smp->ts;
+	h->cpu = smp->cpu;
+	h->pid = smp->pid;
+	h->tid = smp->tid;
 	if (u->id && fits(u, len)) {
 		len = u->desc.size;
 		size = (sizeof(*h) + len + 7) & ~7ul;
@@ -240,46 +246,56 @@ static int wrap(struct rc_user *u, int cpu, const void *data, size_t len)
 
 static int on_ringbuf(void *ctx, void *data, size_t len)
 {
+	struct rc_perf_sample smp = { .ts = rc_now_ns(CLOCK_BOOTTIME), .data = data, .len = len };
 	struct rc_user *u = ctx;
-	int err = wrap(u, 0, data, len);
+	int err = wrap(u, &smp);
 
 	if (err && !u->err)
 		u->err = err;
 	return err;
 }
 
-static void on_sample(void *ctx, int cpu, void *data, __u32 len)
+static int on_sample(void *ctx, const struct rc_perf_sample *smp)
 {
-	struct rc_user *u = ctx;
-	int err = wrap(u, cpu, data, len);
-
-	if (err && !u->err)
-		u->err = err;
+	return wrap(ctx, smp);
 }
 
-static void on_lost(void *ctx, int cpu, __u64 n)
+static int on_lost(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts)
 {
 	struct rc_user *u = ctx;
-	int err = u->o.lost(u->o.ctx, cpu, n);
 
-	if (err && !u->err)
-		u->err = err;
+	return u->o.lost(u->o.ctx, cpu, n, ts);
 }
 
 static int open_ring(struct rc_user *u)
 {
 	int fd = bpf_map__fd(u->map);
+	struct rc_perfbuf_opts po = { .size = PERF_PAGES * sysconf(_SC_PAGESIZE),
+				      .wakeup_bytes = PERF_PAGES * sysconf(_SC_PAGESIZE) / 4,
+				      .user_samples = true };
+	int ncpus, err;
 
-	if (bpf_map__type(u->map) == BPF_MAP_TYPE_RINGBUF)
+	if (bpf_map__type(u->map) == BPF_MAP_TYPE_RINGBUF) {
 		u->rb = ring_buffer__new(fd, on_ringbuf, u, NULL);
-	else
-		u->pb = perf_buffer__new(fd, 256, on_sample, on_lost, u, NULL);
-	if (!u->rb && !u->pb) {
-		pr_warn("failed to map the ring '%s': %s\n", bpf_map__name(u->map),
-			strerror(errno));
-		return -errno;
+		if (!u->rb) {
+			err = -errno;
+			goto fail;
+		}
+		return 0;
 	}
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus < 0) {
+		err = ncpus;
+		goto fail;
+	}
+	err = rc_perfbuf__init(&u->pb, fd, ncpus, &po);
+	if (err)
+		goto fail;
+	u->perf = true;
 	return 0;
+fail:
+	pr_warn("failed to map the ring '%s': %s\n", bpf_map__name(u->map), strerror(-err));
+	return err;
 }
 
 struct rc_user *rc_user__open(const struct rc_user_opts *o, struct rc_dyn_set *d,
@@ -333,7 +349,7 @@ fail:
 
 enum rc_transport rc_user__transport(const struct rc_user *u)
 {
-	return u->rb ? RC_TRANSPORT_RINGBUF : RC_TRANSPORT_PERFBUF;
+	return u->perf ? RC_TRANSPORT_PERFBUF : RC_TRANSPORT_RINGBUF;
 }
 
 int rc_user__attach(struct rc_user *u)
@@ -390,16 +406,33 @@ static long result(struct rc_user *u, long n)
 	return n;
 }
 
-long rc_user__consume(struct rc_user *u)
+long rc_user__consume(struct rc_user *u, uint64_t until)
 {
-	return result(u, u->rb ? ring_buffer__consume(u->rb) : perf_buffer__consume(u->pb));
+	if (u->perf)
+		return rc_perfbuf__read_samples(&u->pb, until, on_sample, on_lost, u);
+	return result(u, ring_buffer__consume(u->rb));
 }
 
 long rc_user__poll(struct rc_user *u, int ms)
 {
-	long n = u->rb ? ring_buffer__poll(u->rb, ms) : perf_buffer__poll(u->pb, ms);
+	long n;
 
+	if (u->perf) {
+		n = rc_perfbuf__wait(&u->pb, ms);
+		return n < 0 ? n : 0; /* the drain reads next, with its hold */
+	}
+	n = ring_buffer__poll(u->rb, ms);
 	return n == -EINTR ? result(u, 0) : result(u, n);
+}
+
+size_t rc_user__pending(const struct rc_user *u)
+{
+	return u->perf ? rc_perfbuf__pending(&u->pb) : 0;
+}
+
+int rc_user__put_owed(struct rc_user *u, uint64_t ts)
+{
+	return u->perf ? rc_perfbuf__put_owed(&u->pb, ts, on_lost, u) : 0;
 }
 
 uint16_t rc_user__event_id(const struct rc_user *u)
@@ -419,7 +452,8 @@ void rc_user__free(struct rc_user *u)
 	rc_user__detach(u);
 	free(u->links);
 	ring_buffer__free(u->rb);
-	perf_buffer__free(u->pb);
+	if (u->perf)
+		rc_perfbuf__destroy(&u->pb);
 	bpf_object__close(u->obj);
 	rc_btf_desc__free(&u->desc);
 	free(u->rec);

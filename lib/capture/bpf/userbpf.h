@@ -14,8 +14,8 @@ struct rc_user;
 
 /* A whole ringcap record to add to the capture; -errno stops the drain. */
 typedef int (*rc_user_put_fn)(void *ctx, const void *rec, size_t len);
-/* The kernel lost @n records on @cpu's perf ring. */
-typedef int (*rc_user_lost_fn)(void *ctx, int cpu, uint64_t n);
+/* The kernel lost @n records on @cpu's perf ring, before one stamped @ts. */
+typedef int (*rc_user_lost_fn)(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts);
 
 struct rc_user_opts {
 	const char *path;
@@ -34,10 +34,17 @@ struct rc_user *rc_user__open(const struct rc_user_opts *o, struct rc_dyn_set *d
 enum rc_transport rc_user__transport(const struct rc_user *u);
 int rc_user__attach(struct rc_user *u);
 void rc_user__detach(struct rc_user *u);
-/* Read what is in the ring: records read, or -errno. */
-long rc_user__consume(struct rc_user *u);
-/* Sleep until the ring has records or @ms pass, and read them. */
+/*
+ * Read what is in the ring: records read, or -errno. A perf event array's
+ * only up to @until (as rc_perfbuf__read()); a BPF ring buffer's all.
+ */
+long rc_user__consume(struct rc_user *u, uint64_t until);
+/* Sleep until the ring has records or @ms pass; a BPF ring buffer's are read. */
 long rc_user__poll(struct rc_user *u, int ms);
+/* Bytes waiting in the fullest perf ring; 0 for a BPF ring buffer (it does not say). */
+size_t rc_user__pending(const struct rc_user *u);
+/* The perf rings' losses no record followed (at the end), stamped @ts. */
+int rc_user__put_owed(struct rc_user *u, uint64_t ts);
 /* The struct's event id, for drops (the raw one when there is no struct). */
 uint16_t rc_user__event_id(const struct rc_user *u);
 /* Records of a size other than the struct's, stored raw. */
