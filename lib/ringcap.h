@@ -105,13 +105,35 @@ struct rc_enum {
 	const struct rc_enum_entry *entries; /* sorted by value */
 };
 
+/**
+ * struct rc_event_desc - an event: its records' layout
+ * @id: the records' rc_rec_hdr.type
+ * @size: the smallest valid record, header included
+ * @name: e.g. "sched:sched_switch", "bpf:event"
+ * @nfields: entries of @fields
+ * @fields: the fields after the record header
+ * @flags: RC_EVENT_NO_*: what the header of its records does not know
+ *	(v1.5; 0 in older files)
+ */
 struct rc_event_desc {
 	uint16_t id;
-	uint16_t size; /* smallest valid record, header included */
+	uint16_t size;
 	const char *name;
 	uint16_t nfields;
 	const struct rc_field *fields;
+	uint16_t flags;
 };
+
+/*
+ * rc_event_desc.flags: the records of the event carry no such value (their
+ * header holds 0, or NULs for comm), e.g. a record --bpf struct without
+ * pid and tid fields, or one that came through a BPF ring buffer, which
+ * tells no CPU. Readers show these as unknown, never as 0.
+ */
+#define RC_EVENT_NO_PID	 0x1
+#define RC_EVENT_NO_TID	 0x2
+#define RC_EVENT_NO_CPU	 0x4
+#define RC_EVENT_NO_COMM 0x8
 
 struct rc_schema {
 	uint32_t nevents;
@@ -285,6 +307,16 @@ uint64_t rc_field__u64(const struct rc_field *f, const void *rec, unsigned int i
  * Return: the value.
  */
 int64_t rc_field__s64(const struct rc_field *f, const void *rec, unsigned int idx);
+
+/**
+ * rc_rec__unknown() - what the header of a record does not know
+ * @s: the capture's schema
+ * @rec: a record of the capture
+ *
+ * Return: the RC_EVENT_NO_* flags of @rec's event: its pid, tid, cpu or
+ * comm are not values but unknown; 0 for an event @s lacks.
+ */
+unsigned int rc_rec__unknown(const struct rc_schema *s, const struct rc_rec_hdr *rec);
 
 /* ---- capture metadata and counters ------------------------------------ */
 
