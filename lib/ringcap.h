@@ -524,9 +524,12 @@ void rc_ledger__free(struct rc_ledger *l);
 /**
  * rc_ledger__add_record() - a record found in the file
  * @l: allocated
+ * @m: the capture's header, for its schema: a record whose event does not
+ *	know its CPU (RC_EVENT_NO_CPU) is in no CPU's row
  * @rec: an event's record (not the ledger's own: see rc_ledger__add_lost())
  */
-void rc_ledger__add_record(struct rc_ledger *l, const struct rc_rec_hdr *rec);
+void rc_ledger__add_record(struct rc_ledger *l, const struct rc_meta *m,
+			   const struct rc_rec_hdr *rec);
 
 /**
  * rc_ledger__add_lost() - a ringcap:lost record's count
@@ -924,8 +927,9 @@ bool rc_meta__from_wall_ns(const struct rc_meta *m, int64_t wall, uint64_t *ts);
  *	@m->start_ts
  *
  * "COMM PID/TID [CPU] TIME: EVENT: FIELD=VALUE ...", each field as
- * rc_decode__field() puts it; unprintable bytes of the comm show as '?'.
- * An event the schema lacks is named "unknown", without fields.
+ * rc_decode__field() puts it; unprintable bytes of the comm show as '?',
+ * and a pid, tid or CPU the event's records do not know (RC_EVENT_NO_*)
+ * as "-". An event the schema lacks is named "unknown", without fields.
  *
  * Return: 0, or -ENOMEM (part of the line may be in @sb).
  */
@@ -951,9 +955,13 @@ int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const stru
 
 /* ---- summary ---------------------------------------------------------- */
 
+/* rc_sum_count.key of the processes' row of records whose pid is unknown (RC_EVENT_NO_PID) */
+#define RC_SUM_UNKNOWN UINT64_MAX
+
 /**
  * struct rc_sum_count - one row of a summary table
- * @key: the event id, the pid, or the syscall number
+ * @key: the event id, the pid (RC_SUM_UNKNOWN: unknown), or the syscall
+ *	number
  * @comm: the process's name, from its latest record (procs only)
  * @count: records
  * @errors: syscalls that returned -1 to -4095 (syscalls only)
@@ -1052,11 +1060,16 @@ struct rc_filter {
 /**
  * rc_filter__match() - whether a record passes a filter
  * @f: the filter
+ * @m: the capture's header, for its schema
  * @rec: the record
+ *
+ * A pid, tid, cpu or comm the record's event does not know (RC_EVENT_NO_*)
+ * passes no list of them and no @f->comm: it is not 0.
  *
  * Return: true when @rec passes every test of @f (all of them together).
  */
-bool rc_filter__match(const struct rc_filter *f, const struct rc_rec_hdr *rec);
+bool rc_filter__match(const struct rc_filter *f, const struct rc_meta *m,
+		      const struct rc_rec_hdr *rec);
 
 /**
  * rc_filter__add_event() - keep the records of an event or a group of them

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/types.h>
+#include "events.h"
 #include "capture_util.h"
 #include "run_util.h"
 #include "test_progs.h"
@@ -363,5 +365,200 @@ out:
 		fclose(f);
 	run_free(&r);
 	free(mc.buf);
+	tmpdir_cleanup();
+}
+
+/* ---- what a record does not know -------------------------------------- */
+
+#define NP_ID 256 /* bpf:np: no pid, tid, cpu or comm (a BPF ring buffer's struct) */
+#define PC_ID 257 /* bpf:pc: no pid, tid or comm (a perf event array's) */
+
+struct np_rec {
+	struct rc_rec_hdr h;
+	uint64_t seq;
+};
+
+/*
+ * A capture like record --bpf makes of a struct without pid, tid and comm,
+ * beside a built-in syscall that knows them all, written to @path.
+ */
+static int unknown_capture(const char *path)
+{
+	static const struct rc_field fields[] = {
+		{ .name = "seq", .offset = 40, .size = 8, .count = 1, .kind = RC_FIELD_UINT },
+	};
+	const struct rc_event_desc evs[] = {
+		{ NP_ID, sizeof(struct np_rec), "bpf:np", 1, fields,
+		  RC_EVENT_NO_PID | RC_EVENT_NO_TID | RC_EVENT_NO_CPU | RC_EVENT_NO_COMM },
+		{ PC_ID, sizeof(struct np_rec), "bpf:pc", 1, fields,
+		  RC_EVENT_NO_PID | RC_EVENT_NO_TID | RC_EVENT_NO_COMM },
+	};
+	struct {
+		struct rc_ev_syscall sc;
+		struct np_rec np, pc;
+	} recs = {};
+	struct rc_schema *s = rc_schema__new(rc_builtin_schema());
+	struct mem_capture mc = {};
+	struct rc_meta m;
+	FILE *f;
+	int err;
+
+	if (!s)
+		return -errno;
+	recs.sc.hdr = (struct rc_ev_hdr){ .ts = 1000,
+					  .pid = 100,
+					  .tid = 101,
+					  .type = RC_EV_SYSCALL,
+					  .size = sizeof(recs.sc),
+					  .cpu = 1,
+					  .comm = "unit" };
+	recs.sc.nr = 39;
+	recs.np.h = (struct rc_rec_hdr){ .ts = 1010, .type = NP_ID, .size = sizeof(recs.np) };
+	recs.np.seq = 7;
+	recs.pc.h =
+	    (struct rc_rec_hdr){ .ts = 1020, .type = PC_ID, .size = sizeof(recs.pc), .cpu = 1 };
+	recs.pc.seq = 8;
+	test_meta(&m);
+	m.schema = s;
+	err = rc_schema__add_event(s, &evs[0]) ?: rc_schema__add_event(s, &evs[1]);
+	err = err ?: write_meta_capture(&mc, &m, NULL, &recs, sizeof(recs), NULL);
+	rc_schema__free(s);
+	f = err ? NULL : fopen(path, "w");
+	if (!err && (!f || fwrite(mc.buf, 1, mc.len, f) != mc.len))
+		err = -EIO;
+	if (f && fclose(f))
+		err = -EIO;
+	free(mc.buf);
+	return err;
+}
+
+/* ringcap @args... on @cap; its stdout (free it), or NULL when it fails. */
+static char *report_of(const char *cap, const char *a1, const char *a2, const char *a3)
+{
+	char *argv[] = {
+		(char *)bin("ringcap"), (char *)a1, (char *)cap, (char *)a2, (char *)a3, NULL
+	};
+	struct run r = {};
+	char *out = NULL;
+
+	if (ASSERT_EQ(run_sync(&r, argv, 30000), 0, a1)) {
+		out = r.out;
+		r.out = NULL;
+	}
+	run_free(&r);
+	return out;
+}
+
+/*
+ * A pid, tid, cpu or comm the records of an event do not know is shown
+ * as unknown in every format, matches no filter, and counts for no process
+ * or CPU; a built-in event in the same file shows its own.
+ */
+void test_report_unknown(void)
+{
+	const char *cap = tmpfile_path("u.rcap"), *js = tmpfile_path("u.json");
+	const char *cs = tmpfile_path("u.csv"), *pf = tmpfile_path("u.perfetto");
+	const char *st = tmpfile_path("u.stat");
+	char *out = NULL, *res = NULL;
+
+	if (!ASSERT_OK(unknown_capture(cap), "capture"))
+		goto out;
+	if (test__start_subtest("text") && (out = report_of(cap, "report", NULL, NULL))) {
+		ASSERT_STREQ(
+		    out,
+		    "            unit     100/101     [001] 0.000000000: syscall: nr=getpid "
+		    "ret=0 duration=0ns args=[0x0,0x0,0x0,0x0,0x0,0x0]\n"
+		    "                       -/-       [  -] 0.000000010: bpf:np: seq=7\n"
+		    "                       -/-       [001] 0.000000020: bpf:pc: seq=8\n",
+		    "unknown as -, columns aligned");
+	}
+	free(out);
+	out = NULL;
+	if (test__start_subtest("json") && (out = report_of(cap, "report", "--format", "json")) &&
+	    ASSERT_TRUE(save(js, out), "save") &&
+	    !py("import json,sys\n"
+		"e=[json.loads(l) for l in open(sys.argv[1])]\n"
+		"k=('cpu','pid','tid','comm')\n"
+		"print([[x[i] for i in k] for x in e])\n",
+		(char *[]){ (char *)js, NULL }, &res))
+		ASSERT_STREQ(res,
+			     "[[1, 100, 101, 'unit'], [None, None, None, None], [1, None, None, "
+			     "None]]\n",
+			     "null for unknown");
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("csv") && (out = report_of(cap, "report", "--format", "csv")) &&
+	    ASSERT_TRUE(save(cs, out), "save") &&
+	    !py("import csv,sys\n"
+		"k=('cpu','pid','tid','comm')\n"
+		"print([[x[i] for i in k] for x in csv.DictReader(open(sys.argv[1]))])\n",
+		(char *[]){ (char *)cs, NULL }, &res))
+		ASSERT_STREQ(res,
+			     "[['1', '100', '101', 'unit'], ['', '', '', ''], ['1', '', '', '']]\n",
+			     "empty cells for unknown");
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("filters")) {
+		static const char *const cases[][3] = {
+			/* option, value, the events shown */
+			{ "--pid", "0", "" },		{ "--tid", "0", "" },
+			{ "--cpu", "0", "" },		{ "--cpu", "1", "syscall,bpf:pc," },
+			{ "--pid", "100", "syscall," }, { "--event", "bpf", "bpf:np,bpf:pc," },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char got[256] = "", *line, *save_p = NULL;
+
+			out = report_of(cap, "report", cases[i][0], cases[i][1]);
+			for (line = out ? strtok_r(out, "\n", &save_p) : NULL; line;
+			     line = strtok_r(NULL, "\n", &save_p)) {
+				/* "COMM PID/TID [CPU] TIME: EVENT: FIELDS" */
+				char *ev = strstr(line, "] "), *end;
+
+				ev = ev ? strstr(ev, ": ") : NULL;
+				end = ev ? strstr(ev + 2, ": ") : NULL;
+				if (end)
+					snprintf(got + strlen(got), sizeof(got) - strlen(got),
+						 "%.*s,", (int)(end - ev - 2), ev + 2);
+			}
+			ASSERT_STREQ(got, cases[i][2], cases[i][0]);
+			free(out);
+			out = NULL;
+		}
+	}
+	if (test__start_subtest("summary") && (out = report_of(cap, "report", "--summary", NULL))) {
+		ASSERT_HAS(out, "\nunit                  100            1\n",
+			   "the syscall's process");
+		ASSERT_HAS(out, "\n                        -            2\n", "unknown: not pid 0");
+	}
+	free(out);
+	out = NULL;
+	if (test__start_subtest("perfetto") &&
+	    (out = report_of(cap, "report", "--format", "perfetto")) &&
+	    ASSERT_TRUE(save(pf, out), "save") &&
+	    !py("import json,sys\n"
+		"e=json.load(open(sys.argv[1]))['traceEvents']\n"
+		"print(sorted((x['name'],x['pid'],x['tid']) for x in e if x['ph']!='M'))\n",
+		(char *[]){ (char *)pf, NULL }, &res))
+		ASSERT_STREQ(res,
+			     "[('bpf:np', 2147482999, 2147482999), ('bpf:pc', 2147482999, "
+			     "2147482999), ('getpid', 100, 101)]\n",
+			     "a track of unknown tasks, not pid 0");
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("stat") && (out = report_of(cap, "stat", "--json", NULL)) &&
+	    ASSERT_TRUE(save(st, out), "save") &&
+	    !py("import json,sys\n"
+		"d=json.load(open(sys.argv[1]))\n"
+		"print([(r['cpu'],r['in_file']) for r in d['by_cpu']])\n",
+		(char *[]){ (char *)st, NULL }, &res))
+		ASSERT_STREQ(res, "[(1, 2)]\n", "no CPU 0: the unknown one is not counted there");
+out:
+	free(out);
+	free(res);
 	tmpdir_cleanup();
 }

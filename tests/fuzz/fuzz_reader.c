@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc_decode__text(&sb, m, rec, RC_FMT_WALL);
 		rc_summary__add(&sum, m, rec);
 		rc_runq__add(&runq, m, rec);
-		rc_filter__match(&filter, rec);
+		rc_filter__match(&filter, m, rec);
 		for (i = 0; i < 4; i++)
 			if (outs[i])
 				report_out__event(outs[i], rec);
