@@ -5,7 +5,8 @@
  * text      perf-script-like lines (lib/decode.c)
  * json      JSON Lines: {"time", "ts", "cpu", "pid", "tid", "comm", "event",
  *           "fields": {...}}; enum values by name, errno values as numbers
- *           with "<field>_errno" beside them, durations in ns
+ *           with "<field>_errno" beside them, durations in ns; a struct's
+ *           fields nested as it was (json_fields.c)
  * csv       a header row: the record's columns, then every field of every
  *           event of the schema; a record fills the columns of its event
  * perfetto  Chrome trace-event JSON (ui.perfetto.dev opens it): a track per
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "json_fields.h"
 #include "report_fmt.h"
 
 #define FLUSH_AT (1u << 20)
@@ -46,6 +48,7 @@ struct report_out {
 	struct rc_strbuf buf;
 	bool first;
 	const struct rc_event_desc *snap; /* ringcap:snapshot, or NULL */
+	struct json_fields *jf;		  /* json, perfetto: the events' fields, nested */
 	/* csv: the union of field names, and each event's column for each field */
 	const char **cols;
 	size_t ncols;
@@ -71,77 +74,6 @@ static double rel_seconds(const struct rc_meta *m, uint64_t ts)
 }
 
 /* ---- JSON Lines ------------------------------------------------------- */
-
-static void json_value(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
-		       const void *rec, unsigned int i)
-{
-	const char *name;
-
-	if (f->hint == RC_HINT_ENUM) {
-		int64_t v = f->kind == RC_FIELD_SINT ? rc_field__s64(f, rec, i)
-						     : (int64_t)rc_field__u64(f, rec, i);
-
-		name = rc_enum__name(rc_schema__enum(s, f->enum_id), v);
-		if (name) {
-			json_escape(sb, name, SIZE_MAX);
-			return;
-		}
-	}
-	if (f->kind == RC_FIELD_SINT)
-		rc_strbuf__printf(sb, "%" PRId64, rc_field__s64(f, rec, i));
-	else
-		rc_strbuf__printf(sb, "%" PRIu64, rc_field__u64(f, rec, i));
-}
-
-static void json_fields(struct rc_strbuf *sb, const struct rc_schema *s,
-			const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
-{
-	struct rc_field plain;
-	uint16_t i, k;
-
-	APPEND_LIT(sb, "{");
-	for (i = 0; i < ev->nfields; i++) {
-		const struct rc_field *f = &plain;
-
-		if (i)
-			APPEND_LIT(sb, ",");
-		json_escape(sb, ev->fields[i].name, SIZE_MAX);
-		APPEND_LIT(sb, ":");
-		if (rc_field__resolve(&ev->fields[i], rec, &plain)) {
-			APPEND_LIT(sb, "null");
-		} else if (f->kind == RC_FIELD_STR) {
-			json_escape(sb, (const char *)rec + f->offset, f->size);
-		} else if (f->count != 1) {
-			APPEND_LIT(sb, "[");
-			for (k = 0; k < f->count; k++) {
-				if (k)
-					APPEND_LIT(sb, ",");
-				json_value(sb, s, f, rec, k);
-			}
-			APPEND_LIT(sb, "]");
-		} else {
-			json_value(sb, s, f, rec, 0);
-		}
-		if (f->hint == RC_HINT_ERRNO) {
-			int64_t v = rc_field__s64(f, rec, 0);
-			const char *e = v < 0 && v >= -4095
-					    ? rc_enum__name(rc_schema__enum(s, f->enum_id), -v)
-					    : NULL;
-
-			if (e) {
-				struct rc_strbuf key = {};
-
-				rc_strbuf__printf(&key, "%s_errno", f->name);
-				APPEND_LIT(sb, ",");
-				json_escape(sb, key.buf ? key.buf : "", SIZE_MAX);
-				rc_strbuf__free(&key);
-				APPEND_LIT(sb, ":");
-				json_escape(sb, e, SIZE_MAX);
-			}
-		}
-	}
-	APPEND_LIT(sb, "}");
-}
 
 /* ,"KEY":V, or null when the record does not know it */
 static void json_known(struct rc_strbuf *sb, const char *key, uint32_t v, bool unknown)
@@ -171,7 +103,7 @@ static void json_event(struct report_out *o, const struct rc_rec_hdr *rec)
 	APPEND_LIT(sb, ",\"event\":");
 	json_escape(sb, ev->name, SIZE_MAX);
 	APPEND_LIT(sb, ",\"fields\":");
-	json_fields(sb, o->m->schema, ev, rec);
+	json_fields__put(o->jf, sb, ev, rec);
 	APPEND_LIT(sb, "}\n");
 }
 
@@ -497,7 +429,7 @@ static void perfetto_syscall(struct report_out *o, const struct rc_event_desc *e
 	}
 	json_escape(&o->buf, nm, SIZE_MAX); /* the format wants a string */
 	APPEND_LIT(&o->buf, ",\"args\":");
-	json_fields(&o->buf, s, ev, rec);
+	json_fields__put(o->jf, &o->buf, ev, rec);
 	APPEND_LIT(&o->buf, "}");
 }
 
@@ -530,7 +462,7 @@ static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
 	APPEND_LIT(&o->buf, ",\"name\":");
 	json_escape(&o->buf, ev->name, SIZE_MAX);
 	APPEND_LIT(&o->buf, ",\"args\":");
-	json_fields(&o->buf, s, ev, rec);
+	json_fields__put(o->jf, &o->buf, ev, rec);
 	APPEND_LIT(&o->buf, "}");
 }
 
@@ -556,6 +488,13 @@ struct report_out *report_out__new(enum report_format fmt, const struct rc_meta 
 	o->m = m;
 	o->flags = flags;
 	o->snap = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
+	if (fmt == FMT_JSON || fmt == FMT_PERFETTO) {
+		o->jf = json_fields__new(m->schema);
+		if (!o->jf) {
+			report_out__free(o);
+			return NULL;
+		}
+	}
 	if (fmt == FMT_CSV && csv_begin(o)) {
 		report_out__free(o);
 		return NULL;
@@ -623,6 +562,7 @@ void report_out__free(struct report_out *o)
 		free(o->colmap[e]);
 	free(o->colmap);
 	free(o->cols);
+	json_fields__free(o->jf);
 	free(o->cpus);
 	free(o->names);
 	rc_strbuf__free(&o->buf);

@@ -377,8 +377,8 @@ static void rt_expect(const char *fmt, long s, char *buf, size_t len)
 			 -s);
 	else
 		snprintf(buf, len,
-			 "\"comm\":\"rc_workload\",\"seq\":%ld,\"inner.a\":%ld,\"inner.b\":%ld,"
-			 "\"inner.c\":[%ld,1,2],\"arr\":[%ld,%ld,%ld,%ld],\"color\":\"%s\","
+			 "\"comm\":\"rc_workload\",\"seq\":%ld,\"inner\":{\"a\":%ld,\"b\":%ld,"
+			 "\"c\":[%ld,1,2]},\"arr\":[%ld,%ld,%ld,%ld],\"color\":\"%s\","
 			 "\"tag\":\"tg%ld\",\"neg\":%ld}}",
 			 s, 3 * s, -s, s & 0xff, s, s + 1, s + 2, s + 3, rt_color(s), (3 + s) % 10,
 			 -s);

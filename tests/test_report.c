@@ -562,3 +562,152 @@ out:
 	free(res);
 	tmpdir_cleanup();
 }
+
+/* ---- nested structs in JSON ------------------------------------------- */
+
+#define U(nm, off, sz)                                                                             \
+	{                                                                                          \
+		.name = nm, .offset = off, .size = sz, .count = 1, .kind = RC_FIELD_UINT           \
+	}
+
+/*
+ * Events named as btfdesc.c flattens a struct: a nested struct, an array
+ * of structs, one of two dimensions, an array of strings, bitfields
+ * sharing a byte; and two whose names make no tree.
+ */
+static int nested_capture(const char *path)
+{
+	static const struct rc_field nest[] = {
+		U("seq", 40, 8),
+		U("inner.a", 48, 4),
+		{ .name = "inner.b", .offset = 52, .size = 2, .count = 1, .kind = RC_FIELD_SINT },
+		U("inner.deep.x", 54, 1),
+		{ .name = "inner.a|b",
+		  .offset = 55,
+		  .size = 1,
+		  .count = 1,
+		  .kind = RC_FIELD_UINT,
+		  .hint = RC_HINT_HEX },
+		U("pairs[0].x", 56, 2),
+		U("pairs[0].y", 58, 2),
+		U("pairs[1].x", 60, 2),
+		U("pairs[1].y", 62, 2),
+		U("m[0][0].v", 64, 1),
+		U("m[0][1].v", 65, 1),
+		U("m[1][0].v", 66, 1),
+		U("m[1][1].v", 67, 1),
+		{ .name = "names[0]", .offset = 68, .size = 4, .count = 1, .kind = RC_FIELD_STR },
+		{ .name = "names[1]", .offset = 72, .size = 4, .count = 1, .kind = RC_FIELD_STR },
+	};
+	static const struct rc_field clash[] = { U("x", 40, 4), U("x.y", 44, 4) };
+	static const struct rc_field gap[] = { U("g[1].v", 40, 8) };
+	const struct rc_event_desc evs[] = {
+		{ 256, 80, "bpf:nest", 15, nest, RC_EVENT_NO_CPU },
+		{ 257, 48, "bpf:clash", 2, clash, RC_EVENT_NO_CPU },
+		{ 258, 48, "bpf:gap", 1, gap, RC_EVENT_NO_CPU },
+	};
+	struct {
+		struct rc_rec_hdr h;
+		uint64_t seq;
+		uint32_t a;
+		int16_t b;
+		uint8_t x, ab;
+		uint16_t pairs[4];
+		uint8_t m[4];
+		char names[2][4];
+		struct rc_rec_hdr h2;
+		uint32_t cx, cxy;
+		struct rc_rec_hdr h3;
+		uint64_t g;
+	} r = { .h = { .ts = 1000, .pid = 9, .tid = 9, .type = 256, .size = 80, .comm = "nest" },
+		.seq = 1,
+		.a = 513,
+		.b = -2,
+		.x = 3,
+		.ab = 5,
+		.pairs = { 10, 11, 12, 13 },
+		.m = { 1, 2, 3, 4 },
+		.names = { "ab", "cd" },
+		.h2 = { .ts = 1001, .type = 257, .size = 48 },
+		.cx = 1,
+		.cxy = 2,
+		.h3 = { .ts = 1002, .type = 258, .size = 48 },
+		.g = 7 };
+	_Static_assert(sizeof(r) == 80 + 48 + 48, "records back to back");
+	struct rc_schema *s = rc_schema__new(rc_builtin_schema());
+	struct mem_capture mc = {};
+	struct rc_meta m;
+	size_t i;
+	FILE *f;
+	int err = 0;
+
+	if (!s)
+		return -errno;
+	test_meta(&m);
+	m.schema = s;
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]) && !err; i++)
+		err = rc_schema__add_event(s, &evs[i]);
+	err = err ?: write_meta_capture(&mc, &m, NULL, &r, sizeof(r), NULL);
+	rc_schema__free(s);
+	f = err ? NULL : fopen(path, "w");
+	if (!err && (!f || fwrite(mc.buf, 1, mc.len, f) != mc.len))
+		err = -EIO;
+	if (f && fclose(f))
+		err = -EIO;
+	free(mc.buf);
+	return err;
+}
+
+/* JSON nests a struct's fields as bpftool prints them; CSV and text keep the dotted names. */
+void test_report_json_nested(void)
+{
+	const char *cap = tmpfile_path("n.rcap"), *js = tmpfile_path("n.json");
+	const char *cs = tmpfile_path("n.csv");
+	char *out = NULL, *res = NULL;
+
+	if (!ASSERT_OK(nested_capture(cap), "capture"))
+		goto out;
+	if (test__start_subtest("json") && (out = report_of(cap, "report", "--format", "json"))) {
+		ASSERT_HAS(
+		    out,
+		    "\"event\":\"bpf:nest\",\"fields\":{\"seq\":1,\"inner\":{\"a\":513,"
+		    "\"b\":-2,\"deep\":{\"x\":3},\"a|b\":5},\"pairs\":[{\"x\":10,\"y\":11},"
+		    "{\"x\":12,\"y\":13}],\"m\":[[{\"v\":1},{\"v\":2}],[{\"v\":3},{\"v\":4}]],"
+		    "\"names\":[\"ab\",\"cd\"]}}\n",
+		    "objects and arrays of objects");
+		ASSERT_HAS(out, "\"event\":\"bpf:clash\",\"fields\":{\"x\":1,\"x.y\":2}}\n",
+			   "a field and an object of one name: flat");
+		ASSERT_HAS(out, "\"event\":\"bpf:gap\",\"fields\":{\"g[1].v\":7}}\n",
+			   "an array with a gap: flat");
+		if (ASSERT_TRUE(save(js, out), "save") &&
+		    !py("import json,sys\n"
+			"e=[json.loads(l) for l in open(sys.argv[1])]\n"
+			"print(e[0]['fields']['pairs'][1]['y'], e[0]['fields']['inner']['deep'])\n",
+			(char *[]){ (char *)js, NULL }, &res))
+			ASSERT_STREQ(res, "13 {'x': 3}\n", "python3 reads it");
+	}
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("csv") && (out = report_of(cap, "report", "--format", "csv")) &&
+	    ASSERT_TRUE(save(cs, out), "save") &&
+	    !py("import csv,sys\n"
+		"x=next(csv.DictReader(open(sys.argv[1])))\n"
+		"print(x['inner.a'],x['inner.deep.x'],x['pairs[1].y'],x['m[1][0].v'],x['names[1]'])"
+		"\n",
+		(char *[]){ (char *)cs, NULL }, &res))
+		ASSERT_STREQ(res, "513 3 13 3 cd\n", "flat, dotted columns");
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("text") && (out = report_of(cap, "report", NULL, NULL)))
+		ASSERT_HAS(out,
+			   "bpf:nest: seq=1 inner.a=513 inner.b=-2 inner.deep.x=3 inner.a|b=0x5 "
+			   "pairs[0].x=10 pairs[0].y=11 pairs[1].x=12 pairs[1].y=13 m[0][0].v=1 "
+			   "m[0][1].v=2 m[1][0].v=3 m[1][1].v=4 names[0]=ab names[1]=cd\n",
+			   "text as before");
+out:
+	free(out);
+	free(res);
+	tmpdir_cleanup();
+}
