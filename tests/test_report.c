@@ -102,33 +102,6 @@ static long lines(const char *text)
 	return lines_with(text, "\n");
 }
 
-/* Run python3 on @script with @args; its stdout in *out (free it). */
-static int py(const char *script, char *const args[], char **out)
-{
-	char *argv[8] = { "/usr/bin/python3", "-c", (char *)script };
-	struct run r = {};
-	int i, rc;
-
-	for (i = 0; args[i] && i < 4; i++)
-		argv[3 + i] = args[i];
-	argv[3 + i] = NULL;
-	rc = run_sync(&r, argv, 60000);
-	if (rc)
-		test__fail(__FILE__, __LINE__, "python3", "exit %d: %s", rc, r.err);
-	*out = r.out;
-	r.out = NULL;
-	run_free(&r);
-	return rc;
-}
-
-static bool save(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	bool ok = f && fputs(text, f) >= 0;
-
-	return f && !fclose(f) && ok;
-}
-
 #define N_LIVE 3000
 
 void test_report_live(void)
@@ -166,8 +139,9 @@ void test_report_live(void)
 			       (char *[]){ rc, "report", "--format", "json", (char *)cap, NULL },
 			       60000),
 		      0, "report") &&
-	    ASSERT_TRUE(save(js, r.out), "save") &&
-	    !py("import json,sys\n"
+	    ASSERT_TRUE(save_text(js, r.out), "save") &&
+	    !run_py(
+		"import json,sys\n"
 		"ev=[json.loads(l) for l in open(sys.argv[1])]\n"
 		"print(sum(1 for e in ev if e['event']=='syscall' and e['fields']['nr']=='getppid'"
 		" and e['pid']==int(sys.argv[2])))\n",
@@ -181,11 +155,11 @@ void test_report_live(void)
 	    ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", "--format", "csv", (char *)cap, NULL },
 			       60000),
 		      0, "report") &&
-	    ASSERT_TRUE(save(cs, r.out), "save") &&
-	    !py("import csv,sys\n"
-		"rows=list(csv.DictReader(open(sys.argv[1])))\n"
-		"print(sum(1 for x in rows if x['event']=='syscall' and x['nr']=='getppid'))\n",
-		(char *[]){ (char *)cs, NULL }, &res))
+	    ASSERT_TRUE(save_text(cs, r.out), "save") &&
+	    !run_py("import csv,sys\n"
+		    "rows=list(csv.DictReader(open(sys.argv[1])))\n"
+		    "print(sum(1 for x in rows if x['event']=='syscall' and x['nr']=='getppid'))\n",
+		    (char *[]){ (char *)cs, NULL }, &res))
 		ASSERT_EQ(atol(res), N_LIVE, "getppid rows");
 	free(res);
 	res = NULL;
@@ -197,7 +171,7 @@ void test_report_live(void)
 		run_sync(&r, (char *[]){ rc, "report", "--format", "perfetto", (char *)cap, NULL },
 			 60000),
 		0, "report") &&
-	    ASSERT_TRUE(save(pf, r.out), "save")) {
+	    ASSERT_TRUE(save_text(pf, r.out), "save")) {
 		struct run c = {};
 
 		if (ASSERT_EQ(run_sync(&c,
@@ -475,12 +449,12 @@ void test_report_unknown(void)
 	free(out);
 	out = NULL;
 	if (test__start_subtest("json") && (out = report_of(cap, "report", "--format", "json")) &&
-	    ASSERT_TRUE(save(js, out), "save") &&
-	    !py("import json,sys\n"
-		"e=[json.loads(l) for l in open(sys.argv[1])]\n"
-		"k=('cpu','pid','tid','comm')\n"
-		"print([[x[i] for i in k] for x in e])\n",
-		(char *[]){ (char *)js, NULL }, &res))
+	    ASSERT_TRUE(save_text(js, out), "save") &&
+	    !run_py("import json,sys\n"
+		    "e=[json.loads(l) for l in open(sys.argv[1])]\n"
+		    "k=('cpu','pid','tid','comm')\n"
+		    "print([[x[i] for i in k] for x in e])\n",
+		    (char *[]){ (char *)js, NULL }, &res))
 		ASSERT_STREQ(res,
 			     "[[1, 100, 101, 'unit'], [None, None, None, None], [1, None, None, "
 			     "None]]\n",
@@ -489,11 +463,11 @@ void test_report_unknown(void)
 	free(res);
 	out = res = NULL;
 	if (test__start_subtest("csv") && (out = report_of(cap, "report", "--format", "csv")) &&
-	    ASSERT_TRUE(save(cs, out), "save") &&
-	    !py("import csv,sys\n"
-		"k=('cpu','pid','tid','comm')\n"
-		"print([[x[i] for i in k] for x in csv.DictReader(open(sys.argv[1]))])\n",
-		(char *[]){ (char *)cs, NULL }, &res))
+	    ASSERT_TRUE(save_text(cs, out), "save") &&
+	    !run_py("import csv,sys\n"
+		    "k=('cpu','pid','tid','comm')\n"
+		    "print([[x[i] for i in k] for x in csv.DictReader(open(sys.argv[1]))])\n",
+		    (char *[]){ (char *)cs, NULL }, &res))
 		ASSERT_STREQ(res,
 			     "[['1', '100', '101', 'unit'], ['', '', '', ''], ['1', '', '', '']]\n",
 			     "empty cells for unknown");
@@ -538,11 +512,11 @@ void test_report_unknown(void)
 	out = NULL;
 	if (test__start_subtest("perfetto") &&
 	    (out = report_of(cap, "report", "--format", "perfetto")) &&
-	    ASSERT_TRUE(save(pf, out), "save") &&
-	    !py("import json,sys\n"
-		"e=json.load(open(sys.argv[1]))['traceEvents']\n"
-		"print(sorted((x['name'],x['pid'],x['tid']) for x in e if x['ph']!='M'))\n",
-		(char *[]){ (char *)pf, NULL }, &res))
+	    ASSERT_TRUE(save_text(pf, out), "save") &&
+	    !run_py("import json,sys\n"
+		    "e=json.load(open(sys.argv[1]))['traceEvents']\n"
+		    "print(sorted((x['name'],x['pid'],x['tid']) for x in e if x['ph']!='M'))\n",
+		    (char *[]){ (char *)pf, NULL }, &res))
 		ASSERT_STREQ(res,
 			     "[('bpf:np', 2147482999, 2147482999), ('bpf:pc', 2147482999, "
 			     "2147482999), ('getpid', 100, 101)]\n",
@@ -551,11 +525,11 @@ void test_report_unknown(void)
 	free(res);
 	out = res = NULL;
 	if (test__start_subtest("stat") && (out = report_of(cap, "stat", "--json", NULL)) &&
-	    ASSERT_TRUE(save(st, out), "save") &&
-	    !py("import json,sys\n"
-		"d=json.load(open(sys.argv[1]))\n"
-		"print([(r['cpu'],r['in_file']) for r in d['by_cpu']])\n",
-		(char *[]){ (char *)st, NULL }, &res))
+	    ASSERT_TRUE(save_text(st, out), "save") &&
+	    !run_py("import json,sys\n"
+		    "d=json.load(open(sys.argv[1]))\n"
+		    "print([(r['cpu'],r['in_file']) for r in d['by_cpu']])\n",
+		    (char *[]){ (char *)st, NULL }, &res))
 		ASSERT_STREQ(res, "[(1, 2)]\n", "no CPU 0: the unknown one is not counted there");
 out:
 	free(out);
@@ -679,8 +653,9 @@ void test_report_json_nested(void)
 			   "a field and an object of one name: flat");
 		ASSERT_HAS(out, "\"event\":\"bpf:gap\",\"fields\":{\"g[1].v\":7}}\n",
 			   "an array with a gap: flat");
-		if (ASSERT_TRUE(save(js, out), "save") &&
-		    !py("import json,sys\n"
+		if (ASSERT_TRUE(save_text(js, out), "save") &&
+		    !run_py(
+			"import json,sys\n"
 			"e=[json.loads(l) for l in open(sys.argv[1])]\n"
 			"print(e[0]['fields']['pairs'][1]['y'], e[0]['fields']['inner']['deep'])\n",
 			(char *[]){ (char *)js, NULL }, &res))
@@ -690,8 +665,9 @@ void test_report_json_nested(void)
 	free(res);
 	out = res = NULL;
 	if (test__start_subtest("csv") && (out = report_of(cap, "report", "--format", "csv")) &&
-	    ASSERT_TRUE(save(cs, out), "save") &&
-	    !py("import csv,sys\n"
+	    ASSERT_TRUE(save_text(cs, out), "save") &&
+	    !run_py(
+		"import csv,sys\n"
 		"x=next(csv.DictReader(open(sys.argv[1])))\n"
 		"print(x['inner.a'],x['inner.deep.x'],x['pairs[1].y'],x['m[1][0].v'],x['names[1]'])"
 		"\n",
