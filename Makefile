@@ -200,7 +200,7 @@ FUZZ_SECONDS ?= 60
 # The reader's layers only: format/, decode/ and util/ never include BPF or
 # capture headers, so the fuzzer links without libbpf.
 FUZZ_SRCS := tests/fuzz/fuzz_reader.c $(wildcard lib/format/*.c lib/decode/*.c lib/util/*.c) \
-	cmd/report_fmt.c cmd/json.c $(OUTPUT)/lib/syscall_names.c
+	cmd/report_fmt.c cmd/json.c cmd/json_fields.c $(OUTPUT)/lib/syscall_names.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -Icmd -I$(OUTPUT) $(WARNINGS)

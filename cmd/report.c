@@ -319,9 +319,14 @@ static void show_summary(const struct rc_meta *m, struct rc_summary *s)
 		       s->events[i].count);
 
 	printf("\n%-16s %8s %12s\n", "COMM", "PID", "EVENTS");
-	for (i = 0; i < s->nprocs && i < top; i++)
-		printf("%-16s %8" PRIu64 " %12" PRIu64 "\n", s->procs[i].comm, s->procs[i].key,
-		       s->procs[i].count);
+	for (i = 0; i < s->nprocs && i < top; i++) {
+		/* the records whose pid is unknown: a row of their own, not pid 0's */
+		if (s->procs[i].key == RC_SUM_UNKNOWN)
+			snprintf(nb, sizeof(nb), "-");
+		else
+			snprintf(nb, sizeof(nb), "%" PRIu64, s->procs[i].key);
+		printf("%-16s %8s %12" PRIu64 "\n", s->procs[i].comm, nb, s->procs[i].count);
+	}
 
 	if (!s->nsyscalls)
 		return;
@@ -463,7 +468,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	while ((err = rc_reader__next(r, &rec)) > 0) {
-		if (!rc_filter__match(&filter, rec))
+		if (!rc_filter__match(&filter, m, rec))
 			continue;
 		if (rec->type >= RC_FIRST_DYN_ID)
 			warn_raw(m, rec->type);

@@ -5,7 +5,8 @@
  * text      perf-script-like lines (lib/decode.c)
  * json      JSON Lines: {"time", "ts", "cpu", "pid", "tid", "comm", "event",
  *           "fields": {...}}; enum values by name, errno values as numbers
- *           with "<field>_errno" beside them, durations in ns
+ *           with "<field>_errno" beside them, durations in ns; a struct's
+ *           fields nested as it was (json_fields.c)
  * csv       a header row: the record's columns, then every field of every
  *           event of the schema; a record fills the columns of its event
  * perfetto  Chrome trace-event JSON (ui.perfetto.dev opens it): a track per
@@ -18,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "json_fields.h"
 #include "report_fmt.h"
 
 #define FLUSH_AT (1u << 20)
 /* Append a string literal, its length counted by the compiler. */
 #define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
 #define CPU_PID		    2147483000 /* the synthetic process holding the CPU tracks */
+#define UNKNOWN_PID	    (CPU_PID - 1) /* ... and the one of records of no known task */
 #define CSV_MAX_COLUMNS	    4096       /* distinct field names shown; real schemas have dozens */
 #define CSV_NO_COLUMN	    UINT32_MAX
 
@@ -45,6 +48,7 @@ struct report_out {
 	struct rc_strbuf buf;
 	bool first;
 	const struct rc_event_desc *snap; /* ringcap:snapshot, or NULL */
+	struct json_fields *jf;		  /* json, perfetto: the events' fields, nested */
 	/* csv: the union of field names, and each event's column for each field */
 	const char **cols;
 	size_t ncols;
@@ -71,91 +75,35 @@ static double rel_seconds(const struct rc_meta *m, uint64_t ts)
 
 /* ---- JSON Lines ------------------------------------------------------- */
 
-static void json_value(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
-		       const void *rec, unsigned int i)
+/* ,"KEY":V, or null when the record does not know it */
+static void json_known(struct rc_strbuf *sb, const char *key, uint32_t v, bool unknown)
 {
-	const char *name;
-
-	if (f->hint == RC_HINT_ENUM) {
-		int64_t v = f->kind == RC_FIELD_SINT ? rc_field__s64(f, rec, i)
-						     : (int64_t)rc_field__u64(f, rec, i);
-
-		name = rc_enum__name(rc_schema__enum(s, f->enum_id), v);
-		if (name) {
-			json_escape(sb, name, SIZE_MAX);
-			return;
-		}
-	}
-	if (f->kind == RC_FIELD_SINT)
-		rc_strbuf__printf(sb, "%" PRId64, rc_field__s64(f, rec, i));
+	if (unknown)
+		rc_strbuf__printf(sb, ",\"%s\":null", key);
 	else
-		rc_strbuf__printf(sb, "%" PRIu64, rc_field__u64(f, rec, i));
-}
-
-static void json_fields(struct rc_strbuf *sb, const struct rc_schema *s,
-			const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
-{
-	struct rc_field plain;
-	uint16_t i, k;
-
-	APPEND_LIT(sb, "{");
-	for (i = 0; i < ev->nfields; i++) {
-		const struct rc_field *f = &plain;
-
-		if (i)
-			APPEND_LIT(sb, ",");
-		json_escape(sb, ev->fields[i].name, SIZE_MAX);
-		APPEND_LIT(sb, ":");
-		if (rc_field__resolve(&ev->fields[i], rec, &plain)) {
-			APPEND_LIT(sb, "null");
-		} else if (f->kind == RC_FIELD_STR) {
-			json_escape(sb, (const char *)rec + f->offset, f->size);
-		} else if (f->count != 1) {
-			APPEND_LIT(sb, "[");
-			for (k = 0; k < f->count; k++) {
-				if (k)
-					APPEND_LIT(sb, ",");
-				json_value(sb, s, f, rec, k);
-			}
-			APPEND_LIT(sb, "]");
-		} else {
-			json_value(sb, s, f, rec, 0);
-		}
-		if (f->hint == RC_HINT_ERRNO) {
-			int64_t v = rc_field__s64(f, rec, 0);
-			const char *e = v < 0 && v >= -4095
-					    ? rc_enum__name(rc_schema__enum(s, f->enum_id), -v)
-					    : NULL;
-
-			if (e) {
-				struct rc_strbuf key = {};
-
-				rc_strbuf__printf(&key, "%s_errno", f->name);
-				APPEND_LIT(sb, ",");
-				json_escape(sb, key.buf ? key.buf : "", SIZE_MAX);
-				rc_strbuf__free(&key);
-				APPEND_LIT(sb, ":");
-				json_escape(sb, e, SIZE_MAX);
-			}
-		}
-	}
-	APPEND_LIT(sb, "}");
+		rc_strbuf__printf(sb, ",\"%s\":%u", key, v);
 }
 
 static void json_event(struct report_out *o, const struct rc_rec_hdr *rec)
 {
 	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
 	struct rc_strbuf *sb = &o->buf;
+	unsigned int no = ev->flags;
 
-	rc_strbuf__printf(sb,
-			  "{\"time\":%.9f,\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,"
-			  "\"comm\":",
-			  rel_seconds(o->m, rec->ts), rec->ts, rec->cpu, rec->pid, rec->tid);
-	json_escape(sb, rec->comm, sizeof(rec->comm));
+	rc_strbuf__printf(sb, "{\"time\":%.9f,\"ts\":%" PRIu64, rel_seconds(o->m, rec->ts),
+			  rec->ts);
+	json_known(sb, "cpu", rec->cpu, no & RC_EVENT_NO_CPU);
+	json_known(sb, "pid", rec->pid, no & RC_EVENT_NO_PID);
+	json_known(sb, "tid", rec->tid, no & RC_EVENT_NO_TID);
+	APPEND_LIT(sb, ",\"comm\":");
+	if (no & RC_EVENT_NO_COMM)
+		APPEND_LIT(sb, "null");
+	else
+		json_escape(sb, rec->comm, sizeof(rec->comm));
 	APPEND_LIT(sb, ",\"event\":");
 	json_escape(sb, ev->name, SIZE_MAX);
 	APPEND_LIT(sb, ",\"fields\":");
-	json_fields(sb, o->m->schema, ev, rec);
+	json_fields__put(o->jf, sb, ev, rec);
 	APPEND_LIT(sb, "}\n");
 }
 
@@ -274,17 +222,30 @@ static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const str
 	rc_strbuf__free(&v);
 }
 
+/* V, then a comma; an empty cell when the record does not know it */
+static void csv_known(struct rc_strbuf *sb, uint32_t v, bool unknown)
+{
+	if (unknown)
+		APPEND_LIT(sb, ",");
+	else
+		rc_strbuf__printf(sb, "%u,", v);
+}
+
 static void csv_event(struct report_out *o, const struct rc_rec_hdr *rec)
 {
 	const struct rc_schema *s = o->m->schema;
 	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
 	struct rc_strbuf *sb = &o->buf;
 	size_t evi = ev - s->events, c;
+	unsigned int no = ev->flags;
 	uint16_t f;
 
-	rc_strbuf__printf(sb, "%.9f,%" PRIu64 ",%u,%u,%u,", rel_seconds(o->m, rec->ts), rec->ts,
-			  rec->cpu, rec->pid, rec->tid);
-	csv_cell(sb, rec->comm, sizeof(rec->comm));
+	rc_strbuf__printf(sb, "%.9f,%" PRIu64 ",", rel_seconds(o->m, rec->ts), rec->ts);
+	csv_known(sb, rec->cpu, no & RC_EVENT_NO_CPU);
+	csv_known(sb, rec->pid, no & RC_EVENT_NO_PID);
+	csv_known(sb, rec->tid, no & RC_EVENT_NO_TID);
+	if (!(no & RC_EVENT_NO_COMM))
+		csv_cell(sb, rec->comm, sizeof(rec->comm));
 	APPEND_LIT(sb, ",");
 	csv_cell(sb, ev->name, SIZE_MAX);
 	for (c = sizeof(csv_fixed) / sizeof(csv_fixed[0]); c < o->ncols; c++) {
@@ -390,6 +351,17 @@ static void end_cpu_slice(struct report_out *o, uint32_t cpu, uint64_t ts)
 	rc_strbuf__printf(&o->buf, ",\"args\":{\"pid\":%u,\"tid\":%u}}", c->pid, c->tid);
 }
 
+/* Whether some event of the capture does not know its records' process or thread. */
+static bool has_unknown_tasks(const struct rc_schema *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nevents; i++)
+		if (s->events[i].flags & (RC_EVENT_NO_PID | RC_EVENT_NO_TID))
+			return true;
+	return false;
+}
+
 static void perfetto_begin(struct report_out *o)
 {
 	uint32_t cpu;
@@ -403,76 +375,94 @@ static void perfetto_begin(struct report_out *o)
 		snprintf(name, sizeof(name), "CPU %u", cpu);
 		meta_name(o, "thread_name", CPU_PID, CPU_PID + cpu, name, SIZE_MAX);
 	}
+	if (has_unknown_tasks(o->m->schema)) {
+		meta_name(o, "process_name", UNKNOWN_PID, -1, "pid unknown", SIZE_MAX);
+		meta_name(o, "thread_name", UNKNOWN_PID, UNKNOWN_PID, "tid unknown", SIZE_MAX);
+	}
+}
+
+/* A sched_switch: the slice of what ran on its CPU until now ends, the next one's begins. */
+static void perfetto_switch(struct report_out *o, const struct rc_event_desc *ev,
+			    const struct rc_rec_hdr *rec)
+{
+	const struct rc_field *ncomm = rc_event__field(ev, "next_comm");
+	const struct rc_field *f = rc_event__field(ev, "next_pid");
+	const struct rc_field *g = rc_event__field(ev, "next_tid");
+	struct cpu_state *c = &o->cpus[rec->cpu];
+
+	/*
+	 * The record is about the task switched out: it closes the slice
+	 * only when that slice is its own. With filters, switches are
+	 * missing, and what ran in between is unknown: no slice.
+	 */
+	if (c->tid == rec->tid)
+		end_cpu_slice(o, rec->cpu, rec->ts);
+	c->since = rec->ts;
+	c->pid = f ? rc_field__u64(f, rec, 0) : 0;
+	c->tid = g ? rc_field__u64(g, rec, 0) : 0;
+	memset(c->comm, 0, sizeof(c->comm));
+	if (ncomm && ncomm->size >= 1)
+		memcpy(c->comm, (const char *)rec + ncomm->offset,
+		       ncomm->size < sizeof(c->comm) ? ncomm->size : sizeof(c->comm) - 1);
+}
+
+/* A syscall: a slice from entry to exit on its thread; the record's time is the exit. */
+static void perfetto_syscall(struct report_out *o, const struct rc_event_desc *ev,
+			     const struct rc_rec_hdr *rec, const struct rc_field *dur_f,
+			     const struct rc_field *nr_f, uint32_t pid, uint32_t tid)
+{
+	const struct rc_schema *s = o->m->schema;
+	uint64_t dur = rc_field__u64(dur_f, rec, 0), nr = rc_field__u64(nr_f, rec, 0);
+	uint64_t start = dur <= rec->ts ? rec->ts - dur : rec->ts;
+	const char *nm = rc_enum__name(rc_schema__enum(s, nr_f->enum_id), (int64_t)nr);
+	char nb[32];
+
+	trace_sep(o);
+	rc_strbuf__printf(&o->buf, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":", pid, tid);
+	put_us(&o->buf, o->m, start);
+	rc_strbuf__printf(&o->buf,
+			  ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"name\":", (rec->ts - start) / 1000,
+			  (rec->ts - start) % 1000);
+	if (!nm || nr_f->hint != RC_HINT_ENUM) {
+		snprintf(nb, sizeof(nb), "sys_%" PRIu64, nr);
+		nm = nb;
+	}
+	json_escape(&o->buf, nm, SIZE_MAX); /* the format wants a string */
+	APPEND_LIT(&o->buf, ",\"args\":");
+	json_fields__put(o->jf, &o->buf, ev, rec);
+	APPEND_LIT(&o->buf, "}");
 }
 
 static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
 {
 	const struct rc_schema *s = o->m->schema;
 	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
+	bool no_task = ev->flags & (RC_EVENT_NO_PID | RC_EVENT_NO_TID);
+	uint32_t pid = no_task ? UNKNOWN_PID : rec->pid, tid = no_task ? UNKNOWN_PID : rec->tid;
 	const struct rc_field *f, *g;
-	uint64_t dur, start;
 
 	o->last_ts = rec->ts > o->last_ts ? rec->ts : o->last_ts;
-	if (rec->pid || rec->tid)
+	if (!no_task && !(ev->flags & RC_EVENT_NO_COMM) && (rec->pid || rec->tid))
 		name_thread(o, rec->pid, rec->tid, rec->comm);
-	if (!strcmp(ev->name, "sched:sched_switch") && o->cpus && rec->cpu < o->m->ncpus) {
-		struct cpu_state *c = &o->cpus[rec->cpu];
-		const struct rc_field *ncomm = rc_event__field(ev, "next_comm");
-
-		/*
-		 * The record is about the task switched out: it closes the slice
-		 * only when that slice is its own. With filters, switches are
-		 * missing, and what ran in between is unknown: no slice.
-		 */
-		if (c->tid == rec->tid)
-			end_cpu_slice(o, rec->cpu, rec->ts);
-		f = rc_event__field(ev, "next_pid");
-		g = rc_event__field(ev, "next_tid");
-		c->since = rec->ts;
-		c->pid = f ? rc_field__u64(f, rec, 0) : 0;
-		c->tid = g ? rc_field__u64(g, rec, 0) : 0;
-		memset(c->comm, 0, sizeof(c->comm));
-		if (ncomm && ncomm->size >= 1)
-			memcpy(c->comm, (const char *)rec + ncomm->offset,
-			       ncomm->size < sizeof(c->comm) ? ncomm->size : sizeof(c->comm) - 1);
+	if (!strcmp(ev->name, "sched:sched_switch") && o->cpus && rec->cpu < o->m->ncpus &&
+	    !(ev->flags & RC_EVENT_NO_CPU)) {
+		perfetto_switch(o, ev, rec);
 		return;
 	}
 	if (!strcmp(ev->name, "syscall") && (f = rc_event__field(ev, "duration")) &&
 	    (g = rc_event__field(ev, "nr"))) {
-		/* a slice from entry to exit: the record's time is the exit */
-		dur = rc_field__u64(f, rec, 0);
-		start = dur <= rec->ts ? rec->ts - dur : rec->ts;
-		trace_sep(o);
-		rc_strbuf__printf(&o->buf, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":", rec->pid,
-				  rec->tid);
-		put_us(&o->buf, o->m, start);
-		rc_strbuf__printf(&o->buf, ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"name\":",
-				  (rec->ts - start) / 1000, (rec->ts - start) % 1000);
-		{
-			const char *nm = rc_enum__name(rc_schema__enum(s, g->enum_id),
-						       (int64_t)rc_field__u64(g, rec, 0));
-			char nb[32];
-
-			if (!nm || g->hint != RC_HINT_ENUM) {
-				snprintf(nb, sizeof(nb), "sys_%" PRIu64, rc_field__u64(g, rec, 0));
-				nm = nb;
-			}
-			json_escape(&o->buf, nm, SIZE_MAX); /* the format wants a string */
-		}
-		APPEND_LIT(&o->buf, ",\"args\":");
-		json_fields(&o->buf, s, ev, rec);
-		APPEND_LIT(&o->buf, "}");
+		perfetto_syscall(o, ev, rec, f, g, pid, tid);
 		return;
 	}
-	/* anything else: an instant on its thread */
+	/* anything else: an instant on its thread (of no known task: on a track of its own) */
 	trace_sep(o);
-	rc_strbuf__printf(
-	    &o->buf, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":", rec->pid, rec->tid);
+	rc_strbuf__printf(&o->buf, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":", pid,
+			  tid);
 	put_us(&o->buf, o->m, rec->ts);
 	APPEND_LIT(&o->buf, ",\"name\":");
 	json_escape(&o->buf, ev->name, SIZE_MAX);
 	APPEND_LIT(&o->buf, ",\"args\":");
-	json_fields(&o->buf, s, ev, rec);
+	json_fields__put(o->jf, &o->buf, ev, rec);
 	APPEND_LIT(&o->buf, "}");
 }
 
@@ -498,6 +488,13 @@ struct report_out *report_out__new(enum report_format fmt, const struct rc_meta 
 	o->m = m;
 	o->flags = flags;
 	o->snap = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
+	if (fmt == FMT_JSON || fmt == FMT_PERFETTO) {
+		o->jf = json_fields__new(m->schema);
+		if (!o->jf) {
+			report_out__free(o);
+			return NULL;
+		}
+	}
 	if (fmt == FMT_CSV && csv_begin(o)) {
 		report_out__free(o);
 		return NULL;
@@ -565,6 +562,7 @@ void report_out__free(struct report_out *o)
 		free(o->colmap[e]);
 	free(o->colmap);
 	free(o->cols);
+	json_fields__free(o->jf);
 	free(o->cpus);
 	free(o->names);
 	rc_strbuf__free(&o->buf);

@@ -325,7 +325,7 @@ static int stat_file(void)
 			v.led.snapshots++;
 			continue;
 		}
-		rc_ledger__add_record(&v.led, rec);
+		rc_ledger__add_record(&v.led, m, rec);
 	}
 	if (err < 0) {
 		say("%s: %s\n", env.input, rc_reader__error(r));

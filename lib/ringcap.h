@@ -105,13 +105,35 @@ struct rc_enum {
 	const struct rc_enum_entry *entries; /* sorted by value */
 };
 
+/**
+ * struct rc_event_desc - an event: its records' layout
+ * @id: the records' rc_rec_hdr.type
+ * @size: the smallest valid record, header included
+ * @name: e.g. "sched:sched_switch", "bpf:event"
+ * @nfields: entries of @fields
+ * @fields: the fields after the record header
+ * @flags: RC_EVENT_NO_*: what the header of its records does not know
+ *	(v1.5; 0 in older files)
+ */
 struct rc_event_desc {
 	uint16_t id;
-	uint16_t size; /* smallest valid record, header included */
+	uint16_t size;
 	const char *name;
 	uint16_t nfields;
 	const struct rc_field *fields;
+	uint16_t flags;
 };
+
+/*
+ * rc_event_desc.flags: the records of the event carry no such value (their
+ * header holds 0, or NULs for comm), e.g. a record --bpf struct without
+ * pid and tid fields, or one that came through a BPF ring buffer, which
+ * tells no CPU. Readers show these as unknown, never as 0.
+ */
+#define RC_EVENT_NO_PID	 0x1
+#define RC_EVENT_NO_TID	 0x2
+#define RC_EVENT_NO_CPU	 0x4
+#define RC_EVENT_NO_COMM 0x8
 
 struct rc_schema {
 	uint32_t nevents;
@@ -285,6 +307,16 @@ uint64_t rc_field__u64(const struct rc_field *f, const void *rec, unsigned int i
  * Return: the value.
  */
 int64_t rc_field__s64(const struct rc_field *f, const void *rec, unsigned int idx);
+
+/**
+ * rc_rec__unknown() - what the header of a record does not know
+ * @s: the capture's schema
+ * @rec: a record of the capture
+ *
+ * Return: the RC_EVENT_NO_* flags of @rec's event: its pid, tid, cpu or
+ * comm are not values but unknown; 0 for an event @s lacks.
+ */
+unsigned int rc_rec__unknown(const struct rc_schema *s, const struct rc_rec_hdr *rec);
 
 /* ---- capture metadata and counters ------------------------------------ */
 
@@ -492,9 +524,12 @@ void rc_ledger__free(struct rc_ledger *l);
 /**
  * rc_ledger__add_record() - a record found in the file
  * @l: allocated
+ * @m: the capture's header, for its schema: a record whose event does not
+ *	know its CPU (RC_EVENT_NO_CPU) is in no CPU's row
  * @rec: an event's record (not the ledger's own: see rc_ledger__add_lost())
  */
-void rc_ledger__add_record(struct rc_ledger *l, const struct rc_rec_hdr *rec);
+void rc_ledger__add_record(struct rc_ledger *l, const struct rc_meta *m,
+			   const struct rc_rec_hdr *rec);
 
 /**
  * rc_ledger__add_lost() - a ringcap:lost record's count
@@ -892,8 +927,9 @@ bool rc_meta__from_wall_ns(const struct rc_meta *m, int64_t wall, uint64_t *ts);
  *	@m->start_ts
  *
  * "COMM PID/TID [CPU] TIME: EVENT: FIELD=VALUE ...", each field as
- * rc_decode__field() puts it; unprintable bytes of the comm show as '?'.
- * An event the schema lacks is named "unknown", without fields.
+ * rc_decode__field() puts it; unprintable bytes of the comm show as '?',
+ * and a pid, tid or CPU the event's records do not know (RC_EVENT_NO_*)
+ * as "-". An event the schema lacks is named "unknown", without fields.
  *
  * Return: 0, or -ENOMEM (part of the line may be in @sb).
  */
@@ -919,9 +955,13 @@ int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const stru
 
 /* ---- summary ---------------------------------------------------------- */
 
+/* rc_sum_count.key of the processes' row of records whose pid is unknown (RC_EVENT_NO_PID) */
+#define RC_SUM_UNKNOWN UINT64_MAX
+
 /**
  * struct rc_sum_count - one row of a summary table
- * @key: the event id, the pid, or the syscall number
+ * @key: the event id, the pid (RC_SUM_UNKNOWN: unknown), or the syscall
+ *	number
  * @comm: the process's name, from its latest record (procs only)
  * @count: records
  * @errors: syscalls that returned -1 to -4095 (syscalls only)
@@ -1020,11 +1060,16 @@ struct rc_filter {
 /**
  * rc_filter__match() - whether a record passes a filter
  * @f: the filter
+ * @m: the capture's header, for its schema
  * @rec: the record
+ *
+ * A pid, tid, cpu or comm the record's event does not know (RC_EVENT_NO_*)
+ * passes no list of them and no @f->comm: it is not 0.
  *
  * Return: true when @rec passes every test of @f (all of them together).
  */
-bool rc_filter__match(const struct rc_filter *f, const struct rc_rec_hdr *rec);
+bool rc_filter__match(const struct rc_filter *f, const struct rc_meta *m,
+		      const struct rc_rec_hdr *rec);
 
 /**
  * rc_filter__add_event() - keep the records of an event or a group of them

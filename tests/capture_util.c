@@ -57,16 +57,24 @@ out:
 int write_mem_capture(struct mem_capture *mc, const struct rc_writer_opts *wo, const void *recs,
 		      size_t len, const struct rc_stats *st)
 {
-	struct rc_writer *w;
 	struct rc_meta m;
+
+	test_meta(&m);
+	return write_meta_capture(mc, &m, wo, recs, len, st);
+}
+
+int write_meta_capture(struct mem_capture *mc, const struct rc_meta *m,
+		       const struct rc_writer_opts *wo, const void *recs, size_t len,
+		       const struct rc_stats *st)
+{
+	struct rc_writer *w;
 	char path[64];
 	int fd, err;
 
-	test_meta(&m);
 	fd = memfd_create("capture", 0);
 	if (fd < 0)
 		return -errno;
-	w = rc_writer__new(fd, &m, wo);
+	w = rc_writer__new(fd, m, wo);
 	if (!w) {
 		err = -errno;
 		close(fd);

@@ -22,6 +22,10 @@ int make_capture(struct mem_capture *mc, unsigned int n, size_t chunk);
 /* Write @len bytes of records, and @st when not NULL, as a capture in memory. */
 int write_mem_capture(struct mem_capture *mc, const struct rc_writer_opts *wo, const void *recs,
 		      size_t len, const struct rc_stats *st);
+/* The same with the header @m (its schema describing every record). */
+int write_meta_capture(struct mem_capture *mc, const struct rc_meta *m,
+		       const struct rc_writer_opts *wo, const void *recs, size_t len,
+		       const struct rc_stats *st);
 /*
  * Read every record; returns the count, -errno on error; *truncated set,
  * and *crc (when not NULL) the crc32 of every record read.

@@ -206,3 +206,29 @@ bool wait_nonempty(const char *path, int timeout_ms)
 	}
 	return false;
 }
+
+int run_py(const char *script, char *const args[], char **out)
+{
+	char *argv[8] = { "/usr/bin/python3", "-c", (char *)script };
+	struct run r = {};
+	int i, rc;
+
+	for (i = 0; args[i] && i < 4; i++)
+		argv[3 + i] = args[i];
+	argv[3 + i] = NULL;
+	rc = run_sync(&r, argv, 60000);
+	if (rc)
+		test__fail(__FILE__, __LINE__, "python3", "exit %d: %s", rc, r.err);
+	*out = r.out;
+	r.out = NULL;
+	run_free(&r);
+	return rc;
+}
+
+bool save_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(text, f) >= 0;
+
+	return f && !fclose(f) && ok;
+}

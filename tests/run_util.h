@@ -33,5 +33,12 @@ void tmpdir_cleanup(void);
 bool need_root(void);
 /* The pid a workload wrote to @path, or -1. */
 pid_t read_pidfile(const char *path);
+/*
+ * python3 -c @script with up to 4 @args (NULL-terminated); its stdout in
+ * *@out (free it). Returns its exit code; a failure fails the test.
+ */
+int run_py(const char *script, char *const args[], char **out);
+/* Write @text to @path. */
+bool save_text(const char *path, const char *text);
 
 #endif

@@ -377,8 +377,8 @@ static void rt_expect(const char *fmt, long s, char *buf, size_t len)
 			 -s);
 	else
 		snprintf(buf, len,
-			 "\"comm\":\"rc_workload\",\"seq\":%ld,\"inner.a\":%ld,\"inner.b\":%ld,"
-			 "\"inner.c\":[%ld,1,2],\"arr\":[%ld,%ld,%ld,%ld],\"color\":\"%s\","
+			 "\"comm\":\"rc_workload\",\"seq\":%ld,\"inner\":{\"a\":%ld,\"b\":%ld,"
+			 "\"c\":[%ld,1,2]},\"arr\":[%ld,%ld,%ld,%ld],\"color\":\"%s\","
 			 "\"tag\":\"tg%ld\",\"neg\":%ld}}",
 			 s, 3 * s, -s, s & 0xff, s, s + 1, s + 2, s + 3, rt_color(s), (3 + s) % 10,
 			 -s);
@@ -614,6 +614,194 @@ void test_dyn_bpf_perf_order(void)
 out:
 	run_free(&r);
 	tmpdir_cleanup();
+}
+
+#define N_NP 300
+
+/* The flags of events @a and @b of capture @path: -1 for one it lacks. */
+static void event_flags(const char *path, const char *a, const char *b, int *fa, int *fb)
+{
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_event_desc *ev;
+
+	*fa = *fb = -1;
+	if (!ASSERT_OK_PTR(r, "open"))
+		return;
+	ev = rc_schema__event_by_name(rc_reader__meta(r)->schema, a);
+	*fa = ev ? ev->flags : -1;
+	ev = rc_schema__event_by_name(rc_reader__meta(r)->schema, b);
+	*fb = ev ? ev->flags : -1;
+	rc_reader__free(r);
+}
+
+/* report --event bpf:np_event @a1.. (NULL-ended, at most 4) @cap: its stdout (free it), or NULL. */
+static char *report_out(const char *cap, const char *a1, const char *a2, const char *a3,
+			const char *a4)
+{
+	const char *args[] = { a1, a2, a3, a4 };
+	char *argv[10] = { (char *)bin("ringcap"), "report", "--event", "bpf:np_event" };
+	struct run r = {};
+	char *out = NULL;
+	int n = 4, i;
+
+	for (i = 0; i < 4 && args[i]; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = (char *)cap;
+	if (ASSERT_EQ(run_sync(&r, argv, 60000), 0, "report")) {
+		out = r.out;
+		r.out = NULL;
+	}
+	run_free(&r);
+	return out;
+}
+
+/* Records of the struct whose JSON line says what it must: unknowns null, structs nested. */
+static const char np_json_check[] =
+    "import json,sys\n"
+    "ok=0\n"
+    "for l in open(sys.argv[1]):\n"
+    "  e=json.loads(l); f=e['fields']; s=f['seq']\n"
+    "  rb=sys.argv[2]=='ringbuf'\n"
+    "  cpu=e['cpu'] is None if rb else type(e['cpu']) is int\n"
+    "  task=e['pid'] is None and e['tid'] is None if rb else e['pid']>0 and e['tid']==e['pid']\n"
+    "  ok+=(cpu and task and e['comm'] is None and\n"
+    "       f['inner']=={'a':3*s,'b':-s,'c':s&0xff,'d':7} and\n"
+    "       f['pairs']==[{'x':s,'y':0},{'x':s+1,'y':1}])\n"
+    "print(ok)\n";
+
+/* ... and whose CSV row has empty cells for them, and the struct's dotted columns. */
+static const char np_csv_check[] =
+    "import csv,sys\n"
+    "ok=0\n"
+    "for x in csv.DictReader(open(sys.argv[1])):\n"
+    "  s=int(x['seq'])\n"
+    "  rb=sys.argv[2]=='ringbuf'\n"
+    "  cpu=x['cpu']=='' if rb else x['cpu'].isdigit()\n"
+    "  task=x['pid']==x['tid']=='' if rb else x['pid'].isdigit() and x['tid']==x['pid']\n"
+    "  ok+=(cpu and task and x['comm']=='' and x['inner.a']==str(3*s) and\n"
+    "       x['pairs[1].x']==str(s+1))\n"
+    "print(ok)\n";
+
+/* Lines of @text that hold @needle. */
+static long count_lines(const char *text, const char *needle)
+{
+	const char *p = text;
+	long n = 0;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		n += memmem(p, len, needle, strlen(needle)) != NULL;
+		p = e ? e + 1 : NULL;
+	}
+	return n;
+}
+
+/* Every CPU this machine may have: "0,1,...". */
+static void all_cpus(char *buf, size_t len)
+{
+	long i, n = sysconf(_SC_NPROCESSORS_CONF);
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%ld", i ? "," : "", i);
+}
+
+/* One map of tests/bpf/nopid.bpf.o recorded, and what report makes of it. */
+static void np_case(const char *transport, const char *map, int want_flags)
+{
+	const char *cap = tmpfile_path("np.rcap"), *tmp = tmpfile_path("np.out");
+	bool ringbuf = !strcmp(transport, "ringbuf");
+	char obj[4096], n[16], cpus[4096], *out = NULL, *res = NULL;
+	int flags, raw_flags;
+	struct dyn_facts f;
+	struct run r = {};
+
+	snprintf(obj, sizeof(obj), "%s", bin("tests/bpf/nopid.bpf.o"));
+	snprintf(n, sizeof(n), "%d", N_NP);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--bpf", obj,
+					    "--map", (char *)map, "--event-type", "np_event",
+					    "--set", "target_comm=rc_workload", "-o", (char *)cap,
+					    "--", (char *)bin("rc_workload"), "getppid", n, NULL },
+				120000),
+		       0, "record")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	if (ASSERT_OK(walk(cap, "bpf:np_event", &f, NULL, NULL), "walk"))
+		ASSERT_EQ(f.nrec, N_NP, "one record a getppid");
+	event_flags(cap, "bpf:np_event", ringbuf ? "bpf:np_ring:raw" : "bpf:np_perf:raw", &flags,
+		    &raw_flags);
+	ASSERT_EQ(flags, want_flags, "what the struct's records do not know");
+	ASSERT_EQ(raw_flags, want_flags, "nor do raw ones");
+
+	/* text: "-" for each, the columns where a known value's would be */
+	if ((out = report_out(cap, NULL, NULL, NULL, NULL))) {
+		ASSERT_EQ(count_lines(out, ringbuf ? "                       -/-       [  -] " : "-/-"),
+			  ringbuf ? N_NP : 0, "text: -/- and the cpu where unknown");
+		ASSERT_EQ(count_lines(out, " seq="), N_NP, "every record");
+		ASSERT_EQ(count_lines(out, " inner.a="), N_NP, "dotted names in text");
+	}
+	free(out);
+	if ((out = report_out(cap, "--format", "json", NULL, NULL)) &&
+	    ASSERT_TRUE(save_text(tmp, out), "save") &&
+	    !run_py(np_json_check, (char *[]){ (char *)tmp, (char *)transport, NULL }, &res))
+		ASSERT_EQ(atol(res), N_NP, "json: null, and nested structs");
+	free(out);
+	free(res);
+	res = NULL;
+	if ((out = report_out(cap, "--format", "csv", NULL, NULL)) &&
+	    ASSERT_TRUE(save_text(tmp, out), "save") &&
+	    !run_py(np_csv_check, (char *[]){ (char *)tmp, (char *)transport, NULL }, &res))
+		ASSERT_EQ(atol(res), N_NP, "csv: empty cells, dotted columns");
+	free(out);
+	free(res);
+	res = NULL;
+
+	/* filters: an unknown value is no value, 0 least of all */
+	if ((out = report_out(cap, "--pid", "0", NULL, NULL)))
+		ASSERT_STREQ(out, "", "--pid 0 matches no unknown pid");
+	free(out);
+	if ((out = report_out(cap, "--tid", "0", NULL, NULL)))
+		ASSERT_STREQ(out, "", "--tid 0 matches no unknown tid");
+	free(out);
+	all_cpus(cpus, sizeof(cpus));
+	if ((out = report_out(cap, "--cpu", cpus, NULL, NULL)))
+		ASSERT_EQ(count_lines(out, " seq="), ringbuf ? 0 : N_NP,
+			  "--cpu: every CPU, and the ring buffer's records on none");
+	free(out);
+	out = ringbuf ? report_out(cap, "--summary", NULL, NULL, NULL) : NULL;
+	if (out) {
+		char row[64];
+
+		snprintf(row, sizeof(row), "\n%-16s %8s %12d\n", "", "-", N_NP);
+		ASSERT_HAS(out, row, "summary: a process row of the unknown");
+	}
+	free(out);
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * A struct without pid, tid and comm, through a BPF ring buffer (no CPU
+ * either) and a perf event array (whose samples the kernel stamps with
+ * pid, tid and CPU, but no comm): unknowns shown as unknown in text, JSON
+ * and CSV, matched by no filter; its nested structs as JSON objects.
+ */
+void test_dyn_bpf_unknown(void)
+{
+	const int no_task = RC_EVENT_NO_PID | RC_EVENT_NO_TID | RC_EVENT_NO_COMM;
+
+	if (!need_root())
+		return;
+	if (test__start_subtest("ringbuf"))
+		np_case("ringbuf", "np_ring", no_task | RC_EVENT_NO_CPU);
+	if (test__start_subtest("perfbuf"))
+		np_case("perfbuf", "np_perf", RC_EVENT_NO_COMM);
 }
 
 /* Bad names get a clear error, a non-zero exit, and no capture left behind. */

@@ -441,3 +441,146 @@ void test_format_bad_input(void)
 	free(z);
 	free(mc.buf);
 }
+
+/* ---- event flags (v1.5) ------------------------------------------------ */
+
+#define FLAGGED_ID 300
+
+struct flagged_rec {
+	struct rc_rec_hdr h;
+	uint64_t seq;
+};
+
+/* A capture of one syscall record and one of an event whose pid and cpu are unknown. */
+static int flagged_capture(struct mem_capture *mc)
+{
+	static const struct rc_field fields[] = {
+		{ .name = "seq", .offset = 40, .size = 8, .count = 1, .kind = RC_FIELD_UINT },
+	};
+	const struct rc_event_desc ev = { .id = FLAGGED_ID,
+					  .size = sizeof(struct flagged_rec),
+					  .name = "bpf:flagged",
+					  .nfields = 1,
+					  .fields = fields,
+					  .flags = RC_EVENT_NO_PID | RC_EVENT_NO_CPU };
+	struct {
+		struct rc_ev_syscall sc;
+		struct flagged_rec fl;
+	} recs = {};
+	struct rc_schema *s = rc_schema__new(rc_builtin_schema());
+	struct rc_meta m;
+	int err;
+
+	if (!s)
+		return -errno;
+	recs.sc.hdr = (struct rc_ev_hdr){
+		.ts = 1000, .pid = 5, .tid = 5, .type = RC_EV_SYSCALL, .size = sizeof(recs.sc)
+	};
+	recs.fl.h = (struct rc_rec_hdr){ .ts = 1001, .type = FLAGGED_ID, .size = sizeof(recs.fl) };
+	recs.fl.seq = 7;
+	test_meta(&m);
+	m.schema = s;
+	err = rc_schema__add_event(s, &ev)
+		  ?: write_meta_capture(mc, &m, NULL, &recs, sizeof(recs), NULL);
+	rc_schema__free(s);
+	return err;
+}
+
+/*
+ * @mc with its header's EVENT sections cut by 2 bytes (@grow -2: a v1.4
+ * header, no flags, as minor 4) or grown by @grow bytes of 0xee (what a
+ * later minor may add after the flags), into @out.
+ */
+static int regrow_events(const struct mem_capture *mc, int grow, struct rc_strbuf *out)
+{
+	static const unsigned char pad[16] = { [0 ... 15] = 0xee };
+	struct rc_strbuf p = {};
+	uint32_t fsz, h[4], len;
+	size_t off = 16;
+	uint16_t id, minor = 4;
+	int err = 0;
+
+	memcpy(&fsz, mc->buf + 4, 4);
+	err = rc_strbuf__append(&p, mc->buf + off, 16); /* magic, version, flags */
+	if (!err && grow < 0)
+		memcpy(p.buf + 10, &minor, 2);
+	for (off += 16; !err && off < 8 + fsz; off += 8 + len) {
+		memcpy(&id, mc->buf + off, 2);
+		memcpy(&len, mc->buf + off + 4, 4);
+		if (id != RC_SEC_EVENT) {
+			err = rc_strbuf__append(&p, mc->buf + off, 8 + len);
+			continue;
+		}
+		len += grow;
+		err = rc_strbuf__append(&p, mc->buf + off, 4) ?: rc_strbuf__append(&p, &len, 4);
+		err = err ?: rc_strbuf__append(&p, mc->buf + off + 8, grow < 0 ? len : len - grow);
+		err = err ?: grow > 0 ? rc_strbuf__append(&p, pad, grow) : 0;
+		len -= grow; /* the source's length, to step over it */
+	}
+	h[0] = RC_FRAME_MAGIC;
+	h[1] = p.len + 8;
+	h[2] = RC_BLOCK_HEADER;
+	h[3] = rc_block_crc(RC_BLOCK_HEADER, p.buf, p.len);
+	err = err ?: rc_strbuf__append(out, h, sizeof(h)) ?: rc_strbuf__append(out, p.buf, p.len);
+	err = err ?: rc_strbuf__append(out, mc->buf + 8 + fsz, mc->len - 8 - fsz);
+	rc_strbuf__free(&p);
+	return err;
+}
+
+/* The flags of bpf:flagged in @buf, and of its record; -1 when unreadable. */
+static void read_flags(const void *buf, size_t len, int *ev_flags, int *rec_flags, int *sc_flags)
+{
+	const struct rc_event_desc *ev;
+	const struct rc_rec_hdr *rec;
+	const struct rc_meta *m;
+	struct rc_reader *r;
+
+	*ev_flags = *rec_flags = *sc_flags = -1;
+	r = rc_reader__open_mem(buf, len);
+	if (!ASSERT_OK_PTR(r, "open"))
+		return;
+	m = rc_reader__meta(r);
+	ev = rc_schema__event(m->schema, FLAGGED_ID);
+	*ev_flags = ev ? ev->flags : -1;
+	while (rc_reader__next(r, &rec) > 0) {
+		if (rec->type == FLAGGED_ID)
+			*rec_flags = rc_rec__unknown(m->schema, rec);
+		else
+			*sc_flags = rc_rec__unknown(m->schema, rec);
+	}
+	ASSERT_TRUE(!rc_reader__truncated(r) && !*rc_reader__error(r), "read whole");
+	rc_reader__free(r);
+}
+
+/* An event's flags go through the file; headers without them, or with more, read. */
+void test_format_event_flags(void)
+{
+	const int unknown = RC_EVENT_NO_PID | RC_EVENT_NO_CPU;
+	struct mem_capture mc = {};
+	struct rc_strbuf sb = {};
+	int ev, rec, sc;
+
+	if (!ASSERT_OK(flagged_capture(&mc), "capture"))
+		return;
+	if (test__start_subtest("roundtrip")) {
+		read_flags(mc.buf, mc.len, &ev, &rec, &sc);
+		ASSERT_EQ(ev, unknown, "event flags");
+		ASSERT_EQ(rec, unknown, "the record's unknowns");
+		ASSERT_EQ(sc, 0, "a built-in event knows everything");
+	}
+	if (test__start_subtest("minor_4") && ASSERT_OK(regrow_events(&mc, -2, &sb), "rewrite")) {
+		read_flags(sb.buf, sb.len, &ev, &rec, &sc);
+		ASSERT_EQ(ev, 0, "no flags before 1.5");
+		ASSERT_EQ(rec, 0, "nothing unknown");
+		ASSERT_EQ(sc, 0, "built-in");
+	}
+	sb.len = 0;
+	if (test__start_subtest("later_minor") &&
+	    ASSERT_OK(regrow_events(&mc, 6, &sb), "rewrite")) {
+		read_flags(sb.buf, sb.len, &ev, &rec, &sc);
+		ASSERT_EQ(ev, unknown, "flags, what follows them skipped");
+		ASSERT_EQ(rec, unknown, "the record's unknowns");
+	}
+	rc_strbuf__free(&sb);
+	free(mc.buf);
+}

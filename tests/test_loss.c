@@ -3,6 +3,7 @@
  * The loss ledger (lib/decode/loss.c) on counters built by hand: what was
  * lost at each layer, what a flight recorder overwrote, the worst second.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include "ringcap.h"
 #include "test_progs.h"
@@ -22,6 +23,7 @@ void test_loss_layers(void)
 {
 	struct rc_stat_entry e[3];
 	struct rc_stats st = two_cpus(e);
+	const struct rc_meta m = { .schema = rc_builtin_schema() };
 	struct rc_rec_hdr rec = { .type = 1 };
 	struct rc_ledger l = {};
 	int i;
@@ -31,7 +33,7 @@ void test_loss_layers(void)
 	/* the file holds 130 of the 140 read: cut short by 10 */
 	for (i = 0; i < 130; i++) {
 		rec.cpu = i < 85 ? 0 : 1;
-		rc_ledger__add_record(&l, &rec);
+		rc_ledger__add_record(&l, &m, &rec);
 	}
 	rc_ledger__count(&l, &st);
 	ASSERT_EQ(l.total.made, 150, "made");
@@ -75,17 +77,50 @@ out:
 /* A file cut before its first counters: its records, and nothing known dropped. */
 void test_loss_no_counters(void)
 {
+	const struct rc_meta m = { .schema = rc_builtin_schema() };
 	struct rc_rec_hdr rec = { .type = 2, .cpu = 0 };
 	struct rc_ledger l = {};
 
 	if (!ASSERT_OK(rc_ledger__alloc(&l, 1), "alloc"))
 		goto out;
-	rc_ledger__add_record(&l, &rec);
+	rc_ledger__add_record(&l, &m, &rec);
 	rc_ledger__count(&l, NULL);
 	ASSERT_EQ(l.total.in_file, 1, "in the file");
 	ASSERT_EQ(rc_ledger__lost(&l), 0, "no counters: nothing known dropped");
 out:
 	rc_ledger__free(&l);
+}
+
+/* Records whose CPU is unknown (a --bpf BPF ring buffer's) count for no CPU, not CPU 0. */
+void test_loss_unknown_cpu(void)
+{
+	const struct rc_event_desc ev = {
+		.id = 256, .size = 40, .name = "bpf:ev", .flags = RC_EVENT_NO_CPU
+	};
+	struct rc_stat_entry e = { .cpu = RC_CPU_ANY, .type = 256, .made = 3, .captured = 3 };
+	struct rc_stats st = { .nentries = 1, .entries = &e };
+	struct rc_rec_hdr rec = { .type = 256, .cpu = 0 };
+	struct rc_schema *s = rc_schema__new(rc_builtin_schema());
+	struct rc_meta m = { .schema = s };
+	struct rc_ledger l = {};
+	int i;
+
+	if (!ASSERT_OK_PTR(s, "schema") || !ASSERT_OK(rc_schema__add_event(s, &ev), "event") ||
+	    !ASSERT_OK(rc_ledger__alloc(&l, 2), "alloc"))
+		goto out;
+	for (i = 0; i < 3; i++)
+		rc_ledger__add_record(&l, &m, &rec);
+	rec.type = 1; /* syscall: its CPU is known */
+	rc_ledger__add_record(&l, &m, &rec);
+	rc_ledger__count(&l, &st);
+	ASSERT_EQ(l.by_event[256].in_file, 3, "the event's records");
+	ASSERT_EQ(l.by_cpu[0].in_file, 1, "CPU 0: only the syscall");
+	ASSERT_EQ(l.by_cpu[0].made + l.by_cpu[1].made, 0, "made on no CPU");
+	ASSERT_EQ(l.total.captured, 3, "captured, in the total");
+	ASSERT_EQ(rc_ledger__missing(&l, &l.total), 0, "nothing missing");
+out:
+	rc_ledger__free(&l);
+	rc_schema__free(s);
 }
 
 /* The second with the most drops, from the counters' history; the first starts at t0. */

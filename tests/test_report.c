@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/types.h>
+#include "events.h"
 #include "capture_util.h"
 #include "run_util.h"
 #include "test_progs.h"
@@ -100,33 +102,6 @@ static long lines(const char *text)
 	return lines_with(text, "\n");
 }
 
-/* Run python3 on @script with @args; its stdout in *out (free it). */
-static int py(const char *script, char *const args[], char **out)
-{
-	char *argv[8] = { "/usr/bin/python3", "-c", (char *)script };
-	struct run r = {};
-	int i, rc;
-
-	for (i = 0; args[i] && i < 4; i++)
-		argv[3 + i] = args[i];
-	argv[3 + i] = NULL;
-	rc = run_sync(&r, argv, 60000);
-	if (rc)
-		test__fail(__FILE__, __LINE__, "python3", "exit %d: %s", rc, r.err);
-	*out = r.out;
-	r.out = NULL;
-	run_free(&r);
-	return rc;
-}
-
-static bool save(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	bool ok = f && fputs(text, f) >= 0;
-
-	return f && !fclose(f) && ok;
-}
-
 #define N_LIVE 3000
 
 void test_report_live(void)
@@ -164,8 +139,9 @@ void test_report_live(void)
 			       (char *[]){ rc, "report", "--format", "json", (char *)cap, NULL },
 			       60000),
 		      0, "report") &&
-	    ASSERT_TRUE(save(js, r.out), "save") &&
-	    !py("import json,sys\n"
+	    ASSERT_TRUE(save_text(js, r.out), "save") &&
+	    !run_py(
+		"import json,sys\n"
 		"ev=[json.loads(l) for l in open(sys.argv[1])]\n"
 		"print(sum(1 for e in ev if e['event']=='syscall' and e['fields']['nr']=='getppid'"
 		" and e['pid']==int(sys.argv[2])))\n",
@@ -179,11 +155,11 @@ void test_report_live(void)
 	    ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", "--format", "csv", (char *)cap, NULL },
 			       60000),
 		      0, "report") &&
-	    ASSERT_TRUE(save(cs, r.out), "save") &&
-	    !py("import csv,sys\n"
-		"rows=list(csv.DictReader(open(sys.argv[1])))\n"
-		"print(sum(1 for x in rows if x['event']=='syscall' and x['nr']=='getppid'))\n",
-		(char *[]){ (char *)cs, NULL }, &res))
+	    ASSERT_TRUE(save_text(cs, r.out), "save") &&
+	    !run_py("import csv,sys\n"
+		    "rows=list(csv.DictReader(open(sys.argv[1])))\n"
+		    "print(sum(1 for x in rows if x['event']=='syscall' and x['nr']=='getppid'))\n",
+		    (char *[]){ (char *)cs, NULL }, &res))
 		ASSERT_EQ(atol(res), N_LIVE, "getppid rows");
 	free(res);
 	res = NULL;
@@ -195,7 +171,7 @@ void test_report_live(void)
 		run_sync(&r, (char *[]){ rc, "report", "--format", "perfetto", (char *)cap, NULL },
 			 60000),
 		0, "report") &&
-	    ASSERT_TRUE(save(pf, r.out), "save")) {
+	    ASSERT_TRUE(save_text(pf, r.out), "save")) {
 		struct run c = {};
 
 		if (ASSERT_EQ(run_sync(&c,
@@ -363,5 +339,351 @@ out:
 		fclose(f);
 	run_free(&r);
 	free(mc.buf);
+	tmpdir_cleanup();
+}
+
+/* ---- what a record does not know -------------------------------------- */
+
+#define NP_ID 256 /* bpf:np: no pid, tid, cpu or comm (a BPF ring buffer's struct) */
+#define PC_ID 257 /* bpf:pc: no pid, tid or comm (a perf event array's) */
+
+struct np_rec {
+	struct rc_rec_hdr h;
+	uint64_t seq;
+};
+
+/*
+ * A capture like record --bpf makes of a struct without pid, tid and comm,
+ * beside a built-in syscall that knows them all, written to @path.
+ */
+static int unknown_capture(const char *path)
+{
+	static const struct rc_field fields[] = {
+		{ .name = "seq", .offset = 40, .size = 8, .count = 1, .kind = RC_FIELD_UINT },
+	};
+	const struct rc_event_desc evs[] = {
+		{ NP_ID, sizeof(struct np_rec), "bpf:np", 1, fields,
+		  RC_EVENT_NO_PID | RC_EVENT_NO_TID | RC_EVENT_NO_CPU | RC_EVENT_NO_COMM },
+		{ PC_ID, sizeof(struct np_rec), "bpf:pc", 1, fields,
+		  RC_EVENT_NO_PID | RC_EVENT_NO_TID | RC_EVENT_NO_COMM },
+	};
+	struct {
+		struct rc_ev_syscall sc;
+		struct np_rec np, pc;
+	} recs = {};
+	struct rc_schema *s = rc_schema__new(rc_builtin_schema());
+	struct mem_capture mc = {};
+	struct rc_meta m;
+	FILE *f;
+	int err;
+
+	if (!s)
+		return -errno;
+	recs.sc.hdr = (struct rc_ev_hdr){ .ts = 1000,
+					  .pid = 100,
+					  .tid = 101,
+					  .type = RC_EV_SYSCALL,
+					  .size = sizeof(recs.sc),
+					  .cpu = 1,
+					  .comm = "unit" };
+	recs.sc.nr = 39;
+	recs.np.h = (struct rc_rec_hdr){ .ts = 1010, .type = NP_ID, .size = sizeof(recs.np) };
+	recs.np.seq = 7;
+	recs.pc.h =
+	    (struct rc_rec_hdr){ .ts = 1020, .type = PC_ID, .size = sizeof(recs.pc), .cpu = 1 };
+	recs.pc.seq = 8;
+	test_meta(&m);
+	m.schema = s;
+	err = rc_schema__add_event(s, &evs[0]) ?: rc_schema__add_event(s, &evs[1]);
+	err = err ?: write_meta_capture(&mc, &m, NULL, &recs, sizeof(recs), NULL);
+	rc_schema__free(s);
+	f = err ? NULL : fopen(path, "w");
+	if (!err && (!f || fwrite(mc.buf, 1, mc.len, f) != mc.len))
+		err = -EIO;
+	if (f && fclose(f))
+		err = -EIO;
+	free(mc.buf);
+	return err;
+}
+
+/* ringcap @args... on @cap; its stdout (free it), or NULL when it fails. */
+static char *report_of(const char *cap, const char *a1, const char *a2, const char *a3)
+{
+	char *argv[] = {
+		(char *)bin("ringcap"), (char *)a1, (char *)cap, (char *)a2, (char *)a3, NULL
+	};
+	struct run r = {};
+	char *out = NULL;
+
+	if (ASSERT_EQ(run_sync(&r, argv, 30000), 0, a1)) {
+		out = r.out;
+		r.out = NULL;
+	}
+	run_free(&r);
+	return out;
+}
+
+/*
+ * A pid, tid, cpu or comm the records of an event do not know is shown
+ * as unknown in every format, matches no filter, and counts for no process
+ * or CPU; a built-in event in the same file shows its own.
+ */
+void test_report_unknown(void)
+{
+	const char *cap = tmpfile_path("u.rcap"), *js = tmpfile_path("u.json");
+	const char *cs = tmpfile_path("u.csv"), *pf = tmpfile_path("u.perfetto");
+	const char *st = tmpfile_path("u.stat");
+	char *out = NULL, *res = NULL;
+
+	if (!ASSERT_OK(unknown_capture(cap), "capture"))
+		goto out;
+	if (test__start_subtest("text") && (out = report_of(cap, "report", NULL, NULL))) {
+		ASSERT_STREQ(
+		    out,
+		    "            unit     100/101     [001] 0.000000000: syscall: nr=getpid "
+		    "ret=0 duration=0ns args=[0x0,0x0,0x0,0x0,0x0,0x0]\n"
+		    "                       -/-       [  -] 0.000000010: bpf:np: seq=7\n"
+		    "                       -/-       [001] 0.000000020: bpf:pc: seq=8\n",
+		    "unknown as -, columns aligned");
+	}
+	free(out);
+	out = NULL;
+	if (test__start_subtest("json") && (out = report_of(cap, "report", "--format", "json")) &&
+	    ASSERT_TRUE(save_text(js, out), "save") &&
+	    !run_py("import json,sys\n"
+		    "e=[json.loads(l) for l in open(sys.argv[1])]\n"
+		    "k=('cpu','pid','tid','comm')\n"
+		    "print([[x[i] for i in k] for x in e])\n",
+		    (char *[]){ (char *)js, NULL }, &res))
+		ASSERT_STREQ(res,
+			     "[[1, 100, 101, 'unit'], [None, None, None, None], [1, None, None, "
+			     "None]]\n",
+			     "null for unknown");
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("csv") && (out = report_of(cap, "report", "--format", "csv")) &&
+	    ASSERT_TRUE(save_text(cs, out), "save") &&
+	    !run_py("import csv,sys\n"
+		    "k=('cpu','pid','tid','comm')\n"
+		    "print([[x[i] for i in k] for x in csv.DictReader(open(sys.argv[1]))])\n",
+		    (char *[]){ (char *)cs, NULL }, &res))
+		ASSERT_STREQ(res,
+			     "[['1', '100', '101', 'unit'], ['', '', '', ''], ['1', '', '', '']]\n",
+			     "empty cells for unknown");
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("filters")) {
+		static const char *const cases[][3] = {
+			/* option, value, the events shown */
+			{ "--pid", "0", "" },		{ "--tid", "0", "" },
+			{ "--cpu", "0", "" },		{ "--cpu", "1", "syscall,bpf:pc," },
+			{ "--pid", "100", "syscall," }, { "--event", "bpf", "bpf:np,bpf:pc," },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char got[256] = "", *line, *save_p = NULL;
+
+			out = report_of(cap, "report", cases[i][0], cases[i][1]);
+			for (line = out ? strtok_r(out, "\n", &save_p) : NULL; line;
+			     line = strtok_r(NULL, "\n", &save_p)) {
+				/* "COMM PID/TID [CPU] TIME: EVENT: FIELDS" */
+				char *ev = strstr(line, "] "), *end;
+
+				ev = ev ? strstr(ev, ": ") : NULL;
+				end = ev ? strstr(ev + 2, ": ") : NULL;
+				if (end)
+					snprintf(got + strlen(got), sizeof(got) - strlen(got),
+						 "%.*s,", (int)(end - ev - 2), ev + 2);
+			}
+			ASSERT_STREQ(got, cases[i][2], cases[i][0]);
+			free(out);
+			out = NULL;
+		}
+	}
+	if (test__start_subtest("summary") && (out = report_of(cap, "report", "--summary", NULL))) {
+		ASSERT_HAS(out, "\nunit                  100            1\n",
+			   "the syscall's process");
+		ASSERT_HAS(out, "\n                        -            2\n", "unknown: not pid 0");
+	}
+	free(out);
+	out = NULL;
+	if (test__start_subtest("perfetto") &&
+	    (out = report_of(cap, "report", "--format", "perfetto")) &&
+	    ASSERT_TRUE(save_text(pf, out), "save") &&
+	    !run_py("import json,sys\n"
+		    "e=json.load(open(sys.argv[1]))['traceEvents']\n"
+		    "print(sorted((x['name'],x['pid'],x['tid']) for x in e if x['ph']!='M'))\n",
+		    (char *[]){ (char *)pf, NULL }, &res))
+		ASSERT_STREQ(res,
+			     "[('bpf:np', 2147482999, 2147482999), ('bpf:pc', 2147482999, "
+			     "2147482999), ('getpid', 100, 101)]\n",
+			     "a track of unknown tasks, not pid 0");
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("stat") && (out = report_of(cap, "stat", "--json", NULL)) &&
+	    ASSERT_TRUE(save_text(st, out), "save") &&
+	    !run_py("import json,sys\n"
+		    "d=json.load(open(sys.argv[1]))\n"
+		    "print([(r['cpu'],r['in_file']) for r in d['by_cpu']])\n",
+		    (char *[]){ (char *)st, NULL }, &res))
+		ASSERT_STREQ(res, "[(1, 2)]\n", "no CPU 0: the unknown one is not counted there");
+out:
+	free(out);
+	free(res);
+	tmpdir_cleanup();
+}
+
+/* ---- nested structs in JSON ------------------------------------------- */
+
+#define U(nm, off, sz)                                                                             \
+	{                                                                                          \
+		.name = nm, .offset = off, .size = sz, .count = 1, .kind = RC_FIELD_UINT           \
+	}
+
+/*
+ * Events named as btfdesc.c flattens a struct: a nested struct, an array
+ * of structs, one of two dimensions, an array of strings, bitfields
+ * sharing a byte; and two whose names make no tree.
+ */
+static int nested_capture(const char *path)
+{
+	static const struct rc_field nest[] = {
+		U("seq", 40, 8),
+		U("inner.a", 48, 4),
+		{ .name = "inner.b", .offset = 52, .size = 2, .count = 1, .kind = RC_FIELD_SINT },
+		U("inner.deep.x", 54, 1),
+		{ .name = "inner.a|b",
+		  .offset = 55,
+		  .size = 1,
+		  .count = 1,
+		  .kind = RC_FIELD_UINT,
+		  .hint = RC_HINT_HEX },
+		U("pairs[0].x", 56, 2),
+		U("pairs[0].y", 58, 2),
+		U("pairs[1].x", 60, 2),
+		U("pairs[1].y", 62, 2),
+		U("m[0][0].v", 64, 1),
+		U("m[0][1].v", 65, 1),
+		U("m[1][0].v", 66, 1),
+		U("m[1][1].v", 67, 1),
+		{ .name = "names[0]", .offset = 68, .size = 4, .count = 1, .kind = RC_FIELD_STR },
+		{ .name = "names[1]", .offset = 72, .size = 4, .count = 1, .kind = RC_FIELD_STR },
+	};
+	static const struct rc_field clash[] = { U("x", 40, 4), U("x.y", 44, 4) };
+	static const struct rc_field gap[] = { U("g[1].v", 40, 8) };
+	const struct rc_event_desc evs[] = {
+		{ 256, 80, "bpf:nest", 15, nest, RC_EVENT_NO_CPU },
+		{ 257, 48, "bpf:clash", 2, clash, RC_EVENT_NO_CPU },
+		{ 258, 48, "bpf:gap", 1, gap, RC_EVENT_NO_CPU },
+	};
+	struct {
+		struct rc_rec_hdr h;
+		uint64_t seq;
+		uint32_t a;
+		int16_t b;
+		uint8_t x, ab;
+		uint16_t pairs[4];
+		uint8_t m[4];
+		char names[2][4];
+		struct rc_rec_hdr h2;
+		uint32_t cx, cxy;
+		struct rc_rec_hdr h3;
+		uint64_t g;
+	} r = { .h = { .ts = 1000, .pid = 9, .tid = 9, .type = 256, .size = 80, .comm = "nest" },
+		.seq = 1,
+		.a = 513,
+		.b = -2,
+		.x = 3,
+		.ab = 5,
+		.pairs = { 10, 11, 12, 13 },
+		.m = { 1, 2, 3, 4 },
+		.names = { "ab", "cd" },
+		.h2 = { .ts = 1001, .type = 257, .size = 48 },
+		.cx = 1,
+		.cxy = 2,
+		.h3 = { .ts = 1002, .type = 258, .size = 48 },
+		.g = 7 };
+	_Static_assert(sizeof(r) == 80 + 48 + 48, "records back to back");
+	struct rc_schema *s = rc_schema__new(rc_builtin_schema());
+	struct mem_capture mc = {};
+	struct rc_meta m;
+	size_t i;
+	FILE *f;
+	int err = 0;
+
+	if (!s)
+		return -errno;
+	test_meta(&m);
+	m.schema = s;
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]) && !err; i++)
+		err = rc_schema__add_event(s, &evs[i]);
+	err = err ?: write_meta_capture(&mc, &m, NULL, &r, sizeof(r), NULL);
+	rc_schema__free(s);
+	f = err ? NULL : fopen(path, "w");
+	if (!err && (!f || fwrite(mc.buf, 1, mc.len, f) != mc.len))
+		err = -EIO;
+	if (f && fclose(f))
+		err = -EIO;
+	free(mc.buf);
+	return err;
+}
+
+/* JSON nests a struct's fields as bpftool prints them; CSV and text keep the dotted names. */
+void test_report_json_nested(void)
+{
+	const char *cap = tmpfile_path("n.rcap"), *js = tmpfile_path("n.json");
+	const char *cs = tmpfile_path("n.csv");
+	char *out = NULL, *res = NULL;
+
+	if (!ASSERT_OK(nested_capture(cap), "capture"))
+		goto out;
+	if (test__start_subtest("json") && (out = report_of(cap, "report", "--format", "json"))) {
+		ASSERT_HAS(
+		    out,
+		    "\"event\":\"bpf:nest\",\"fields\":{\"seq\":1,\"inner\":{\"a\":513,"
+		    "\"b\":-2,\"deep\":{\"x\":3},\"a|b\":5},\"pairs\":[{\"x\":10,\"y\":11},"
+		    "{\"x\":12,\"y\":13}],\"m\":[[{\"v\":1},{\"v\":2}],[{\"v\":3},{\"v\":4}]],"
+		    "\"names\":[\"ab\",\"cd\"]}}\n",
+		    "objects and arrays of objects");
+		ASSERT_HAS(out, "\"event\":\"bpf:clash\",\"fields\":{\"x\":1,\"x.y\":2}}\n",
+			   "a field and an object of one name: flat");
+		ASSERT_HAS(out, "\"event\":\"bpf:gap\",\"fields\":{\"g[1].v\":7}}\n",
+			   "an array with a gap: flat");
+		if (ASSERT_TRUE(save_text(js, out), "save") &&
+		    !run_py(
+			"import json,sys\n"
+			"e=[json.loads(l) for l in open(sys.argv[1])]\n"
+			"print(e[0]['fields']['pairs'][1]['y'], e[0]['fields']['inner']['deep'])\n",
+			(char *[]){ (char *)js, NULL }, &res))
+			ASSERT_STREQ(res, "13 {'x': 3}\n", "python3 reads it");
+	}
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("csv") && (out = report_of(cap, "report", "--format", "csv")) &&
+	    ASSERT_TRUE(save_text(cs, out), "save") &&
+	    !run_py(
+		"import csv,sys\n"
+		"x=next(csv.DictReader(open(sys.argv[1])))\n"
+		"print(x['inner.a'],x['inner.deep.x'],x['pairs[1].y'],x['m[1][0].v'],x['names[1]'])"
+		"\n",
+		(char *[]){ (char *)cs, NULL }, &res))
+		ASSERT_STREQ(res, "513 3 13 3 cd\n", "flat, dotted columns");
+	free(out);
+	free(res);
+	out = res = NULL;
+	if (test__start_subtest("text") && (out = report_of(cap, "report", NULL, NULL)))
+		ASSERT_HAS(out,
+			   "bpf:nest: seq=1 inner.a=513 inner.b=-2 inner.deep.x=3 inner.a|b=0x5 "
+			   "pairs[0].x=10 pairs[0].y=11 pairs[1].x=12 pairs[1].y=13 m[0][0].v=1 "
+			   "m[0][1].v=2 m[1][0].v=3 m[1][1].v=4 names[0]=ab names[1]=cd\n",
+			   "text as before");
+out:
+	free(out);
+	free(res);
 	tmpdir_cleanup();
 }

@@ -327,6 +327,7 @@ int rc_dyn__add(struct rc_dyn_set *d, enum rc_dyn_kind kind, const char *name,
 	e->desc.size = desc->size;
 	e->desc.nfields = desc->nfields;
 	e->desc.fields = desc->fields;
+	e->desc.flags = desc->flags;
 	return e->id;
 }
 

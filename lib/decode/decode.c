@@ -143,16 +143,29 @@ static void comm_column(char *dst, const char *src, size_t n)
 	dst[i] = '\0';
 }
 
+/* "COMM PID/TID [CPU] ", "-" for what the record does not know (@no: RC_EVENT_NO_*) */
+static int put_task(struct rc_strbuf *sb, const struct rc_rec_hdr *rec, unsigned int no)
+{
+	char comm[sizeof(rec->comm) + 1], pid[12] = "-", tid[12] = "-", cpu[8] = "  -";
+
+	comm_column(comm, rec->comm, sizeof(rec->comm));
+	if (!(no & RC_EVENT_NO_PID))
+		snprintf(pid, sizeof(pid), "%u", rec->pid);
+	if (!(no & RC_EVENT_NO_TID))
+		snprintf(tid, sizeof(tid), "%u", rec->tid);
+	if (!(no & RC_EVENT_NO_CPU))
+		snprintf(cpu, sizeof(cpu), "%03u", rec->cpu);
+	return rc_strbuf__printf(sb, "%16s %7s/%-7s [%s] ", comm, pid, tid, cpu);
+}
+
 int rc_decode__text(struct rc_strbuf *sb, const struct rc_meta *m, const struct rc_rec_hdr *rec,
 		    unsigned int flags)
 {
 	const struct rc_event_desc *ev = rc_schema__event(m->schema, rec->type);
-	char comm[sizeof(rec->comm) + 1];
 	uint16_t i;
 	int err;
 
-	comm_column(comm, rec->comm, sizeof(rec->comm));
-	err = rc_strbuf__printf(sb, "%16s %7u/%-7u [%03u] ", comm, rec->pid, rec->tid, rec->cpu);
+	err = put_task(sb, rec, ev ? ev->flags : 0);
 	err = err ?: put_time(sb, m, rec->ts, flags);
 	err = err ?: rc_strbuf__printf(sb, ": %s:", ev ? ev->name : "unknown");
 	for (i = 0; ev && i < ev->nfields && !err; i++) {

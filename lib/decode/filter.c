@@ -14,21 +14,34 @@ static bool in_list(const uint32_t *v, size_t n, uint32_t x)
 	return false;
 }
 
-bool rc_filter__match(const struct rc_filter *f, const struct rc_rec_hdr *rec)
+/* Whether the record's pid, tid, cpu and comm pass: a value it does not know never does. */
+static bool task_match(const struct rc_filter *f, const struct rc_meta *m,
+		       const struct rc_rec_hdr *rec)
+{
+	unsigned int no;
+
+	if (!f->npids && !f->ntids && !f->ncpus && !f->comm)
+		return true;
+	no = rc_rec__unknown(m->schema, rec);
+	if (f->npids && ((no & RC_EVENT_NO_PID) || !in_list(f->pids, f->npids, rec->pid)))
+		return false;
+	if (f->ntids && ((no & RC_EVENT_NO_TID) || !in_list(f->tids, f->ntids, rec->tid)))
+		return false;
+	if (f->ncpus && ((no & RC_EVENT_NO_CPU) || !in_list(f->cpus, f->ncpus, rec->cpu)))
+		return false;
+	if (f->comm && ((no & RC_EVENT_NO_COMM) || strncmp(rec->comm, f->comm, sizeof(rec->comm))))
+		return false;
+	return true;
+}
+
+bool rc_filter__match(const struct rc_filter *f, const struct rc_meta *m,
+		      const struct rc_rec_hdr *rec)
 {
 	if (rec->ts < f->since || rec->ts > f->until)
 		return false;
-	if (f->npids && !in_list(f->pids, f->npids, rec->pid))
-		return false;
-	if (f->ntids && !in_list(f->tids, f->ntids, rec->tid))
-		return false;
-	if (f->ncpus && !in_list(f->cpus, f->ncpus, rec->cpu))
-		return false;
 	if (f->events && (rec->type > RC_MAX_EVENT_ID_API || !f->events[rec->type]))
 		return false;
-	if (f->comm && strncmp(rec->comm, f->comm, sizeof(rec->comm)))
-		return false;
-	return true;
+	return task_match(f, m, rec);
 }
 
 /* "sched:sched_switch", a group ("sched": every "sched:..."), or "syscalls". */

@@ -176,6 +176,13 @@ const struct rc_event_desc *rc_schema__event(const struct rc_schema *s, uint16_t
 	return NULL;
 }
 
+unsigned int rc_rec__unknown(const struct rc_schema *s, const struct rc_rec_hdr *rec)
+{
+	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
+
+	return ev ? ev->flags : 0;
+}
+
 const struct rc_event_desc *rc_schema__event_by_name(const struct rc_schema *s, const char *name)
 {
 	uint32_t i;
@@ -307,7 +314,9 @@ int rc_schema__add_event(struct rc_schema *s, const struct rc_event_desc *ev)
 	fields = calloc(ev->nfields ? ev->nfields : 1, sizeof(*fields));
 	if (!fields)
 		return -ENOMEM;
-	*ne = (struct rc_event_desc){ .id = ev->id, .size = ev->size, .fields = fields };
+	*ne = (struct rc_event_desc){
+		.id = ev->id, .size = ev->size, .fields = fields, .flags = ev->flags
+	};
 	s->nevents++;
 	err = dup_str(&ne->name, ev->name);
 	for (i = 0; !err && i < ev->nfields; i++) {

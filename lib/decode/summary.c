@@ -35,7 +35,8 @@ int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct 
 	if (!c)
 		return -ENOMEM;
 	c->count++;
-	c = find(&s->procs, &s->nprocs, &s->cap_procs, rec->pid);
+	c = find(&s->procs, &s->nprocs, &s->cap_procs,
+		 ev && (ev->flags & RC_EVENT_NO_PID) ? RC_SUM_UNKNOWN : rec->pid);
 	if (!c)
 		return -ENOMEM;
 	c->count++;

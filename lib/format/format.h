@@ -25,7 +25,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 4
+#define RC_VERSION_MINOR 5
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -40,7 +40,7 @@
 #define RC_SEC_ARCH    4
 #define RC_SEC_CMDLINE 5
 #define RC_SEC_ENUM    6
-#define RC_SEC_EVENT   7
+#define RC_SEC_EVENT   7 /* v1.5: u16 flags after the fields (RC_EVENT_*) */
 #define RC_SEC_NOTE    8 /* v1.3: u16 event id, str16 key, u32 len, u8 data[len] */
 
 #define RC_CODEC_ZSTD	      1 /* a zstd frame of the records */

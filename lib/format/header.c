@@ -94,6 +94,7 @@ static int put_event(struct rc_strbuf *sb, const struct rc_event_desc *ev)
 		err = err ?: rc_strbuf__append(sb, &f->kind, 1) ?: rc_strbuf__append(sb, &f->hint, 1);
 		err = err ?: rc_put_u16(sb, f->enum_id);
 	}
+	err = err ?: rc_put_u16(sb, ev->flags); /* v1.5 */
 	end_section(sb, start);
 	return err;
 }
@@ -316,6 +317,9 @@ static int parse_event(struct rc_parsed_header *h, struct cursor *c)
 		if (err)
 			return err;
 	}
+	/* v1.5: the event's flags; absent before (0), and what follows them is a later minor's */
+	if (c->left >= sizeof(ev->flags))
+		take_u16(c, &ev->flags, "event flags");
 	h->by_id[ev->id] = (uint16_t)h->schema.nevents;
 	return 0;
 }

@@ -331,6 +331,112 @@ static int write_ftrace_seed(const char *dir, const char *name, bool stored)
 	return err;
 }
 
+/* ---- a record --bpf struct beside built-in events ----------------------- */
+
+#define BPF_U(nm, off, sz)                                                                         \
+	{                                                                                          \
+		.name = nm, .offset = off, .size = sz, .count = 1, .kind = RC_FIELD_UINT           \
+	}
+
+/*
+ * Events as record --bpf describes a struct (format 1.5): field names that
+ * nest in JSON, and flags for what the records do not know.
+ */
+static int add_bpf_events(struct rc_schema *s)
+{
+	static const struct rc_field nest[] = {
+		BPF_U("seq", 40, 8),
+		BPF_U("inner.a", 48, 4),
+		BPF_U("inner.deep.x", 52, 2),
+		BPF_U("inner.a|b", 54, 1),
+		BPF_U("pairs[0].x", 55, 1),
+		BPF_U("pairs[1].x", 56, 1),
+		BPF_U("m[0][0].v", 57, 1),
+		BPF_U("m[0][1].v", 58, 1),
+		{ .name = "names[0]", .offset = 59, .size = 2, .count = 1, .kind = RC_FIELD_STR },
+		{ .name = "names[1]", .offset = 61, .size = 3, .count = 1, .kind = RC_FIELD_STR },
+	};
+	static const struct rc_field clash[] = { BPF_U("x", 40, 4), BPF_U("x.y", 44, 4) };
+	const struct rc_event_desc evs[] = {
+		{ 256, 64, "bpf:nest", ARRAY_SIZE(nest), nest,
+		  RC_EVENT_NO_PID | RC_EVENT_NO_TID | RC_EVENT_NO_CPU | RC_EVENT_NO_COMM },
+		{ 257, 48, "bpf:clash", ARRAY_SIZE(clash), clash,
+		  RC_EVENT_NO_PID | RC_EVENT_NO_TID | RC_EVENT_NO_COMM },
+	};
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < ARRAY_SIZE(evs) && !err; i++)
+		err = rc_schema__add_event(s, &evs[i]);
+	return err;
+}
+
+static int add_bpf_records(struct rc_writer *w, unsigned int n)
+{
+	unsigned char rec[64];
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		struct rc_rec_hdr *h = (void *)rec;
+		uint64_t seq = i;
+
+		memset(rec, 0, sizeof(rec));
+		h->ts = 1005 + 100 * i;
+		h->type = i % 2 ? 257 : 256;
+		h->size = i % 2 ? 48 : 64;
+		h->cpu = i % 2; /* 256: no CPU, stored as 0 */
+		memcpy(rec + 40, &seq, sizeof(seq));
+		memset(rec + 48, 0x41 + i, 16);
+		err = rc_writer__add(w, rec, h->size);
+	}
+	return err;
+}
+
+static int write_bpf_seed(const char *dir, const char *name)
+{
+	struct rc_stat_entry se[2] = {
+		{ .cpu = 0, .type = RC_EV_SYSCALL, .made = 4, .captured = 4 },
+		{ .cpu = 0xffffffffu, .type = 256, .made = 2, .captured = 2 },
+	};
+	struct rc_stats st = { .ts = 5000, .ring_size = 4096, .nentries = 2, .entries = se };
+	struct rc_meta m = { .clock_id = 7,
+			     .ncpus = 2,
+			     .page_size = 4096,
+			     .transport = RC_TRANSPORT_RINGBUF,
+			     .start_ts = 900,
+			     .host = "seed",
+			     .kernel = "6.18",
+			     .arch = "x86_64",
+			     .cmdline = "ringcap record --bpf seed.bpf.o" };
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 1024, .reorder_ns = 1 };
+	struct rc_writer *w = NULL;
+	struct rc_schema *s;
+	char path[4096];
+	int fd = -1, err;
+
+	s = rc_schema__new(rc_builtin_schema());
+	if (!s)
+		return -errno;
+	m.schema = s;
+	err = add_bpf_events(s);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = err ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (!err && fd < 0)
+		err = -errno;
+	if (!err) {
+		w = rc_writer__new(fd, &m, &wo);
+		err = w ? 0 : -errno;
+	}
+	err = err ?: add_all(w, 4) ?: add_bpf_records(w, 4);
+	err = err ?: rc_writer__add_stats(w, &st) ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	rc_schema__free(s);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -347,7 +453,8 @@ int main(int argc, char **argv)
 	      write_seed(argv[1], "truncated.rcap", 8, 1024, true, SHUFFLED) ?:
 	      write_seed(argv[1], "empty.rcap", 0, 4096, false, SHUFFLED) ?:
 	      write_ftrace_seed(argv[1], "ftrace.rcap", false) ?:
-	      write_ftrace_seed(argv[1], "ftrace_stored.rcap", true);
+	      write_ftrace_seed(argv[1], "ftrace_stored.rcap", true) ?:
+	      write_bpf_seed(argv[1], "bpf.rcap");
 	if (err)
 		fprintf(stderr, "gen_seeds: %s\n", strerror(-err));
 	return err ? 1 : 0;

@@ -130,7 +130,9 @@ static int dyn_stats(struct rc_bpf *s, struct rc_stats *st)
 /*
  * --bpf: what the user's programs made is what was read, and what a perf
  * ring lost (counted under the struct's event). A BPF ring buffer that
- * was full is the programs' to count: the kernel does not.
+ * was full is the programs' to count: the kernel does not. An event whose
+ * records tell no CPU (a BPF ring buffer's) is counted for all CPUs
+ * together, not as CPU 0's.
  */
 static void user_stats(struct rc_bpf *s, struct rc_stats *st)
 {
@@ -139,14 +141,22 @@ static void user_stats(struct rc_bpf *s, struct rc_stats *st)
 	int cpu;
 
 	for (i = 0; i < s->c.dset.n; i++) {
+		bool no_cpu = s->c.dset.ev[i].desc.flags & RC_EVENT_NO_CPU;
+		struct rc_stat_entry all = { RC_CPU_ANY, RC_DYN_BASE + i };
+
 		for (cpu = 0; cpu < s->c.ncpus; cpu++) {
 			uint64_t c = s->dcaptured[(size_t)cpu * s->c.dset.n + i];
 			uint64_t l = RC_DYN_BASE + i == lost_id ? s->ulost[cpu] : 0;
 			struct rc_stat_entry e = { cpu, RC_DYN_BASE + i, c + l, l, 0, c };
 
-			if (e.made)
+			all.made += e.made;
+			all.dropped += e.dropped;
+			all.captured += e.captured;
+			if (e.made && !no_cpu)
 				st->entries[st->nentries++] = e;
 		}
+		if (all.made && no_cpu)
+			st->entries[st->nentries++] = all;
 	}
 }
 

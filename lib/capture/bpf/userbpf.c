@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * record --bpf (userbpf.h). The records are the user's own structs, with
- * no ringcap header: each is stamped when read (CLOCK_BOOTTIME), on the
- * perf ring's CPU (0 for a BPF ring buffer), and its pid, tid and comm are
- * taken from the struct's fields of those names when it has them.
+ * no ringcap header. A BPF ring buffer's are stamped when read
+ * (CLOCK_BOOTTIME), in the ring's order; all CPUs share it, so their CPU
+ * is unknown. A perf event array's rings are ringcap's own
+ * (capture/bpf/perfbuf.h, user samples): the kernel stamps each record
+ * with its time, pid, tid and CPU as it writes it, and the CPUs' rings are
+ * merged in time order. The struct's fields named pid, tid and comm, when
+ * it has them, give those. What nothing gives is unknown: the event's
+ * flags say so.
  */
 #include <linux/types.h>
 #include <stdlib.h>
@@ -102,6 +107,81 @@ static const struct rc_field *header_field(const struct rc_btf_desc *d, const ch
 	return NULL;
 }
 
+/*
+ * What the headers of the struct's records (@raw: of the raw event's, bytes
+ * of no struct) will not know: RC_EVENT_NO_*.
+ */
+static uint16_t unknowns(const struct rc_user *u, bool raw)
+{
+	/* a BPF ring buffer is shared by all CPUs and tells nothing of the writer */
+	bool ring = bpf_map__type(u->map) == BPF_MAP_TYPE_RINGBUF;
+	uint16_t flags = 0;
+
+	if (ring && (raw || !u->pid))
+		flags |= RC_EVENT_NO_PID;
+	if (ring && (raw || !u->tid))
+		flags |= RC_EVENT_NO_TID;
+	if (raw || !u->comm)
+		flags |= RC_EVENT_NO_COMM; /* a perf sample has no comm */
+	if (ring)
+		flags |= RC_EVENT_NO_CPU;
+	return flags;
+}
+
+/* The event of --event-type STRUCT: its fields from the object's BTF, which goes in a note. */
+static int describe_struct(struct rc_user *u, struct rc_dyn_set *d, struct rc_schema *schema)
+{
+	struct rc_event_desc ev = {};
+	const struct btf *btf;
+	char name[300], why[256];
+	const void *blob;
+	__u32 blen;
+	uint16_t i;
+	int err, id;
+
+	btf = bpf_object__btf(u->obj);
+	if (!btf) {
+		pr_warn("'%s' has no BTF to describe struct %s with: build it with clang -g\n",
+			u->o.path, u->o.event_type);
+		return -ENOENT;
+	}
+	err = rc_btf__describe(btf, u->o.event_type, sizeof(struct rc_ev_hdr), FIRST_ENUM_ID,
+			       &u->desc, why, sizeof(why));
+	if (err) {
+		pr_warn("--event-type %s: %s%s\n", u->o.event_type, why,
+			err == -ENOENT
+			    ? " (clang keeps in the BTF only the types a global or a function "
+			      "uses: declare one, like 'struct NAME *unused;')"
+			    : "");
+		return err;
+	}
+	if (u->desc.size > RC_REC_MAX - sizeof(struct rc_ev_hdr)) {
+		pr_warn("struct %s is %u bytes: records of ringcap hold at most %zu\n",
+			u->o.event_type, u->desc.size, RC_REC_MAX - sizeof(struct rc_ev_hdr));
+		return -E2BIG;
+	}
+	u->pid = header_field(&u->desc, "pid", RC_FIELD_UINT);
+	u->tid = header_field(&u->desc, "tid", RC_FIELD_UINT);
+	u->comm = header_field(&u->desc, "comm", RC_FIELD_STR);
+	ev.size = (sizeof(struct rc_ev_hdr) + u->desc.size + 7) & ~7u;
+	ev.nfields = u->desc.nfields;
+	ev.fields = u->desc.fields;
+	ev.flags = unknowns(u, false);
+	snprintf(name, sizeof(name), "bpf:%s", u->o.event_type);
+	id = rc_dyn__add(d, RC_DYN_USER, name, &ev);
+	if (id < 0)
+		return id;
+	u->id = id;
+	for (i = 0; i < u->desc.nenums; i++) {
+		err = rc_schema__add_enum(schema, &u->desc.enums[i]);
+		if (err)
+			return err;
+	}
+	blob = btf__raw_data(btf, &blen);
+	err = rc_dyn__note(d, u->id, "btf", blob, blen);
+	return err ?: rc_dyn__note(d, u->id, "struct", u->o.event_type, strlen(u->o.event_type));
+}
+
 /* The events: the struct's (with --event-type), and the raw one. */
 static int describe(struct rc_user *u, struct rc_dyn_set *d, struct rc_schema *schema)
 {
@@ -115,64 +195,15 @@ static int describe(struct rc_user *u, struct rc_dyn_set *d, struct rc_schema *s
 	};
 	struct rc_event_desc raw = { .size = RAW_HDR, .nfields = 1, .fields = raw_fields };
 	const char *mapname = bpf_map__name(u->map);
-	char name[300], why[256];
-	const struct btf *btf;
-	const void *blob;
-	__u32 blen;
-	uint16_t i;
+	char name[300];
 	int err, id;
 
 	if (u->o.event_type) {
-		struct rc_event_desc ev = {};
-
-		btf = bpf_object__btf(u->obj);
-		if (!btf) {
-			pr_warn("'%s' has no BTF to describe struct %s with: build it with clang "
-				"-g\n",
-				u->o.path, u->o.event_type);
-			return -ENOENT;
-		}
-		err = rc_btf__describe(btf, u->o.event_type, sizeof(struct rc_ev_hdr),
-				       FIRST_ENUM_ID, &u->desc, why, sizeof(why));
-		if (err) {
-			pr_warn(
-			    "--event-type %s: %s%s\n", u->o.event_type, why,
-			    err == -ENOENT
-				? " (clang keeps in the BTF only the types a global or a function "
-				  "uses: declare one, like 'struct NAME *unused;')"
-				: "");
-			return err;
-		}
-		if (u->desc.size > RC_REC_MAX - sizeof(struct rc_ev_hdr)) {
-			pr_warn("struct %s is %u bytes: records of ringcap hold at most %zu\n",
-				u->o.event_type, u->desc.size,
-				RC_REC_MAX - sizeof(struct rc_ev_hdr));
-			return -E2BIG;
-		}
-		ev.size = (sizeof(struct rc_ev_hdr) + u->desc.size + 7) & ~7u;
-		ev.nfields = u->desc.nfields;
-		ev.fields = u->desc.fields;
-		snprintf(name, sizeof(name), "bpf:%s", u->o.event_type);
-		id = rc_dyn__add(d, RC_DYN_USER, name, &ev);
-		if (id < 0)
-			return id;
-		u->id = id;
-		for (i = 0; i < u->desc.nenums; i++) {
-			err = rc_schema__add_enum(schema, &u->desc.enums[i]);
-			if (err)
-				return err;
-		}
-		u->pid = header_field(&u->desc, "pid", RC_FIELD_UINT);
-		u->tid = header_field(&u->desc, "tid", RC_FIELD_UINT);
-		u->comm = header_field(&u->desc, "comm", RC_FIELD_STR);
-		blob = btf__raw_data(btf, &blen);
-		err = rc_dyn__note(d, u->id, "btf", blob, blen);
-		err = err
-			  ?: rc_dyn__note(d, u->id, "struct", u->o.event_type,
-					  strlen(u->o.event_type));
+		err = describe_struct(u, d, schema);
 		if (err)
 			return err;
 	}
+	raw.flags = unknowns(u, true);
 	snprintf(name, sizeof(name), "bpf:%s:raw", mapname);
 	id = rc_dyn__add(d, RC_DYN_USER_RAW, name, &raw);
 	if (id < 0)

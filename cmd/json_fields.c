@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A record's fields as a JSON object (json_fields.h). The schema names a
+ * struct's fields flat, "outer.inner" and "arr[0].x" (btfdesc.c): each
+ * event's names are read once into a tree of objects, arrays and fields,
+ * and each record is written by walking it.
+ *
+ * A name is parts joined by '.', each a C identifier with optional
+ * indices "[N]"; the last part may be anything ("a|b|c", bitfields that
+ * share bytes). An event whose names do not make a tree (a field and an
+ * object of one name, an array with a gap) is written flat, by full names.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+#include "json_fields.h"
+
+#define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
+#define MAX_DIMS	    8 /* indices of one part: btfdesc's arrays have fewer */
+
+enum node_kind {
+	NODE_FIELD,
+	NODE_OBJECT,
+	NODE_ARRAY,
+};
+
+struct node {
+	const char *key; /* a part of a field's name, not NUL-terminated; NULL in an array */
+	size_t keylen;
+	enum node_kind kind;
+	uint16_t field; /* NODE_FIELD: the event's field */
+	struct node *kids;
+	size_t nkids, cap;
+};
+
+struct json_fields {
+	const struct rc_schema *s;
+	struct node *roots; /* an object per event, in the schema's order */
+};
+
+/* One part of a name: "name[i][j]", and whether it is the last. */
+struct part {
+	const char *name;
+	size_t len;
+	uint32_t idx[MAX_DIMS];
+	int nidx;
+	bool last;
+};
+
+static const char *ident_end(const char *p)
+{
+	if (!isalpha((unsigned char)*p) && *p != '_')
+		return p;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	return p;
+}
+
+/* The part at @p into @pt: the next part's start, or NULL when it is the last. */
+static const char *next_part(const char *p, struct part *pt)
+{
+	const char *r = ident_end(p);
+	char *e;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->name = p;
+	pt->len = r - p;
+	while (pt->len && *r == '[' && pt->nidx < MAX_DIMS && isdigit((unsigned char)r[1])) {
+		unsigned long v = strtoul(r + 1, &e, 10);
+
+		if (*e != ']' || v > UINT16_MAX)
+			break;
+		pt->idx[pt->nidx++] = v;
+		r = e + 1;
+	}
+	if (pt->len && *r == '.' && r[1])
+		return r + 1;
+	pt->last = true;
+	if (!pt->len || *r) { /* not "ident[N]...": the rest, whole, is a field's key */
+		pt->len = strlen(p);
+		pt->nidx = 0;
+	}
+	return NULL;
+}
+
+static void node_free(struct node *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nkids; i++)
+		node_free(&n->kids[i]);
+	free(n->kids);
+	memset(n, 0, sizeof(*n));
+}
+
+static struct node *add_kid(struct node *n, const char *key, size_t keylen, enum node_kind kind,
+			    uint16_t field)
+{
+	if (n->nkids == n->cap) {
+		size_t cap = n->cap ? n->cap * 2 : 4;
+		struct node *k = realloc(n->kids, cap * sizeof(*k));
+
+		if (!k)
+			return NULL;
+		n->kids = k;
+		n->cap = cap;
+	}
+	n->kids[n->nkids] =
+	    (struct node){ .key = key, .keylen = keylen, .kind = kind, .field = field };
+	return &n->kids[n->nkids++];
+}
+
+static struct node *find_kid(const struct node *n, const char *key, size_t keylen)
+{
+	size_t i;
+
+	for (i = 0; i < n->nkids; i++)
+		if (n->kids[i].keylen == keylen && !memcmp(n->kids[i].key, key, keylen))
+			return &n->kids[i];
+	return NULL;
+}
+
+/* Element @idx of array @a, of @kind: the one there, or a new one at the end. */
+static int element(struct node **a, uint32_t idx, enum node_kind kind, uint16_t field)
+{
+	struct node *n = *a;
+
+	if (idx < n->nkids) {
+		n = &n->kids[idx];
+		if (n->kind != kind || kind == NODE_FIELD)
+			return -EEXIST;
+	} else if (idx == n->nkids) {
+		n = add_kid(n, NULL, 0, kind, field);
+		if (!n)
+			return -ENOMEM;
+	} else {
+		return -EEXIST; /* a gap: not the arrays btfdesc makes */
+	}
+	*a = n;
+	return 0;
+}
+
+/*
+ * Part @pt of the name of field @field, in object *@np: *@np becomes the
+ * object the next part goes in. -EEXIST when it does not fit the tree.
+ */
+static int place(struct node **np, const struct part *pt, uint16_t field)
+{
+	enum node_kind kind = pt->last ? NODE_FIELD : NODE_OBJECT;
+	struct node *k = find_kid(*np, pt->name, pt->len);
+	int i, err = 0;
+
+	if (!pt->nidx) {
+		if (k && (k->kind != kind || kind == NODE_FIELD))
+			return -EEXIST;
+		k = k ?: add_kid(*np, pt->name, pt->len, kind, field);
+		*np = k;
+		return k ? 0 : -ENOMEM;
+	}
+	if (k && k->kind != NODE_ARRAY)
+		return -EEXIST;
+	k = k ?: add_kid(*np, pt->name, pt->len, NODE_ARRAY, 0);
+	if (!k)
+		return -ENOMEM;
+	for (i = 0; i < pt->nidx && !err; i++)
+		err = element(&k, pt->idx[i], i + 1 < pt->nidx ? NODE_ARRAY : kind, field);
+	*np = k;
+	return err;
+}
+
+/* The fields of @ev into @root, nested by their names; -EEXIST when they do not nest. */
+static int build(struct node *root, const struct rc_event_desc *ev)
+{
+	uint16_t f;
+	int err = 0;
+
+	root->kind = NODE_OBJECT;
+	for (f = 0; f < ev->nfields && !err; f++) {
+		const char *p = ev->fields[f].name;
+		struct node *n = root;
+		struct part pt;
+
+		do {
+			p = next_part(p, &pt);
+			err = place(&n, &pt, f);
+		} while (p && !err);
+	}
+	return err;
+}
+
+/* The fields of @ev into @root by their full names, as they were before nesting. */
+static int build_flat(struct node *root, const struct rc_event_desc *ev)
+{
+	uint16_t f;
+
+	root->kind = NODE_OBJECT;
+	for (f = 0; f < ev->nfields; f++)
+		if (!add_kid(root, ev->fields[f].name, strlen(ev->fields[f].name), NODE_FIELD, f))
+			return -ENOMEM;
+	return 0;
+}
+
+struct json_fields *json_fields__new(const struct rc_schema *s)
+{
+	struct json_fields *jf = calloc(1, sizeof(*jf));
+	uint32_t e;
+	int err = 0;
+
+	if (!jf)
+		return NULL;
+	jf->s = s;
+	jf->roots = calloc(s->nevents ? s->nevents : 1, sizeof(*jf->roots));
+	if (!jf->roots) {
+		free(jf);
+		return NULL;
+	}
+	for (e = 0; e < s->nevents && !err; e++) {
+		err = build(&jf->roots[e], &s->events[e]);
+		if (err == -EEXIST) {
+			node_free(&jf->roots[e]);
+			err = build_flat(&jf->roots[e], &s->events[e]);
+		}
+	}
+	if (err) {
+		json_fields__free(jf);
+		errno = -err;
+		return NULL;
+	}
+	return jf;
+}
+
+void json_fields__free(struct json_fields *jf)
+{
+	uint32_t e;
+
+	if (!jf)
+		return;
+	for (e = 0; e < jf->s->nevents; e++)
+		node_free(&jf->roots[e]);
+	free(jf->roots);
+	free(jf);
+}
+
+/* ---- writing a record ------------------------------------------------- */
+
+static void put_value(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
+		      const void *rec, unsigned int i)
+{
+	const char *name;
+
+	if (f->hint == RC_HINT_ENUM) {
+		int64_t v = f->kind == RC_FIELD_SINT ? rc_field__s64(f, rec, i)
+						     : (int64_t)rc_field__u64(f, rec, i);
+
+		name = rc_enum__name(rc_schema__enum(s, f->enum_id), v);
+		if (name) {
+			json_escape(sb, name, SIZE_MAX);
+			return;
+		}
+	}
+	if (f->kind == RC_FIELD_SINT)
+		rc_strbuf__printf(sb, "%" PRId64, rc_field__s64(f, rec, i));
+	else
+		rc_strbuf__printf(sb, "%" PRIu64, rc_field__u64(f, rec, i));
+}
+
+/* Field @fld of @rec: a string, a number, an enum's name, an array; null when out of the record. */
+static void put_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,
+		      const struct rc_rec_hdr *rec)
+{
+	struct rc_field f;
+	uint16_t k;
+
+	if (rc_field__resolve(fld, rec, &f)) {
+		APPEND_LIT(sb, "null");
+	} else if (f.kind == RC_FIELD_STR) {
+		json_escape(sb, (const char *)rec + f.offset, f.size);
+	} else if (f.count != 1) {
+		APPEND_LIT(sb, "[");
+		for (k = 0; k < f.count; k++) {
+			if (k)
+				APPEND_LIT(sb, ",");
+			put_value(sb, s, &f, rec, k);
+		}
+		APPEND_LIT(sb, "]");
+	} else {
+		put_value(sb, s, &f, rec, 0);
+	}
+}
+
+/* A failed return's errno by name, ',"KEY_errno":"ENAME"', beside the number. */
+static void put_errno(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
+		      const struct rc_rec_hdr *rec, const char *key, size_t keylen)
+{
+	int64_t v = rc_field__s64(f, rec, 0);
+	const char *e =
+	    v < 0 && v >= -4095 ? rc_enum__name(rc_schema__enum(s, f->enum_id), -v) : NULL;
+	struct rc_strbuf k = {};
+
+	if (!e)
+		return;
+	rc_strbuf__printf(&k, "%.*s_errno", (int)keylen, key);
+	APPEND_LIT(sb, ",");
+	json_escape(sb, k.buf ? k.buf : "", SIZE_MAX);
+	rc_strbuf__free(&k);
+	APPEND_LIT(sb, ":");
+	json_escape(sb, e, SIZE_MAX);
+}
+
+static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
+		     const struct rc_event_desc *ev, const struct rc_rec_hdr *rec,
+		     const struct node *n)
+{
+	size_t i;
+
+	if (n->kind == NODE_FIELD) {
+		put_field(sb, s, &ev->fields[n->field], rec);
+		return;
+	}
+	rc_strbuf__append(sb, n->kind == NODE_OBJECT ? "{" : "[", 1);
+	for (i = 0; i < n->nkids; i++) {
+		const struct node *k = &n->kids[i];
+
+		if (i)
+			APPEND_LIT(sb, ",");
+		if (n->kind == NODE_OBJECT) {
+			json_escape(sb, k->key, k->keylen);
+			APPEND_LIT(sb, ":");
+		}
+		put_node(sb, s, ev, rec, k);
+		if (n->kind == NODE_OBJECT && k->kind == NODE_FIELD &&
+		    ev->fields[k->field].hint == RC_HINT_ERRNO)
+			put_errno(sb, s, &ev->fields[k->field], rec, k->key, k->keylen);
+	}
+	rc_strbuf__append(sb, n->kind == NODE_OBJECT ? "}" : "]", 1);
+}
+
+void json_fields__put(const struct json_fields *jf, struct rc_strbuf *sb,
+		      const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+{
+	put_node(sb, jf->s, ev, rec, &jf->roots[ev - jf->s->events]);
+}

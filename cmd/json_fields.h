@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A record's fields as a JSON object, nested as the struct they came from
+ * was: the fields "inner.a" and "inner.b" are "inner": {"a": 1, "b": 2}, and
+ * "arr[0].x", "arr[1].x" are "arr": [{"x": 1}, {"x": 2}], as bpftool prints
+ * a struct. What the names do not nest cleanly stays flat.
+ */
+#ifndef RINGCAP_JSON_FIELDS_H
+#define RINGCAP_JSON_FIELDS_H
+
+#include "ringcap.h"
+
+struct json_fields;
+
+/* The layout of every event of @s, which must outlive it; NULL and errno ENOMEM. */
+struct json_fields *json_fields__new(const struct rc_schema *s);
+/* Append @rec's fields, an object, to @sb; @ev is @rec's event in the schema. */
+void json_fields__put(const struct json_fields *jf, struct rc_strbuf *sb,
+		      const struct rc_event_desc *ev, const struct rc_rec_hdr *rec);
+void json_fields__free(struct json_fields *jf);
+
+#endif
