@@ -12,20 +12,17 @@
  */
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
 #include "format/header.h"
+#include "format/input.h"
 #include "format/shuffle.h"
 #include "util/mem.h"
 
 struct rc_reader {
-	int fd;
+	struct rc_input in;
 	bool own_fd;
-	const unsigned char *mem;
-	size_t mem_len, mem_pos;
-	uint64_t offset;
 
 	struct rc_parsed_header hdr;
 	char err[256];
@@ -48,59 +45,7 @@ struct rc_reader {
 
 static size_t read_some(struct rc_reader *r, void *buf, size_t n)
 {
-	size_t got = 0;
-
-	if (r->mem) {
-		got = r->mem_len - r->mem_pos < n ? r->mem_len - r->mem_pos : n;
-		memcpy(buf, r->mem + r->mem_pos, got);
-		r->mem_pos += got;
-	} else {
-		while (got < n) {
-			ssize_t k = read(r->fd, (char *)buf + got, n - got);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				if (k < 0)
-					snprintf(r->err, sizeof(r->err), "read failed: %s",
-						 strerror(errno));
-				break;
-			}
-			got += k;
-		}
-	}
-	r->offset += got;
-	return got;
-}
-
-/* Pass over @n bytes without looking at them; false if the file ends first. */
-static bool skip_bytes(struct rc_reader *r, size_t n)
-{
-	if (r->mem) {
-		if (r->mem_len - r->mem_pos < n)
-			return false;
-		r->mem_pos += n;
-		r->offset += n;
-		return true;
-	}
-	if (lseek(r->fd, n, SEEK_CUR) >= 0) {
-		struct stat st;
-
-		if (fstat(r->fd, &st) || (uint64_t)st.st_size < r->offset + n)
-			return false;
-		r->offset += n;
-		return true;
-	}
-	/* a pipe: read and drop */
-	while (n) {
-		char buf[65536];
-		size_t k = n < sizeof(buf) ? n : sizeof(buf);
-
-		if (read_some(r, buf, k) < k)
-			return false;
-		n -= k;
-	}
-	return true;
+	return rc_input__read(&r->in, buf, n);
 }
 
 static int corrupt(struct rc_reader *r, uint64_t off, const char *what)
@@ -113,8 +58,10 @@ static int corrupt(struct rc_reader *r, uint64_t off, const char *what)
 /* The file ends before its END block: it was cut short. */
 static int end_of_file(struct rc_reader *r)
 {
-	if (r->err[0])
+	if (r->in.err) {
+		snprintf(r->err, sizeof(r->err), "read failed: %s", strerror(-r->in.err));
 		return -EIO;
+	}
 	r->at_end = true;
 	r->truncated = true;
 	return 0;
@@ -126,7 +73,7 @@ static int end_of_file(struct rc_reader *r)
  */
 static int read_block(struct rc_reader *r, uint32_t *type)
 {
-	uint64_t start = r->offset;
+	uint64_t start = r->in.offset;
 	uint32_t h[4], crc;
 	size_t len, got;
 	int err;
@@ -169,7 +116,7 @@ static struct rc_reader *reader_new(void)
 
 	if (!r)
 		return NULL;
-	r->fd = -1;
+	r->in.fd = -1;
 	r->until = UINT64_MAX;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
@@ -191,7 +138,7 @@ static struct rc_reader *reader_start(struct rc_reader *r)
 	err = read_block(r, &type);
 	if (err == 0) {
 		snprintf(r->err, sizeof(r->err), "%s",
-			 r->offset ? "truncated before the end of its header" : "empty file");
+			 r->in.offset ? "truncated before the end of its header" : "empty file");
 		err = -ENODATA;
 	} else if (err > 0 && type != RC_BLOCK_HEADER) {
 		snprintf(r->err, sizeof(r->err), "not a ringcap capture (no header block)");
@@ -215,7 +162,7 @@ static struct rc_reader *rc_reader__open_fd(int fd)
 
 	if (!r)
 		return rc_err_ptr(-ENOMEM);
-	r->fd = fd;
+	r->in.fd = fd;
 	return reader_start(r);
 }
 
@@ -248,8 +195,8 @@ struct rc_reader *rc_reader__open_mem(const void *buf, size_t len)
 
 	if (!r)
 		return rc_err_ptr(-ENOMEM);
-	r->mem = buf ? buf : (const void *)"";
-	r->mem_len = len;
+	r->in.mem = buf ? buf : (const void *)"";
+	r->in.mem_len = len;
 	return reader_start(r);
 }
 
@@ -392,7 +339,7 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 	 */
 	if (dc.first_ts > r->until || dc.last_ts < r->since) {
 		r->skipped = true;
-		return skip_bytes(r, dc.data_size) ? 0 : end_of_file(r);
+		return rc_input__skip(&r->in, dc.data_size) ? 0 : end_of_file(r);
 	}
 	r->data.len = 0;
 	err = rc_strbuf__reserve(&r->data, dc.data_size);
@@ -512,7 +459,7 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 	int err;
 
 	for (;;) {
-		uint64_t off = r->offset;
+		uint64_t off = r->in.offset;
 		uint32_t type;
 
 		if (r->raw_pos < r->raw.len) {
@@ -558,47 +505,31 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 	}
 }
 
-/* @n bytes at @off, without moving: for the END block and the trailer. */
-static bool read_at(struct rc_reader *r, void *buf, size_t n, uint64_t off)
-{
-	if (r->mem) {
-		if (off > r->mem_len || r->mem_len - off < n)
-			return false;
-		memcpy(buf, r->mem + off, n);
-		return true;
-	}
-	return pread(r->fd, buf, n, off) == (ssize_t)n;
-}
-
 /* The file offset of the first chunk that ends at or after @ts, from the trailer. */
 static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
 {
 	uint32_t h[4], crc;
 	uint64_t size, toff, found = 0;
 	struct rc_disk_trailer dt;
-	struct stat st;
 	unsigned char *p;
 	uint32_t i;
 
-	if (r->mem)
-		size = r->mem_len;
-	else if (!fstat(r->fd, &st) && S_ISREG(st.st_mode))
-		size = st.st_size;
-	else
+	if (!rc_input__size(&r->in, &size))
 		return 0;
 	/* END block: 16-byte block header, then the trailer's offset */
-	if (size < 24 || !read_at(r, h, 16, size - 24) || h[0] != RC_FRAME_MAGIC || h[1] != 16 ||
-	    h[2] != RC_BLOCK_END || !read_at(r, &toff, 8, size - 8) ||
-	    rc_block_crc(RC_BLOCK_END, &toff, 8) != h[3] || toff < r->offset ||
+	if (size < 24 || !rc_input__read_at(&r->in, h, 16, size - 24) || h[0] != RC_FRAME_MAGIC ||
+	    h[1] != 16 || h[2] != RC_BLOCK_END || !rc_input__read_at(&r->in, &toff, 8, size - 8) ||
+	    rc_block_crc(RC_BLOCK_END, &toff, 8) != h[3] || toff < r->in.offset ||
 	    toff > size - 24 - RC_BLOCK_HDR_SIZE)
 		return 0;
-	if (!read_at(r, h, 16, toff) || h[0] != RC_FRAME_MAGIC || h[2] != RC_BLOCK_TRAILER ||
-	    h[1] < 8 + sizeof(dt) || h[1] - 8 > RC_MAX_TRAILER || toff + 8 + h[1] > size - 24)
+	if (!rc_input__read_at(&r->in, h, 16, toff) || h[0] != RC_FRAME_MAGIC ||
+	    h[2] != RC_BLOCK_TRAILER || h[1] < 8 + sizeof(dt) || h[1] - 8 > RC_MAX_TRAILER ||
+	    toff + 8 + h[1] > size - 24)
 		return 0;
 	p = malloc(h[1] - 8);
 	if (!p)
 		return 0;
-	if (read_at(r, p, h[1] - 8, toff + 16)) {
+	if (rc_input__read_at(&r->in, p, h[1] - 8, toff + 16)) {
 		crc = rc_block_crc(RC_BLOCK_TRAILER, p, h[1] - 8);
 		memcpy(&dt, p, sizeof(dt));
 		if (crc == h[3] &&
@@ -615,7 +546,7 @@ static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
 		}
 	}
 	free(p);
-	return found >= r->offset && found < toff ? found : 0;
+	return found >= r->in.offset && found < toff ? found : 0;
 }
 
 void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until)
@@ -627,15 +558,8 @@ void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until)
 	if (!since || r->nchunks || r->raw.len)
 		return;
 	off = index_lookup(r, since);
-	if (off <= r->offset)
-		return;
-	if (r->mem) {
-		r->mem_pos = off;
-	} else if (lseek(r->fd, off, SEEK_SET) < 0) {
-		return;
-	}
-	r->offset = off;
-	r->skipped = true;
+	if (off > r->in.offset && rc_input__seek(&r->in, off))
+		r->skipped = true;
 }
 
 bool rc_reader__truncated(const struct rc_reader *r)
@@ -666,7 +590,7 @@ const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r)
 
 uint64_t rc_reader__offset(const struct rc_reader *r)
 {
-	return r->offset;
+	return r->in.offset;
 }
 
 uint64_t rc_reader__chunks(const struct rc_reader *r)
@@ -684,7 +608,8 @@ void rc_reader__free(struct rc_reader *r)
 	if (!r)
 		return;
 	if (r->own_fd)
-		close(r->fd);
+		close(r->in.fd);
+	rc_input__free(&r->in);
 	ZSTD_freeDCtx(r->dctx);
 	rc_parsed_header__free(&r->hdr);
 	rc_strbuf__free(&r->payload);
