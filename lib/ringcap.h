@@ -457,6 +457,9 @@ struct rc_ledger_row {
  * @snapshots: ringcap:snapshot records in the file
  * @lost_in_stream: ringcap:lost records' counts: where the kernel said
  * @lost_at_end: ... and those it never reported, counted at stop
+ * @corrupt_chunks: chunks of the file lost to damage (rc_reader__corrupt())
+ * @corrupt_records: their records: missing from the file, not dropped
+ * @corrupt_bytes: the bytes of the file passed over
  * @worst_at: the start of the second with the most drops, s from the start
  * @worst_dropped: its drops
  * @worst_made: its events made
@@ -470,6 +473,7 @@ struct rc_ledger {
 	const struct rc_stats *st;
 	struct rc_ledger_row *by_event, *by_cpu, total;
 	uint64_t snapshots, lost_in_stream, lost_at_end;
+	uint64_t corrupt_chunks, corrupt_records, corrupt_bytes;
 	double worst_at;
 	uint64_t worst_dropped, worst_made;
 };
@@ -512,21 +516,44 @@ void rc_ledger__add_lost(struct rc_ledger *l, uint64_t lost, bool at_end);
 void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st);
 
 /**
- * rc_ledger__missing() - read from the ring but not in the file: cut short
+ * rc_ledger__add_corrupt() - what the file lost to damage
+ * @l: the ledger
+ * @chunks: chunks lost (struct rc_damage)
+ * @records: their records
+ * @bytes: bytes passed over
+ */
+void rc_ledger__add_corrupt(struct rc_ledger *l, uint64_t chunks, uint64_t records, uint64_t bytes);
+
+/**
+ * rc_ledger__missing() - read from the ring but not in the file
  * @l: counted
  * @r: a row of @l
+ *
+ * The file was cut short, or records were in a damaged chunk: the total's
+ * rc_ledger__cut_short() and @l->corrupt_records tell which.
  *
  * Return: the count; 0 for a live ledger.
  */
 uint64_t rc_ledger__missing(const struct rc_ledger *l, const struct rc_ledger_row *r);
 
 /**
+ * rc_ledger__cut_short() - records missing from the file, but for those of damaged chunks
+ * @l: counted
+ *
+ * Return: rc_ledger__missing() of the total, less @l->corrupt_records; 0
+ * when these are as many or more (the last counters were in a damaged
+ * block, or the file has none).
+ */
+uint64_t rc_ledger__cut_short(const struct rc_ledger *l);
+
+/**
  * rc_ledger__lost() - events lost at any layer
  * @l: counted
  *
- * The ring was full, user space dropped, or the file was cut short. Runs
- * the kernel skipped (missed) are not counted: they are an upper bound,
- * since a skipped run may have been out of scope.
+ * The ring was full, user space dropped, or the file was cut short or
+ * damaged: missing from it, or in its damaged chunks, whichever is more.
+ * Runs the kernel skipped (missed) are not counted: they are an upper
+ * bound, since a skipped run may have been out of scope.
  *
  * Return: the count.
  */

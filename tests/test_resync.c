@@ -477,3 +477,119 @@ void test_resync_blocks(void)
 	free(l.mc.buf);
 	tmpdir_cleanup();
 }
+
+/* Lines of @text. */
+static long lines(const char *text)
+{
+	long n = 0;
+
+	for (; text && *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* python3 finds in the JSON at @path what @checks (an expression of d) says. */
+static bool json_check(const char *path, const char *checks)
+{
+	char script[1024];
+	struct run r = {};
+	int rc;
+
+	snprintf(script, sizeof(script),
+		 "import json,sys\nd=json.load(open(sys.argv[1]))\nsys.exit(0 if %s else 1)\n",
+		 checks);
+	rc =
+	    run_sync(&r, (char *[]){ "/usr/bin/python3", "-c", script, (char *)path, NULL }, 30000);
+	if (rc)
+		test__fail(__FILE__, __LINE__, "json", "not %s: %s", checks, r.err);
+	run_free(&r);
+	return rc == 0;
+}
+
+/*
+ * ringcap report and stat of the file with its third chunk damaged: every
+ * other event, the warning with where, exit status 2; stat counts the
+ * damaged chunk's events as missing, apart from the kernel's drops.
+ */
+void test_resync_cli(void)
+{
+	const char *path = tmpfile_path("damaged.rcap"), *js = tmpfile_path("s.json");
+	char *rc = (char *)bin("ringcap"), want[256], cmd[1024];
+	struct run r = {};
+	struct layout l;
+	uint64_t c, next;
+
+	if (!make_layout(&l))
+		return;
+	c = l.chunk[2];
+	next = after_chunk(&l, 2);
+	l.mc.buf[c + RC_BLOCK_HDR_SIZE + 4] ^= 0x01; /* its nrec: the block's CRC */
+	if (!ASSERT_TRUE(write_file(path, l.mc.buf, l.mc.len), "write"))
+		goto out;
+	snprintf(want, sizeof(want),
+		 "is damaged: corrupt block at byte %llu: block checksum mismatch; resynced at "
+		 "byte %llu, %llu bytes skipped\n",
+		 (unsigned long long)c, (unsigned long long)next, (unsigned long long)(next - c));
+	if (test__start_subtest("report")) {
+		if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", (char *)path, NULL }, 60000),
+			      2, "exit status")) {
+			ASSERT_EQ(lines(r.out), NREC - PER_CHUNK, "every other event");
+			ASSERT_HAS(r.err, want, "where");
+			snprintf(cmd, sizeof(cmd),
+				 "1 chunk of 1000 events lost to damage, %llu bytes in 1 stretch: "
+				 "shown are the events of the 6 good chunks\n",
+				 (unsigned long long)(next - c));
+			ASSERT_HAS(r.err, cmd, "what was lost");
+		}
+		run_free(&r);
+	}
+	if (test__start_subtest("report_pipe")) {
+		snprintf(cmd, sizeof(cmd), "cat '%s' | '%s' report -", path, rc);
+		if (ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 60000), 2,
+			      "exit status")) {
+			ASSERT_EQ(lines(r.out), NREC - PER_CHUNK, "every other event");
+			ASSERT_HAS(r.err, want + strlen("is damaged: "), "where");
+		}
+		run_free(&r);
+	}
+	if (test__start_subtest("stat_json")) {
+		if (ASSERT_EQ(
+			run_sync(&r, (char *[]){ rc, "stat", "--json", (char *)path, NULL }, 60000),
+			2, "exit status")) {
+			ASSERT_HAS(r.err, want, "where");
+			if (ASSERT_TRUE(write_file(js, r.out, strlen(r.out)), "save"))
+				json_check(
+				    js,
+				    "not d['complete'] and d['damaged'] and "
+				    "not d['truncated'] and d['events']==6000 and "
+				    "d['corrupt']['chunks']==1 and "
+				    "d['corrupt']['records']==1000 and "
+				    "d['corrupt']['exact'] and d['cut_short']==0 and "
+				    "d['total']['dropped']==5 and d['total']['missing']==1000 and "
+				    "d['lost']==1005");
+		}
+		run_free(&r);
+	}
+	if (test__start_subtest("stat")) {
+		if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", (char *)path, NULL }, 60000), 2,
+			      "exit status")) {
+			ASSERT_HAS(r.out, ": DAMAGED, 6000 events in 6 chunks", "state");
+			ASSERT_HAS(r.out, "# damaged: 1 chunk of 1000 events lost", "counts");
+			ASSERT_HAS(r.out,
+				   "5 dropped in the kernel (ring full), 0 in user space, 1000 "
+				   "missing from the file (1000 in damaged chunks, 0 cut short)",
+				   "apart from drops");
+		}
+		run_free(&r);
+		if (ASSERT_EQ(run_sync(&r,
+				       (char *[]){ rc, "stat", "--fail-on-drops=1000", (char *)path,
+						   NULL },
+				       60000),
+			      3, "more lost than allowed"))
+			ASSERT_HAS(r.err, "1005 events lost", "");
+		run_free(&r);
+	}
+out:
+	free(l.mc.buf);
+	tmpdir_cleanup();
+}
