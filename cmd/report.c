@@ -420,7 +420,7 @@ static void say_damage(const struct rc_reader *r)
 	say("warning: '%s' is damaged: %s\n", env.input, rc_reader__error(r));
 	say("warning: %s%" PRIu64 " chunk%s of %" PRIu64 " events lost to damage%s, %" PRIu64
 	    " bytes in %" PRIu64 " stretch%s: shown are the events of the %" PRIu64
-	    " good chunks\n",
+	    " chunks read\n",
 	    d.exact ? "" : "at least ", d.chunks, d.chunks == 1 ? "" : "s", d.records,
 	    d.exact ? "" : " (no trailer to count them)", d.bytes, d.stretches,
 	    d.stretches == 1 ? "" : "es", rc_reader__chunks(r));

@@ -537,7 +537,7 @@ void test_resync_cli(void)
 			ASSERT_HAS(r.err, want, "where");
 			snprintf(cmd, sizeof(cmd),
 				 "1 chunk of 1000 events lost to damage, %llu bytes in 1 stretch: "
-				 "shown are the events of the 6 good chunks\n",
+				 "shown are the events of the 6 chunks read\n",
 				 (unsigned long long)(next - c));
 			ASSERT_HAS(r.err, cmd, "what was lost");
 		}
