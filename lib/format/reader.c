@@ -159,8 +159,8 @@ static int resync(struct rc_reader *r, uint64_t start, const char *why, uint64_t
 		return end_of_file(r);
 	if (!found)
 		r->at_end = r->truncated = true;
-	return rc_damage__add(&r->dmg, start, r->in.offset, why, found ? RC_RESYNCED : RC_NO_RESYNC,
-			      chunks, records);
+	return rc_damage_log__add(&r->dmg, start, r->in.offset, why,
+				  found ? RC_RESYNCED : RC_NO_RESYNC, chunks, records);
 }
 
 /*
@@ -179,8 +179,8 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 		r->at_end = true;
 		if (b->cut) /* cut short there: truncated, not damaged */
 			return end_of_file(r);
-		return rc_damage__add(&r->dmg, start, r->in.offset, b->why,
-				      r->have_trailer ? RC_AFTER_END : RC_TRAILER, 0, 0);
+		return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why,
+					  r->have_trailer ? RC_AFTER_END : RC_TRAILER, 0, 0);
 	}
 	err = rc_input__give_back(&r->in, (const unsigned char *)b->h + 1, b->hlen - 1,
 				  r->payload.buf, r->payload.len);
@@ -192,7 +192,7 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 	err = rc_resync__scan(&r->in);
 	if (err <= 0 || r->in.err)
 		return err < 0 ? err : end_of_file(r);
-	return rc_damage__add(&r->dmg, start, r->in.offset, b->why, RC_RESYNCED, chunk, 0);
+	return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why, RC_RESYNCED, chunk, 0);
 }
 
 static struct rc_reader *reader_new(void)
@@ -416,7 +416,7 @@ static int inflate_ftrace(struct rc_reader *r, const struct rc_disk_chunk *dc)
 static int chunk_lost(struct rc_reader *r, uint64_t off, const char *why, uint64_t nrec)
 {
 	r->raw.len = 0;
-	return rc_damage__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 1, nrec);
+	return rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 1, nrec);
 }
 
 /* A chunk whose header does not check, but for the size of its data: pass over that. */
@@ -427,7 +427,7 @@ static int skip_bad_chunk(struct rc_reader *r, uint64_t off, const struct rc_dis
 
 	if (rc_input__skip(&r->in, dc->data_size))
 		return chunk_lost(r, off, why, nrec);
-	err = rc_damage__add(&r->dmg, off, r->in.offset, why, RC_NO_RESYNC, 1, nrec);
+	err = rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_NO_RESYNC, 1, nrec);
 	return err ?: end_of_file(r);
 }
 
@@ -500,7 +500,7 @@ static int add_point(struct rc_reader *r, const struct rc_stats *st)
 /* A good block whose content does not check: passed over, and nothing else lost. */
 static int block_lost(struct rc_reader *r, uint64_t off, const char *why)
 {
-	return rc_damage__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 0, 0);
+	return rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 0, 0);
 }
 
 static int load_stats(struct rc_reader *r, uint64_t off)
@@ -573,7 +573,7 @@ static int load_trailer(struct rc_reader *r, uint64_t off)
 		memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
 		index[i] = (struct rc_chunk_index){ di.offset, di.first_ts, di.last_ts, di.nrec };
 	}
-	rc_damage__count_index(&r->dmg, index, dt.nindex);
+	rc_damage_log__count_index(&r->dmg, index, dt.nindex);
 	if ((!r->skipped &&
 	     (dt.nrec != r->nrec + lost->records || dt.nchunks != r->nchunks + lost->chunks)) ||
 	    dt.nindex != dt.nchunks) {
@@ -761,7 +761,7 @@ void rc_reader__free(struct rc_reader *r)
 	if (r->own_fd)
 		close(r->in.fd);
 	rc_input__free(&r->in);
-	rc_damage__free(&r->dmg);
+	rc_damage_log__free(&r->dmg);
 	ZSTD_freeDCtx(r->dctx);
 	rc_parsed_header__free(&r->hdr);
 	rc_strbuf__free(&r->payload);

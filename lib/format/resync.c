@@ -119,8 +119,8 @@ static void first_msg(struct rc_damage_log *l)
 		 (unsigned long long)s->start, l->why, tail);
 }
 
-int rc_damage__add(struct rc_damage_log *l, uint64_t start, uint64_t end, const char *why,
-		   enum rc_stretch_end how, uint64_t chunks, uint64_t records)
+int rc_damage_log__add(struct rc_damage_log *l, uint64_t start, uint64_t end, const char *why,
+		       enum rc_stretch_end how, uint64_t chunks, uint64_t records)
 {
 	struct rc_stretch *last = l->ns ? &l->s[l->ns - 1] : NULL;
 	int err;
@@ -168,7 +168,8 @@ static bool in_stretch(const struct rc_damage_log *l, uint64_t off)
 	return false;
 }
 
-void rc_damage__count_index(struct rc_damage_log *l, const struct rc_chunk_index *idx, uint32_t n)
+void rc_damage_log__count_index(struct rc_damage_log *l, const struct rc_chunk_index *idx,
+				uint32_t n)
 {
 	uint32_t i;
 
@@ -182,7 +183,7 @@ void rc_damage__count_index(struct rc_damage_log *l, const struct rc_chunk_index
 	}
 }
 
-void rc_damage__free(struct rc_damage_log *l)
+void rc_damage_log__free(struct rc_damage_log *l)
 {
 	free(l->s);
 	l->s = NULL;
