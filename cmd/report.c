@@ -416,6 +416,21 @@ static void analysis_show(struct analysis *a, const struct rc_meta *m)
 	}
 }
 
+/* Where the file was damaged, and what it lost: chunks passed over, whose events are not shown. */
+static void say_damage(const struct rc_reader *r)
+{
+	struct rc_damage d;
+
+	rc_reader__corrupt(r, &d);
+	say("warning: '%s' is damaged: %s\n", env.input, rc_reader__error(r));
+	say("warning: %s%" PRIu64 " chunk%s of %" PRIu64 " events lost to damage%s, %" PRIu64
+	    " bytes in %" PRIu64 " stretch%s: shown are the events of the %" PRIu64
+	    " chunks read\n",
+	    d.exact ? "" : "at least ", d.chunks, d.chunks == 1 ? "" : "s", d.records,
+	    d.exact ? "" : " (no trailer to count them)", d.bytes, d.stretches,
+	    d.stretches == 1 ? "" : "es", rc_reader__chunks(r));
+}
+
 static void analysis_free(struct analysis *a)
 {
 	rc_summary__free(&a->sum);
@@ -501,6 +516,10 @@ int cmd_report(int argc, char **argv)
 		say("warning: %" PRIu64 " events were dropped in the kernel (ring full): "
 		    "see 'ringcap stat %s'\n",
 		    dropped, env.input);
+	if (rc_reader__corrupt(r, NULL)) {
+		say_damage(r);
+		ret = RC_EXIT_TRUNCATED;
+	}
 	if (rc_reader__truncated(r)) {
 		say("warning: '%s' is truncated at byte %" PRIu64 " (recorder killed or "
 		    "disk full): shown are the events of its %" PRIu64 " complete chunks\n",

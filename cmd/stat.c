@@ -79,7 +79,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 /* What is shown: the ledger (lib/decode/loss.c), and where it came from. */
 struct view {
 	const char *source;
-	bool live, truncated;
+	bool live, truncated, damaged;
+	struct rc_damage dmg;
+	const char *damage; /* where the first damage was (rc_reader__error()) */
 	const struct rc_schema *schema;
 	double duration;
 	uint64_t nrec, chunks, file_bytes, raw_bytes, late;
@@ -110,6 +112,31 @@ static void print_row(const struct view *v, const char *name, const struct rc_le
 		printf(" %10" PRIu64 "\n", rc_ledger__missing(&v->led, r));
 }
 
+static const char *file_state(const struct view *v)
+{
+	if (v->damaged)
+		return v->truncated ? "DAMAGED, TRUNCATED" : "DAMAGED";
+	return v->truncated ? "TRUNCATED" : "complete";
+}
+
+static const char *plural(uint64_t n, const char *one, const char *more)
+{
+	return n == 1 ? one : more;
+}
+
+/* Where the file was damaged, and what was lost: exactly, or at least. */
+static void show_damage_plain(const struct view *v)
+{
+	const struct rc_damage *d = &v->dmg;
+
+	printf("# damaged: %s\n", v->damage);
+	printf("# damaged: %s%" PRIu64 " %s of %" PRIu64 " events lost, %" PRIu64
+	       " bytes passed over in %" PRIu64 " %s%s\n",
+	       d->exact ? "" : "at least ", d->chunks, plural(d->chunks, "chunk", "chunks"),
+	       d->records, d->bytes, d->stretches, plural(d->stretches, "stretch", "stretches"),
+	       d->exact ? "" : " (no trailer to count them)");
+}
+
 static void show_plain(const struct view *v)
 {
 	const char *last = v->live ? "PER SEC" : "MISSING";
@@ -121,7 +148,9 @@ static void show_plain(const struct view *v)
 		printf("# live: %.3f s\n", v->duration);
 	else
 		printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " chunks, %.3f s\n", v->source,
-		       v->truncated ? "TRUNCATED" : "complete", v->nrec, v->chunks, v->duration);
+		       file_state(v), v->nrec, v->chunks, v->duration);
+	if (v->damaged)
+		show_damage_plain(v);
 	if (!v->live && v->nrec)
 		printf("# %s on disk, %s of records: %.1fx compressed, %.2f bytes an event\n",
 		       human_bytes(v->file_bytes, b, sizeof(b)),
@@ -141,9 +170,14 @@ static void show_plain(const struct view *v)
 		printf("# lost: %" PRIu64 " dropped in the kernel (ring full), %" PRIu64
 		       " in user space",
 		       v->led.total.dropped, v->led.st->user_dropped);
-		if (!v->live)
+		if (!v->live && !v->damaged)
 			printf(", %" PRIu64 " missing from the file (cut short)",
 			       rc_ledger__missing(&v->led, &v->led.total));
+		else if (!v->live)
+			printf(", %" PRIu64 " missing from the file (%" PRIu64
+			       " in damaged chunks, %" PRIu64 " cut short)",
+			       v->led.corrupt_records + rc_ledger__cut_short(&v->led),
+			       v->led.corrupt_records, rc_ledger__cut_short(&v->led));
 		printf("\n");
 		if (v->led.lost_in_stream || v->led.lost_at_end)
 			printf("# lost records: the file marks %" PRIu64
@@ -195,6 +229,23 @@ static void json_row(struct json *j, const struct view *v, const struct rc_ledge
 	json_u64(j, "missed", r->missed);
 }
 
+/* "corrupt": what damage cost (zeros when none), and where the first was. */
+static void show_damage_json(struct json *j, const struct view *v)
+{
+	const struct rc_damage *d = &v->dmg;
+
+	json_begin_object(j, "corrupt");
+	json_u64(j, "chunks", d->chunks);
+	json_u64(j, "records", d->records);
+	json_bool(j, "exact", !v->damaged || d->exact);
+	json_u64(j, "bytes", d->bytes);
+	json_u64(j, "stretches", d->stretches);
+	json_u64(j, "offset", d->offset);
+	json_u64(j, "resync", d->resync);
+	json_string(j, "message", v->damaged ? v->damage : "");
+	json_end_object(j);
+}
+
 static void show_json(const struct view *v)
 {
 	struct json j = { .f = stdout };
@@ -202,7 +253,7 @@ static void show_json(const struct view *v)
 
 	json_begin_object(&j, NULL);
 	json_string(&j, "source", v->live ? "live" : v->source);
-	json_bool(&j, "complete", !v->truncated);
+	json_bool(&j, "complete", !v->truncated && !v->damaged);
 	json_double(&j, "duration_s", v->duration);
 	if (!v->live) {
 		json_u64(&j, "events", v->nrec);
@@ -218,6 +269,10 @@ static void show_json(const struct view *v)
 		json_bool(&j, "overwrite", v->led.overwrite);
 		json_u64(&j, "snapshots", v->led.snapshots);
 		json_u64(&j, "overwritten", rc_ledger__overwritten(&v->led));
+		json_bool(&j, "truncated", v->truncated);
+		json_bool(&j, "damaged", v->damaged);
+		json_u64(&j, "cut_short", rc_ledger__cut_short(&v->led));
+		show_damage_json(&j, v);
 	}
 	json_u64(&j, "lost", rc_ledger__lost(&v->led));
 	json_bool(&j, "has_counters", v->led.st != NULL);
@@ -275,7 +330,7 @@ static int show(const struct view *v)
 		    env.max_drops);
 		return RC_EXIT_DROPS;
 	}
-	return v->truncated ? RC_EXIT_TRUNCATED : 0;
+	return v->truncated || v->damaged ? RC_EXIT_TRUNCATED : 0;
 }
 
 /* ---- from a file ------------------------------------------------------ */
@@ -332,6 +387,12 @@ static int stat_file(void)
 		goto out;
 	}
 	v.truncated = rc_reader__truncated(r);
+	v.damaged = rc_reader__corrupt(r, &v.dmg);
+	v.damage = rc_reader__error(r);
+	if (v.damaged) {
+		say("warning: '%s' is damaged: %s\n", env.input, v.damage);
+		rc_ledger__add_corrupt(&v.led, v.dmg.chunks, v.dmg.records, v.dmg.bytes);
+	}
 	v.led.st = rc_reader__stats(r);
 	v.chunks = rc_reader__chunks(r);
 	v.file_bytes = rc_reader__offset(r);

@@ -489,6 +489,9 @@ struct rc_ledger_row {
  * @snapshots: ringcap:snapshot records in the file
  * @lost_in_stream: ringcap:lost records' counts: where the kernel said
  * @lost_at_end: ... and those it never reported, counted at stop
+ * @corrupt_chunks: chunks of the file lost to damage (rc_reader__corrupt())
+ * @corrupt_records: their records: missing from the file, not dropped
+ * @corrupt_bytes: the bytes of the file passed over
  * @worst_at: the start of the second with the most drops, s from the start
  * @worst_dropped: its drops
  * @worst_made: its events made
@@ -502,6 +505,7 @@ struct rc_ledger {
 	const struct rc_stats *st;
 	struct rc_ledger_row *by_event, *by_cpu, total;
 	uint64_t snapshots, lost_in_stream, lost_at_end;
+	uint64_t corrupt_chunks, corrupt_records, corrupt_bytes;
 	double worst_at;
 	uint64_t worst_dropped, worst_made;
 };
@@ -547,21 +551,44 @@ void rc_ledger__add_lost(struct rc_ledger *l, uint64_t lost, bool at_end);
 void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st);
 
 /**
- * rc_ledger__missing() - read from the ring but not in the file: cut short
+ * rc_ledger__add_corrupt() - what the file lost to damage
+ * @l: the ledger
+ * @chunks: chunks lost (struct rc_damage)
+ * @records: their records
+ * @bytes: bytes passed over
+ */
+void rc_ledger__add_corrupt(struct rc_ledger *l, uint64_t chunks, uint64_t records, uint64_t bytes);
+
+/**
+ * rc_ledger__missing() - read from the ring but not in the file
  * @l: counted
  * @r: a row of @l
+ *
+ * The file was cut short, or records were in a damaged chunk: the total's
+ * rc_ledger__cut_short() and @l->corrupt_records tell which.
  *
  * Return: the count; 0 for a live ledger.
  */
 uint64_t rc_ledger__missing(const struct rc_ledger *l, const struct rc_ledger_row *r);
 
 /**
+ * rc_ledger__cut_short() - records missing from the file, but for those of damaged chunks
+ * @l: counted
+ *
+ * Return: rc_ledger__missing() of the total, less @l->corrupt_records; 0
+ * when these are as many or more (the last counters were in a damaged
+ * block, or the file has none).
+ */
+uint64_t rc_ledger__cut_short(const struct rc_ledger *l);
+
+/**
  * rc_ledger__lost() - events lost at any layer
  * @l: counted
  *
- * The ring was full, user space dropped, or the file was cut short. Runs
- * the kernel skipped (missed) are not counted: they are an upper bound,
- * since a skipped run may have been out of scope.
+ * The ring was full, user space dropped, or the file was cut short or
+ * damaged: missing from it, or in its damaged chunks, whichever is more.
+ * Runs the kernel skipped (missed) are not counted: they are an upper
+ * bound, since a skipped run may have been out of scope.
  *
  * Return: the count.
  */
@@ -747,10 +774,15 @@ const struct rc_meta *rc_reader__meta(const struct rc_reader *r);
  * within the chunk's. Counter and trailer blocks met on the way are kept for
  * rc_reader__stats(), rc_reader__history() and rc_reader__trailer().
  *
- * Return: 1 with *@rec set; 0 at the end of the file, complete or cut short
- * (rc_reader__truncated() tells which); -EBADMSG for a corrupt file or -EIO
- * when reading fails, with the reason in rc_reader__error(), after which
- * every call returns -EBADMSG; or -ENOMEM.
+ * A damaged block or chunk is passed over (rc_reader__corrupt()): reading
+ * goes on at the next good block.
+ *
+ * Return: 1 with *@rec set; 0 at the end of the file, complete, cut short
+ * or damaged (rc_reader__truncated() and rc_reader__corrupt() tell which);
+ * -EBADMSG for a file whose blocks are good but do not fit together (a
+ * second header, a chunk after the trailer, a trailer whose totals differ
+ * from the chunks) or -EIO when reading fails, with the reason in
+ * rc_reader__error(), after which every call returns -EBADMSG; or -ENOMEM.
  */
 int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec);
 
@@ -779,13 +811,58 @@ void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until);
 bool rc_reader__truncated(const struct rc_reader *r);
 
 /**
- * rc_reader__error() - why reading failed
+ * rc_reader__error() - why reading failed, or where the file was damaged
  * @r: the reader
  *
- * Return: the first failure's message, without newline, e.g. "corrupt
- * capture at byte N: ..."; "" when nothing failed. Never NULL.
+ * Return: the message, without newline, of the failure that stopped the
+ * reader, e.g. "corrupt capture at byte N: ..."; else, when it passed over
+ * damaged blocks (rc_reader__corrupt()), of the first of them: "corrupt
+ * block at byte N: block checksum mismatch; resynced at byte M, K bytes
+ * skipped"; else "". Never NULL.
  */
 const char *rc_reader__error(const struct rc_reader *r);
+
+/**
+ * struct rc_damage - what a reader passed over to get past corrupt blocks
+ * @offset: where the first corrupt block starts, in bytes from the start
+ * @resync: where reading went on after it: the next good block, or where
+ *	the reader stopped when none followed
+ * @stretches: damaged stretches of the file, each from a corrupt block to
+ *	the next good one
+ * @bytes: the bytes of every stretch: passed over
+ * @chunks: chunks lost in them
+ * @records: records of those chunks
+ * @exact: @chunks and @records are counted from the trailer's index, which
+ *	lists every chunk: exact. Without the trailer (a pipe before its end, a
+ *	file cut short or whose trailer is damaged) they are what the damaged
+ *	blocks themselves tell, a lower bound: a chunk whose block header still
+ *	says so, and its records when that header is intact
+ */
+struct rc_damage {
+	uint64_t offset;
+	uint64_t resync;
+	uint64_t stretches;
+	uint64_t bytes;
+	uint64_t chunks;
+	uint64_t records;
+	bool exact;
+};
+
+/**
+ * rc_reader__corrupt() - whether damaged parts of the file were passed over
+ * @r: the reader
+ * @d: filled with what was lost when not NULL (zeroed when nothing was)
+ *
+ * A block whose magic, length or CRC is wrong, and a chunk whose data does
+ * not decompress or whose records do not check, does not end the read: the
+ * reader looks for the next good block (ringcap-file(5), DAMAGE) and goes
+ * on from there. A corrupt header block still fails rc_reader__open(); a
+ * corrupt trailer is read as none. A damaged read is not complete: say so as
+ * for a truncated file, with rc_reader__error().
+ *
+ * Return: true when any block was passed over as damaged.
+ */
+bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d);
 
 /**
  * rc_reader__stats() - the most recent counters read so far

@@ -150,6 +150,8 @@ long read_all_crc(const void *buf, size_t len, bool *truncated, uint32_t *crc)
 		n++;
 	}
 	*truncated = rc_reader__truncated(r);
+	if (!err && rc_reader__corrupt(r, NULL))
+		n = READ_DAMAGED;
 	rc_reader__free(r);
 	if (crc)
 		*crc = c;

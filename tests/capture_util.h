@@ -27,8 +27,15 @@ int write_meta_capture(struct mem_capture *mc, const struct rc_meta *m,
 		       const struct rc_writer_opts *wo, const void *recs, size_t len,
 		       const struct rc_stats *st);
 /*
- * Read every record; returns the count, -errno on error; *truncated set,
- * and *crc (when not NULL) the crc32 of every record read.
+ * What the tests' readers return for a read that passed over damaged
+ * blocks (rc_reader__corrupt()): the file was not read whole, though
+ * nothing failed.
+ */
+#define READ_DAMAGED (-100000L)
+
+/*
+ * Read every record; returns the count, READ_DAMAGED, or -errno on error;
+ * *truncated set, and *crc (when not NULL) the crc32 of every record read.
  */
 long read_all_crc(const void *buf, size_t len, bool *truncated, uint32_t *crc);
 long read_all(const void *buf, size_t len, bool *truncated);

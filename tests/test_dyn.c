@@ -57,6 +57,8 @@ static int walk(const char *path, const char *name, struct dyn_facts *f,
 		f->nrec++;
 	}
 	f->truncated = rc_reader__truncated(r);
+	if (rc_reader__corrupt(r, NULL)) /* a recorder's file is never damaged */
+		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
 	st = rc_reader__stats(r);
 	for (i = 0; st && i < st->nentries; i++) {
 		if (st->entries[i].type != ev->id)

@@ -1291,9 +1291,9 @@ static long read_spoiled(enum bad_note bad, uint16_t cpu, void (*spoil)(struct r
 		ret = 0;
 		while ((err = rc_reader__next(rd, &rec)) > 0)
 			ret++;
-		if (err < 0) {
+		if (err < 0 || rc_reader__corrupt(rd, NULL)) {
 			ASSERT_HAS(rc_reader__error(rd), want, "why");
-			ret = err;
+			ret = err < 0 ? err : READ_DAMAGED;
 		}
 		rc_reader__free(rd);
 	}
@@ -1323,18 +1323,18 @@ void test_ftpage_reader_rejects(void)
 	ASSERT_EQ(read_spoiled(NOTE_GOOD, 3, NULL, ""), 12, "every record");
 	test__start_subtest("unknown_ftrace_id");
 	ASSERT_EQ(read_spoiled(NOTE_NONE, 0, NULL, "ftrace event of an id the capture does not"),
-		  -EBADMSG, "refused");
+		  READ_DAMAGED, "refused");
 	test__start_subtest("cpu_beyond");
-	ASSERT_EQ(read_spoiled(NOTE_GOOD, NCPUS, NULL, "CPU beyond"), -EBADMSG, "refused");
+	ASSERT_EQ(read_spoiled(NOTE_GOOD, NCPUS, NULL, "CPU beyond"), READ_DAMAGED, "refused");
 	test__start_subtest("raw_size");
-	ASSERT_EQ(read_spoiled(NOTE_GOOD, 0, spoil_raw_size, "decodes to other records"), -EBADMSG,
-		  "refused");
+	ASSERT_EQ(read_spoiled(NOTE_GOOD, 0, spoil_raw_size, "decodes to other records"),
+		  READ_DAMAGED, "refused");
 	test__start_subtest("nrec");
-	ASSERT_EQ(read_spoiled(NOTE_GOOD, 0, spoil_nrec, "decodes to other records"), -EBADMSG,
+	ASSERT_EQ(read_spoiled(NOTE_GOOD, 0, spoil_nrec, "decodes to other records"), READ_DAMAGED,
 		  "refused");
 	test__start_subtest("time_range");
-	ASSERT_EQ(read_spoiled(NOTE_GOOD, 0, spoil_last_ts, "outside its chunk's range"), -EBADMSG,
-		  "refused");
+	ASSERT_EQ(read_spoiled(NOTE_GOOD, 0, spoil_last_ts, "outside its chunk's range"),
+		  READ_DAMAGED, "refused");
 	test__start_subtest("note_size");
 	ASSERT_EQ(read_spoiled(NOTE_SHORT, 0, NULL, ""), -EBADMSG, "corrupt header");
 	test__start_subtest("note_twice");

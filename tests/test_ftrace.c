@@ -96,6 +96,8 @@ static int gather(const char *path, const char *name, struct ft_facts *f)
 		}
 	}
 	f->truncated = rc_reader__truncated(r);
+	if (rc_reader__corrupt(r, NULL)) /* a recorder's file is never damaged */
+		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
 	st = rc_reader__stats(r);
 	for (i = 0; st && i < st->nentries; i++) {
 		f->made += st->entries[i].made;

@@ -47,6 +47,16 @@ void test_loss_layers(void)
 	ASSERT_EQ(rc_ledger__missing(&l, &l.total), 10, "missing: read, not in the file");
 	ASSERT_EQ(rc_ledger__lost(&l), 10 + 3 + 10, "ring full + user space + cut short");
 	ASSERT_EQ(rc_ledger__overwritten(&l), 0, "not a flight recorder");
+	ASSERT_EQ(rc_ledger__cut_short(&l), 10, "all cut short");
+	/* 6 of the 10 were in a damaged chunk: missing still, but not cut short */
+	rc_ledger__add_corrupt(&l, 1, 6, 500);
+	ASSERT_EQ(rc_ledger__missing(&l, &l.total), 10, "missing, damaged or cut");
+	ASSERT_EQ(rc_ledger__cut_short(&l), 4, "cut short");
+	ASSERT_EQ(rc_ledger__lost(&l), 10 + 3 + 10, "lost, once");
+	/* counters older than the damage: the damaged chunks' records are lost still */
+	rc_ledger__add_corrupt(&l, 1, 14, 500);
+	ASSERT_EQ(rc_ledger__cut_short(&l), 0, "none cut short");
+	ASSERT_EQ(rc_ledger__lost(&l), 10 + 3 + 20, "ring full + user space + damaged");
 	l.live = true;
 	ASSERT_EQ(rc_ledger__missing(&l, &l.total), 0, "live: nothing is missing");
 out:

@@ -99,6 +99,8 @@ static int tally(const char *path, const struct want *w, struct tally *t)
 			t->bad++;
 	}
 	t->truncated = rc_reader__truncated(r);
+	if (rc_reader__corrupt(r, NULL)) /* a recorder's file is never damaged */
+		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
 	st = rc_reader__stats(r);
 	for (i = 0; st && i < st->nentries; i++) {
 		t->made += st->entries[i].made;

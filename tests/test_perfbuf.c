@@ -121,6 +121,8 @@ static int pgather(const char *path, struct pfacts *f)
 		take(f, rec);
 	}
 	f->truncated = rc_reader__truncated(r);
+	if (rc_reader__corrupt(r, NULL)) /* a recorder's file is never damaged */
+		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
 	tr = rc_reader__trailer(r);
 	f->late = tr ? tr->late : 0;
 	st = rc_reader__stats(r);

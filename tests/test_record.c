@@ -113,6 +113,8 @@ static int gather(const char *path, struct facts *f)
 			take_sched(f, rec);
 	}
 	f->truncated = rc_reader__truncated(r);
+	if (rc_reader__corrupt(r, NULL)) /* a recorder's file is never damaged */
+		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
 	st = rc_reader__stats(r);
 	f->stats = st != NULL;
 	for (i = 0; st && i < st->nentries; i++) {

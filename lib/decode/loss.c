@@ -73,15 +73,33 @@ void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st)
 		add_row(&l->total, &l->by_event[i]);
 }
 
+void rc_ledger__add_corrupt(struct rc_ledger *l, uint64_t chunks, uint64_t records, uint64_t bytes)
+{
+	l->corrupt_chunks += chunks;
+	l->corrupt_records += records;
+	l->corrupt_bytes += bytes;
+}
+
 uint64_t rc_ledger__missing(const struct rc_ledger *l, const struct rc_ledger_row *r)
 {
 	return !l->live && r->captured > r->in_file ? r->captured - r->in_file : 0;
 }
 
+uint64_t rc_ledger__cut_short(const struct rc_ledger *l)
+{
+	uint64_t m = rc_ledger__missing(l, &l->total);
+
+	return m > l->corrupt_records ? m - l->corrupt_records : 0;
+}
+
 uint64_t rc_ledger__lost(const struct rc_ledger *l)
 {
-	return l->total.dropped + (l->st ? l->st->user_dropped : 0) +
-	       rc_ledger__missing(l, &l->total);
+	uint64_t m = rc_ledger__missing(l, &l->total);
+
+	/* damaged chunks' records are missing too, when the counters came after them */
+	if (l->corrupt_records > m)
+		m = l->corrupt_records;
+	return l->total.dropped + (l->st ? l->st->user_dropped : 0) + m;
 }
 
 uint64_t rc_ledger__overwritten(const struct rc_ledger *l)

@@ -8,28 +8,39 @@
  * ftpage.h) to exactly the size it claims (no larger than
  * RC_MAX_CHUNK_RAW), and every record of a chunk is checked against the
  * schema before the first one is handed out. A file that ends early is
- * truncated, not corrupt: its complete chunks are read.
+ * truncated, not corrupt: its complete chunks are read. A block or chunk
+ * that does not check is passed over: the reader goes on at the next good
+ * block (resync.h), and counts what it lost.
  */
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
 #include "format/header.h"
+#include "format/input.h"
+#include "format/resync.h"
 #include "format/shuffle.h"
 #include "util/mem.h"
 
+/* A block that is not good: what was read of it (its payload: r->payload), and why. */
+struct bad_block {
+	uint32_t h[4];
+	size_t hlen; /* bytes of h read */
+	bool cut;    /* the file ends inside its payload */
+	const char *why;
+};
+
 struct rc_reader {
-	int fd;
+	struct rc_input in;
 	bool own_fd;
-	const unsigned char *mem;
-	size_t mem_len, mem_pos;
-	uint64_t offset;
 
 	struct rc_parsed_header hdr;
-	char err[256];
-	bool at_end, truncated, started;
+	char err[256]; /* the failure that stopped reading */
+	bool at_end, truncated;
+	struct bad_block bad;
+	const char *why; /* why a chunk's data or records are bad */
+	struct rc_damage_log dmg;
 
 	ZSTD_DCtx *dctx;
 	struct rc_strbuf payload, data, enc, raw; /* enc: a shuffled or ftrace chunk */
@@ -48,59 +59,7 @@ struct rc_reader {
 
 static size_t read_some(struct rc_reader *r, void *buf, size_t n)
 {
-	size_t got = 0;
-
-	if (r->mem) {
-		got = r->mem_len - r->mem_pos < n ? r->mem_len - r->mem_pos : n;
-		memcpy(buf, r->mem + r->mem_pos, got);
-		r->mem_pos += got;
-	} else {
-		while (got < n) {
-			ssize_t k = read(r->fd, (char *)buf + got, n - got);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				if (k < 0)
-					snprintf(r->err, sizeof(r->err), "read failed: %s",
-						 strerror(errno));
-				break;
-			}
-			got += k;
-		}
-	}
-	r->offset += got;
-	return got;
-}
-
-/* Pass over @n bytes without looking at them; false if the file ends first. */
-static bool skip_bytes(struct rc_reader *r, size_t n)
-{
-	if (r->mem) {
-		if (r->mem_len - r->mem_pos < n)
-			return false;
-		r->mem_pos += n;
-		r->offset += n;
-		return true;
-	}
-	if (lseek(r->fd, n, SEEK_CUR) >= 0) {
-		struct stat st;
-
-		if (fstat(r->fd, &st) || (uint64_t)st.st_size < r->offset + n)
-			return false;
-		r->offset += n;
-		return true;
-	}
-	/* a pipe: read and drop */
-	while (n) {
-		char buf[65536];
-		size_t k = n < sizeof(buf) ? n : sizeof(buf);
-
-		if (read_some(r, buf, k) < k)
-			return false;
-		n -= k;
-	}
-	return true;
+	return rc_input__read(&r->in, buf, n);
 }
 
 static int corrupt(struct rc_reader *r, uint64_t off, const char *what)
@@ -113,54 +72,127 @@ static int corrupt(struct rc_reader *r, uint64_t off, const char *what)
 /* The file ends before its END block: it was cut short. */
 static int end_of_file(struct rc_reader *r)
 {
-	if (r->err[0])
+	if (r->in.err) {
+		snprintf(r->err, sizeof(r->err), "read failed: %s", strerror(-r->in.err));
 		return -EIO;
+	}
 	r->at_end = true;
 	r->truncated = true;
 	return 0;
 }
 
+static int bad_block(struct rc_reader *r, const char *why)
+{
+	r->bad.why = why;
+	return -EBADMSG;
+}
+
 /*
- * Read one block into r->payload. Returns 1 with *type set, 0 at the end
- * of the file, or -errno.
+ * Read one block into r->payload. Returns 1 with *type set; 0 at the end
+ * of the file, there or inside the block's 16-byte header; -EBADMSG for a
+ * block that is not good, with r->bad saying what was read of it and why;
+ * or -errno.
  */
 static int read_block(struct rc_reader *r, uint32_t *type)
 {
-	uint64_t start = r->offset;
-	uint32_t h[4], crc;
+	struct bad_block *b = &r->bad;
+	uint32_t crc;
 	size_t len, got;
 	int err;
 
-	got = read_some(r, h, 8);
-	if (got < 8)
-		return end_of_file(r);
-	if (h[0] != RC_FRAME_MAGIC)
-		return r->started
-			   ? corrupt(r, start, "bad block magic")
-			   : (snprintf(r->err, sizeof(r->err), "not a ringcap capture (bad magic)"),
-			      -EBADMSG);
-	if (h[1] < 8)
-		return corrupt(r, start, "block length out of range");
-	if (read_some(r, &h[2], 8) < 8)
-		return end_of_file(r);
-	len = h[1] - 8;
-	if (len > (h[2] == RC_BLOCK_TRAILER ? RC_MAX_TRAILER : RC_MAX_BLOCK))
-		return corrupt(r, start, "block length out of range");
+	*b = (struct bad_block){};
 	r->payload.len = 0;
+	b->hlen = read_some(r, b->h, RC_BLOCK_HDR_SIZE);
+	if (b->hlen >= sizeof(b->h[0]) && b->h[0] != RC_FRAME_MAGIC)
+		return bad_block(r, "bad block magic");
+	if (b->hlen < RC_BLOCK_HDR_SIZE)
+		return end_of_file(r);
+	if (b->h[1] < 8)
+		return bad_block(r, "block length out of range");
+	len = b->h[1] - 8;
+	if (len > (b->h[2] == RC_BLOCK_TRAILER ? RC_MAX_TRAILER : RC_MAX_BLOCK))
+		return bad_block(r, "block length out of range");
 	err = rc_strbuf__reserve(&r->payload, len);
 	if (err)
 		return err;
-	if (read_some(r, r->payload.buf, len) < len)
-		return end_of_file(r);
-	r->payload.len = len;
-	crc = rc_block_crc(h[2], r->payload.buf, len);
+	got = read_some(r, r->payload.buf, len);
+	r->payload.len = got;
+	if (got < len) {
+		b->cut = true;
+		return bad_block(r, "block length past the end of the file");
+	}
+	crc = rc_block_crc(b->h[2], r->payload.buf, len);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-	crc = h[3]; /* let mutations reach the parsers */
+	crc = b->h[3]; /* let mutations reach the parsers */
 #endif
-	if (crc != h[3])
-		return corrupt(r, start, "block checksum mismatch");
-	*type = h[2];
+	if (crc != b->h[3])
+		return bad_block(r, "block checksum mismatch");
+	*type = b->h[2];
 	return 1;
+}
+
+/* A trailer, by its type and a length of a trailer's shape, which no other block has. */
+static bool bad_is_trailer(const struct bad_block *b)
+{
+	size_t len;
+
+	if (b->hlen < RC_BLOCK_HDR_SIZE || b->h[0] != RC_FRAME_MAGIC ||
+	    b->h[2] != RC_BLOCK_TRAILER || b->h[1] < 8)
+		return false;
+	len = b->h[1] - 8;
+	return len >= sizeof(struct rc_disk_trailer) && len <= RC_MAX_TRAILER &&
+	       (len - sizeof(struct rc_disk_trailer)) % sizeof(struct rc_disk_index) == 0;
+}
+
+/*
+ * Scan for the next good block, and note the stretch passed over from
+ * @start, for @why: it lost @chunks chunks of @records records.
+ */
+static int resync(struct rc_reader *r, uint64_t start, const char *why, uint64_t chunks,
+		  uint64_t records)
+{
+	int found = rc_resync__scan(&r->in);
+
+	if (found < 0)
+		return found;
+	if (r->in.err)
+		return end_of_file(r);
+	if (!found)
+		r->at_end = r->truncated = true;
+	return rc_damage_log__add(&r->dmg, start, r->in.offset, why,
+				  found ? RC_RESYNCED : RC_NO_RESYNC, chunks, records);
+}
+
+/*
+ * Pass over the bad block that starts at @start (r->bad): scan for the
+ * next good one from the byte after its start, in what was read of it and
+ * on. A trailer is not scanned: it is read as none, and ends the read, as
+ * anything bad after the trailer does, where only the END block is left.
+ */
+static int pass_bad_block(struct rc_reader *r, uint64_t start)
+{
+	const struct bad_block *b = &r->bad;
+	bool chunk = b->hlen >= 12 && b->h[2] == RC_BLOCK_CHUNK;
+	int err;
+
+	if (r->have_trailer || bad_is_trailer(b)) {
+		r->at_end = true;
+		if (b->cut) /* cut short there: truncated, not damaged */
+			return end_of_file(r);
+		return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why,
+					  r->have_trailer ? RC_AFTER_END : RC_TRAILER, 0, 0);
+	}
+	err = rc_input__give_back(&r->in, (const unsigned char *)b->h + 1, b->hlen - 1,
+				  r->payload.buf, r->payload.len);
+	if (err)
+		return err;
+	if (!b->cut)
+		return resync(r, start, b->why, chunk, 0);
+	/* a length past the end: damaged if a good block follows, else cut short */
+	err = rc_resync__scan(&r->in);
+	if (err <= 0 || r->in.err)
+		return err < 0 ? err : end_of_file(r);
+	return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why, RC_RESYNCED, chunk, 0);
 }
 
 static struct rc_reader *reader_new(void)
@@ -169,7 +201,7 @@ static struct rc_reader *reader_new(void)
 
 	if (!r)
 		return NULL;
-	r->fd = -1;
+	r->in.fd = -1;
 	r->until = UINT64_MAX;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
@@ -189,9 +221,15 @@ static struct rc_reader *reader_start(struct rc_reader *r)
 	int err;
 
 	err = read_block(r, &type);
-	if (err == 0) {
+	if (err == -EBADMSG && r->bad.cut)
+		err = 0;
+	if (err == -EBADMSG && r->bad.h[0] != RC_FRAME_MAGIC) {
+		snprintf(r->err, sizeof(r->err), "not a ringcap capture (bad magic)");
+	} else if (err == -EBADMSG) {
+		corrupt(r, 0, r->bad.why);
+	} else if (err == 0) {
 		snprintf(r->err, sizeof(r->err), "%s",
-			 r->offset ? "truncated before the end of its header" : "empty file");
+			 r->in.offset ? "truncated before the end of its header" : "empty file");
 		err = -ENODATA;
 	} else if (err > 0 && type != RC_BLOCK_HEADER) {
 		snprintf(r->err, sizeof(r->err), "not a ringcap capture (no header block)");
@@ -200,7 +238,6 @@ static struct rc_reader *reader_start(struct rc_reader *r)
 		err = rc_parse_header(&r->hdr, r->payload.buf, r->payload.len, r->err,
 				      sizeof(r->err));
 	}
-	r->started = true;
 	if (err < 0) {
 		pr_warn("%s\n", r->err);
 		rc_reader__free(r);
@@ -215,7 +252,7 @@ static struct rc_reader *rc_reader__open_fd(int fd)
 
 	if (!r)
 		return rc_err_ptr(-ENOMEM);
-	r->fd = fd;
+	r->in.fd = fd;
 	return reader_start(r);
 }
 
@@ -248,8 +285,8 @@ struct rc_reader *rc_reader__open_mem(const void *buf, size_t len)
 
 	if (!r)
 		return rc_err_ptr(-ENOMEM);
-	r->mem = buf ? buf : (const void *)"";
-	r->mem_len = len;
+	r->in.mem = buf ? buf : (const void *)"";
+	r->in.mem_len = len;
 	return reader_start(r);
 }
 
@@ -258,8 +295,15 @@ const struct rc_meta *rc_reader__meta(const struct rc_reader *r)
 	return &r->hdr.meta;
 }
 
+/* A chunk's data or records do not check: -EBADMSG, and why in r->why. */
+static int bad_chunk(struct rc_reader *r, const char *why)
+{
+	r->why = why;
+	return -EBADMSG;
+}
+
 /* Check every record of the chunk now in r->raw against the schema. */
-static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk_chunk *dc)
+static int check_records(struct rc_reader *r, const struct rc_disk_chunk *dc)
 {
 	struct rc_rec_hdr h;
 	size_t pos = 0, n = 0;
@@ -271,23 +315,22 @@ static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk
 
 		idx = h.type <= RC_MAX_EVENT_ID ? r->hdr.by_id[h.type] : 0;
 		if (!idx)
-			return corrupt(r, off,
-				       "record of an event type the header does not describe");
+			return bad_chunk(r, "record of an event type the header does not describe");
 		ev = &r->hdr.schema.events[idx - 1];
 		if (h.size < ev->size)
-			return corrupt(r, off, "record shorter than its event");
+			return bad_chunk(r, "record shorter than its event");
 		if (h.ts < dc->first_ts || h.ts > dc->last_ts)
-			return corrupt(r, off, "record time outside its chunk's range");
+			return bad_chunk(r, "record time outside its chunk's range");
 		if (h.cpu >= r->hdr.meta.ncpus)
-			return corrupt(r, off, "record of a CPU beyond the capture's count");
+			return bad_chunk(r, "record of a CPU beyond the capture's count");
 		n++;
 	}
 	if (got == -EBADMSG)
-		return corrupt(r, off, "chunk ends inside a record header");
+		return bad_chunk(r, "chunk ends inside a record header");
 	if (got)
-		return corrupt(r, off, "record size out of range");
+		return bad_chunk(r, "record size out of range");
 	if (n != dc->nrec)
-		return corrupt(r, off, "chunk record count mismatch");
+		return bad_chunk(r, "chunk record count mismatch");
 	return 0;
 }
 
@@ -296,7 +339,7 @@ static int check_records(struct rc_reader *r, uint64_t off, const struct rc_disk
  * shuffled chunk through r->enc, whose size is checked against what runs
  * of dc->nrec records can add (8 bytes a run, one run at least).
  */
-static int inflate_chunk(struct rc_reader *r, uint64_t off, const struct rc_disk_chunk *dc)
+static int inflate_chunk(struct rc_reader *r, const struct rc_disk_chunk *dc)
 {
 	bool shuffled = dc->codec == RC_CODEC_ZSTD_SHUFFLE;
 	unsigned long long fcs = ZSTD_getFrameContentSize(r->data.buf, dc->data_size);
@@ -306,20 +349,20 @@ static int inflate_chunk(struct rc_reader *r, uint64_t off, const struct rc_disk
 	int err;
 
 	if (!shuffled && fcs != dc->raw_size)
-		return corrupt(r, off, "chunk frame size differs from its header");
+		return bad_chunk(r, "chunk frame size differs from its header");
 	if (shuffled && (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
 			 fcs < dc->raw_size + RC_SHUFFLE_RUN_HDR ||
 			 fcs > rc_shuffle__bound(dc->raw_size, dc->nrec)))
-		return corrupt(r, off, "chunk frame size differs from its header");
+		return bad_chunk(r, "chunk frame size differs from its header");
 	if (ZSTD_findFrameCompressedSize(r->data.buf, dc->data_size) != dc->data_size)
-		return corrupt(r, off, "chunk data is not one zstd frame");
+		return bad_chunk(r, "chunk data is not one zstd frame");
 	dst->len = 0;
 	err = rc_strbuf__reserve(dst, fcs);
 	if (err)
 		return err;
 	n = ZSTD_decompressDCtx(r->dctx, dst->buf, fcs, r->data.buf, dc->data_size);
 	if (ZSTD_isError(n) || n != fcs)
-		return corrupt(r, off, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
+		return bad_chunk(r, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
 	if (!shuffled) {
 		r->raw.len = n;
 		return 0;
@@ -329,7 +372,7 @@ static int inflate_chunk(struct rc_reader *r, uint64_t off, const struct rc_disk
 	if (err)
 		return err;
 	if (rc_shuffle__decode(r->enc.buf, n, r->raw.buf, dc->raw_size, dc->nrec, &why))
-		return corrupt(r, off, why);
+		return bad_chunk(r, why);
 	r->raw.len = dc->raw_size;
 	return 0;
 }
@@ -338,7 +381,7 @@ static int inflate_chunk(struct rc_reader *r, uint64_t off, const struct rc_disk
  * Decompress an FTRACE chunk's fragments into r->enc and decode them into
  * r->raw: the records its header counts, of the size it says.
  */
-static int inflate_ftrace(struct rc_reader *r, uint64_t off, const struct rc_disk_chunk *dc)
+static int inflate_ftrace(struct rc_reader *r, const struct rc_disk_chunk *dc)
 {
 	unsigned long long fcs = ZSTD_getFrameContentSize(r->data.buf, dc->data_size);
 	const char *why = "malformed ftrace chunk";
@@ -348,43 +391,69 @@ static int inflate_ftrace(struct rc_reader *r, uint64_t off, const struct rc_dis
 
 	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
 	    fcs > RC_MAX_CHUNK_RAW)
-		return corrupt(r, off, "chunk frame size out of range");
+		return bad_chunk(r, "chunk frame size out of range");
 	if (ZSTD_findFrameCompressedSize(r->data.buf, dc->data_size) != dc->data_size)
-		return corrupt(r, off, "chunk data is not one zstd frame");
+		return bad_chunk(r, "chunk data is not one zstd frame");
 	r->enc.len = 0;
 	err = rc_strbuf__reserve(&r->enc, fcs);
 	if (err)
 		return err;
 	n = ZSTD_decompressDCtx(r->dctx, r->enc.buf, fcs, r->data.buf, dc->data_size);
 	if (ZSTD_isError(n) || n != fcs)
-		return corrupt(r, off, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
+		return bad_chunk(r, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
 	err =
 	    rc_ftdec__chunk(r->enc.buf, n, &r->hdr.ft_ids, r->hdr.meta.ncpus, &r->raw, &nrec, &why);
 	if (err)
-		return err == -EBADMSG ? corrupt(r, off, why) : err;
+		return err == -EBADMSG ? bad_chunk(r, why) : err;
 	if (r->raw.len != dc->raw_size || nrec != dc->nrec) {
 		r->raw.len = 0;
-		return corrupt(r, off, "ftrace chunk decodes to other records than it says");
+		return bad_chunk(r, "ftrace chunk decodes to other records than it says");
 	}
 	return 0;
 }
 
+/* A chunk lost, its data passed over: the stretch from its block @off to here. */
+static int chunk_lost(struct rc_reader *r, uint64_t off, const char *why, uint64_t nrec)
+{
+	r->raw.len = 0;
+	return rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 1, nrec);
+}
+
+/* A chunk whose header does not check, but for the size of its data: pass over that. */
+static int skip_bad_chunk(struct rc_reader *r, uint64_t off, const struct rc_disk_chunk *dc,
+			  const char *why, uint64_t nrec)
+{
+	int err;
+
+	if (rc_input__skip(&r->in, dc->data_size))
+		return chunk_lost(r, off, why, nrec);
+	err = rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_NO_RESYNC, 1, nrec);
+	return err ?: end_of_file(r);
+}
+
+/*
+ * The chunk whose block starts at @off: check its header, read its data,
+ * decompress, check every record. A chunk that does not check is passed
+ * over, and counted as lost: its data when its size can be trusted, else
+ * up to the next good block.
+ */
 static int load_chunk(struct rc_reader *r, uint64_t off)
 {
 	struct rc_disk_chunk dc;
 	int err;
 
 	if (r->payload.len < sizeof(dc))
-		return corrupt(r, off, "chunk header too short");
+		return resync(r, off, "chunk header too short", 1, 0);
 	memcpy(&dc, r->payload.buf, sizeof(dc));
-	if (dc.codec != RC_CODEC_ZSTD && dc.codec != RC_CODEC_ZSTD_SHUFFLE &&
-	    dc.codec != RC_CODEC_FTRACE)
-		return corrupt(r, off, "chunk compressed with an unknown codec");
 	if (dc.raw_size > RC_MAX_CHUNK_RAW || dc.data_size > RC_MAX_CHUNK_DATA || !dc.data_size)
-		return corrupt(r, off, "chunk size out of range");
+		return resync(r, off, "chunk size out of range", 1, 0);
 	if (dc.first_ts > dc.last_ts || !dc.nrec ||
 	    dc.nrec > dc.raw_size / sizeof(struct rc_rec_hdr))
-		return corrupt(r, off, "chunk header inconsistent");
+		return skip_bad_chunk(r, off, &dc, "chunk header inconsistent", 0);
+	if (dc.codec != RC_CODEC_ZSTD && dc.codec != RC_CODEC_ZSTD_SHUFFLE &&
+	    dc.codec != RC_CODEC_FTRACE)
+		return skip_bad_chunk(r, off, &dc, "chunk compressed with an unknown codec",
+				      dc.nrec);
 	/*
 	 * Outside the range: passed over without decompressing. Not a stop at
 	 * the first chunk past @until: a record written late (counted in the
@@ -392,7 +461,7 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 	 */
 	if (dc.first_ts > r->until || dc.last_ts < r->since) {
 		r->skipped = true;
-		return skip_bytes(r, dc.data_size) ? 0 : end_of_file(r);
+		return rc_input__skip(&r->in, dc.data_size) ? 0 : end_of_file(r);
 	}
 	r->data.len = 0;
 	err = rc_strbuf__reserve(&r->data, dc.data_size);
@@ -402,13 +471,13 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 		return end_of_file(r);
 	r->raw.len = 0;
 	if (dc.codec == RC_CODEC_FTRACE)
-		err = inflate_ftrace(r, off, &dc);
+		err = inflate_ftrace(r, &dc);
 	else
-		err = inflate_chunk(r, off, &dc);
-	if (err)
-		return err;
+		err = inflate_chunk(r, &dc);
 	r->raw_pos = 0;
-	err = check_records(r, off, &dc);
+	err = err ?: check_records(r, &dc);
+	if (err == -EBADMSG)
+		return chunk_lost(r, off, r->why, dc.nrec);
 	if (err) {
 		r->raw.len = 0;
 		return err;
@@ -428,6 +497,12 @@ static int add_point(struct rc_reader *r, const struct rc_stats *st)
 	return 0;
 }
 
+/* A good block whose content does not check: passed over, and nothing else lost. */
+static int block_lost(struct rc_reader *r, uint64_t off, const char *why)
+{
+	return rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 0, 0);
+}
+
 static int load_stats(struct rc_reader *r, uint64_t off)
 {
 	const unsigned char *p = (const unsigned char *)r->payload.buf;
@@ -436,12 +511,12 @@ static int load_stats(struct rc_reader *r, uint64_t off)
 	uint32_t i;
 
 	if (r->payload.len < sizeof(ds))
-		return corrupt(r, off, "stats block too short");
+		return block_lost(r, off, "stats block too short");
 	memcpy(&ds, p, sizeof(ds));
 	if (ds.entry_size < sizeof(struct rc_disk_stat))
-		return corrupt(r, off, "stats entry size too small");
+		return block_lost(r, off, "stats entry size too small");
 	if (ds.nentries > (r->payload.len - sizeof(ds)) / ds.entry_size)
-		return corrupt(r, off, "stats count larger than its block");
+		return block_lost(r, off, "stats count larger than its block");
 	entries = calloc(ds.nentries ? ds.nentries : 1, sizeof(*entries));
 	if (!entries)
 		return -ENOMEM;
@@ -470,10 +545,16 @@ static int load_stats(struct rc_reader *r, uint64_t off)
 	return add_point(r, &r->stats);
 }
 
+/*
+ * The trailer: its index, and its totals checked against the chunks read
+ * and those its index places in damaged stretches (counted exactly then).
+ */
 static int load_trailer(struct rc_reader *r, uint64_t off)
 {
 	const unsigned char *p = (const unsigned char *)r->payload.buf;
+	struct rc_chunk_index *index;
 	struct rc_disk_trailer dt;
+	const struct rc_damage *lost = &r->dmg.d;
 	uint32_t i;
 
 	if (r->have_trailer)
@@ -483,19 +564,23 @@ static int load_trailer(struct rc_reader *r, uint64_t off)
 	memcpy(&dt, p, sizeof(dt));
 	if (dt.nindex > (r->payload.len - sizeof(dt)) / sizeof(struct rc_disk_index))
 		return corrupt(r, off, "trailer index larger than its block");
-	if ((!r->skipped && (dt.nrec != r->nrec || dt.nchunks != r->nchunks)) ||
-	    dt.nindex != dt.nchunks)
-		return corrupt(r, off, "trailer totals differ from the chunks read");
-	r->trailer.index = calloc(dt.nindex ? dt.nindex : 1, sizeof(*r->trailer.index));
-	if (!r->trailer.index)
+	index = calloc(dt.nindex ? dt.nindex : 1, sizeof(*index));
+	if (!index)
 		return -ENOMEM;
 	for (i = 0; i < dt.nindex; i++) {
 		struct rc_disk_index di;
 
 		memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
-		r->trailer.index[i] =
-		    (struct rc_chunk_index){ di.offset, di.first_ts, di.last_ts, di.nrec };
+		index[i] = (struct rc_chunk_index){ di.offset, di.first_ts, di.last_ts, di.nrec };
 	}
+	rc_damage_log__count_index(&r->dmg, index, dt.nindex);
+	if ((!r->skipped &&
+	     (dt.nrec != r->nrec + lost->records || dt.nchunks != r->nchunks + lost->chunks)) ||
+	    dt.nindex != dt.nchunks) {
+		free(index);
+		return corrupt(r, off, "trailer totals differ from the chunks read");
+	}
+	r->trailer.index = index;
 	r->trailer.nrec = dt.nrec;
 	r->trailer.nchunks = dt.nchunks;
 	r->trailer.first_ts = dt.first_ts;
@@ -512,7 +597,7 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 	int err;
 
 	for (;;) {
-		uint64_t off = r->offset;
+		uint64_t off = r->in.offset;
 		uint32_t type;
 
 		if (r->raw_pos < r->raw.len) {
@@ -528,8 +613,13 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 		if (r->err[0])
 			return -EBADMSG;
 		err = read_block(r, &type);
-		if (err <= 0)
-			return err;
+		if (err == -EBADMSG)
+			err = pass_bad_block(r, off);
+		if (err <= 0) {
+			if (err < 0)
+				return err;
+			continue;
+		}
 		switch (type) {
 		case RC_BLOCK_CHUNK:
 			err = r->have_trailer ? corrupt(r, off, "chunk after the trailer")
@@ -542,7 +632,8 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 			err = load_trailer(r, off);
 			break;
 		case RC_BLOCK_END:
-			if (!r->have_trailer)
+			/* after damage, the trailer may have been in it: read as none */
+			if (!r->have_trailer && !r->dmg.ns)
 				err = corrupt(r, off, "end block without a trailer");
 			else
 				r->at_end = true;
@@ -558,47 +649,31 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 	}
 }
 
-/* @n bytes at @off, without moving: for the END block and the trailer. */
-static bool read_at(struct rc_reader *r, void *buf, size_t n, uint64_t off)
-{
-	if (r->mem) {
-		if (off > r->mem_len || r->mem_len - off < n)
-			return false;
-		memcpy(buf, r->mem + off, n);
-		return true;
-	}
-	return pread(r->fd, buf, n, off) == (ssize_t)n;
-}
-
 /* The file offset of the first chunk that ends at or after @ts, from the trailer. */
 static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
 {
 	uint32_t h[4], crc;
 	uint64_t size, toff, found = 0;
 	struct rc_disk_trailer dt;
-	struct stat st;
 	unsigned char *p;
 	uint32_t i;
 
-	if (r->mem)
-		size = r->mem_len;
-	else if (!fstat(r->fd, &st) && S_ISREG(st.st_mode))
-		size = st.st_size;
-	else
+	if (!rc_input__size(&r->in, &size))
 		return 0;
 	/* END block: 16-byte block header, then the trailer's offset */
-	if (size < 24 || !read_at(r, h, 16, size - 24) || h[0] != RC_FRAME_MAGIC || h[1] != 16 ||
-	    h[2] != RC_BLOCK_END || !read_at(r, &toff, 8, size - 8) ||
-	    rc_block_crc(RC_BLOCK_END, &toff, 8) != h[3] || toff < r->offset ||
+	if (size < 24 || !rc_input__read_at(&r->in, h, 16, size - 24) || h[0] != RC_FRAME_MAGIC ||
+	    h[1] != 16 || h[2] != RC_BLOCK_END || !rc_input__read_at(&r->in, &toff, 8, size - 8) ||
+	    rc_block_crc(RC_BLOCK_END, &toff, 8) != h[3] || toff < r->in.offset ||
 	    toff > size - 24 - RC_BLOCK_HDR_SIZE)
 		return 0;
-	if (!read_at(r, h, 16, toff) || h[0] != RC_FRAME_MAGIC || h[2] != RC_BLOCK_TRAILER ||
-	    h[1] < 8 + sizeof(dt) || h[1] - 8 > RC_MAX_TRAILER || toff + 8 + h[1] > size - 24)
+	if (!rc_input__read_at(&r->in, h, 16, toff) || h[0] != RC_FRAME_MAGIC ||
+	    h[2] != RC_BLOCK_TRAILER || h[1] < 8 + sizeof(dt) || h[1] - 8 > RC_MAX_TRAILER ||
+	    toff + 8 + h[1] > size - 24)
 		return 0;
 	p = malloc(h[1] - 8);
 	if (!p)
 		return 0;
-	if (read_at(r, p, h[1] - 8, toff + 16)) {
+	if (rc_input__read_at(&r->in, p, h[1] - 8, toff + 16)) {
 		crc = rc_block_crc(RC_BLOCK_TRAILER, p, h[1] - 8);
 		memcpy(&dt, p, sizeof(dt));
 		if (crc == h[3] &&
@@ -615,7 +690,7 @@ static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
 		}
 	}
 	free(p);
-	return found >= r->offset && found < toff ? found : 0;
+	return found >= r->in.offset && found < toff ? found : 0;
 }
 
 void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until)
@@ -624,18 +699,11 @@ void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until)
 
 	r->since = since;
 	r->until = until;
-	if (!since || r->nchunks || r->raw.len)
+	if (!since || r->nchunks || r->raw.len || r->dmg.ns)
 		return;
 	off = index_lookup(r, since);
-	if (off <= r->offset)
-		return;
-	if (r->mem) {
-		r->mem_pos = off;
-	} else if (lseek(r->fd, off, SEEK_SET) < 0) {
-		return;
-	}
-	r->offset = off;
-	r->skipped = true;
+	if (off > r->in.offset && rc_input__seek(&r->in, off))
+		r->skipped = true;
 }
 
 bool rc_reader__truncated(const struct rc_reader *r)
@@ -645,7 +713,14 @@ bool rc_reader__truncated(const struct rc_reader *r)
 
 const char *rc_reader__error(const struct rc_reader *r)
 {
-	return r->err;
+	return r->err[0] ? r->err : r->dmg.msg;
+}
+
+bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d)
+{
+	if (d)
+		*d = r->dmg.d;
+	return r->dmg.ns > 0;
 }
 
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r)
@@ -666,7 +741,7 @@ const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r)
 
 uint64_t rc_reader__offset(const struct rc_reader *r)
 {
-	return r->offset;
+	return r->in.offset;
 }
 
 uint64_t rc_reader__chunks(const struct rc_reader *r)
@@ -684,7 +759,9 @@ void rc_reader__free(struct rc_reader *r)
 	if (!r)
 		return;
 	if (r->own_fd)
-		close(r->fd);
+		close(r->in.fd);
+	rc_input__free(&r->in);
+	rc_damage_log__free(&r->dmg);
 	ZSTD_freeDCtx(r->dctx);
 	rc_parsed_header__free(&r->hdr);
 	rc_strbuf__free(&r->payload);

@@ -36,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct rc_rec_hdr *rec;
 	const struct rc_stats_point *hist;
 	struct rc_stats_point pt;
+	struct rc_damage dmg;
 	const struct rc_stats *st;
 	const struct rc_meta *m;
 	struct rc_reader *r;
@@ -80,6 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hist = rc_reader__history(r, &n);
 	(void)hist;
 	rc_reader__truncated(r);
+	rc_reader__corrupt(r, &dmg);
+	(void)rc_reader__error(r);
 	rc_reader__trailer(r);
 	rc_summary__free(&sum);
 	rc_strbuf__free(&sb);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Write the fuzzer's seed corpus into a directory: small valid captures
- * of every built-in event, in the current format, a truncated one, and
- * captures of FTRACE chunks (ftrace events as the kernel's ring holds them).
+ * of every built-in event, in the current format, a truncated one, a
+ * damaged one (blocks to resync past), and captures of FTRACE chunks (ftrace events as the kernel's
+ * ring holds them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,9 +87,38 @@ static int add_all(struct rc_writer *w, unsigned int n)
 }
 
 enum seed_codec { SHUFFLED, PLAIN, STORED };
+enum seed_end { WHOLE, CUT, DAMAGED };
+
+/*
+ * Damage a capture for the reader to resync past: the magic of its second
+ * chunk, and the length of its fourth (past the end of the file).
+ */
+static int damage(int fd)
+{
+	uint32_t h[4], zero = 0, huge = 8u << 20;
+	uint64_t off = 0;
+	int nth = 0;
+
+	while (pread(fd, h, sizeof(h), off) == sizeof(h)) {
+		struct rc_disk_chunk dc;
+
+		if (h[2] != RC_BLOCK_CHUNK) {
+			off += 8 + (uint64_t)h[1];
+			continue;
+		}
+		if (pread(fd, &dc, sizeof(dc), off + RC_BLOCK_HDR_SIZE) != sizeof(dc))
+			return -EIO;
+		nth++;
+		if ((nth == 2 && pwrite(fd, &zero, 4, off) != 4) ||
+		    (nth == 4 && pwrite(fd, &huge, 4, off + 4) != 4))
+			return -EIO;
+		off += 8 + (uint64_t)h[1] + dc.data_size;
+	}
+	return nth >= 4 ? 0 : -EINVAL;
+}
 
 static int write_seed(const char *dir, const char *name, unsigned int n, size_t chunk,
-		      bool truncate, enum seed_codec codec)
+		      enum seed_end end, enum seed_codec codec)
 {
 	struct rc_stat_entry se[2] = {
 		{ .cpu = 0, .type = RC_EV_SYSCALL, .made = n, .captured = n, .filtered = 3 },
@@ -120,7 +150,7 @@ static int write_seed(const char *dir, const char *name, unsigned int n, size_t 
 
 	m.schema = rc_builtin_schema();
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return -errno;
 	w = rc_writer__new(fd, &m, &wo);
@@ -131,8 +161,10 @@ static int write_seed(const char *dir, const char *name, unsigned int n, size_t 
 	err = add_all(w, n) ?: rc_writer__add_stats(w, &st) ?: rc_writer__finish(w);
 	rc_writer__free(w);
 	len = lseek(fd, 0, SEEK_END);
-	if (!err && truncate && ftruncate(fd, len * 2 / 3))
+	if (!err && end == CUT && ftruncate(fd, len * 2 / 3))
 		err = -errno;
+	if (!err && end == DAMAGED)
+		err = damage(fd);
 	close(fd);
 	return err;
 }
@@ -445,13 +477,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gen_seeds DIR\n");
 		return 2;
 	}
-	err = write_seed(argv[1], "one.rcap", 1, 4096, false, SHUFFLED) ?:
-	      write_seed(argv[1], "chunks.rcap", 8, 1024, false, SHUFFLED) ?:
-	      write_seed(argv[1], "runs.rcap", 40, 4096, false, SHUFFLED) ?:
-	      write_seed(argv[1], "plain.rcap", 8, 1024, false, PLAIN) ?:
-	      write_seed(argv[1], "stored.rcap", 8, 1024, false, STORED) ?:
-	      write_seed(argv[1], "truncated.rcap", 8, 1024, true, SHUFFLED) ?:
-	      write_seed(argv[1], "empty.rcap", 0, 4096, false, SHUFFLED) ?:
+	err = write_seed(argv[1], "one.rcap", 1, 4096, WHOLE, SHUFFLED) ?:
+	      write_seed(argv[1], "chunks.rcap", 8, 1024, WHOLE, SHUFFLED) ?:
+	      write_seed(argv[1], "runs.rcap", 40, 4096, WHOLE, SHUFFLED) ?:
+	      write_seed(argv[1], "plain.rcap", 8, 1024, WHOLE, PLAIN) ?:
+	      write_seed(argv[1], "stored.rcap", 8, 1024, WHOLE, STORED) ?:
+	      write_seed(argv[1], "truncated.rcap", 8, 1024, CUT, SHUFFLED) ?:
+	      write_seed(argv[1], "damaged.rcap", 8, 1024, DAMAGED, SHUFFLED) ?:
+	      write_seed(argv[1], "empty.rcap", 0, 4096, WHOLE, SHUFFLED) ?:
 	      write_ftrace_seed(argv[1], "ftrace.rcap", false) ?:
 	      write_ftrace_seed(argv[1], "ftrace_stored.rcap", true) ?:
 	      write_bpf_seed(argv[1], "bpf.rcap");

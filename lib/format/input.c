@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The bytes of a capture, for its reader (input.h): from a descriptor or
+ * from memory, with a descriptor's bytes given back after a resync read
+ * again before its next ones.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "format/input.h"
+
+/* Bytes given back (or peeked at) and not read again yet. */
+static size_t back_len(const struct rc_input *in)
+{
+	return in->back.len - in->back_pos;
+}
+
+/* From the descriptor itself: up to @n bytes, fewer at its end or on an error. */
+static size_t read_fd(struct rc_input *in, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n && !in->err) {
+		ssize_t k = read(in->fd, (char *)buf + got, n - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			in->err = -errno;
+		if (k <= 0)
+			break;
+		got += k;
+	}
+	return got;
+}
+
+size_t rc_input__read(struct rc_input *in, void *buf, size_t n)
+{
+	size_t got;
+
+	if (in->mem) {
+		got = in->mem_len - in->mem_pos < n ? in->mem_len - in->mem_pos : n;
+		if (got)
+			memcpy(buf, in->mem + in->mem_pos, got);
+		in->mem_pos += got;
+	} else {
+		got = back_len(in) < n ? back_len(in) : n;
+		if (got)
+			memcpy(buf, in->back.buf + in->back_pos, got);
+		in->back_pos += got;
+		if (got < n)
+			got += read_fd(in, (char *)buf + got, n - got);
+	}
+	in->offset += got;
+	return got;
+}
+
+int rc_input__peek(struct rc_input *in, size_t n, const unsigned char **p, size_t *avail)
+{
+	size_t have;
+	int err;
+
+	if (in->mem) {
+		have = in->mem_len - in->mem_pos;
+		*p = in->mem + in->mem_pos;
+		*avail = have < n ? have : n;
+		return 0;
+	}
+	have = back_len(in);
+	if (have < n) {
+		/* what is left to the front, then read what is missing after it */
+		if (have)
+			memmove(in->back.buf, in->back.buf + in->back_pos, have);
+		in->back.len = have;
+		in->back_pos = 0;
+		err = rc_strbuf__reserve(&in->back, n - have);
+		if (err)
+			return err;
+		have += read_fd(in, in->back.buf + have, n - have);
+		in->back.len = have;
+	}
+	*p = (const unsigned char *)in->back.buf + in->back_pos;
+	*avail = have < n ? have : n;
+	return 0;
+}
+
+void rc_input__consume(struct rc_input *in, size_t n)
+{
+	if (in->mem)
+		in->mem_pos += n;
+	else
+		in->back_pos += n;
+	in->offset += n;
+}
+
+bool rc_input__skip(struct rc_input *in, size_t n)
+{
+	struct stat st;
+	size_t k;
+
+	if (in->mem) {
+		if (in->mem_len - in->mem_pos < n)
+			return false;
+		rc_input__consume(in, n);
+		return true;
+	}
+	k = back_len(in) < n ? back_len(in) : n;
+	rc_input__consume(in, k);
+	n -= k;
+	if (!n)
+		return true;
+	if (lseek(in->fd, n, SEEK_CUR) >= 0) {
+		if (fstat(in->fd, &st) || (uint64_t)st.st_size < in->offset + n)
+			return false;
+		in->offset += n;
+		return true;
+	}
+	/* a pipe: read and drop */
+	while (n) {
+		char buf[65536];
+
+		k = n < sizeof(buf) ? n : sizeof(buf);
+		if (rc_input__read(in, buf, k) < k)
+			return false;
+		n -= k;
+	}
+	return true;
+}
+
+int rc_input__give_back(struct rc_input *in, const void *a, size_t alen, const void *b, size_t blen)
+{
+	struct rc_strbuf nb = {};
+	int err;
+
+	if (in->mem) {
+		in->mem_pos -= alen + blen;
+		in->offset -= alen + blen;
+		return 0;
+	}
+	err = rc_strbuf__reserve(&nb, alen + blen + back_len(in));
+	err = err ?: rc_strbuf__append(&nb, a, alen);
+	err = err ?: rc_strbuf__append(&nb, b, blen);
+	if (back_len(in))
+		err = err ?: rc_strbuf__append(&nb, in->back.buf + in->back_pos, back_len(in));
+	if (err) {
+		rc_strbuf__free(&nb);
+		return err;
+	}
+	rc_strbuf__free(&in->back);
+	in->back = nb;
+	in->back_pos = 0;
+	in->offset -= alen + blen;
+	return 0;
+}
+
+bool rc_input__size(struct rc_input *in, uint64_t *size)
+{
+	struct stat st;
+
+	if (in->mem) {
+		*size = in->mem_len;
+		return true;
+	}
+	if (fstat(in->fd, &st) || !S_ISREG(st.st_mode))
+		return false;
+	*size = st.st_size;
+	return true;
+}
+
+bool rc_input__read_at(struct rc_input *in, void *buf, size_t n, uint64_t off)
+{
+	if (in->mem) {
+		if (off > in->mem_len || in->mem_len - off < n)
+			return false;
+		memcpy(buf, in->mem + off, n);
+		return true;
+	}
+	return pread(in->fd, buf, n, off) == (ssize_t)n;
+}
+
+bool rc_input__seek(struct rc_input *in, uint64_t off)
+{
+	if (off < in->offset || back_len(in))
+		return false;
+	if (in->mem) {
+		if (off > in->mem_len)
+			return false;
+		in->mem_pos = off;
+	} else if (lseek(in->fd, off, SEEK_SET) < 0) {
+		return false;
+	}
+	in->offset = off;
+	return true;
+}
+
+void rc_input__free(struct rc_input *in)
+{
+	rc_strbuf__free(&in->back);
+}

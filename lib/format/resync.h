@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Getting past a corrupt block (ringcap-file(5), DAMAGE): the scan for the
+ * next good block, and the log of what was passed over.
+ */
+#ifndef RINGCAP_FORMAT_RESYNC_H
+#define RINGCAP_FORMAT_RESYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "format/input.h"
+
+/**
+ * rc_resync__scan() - find the next good block
+ * @in: the input, at the byte after the start of a damaged block (or
+ *	after a block whose data's size is not known)
+ *
+ * Looks for the frame magic, from the reading position, and takes the
+ * first place where a whole block checks: a type the reader goes on at
+ * (CHUNK, STATS, TRAILER, END), a length that type can have, its payload
+ * present and its CRC matching. What is before it is read.
+ *
+ * Return: 1 with @in at that block; 0 when the file ends first, all of it
+ * read (or a read failed: see @in->err); -ENOMEM.
+ */
+int rc_resync__scan(struct rc_input *in);
+
+/* A stretch of the file passed over: from a corrupt block to the next good one. */
+struct rc_stretch {
+	uint64_t start, end;
+};
+
+/* How a damaged stretch ends. */
+enum rc_stretch_end {
+	RC_RESYNCED,  /* at a good block: reading goes on */
+	RC_NO_RESYNC, /* at the end of the file: nothing good after it */
+	RC_TRAILER,   /* a damaged trailer, read as none: the read ends there */
+	RC_AFTER_END, /* after the trailer, where only the END block is left */
+};
+
+/**
+ * struct rc_damage_log - what a reader passed over
+ * @d: the counts rc_reader__corrupt() gives
+ * @s: the stretches, in file order, apart
+ * @ns: stretches in @s
+ * @cap: room in @s
+ * @why: the first corrupt block's reason
+ * @how: how its stretch ends
+ * @msg: what rc_reader__error() says of it
+ *
+ * Starts zeroed.
+ */
+struct rc_damage_log {
+	struct rc_damage d;
+	struct rc_stretch *s;
+	size_t ns, cap;
+	char why[96];
+	enum rc_stretch_end how;
+	char msg[256];
+};
+
+/**
+ * rc_damage_log__add() - note a damaged stretch
+ * @l: the log
+ * @start: where its corrupt block starts
+ * @end: where reading goes on, or stopped
+ * @why: why the block is corrupt
+ * @how: how the stretch ends
+ * @chunks: chunks its corrupt block tells were lost (0 or 1)
+ * @records: their records, when the block tells
+ *
+ * A stretch that starts where the last one ends extends it. @chunks and
+ * @records count until rc_damage_log__count_index() counts exactly.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_damage_log__add(struct rc_damage_log *l, uint64_t start, uint64_t end, const char *why,
+		       enum rc_stretch_end how, uint64_t chunks, uint64_t records);
+
+/**
+ * rc_damage_log__count_index() - count the chunks lost exactly, from a trailer's index
+ * @l: the log
+ * @idx: the index of every chunk
+ * @n: its entries
+ *
+ * The chunks whose block starts in a damaged stretch are lost, with their
+ * records; the counts are exact from then on.
+ */
+void rc_damage_log__count_index(struct rc_damage_log *l, const struct rc_chunk_index *idx,
+				uint32_t n);
+
+/**
+ * rc_damage_log__free() - free a log's stretches
+ * @l: the log
+ */
+void rc_damage_log__free(struct rc_damage_log *l);
+
+#endif /* RINGCAP_FORMAT_RESYNC_H */
