@@ -197,6 +197,10 @@ static int open_user(struct rc_bpf *s)
 				   .event_type = s->c.opts.event_type,
 				   .sets = s->c.opts.bpf_sets,
 				   .nsets = s->c.opts.nbpf_sets,
+				   /* -m asked for the perf buffer: its size, else the default */
+				   .perf_size = s->c.opts.transport == RC_TRANSPORT_PERFBUF
+						    ? s->c.opts.ringbuf_size
+						    : 0,
 				   .put = user_put,
 				   .lost = user_lost,
 				   .ctx = s };

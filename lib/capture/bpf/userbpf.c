@@ -26,7 +26,7 @@
 #define FIRST_ENUM_ID 64			     /* above the built-in enums' ids */
 #define RAW_HDR	      (sizeof(struct rc_ev_hdr) + 8) /* header, then u32 loc, u32 pad */
 #define RAW_MAX	      (RC_REC_MAX - RAW_HDR)
-#define PERF_PAGES    256 /* a CPU's perf ring: as libbpf's perf_buffer__new() callers use */
+#define PERF_SIZE     (8u << 20) /* a CPU's perf ring, as for ringcap's own: -m */
 
 struct rc_user {
 	struct rc_user_opts o;
@@ -301,9 +301,8 @@ static int on_lost(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts)
 static int open_ring(struct rc_user *u)
 {
 	int fd = bpf_map__fd(u->map);
-	struct rc_perfbuf_opts po = { .size = PERF_PAGES * sysconf(_SC_PAGESIZE),
-				      .wakeup_bytes = PERF_PAGES * sysconf(_SC_PAGESIZE) / 4,
-				      .user_samples = true };
+	size_t size = u->o.perf_size ?: PERF_SIZE;
+	struct rc_perfbuf_opts po = { .size = size, .wakeup_bytes = size / 4, .user_samples = true };
 	int ncpus, err;
 
 	if (bpf_map__type(u->map) == BPF_MAP_TYPE_RINGBUF) {

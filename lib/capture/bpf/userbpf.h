@@ -23,6 +23,7 @@ struct rc_user_opts {
 	const char *event_type; /* NULL: records kept raw */
 	const char *const *sets;
 	size_t nsets;
+	size_t perf_size; /* a perf event array's ring on each CPU; 0: 8 MiB */
 	rc_user_put_fn put;
 	rc_user_lost_fn lost;
 	void *ctx;
