@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/types.h>
 #include "capture_util.h"
+#include "events.h"
 #include "run_util.h"
 #include "test_progs.h"
 
@@ -709,6 +711,66 @@ static void all_cpus(char *buf, size_t len)
 	buf[0] = '\0';
 	for (i = 0; i < n && used < len; i++)
 		used += snprintf(buf + used, len - used, "%s%ld", i ? "," : "", i);
+}
+
+/* Lost records in a capture, and those written at the end. */
+static void count_lost(const char *path, uint64_t *lost, uint64_t *at_end)
+{
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_rec_hdr *rec;
+
+	*lost = *at_end = 0;
+	if (!ASSERT_OK_PTR(r, "open"))
+		return;
+	while (rc_reader__next(r, &rec) > 0) {
+		const struct rc_rec_lost *l = (const void *)rec;
+
+		if (rec->type != RC_REC_LOST)
+			continue;
+		*lost += l->lost;
+		if (l->flags & RC_LOST_F_AT_END)
+			*at_end += l->lost;
+	}
+	rc_reader__free(r);
+}
+
+/*
+ * record --bpf over a perf event array of one page a CPU: most records are
+ * lost, and every loss is counted, those after the last record that fit
+ * too (the kernel's count, read at the end: Linux 6.0's PERF_FORMAT_LOST).
+ */
+void test_dyn_bpf_perf_lost(void)
+{
+	const char *out = tmpfile_path("pl.rcap");
+	uint64_t lost, at_end;
+	struct dyn_facts f;
+	struct run r = {};
+	char obj[4096];
+
+	if (!need_root())
+		return;
+	snprintf(obj, sizeof(obj), "%s", bin("tests/bpf/perfarray.bpf.o"));
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "--bpf", obj,
+				     "--event-type", "pa_event", "--set", "target_comm=rc_workload",
+				     "-m", "4K", "-o", (char *)out, "--", (char *)bin("rc_workload"),
+				     "getppid", "40000", NULL },
+			 120000),
+		0, "record"))
+		goto out;
+	if (!ASSERT_OK(walk(out, "bpf:pa_event", &f, NULL, NULL), "walk"))
+		goto out;
+	count_lost(out, &lost, &at_end);
+	printf("    %ld captured, %llu lost (%llu at the end)\n", f.nrec,
+	       (unsigned long long)lost, (unsigned long long)at_end);
+	ASSERT_TRUE(lost > 0, "one-page rings lose");
+	ASSERT_EQ(f.nrec + lost, 40000, "a record a getppid, or a lost one");
+	ASSERT_EQ(f.dropped, lost, "the counters say as much");
+	ASSERT_EQ(f.made, 40000, "made");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
 }
 
 /* One map of tests/bpf/nopid.bpf.o recorded, and what report makes of it. */

@@ -141,14 +141,16 @@ const struct ring_ops *rc_bpf__pick_ring(const struct rc_bpf *s)
 }
 
 /*
- * Read everything committed, batch by batch. perfbuf: only records older
- * than HOLD_NS unless @all, so that one still in flight on another CPU
- * (its time taken, not yet in its ring) is merged in its place.
+ * Read everything committed, batch by batch. perf rings: only records
+ * older than RC_PERF_HOLD_NS unless @all, so that one still in flight on
+ * another CPU (its time taken, not yet in its ring) is merged in its
+ * place; and none newer than now, so that rings filling faster than they
+ * are read still let the drain loop see its clock, its deadline, a stop.
  */
 static long read_ring(struct rc_bpf *s, bool all)
 {
 	size_t pending = s->ring->pending(s);
-	uint64_t until = all ? UINT64_MAX : rc_now_ns(CLOCK_BOOTTIME) - HOLD_NS;
+	uint64_t until = all ? UINT64_MAX : rc_now_ns(CLOCK_BOOTTIME);
 	long total = 0, n;
 	int err;
 

@@ -23,9 +23,6 @@ struct dyn_bpf;
 
 #define TARGETS_MAX 65536
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
-#define HOLD_NS                                                                                    \
-	1000000ull /* perfbuf: a record this recent may still have an older one in flight          \
-		    */
 struct rc_bpf;
 
 /* A kind of ring the programs write to, as the drain sees it. */

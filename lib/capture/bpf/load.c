@@ -176,12 +176,13 @@ static int user_put(void *ctx, const void *rec, size_t len)
 }
 
 /* --bpf, a perf event array: the kernel's count of what it could not write, as a record. */
-static int user_lost(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts)
+static int user_lost(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts, uint32_t flags)
 {
 	struct rc_bpf *s = ctx;
 	struct rc_rec_lost l = {
 		.hdr = { .ts = ts, .type = RC_REC_LOST, .size = sizeof(l), .cpu = cpu },
-		.lost = n
+		.lost = n,
+		.flags = flags,
 	};
 
 	if (cpu >= (uint32_t)s->c.ncpus)

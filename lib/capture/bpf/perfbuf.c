@@ -54,7 +54,8 @@ static int open_ring(struct rc_pring *r, uint32_t cpu, const struct rc_perfbuf_o
 	if (o->user_samples) {
 		attr.sample_type |= PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 		attr.use_clockid = 1;
-		attr.clockid = CLOCK_BOOTTIME; /* the capture's clock */
+		attr.clockid = CLOCK_MONOTONIC; /* NMI-safe: perfbuf.h */
+		attr.read_format = PERF_FORMAT_LOST;
 	}
 	if (o->wakeup_bytes) {
 		attr.watermark = 1;
@@ -64,8 +65,13 @@ static int open_ring(struct rc_pring *r, uint32_t cpu, const struct rc_perfbuf_o
 	}
 	r->cpu = cpu;
 	fd = syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && attr.read_format) {
+		attr.read_format = 0; /* before Linux 6.0: losses after the last record unknown */
+		fd = syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
 	if (fd < 0)
 		return -errno;
+	r->lost_readable = attr.read_format == PERF_FORMAT_LOST;
 	err = rc_perf_ring__map(&r->ring, fd, o->size, o->overwrite);
 	if (err) {
 		close(fd);
@@ -241,6 +247,7 @@ static bool user_sample(struct rc_perfbuf *pb, struct rc_pring *r, const unsigne
 	memcpy(&r->pid, p + PERF_HDR_SZ, 4);
 	memcpy(&r->tid, p + PERF_HDR_SZ + 4, 4);
 	memcpy(&r->ts, p + PERF_HDR_SZ + 8, 8);
+	r->ts += pb->ts_fix;
 	memcpy(&raw, p + fixed - 4, 4);
 	if (raw > step - fixed) {
 		pb->malformed++;
@@ -355,6 +362,14 @@ static bool under_pressure(const struct rc_perfbuf *pb)
 	return false;
 }
 
+/* What a read may take: up to @until, less the hold but under pressure. */
+static uint64_t bound(const struct rc_perfbuf *pb, uint64_t until)
+{
+	if (until == UINT64_MAX || (pb->no_hold_under_pressure && under_pressure(pb)))
+		return until;
+	return until > RC_PERF_HOLD_NS ? until - RC_PERF_HOLD_NS : 0;
+}
+
 long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used, uint64_t until,
 		      rc_ringbuf_count_fn count, void *ctx)
 {
@@ -362,8 +377,7 @@ long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used
 	size_t pos = *used;
 	long n = 0;
 
-	if (pb->no_hold_under_pressure && under_pressure(pb))
-		until = UINT64_MAX;
+	until = bound(pb, until);
 	for (;;) {
 		struct rc_pring *min = NULL;
 		uint32_t i;
@@ -416,8 +430,9 @@ long rc_perfbuf__read_samples(struct rc_perfbuf *pb, uint64_t until, rc_perf_sam
 	long n = 0;
 	int err = 0;
 
-	if (pb->no_hold_under_pressure && under_pressure(pb))
-		until = UINT64_MAX;
+	/* the boot clock runs ahead of the monotonic one by the time suspended */
+	pb->ts_fix = rc_now_ns(CLOCK_BOOTTIME) - rc_now_ns(CLOCK_MONOTONIC);
+	until = bound(pb, until);
 	while (!err) {
 		struct rc_pring *min = NULL;
 		uint32_t i;
@@ -439,17 +454,34 @@ long rc_perfbuf__read_samples(struct rc_perfbuf *pb, uint64_t until, rc_perf_sam
 	return err ?: n;
 }
 
-int rc_perfbuf__put_owed(struct rc_perfbuf *pb, uint64_t ts, rc_perf_lost_fn lost, void *ctx)
+/* The kernel's count of what a ring lost (PERF_FORMAT_LOST); false if unknown. */
+static bool kernel_lost(const struct rc_pring *r, uint64_t *lost)
+{
+	uint64_t v[2];
+
+	if (!r->lost_readable || read(r->ring.fd, v, sizeof(v)) != sizeof(v))
+		return false;
+	*lost = v[1];
+	return true;
+}
+
+int rc_perfbuf__put_owed(struct rc_perfbuf *pb, uint64_t ts, rc_perf_lost_fn lost,
+			 rc_perf_lost_fn lost_at_end, void *ctx)
 {
 	uint32_t i;
 	int err = 0;
 
 	for (i = 0; !err && i < pb->nrings; i++) {
 		struct rc_pring *r = &pb->rings[i];
+		uint64_t k;
 
 		if (r->owed) {
 			err = lost(ctx, r->cpu, r->owed, ts);
 			r->owed = 0;
+		}
+		if (!err && kernel_lost(r, &k) && k > r->lost) {
+			err = lost_at_end(ctx, r->cpu, k - r->lost, ts);
+			r->lost = k;
 		}
 	}
 	return err;

@@ -24,6 +24,7 @@ struct rc_pring {
 	uint32_t len;		  /* the record's own size */
 	uint32_t step;		  /* the perf record's size */
 	uint32_t pid, tid;	  /* user samples: the kernel's, of the task that wrote it */
+	bool lost_readable;	  /* user samples: read() gives the kernel's lost count */
 	/* overwrite: the head at the last snapshot, and the bytes copied out at this one */
 	uint64_t snap_head;
 	unsigned char *copy;
@@ -46,6 +47,7 @@ struct rc_perfbuf {
 	bool overwrite;
 	bool no_hold_under_pressure; /* a ring over half full: merge all it holds */
 	bool user_samples;
+	uint64_t ts_fix;	     /* user samples: CLOCK_BOOTTIME - CLOCK_MONOTONIC */
 	size_t size;
 	uint64_t malformed;
 };
@@ -59,10 +61,19 @@ int rc_perfbuf__wait(struct rc_perfbuf *pb, int timeout_ms);
 /* The most bytes pending in any one CPU's ring (forward rings). */
 size_t rc_perfbuf__pending(const struct rc_perfbuf *pb);
 /*
- * Copy records with a timestamp up to @until from every CPU into
- * buf[*used..cap), merged in time order, advancing each ring's tail only
- * past what was copied. Before the first record after a loss, a
- * RC_REC_LOST record. Returns the number of ring records copied.
+ * A record this recent may still have an older one in flight on another
+ * CPU (its time taken, not yet in its ring): reads hold it back.
+ */
+#define RC_PERF_HOLD_NS 1000000ull
+
+/*
+ * Copy records with a timestamp up to @until - RC_PERF_HOLD_NS (under
+ * pressure, a ring more than half full: up to @until; UINT64_MAX: all)
+ * from every CPU into buf[*used..cap), merged in time order, advancing
+ * each ring's tail only past what was copied. Before the first record
+ * after a loss, a RC_REC_LOST record. Returns the number of ring records
+ * copied. @until is the time the drain began reading: a bound that keeps
+ * a read of rings filling faster than they are read from going on forever.
  */
 long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used, uint64_t until,
 		      rc_ringbuf_count_fn count, void *ctx);
@@ -70,8 +81,10 @@ long rc_perfbuf__read(struct rc_perfbuf *pb, void *buf, size_t cap, size_t *used
 /*
  * User samples (record --bpf, a perf event array of the user's object): the
  * records carry no ringcap header, so the kernel stamps each sample with
- * its time (CLOCK_BOOTTIME), pid, tid and CPU as it writes it, and the
- * rings are merged by that time.
+ * its time, pid, tid and CPU as it writes it, and the rings are merged by
+ * that time. The time is CLOCK_MONOTONIC's, which the kernel reads safely
+ * in any context (its CLOCK_BOOTTIME is not NMI-safe, and a user's
+ * program may run in an NMI); the reader adds the boot offset.
  */
 struct rc_perf_sample {
 	uint64_t ts;
@@ -93,8 +106,13 @@ typedef int (*rc_perf_lost_fn)(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts)
  */
 long rc_perfbuf__read_samples(struct rc_perfbuf *pb, uint64_t until, rc_perf_sample_fn sample,
 			      rc_perf_lost_fn lost, void *ctx);
-/* The losses no sample followed (at the end), stamped @ts. */
-int rc_perfbuf__put_owed(struct rc_perfbuf *pb, uint64_t ts, rc_perf_lost_fn lost, void *ctx);
+/*
+ * At the end, the losses no sample followed, stamped @ts: those seen in
+ * PERF_RECORD_LOST, and with PERF_FORMAT_LOST (Linux 6.0) those the kernel
+ * counted but never got to write, as @lost's @at_end calls.
+ */
+int rc_perfbuf__put_owed(struct rc_perfbuf *pb, uint64_t ts, rc_perf_lost_fn lost,
+			 rc_perf_lost_fn lost_at_end, void *ctx);
 
 /* A record of a snapshot: where it is, in a ring's copy. */
 struct rc_snap_ref {

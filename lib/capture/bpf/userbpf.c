@@ -12,6 +12,7 @@
  */
 #include <linux/types.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -27,6 +28,9 @@
 #define RAW_HDR	      (sizeof(struct rc_ev_hdr) + 8) /* header, then u32 loc, u32 pad */
 #define RAW_MAX	      (RC_REC_MAX - RAW_HDR)
 #define PERF_SIZE     (8u << 20) /* a CPU's perf ring, as for ringcap's own: -m */
+#ifndef PROC_PID_INIT_INO
+#define PROC_PID_INIT_INO 0xEFFFFFFCU /* include/linux/proc_ns.h */
+#endif
 
 struct rc_user {
 	struct rc_user_opts o;
@@ -111,15 +115,27 @@ static const struct rc_field *header_field(const struct rc_btf_desc *d, const ch
  * What the headers of the struct's records (@raw: of the raw event's, bytes
  * of no struct) will not know: RC_EVENT_NO_*.
  */
+/*
+ * Is ringcap in the initial pid namespace? The kernel gives a perf sample
+ * the writer's pid as the opener's namespace sees it: 0 for a task outside.
+ */
+static bool init_pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) || st.st_ino == PROC_PID_INIT_INO;
+}
+
 static uint16_t unknowns(const struct rc_user *u, bool raw)
 {
 	/* a BPF ring buffer is shared by all CPUs and tells nothing of the writer */
 	bool ring = bpf_map__type(u->map) == BPF_MAP_TYPE_RINGBUF;
+	bool task = !ring && init_pidns();
 	uint16_t flags = 0;
 
-	if (ring && (raw || !u->pid))
+	if (!task && (raw || !u->pid))
 		flags |= RC_EVENT_NO_PID;
-	if (ring && (raw || !u->tid))
+	if (!task && (raw || !u->tid))
 		flags |= RC_EVENT_NO_TID;
 	if (raw || !u->comm)
 		flags |= RC_EVENT_NO_COMM; /* a perf sample has no comm */
@@ -295,7 +311,14 @@ static int on_lost(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts)
 {
 	struct rc_user *u = ctx;
 
-	return u->o.lost(u->o.ctx, cpu, n, ts);
+	return u->o.lost(u->o.ctx, cpu, n, ts, 0);
+}
+
+static int on_lost_at_end(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts)
+{
+	struct rc_user *u = ctx;
+
+	return u->o.lost(u->o.ctx, cpu, n, ts, RC_LOST_F_AT_END);
 }
 
 static int open_ring(struct rc_user *u)
@@ -318,6 +341,9 @@ static int open_ring(struct rc_user *u)
 		err = ncpus;
 		goto fail;
 	}
+	/* an array smaller than the CPUs: those past it have no ring (as libbpf does) */
+	if (bpf_map__max_entries(u->map) && bpf_map__max_entries(u->map) < (uint32_t)ncpus)
+		ncpus = bpf_map__max_entries(u->map);
 	err = rc_perfbuf__init(&u->pb, fd, ncpus, &po);
 	if (err)
 		goto fail;
@@ -462,7 +488,7 @@ size_t rc_user__pending(const struct rc_user *u)
 
 int rc_user__put_owed(struct rc_user *u, uint64_t ts)
 {
-	return u->perf ? rc_perfbuf__put_owed(&u->pb, ts, on_lost, u) : 0;
+	return u->perf ? rc_perfbuf__put_owed(&u->pb, ts, on_lost, on_lost_at_end, u) : 0;
 }
 
 uint16_t rc_user__event_id(const struct rc_user *u)

@@ -14,8 +14,12 @@ struct rc_user;
 
 /* A whole ringcap record to add to the capture; -errno stops the drain. */
 typedef int (*rc_user_put_fn)(void *ctx, const void *rec, size_t len);
-/* The kernel lost @n records on @cpu's perf ring, before one stamped @ts. */
-typedef int (*rc_user_lost_fn)(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts);
+/*
+ * The kernel lost @n records on @cpu's perf ring, before one stamped @ts;
+ * @flags RC_LOST_F_AT_END: after the last record, at the end.
+ */
+typedef int (*rc_user_lost_fn)(void *ctx, uint32_t cpu, uint64_t n, uint64_t ts,
+			       uint32_t flags);
 
 struct rc_user_opts {
 	const char *path;
