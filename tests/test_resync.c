@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "events.h"
 #include "format/format.h"
+#include "format/resync.h"
 #include "capture_util.h"
 #include "run_util.h"
 #include "test_progs.h"
@@ -275,9 +276,17 @@ void test_resync_damage(void)
 		put32(&l, c + 4, fsz);
 	}
 	if (test__start_subtest("length_past_the_end")) {
-		/* in range (16 MiB at most), but the file is smaller */
+		/* in a STATS block's range (16 MiB at most), but the file is smaller */
 		put32(&l, c + 4, 8u << 20);
+		put32(&l, c + 8, RC_BLOCK_STATS);
 		expect_one_lost(&l, 2, c, next, "block length past the end of the file");
+		put32(&l, c + 4, fsz);
+		put32(&l, c + 8, RC_BLOCK_CHUNK);
+	}
+	if (test__start_subtest("length_of_another_type")) {
+		/* a chunk's header is 32 to 4096 bytes: not read, whatever follows */
+		put32(&l, c + 4, 8 + 4100);
+		expect_one_lost(&l, 2, c, next, "block length out of range");
 		put32(&l, c + 4, fsz);
 	}
 	if (test__start_subtest("length_into_the_next_block")) {
@@ -287,8 +296,12 @@ void test_resync_damage(void)
 		put32(&l, c + 4, fsz);
 	}
 	if (test__start_subtest("type")) {
-		put32(&l, c + 8, RC_BLOCK_STATS);
+		/* a type of a later minor: its CRC, over the type, finds it */
+		put32(&l, c + 8, RC_BLOCK_END + 1);
 		expect_one_lost(&l, 2, c, next, "block checksum mismatch");
+		/* a STATS block is 56 bytes at least: its length finds it */
+		put32(&l, c + 8, RC_BLOCK_STATS);
+		expect_one_lost(&l, 2, c, next, "block length out of range");
 		put32(&l, c + 8, RC_BLOCK_CHUNK);
 	}
 	if (test__start_subtest("last_chunk")) {
@@ -456,6 +469,37 @@ void test_resync_blocks(void)
 		ASSERT_EQ(g.d.offset, l.trailer, "at the trailer");
 		ASSERT_HAS(g.msg, "block checksum mismatch; the trailer, read as none", "message");
 		l.mc.buf[l.trailer + RC_BLOCK_HDR_SIZE + 100] ^= 0x01;
+	}
+	if (test__start_subtest("trailer_index")) {
+		/* its count of chunks says how long it is: checked before the rest is read */
+		uint32_t nindex;
+
+		memcpy(&nindex, l.mc.buf + l.trailer + RC_BLOCK_HDR_SIZE + 48, 4);
+		ASSERT_EQ(nindex, NCHUNKS, "nindex");
+		put32(&l, l.trailer + RC_BLOCK_HDR_SIZE + 48, nindex + 1);
+		read_capture(&l, l.mc.len, FROM_PIPE, 0, &g);
+		ASSERT_TRUE(g.n == NREC && g.damaged && !g.trailer && !g.truncated,
+			    "every record, no trailer");
+		ASSERT_HAS(g.msg,
+			   "trailer length differs from its index; the trailer, read as none",
+			   "message");
+		put32(&l, l.trailer + RC_BLOCK_HDR_SIZE + 48, nindex);
+	}
+	if (test__start_subtest("trailer_fits")) {
+		struct rc_disk_trailer dt = { .nindex = 1000 };
+		size_t len = sizeof(dt) + 1000 * sizeof(struct rc_disk_index);
+
+		ASSERT_TRUE(rc_trailer__fits(&dt, len, 1000 * 48), "1000 chunks of 48 bytes");
+		ASSERT_TRUE(!rc_trailer__fits(&dt, len, 1000 * 48 - 1), "no room for them");
+		ASSERT_TRUE(!rc_trailer__fits(&dt, len + 32, 1 << 20), "longer than its index");
+		ASSERT_TRUE(!rc_trailer__fits(&dt, len - 32, 1 << 20), "shorter");
+		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_TRAILER, RC_MAX_TRAILER - 8, false),
+			    "1 GiB, of its shape");
+		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_TRAILER, 100, false), "not of its shape");
+		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_END + 1, RC_MAX_BLOCK, false),
+			    "a later type, in order");
+		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_END + 1, 8, true), "never found");
+		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_CHUNK, 4097, false), "a chunk's header");
 	}
 	if (test__start_subtest("trailer_magic")) {
 		/* not known as the trailer: the END block after it is found */

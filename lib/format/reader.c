@@ -91,11 +91,15 @@ static int bad_block(struct rc_reader *r, const char *why)
  * Read one block into r->payload. Returns 1 with *type set; 0 at the end
  * of the file, there or inside the block's 16-byte header; -EBADMSG for a
  * block that is not good, with r->bad saying what was read of it and why;
- * or -errno.
+ * or -errno. A length its type cannot have is refused before its payload
+ * is read, and a trailer's after its first 56 bytes (rc_trailer__fits()):
+ * a bad header costs what a good block of its kind could.
  */
 static int read_block(struct rc_reader *r, uint32_t *type)
 {
+	uint64_t off = r->in.offset;
 	struct bad_block *b = &r->bad;
+	struct rc_disk_trailer dt;
 	uint32_t crc;
 	size_t len, got;
 	int err;
@@ -107,17 +111,27 @@ static int read_block(struct rc_reader *r, uint32_t *type)
 		return bad_block(r, "bad block magic");
 	if (b->hlen < RC_BLOCK_HDR_SIZE)
 		return end_of_file(r);
-	if (b->h[1] < 8)
+	if (b->h[1] < 8 || !rc_block__len_fits(b->h[2], b->h[1] - 8, false))
 		return bad_block(r, "block length out of range");
 	len = b->h[1] - 8;
-	if (len > (b->h[2] == RC_BLOCK_TRAILER ? RC_MAX_TRAILER : RC_MAX_BLOCK))
-		return bad_block(r, "block length out of range");
-	err = rc_strbuf__reserve(&r->payload, len);
+	if (b->h[2] == RC_BLOCK_TRAILER) {
+		got = read_some(r, &dt, sizeof(dt));
+		err = rc_strbuf__append(&r->payload, &dt, got);
+		if (err)
+			return err;
+		if (got < sizeof(dt)) {
+			b->cut = true;
+			return bad_block(r, "block length past the end of the file");
+		}
+		if (!rc_trailer__fits(&dt, len, off))
+			return bad_block(r, "trailer length differs from its index");
+	}
+	err = rc_strbuf__reserve(&r->payload, len - r->payload.len);
 	if (err)
 		return err;
-	got = read_some(r, r->payload.buf, len);
-	r->payload.len = got;
-	if (got < len) {
+	got = read_some(r, r->payload.buf + r->payload.len, len - r->payload.len);
+	r->payload.len += got;
+	if (r->payload.len < len) {
 		b->cut = true;
 		return bad_block(r, "block length past the end of the file");
 	}
@@ -134,14 +148,9 @@ static int read_block(struct rc_reader *r, uint32_t *type)
 /* A trailer, by its type and a length of a trailer's shape, which no other block has. */
 static bool bad_is_trailer(const struct bad_block *b)
 {
-	size_t len;
-
-	if (b->hlen < RC_BLOCK_HDR_SIZE || b->h[0] != RC_FRAME_MAGIC ||
-	    b->h[2] != RC_BLOCK_TRAILER || b->h[1] < 8)
-		return false;
-	len = b->h[1] - 8;
-	return len >= sizeof(struct rc_disk_trailer) && len <= RC_MAX_TRAILER &&
-	       (len - sizeof(struct rc_disk_trailer)) % sizeof(struct rc_disk_index) == 0;
+	return b->hlen == RC_BLOCK_HDR_SIZE && b->h[0] == RC_FRAME_MAGIC &&
+	       b->h[2] == RC_BLOCK_TRAILER && b->h[1] >= 8 &&
+	       rc_block__len_fits(RC_BLOCK_TRAILER, b->h[1] - 8, false);
 }
 
 /*

@@ -14,14 +14,10 @@
 
 #define SCAN_STEP     65536 /* bytes looked at a time, for the magic */
 #define MAX_CHUNK_HDR 4096  /* a CHUNK payload is 32 bytes; a later minor may add a few */
+/* The fewest bytes a chunk takes: its block's header and payload (its data: more) */
+#define MIN_CHUNK_SPAN (RC_BLOCK_HDR_SIZE + sizeof(struct rc_disk_chunk))
 
-/*
- * Whether a block found by scanning could be one: a type a reader goes on
- * at, and a payload of @len bytes that type can have. Stricter than a
- * block read in order must be: a false match in other bytes would be
- * taken for what it says.
- */
-static bool len_fits(uint32_t type, size_t len)
+bool rc_block__len_fits(uint32_t type, size_t len, bool found)
 {
 	switch (type) {
 	case RC_BLOCK_CHUNK:
@@ -34,13 +30,21 @@ static bool len_fits(uint32_t type, size_t len)
 	case RC_BLOCK_END:
 		return len == RC_END_PAYLOAD;
 	default:
-		return false; /* a HEADER, or a type of a later minor: look further */
+		/* a HEADER, or a type of a later minor: skipped in order, never taken found */
+		return !found && len <= RC_MAX_BLOCK;
 	}
+}
+
+bool rc_trailer__fits(const struct rc_disk_trailer *dt, size_t len, uint64_t off)
+{
+	return len == sizeof(*dt) + (size_t)dt->nindex * sizeof(struct rc_disk_index) &&
+	       dt->nindex <= off / MIN_CHUNK_SPAN;
 }
 
 /* Whether a good block starts at the reading position: 1, 0, or -ENOMEM. */
 static int block_here(struct rc_input *in)
 {
+	struct rc_disk_trailer dt;
 	const unsigned char *p;
 	uint32_t h[4], crc;
 	size_t avail, len;
@@ -50,9 +54,17 @@ static int block_here(struct rc_input *in)
 	if (err || avail < RC_BLOCK_HDR_SIZE)
 		return err;
 	memcpy(h, p, sizeof(h));
-	if (h[0] != RC_FRAME_MAGIC || h[1] < 8 || !len_fits(h[2], h[1] - 8))
+	if (h[0] != RC_FRAME_MAGIC || h[1] < 8 || !rc_block__len_fits(h[2], h[1] - 8, true))
 		return 0;
 	len = h[1] - 8;
+	if (h[2] == RC_BLOCK_TRAILER) { /* its start says how long it is, before the rest is read */
+		err = rc_input__peek(in, RC_BLOCK_HDR_SIZE + sizeof(dt), &p, &avail);
+		if (err || avail < RC_BLOCK_HDR_SIZE + sizeof(dt))
+			return err;
+		memcpy(&dt, p + RC_BLOCK_HDR_SIZE, sizeof(dt));
+		if (!rc_trailer__fits(&dt, len, in->offset))
+			return 0;
+	}
 	err = rc_input__peek(in, RC_BLOCK_HDR_SIZE + len, &p, &avail);
 	if (err || avail < RC_BLOCK_HDR_SIZE + len)
 		return err;

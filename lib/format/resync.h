@@ -8,7 +8,37 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "format/format.h"
 #include "format/input.h"
+
+/**
+ * rc_block__len_fits() - whether a block of a type can have a payload of a length
+ * @type: its type, RC_BLOCK_*
+ * @len: its payload's bytes
+ * @found: the block was found by a scan, not read in order
+ *
+ * CHUNK 32 to 4096 bytes; STATS 56 to 16 MiB; TRAILER 56 and 32 a chunk,
+ * up to 1 GiB; END 8. A HEADER or a type of a later minor: up to 16 MiB
+ * in order, never when found. Checked before the payload is read.
+ *
+ * Return: true when it can.
+ */
+bool rc_block__len_fits(uint32_t type, size_t len, bool found);
+
+/**
+ * rc_trailer__fits() - whether a trailer's start agrees with its length and place
+ * @dt: its first bytes
+ * @len: its payload's bytes
+ * @off: where its block starts in the file
+ *
+ * Its index, of @dt->nindex entries, is the rest of it; and each entry is
+ * a chunk before it, of 48 bytes at least: the trailer is never longer
+ * than about 2/3 of what comes before it. Checked before the rest of the
+ * payload is read.
+ *
+ * Return: true when it does.
+ */
+bool rc_trailer__fits(const struct rc_disk_trailer *dt, size_t len, uint64_t off);
 
 /**
  * rc_resync__scan() - find the next good block
@@ -17,8 +47,9 @@
  *
  * Looks for the frame magic, from the reading position, and takes the
  * first place where a whole block checks: a type the reader goes on at
- * (CHUNK, STATS, TRAILER, END), a length that type can have, its payload
- * present and its CRC matching. What is before it is read.
+ * (CHUNK, STATS, TRAILER, END), a length that type can have
+ * (rc_block__len_fits(), rc_trailer__fits()), its payload present and its
+ * CRC matching. What is before it is read.
  *
  * Return: 1 with @in at that block; 0 when the file ends first, all of it
  * read (or a read failed: see @in->err); -ENOMEM.
