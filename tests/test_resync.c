@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "events.h"
 #include "format/format.h"
@@ -217,6 +218,7 @@ static void expect_one_lost(const struct layout *l, int i, uint64_t off, uint64_
 		ASSERT_EQ(g.d.records, PER_CHUNK, "records lost");
 		ASSERT_TRUE(g.d.exact, "counted from the index");
 		ASSERT_EQ(g.d.stretches, 1, "stretches");
+		ASSERT_EQ(g.d.gave_up, 0, "resynced, not given up");
 		ASSERT_EQ(g.d.offset, off, "damage at");
 		ASSERT_EQ(g.d.resync, resync, "resynced at");
 		ASSERT_EQ(g.d.bytes, resync - off, "bytes skipped");
@@ -517,6 +519,156 @@ void test_resync_blocks(void)
 			    "every record, the trailer");
 		ASSERT_HAS(g.msg, "after the trailer", "message");
 		l.mc.buf[l.end + RC_BLOCK_HDR_SIZE] ^= 0x01;
+	}
+	free(l.mc.buf);
+	tmpdir_cleanup();
+}
+
+/* ---- what damage may cost ------------------------------------------------ */
+
+#define CRAFTED (4u << 20) /* bytes of crafted damage: took minutes before the budget */
+
+enum craft { CRAFT_STATS, CRAFT_TRAILER, CRAFT_PAIR, CRAFT_PAIR_CUT };
+
+static const char *const craft_names[] = { "stats", "trailer", "pair", "pair_cut" };
+
+static void put_hdr(unsigned char *p, uint32_t size, uint32_t type, uint32_t crc)
+{
+	uint32_t h[4] = { RC_FRAME_MAGIC, size, type, crc };
+
+	memcpy(p, h, sizeof(h));
+}
+
+/*
+ * A capture's header block, 16 bytes of junk, then CRAFTED bytes of
+ * headers that lie about their lengths, as ringcap-file(5)'s DAMAGE bound
+ * is meant for:
+ * - stats: a STATS header every 16 bytes, each claiming the rest (at most
+ *   16 MiB), its CRC wrong: each candidate of the scan is CRC'd whole;
+ * - trailer: a TRAILER header every 80 bytes, its count agreeing with its
+ *   length, as long as rc_trailer__fits() lets it be;
+ * - pair: a good 72-byte STATS block, then a header of a later type
+ *   claiming the rest, read in order: all of it read and CRC'd each time;
+ * - pair_cut: the same, the header claiming 16 MiB, past the end.
+ */
+static bool make_crafted(const struct layout *l, enum craft how, struct mem_capture *c)
+{
+	struct rc_disk_stats ds = { .entry_size = sizeof(struct rc_disk_stat) };
+	size_t hdr, start, end, p, rest, n;
+	uint32_t fsz;
+
+	memcpy(&fsz, l->mc.buf + 4, 4);
+	hdr = 8 + fsz; /* the header block */
+	start = hdr + 16;
+	end = start + CRAFTED;
+	c->len = end;
+	c->buf = calloc(1, end + 80);
+	if (!ASSERT_OK_PTR(c->buf, "alloc"))
+		return false;
+	memcpy(c->buf, l->mc.buf, hdr);
+	memset(c->buf + hdr, 'X', 16);
+	for (p = start; p < end;) {
+		rest = end - p - RC_BLOCK_HDR_SIZE;
+		switch (how) {
+		case CRAFT_STATS:
+			rest = rest < sizeof(ds) ? sizeof(ds) : rest;
+			put_hdr(c->buf + p, 8 + (rest < RC_MAX_BLOCK ? rest : RC_MAX_BLOCK),
+				RC_BLOCK_STATS, 0);
+			p += 16;
+			break;
+		case CRAFT_TRAILER: {
+			struct rc_disk_trailer dt = {};
+
+			n = rest < sizeof(dt) ? 0
+					      : (rest - sizeof(dt)) / sizeof(struct rc_disk_index);
+			n = n < p / 48 ? n : p / 48;
+			dt.nrec = dt.nchunks = dt.nindex = n;
+			put_hdr(c->buf + p, 8 + sizeof(dt) + n * sizeof(struct rc_disk_index),
+				RC_BLOCK_TRAILER, 0);
+			memcpy(c->buf + p + 16, &dt, sizeof(dt));
+			p += 80;
+			break;
+		}
+		case CRAFT_PAIR:
+		case CRAFT_PAIR_CUT:
+			put_hdr(c->buf + p, 8 + sizeof(ds), RC_BLOCK_STATS,
+				rc_block_crc(RC_BLOCK_STATS, &ds, sizeof(ds)));
+			memcpy(c->buf + p + 16, &ds, sizeof(ds));
+			p += 16 + sizeof(ds);
+			rest = p + 16 < end ? end - p - 16 : 0;
+			put_hdr(c->buf + p, 8 + (how == CRAFT_PAIR_CUT ? RC_MAX_BLOCK : rest),
+				RC_BLOCK_END + 1, 0);
+			p += 16;
+			break;
+		}
+	}
+	return true;
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Crafted damage costs at most the budget and one block more, so a read
+ * is linear in the file's size: the reader gives up, says so, and passes
+ * over the rest. The CPU time is printed, not asserted.
+ */
+void test_resync_budget(void)
+{
+	struct layout l, c = {};
+	enum craft how;
+	struct got g;
+	int src;
+
+	if (!make_layout(&l))
+		return;
+	for (how = CRAFT_STATS; how <= CRAFT_PAIR_CUT; how++) {
+		if (!test__start_subtest(craft_names[how]) || !make_crafted(&l, how, &c.mc))
+			continue;
+		for (src = FROM_MEM; src <= FROM_PIPE; src++) {
+			const char *s = source_names[src];
+			double t = cpu_seconds();
+
+			read_capture(&c, c.mc.len, src, 0, &g);
+			t = cpu_seconds() - t;
+			printf("    %s from %s: %.3f s of CPU, %llu bytes of bad blocks CRC'd, "
+			       "gave up at byte %llu\n",
+			       craft_names[how], s, t, (unsigned long long)g.d.spent,
+			       (unsigned long long)g.d.gave_up);
+			if (!ASSERT_EQ(g.n, 0, s) || !ASSERT_TRUE(g.damaged && !g.truncated, s))
+				continue;
+			ASSERT_TRUE(g.d.gave_up > g.d.offset && g.d.gave_up < c.mc.len, "gave up");
+			ASSERT_TRUE(g.d.spent <= rc_resync__budget(g.d.gave_up) +
+						     RC_BLOCK_HDR_SIZE + RC_MAX_BLOCK,
+				    "the budget and one block");
+			if (how == CRAFT_STATS || how == CRAFT_TRAILER)
+				ASSERT_EQ(g.d.bytes, c.mc.len - g.d.offset, "the rest passed over");
+			ASSERT_HAS(g.msg, "gave up resyncing at byte", "message");
+			ASSERT_HAS(g.msg, ": too much damage", "message");
+		}
+		free(c.mc.buf);
+	}
+	if (test__start_subtest("honest")) {
+		/* every chunk's CRC wrong: each costs its own bytes, far from the budget */
+		int i;
+
+		for (i = 0; i < NCHUNKS; i++)
+			l.mc.buf[l.chunk[i] + RC_BLOCK_HDR_SIZE + 4] ^= 0x01;
+		for (src = FROM_MEM; src <= FROM_PIPE; src++) {
+			read_capture(&l, l.mc.len, src, (1u << NCHUNKS) - 1, &g);
+			ASSERT_EQ(g.n, 0, source_names[src]);
+			ASSERT_TRUE(g.damaged && g.trailer && g.d.exact, "read to the trailer");
+			ASSERT_EQ(g.d.chunks, NCHUNKS, "every chunk lost");
+			ASSERT_EQ(g.d.gave_up, 0, "not given up");
+			ASSERT_TRUE(g.d.spent > 0 && g.d.spent <= NCHUNKS * 4096, "spent");
+		}
+		for (i = 0; i < NCHUNKS; i++)
+			l.mc.buf[l.chunk[i] + RC_BLOCK_HDR_SIZE + 4] ^= 0x01;
 	}
 	free(l.mc.buf);
 	tmpdir_cleanup();

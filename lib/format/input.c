@@ -153,6 +153,31 @@ bool rc_input__skip(struct rc_input *in, size_t n)
 	return true;
 }
 
+void rc_input__skip_rest(struct rc_input *in)
+{
+	struct stat st;
+	off_t cur, end;
+
+	if (in->mem) {
+		rc_input__consume(in, in->mem_len - in->mem_pos);
+		return;
+	}
+	rc_input__consume(in, back_len(in));
+	if (!fstat(in->fd, &st) && S_ISREG(st.st_mode) && (cur = lseek(in->fd, 0, SEEK_CUR)) >= 0 &&
+	    (end = lseek(in->fd, 0, SEEK_END)) >= 0) {
+		if (end > cur)
+			in->offset += end - cur;
+		in->kept = 0;
+		in->eof = true;
+		return;
+	}
+	while (!in->eof && !in->err) { /* a pipe: read and drop */
+		char buf[65536];
+
+		rc_input__read(in, buf, sizeof(buf));
+	}
+}
+
 int rc_input__give_back(struct rc_input *in, const void *a, size_t alen, const void *b, size_t blen)
 {
 	size_t n = alen + blen, rest;

@@ -86,6 +86,15 @@ void rc_input__consume(struct rc_input *in, size_t n);
 bool rc_input__skip(struct rc_input *in, size_t n);
 
 /**
+ * rc_input__skip_rest() - move past the rest of the file, unseen
+ * @in: the input
+ *
+ * A descriptor that cannot seek (a pipe) is read to its end, or to a read
+ * error (@in->err). The offset ends at the file's size.
+ */
+void rc_input__skip_rest(struct rc_input *in);
+
+/**
  * rc_input__give_back() - have the last bytes read read again
  * @in: the input
  * @a: the first of them

@@ -154,19 +154,38 @@ static bool bad_is_trailer(const struct bad_block *b)
 }
 
 /*
+ * Too much damage (rc_resync__budget()): the rest of the file, from @start
+ * on, is passed over in one stretch; @at is where the reader stopped
+ * looking. A pipe is read to its end, to count it.
+ */
+static int give_up(struct rc_reader *r, uint64_t start, uint64_t at, const char *why,
+		   uint64_t chunks, uint64_t records)
+{
+	int err;
+
+	r->dmg.d.gave_up = at;
+	r->at_end = true;
+	rc_input__skip_rest(&r->in);
+	err = rc_damage_log__add(&r->dmg, start, r->in.offset, why, RC_GAVE_UP, chunks, records);
+	return err ?: (r->in.err ? end_of_file(r) : 0);
+}
+
+/*
  * Scan for the next good block, and note the stretch passed over from
  * @start, for @why: it lost @chunks chunks of @records records.
  */
 static int resync(struct rc_reader *r, uint64_t start, const char *why, uint64_t chunks,
 		  uint64_t records)
 {
-	int found = rc_resync__scan(&r->in);
+	int found = rc_resync__scan(&r->in, &r->dmg.d.spent);
 
 	if (found < 0)
 		return found;
+	if (found == RC_SCAN_GAVE_UP)
+		return give_up(r, start, r->in.offset, why, chunks, records);
 	if (r->in.err)
 		return end_of_file(r);
-	if (!found)
+	if (found == RC_SCAN_EOF)
 		r->at_end = r->truncated = true;
 	return rc_damage_log__add(&r->dmg, start, r->in.offset, why,
 				  found ? RC_RESYNCED : RC_NO_RESYNC, chunks, records);
@@ -177,6 +196,8 @@ static int resync(struct rc_reader *r, uint64_t start, const char *why, uint64_t
  * next good one from the byte after its start, in what was read of it and
  * on. A trailer is not scanned: it is read as none, and ends the read, as
  * anything bad after the trailer does, where only the END block is left.
+ * What was read of the block counts against the budget: past it, the
+ * reader gives up there.
  */
 static int pass_bad_block(struct rc_reader *r, uint64_t start)
 {
@@ -184,6 +205,7 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 	bool chunk = b->hlen >= 12 && b->h[2] == RC_BLOCK_CHUNK;
 	int err;
 
+	r->dmg.d.spent += b->hlen + r->payload.len;
 	if (r->have_trailer || bad_is_trailer(b)) {
 		r->at_end = true;
 		if (b->cut) /* cut short there: truncated, not damaged */
@@ -191,6 +213,8 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 		return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why,
 					  r->have_trailer ? RC_AFTER_END : RC_TRAILER, 0, 0);
 	}
+	if (r->dmg.d.spent > rc_resync__budget(start))
+		return give_up(r, start, start, b->why, chunk, 0);
 	err = rc_input__give_back(&r->in, (const unsigned char *)b->h + 1, b->hlen - 1,
 				  r->payload.buf, r->payload.len);
 	if (err)
@@ -198,7 +222,9 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 	if (!b->cut)
 		return resync(r, start, b->why, chunk, 0);
 	/* a length past the end: damaged if a good block follows, else cut short */
-	err = rc_resync__scan(&r->in);
+	err = rc_resync__scan(&r->in, &r->dmg.d.spent);
+	if (err == RC_SCAN_GAVE_UP)
+		return give_up(r, start, r->in.offset, b->why, chunk, 0);
 	if (err <= 0 || r->in.err)
 		return err < 0 ? err : end_of_file(r);
 	return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why, RC_RESYNCED, chunk, 0);
@@ -727,8 +753,8 @@ const char *rc_reader__error(const struct rc_reader *r)
 
 bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d)
 {
-	if (d)
-		*d = r->dmg.d;
+	if (d) /* a block cut short at the end is not damage, even if it was read */
+		*d = r->dmg.ns ? r->dmg.d : (struct rc_damage){};
 	return r->dmg.ns > 0;
 }
 
