@@ -420,6 +420,34 @@ void test_resync_no_trailer(void)
 		ASSERT_HAS(g.msg, "no good block after it", "message");
 		l.mc.buf[l.chunk[6]] ^= 0xff;
 	}
+	if (test__start_subtest("skip_past_the_end")) {
+		/*
+		 * a good chunk header of an unknown codec, its data claimed
+		 * past the end: passed over to the end, from every source
+		 */
+		uint64_t c = l.chunk[6] + RC_BLOCK_HDR_SIZE;
+		unsigned char save[32];
+		struct rc_disk_chunk dc;
+		uint32_t crc;
+
+		memcpy(save, l.mc.buf + c, sizeof(save));
+		memcpy(&dc, l.mc.buf + c, sizeof(dc));
+		dc.codec = 99;
+		dc.data_size = 1u << 20;
+		memcpy(l.mc.buf + c, &dc, sizeof(dc));
+		crc = rc_block_crc(RC_BLOCK_CHUNK, &dc, sizeof(dc));
+		put32(&l, l.chunk[6] + 12, crc);
+		for (src = FROM_MEM; src <= FROM_PIPE; src++) {
+			read_capture(&l, l.mc.len, src, 1u << 6, &g);
+			ASSERT_EQ(g.n, NREC - PER_CHUNK, source_names[src]);
+			ASSERT_TRUE(g.damaged && g.truncated && !g.trailer, "damaged and cut short");
+			ASSERT_EQ(g.d.resync, l.mc.len, "to the end");
+			ASSERT_EQ(g.d.bytes, l.mc.len - l.chunk[6], "bytes");
+			ASSERT_HAS(g.msg, "unknown codec; no good block after it", "message");
+		}
+		memcpy(l.mc.buf + c, save, sizeof(save));
+		put32(&l, l.chunk[6] + 12, rc_block_crc(RC_BLOCK_CHUNK, save, sizeof(save)));
+	}
 	if (test__start_subtest("cut_is_not_damage")) {
 		/* cut inside a chunk's block, its data, the trailer: truncated only */
 		static const int into[] = { 10, 40, 300 };

@@ -120,26 +120,31 @@ void rc_input__consume(struct rc_input *in, size_t n)
 
 bool rc_input__skip(struct rc_input *in, size_t n)
 {
+	uint64_t rest;
 	struct stat st;
+	off_t cur;
 	size_t k;
 
 	if (in->mem) {
-		if (in->mem_len - in->mem_pos < n)
-			return false;
-		rc_input__consume(in, n);
-		return true;
+		k = in->mem_len - in->mem_pos < n ? in->mem_len - in->mem_pos : n;
+		rc_input__consume(in, k);
+		return k == n;
 	}
 	k = back_len(in) < n ? back_len(in) : n;
 	rc_input__consume(in, k);
 	n -= k;
 	if (!n)
 		return true;
-	if (lseek(in->fd, n, SEEK_CUR) >= 0) {
-		if (fstat(in->fd, &st) || (uint64_t)st.st_size < in->offset + n)
+	if (!fstat(in->fd, &st) && S_ISREG(st.st_mode) && (cur = lseek(in->fd, 0, SEEK_CUR)) >= 0) {
+		rest = st.st_size > cur ? (uint64_t)(st.st_size - cur) : 0;
+		k = rest < n ? rest : n;
+		if (lseek(in->fd, k, SEEK_CUR) < 0)
 			return false;
 		in->kept = 0;
-		in->offset += n;
-		return true;
+		in->offset += k;
+		if (k < n)
+			in->eof = true;
+		return k == n;
 	}
 	/* a pipe: read and drop */
 	while (n) {

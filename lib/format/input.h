@@ -81,7 +81,8 @@ void rc_input__consume(struct rc_input *in, size_t n);
  * @in: the input
  * @n: how many
  *
- * Return: false when the file ends first.
+ * Return: false when the file ends first, with @in at its end: from
+ * memory, a file or a pipe alike.
  */
 bool rc_input__skip(struct rc_input *in, size_t n);
 
