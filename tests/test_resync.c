@@ -681,6 +681,22 @@ void test_resync_budget(void)
 		}
 		free(c.mc.buf);
 	}
+	if (test__start_subtest("report") && make_crafted(&l, CRAFT_STATS, &c.mc)) {
+		const char *path = tmpfile_path("crafted.rcap");
+		struct run r = {};
+
+		if (ASSERT_TRUE(write_file(path, c.mc.buf, c.mc.len), "write") &&
+		    ASSERT_EQ(
+			run_sync(&r,
+				 (char *[]){ (char *)bin("ringcap"), "report", (char *)path, NULL },
+				 60000),
+			2, "exit status")) {
+			ASSERT_HAS(r.err, ": too much damage, ", "where it gave up");
+			ASSERT_TRUE(!strstr(r.err, "is truncated"), "not said truncated");
+		}
+		run_free(&r);
+		free(c.mc.buf);
+	}
 	if (test__start_subtest("honest")) {
 		/* every chunk's CRC wrong: each costs its own bytes, far from the budget */
 		int i;
