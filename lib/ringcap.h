@@ -837,6 +837,12 @@ const char *rc_reader__error(const struct rc_reader *r);
  *	file cut short or whose trailer is damaged) they are what the damaged
  *	blocks themselves tell, a lower bound: a chunk whose block header still
  *	says so, and its records when that header is intact
+ * @spent: bytes of blocks that did not check, read and CRC'd to find so (a
+ *	scan's false candidates among them). Past 64 MiB and 8 for each byte
+ *	before, the reader gives up: at most that and one block, linear in
+ *	the file's size
+ * @gave_up: where the reader gave up resyncing, for too much damage; the
+ *	rest of the file is passed over, in the last stretch. 0 when it did not
  */
 struct rc_damage {
 	uint64_t offset;
@@ -846,6 +852,8 @@ struct rc_damage {
 	uint64_t chunks;
 	uint64_t records;
 	bool exact;
+	uint64_t spent;
+	uint64_t gave_up;
 };
 
 /**
@@ -856,7 +864,8 @@ struct rc_damage {
  * A block whose magic, length or CRC is wrong, and a chunk whose data does
  * not decompress or whose records do not check, does not end the read: the
  * reader looks for the next good block (ringcap-file(5), DAMAGE) and goes
- * on from there. A corrupt header block still fails rc_reader__open(); a
+ * on from there, unless it has spent too much on blocks that do not check
+ * (@d->gave_up). A corrupt header block still fails rc_reader__open(); a
  * corrupt trailer is read as none. A damaged read is not complete: say so as
  * for a truncated file, with rc_reader__error().
  *

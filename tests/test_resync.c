@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "events.h"
 #include "format/format.h"
+#include "format/resync.h"
 #include "capture_util.h"
 #include "run_util.h"
 #include "test_progs.h"
@@ -216,6 +218,7 @@ static void expect_one_lost(const struct layout *l, int i, uint64_t off, uint64_
 		ASSERT_EQ(g.d.records, PER_CHUNK, "records lost");
 		ASSERT_TRUE(g.d.exact, "counted from the index");
 		ASSERT_EQ(g.d.stretches, 1, "stretches");
+		ASSERT_EQ(g.d.gave_up, 0, "resynced, not given up");
 		ASSERT_EQ(g.d.offset, off, "damage at");
 		ASSERT_EQ(g.d.resync, resync, "resynced at");
 		ASSERT_EQ(g.d.bytes, resync - off, "bytes skipped");
@@ -275,9 +278,17 @@ void test_resync_damage(void)
 		put32(&l, c + 4, fsz);
 	}
 	if (test__start_subtest("length_past_the_end")) {
-		/* in range (16 MiB at most), but the file is smaller */
+		/* in a STATS block's range (16 MiB at most), but the file is smaller */
 		put32(&l, c + 4, 8u << 20);
+		put32(&l, c + 8, RC_BLOCK_STATS);
 		expect_one_lost(&l, 2, c, next, "block length past the end of the file");
+		put32(&l, c + 4, fsz);
+		put32(&l, c + 8, RC_BLOCK_CHUNK);
+	}
+	if (test__start_subtest("length_of_another_type")) {
+		/* a chunk's header is 32 to 4096 bytes: not read, whatever follows */
+		put32(&l, c + 4, 8 + 4100);
+		expect_one_lost(&l, 2, c, next, "block length out of range");
 		put32(&l, c + 4, fsz);
 	}
 	if (test__start_subtest("length_into_the_next_block")) {
@@ -287,8 +298,12 @@ void test_resync_damage(void)
 		put32(&l, c + 4, fsz);
 	}
 	if (test__start_subtest("type")) {
-		put32(&l, c + 8, RC_BLOCK_STATS);
+		/* a type of a later minor: its CRC, over the type, finds it */
+		put32(&l, c + 8, RC_BLOCK_END + 1);
 		expect_one_lost(&l, 2, c, next, "block checksum mismatch");
+		/* a STATS block is 56 bytes at least: its length finds it */
+		put32(&l, c + 8, RC_BLOCK_STATS);
+		expect_one_lost(&l, 2, c, next, "block length out of range");
 		put32(&l, c + 8, RC_BLOCK_CHUNK);
 	}
 	if (test__start_subtest("last_chunk")) {
@@ -405,6 +420,34 @@ void test_resync_no_trailer(void)
 		ASSERT_HAS(g.msg, "no good block after it", "message");
 		l.mc.buf[l.chunk[6]] ^= 0xff;
 	}
+	if (test__start_subtest("skip_past_the_end")) {
+		/*
+		 * a good chunk header of an unknown codec, its data claimed
+		 * past the end: passed over to the end, from every source
+		 */
+		uint64_t c = l.chunk[6] + RC_BLOCK_HDR_SIZE;
+		unsigned char save[32];
+		struct rc_disk_chunk dc;
+		uint32_t crc;
+
+		memcpy(save, l.mc.buf + c, sizeof(save));
+		memcpy(&dc, l.mc.buf + c, sizeof(dc));
+		dc.codec = 99;
+		dc.data_size = 1u << 20;
+		memcpy(l.mc.buf + c, &dc, sizeof(dc));
+		crc = rc_block_crc(RC_BLOCK_CHUNK, &dc, sizeof(dc));
+		put32(&l, l.chunk[6] + 12, crc);
+		for (src = FROM_MEM; src <= FROM_PIPE; src++) {
+			read_capture(&l, l.mc.len, src, 1u << 6, &g);
+			ASSERT_EQ(g.n, NREC - PER_CHUNK, source_names[src]);
+			ASSERT_TRUE(g.damaged && g.truncated && !g.trailer, "damaged and cut short");
+			ASSERT_EQ(g.d.resync, l.mc.len, "to the end");
+			ASSERT_EQ(g.d.bytes, l.mc.len - l.chunk[6], "bytes");
+			ASSERT_HAS(g.msg, "unknown codec; no good block after it", "message");
+		}
+		memcpy(l.mc.buf + c, save, sizeof(save));
+		put32(&l, l.chunk[6] + 12, rc_block_crc(RC_BLOCK_CHUNK, save, sizeof(save)));
+	}
 	if (test__start_subtest("cut_is_not_damage")) {
 		/* cut inside a chunk's block, its data, the trailer: truncated only */
 		static const int into[] = { 10, 40, 300 };
@@ -457,6 +500,37 @@ void test_resync_blocks(void)
 		ASSERT_HAS(g.msg, "block checksum mismatch; the trailer, read as none", "message");
 		l.mc.buf[l.trailer + RC_BLOCK_HDR_SIZE + 100] ^= 0x01;
 	}
+	if (test__start_subtest("trailer_index")) {
+		/* its count of chunks says how long it is: checked before the rest is read */
+		uint32_t nindex;
+
+		memcpy(&nindex, l.mc.buf + l.trailer + RC_BLOCK_HDR_SIZE + 48, 4);
+		ASSERT_EQ(nindex, NCHUNKS, "nindex");
+		put32(&l, l.trailer + RC_BLOCK_HDR_SIZE + 48, nindex + 1);
+		read_capture(&l, l.mc.len, FROM_PIPE, 0, &g);
+		ASSERT_TRUE(g.n == NREC && g.damaged && !g.trailer && !g.truncated,
+			    "every record, no trailer");
+		ASSERT_HAS(g.msg,
+			   "trailer length differs from its index; the trailer, read as none",
+			   "message");
+		put32(&l, l.trailer + RC_BLOCK_HDR_SIZE + 48, nindex);
+	}
+	if (test__start_subtest("trailer_fits")) {
+		struct rc_disk_trailer dt = { .nindex = 1000 };
+		size_t len = sizeof(dt) + 1000 * sizeof(struct rc_disk_index);
+
+		ASSERT_TRUE(rc_trailer__fits(&dt, len, 1000 * 48), "1000 chunks of 48 bytes");
+		ASSERT_TRUE(!rc_trailer__fits(&dt, len, 1000 * 48 - 1), "no room for them");
+		ASSERT_TRUE(!rc_trailer__fits(&dt, len + 32, 1 << 20), "longer than its index");
+		ASSERT_TRUE(!rc_trailer__fits(&dt, len - 32, 1 << 20), "shorter");
+		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_TRAILER, RC_MAX_TRAILER - 8, false),
+			    "1 GiB, of its shape");
+		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_TRAILER, 100, false), "not of its shape");
+		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_END + 1, RC_MAX_BLOCK, false),
+			    "a later type, in order");
+		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_END + 1, 8, true), "never found");
+		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_CHUNK, 4097, false), "a chunk's header");
+	}
 	if (test__start_subtest("trailer_magic")) {
 		/* not known as the trailer: the END block after it is found */
 		l.mc.buf[l.trailer] ^= 0x01;
@@ -473,6 +547,172 @@ void test_resync_blocks(void)
 			    "every record, the trailer");
 		ASSERT_HAS(g.msg, "after the trailer", "message");
 		l.mc.buf[l.end + RC_BLOCK_HDR_SIZE] ^= 0x01;
+	}
+	free(l.mc.buf);
+	tmpdir_cleanup();
+}
+
+/* ---- what damage may cost ------------------------------------------------ */
+
+#define CRAFTED (4u << 20) /* bytes of crafted damage: took minutes before the budget */
+
+enum craft { CRAFT_STATS, CRAFT_TRAILER, CRAFT_PAIR, CRAFT_PAIR_CUT };
+
+static const char *const craft_names[] = { "stats", "trailer", "pair", "pair_cut" };
+
+static void put_hdr(unsigned char *p, uint32_t size, uint32_t type, uint32_t crc)
+{
+	uint32_t h[4] = { RC_FRAME_MAGIC, size, type, crc };
+
+	memcpy(p, h, sizeof(h));
+}
+
+/*
+ * A capture's header block, 16 bytes of junk, then CRAFTED bytes of
+ * headers that lie about their lengths, as ringcap-file(5)'s DAMAGE bound
+ * is meant for:
+ * - stats: a STATS header every 16 bytes, each claiming the rest (at most
+ *   16 MiB), its CRC wrong: each candidate of the scan is CRC'd whole;
+ * - trailer: a TRAILER header every 80 bytes, its count agreeing with its
+ *   length, as long as rc_trailer__fits() lets it be;
+ * - pair: a good 72-byte STATS block, then a header of a later type
+ *   claiming the rest, read in order: all of it read and CRC'd each time;
+ * - pair_cut: the same, the header claiming 16 MiB, past the end.
+ */
+static bool make_crafted(const struct layout *l, enum craft how, struct mem_capture *c)
+{
+	struct rc_disk_stats ds = { .entry_size = sizeof(struct rc_disk_stat) };
+	size_t hdr, start, end, p, rest, n;
+	uint32_t fsz;
+
+	memcpy(&fsz, l->mc.buf + 4, 4);
+	hdr = 8 + fsz; /* the header block */
+	start = hdr + 16;
+	end = start + CRAFTED;
+	c->len = end;
+	c->buf = calloc(1, end + 80);
+	if (!ASSERT_OK_PTR(c->buf, "alloc"))
+		return false;
+	memcpy(c->buf, l->mc.buf, hdr);
+	memset(c->buf + hdr, 'X', 16);
+	for (p = start; p < end;) {
+		rest = end - p - RC_BLOCK_HDR_SIZE;
+		switch (how) {
+		case CRAFT_STATS:
+			rest = rest < sizeof(ds) ? sizeof(ds) : rest;
+			put_hdr(c->buf + p, 8 + (rest < RC_MAX_BLOCK ? rest : RC_MAX_BLOCK),
+				RC_BLOCK_STATS, 0);
+			p += 16;
+			break;
+		case CRAFT_TRAILER: {
+			struct rc_disk_trailer dt = {};
+
+			n = rest < sizeof(dt) ? 0
+					      : (rest - sizeof(dt)) / sizeof(struct rc_disk_index);
+			n = n < p / 48 ? n : p / 48;
+			dt.nrec = dt.nchunks = dt.nindex = n;
+			put_hdr(c->buf + p, 8 + sizeof(dt) + n * sizeof(struct rc_disk_index),
+				RC_BLOCK_TRAILER, 0);
+			memcpy(c->buf + p + 16, &dt, sizeof(dt));
+			p += 80;
+			break;
+		}
+		case CRAFT_PAIR:
+		case CRAFT_PAIR_CUT:
+			put_hdr(c->buf + p, 8 + sizeof(ds), RC_BLOCK_STATS,
+				rc_block_crc(RC_BLOCK_STATS, &ds, sizeof(ds)));
+			memcpy(c->buf + p + 16, &ds, sizeof(ds));
+			p += 16 + sizeof(ds);
+			rest = p + 16 < end ? end - p - 16 : 0;
+			put_hdr(c->buf + p, 8 + (how == CRAFT_PAIR_CUT ? RC_MAX_BLOCK : rest),
+				RC_BLOCK_END + 1, 0);
+			p += 16;
+			break;
+		}
+	}
+	return true;
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Crafted damage costs at most the budget and one block more, so a read
+ * is linear in the file's size: the reader gives up, says so, and passes
+ * over the rest. The CPU time is printed, not asserted.
+ */
+void test_resync_budget(void)
+{
+	struct layout l, c = {};
+	enum craft how;
+	struct got g;
+	int src;
+
+	if (!make_layout(&l))
+		return;
+	for (how = CRAFT_STATS; how <= CRAFT_PAIR_CUT; how++) {
+		if (!test__start_subtest(craft_names[how]) || !make_crafted(&l, how, &c.mc))
+			continue;
+		for (src = FROM_MEM; src <= FROM_PIPE; src++) {
+			const char *s = source_names[src];
+			double t = cpu_seconds();
+
+			read_capture(&c, c.mc.len, src, 0, &g);
+			t = cpu_seconds() - t;
+			printf("    %s from %s: %.3f s of CPU, %llu bytes of bad blocks CRC'd, "
+			       "gave up at byte %llu\n",
+			       craft_names[how], s, t, (unsigned long long)g.d.spent,
+			       (unsigned long long)g.d.gave_up);
+			if (!ASSERT_EQ(g.n, 0, s) || !ASSERT_TRUE(g.damaged && !g.truncated, s))
+				continue;
+			ASSERT_TRUE(g.d.gave_up > g.d.offset && g.d.gave_up < c.mc.len, "gave up");
+			ASSERT_TRUE(g.d.spent <= rc_resync__budget(g.d.gave_up) +
+						     RC_BLOCK_HDR_SIZE + RC_MAX_BLOCK,
+				    "the budget and one block");
+			if (how == CRAFT_STATS || how == CRAFT_TRAILER)
+				ASSERT_EQ(g.d.bytes, c.mc.len - g.d.offset, "the rest passed over");
+			ASSERT_HAS(g.msg, "gave up resyncing at byte", "message");
+			ASSERT_HAS(g.msg, ": too much damage", "message");
+		}
+		free(c.mc.buf);
+	}
+	if (test__start_subtest("report") && make_crafted(&l, CRAFT_STATS, &c.mc)) {
+		const char *path = tmpfile_path("crafted.rcap");
+		struct run r = {};
+
+		if (ASSERT_TRUE(write_file(path, c.mc.buf, c.mc.len), "write") &&
+		    ASSERT_EQ(
+			run_sync(&r,
+				 (char *[]){ (char *)bin("ringcap"), "report", (char *)path, NULL },
+				 60000),
+			2, "exit status")) {
+			ASSERT_HAS(r.err, ": too much damage, ", "where it gave up");
+			ASSERT_TRUE(!strstr(r.err, "is truncated"), "not said truncated");
+		}
+		run_free(&r);
+		free(c.mc.buf);
+	}
+	if (test__start_subtest("honest")) {
+		/* every chunk's CRC wrong: each costs its own bytes, far from the budget */
+		int i;
+
+		for (i = 0; i < NCHUNKS; i++)
+			l.mc.buf[l.chunk[i] + RC_BLOCK_HDR_SIZE + 4] ^= 0x01;
+		for (src = FROM_MEM; src <= FROM_PIPE; src++) {
+			read_capture(&l, l.mc.len, src, (1u << NCHUNKS) - 1, &g);
+			ASSERT_EQ(g.n, 0, source_names[src]);
+			ASSERT_TRUE(g.damaged && g.trailer && g.d.exact, "read to the trailer");
+			ASSERT_EQ(g.d.chunks, NCHUNKS, "every chunk lost");
+			ASSERT_EQ(g.d.gave_up, 0, "not given up");
+			ASSERT_TRUE(g.d.spent > 0 && g.d.spent <= NCHUNKS * 4096, "spent");
+		}
+		for (i = 0; i < NCHUNKS; i++)
+			l.mc.buf[l.chunk[i] + RC_BLOCK_HDR_SIZE + 4] ^= 0x01;
 	}
 	free(l.mc.buf);
 	tmpdir_cleanup();

@@ -19,6 +19,7 @@
 #ifndef RINGCAP_FORMAT_H
 #define RINGCAP_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -157,5 +158,14 @@ _Static_assert(sizeof(struct rc_disk_index) == 32, "rc_disk_index layout");
 
 /* The CRC of a block: over its type, then its payload (zlib's crc32). */
 uint32_t rc_block_crc(uint32_t type, const void *payload, size_t len);
+
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+/*
+ * The fuzzer's switch: false (the default) lets every block's CRC pass, so
+ * that mutations reach the parsers; true checks them, so that they reach
+ * the resync.
+ */
+extern bool rc_fuzz_check_crc;
+#endif
 
 #endif /* RINGCAP_FORMAT_H */

@@ -11,6 +11,10 @@
 #include "format/header.h"
 #include "decode/schema.h"
 
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+bool rc_fuzz_check_crc;
+#endif
+
 uint32_t rc_block_crc(uint32_t type, const void *payload, size_t len)
 {
 	uLong crc = crc32(0, (const Bytef *)&type, sizeof(type));

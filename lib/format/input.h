@@ -20,8 +20,12 @@
  * @mem_len: bytes at @mem
  * @mem_pos: the next one read
  * @offset: of the next byte read, from the start of the file
- * @back: a descriptor's bytes given back, or peeked at, to be read first
+ * @back: a descriptor's bytes given back, or peeked at, to be read first;
+ *	those before @back_pos were read, and are kept until a peek needs room
  * @back_pos: the first of them not read yet
+ * @kept: how many of the bytes just before @back_pos are the last ones
+ *	read, in file order: giving those back copies nothing
+ * @eof: the descriptor ended (read() gave 0); it is not read again
  * @err: -errno of the first read() that failed; reading stops there
  *
  * Starts zeroed, but for @fd, or @mem and @mem_len.
@@ -32,7 +36,8 @@ struct rc_input {
 	size_t mem_len, mem_pos;
 	uint64_t offset;
 	struct rc_strbuf back;
-	size_t back_pos;
+	size_t back_pos, kept;
+	bool eof;
 	int err;
 };
 
@@ -55,6 +60,11 @@ size_t rc_input__read(struct rc_input *in, void *buf, size_t n);
  * @avail: set to how many there are: fewer than @n only at the end of the
  *	file (or after a read error)
  *
+ * A descriptor is read ahead, up to 64 KiB more than asked when that much
+ * is there; the bytes already read move to the front only when they are
+ * as many as those not read yet, so a scan that peeks and consumes a few
+ * bytes at a time copies each byte a bounded number of times.
+ *
  * Return: 0, or -ENOMEM.
  */
 int rc_input__peek(struct rc_input *in, size_t n, const unsigned char **p, size_t *avail);
@@ -71,9 +81,19 @@ void rc_input__consume(struct rc_input *in, size_t n);
  * @in: the input
  * @n: how many
  *
- * Return: false when the file ends first.
+ * Return: false when the file ends first, with @in at its end: from
+ * memory, a file or a pipe alike.
  */
 bool rc_input__skip(struct rc_input *in, size_t n);
+
+/**
+ * rc_input__skip_rest() - move past the rest of the file, unseen
+ * @in: the input
+ *
+ * A descriptor that cannot seek (a pipe) is read to its end, or to a read
+ * error (@in->err). The offset ends at the file's size.
+ */
+void rc_input__skip_rest(struct rc_input *in);
 
 /**
  * rc_input__give_back() - have the last bytes read read again
@@ -83,7 +103,9 @@ bool rc_input__skip(struct rc_input *in, size_t n);
  * @b: the rest, which followed @a in the file
  * @blen: its length
  *
- * The offset goes back by @alen + @blen. From memory nothing is copied.
+ * The offset goes back by @alen + @blen. From memory nothing is copied,
+ * nor from a descriptor when all of them were read from what it had
+ * given back or peeked at (they are still there).
  *
  * Return: 0, or -ENOMEM with nothing given back.
  */

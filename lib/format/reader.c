@@ -91,11 +91,15 @@ static int bad_block(struct rc_reader *r, const char *why)
  * Read one block into r->payload. Returns 1 with *type set; 0 at the end
  * of the file, there or inside the block's 16-byte header; -EBADMSG for a
  * block that is not good, with r->bad saying what was read of it and why;
- * or -errno.
+ * or -errno. A length its type cannot have is refused before its payload
+ * is read, and a trailer's after its first 56 bytes (rc_trailer__fits()):
+ * a bad header costs what a good block of its kind could.
  */
 static int read_block(struct rc_reader *r, uint32_t *type)
 {
+	uint64_t off = r->in.offset;
 	struct bad_block *b = &r->bad;
+	struct rc_disk_trailer dt;
 	uint32_t crc;
 	size_t len, got;
 	int err;
@@ -107,23 +111,34 @@ static int read_block(struct rc_reader *r, uint32_t *type)
 		return bad_block(r, "bad block magic");
 	if (b->hlen < RC_BLOCK_HDR_SIZE)
 		return end_of_file(r);
-	if (b->h[1] < 8)
+	if (b->h[1] < 8 || !rc_block__len_fits(b->h[2], b->h[1] - 8, false))
 		return bad_block(r, "block length out of range");
 	len = b->h[1] - 8;
-	if (len > (b->h[2] == RC_BLOCK_TRAILER ? RC_MAX_TRAILER : RC_MAX_BLOCK))
-		return bad_block(r, "block length out of range");
-	err = rc_strbuf__reserve(&r->payload, len);
+	if (b->h[2] == RC_BLOCK_TRAILER) {
+		got = read_some(r, &dt, sizeof(dt));
+		err = rc_strbuf__append(&r->payload, &dt, got);
+		if (err)
+			return err;
+		if (got < sizeof(dt)) {
+			b->cut = true;
+			return bad_block(r, "block length past the end of the file");
+		}
+		if (!rc_trailer__fits(&dt, len, off))
+			return bad_block(r, "trailer length differs from its index");
+	}
+	err = rc_strbuf__reserve(&r->payload, len - r->payload.len);
 	if (err)
 		return err;
-	got = read_some(r, r->payload.buf, len);
-	r->payload.len = got;
-	if (got < len) {
+	got = read_some(r, r->payload.buf + r->payload.len, len - r->payload.len);
+	r->payload.len += got;
+	if (r->payload.len < len) {
 		b->cut = true;
 		return bad_block(r, "block length past the end of the file");
 	}
 	crc = rc_block_crc(b->h[2], r->payload.buf, len);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-	crc = b->h[3]; /* let mutations reach the parsers */
+	if (!rc_fuzz_check_crc)
+		crc = b->h[3]; /* let mutations reach the parsers */
 #endif
 	if (crc != b->h[3])
 		return bad_block(r, "block checksum mismatch");
@@ -134,14 +149,26 @@ static int read_block(struct rc_reader *r, uint32_t *type)
 /* A trailer, by its type and a length of a trailer's shape, which no other block has. */
 static bool bad_is_trailer(const struct bad_block *b)
 {
-	size_t len;
+	return b->hlen == RC_BLOCK_HDR_SIZE && b->h[0] == RC_FRAME_MAGIC &&
+	       b->h[2] == RC_BLOCK_TRAILER && b->h[1] >= 8 &&
+	       rc_block__len_fits(RC_BLOCK_TRAILER, b->h[1] - 8, false);
+}
 
-	if (b->hlen < RC_BLOCK_HDR_SIZE || b->h[0] != RC_FRAME_MAGIC ||
-	    b->h[2] != RC_BLOCK_TRAILER || b->h[1] < 8)
-		return false;
-	len = b->h[1] - 8;
-	return len >= sizeof(struct rc_disk_trailer) && len <= RC_MAX_TRAILER &&
-	       (len - sizeof(struct rc_disk_trailer)) % sizeof(struct rc_disk_index) == 0;
+/*
+ * Too much damage (rc_resync__budget()): the rest of the file, from @start
+ * on, is passed over in one stretch; @at is where the reader stopped
+ * looking. A pipe is read to its end, to count it.
+ */
+static int give_up(struct rc_reader *r, uint64_t start, uint64_t at, const char *why,
+		   uint64_t chunks, uint64_t records)
+{
+	int err;
+
+	r->dmg.d.gave_up = at;
+	r->at_end = true;
+	rc_input__skip_rest(&r->in);
+	err = rc_damage_log__add(&r->dmg, start, r->in.offset, why, RC_GAVE_UP, chunks, records);
+	return err ?: (r->in.err ? end_of_file(r) : 0);
 }
 
 /*
@@ -151,13 +178,15 @@ static bool bad_is_trailer(const struct bad_block *b)
 static int resync(struct rc_reader *r, uint64_t start, const char *why, uint64_t chunks,
 		  uint64_t records)
 {
-	int found = rc_resync__scan(&r->in);
+	int found = rc_resync__scan(&r->in, &r->dmg.d.spent);
 
 	if (found < 0)
 		return found;
+	if (found == RC_SCAN_GAVE_UP)
+		return give_up(r, start, r->in.offset, why, chunks, records);
 	if (r->in.err)
 		return end_of_file(r);
-	if (!found)
+	if (found == RC_SCAN_EOF)
 		r->at_end = r->truncated = true;
 	return rc_damage_log__add(&r->dmg, start, r->in.offset, why,
 				  found ? RC_RESYNCED : RC_NO_RESYNC, chunks, records);
@@ -168,6 +197,8 @@ static int resync(struct rc_reader *r, uint64_t start, const char *why, uint64_t
  * next good one from the byte after its start, in what was read of it and
  * on. A trailer is not scanned: it is read as none, and ends the read, as
  * anything bad after the trailer does, where only the END block is left.
+ * What was read of the block counts against the budget: past it, the
+ * reader gives up there.
  */
 static int pass_bad_block(struct rc_reader *r, uint64_t start)
 {
@@ -175,6 +206,7 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 	bool chunk = b->hlen >= 12 && b->h[2] == RC_BLOCK_CHUNK;
 	int err;
 
+	r->dmg.d.spent += b->hlen + r->payload.len;
 	if (r->have_trailer || bad_is_trailer(b)) {
 		r->at_end = true;
 		if (b->cut) /* cut short there: truncated, not damaged */
@@ -182,6 +214,8 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 		return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why,
 					  r->have_trailer ? RC_AFTER_END : RC_TRAILER, 0, 0);
 	}
+	if (r->dmg.d.spent > rc_resync__budget(start))
+		return give_up(r, start, start, b->why, chunk, 0);
 	err = rc_input__give_back(&r->in, (const unsigned char *)b->h + 1, b->hlen - 1,
 				  r->payload.buf, r->payload.len);
 	if (err)
@@ -189,7 +223,9 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 	if (!b->cut)
 		return resync(r, start, b->why, chunk, 0);
 	/* a length past the end: damaged if a good block follows, else cut short */
-	err = rc_resync__scan(&r->in);
+	err = rc_resync__scan(&r->in, &r->dmg.d.spent);
+	if (err == RC_SCAN_GAVE_UP)
+		return give_up(r, start, r->in.offset, b->why, chunk, 0);
 	if (err <= 0 || r->in.err)
 		return err < 0 ? err : end_of_file(r);
 	return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why, RC_RESYNCED, chunk, 0);
@@ -718,8 +754,8 @@ const char *rc_reader__error(const struct rc_reader *r)
 
 bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d)
 {
-	if (d)
-		*d = r->dmg.d;
+	if (d) /* a block cut short at the end is not damage, even if it was read */
+		*d = r->dmg.ns ? r->dmg.d : (struct rc_damage){};
 	return r->dmg.ns > 0;
 }
 

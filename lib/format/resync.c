@@ -14,14 +14,10 @@
 
 #define SCAN_STEP     65536 /* bytes looked at a time, for the magic */
 #define MAX_CHUNK_HDR 4096  /* a CHUNK payload is 32 bytes; a later minor may add a few */
+/* The fewest bytes a chunk takes: its block's header and payload (its data: more) */
+#define MIN_CHUNK_SPAN (RC_BLOCK_HDR_SIZE + sizeof(struct rc_disk_chunk))
 
-/*
- * Whether a block found by scanning could be one: a type a reader goes on
- * at, and a payload of @len bytes that type can have. Stricter than a
- * block read in order must be: a false match in other bytes would be
- * taken for what it says.
- */
-static bool len_fits(uint32_t type, size_t len)
+bool rc_block__len_fits(uint32_t type, size_t len, bool found)
 {
 	switch (type) {
 	case RC_BLOCK_CHUNK:
@@ -34,13 +30,24 @@ static bool len_fits(uint32_t type, size_t len)
 	case RC_BLOCK_END:
 		return len == RC_END_PAYLOAD;
 	default:
-		return false; /* a HEADER, or a type of a later minor: look further */
+		/* a HEADER, or a type of a later minor: skipped in order, never taken found */
+		return !found && len <= RC_MAX_BLOCK;
 	}
 }
 
-/* Whether a good block starts at the reading position: 1, 0, or -ENOMEM. */
-static int block_here(struct rc_input *in)
+bool rc_trailer__fits(const struct rc_disk_trailer *dt, size_t len, uint64_t off)
 {
+	return len == sizeof(*dt) + (size_t)dt->nindex * sizeof(struct rc_disk_index) &&
+	       dt->nindex <= off / MIN_CHUNK_SPAN;
+}
+
+/*
+ * Whether a good block starts at the reading position: RC_SCAN_FOUND, 0
+ * (not one: its CRC'd bytes added to *@spent), RC_SCAN_GAVE_UP, or -ENOMEM.
+ */
+static int block_here(struct rc_input *in, uint64_t *spent)
+{
+	struct rc_disk_trailer dt;
 	const unsigned char *p;
 	uint32_t h[4], crc;
 	size_t avail, len;
@@ -50,55 +57,72 @@ static int block_here(struct rc_input *in)
 	if (err || avail < RC_BLOCK_HDR_SIZE)
 		return err;
 	memcpy(h, p, sizeof(h));
-	if (h[0] != RC_FRAME_MAGIC || h[1] < 8 || !len_fits(h[2], h[1] - 8))
+	if (h[0] != RC_FRAME_MAGIC || h[1] < 8 || !rc_block__len_fits(h[2], h[1] - 8, true))
 		return 0;
 	len = h[1] - 8;
+	if (h[2] == RC_BLOCK_TRAILER) { /* its start says how long it is, before the rest is read */
+		err = rc_input__peek(in, RC_BLOCK_HDR_SIZE + sizeof(dt), &p, &avail);
+		if (err || avail < RC_BLOCK_HDR_SIZE + sizeof(dt))
+			return err;
+		memcpy(&dt, p + RC_BLOCK_HDR_SIZE, sizeof(dt));
+		if (!rc_trailer__fits(&dt, len, in->offset))
+			return 0;
+	}
+	if (*spent + RC_BLOCK_HDR_SIZE + len > rc_resync__budget(in->offset))
+		return RC_SCAN_GAVE_UP;
 	err = rc_input__peek(in, RC_BLOCK_HDR_SIZE + len, &p, &avail);
 	if (err || avail < RC_BLOCK_HDR_SIZE + len)
 		return err;
 	crc = rc_block_crc(h[2], p + RC_BLOCK_HDR_SIZE, len);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-	crc = h[3]; /* as read_block(): let mutations reach the parsers */
+	if (!rc_fuzz_check_crc)
+		crc = h[3]; /* as read_block(): let mutations reach the parsers */
 #endif
-	return crc == h[3];
+	if (crc == h[3])
+		return RC_SCAN_FOUND;
+	*spent += RC_BLOCK_HDR_SIZE + len;
+	return 0;
 }
 
-int rc_resync__scan(struct rc_input *in)
+int rc_resync__scan(struct rc_input *in, uint64_t *spent)
 {
 	static const uint32_t magic = RC_FRAME_MAGIC;
 
 	for (;;) {
 		const unsigned char *p, *hit;
 		size_t avail;
-		int err;
+		int ret;
 
-		err = rc_input__peek(in, SCAN_STEP, &p, &avail);
-		if (err)
-			return err;
+		ret = rc_input__peek(in, SCAN_STEP, &p, &avail);
+		if (ret)
+			return ret;
 		hit = memmem(p, avail, &magic, sizeof(magic));
 		if (!hit) {
 			if (avail < SCAN_STEP) { /* the end of the file */
 				rc_input__consume(in, avail);
-				return 0;
+				return RC_SCAN_EOF;
 			}
 			/* the magic may begin in the last 3 bytes */
 			rc_input__consume(in, avail - (sizeof(magic) - 1));
 			continue;
 		}
 		rc_input__consume(in, hit - p);
-		err = block_here(in);
-		if (err)
-			return err;
+		ret = block_here(in, spent);
+		if (ret)
+			return ret;
 		rc_input__consume(in, 1);
 	}
 }
 
-/* "corrupt block at byte N: WHY; ..." for the first stretch. */
-static void first_msg(struct rc_damage_log *l)
+/*
+ * "corrupt block at byte N: WHY; ..." for the first stretch, then where
+ * the reader gave up if that was later.
+ */
+static void set_msg(struct rc_damage_log *l)
 {
 	const struct rc_stretch *s = &l->s[0];
 	unsigned long long bytes = s->end - s->start;
-	char tail[128];
+	char tail[128], more[80] = "";
 
 	switch (l->how) {
 	case RC_RESYNCED:
@@ -114,9 +138,17 @@ static void first_msg(struct rc_damage_log *l)
 	case RC_AFTER_END:
 		snprintf(tail, sizeof(tail), "after the trailer: the end");
 		break;
+	case RC_GAVE_UP:
+		snprintf(tail, sizeof(tail),
+			 "gave up resyncing at byte %llu: too much damage, %llu bytes skipped",
+			 (unsigned long long)l->d.gave_up, bytes);
+		break;
 	}
-	snprintf(l->msg, sizeof(l->msg), "corrupt block at byte %llu: %s; %s",
-		 (unsigned long long)s->start, l->why, tail);
+	if (l->d.gave_up && l->how != RC_GAVE_UP)
+		snprintf(more, sizeof(more), "; gave up resyncing at byte %llu: too much damage",
+			 (unsigned long long)l->d.gave_up);
+	snprintf(l->msg, sizeof(l->msg), "corrupt block at byte %llu: %s; %s%s",
+		 (unsigned long long)s->start, l->why, tail, more);
 }
 
 int rc_damage_log__add(struct rc_damage_log *l, uint64_t start, uint64_t end, const char *why,
@@ -140,8 +172,9 @@ int rc_damage_log__add(struct rc_damage_log *l, uint64_t start, uint64_t end, co
 		l->how = how;
 		l->d.offset = l->s[0].start;
 		l->d.resync = l->s[0].end;
-		first_msg(l);
 	}
+	if (l->ns == 1 || how == RC_GAVE_UP)
+		set_msg(l);
 	l->d.bytes += end - start;
 	if (!l->d.exact) {
 		l->d.chunks += chunks;

@@ -5,17 +5,132 @@
  * loss ledger, every output format of report, counters and their
  * history). Any input must give records or a clean error, never a crash,
  * a leak or undefined behaviour. The fuzzer runs with stdout closed (-close_fd_mask=1).
+ *
+ * The same input is first read through a descriptor, as a file (a memfd)
+ * and as a pipe (when it fits in one): the look-ahead, give-back and
+ * skips of lib/format/input.c. Each must read the same records and the
+ * same damage as memory does (a pipe without a time range, which memory
+ * and a file seek to with the trailer's index and a pipe cannot): else
+ * the fuzzer aborts. Inputs of odd sizes are read so with their CRCs
+ * checked (rc_fuzz_check_crc): a mutation is damage then, and the resync
+ * runs.
  */
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "format/format.h"
 #include "ringcap.h"
 #include "report_fmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#define PIPE_MAX (1u << 20) /* the most a pipe is asked to hold (fs.pipe-max-size) */
+
 static int quiet(enum rc_print_level level, const char *fmt, va_list ap)
 {
 	return 0;
+}
+
+/* What a read gave: compared between memory, a file and a pipe. */
+struct outcome {
+	bool opened, truncated, corrupt;
+	long n;
+	int err;
+	uint64_t sum, offset, chunks;
+	struct rc_damage d;
+	char msg[512];
+};
+
+static void outcome_of(struct rc_reader *r, uint64_t since, struct outcome *o)
+{
+	const struct rc_rec_hdr *rec;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	if (!r)
+		return;
+	o->opened = true;
+	rc_reader__set_range(r, since, UINT64_MAX);
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		o->n++;
+		o->sum = o->sum * 31 + rec->ts + rec->type + rec->size;
+	}
+	o->err = err;
+	o->truncated = rc_reader__truncated(r);
+	o->corrupt = rc_reader__corrupt(r, &o->d);
+	o->offset = rc_reader__offset(r);
+	o->chunks = rc_reader__chunks(r);
+	snprintf(o->msg, sizeof(o->msg), "%s", rc_reader__error(r));
+	rc_reader__free(r);
+}
+
+static bool same(const struct outcome *a, const struct outcome *b)
+{
+	const struct rc_damage *x = &a->d, *y = &b->d;
+
+	return a->opened == b->opened && a->n == b->n && a->sum == b->sum && a->err == b->err &&
+	       a->truncated == b->truncated && a->corrupt == b->corrupt && a->offset == b->offset &&
+	       a->chunks == b->chunks && !strcmp(a->msg, b->msg) && x->offset == y->offset &&
+	       x->resync == y->resync && x->stretches == y->stretches && x->bytes == y->bytes &&
+	       x->chunks == y->chunks && x->records == y->records && x->exact == y->exact &&
+	       x->spent == y->spent && x->gave_up == y->gave_up;
+}
+
+/* The reader of descriptor @fd, through its /proc path as rc_reader__open() takes it. */
+static struct rc_reader *open_fd(int fd)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return rc_reader__open(path);
+}
+
+/*
+ * @data read from a memfd, and from a pipe when it fits in one: as from
+ * memory, or abort. The file from @since on, as memory is: both seek with
+ * the trailer's index; the pipe from the start, which it cannot.
+ */
+static void read_from_fds(const uint8_t *data, size_t size, uint64_t since)
+{
+	struct outcome mem, fd;
+	int mfd, p[2];
+
+	outcome_of(rc_reader__open_mem(data, size), since, &mem);
+	mfd = memfd_create("fuzz.rcap", MFD_CLOEXEC);
+	if (mfd < 0)
+		return;
+	if (size && write(mfd, data, size) != (ssize_t)size)
+		abort();
+	outcome_of(open_fd(mfd), since, &fd);
+	close(mfd);
+	if (!same(&mem, &fd)) {
+		fprintf(stderr, "a file reads otherwise than memory: %s | %s\n", fd.msg, mem.msg);
+		abort();
+	}
+	if (size > PIPE_MAX || pipe2(p, O_CLOEXEC))
+		return;
+	/* all of it in the pipe, then its end: no writer to wait for */
+	if (fcntl(p[1], F_SETPIPE_SZ, size > 4096 ? size : 4096) < (int)size ||
+	    fcntl(p[1], F_SETFL, O_NONBLOCK) ||
+	    (size && write(p[1], data, size) != (ssize_t)size)) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	close(p[1]);
+	outcome_of(open_fd(p[0]), 0, &fd);
+	close(p[0]);
+	if (since)
+		outcome_of(rc_reader__open_mem(data, size), 0, &mem);
+	if (!same(&mem, &fd)) {
+		fprintf(stderr, "a pipe reads otherwise than memory: %s | %s\n", fd.msg, mem.msg);
+		abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -43,6 +158,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 
 	rc_set_print(quiet);
+	/* with the CRCs checked for inputs of odd sizes: damage, and the resync */
+	rc_fuzz_check_crc = size & 1;
+	read_from_fds(data, size, size > 100 ? data[100] : 0);
+	rc_fuzz_check_crc = false;
 	r = rc_reader__open_mem(data, size);
 	if (!r)
 		return 0;

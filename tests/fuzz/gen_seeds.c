@@ -91,12 +91,18 @@ enum seed_end { WHOLE, CUT, DAMAGED };
 
 /*
  * Damage a capture for the reader to resync past: the magic of its second
- * chunk, and the length of its fourth (past the end of the file).
+ * chunk; its fourth made a block of a later minor's type claiming most of
+ * the rest of the file (its CRC wrong: read whole, given back, scanned
+ * from a pipe's look-ahead); its sixth a STATS block claiming 8 MiB, past
+ * the end. A byte after the END block makes the size odd: the fuzzer
+ * reads such inputs with their CRCs checked (fuzz_reader.c).
  */
 static int damage(int fd)
 {
-	uint32_t h[4], zero = 0, huge = 8u << 20;
+	uint32_t h[4], zero = 0, later = RC_BLOCK_END + 1, stats = RC_BLOCK_STATS, len;
+	uint32_t huge = 8u << 20;
 	uint64_t off = 0;
+	off_t size = lseek(fd, 0, SEEK_END);
 	int nth = 0;
 
 	while (pread(fd, h, sizeof(h), off) == sizeof(h)) {
@@ -109,12 +115,18 @@ static int damage(int fd)
 		if (pread(fd, &dc, sizeof(dc), off + RC_BLOCK_HDR_SIZE) != sizeof(dc))
 			return -EIO;
 		nth++;
+		len = size - off - 100;
 		if ((nth == 2 && pwrite(fd, &zero, 4, off) != 4) ||
-		    (nth == 4 && pwrite(fd, &huge, 4, off + 4) != 4))
+		    (nth == 4 &&
+		     (pwrite(fd, &len, 4, off + 4) != 4 || pwrite(fd, &later, 4, off + 8) != 4)) ||
+		    (nth == 6 &&
+		     (pwrite(fd, &huge, 4, off + 4) != 4 || pwrite(fd, &stats, 4, off + 8) != 4)))
 			return -EIO;
 		off += 8 + (uint64_t)h[1] + dc.data_size;
 	}
-	return nth >= 4 ? 0 : -EINVAL;
+	if (size % 2 == 0 && pwrite(fd, "", 1, size) != 1)
+		return -EIO;
+	return nth >= 6 ? 0 : -EINVAL;
 }
 
 static int write_seed(const char *dir, const char *name, unsigned int n, size_t chunk,
