@@ -220,7 +220,7 @@ fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
 		tests/fuzz/regressions \
 		$(OUTPUT)/fuzz-seeds > $(OUTPUT)/fuzz-replay.log 2>&1 || \
 		{ tail -n 40 $(OUTPUT)/fuzz-replay.log; echo "fuzz: a regression input fails"; exit 1; }
-	$(Q)$(OUTPUT)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=1 \
+	$(Q)$(OUTPUT)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -timeout=10 -close_fd_mask=1 \
 		-artifact_prefix=$(OUTPUT)/ \
 		$(OUTPUT)/fuzz-corpus $(OUTPUT)/fuzz-seeds tests/fuzz/regressions \
 		> $(OUTPUT)/fuzz.log 2>&1 || \
