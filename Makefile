@@ -275,8 +275,10 @@ $(OUTPUT)/rc_floor: tests/bench/floor.c $(OUTPUT)/bench/floor.skel.h
 
 # ringcap against perf, trace-cmd and bpftrace (README, Performance).
 # RUNS=3 CALLS=2000000 WORKLOADS=storm1,... RECORDERS=ringcap,perf,...
-# SUITES=syscalls,tracepoints (both by default; tracepoints: the same
-# tracepoints recorded by trace-cmd and ringcap over ftrace and the ring buffer)
+# SUITES=lead,syscalls,tracepoints (all by default; lead: one tracepoint for
+# every recorder, beside the floor and a bare reference program (rc_floor),
+# with the BPF programs' cost from the kernel's statistics; tracepoints: the
+# same tracepoints recorded by trace-cmd and ringcap over ftrace and the ring buffer)
 # BASELINE=DIR: the ringcap of another build too (before and after a change)
 bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 	$(Q)python3 tests/bench/bench.py $(OUTPUT) --runs $(or $(RUNS),3) \
