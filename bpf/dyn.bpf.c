@@ -4,7 +4,9 @@
  *
  * One tracepoint program serves every tracepoint: user space attaches it
  * to each one asked for, with the event's id as the link's cookie, and
- * describes each in tpconf under that id. The program copies the raw
+ * describes each in tpconf at the event's index (id - RC_DYN_BASE): an
+ * array, whose lookup the verifier inlines, where a hash would cost a
+ * helper call and a hash of the key on every event. The program copies the raw
  * record the kernel made, its fixed part and the variable-length data its
  * __data_loc/__rel_loc words point at, after ringcap's record header.
  *
@@ -14,7 +16,7 @@
 #include "common.bpf.h"
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, RC_DYN_MAX);
 	__type(key, __u32);
 	__type(value, struct rc_tp_conf);
@@ -81,10 +83,10 @@ int handle_tp(void *ctx)
 	struct trace_entry *common;
 	struct tp_buf *b;
 
-	key = bpf_get_attach_cookie(ctx);
+	key = bpf_get_attach_cookie(ctx) - RC_DYN_BASE;
 	c = bpf_map_lookup_elem(&tpconf, &key);
-	if (!c)
-		return 0;
+	if (!c || !c->type)
+		return 0; /* not a tracepoint of ours: an element never filled */
 	st = dyn_stats(c->type);
 	if (!st)
 		return 0;

@@ -187,7 +187,7 @@ struct rc_dyn_stats {
 #define RC_TP_MAX_LOCS	  8
 #define RC_TP_F_TRUNCATED 0x1 /* hdr.flags: the raw record was longer than RC_TP_MAX_RAW */
 
-/* tpconf map value, keyed by the event's id (the link's cookie) */
+/* tpconf map value, at the event's index: its id (the link's cookie) - RC_DYN_BASE */
 struct rc_tp_conf {
 	__u16 type;	 /* RC_DYN_BASE + index */
 	__u16 fixed;	 /* the raw record's fixed part */

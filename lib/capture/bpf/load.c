@@ -107,7 +107,7 @@ static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
 	return false;
 }
 
-/* Tell the tracepoint program about each tracepoint: by its ftrace id. */
+/* Tell the tracepoint program about each tracepoint, at its index in dset. */
 static int fill_tpconf(struct rc_bpf *s)
 {
 	int fd = bpf_map__fd(s->dyn->maps.tpconf);
@@ -119,7 +119,7 @@ static int fill_tpconf(struct rc_bpf *s)
 					.fixed = e->tp.size,
 					.nlocs = e->tp.nlocs,
 					.ftrace_id = e->tp.id };
-		__u32 key = e->id;
+		__u32 key = e->id - RC_DYN_BASE;
 		uint16_t k;
 
 		if (e->kind != RC_DYN_TP)
