@@ -75,6 +75,7 @@ static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_d
 SEC("tracepoint")
 int handle_tp(void *ctx)
 {
+	struct task_struct *cur = rc_current();
 	struct rc_dyn_stats *st;
 	struct rc_tp_conf *c;
 	struct rc_ev_hdr *h;
@@ -90,7 +91,7 @@ int handle_tp(void *ctx)
 	st = dyn_stats(c->type);
 	if (!st)
 		return 0;
-	if (!rc_current_wanted()) {
+	if (!rc_task_wanted(cur)) {
 		__sync_fetch_and_add(&st->filtered, 1);
 		return 0;
 	}
@@ -107,7 +108,7 @@ int handle_tp(void *ctx)
 		if (end > len)
 			len = end;
 	}
-	rc_fill_hdr(h, c->type, 0);
+	rc_fill_hdr(h, cur, c->type, 0);
 	if (len > RC_TP_MAX_RAW) {
 		len = RC_TP_MAX_RAW;
 		h->flags = RC_TP_F_TRUNCATED;
@@ -154,14 +155,14 @@ drop:
 #define UPROBE_ARG6(regs) 0
 #endif
 
-/* The stats of probe event @type when current is in scope, counted as made; else NULL. */
-static __always_inline struct rc_dyn_stats *probe_scope(__u16 type)
+/* The stats of probe event @type when @cur is in scope, counted as made; else NULL. */
+static __always_inline struct rc_dyn_stats *probe_scope(struct task_struct *cur, __u16 type)
 {
 	struct rc_dyn_stats *st = dyn_stats(type);
 
 	if (!st)
 		return NULL;
-	if (!rc_current_wanted()) {
+	if (!rc_task_wanted(cur)) {
 		__sync_fetch_and_add(&st->filtered, 1);
 		return NULL;
 	}
@@ -191,8 +192,9 @@ SEC("uprobe")
 int handle_uprobe(struct pt_regs *regs)
 {
 	__u16 type = bpf_get_attach_cookie(regs);
+	struct task_struct *cur = rc_current();
 	struct rc_ev_uprobe onstack, *e = &onstack;
-	struct rc_dyn_stats *st = probe_scope(type);
+	struct rc_dyn_stats *st = probe_scope(cur, type);
 
 	if (!st)
 		return 0;
@@ -203,7 +205,7 @@ int handle_uprobe(struct pt_regs *regs)
 			return 0;
 		}
 	}
-	rc_fill_hdr(&e->hdr, type, sizeof(*e));
+	rc_fill_hdr(&e->hdr, cur, type, sizeof(*e));
 	e->args[0] = PT_REGS_PARM1(regs);
 	e->args[1] = PT_REGS_PARM2(regs);
 	e->args[2] = PT_REGS_PARM3(regs);
@@ -218,8 +220,9 @@ SEC("uretprobe")
 int handle_uretprobe(struct pt_regs *regs)
 {
 	__u16 type = bpf_get_attach_cookie(regs);
+	struct task_struct *cur = rc_current();
 	struct rc_ev_uretprobe onstack, *e = &onstack;
-	struct rc_dyn_stats *st = probe_scope(type);
+	struct rc_dyn_stats *st = probe_scope(cur, type);
 
 	if (!st)
 		return 0;
@@ -230,7 +233,7 @@ int handle_uretprobe(struct pt_regs *regs)
 			return 0;
 		}
 	}
-	rc_fill_hdr(&e->hdr, type, sizeof(*e));
+	rc_fill_hdr(&e->hdr, cur, type, sizeof(*e));
 	e->ret = PT_REGS_RC(regs);
 	submit_dyn(regs, e, sizeof(*e), st);
 	return 0;
