@@ -198,9 +198,12 @@ const char *rc_features__missing(const struct rc_features *f, enum rc_feature_ne
 			return "kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)";
 		if (!f->tp_btf)
 			return "BTF tracepoints (tp_btf, Linux 5.5)";
-		if (need != RC_NEED_SYSCALLS)
+		if (need == RC_NEED_FOLLOW)
 			return NULL;
-		if (!f->task_storage || !f->current_task_btf)
+		/* every record's task: its ids and name are loads from it */
+		if (!f->current_task_btf)
+			return "the BPF helper bpf_get_current_task_btf (Linux 5.11)";
+		if (need == RC_NEED_SYSCALLS && !f->task_storage)
 			return "task-local storage for BPF (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11)";
 		return NULL;
 	case RC_NEED_TRACEPOINTS:
