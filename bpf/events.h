@@ -134,6 +134,14 @@ struct rc_rec_snapshot {
 };
 _Static_assert(sizeof(struct rc_rec_snapshot) == 80, "rc_rec_snapshot layout");
 
+/*
+ * The targets map when knobs.filter_pids is set: a bit per tgid, 64 to a
+ * word, for every tgid a 64-bit kernel can give (PID_MAX_LIMIT, 4M):
+ * 512 KiB.
+ */
+#define RC_TGID_LIMIT	(1u << 22)
+#define RC_TARGET_WORDS (RC_TGID_LIMIT / 64)
+
 /* rc_knobs.transport */
 #define RC_KNOB_RINGBUF 0
 #define RC_KNOB_PERFBUF 1

@@ -9,6 +9,7 @@
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -482,6 +483,8 @@ void rc_bpf__teardown(struct rc_capture *c)
 	free(s->ddropped);
 	if (s->events_fd >= 0)
 		close(s->events_fd);
+	if (s->targets)
+		munmap(s->targets, s->targets_len);
 	if (s->targets_fd >= 0)
 		close(s->targets_fd);
 	if (s->stats_fd >= 0)

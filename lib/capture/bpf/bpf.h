@@ -21,7 +21,6 @@ struct sched_bpf;
 struct follow_bpf;
 struct dyn_bpf;
 
-#define TARGETS_MAX 65536
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 #define HOLD_NS                                                                                    \
 	1000000ull /* perfbuf: a record this recent may still have an older one in flight          \
@@ -50,6 +49,8 @@ struct rc_bpf {
 	uint64_t *ulost;      /* --bpf: each CPU's perf ring's losses */
 	uint64_t *ddropped;   /* each CPU's drops of dset's events, at the last count */
 	int events_fd, targets_fd, stats_fd, notify_fd;
+	uint64_t *targets;  /* the targets map's bits, mapped; NULL: no pid filter */
+	size_t targets_len; /* bytes mapped */
 	struct rc_ringbuf rb;
 	struct rc_perfbuf pb;	 /* perfbuf: the CPUs' rings */
 	struct rc_perfbuf nb;	 /* perfbuf --snapshot-on: the trigger rings */

@@ -7,6 +7,7 @@
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -378,6 +379,36 @@ static enum rc_transport pick_transport(const struct rc_features *f, enum rc_tra
 	return RC_TRANSPORT_PERFBUF;
 }
 
+/*
+ * The targets map (common.bpf.h): a bit per tgid, mapped here so that a
+ * target is added with an atomic or, as the programs add children. One
+ * unused word when nothing filters by pid.
+ */
+static int create_targets(struct rc_bpf *s)
+{
+	bool filter = s->c.opts.npids > 0 || s->c.opts.follow_forks;
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
+	size_t page = sysconf(_SC_PAGESIZE);
+	__u32 words = filter ? RC_TARGET_WORDS : 1;
+	int fd, err;
+	void *p;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rc_targets", sizeof(__u32), sizeof(__u64), words,
+			    &mo);
+	if (fd < 0 || !filter)
+		return fd;
+	s->targets_len = (words * sizeof(__u64) + page - 1) / page * page;
+	p = mmap(NULL, s->targets_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	s->targets = p;
+	return fd;
+}
+
 static int create_maps(struct rc_bpf *s)
 {
 	if (s->c.transport == RC_TRANSPORT_PERFBUF)
@@ -392,8 +423,7 @@ static int create_maps(struct rc_bpf *s)
 				      sizeof(__u32), s->c.ncpus, NULL);
 	if (s->notify_fd < 0)
 		goto fail;
-	s->targets_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "rc_targets", sizeof(__u32), sizeof(__u8),
-				       TARGETS_MAX, NULL);
+	s->targets_fd = create_targets(s);
 	if (s->targets_fd < 0)
 		goto fail;
 	s->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stats", sizeof(__u32),
@@ -411,15 +441,14 @@ fail:
 int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
 {
 	struct rc_bpf *s = to_bpf(c);
-	__u32 key = pid;
-	__u8 one = 1;
 
-	if (s->user)
-		return 0; /* the user's programs choose what they trace */
-	if (bpf_map_update_elem(s->targets_fd, &key, &one, BPF_ANY) < 0) {
-		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(errno));
-		return -errno;
+	if (s->user || !s->targets)
+		return 0; /* the user's programs choose what they trace; or no pid filter */
+	if (pid <= 0 || (uint32_t)pid >= RC_TGID_LIMIT) {
+		pr_warn("failed to add pid %d to the targets: out of range\n", pid);
+		return -EINVAL;
 	}
+	__atomic_fetch_or(&s->targets[pid / 64], 1ull << (pid % 64), __ATOMIC_SEQ_CST);
 	return 0;
 }
 
