@@ -145,21 +145,15 @@ static __always_inline struct rc_bpf_stats *rc_stats(void)
 }
 
 /* Count an event of @type that was out of scope; returns 0 for the program. */
-static __always_inline int rc_filtered(__u16 type)
+static __always_inline int rc_filtered(struct rc_bpf_stats *st, __u16 type)
 {
-	struct rc_bpf_stats *st = rc_stats();
-
-	if (st)
-		__sync_fetch_and_add(&st->filtered[type & (RC_EV_SLOTS - 1)], 1);
+	__sync_fetch_and_add(&st->filtered[type & (RC_EV_SLOTS - 1)], 1);
 	return 0;
 }
 
-static __always_inline void rc_count_drop(__u16 type)
+static __always_inline void rc_count_drop(struct rc_bpf_stats *st, __u16 type)
 {
-	struct rc_bpf_stats *st = rc_stats();
-
-	if (st)
-		__sync_fetch_and_add(&st->dropped[type & (RC_EV_SLOTS - 1)], 1);
+	__sync_fetch_and_add(&st->dropped[type & (RC_EV_SLOTS - 1)], 1);
 }
 
 /*
@@ -208,34 +202,45 @@ static __always_inline void *rc_reserve_in(__u32 size, __u32 slot)
 	return bpf_ringbuf_reserve(&events, size, 0);
 }
 
-/* rc_reserve_in() for a built-in @type, counted as made in stats. */
-static __always_inline void *rc_reserve(__u16 type, __u32 size)
+/* rc_reserve_in() for a built-in @type, counted as made in @st (rc_stats()). */
+static __always_inline void *rc_reserve(struct rc_bpf_stats *st, __u16 type, __u32 size)
 {
-	struct rc_bpf_stats *st = rc_stats();
 	__u32 slot = type & (RC_EV_SLOTS - 1);
 
-	if (st)
-		__sync_fetch_and_add(&st->made[slot], 1);
+	__sync_fetch_and_add(&st->made[slot], 1);
 	return rc_reserve_in(size, slot);
 }
 
 /* A built-in record of @type that found the ring full; returns 0 for the program. */
-static __always_inline int rc_dropped(__u16 type)
+static __always_inline int rc_dropped(struct rc_bpf_stats *st, __u16 type)
 {
-	rc_count_drop(type);
+	rc_count_drop(st, type);
 	return 0;
 }
 
+/* How often each CPU asks the ring for its pending bytes: 16 times a mark's worth. */
+#define RC_WAKEUP_CHECKS 16
+
 /*
- * ringbuf: wake the reader only when knobs.wakeup_bytes of data are
- * pending. Every submit at or above the mark forces a wakeup (not only the
- * one that crosses it): with two CPUs producing, both can see the mark
- * already passed, and a single crossing record would be missed.
+ * ringbuf: the flags for submitting @size more bytes: wake the reader
+ * only when knobs.wakeup_bytes of data are pending. Each CPU asks the
+ * ring (bpf_ringbuf_query(), a helper call) once every
+ * wakeup_bytes / RC_WAKEUP_CHECKS bytes it submits, counted in
+ * @since_query, a word of its own; in between nothing it writes can take
+ * the ring past the mark by more than that. Every check at or above the
+ * mark forces a wakeup (not only the one that crosses it): with two CPUs
+ * producing, both can see the mark already passed, and a single crossing
+ * record would be missed. A wakeup comes at most a sixteenth of the mark
+ * a CPU late.
  */
-static __always_inline __u64 rc_wakeup_flags(void)
+static __always_inline __u64 rc_wakeup_flags(__u64 *since_query, __u32 size)
 {
 	if (!knobs.wakeup_bytes)
 		return 0;
+	*since_query += size;
+	if (*since_query < knobs.wakeup_bytes / RC_WAKEUP_CHECKS)
+		return BPF_RB_NO_WAKEUP;
+	*since_query = 0;
 	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes
 		   ? BPF_RB_FORCE_WAKEUP
 		   : BPF_RB_NO_WAKEUP;
@@ -262,18 +267,18 @@ static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
  * decide the wakeups. A full ring counts a drop here, and the kernel
  * reports it in the ring too (PERF_RECORD_LOST).
  */
-static __always_inline void rc_submit(void *ctx, void *rec, __u32 size)
+static __always_inline void rc_submit(void *ctx, struct rc_bpf_stats *st, void *rec, __u32 size)
 {
 	if (knobs.transport == RC_KNOB_PERFBUF) {
 		struct rc_ev_hdr *h = rec;
 
 		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, rec, size) < 0)
-			rc_count_drop(h->type);
+			rc_count_drop(st, h->type);
 		if (knobs.snap_type)
 			rc_trigger(ctx, h);
 		return;
 	}
-	bpf_ringbuf_submit(rec, rc_wakeup_flags());
+	bpf_ringbuf_submit(rec, rc_wakeup_flags(&st->since_query, size));
 }
 
 #endif /* RINGCAP_COMMON_BPF_H */

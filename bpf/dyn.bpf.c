@@ -67,7 +67,8 @@ static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_d
 	if (knobs.transport == RC_KNOB_PERFBUF)
 		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, size);
 	else
-		err = bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags());
+		err =
+		    bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags(&st->since_query, size));
 	if (err)
 		__sync_fetch_and_add(&st->dropped, 1);
 }
@@ -177,7 +178,7 @@ static __always_inline void submit_dyn(void *ctx, void *rec, __u32 size, struct 
 			__sync_fetch_and_add(&st->dropped, 1);
 		return;
 	}
-	bpf_ringbuf_submit(rec, rc_wakeup_flags());
+	bpf_ringbuf_submit(rec, rc_wakeup_flags(&st->since_query, size));
 }
 
 /*

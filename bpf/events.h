@@ -173,6 +173,7 @@ struct rc_bpf_stats {
 	__u64 made[RC_EV_SLOTS];
 	__u64 dropped[RC_EV_SLOTS];
 	__u64 filtered[RC_EV_SLOTS];
+	__u64 since_query; /* bytes this CPU submitted since it asked the ring how full it is */
 };
 
 /*
@@ -188,6 +189,7 @@ struct rc_dyn_stats {
 	__u64 made;
 	__u64 dropped;
 	__u64 filtered;
+	__u64 since_query; /* as in rc_bpf_stats, for this event's records */
 };
 
 /* A tracepoint's record: the raw record the kernel made, after the header. */
