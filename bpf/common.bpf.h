@@ -69,6 +69,18 @@ struct {
 	__type(value, __u64);
 } targets SEC(".maps");
 
+/*
+ * The built-in sources' counters, a slot per event type and CPU. Plain
+ * adds, no lock prefix: tracepoint programs run with preemption off on
+ * every kernel of the matrix, a program never nests in itself on a CPU
+ * (the kernel skips the run and counts it missed), and each slot has one
+ * writer, or two that cannot interrupt each other (syscall entry and
+ * exit, never in an interrupt). A program that can run in another context
+ * on the same CPU (a preemptible uprobe, a sampler in a hard interrupt)
+ * needs slots of its own, or atomics. since_query is every built-in
+ * program's: an interrupting one can lose an update of it, which only
+ * moves a check (rc_wakeup_flags()).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -147,13 +159,13 @@ static __always_inline struct rc_bpf_stats *rc_stats(void)
 /* Count an event of @type that was out of scope; returns 0 for the program. */
 static __always_inline int rc_filtered(struct rc_bpf_stats *st, __u16 type)
 {
-	__sync_fetch_and_add(&st->filtered[type & (RC_EV_SLOTS - 1)], 1);
+	st->filtered[type & (RC_EV_SLOTS - 1)]++;
 	return 0;
 }
 
 static __always_inline void rc_count_drop(struct rc_bpf_stats *st, __u16 type)
 {
-	__sync_fetch_and_add(&st->dropped[type & (RC_EV_SLOTS - 1)], 1);
+	st->dropped[type & (RC_EV_SLOTS - 1)]++;
 }
 
 /*
@@ -207,7 +219,7 @@ static __always_inline void *rc_reserve(struct rc_bpf_stats *st, __u16 type, __u
 {
 	__u32 slot = type & (RC_EV_SLOTS - 1);
 
-	__sync_fetch_and_add(&st->made[slot], 1);
+	st->made[slot]++;
 	return rc_reserve_in(size, slot);
 }
 

@@ -22,6 +22,13 @@ struct {
 	__type(value, struct rc_tp_conf);
 } tpconf SEC(".maps");
 
+/*
+ * Each event's counters, per CPU. A tracepoint's are handle_tp()'s alone,
+ * which never nests in itself or another tracepoint program on a CPU (the
+ * kernel skips such a run): plain adds. A probe's are written by uprobe
+ * programs, which run preemptible, so two tasks on a CPU can interleave
+ * in one: atomic adds.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, RC_DYN_MAX);
@@ -70,7 +77,7 @@ static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_d
 		err =
 		    bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags(&st->since_query, size));
 	if (err)
-		__sync_fetch_and_add(&st->dropped, 1);
+		st->dropped++;
 }
 
 SEC("tracepoint")
@@ -93,10 +100,10 @@ int handle_tp(void *ctx)
 	if (!st)
 		return 0;
 	if (!rc_task_wanted(cur)) {
-		__sync_fetch_and_add(&st->filtered, 1);
+		st->filtered++;
 		return 0;
 	}
-	__sync_fetch_and_add(&st->made, 1);
+	st->made++;
 	key = 0;
 	b = bpf_map_lookup_elem(&tpbuf, &key);
 	if (!b)
@@ -144,7 +151,7 @@ int handle_tp(void *ctx)
 	return 0;
 drop:
 	/* made, and not in the ring: a drop, so that the counts still add up */
-	__sync_fetch_and_add(&st->dropped, 1);
+	st->dropped++;
 	return 0;
 }
 
