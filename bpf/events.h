@@ -196,6 +196,8 @@ struct rc_dyn_stats {
 #define RC_TP_MAX_RAW	  8192 /* PERF_MAX_TRACE_SIZE: the most a tracepoint gives */
 #define RC_TP_MAX_LOCS	  8
 #define RC_TP_F_TRUNCATED 0x1 /* hdr.flags: the raw record was longer than RC_TP_MAX_RAW */
+/* dyn.bpf.c's handle_tp_N: a program for each N, a multiple of 4, from 8 to this */
+#define RC_TP_FIXED_MAX 192
 
 /* tpconf map value, at the event's index: its id (the link's cookie) - RC_DYN_BASE */
 struct rc_tp_conf {

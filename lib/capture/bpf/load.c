@@ -138,6 +138,43 @@ static int fill_tpconf(struct rc_bpf *s)
 	return 0;
 }
 
+/*
+ * The program tracepoint event @e is recorded with: handle_tp_N for a
+ * record of N bytes without __data_loc fields, where dyn.bpf.c has one
+ * (N a multiple of 4, up to RC_TP_FIXED_MAX), which reads it with plain
+ * loads; else handle_tp.
+ */
+struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e)
+{
+	struct bpf_program *p = NULL;
+	char name[32];
+
+	if (!e->tp.nlocs && e->tp.size >= 8 && e->tp.size <= RC_TP_FIXED_MAX && !(e->tp.size % 4)) {
+		snprintf(name, sizeof(name), "handle_tp_%u", (unsigned int)e->tp.size);
+		p = bpf_object__find_program_by_name(s->dyn->obj, name);
+	}
+	return p ?: s->dyn->progs.handle_tp;
+}
+
+/* The tracepoint programs the events need; handle_tp too, for attach_dyn()'s fallback. */
+static void dyn_autoload(struct rc_bpf *s)
+{
+	struct dyn_bpf *d = s->dyn;
+	struct bpf_program *p;
+	bool tp = have_kind(&s->c.dset, RC_DYN_TP);
+	size_t i;
+
+	bpf_object__for_each_program(p, d->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(d->progs.handle_tp, tp);
+	bpf_program__set_autoload(d->progs.handle_uprobe, have_kind(&s->c.dset, RC_DYN_UPROBE));
+	bpf_program__set_autoload(d->progs.handle_uretprobe,
+				  have_kind(&s->c.dset, RC_DYN_URETPROBE));
+	for (i = 0; i < s->c.dset.n; i++)
+		if (s->c.dset.ev[i].kind == RC_DYN_TP)
+			bpf_program__set_autoload(rc_bpf__tp_prog(s, &s->c.dset.ev[i]), true);
+}
+
 static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	struct dyn_bpf *d;
@@ -154,10 +191,7 @@ static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 		return load_failed("tracepoint and uprobe", -errno);
 	s->dyn = d;
 	d->rodata->knobs = *k;
-	bpf_program__set_autoload(d->progs.handle_tp, have_kind(&s->c.dset, RC_DYN_TP));
-	bpf_program__set_autoload(d->progs.handle_uprobe, have_kind(&s->c.dset, RC_DYN_UPROBE));
-	bpf_program__set_autoload(d->progs.handle_uretprobe,
-				  have_kind(&s->c.dset, RC_DYN_URETPROBE));
+	dyn_autoload(s);
 	err = share_maps(s, d->maps.events, d->maps.targets, d->maps.stats, d->maps.notify);
 	err = err ?: dyn_bpf__load(d);
 	if (err)
