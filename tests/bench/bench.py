@@ -28,11 +28,10 @@ statistics off. Then a separate pass with them on
 (kernel.bpf_stats_enabled=1) runs each BPF recorder RUNS times more, the
 workload wrapped in two `bpftool prog show` snapshots, and gives the
 kernel's own run_time_ns / run_cnt of the recorder's programs over the
-workload: the "BPF ns/event" column. The same pass measures the built-in
-syscalls source (ringcap record -e syscalls: the sys_enter and sys_exit
-programs, summed) against floor and reference programs on the raw
-sys_exit tracepoint writing its 112-byte record (rc_floor -b), for the
-table under the lead one.
+workload: the "BPF ns/event" column. Under the lead table, the same for
+the built-in syscalls source (ringcap record -e syscalls: the sys_enter
+and sys_exit programs, summed) against floor and reference programs on
+the raw sys_exit tracepoint writing its 112-byte record (rc_floor -b).
 
 The tables that follow are the second table and on: ringcap's own
 syscall record against its peers.
@@ -406,7 +405,8 @@ class Floor(Recorder):
         return os.path.exists(self.ctx.floor)
 
     def prog_names(self):
-        return ["handle_floor", "handle_floor_btf"] if self.mode == "floor" else \
+        """The names (prefixes) of the recorder's programs."""
+        return ["handle_floor"] if self.mode == "floor" else \
             ["handle_ref_%d" % self.size, "handle_ref_btf_%d" % self.size]
 
     def argv(self, out, wl, cmd):
@@ -431,6 +431,7 @@ class LeadRingcap(Recorder):
     def prog_names(self):
         if "ftrace" in self.extra:
             return []
+        # handle_tp and its sized variants, handle_tp_N
         return ["handle_sys_enter", "handle_sys_exit"] if self.source else ["handle_tp"]
 
     def argv(self, out, wl, cmd):
@@ -438,6 +439,8 @@ class LeadRingcap(Recorder):
                 "-o", out, "--", *cmd]
 
     def count(self, out, wl):
+        if self.source:
+            return Ringcap.count(self, out, wl)  # calls, entry and exit paired
         s = subprocess.run([self.ctx.ringcap, "report", "--summary", "-i", out],
                            capture_output=True, text=True, check=True).stdout
         rows = dict(re.findall(r"^(\S+:\S+)\s+(\d+)$", s, re.M))
@@ -526,7 +529,9 @@ def bpf_costs(ctx, wl, recs, runs, tmp):
                     a = {q["id"]: q for q in json.load(f)}
                 ns = 0.0
                 for pid, q in a.items():
-                    if pid in ids or pid not in b or q.get("name") not in r.prog_names():
+                    name = q.get("name", "")
+                    if pid in ids or pid not in b or \
+                            not any(name.startswith(n) for n in r.prog_names()):
                         continue
                     cnt = q.get("run_cnt", 0) - b[pid].get("run_cnt", 0)
                     if cnt >= wl.made // 2:
@@ -560,13 +565,25 @@ def lead_table(wl, results, costs, runs):
     return "\n".join(lines) + "\n"
 
 
-def cost_table(wl, costs, runs):
-    lines = ["BPF program a call, the built-in syscalls source (entry and exit programs, "
-             "summed) against programs on the raw sys_exit tracepoint; %s, median of %d runs "
-             "with the kernel's statistics on:" % (wl.name, runs), "",
-             "| programs | BPF ns/call |", "|---|---:|"]
-    for name, ns in costs.items():
-        lines.append("| %s | %s |" % (name, "%.0f" % statistics.median(ns) if ns else "failed"))
+def cost_table(wl, results, costs, runs):
+    lines = ["### %s: the built-in syscalls source against programs on the raw sys_exit "
+             "tracepoint, median of %d" % (wl.name, runs), "",
+             "ringcap -e syscalls runs two programs a call (sys_enter keeps the arguments "
+             "and the time, sys_exit writes the 112-byte record); floor and reference run "
+             "on every syscall of the system, unfiltered. BPF ns/call: the programs' "
+             "run_time_ns / run_cnt, summed.", "",
+             "| recorder | calls made | captured | slowdown | BPF ns/call "
+             "| recorder CPU ns/call | bytes/call |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, rows in results.items():
+        ns = costs.get(name)
+        ns = "%.0f" % statistics.median(ns) if ns else ""
+        if not rows:
+            lines.append("| %s | failed | | | %s | | |" % (name, ns))
+            continue
+        lines.append("| %s | %d | %d | %.2fx | %s | %.0f | %.2f |" % (
+            name, median(rows, "made"), median(rows, "captured"), median(rows, "slowdown"), ns,
+            median(rows, "cpu_ns"), median(rows, "bytes")))
     return "\n".join(lines) + "\n"
 
 
@@ -813,7 +830,8 @@ def main():
             wl = wls[tp_wls[0]]
             sc = [r for r in syscall_cost_recorders(ctx, a.baseline)
                   if not pats or any(p in r.name for p in pats)]
-            emit(cost_table(wl, bpf_costs(ctx, wl, sc, a.runs, tmp), a.runs))
+            res = rounds(ctx, wl, sc, a.runs, tmp, " (syscalls source)")
+            emit(cost_table(wl, res, bpf_costs(ctx, wl, sc, a.runs, tmp), a.runs))
         recs = chosen_recorders("syscalls") if "syscalls" in suites else []
         if recs:
             emit("## 2. ringcap's syscall record against its peers (the second table)\n\n"
