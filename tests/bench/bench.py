@@ -21,6 +21,7 @@ command:
   trace-cmd record trace-cmd record -e TP -F -c (as in the tracepoint
                    suite below)
 
+Each recorder's slowdown is against an untraced run just before it.
 floor and the reference are not filtered to the workload: they count the
 system's few other getppid() calls too (lost silently can then be
 slightly negative). Slowdowns are measured with the kernel's BPF
@@ -746,12 +747,15 @@ def decode_speed(ctx, wl, tmp, names):
     return "\n".join(lines) + "\n"
 
 
-def rounds(ctx, wl, recs, runs, tmp, label=""):
-    """RUNS rounds: the workload untraced, then under every recorder in turn."""
+def rounds(ctx, wl, recs, runs, tmp, label="", each=False):
+    """RUNS rounds: the workload untraced, then under every recorder in turn;
+    with each, untraced again just before every recorder."""
     results = {r.name: [] for r in recs}
     for i in range(runs):
         base = untraced(ctx, wl, tmp)
-        for r in recs:
+        for k, r in enumerate(recs):
+            if each and k:
+                base = untraced(ctx, wl, tmp)
             res = one_run(ctx, r, wl, tmp, base)
             if res:
                 results[r.name].append(res)
@@ -825,12 +829,12 @@ def main():
             emit("## 1. Like for like: one tracepoint, every recorder\n")
             for name in tp_wls:
                 wl = wls[name]
-                res = rounds(ctx, wl, recs, a.runs, tmp, " (lead)")
+                res = rounds(ctx, wl, recs, a.runs, tmp, " (lead)", each=True)
                 emit(lead_table(wl, res, bpf_costs(ctx, wl, recs, a.runs, tmp), a.runs))
             wl = wls[tp_wls[0]]
             sc = [r for r in syscall_cost_recorders(ctx, a.baseline)
                   if not pats or any(p in r.name for p in pats)]
-            res = rounds(ctx, wl, sc, a.runs, tmp, " (syscalls source)")
+            res = rounds(ctx, wl, sc, a.runs, tmp, " (syscalls source)", each=True)
             emit(cost_table(wl, res, bpf_costs(ctx, wl, sc, a.runs, tmp), a.runs))
         recs = chosen_recorders("syscalls") if "syscalls" in suites else []
         if recs:
