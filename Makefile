@@ -89,8 +89,8 @@ endif
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
 	$(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 
-all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load man \
-	$(USER_BPF)
+all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load \
+	$(OUTPUT)/rc_floor man $(USER_BPF)
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
 	$(Q)mkdir -p $@
@@ -259,12 +259,28 @@ $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -static -pthread $< -o $@
 
+# The benchmark's reference programs (tests/bench/floor.bpf.c) and their runner
+$(OUTPUT)/bench/%.tmp.bpf.o: tests/bench/%.bpf.c $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Itests/bench -c $< -o $@
+
+$(OUTPUT)/bench/%.skel.h: $(OUTPUT)/bench/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(OUTPUT)/rc_floor: tests/bench/floor.c $(OUTPUT)/bench/floor.skel.h
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/bench -I$(OUTPUT)/bench $(ALL_LDFLAGS) $< $(LIBS) -o $@
+
 # ringcap against perf, trace-cmd and bpftrace (README, Performance).
 # RUNS=3 CALLS=2000000 WORKLOADS=storm1,... RECORDERS=ringcap,perf,...
-# SUITES=syscalls,tracepoints (both by default; tracepoints: the same
-# tracepoints recorded by trace-cmd and ringcap over ftrace and the ring buffer)
+# SUITES=lead,syscalls,tracepoints (all by default; lead: one tracepoint for
+# every recorder, beside the floor and a bare reference program (rc_floor),
+# with the BPF programs' cost from the kernel's statistics; tracepoints: the
+# same tracepoints recorded by trace-cmd and ringcap over ftrace and the ring buffer)
 # BASELINE=DIR: the ringcap of another build too (before and after a change)
-bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
+bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 	$(Q)python3 tests/bench/bench.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		--calls $(or $(CALLS),2000000) $(if $(WORKLOADS),--workloads $(WORKLOADS)) \
 		$(if $(RECORDERS),--recorders $(RECORDERS)) $(if $(SUITES),--suites $(SUITES)) \
@@ -301,4 +317,5 @@ clean:
 	rm -rf $(OUTPUT) $(OUTPUT)-san
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/lib/*.d $(OUTPUT)/lib/*/*.d $(OUTPUT)/lib/*/*/*.d \
-	$(OUTPUT)/cmd/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/bpf/*.d $(OUTPUT)/examples/*.d)
+	$(OUTPUT)/cmd/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/bpf/*.d $(OUTPUT)/examples/*.d \
+	$(OUTPUT)/bench/*.d)

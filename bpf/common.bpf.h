@@ -53,14 +53,34 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } notify SEC(".maps");
 
-/* tgids to trace when knobs.filter_pids is set */
+/*
+ * tgids to trace when knobs.filter_pids is set: a bit each (events.h,
+ * RC_TARGET_WORDS), as ftrace's pid filter keeps them. An array lookup,
+ * which the verifier inlines, and a shift, where a hash lookup cost a
+ * helper call and a hash on every event (50 ns on the bench machine).
+ * Bits are set and cleared with atomic ors and ands, by follow.bpf.c and
+ * by user space in its mapping of the map (BPF_F_MMAPABLE).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* replaced by user space's map */
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } targets SEC(".maps");
 
+/*
+ * The built-in sources' counters, a slot per event type and CPU. Plain
+ * adds, no lock prefix: tracepoint programs run with preemption off on
+ * every kernel of the matrix, a program never nests in itself on a CPU
+ * (the kernel skips the run and counts it missed), and each slot has one
+ * writer, or two that cannot interrupt each other (syscall entry and
+ * exit, never in an interrupt). A program that can run in another context
+ * on the same CPU (a preemptible uprobe, a sampler in a hard interrupt)
+ * needs slots of its own, or atomics. since_query is every built-in
+ * program's: an interrupting one can lose an update of it, which only
+ * moves a check (rc_wakeup_flags()).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -70,45 +90,63 @@ struct {
 
 const volatile struct rc_knobs knobs = {};
 
-static __always_inline bool rc_comm_eq(const char *a, const volatile char *b)
+/*
+ * The current task. One helper call gives its ids and its name, as plain
+ * loads, where bpf_get_current_pid_tgid() and bpf_get_current_comm() cost
+ * a call each (18 and 43 ns an event on the bench machine, kernel 6.18,
+ * where every return pays for SRSO's safe RET).
+ */
+static __always_inline struct task_struct *rc_current(void)
 {
-	const __u64 *x = (const __u64 *)a;
-	const volatile __u64 *y = (const volatile __u64 *)b;
-
-	return x[0] == y[0] && x[1] == y[1];
+	return bpf_get_current_task_btf();
 }
 
 /*
- * Is a task with this tgid and comm (NULL: current's) in scope? The comm is
- * copied to the stack either way: one load instruction may not be used
- * with a stack pointer and a task_struct pointer ("same insn cannot be
- * used with different pointers"), and the 6.1 verifier, which cannot tell
- * that a task's comm is never NULL, walks both. Zeroed first: from 5.18 to
- * 6.3 bpf_get_current_comm() does not pad the name with zeroes, and the
- * bytes after it would take part in the comparison.
+ * A task's name as two words. The kernel pads it with zeroes (since 5.17,
+ * __set_task_comm()), so the bytes after the name are zeroes, as the
+ * record format wants. A rename racing the read can mix the two names,
+ * as it can under bpf_get_current_comm().
  */
-static __always_inline bool rc_task_wanted(__u32 tgid, const char *comm)
+static __always_inline void rc_comm_words(const struct task_struct *t, __u64 w[2])
 {
-	char cur[RC_COMM_LEN] = {};
+	w[0] = *(const __u64 *)&t->comm[0];
+	w[1] = *(const __u64 *)&t->comm[8];
+}
+
+/* The targets word of @tgid, and its bit in it */
+static __always_inline __u64 *rc_target_word(__u32 tgid, __u64 *bit)
+{
+	__u32 idx = tgid / 64;
+
+	*bit = 1ull << (tgid % 64);
+	return bpf_map_lookup_elem(&targets, &idx);
+}
+
+static __always_inline bool rc_targeted(__u32 tgid)
+{
+	__u64 bit, *w = rc_target_word(tgid, &bit);
+
+	return w && (*w & bit);
+}
+
+/* Is task @t in scope? */
+static __always_inline bool rc_task_wanted(const struct task_struct *t)
+{
+	__u32 tgid = t->tgid;
 
 	if (tgid == knobs.self_tgid)
 		return false;
-	if (knobs.filter_pids && !bpf_map_lookup_elem(&targets, &tgid))
+	if (knobs.filter_pids && !rc_targeted(tgid))
 		return false;
 	if (knobs.filter_comm) {
-		if (comm)
-			bpf_probe_read_kernel(cur, sizeof(cur), comm);
-		else
-			bpf_get_current_comm(cur, sizeof(cur));
-		if (!rc_comm_eq(cur, knobs.comm))
+		const volatile __u64 *want = (const volatile __u64 *)knobs.comm;
+		__u64 w[2];
+
+		rc_comm_words(t, w);
+		if (w[0] != want[0] || w[1] != want[1])
 			return false;
 	}
 	return true;
-}
-
-static __always_inline bool rc_current_wanted(void)
-{
-	return rc_task_wanted(bpf_get_current_pid_tgid() >> 32, NULL);
 }
 
 static __always_inline struct rc_bpf_stats *rc_stats(void)
@@ -119,21 +157,15 @@ static __always_inline struct rc_bpf_stats *rc_stats(void)
 }
 
 /* Count an event of @type that was out of scope; returns 0 for the program. */
-static __always_inline int rc_filtered(__u16 type)
+static __always_inline int rc_filtered(struct rc_bpf_stats *st, __u16 type)
 {
-	struct rc_bpf_stats *st = rc_stats();
-
-	if (st)
-		__sync_fetch_and_add(&st->filtered[type & (RC_EV_SLOTS - 1)], 1);
+	st->filtered[type & (RC_EV_SLOTS - 1)]++;
 	return 0;
 }
 
-static __always_inline void rc_count_drop(__u16 type)
+static __always_inline void rc_count_drop(struct rc_bpf_stats *st, __u16 type)
 {
-	struct rc_bpf_stats *st = rc_stats();
-
-	if (st)
-		__sync_fetch_and_add(&st->dropped[type & (RC_EV_SLOTS - 1)], 1);
+	st->dropped[type & (RC_EV_SLOTS - 1)]++;
 }
 
 /*
@@ -146,26 +178,21 @@ static __always_inline bool rc_group_dead(struct task_struct *p)
 }
 
 /*
- * Fill the common header of a record of @type and @size for the current
- * task. @h was checked once, by the caller: never test it again here or
- * in rc_submit() (rc_reserve_in()). The comm is zeroed first: before 6.4,
- * bpf_get_current_comm() leaves the bytes after the name as they were,
- * which on the stack are another function's and in the ring an older
- * record's.
+ * Fill the common header of a record of @type and @size for task @t, the
+ * current one (rc_current()). @h was checked once, by the caller: never
+ * test it again here or in rc_submit() (rc_reserve_in()).
  */
-static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, __u16 type, __u32 size)
+static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_struct *t,
+					__u16 type, __u32 size)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-
 	h->ts = bpf_ktime_get_boot_ns();
-	h->pid = id >> 32;
-	h->tid = (__u32)id;
+	h->pid = t->tgid;
+	h->tid = t->pid;
 	h->type = type;
 	h->size = size;
 	h->cpu = bpf_get_smp_processor_id();
 	h->flags = 0;
-	__builtin_memset(h->comm, 0, sizeof(h->comm));
-	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	rc_comm_words(t, (__u64 *)h->comm);
 }
 
 /*
@@ -187,37 +214,57 @@ static __always_inline void *rc_reserve_in(__u32 size, __u32 slot)
 	return bpf_ringbuf_reserve(&events, size, 0);
 }
 
-/* rc_reserve_in() for a built-in @type, counted as made in stats. */
-static __always_inline void *rc_reserve(__u16 type, __u32 size)
+/* rc_reserve_in() for a built-in @type, counted as made in @st (rc_stats()). */
+static __always_inline void *rc_reserve(struct rc_bpf_stats *st, __u16 type, __u32 size)
 {
-	struct rc_bpf_stats *st = rc_stats();
 	__u32 slot = type & (RC_EV_SLOTS - 1);
 
-	if (st)
-		__sync_fetch_and_add(&st->made[slot], 1);
+	st->made[slot]++;
 	return rc_reserve_in(size, slot);
 }
 
 /* A built-in record of @type that found the ring full; returns 0 for the program. */
-static __always_inline int rc_dropped(__u16 type)
+static __always_inline int rc_dropped(struct rc_bpf_stats *st, __u16 type)
 {
-	rc_count_drop(type);
+	rc_count_drop(st, type);
 	return 0;
 }
 
+/* How often each CPU asks the ring for its pending bytes: 16 times a mark's worth. */
+#define RC_WAKEUP_CHECKS 16
+
 /*
- * ringbuf: wake the reader only when knobs.wakeup_bytes of data are
- * pending. Every submit at or above the mark forces a wakeup (not only the
- * one that crosses it): with two CPUs producing, both can see the mark
- * already passed, and a single crossing record would be missed.
+ * ringbuf: the flags for submitting @size more bytes: wake the reader
+ * only when knobs.wakeup_bytes of data are pending. Below the mark, each
+ * CPU asks the ring (bpf_ringbuf_query(), a helper call) once every
+ * wakeup_bytes / RC_WAKEUP_CHECKS bytes it submits, counted in
+ * @since_query, a word of its own: a wakeup comes at most that much a CPU
+ * late. Once at or above the mark, it asks on every submit, and every
+ * one forces a wakeup (not only the one that crosses the mark: with two
+ * CPUs producing, both can see the mark already passed, and a single
+ * crossing record would be missed), until the reader has taken the ring
+ * back below it. When the reader falls behind, those wakeups also slow
+ * the producers down: with checks only now and then above the mark too,
+ * a reader slowed by sanitizers lost a quarter of a two-CPU storm
+ * (record_wakeup_both_cpus; none with these). They cost: the reader moves
+ * its position once a batch, so in a one-CPU storm the ring is above the
+ * mark for about a third of the records, 15 ns an event on average.
  */
-static __always_inline __u64 rc_wakeup_flags(void)
+static __always_inline __u64 rc_wakeup_flags(__u64 *since_query, __u32 size)
 {
+	const __u64 every = knobs.wakeup_bytes / RC_WAKEUP_CHECKS;
+
 	if (!knobs.wakeup_bytes)
 		return 0;
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes
-		   ? BPF_RB_FORCE_WAKEUP
-		   : BPF_RB_NO_WAKEUP;
+	*since_query += size;
+	if (*since_query < every)
+		return BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes) {
+		*since_query = every; /* ask again on the next submit */
+		return BPF_RB_FORCE_WAKEUP;
+	}
+	*since_query = 0;
+	return BPF_RB_NO_WAKEUP;
 }
 
 /* --snapshot-on: tell user space that a record of the chosen kind was made. */
@@ -241,18 +288,18 @@ static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
  * decide the wakeups. A full ring counts a drop here, and the kernel
  * reports it in the ring too (PERF_RECORD_LOST).
  */
-static __always_inline void rc_submit(void *ctx, void *rec, __u32 size)
+static __always_inline void rc_submit(void *ctx, struct rc_bpf_stats *st, void *rec, __u32 size)
 {
 	if (knobs.transport == RC_KNOB_PERFBUF) {
 		struct rc_ev_hdr *h = rec;
 
 		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, rec, size) < 0)
-			rc_count_drop(h->type);
+			rc_count_drop(st, h->type);
 		if (knobs.snap_type)
 			rc_trigger(ctx, h);
 		return;
 	}
-	bpf_ringbuf_submit(rec, rc_wakeup_flags());
+	bpf_ringbuf_submit(rec, rc_wakeup_flags(&st->since_query, size));
 }
 
 #endif /* RINGCAP_COMMON_BPF_H */

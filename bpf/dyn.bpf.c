@@ -2,24 +2,36 @@
 /*
  * Events described at record time: any tracepoint by name, and uprobes.
  *
- * One tracepoint program serves every tracepoint: user space attaches it
- * to each one asked for, with the event's id as the link's cookie, and
- * describes each in tpconf under that id. The program copies the raw
- * record the kernel made, its fixed part and the variable-length data its
- * __data_loc/__rel_loc words point at, after ringcap's record header.
+ * Tracepoint programs serve many tracepoints each: user space attaches
+ * one to each tracepoint asked for, with the event's id as the link's
+ * cookie, and describes each in tpconf at the event's index (id -
+ * RC_DYN_BASE): an array, whose lookup the verifier inlines, where a hash
+ * would cost a helper call and a hash of the key on every event. The
+ * program copies the raw record the kernel made after ringcap's record
+ * header: handle_tp_N (tp_fixed()) a record of N bytes with no
+ * __data_loc field, with plain loads; handle_tp (tp_any()) any other, its
+ * fixed part and the variable-length data its __data_loc/__rel_loc words
+ * point at, with bpf_probe_read_kernel().
  *
  * One uprobe and one uretprobe program serve every probe: the link's
- * cookie is the event's id. Both count per event in dstats.
+ * cookie is the event's id. All count per event in dstats.
  */
 #include "common.bpf.h"
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, RC_DYN_MAX);
 	__type(key, __u32);
 	__type(value, struct rc_tp_conf);
 } tpconf SEC(".maps");
 
+/*
+ * Each event's counters, per CPU. A tracepoint's are its program's alone,
+ * which never nests in itself or another tracepoint program on a CPU (the
+ * kernel skips such a run): plain adds. A probe's are written by uprobe
+ * programs, which run preemptible, so two tasks on a CPU can interleave
+ * in one: atomic adds.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, RC_DYN_MAX);
@@ -65,36 +77,63 @@ static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_d
 	if (knobs.transport == RC_KNOB_PERFBUF)
 		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, size);
 	else
-		err = bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags());
+		err =
+		    bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags(&st->since_query, size));
 	if (err)
-		__sync_fetch_and_add(&st->dropped, 1);
+		st->dropped++;
 }
 
-SEC("tracepoint")
-int handle_tp(void *ctx)
+/*
+ * The tracepoint's config and counters (@st) when current, @cur, is in
+ * scope, counted as made; NULL when the event is not recorded.
+ */
+static __always_inline struct rc_tp_conf *tp_scope(void *ctx, struct task_struct *cur,
+						   struct rc_dyn_stats **st)
 {
+	__u32 key = bpf_get_attach_cookie(ctx) - RC_DYN_BASE;
+	struct rc_tp_conf *c;
+
+	c = bpf_map_lookup_elem(&tpconf, &key);
+	if (!c || !c->type)
+		return NULL; /* not a tracepoint of ours: an element never filled */
+	*st = dyn_stats(c->type);
+	if (!*st)
+		return NULL;
+	if (!rc_task_wanted(cur)) {
+		(*st)->filtered++;
+		return NULL;
+	}
+	(*st)->made++;
+	return c;
+}
+
+static __always_inline struct tp_buf *tp_buf(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&tpbuf, &zero);
+}
+
+/*
+ * Any tracepoint: the record's fixed part and the data its __data_loc
+ * words point at, read with bpf_probe_read_kernel(), truncated at
+ * RC_TP_MAX_RAW.
+ */
+static __always_inline int tp_any(void *ctx)
+{
+	struct task_struct *cur = rc_current();
+	struct trace_entry *common;
 	struct rc_dyn_stats *st;
 	struct rc_tp_conf *c;
 	struct rc_ev_hdr *h;
 	__u64 len, size, pad;
-	__u32 key = 0, i;
-	struct trace_entry *common;
 	struct tp_buf *b;
+	__u32 i;
 
-	key = bpf_get_attach_cookie(ctx);
-	c = bpf_map_lookup_elem(&tpconf, &key);
+	c = tp_scope(ctx, cur, &st);
 	if (!c)
 		return 0;
-	st = dyn_stats(c->type);
-	if (!st)
-		return 0;
-	if (!rc_current_wanted()) {
-		__sync_fetch_and_add(&st->filtered, 1);
-		return 0;
-	}
-	__sync_fetch_and_add(&st->made, 1);
-	key = 0;
-	b = bpf_map_lookup_elem(&tpbuf, &key);
+	b = tp_buf();
 	if (!b)
 		goto drop;
 	h = (void *)b->data;
@@ -105,7 +144,7 @@ int handle_tp(void *ctx)
 		if (end > len)
 			len = end;
 	}
-	rc_fill_hdr(h, c->type, 0);
+	rc_fill_hdr(h, cur, c->type, 0);
 	if (len > RC_TP_MAX_RAW) {
 		len = RC_TP_MAX_RAW;
 		h->flags = RC_TP_F_TRUNCATED;
@@ -140,9 +179,121 @@ int handle_tp(void *ctx)
 	return 0;
 drop:
 	/* made, and not in the ring: a drop, so that the counts still add up */
-	__sync_fetch_and_add(&st->dropped, 1);
+	st->dropped++;
 	return 0;
 }
+
+SEC("tracepoint")
+int handle_tp(void *ctx)
+{
+	return tp_any(ctx);
+}
+
+/*
+ * A record of exactly @n bytes (a multiple of 4) with no __data_loc field,
+ * read from ctx with plain loads. bpf_probe_read_kernel() is a helper
+ * call, 35 ns an event on the bench machine. The kernel lets a tracepoint
+ * program read ctx only up to the end of the last field of every
+ * tracepoint it is attached to (perf_event_set_bpf_prog(),
+ * max_ctx_offset), so each size has a program of its own, handle_tp_N,
+ * whose loads end at N; user space attaches each tracepoint to the one of
+ * its size (rc_bpf__tp_prog()). The first word, rewritten, is not read;
+ * the word after an odd last half is zeroes.
+ */
+static __always_inline int tp_fixed(void *ctx, const __u32 n)
+{
+	const __u32 size = sizeof(struct rc_ev_hdr) + ((n + 7) & ~7u);
+	struct task_struct *cur = rc_current();
+	struct trace_entry *common;
+	struct rc_dyn_stats *st;
+	struct rc_tp_conf *c;
+	struct rc_ev_hdr *h;
+	struct tp_buf *b;
+	__u32 *raw, off;
+
+	c = tp_scope(ctx, cur, &st);
+	if (!c)
+		return 0;
+	b = tp_buf();
+	if (!b || c->fixed != n || c->nlocs) {
+		st->dropped++; /* never: user space attached the program of this size */
+		return 0;
+	}
+	h = (void *)b->data;
+	rc_fill_hdr(h, cur, c->type, size);
+	raw = (__u32 *)(b->data + sizeof(*h));
+#pragma unroll
+	for (off = 8; off + 8 <= n; off += 8)
+		*(__u64 *)&raw[off / 4] = *(const __u64 *)(ctx + off);
+	if (n % 8) {
+		raw[n / 4 - 1] = *(const __u32 *)(ctx + n - 4);
+		raw[n / 4] = 0;
+	}
+	common = (void *)raw;
+	common->type = c->ftrace_id;
+	common->flags = 0;
+	common->preempt_count = 0;
+	common->pid = h->tid;
+	output(ctx, b, size, st);
+	return 0;
+}
+
+#define TP_FIXED(n)                                                                                \
+	SEC("tracepoint")                                                                          \
+	int handle_tp_##n(void *ctx)                                                               \
+	{                                                                                          \
+		return tp_fixed(ctx, n);                                                           \
+	}
+
+/* 8 to RC_TP_FIXED_MAX bytes, every multiple of 4: all but 2% of 6.18's fixed-size tracepoints */
+TP_FIXED(8)
+TP_FIXED(12)
+TP_FIXED(16)
+TP_FIXED(20)
+TP_FIXED(24)
+TP_FIXED(28)
+TP_FIXED(32)
+TP_FIXED(36)
+TP_FIXED(40)
+TP_FIXED(44)
+TP_FIXED(48)
+TP_FIXED(52)
+TP_FIXED(56)
+TP_FIXED(60)
+TP_FIXED(64)
+TP_FIXED(68)
+TP_FIXED(72)
+TP_FIXED(76)
+TP_FIXED(80)
+TP_FIXED(84)
+TP_FIXED(88)
+TP_FIXED(92)
+TP_FIXED(96)
+TP_FIXED(100)
+TP_FIXED(104)
+TP_FIXED(108)
+TP_FIXED(112)
+TP_FIXED(116)
+TP_FIXED(120)
+TP_FIXED(124)
+TP_FIXED(128)
+TP_FIXED(132)
+TP_FIXED(136)
+TP_FIXED(140)
+TP_FIXED(144)
+TP_FIXED(148)
+TP_FIXED(152)
+TP_FIXED(156)
+TP_FIXED(160)
+TP_FIXED(164)
+TP_FIXED(168)
+TP_FIXED(172)
+TP_FIXED(176)
+TP_FIXED(180)
+TP_FIXED(184)
+TP_FIXED(188)
+TP_FIXED(192)
+_Static_assert(RC_TP_FIXED_MAX == 192, "a handle_tp_N for every N up to RC_TP_FIXED_MAX");
 
 #if defined(__TARGET_ARCH_x86)
 #define UPROBE_ARG6(regs) ((regs)->r9)
@@ -152,14 +303,14 @@ drop:
 #define UPROBE_ARG6(regs) 0
 #endif
 
-/* The stats of probe event @type when current is in scope, counted as made; else NULL. */
-static __always_inline struct rc_dyn_stats *probe_scope(__u16 type)
+/* The stats of probe event @type when @cur is in scope, counted as made; else NULL. */
+static __always_inline struct rc_dyn_stats *probe_scope(struct task_struct *cur, __u16 type)
 {
 	struct rc_dyn_stats *st = dyn_stats(type);
 
 	if (!st)
 		return NULL;
-	if (!rc_current_wanted()) {
+	if (!rc_task_wanted(cur)) {
 		__sync_fetch_and_add(&st->filtered, 1);
 		return NULL;
 	}
@@ -174,7 +325,7 @@ static __always_inline void submit_dyn(void *ctx, void *rec, __u32 size, struct 
 			__sync_fetch_and_add(&st->dropped, 1);
 		return;
 	}
-	bpf_ringbuf_submit(rec, rc_wakeup_flags());
+	bpf_ringbuf_submit(rec, rc_wakeup_flags(&st->since_query, size));
 }
 
 /*
@@ -189,8 +340,9 @@ SEC("uprobe")
 int handle_uprobe(struct pt_regs *regs)
 {
 	__u16 type = bpf_get_attach_cookie(regs);
+	struct task_struct *cur = rc_current();
 	struct rc_ev_uprobe onstack, *e = &onstack;
-	struct rc_dyn_stats *st = probe_scope(type);
+	struct rc_dyn_stats *st = probe_scope(cur, type);
 
 	if (!st)
 		return 0;
@@ -201,7 +353,7 @@ int handle_uprobe(struct pt_regs *regs)
 			return 0;
 		}
 	}
-	rc_fill_hdr(&e->hdr, type, sizeof(*e));
+	rc_fill_hdr(&e->hdr, cur, type, sizeof(*e));
 	e->args[0] = PT_REGS_PARM1(regs);
 	e->args[1] = PT_REGS_PARM2(regs);
 	e->args[2] = PT_REGS_PARM3(regs);
@@ -216,8 +368,9 @@ SEC("uretprobe")
 int handle_uretprobe(struct pt_regs *regs)
 {
 	__u16 type = bpf_get_attach_cookie(regs);
+	struct task_struct *cur = rc_current();
 	struct rc_ev_uretprobe onstack, *e = &onstack;
-	struct rc_dyn_stats *st = probe_scope(type);
+	struct rc_dyn_stats *st = probe_scope(cur, type);
 
 	if (!st)
 		return 0;
@@ -228,7 +381,7 @@ int handle_uretprobe(struct pt_regs *regs)
 			return 0;
 		}
 	}
-	rc_fill_hdr(&e->hdr, type, sizeof(*e));
+	rc_fill_hdr(&e->hdr, cur, type, sizeof(*e));
 	e->ret = PT_REGS_RC(regs);
 	submit_dyn(regs, e, sizeof(*e), st);
 	return 0;

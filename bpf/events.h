@@ -134,6 +134,14 @@ struct rc_rec_snapshot {
 };
 _Static_assert(sizeof(struct rc_rec_snapshot) == 80, "rc_rec_snapshot layout");
 
+/*
+ * The targets map when knobs.filter_pids is set: a bit per tgid, 64 to a
+ * word, for every tgid a 64-bit kernel can give (PID_MAX_LIMIT, 4M):
+ * 512 KiB.
+ */
+#define RC_TGID_LIMIT	(1u << 22)
+#define RC_TARGET_WORDS (RC_TGID_LIMIT / 64)
+
 /* rc_knobs.transport */
 #define RC_KNOB_RINGBUF 0
 #define RC_KNOB_PERFBUF 1
@@ -165,6 +173,7 @@ struct rc_bpf_stats {
 	__u64 made[RC_EV_SLOTS];
 	__u64 dropped[RC_EV_SLOTS];
 	__u64 filtered[RC_EV_SLOTS];
+	__u64 since_query; /* bytes this CPU submitted since it asked the ring how full it is */
 };
 
 /*
@@ -180,14 +189,17 @@ struct rc_dyn_stats {
 	__u64 made;
 	__u64 dropped;
 	__u64 filtered;
+	__u64 since_query; /* as in rc_bpf_stats, for this event's records */
 };
 
 /* A tracepoint's record: the raw record the kernel made, after the header. */
 #define RC_TP_MAX_RAW	  8192 /* PERF_MAX_TRACE_SIZE: the most a tracepoint gives */
 #define RC_TP_MAX_LOCS	  8
 #define RC_TP_F_TRUNCATED 0x1 /* hdr.flags: the raw record was longer than RC_TP_MAX_RAW */
+/* dyn.bpf.c's handle_tp_N: a program for each N, a multiple of 4, from 8 to this */
+#define RC_TP_FIXED_MAX 192
 
-/* tpconf map value, keyed by the event's id (the link's cookie) */
+/* tpconf map value, at the event's index: its id (the link's cookie) - RC_DYN_BASE */
 struct rc_tp_conf {
 	__u16 type;	 /* RC_DYN_BASE + index */
 	__u16 fixed;	 /* the raw record's fixed part */

@@ -3,6 +3,7 @@
  * Follow the processes a launched command forks: a child of a traced
  * process becomes a target itself. Threads share their tgid and need
  * nothing. A target is forgotten when its whole thread group is dead.
+ * The targets bits change with atomic ors and ands (Linux 5.12).
  *
  * User space attaches this object after every source, so on the same
  * tracepoint the sources see a dying target before it is forgotten.
@@ -13,20 +14,25 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	__u8 one = 1;
+	__u64 bit, *w;
 
-	if (ptgid == ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
+	if (ptgid == ctgid || !rc_targeted(ptgid))
 		return 0;
-	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	w = rc_target_word(ctgid, &bit);
+	if (w)
+		__sync_fetch_and_or(w, bit); /* other tgids' bits share the word */
 	return 0;
 }
 
 static __always_inline int forget(struct task_struct *p, bool group_dead)
 {
-	__u32 tgid = p->tgid;
+	__u64 bit, *w;
 
-	if (group_dead)
-		bpf_map_delete_elem(&targets, &tgid);
+	if (!group_dead)
+		return 0;
+	w = rc_target_word(p->tgid, &bit);
+	if (w)
+		__sync_fetch_and_and(w, ~bit);
 	return 0;
 }
 

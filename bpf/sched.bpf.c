@@ -14,11 +14,6 @@
 #define TASK_NOLOAD	     0x400
 #define TASK_REPORT_IDLE     0x80
 
-static __always_inline bool task_wanted(struct task_struct *t)
-{
-	return rc_task_wanted(t->tgid, t->comm);
-}
-
 static __always_inline bool task_is_self(struct task_struct *t)
 {
 	return t->tgid == knobs.self_tgid;
@@ -39,14 +34,18 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_switch *e;
 
-	if (task_is_self(prev) || task_is_self(next) || (!task_wanted(prev) && !task_wanted(next)))
-		return rc_filtered(RC_EV_SCHED_SWITCH);
-	e = rc_reserve(RC_EV_SCHED_SWITCH, sizeof(*e));
+	if (!st)
+		return 0;
+	if (task_is_self(prev) || task_is_self(next) ||
+	    (!rc_task_wanted(prev) && !rc_task_wanted(next)))
+		return rc_filtered(st, RC_EV_SCHED_SWITCH);
+	e = rc_reserve(st, RC_EV_SCHED_SWITCH, sizeof(*e));
 	if (!e)
-		return rc_dropped(RC_EV_SCHED_SWITCH);
-	rc_fill_hdr(&e->hdr, RC_EV_SCHED_SWITCH, sizeof(*e));
+		return rc_dropped(st, RC_EV_SCHED_SWITCH);
+	rc_fill_hdr(&e->hdr, rc_current(), RC_EV_SCHED_SWITCH, sizeof(*e));
 	e->prev_state = report_state(preempt, prev_state);
 	e->prev_prio = prev->prio;
 	e->next_pid = next->tgid;
@@ -54,46 +53,52 @@ int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct
 	e->next_prio = next->prio;
 	e->__pad = 0;
 	bpf_probe_read_kernel(e->next_comm, sizeof(e->next_comm), next->comm);
-	rc_submit(ctx, e, sizeof(*e));
+	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 {
+	struct task_struct *cur = rc_current();
+	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_wakeup *e;
 
-	if (task_is_self(p) || !task_wanted(p) ||
-	    (bpf_get_current_pid_tgid() >> 32) == knobs.self_tgid)
-		return rc_filtered(RC_EV_SCHED_WAKEUP);
-	e = rc_reserve(RC_EV_SCHED_WAKEUP, sizeof(*e));
+	if (!st)
+		return 0;
+	if (task_is_self(p) || !rc_task_wanted(p) || task_is_self(cur))
+		return rc_filtered(st, RC_EV_SCHED_WAKEUP);
+	e = rc_reserve(st, RC_EV_SCHED_WAKEUP, sizeof(*e));
 	if (!e)
-		return rc_dropped(RC_EV_SCHED_WAKEUP);
-	rc_fill_hdr(&e->hdr, RC_EV_SCHED_WAKEUP, sizeof(*e));
+		return rc_dropped(st, RC_EV_SCHED_WAKEUP);
+	rc_fill_hdr(&e->hdr, cur, RC_EV_SCHED_WAKEUP, sizeof(*e));
 	e->pid = p->tgid;
 	e->tid = p->pid;
 	e->prio = p->prio;
 	e->target_cpu = BPF_CORE_READ(p, thread_info.cpu);
 	bpf_probe_read_kernel(e->wakee_comm, sizeof(e->wakee_comm), p->comm);
-	rc_submit(ctx, e, sizeof(*e));
+	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
+	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_fork *e;
 
-	if (!task_wanted(parent))
-		return rc_filtered(RC_EV_SCHED_FORK);
-	e = rc_reserve(RC_EV_SCHED_FORK, sizeof(*e));
+	if (!st)
+		return 0;
+	if (!rc_task_wanted(parent))
+		return rc_filtered(st, RC_EV_SCHED_FORK);
+	e = rc_reserve(st, RC_EV_SCHED_FORK, sizeof(*e));
 	if (!e)
-		return rc_dropped(RC_EV_SCHED_FORK);
-	rc_fill_hdr(&e->hdr, RC_EV_SCHED_FORK, sizeof(*e));
+		return rc_dropped(st, RC_EV_SCHED_FORK);
+	rc_fill_hdr(&e->hdr, rc_current(), RC_EV_SCHED_FORK, sizeof(*e));
 	e->child_pid = child->tgid;
 	e->child_tid = child->pid;
 	bpf_probe_read_kernel(e->child_comm, sizeof(e->child_comm), child->comm);
-	rc_submit(ctx, e, sizeof(*e));
+	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;
 }
 
@@ -101,19 +106,23 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
+	struct task_struct *cur = rc_current();
+	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_exec *e;
 
-	if (!rc_current_wanted())
-		return rc_filtered(RC_EV_SCHED_EXEC);
-	e = rc_reserve(RC_EV_SCHED_EXEC, sizeof(*e));
+	if (!st)
+		return 0;
+	if (!rc_task_wanted(cur))
+		return rc_filtered(st, RC_EV_SCHED_EXEC);
+	e = rc_reserve(st, RC_EV_SCHED_EXEC, sizeof(*e));
 	if (!e)
-		return rc_dropped(RC_EV_SCHED_EXEC);
-	rc_fill_hdr(&e->hdr, RC_EV_SCHED_EXEC, sizeof(*e));
+		return rc_dropped(st, RC_EV_SCHED_EXEC);
+	rc_fill_hdr(&e->hdr, cur, RC_EV_SCHED_EXEC, sizeof(*e));
 	e->old_tid = old_pid;
 	e->__pad = 0;
 	if (bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), bprm->filename) < 0)
 		e->filename[0] = '\0';
-	rc_submit(ctx, e, sizeof(*e));
+	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;
 }
 
@@ -128,17 +137,21 @@ int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
  */
 static __always_inline int emit_exit(void *ctx, struct task_struct *p, bool group_dead)
 {
+	struct task_struct *cur = rc_current();
+	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_exit *e;
 
-	if (!rc_current_wanted())
-		return rc_filtered(RC_EV_SCHED_EXIT);
-	e = rc_reserve(RC_EV_SCHED_EXIT, sizeof(*e));
+	if (!st)
+		return 0;
+	if (!rc_task_wanted(cur))
+		return rc_filtered(st, RC_EV_SCHED_EXIT);
+	e = rc_reserve(st, RC_EV_SCHED_EXIT, sizeof(*e));
 	if (!e)
-		return rc_dropped(RC_EV_SCHED_EXIT);
-	rc_fill_hdr(&e->hdr, RC_EV_SCHED_EXIT, sizeof(*e));
+		return rc_dropped(st, RC_EV_SCHED_EXIT);
+	rc_fill_hdr(&e->hdr, cur, RC_EV_SCHED_EXIT, sizeof(*e));
 	e->exit_code = p->exit_code;
 	e->group_dead = group_dead;
-	rc_submit(ctx, e, sizeof(*e));
+	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;
 }
 

@@ -56,38 +56,45 @@ static __always_inline void read_args(__u64 *args, struct pt_regs *regs)
 }
 
 /* exit and exit_group never return: record them at entry. */
-static __always_inline void emit_noreturn(void *ctx, struct pt_regs *regs, long id)
+static __always_inline void emit_noreturn(void *ctx, struct task_struct *cur,
+					  struct pt_regs *regs, long id)
 {
+	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_syscall *e;
 
-	e = rc_reserve(RC_EV_SYSCALL, sizeof(*e));
+	if (!st)
+		return;
+	e = rc_reserve(st, RC_EV_SYSCALL, sizeof(*e));
 	if (!e) {
-		rc_dropped(RC_EV_SYSCALL);
+		rc_dropped(st, RC_EV_SYSCALL);
 		return;
 	}
-	rc_fill_hdr(&e->hdr, RC_EV_SYSCALL, sizeof(*e));
+	rc_fill_hdr(&e->hdr, cur, RC_EV_SYSCALL, sizeof(*e));
 	e->hdr.flags = RC_SYSCALL_F_NORETURN;
 	e->nr = id;
 	e->__pad = 0;
 	e->ret = 0;
 	e->duration = 0;
 	read_args(e->args, regs);
-	rc_submit(ctx, e, sizeof(*e));
+	rc_submit(ctx, st, e, sizeof(*e));
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 {
+	struct task_struct *cur = rc_current();
 	struct pending_call *p;
 
-	if (!rc_current_wanted())
-		return rc_filtered(RC_EV_SYSCALL);
+	if (!rc_task_wanted(cur)) {
+		struct rc_bpf_stats *st = rc_stats();
+
+		return st ? rc_filtered(st, RC_EV_SYSCALL) : 0;
+	}
 	if (id == RC_NR_EXIT || id == RC_NR_EXIT_GROUP) {
-		emit_noreturn(ctx, regs, id);
+		emit_noreturn(ctx, cur, regs, id);
 		return 0;
 	}
-	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), NULL,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	p = bpf_task_storage_get(&pending, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!p)
 		return 0;
 	read_args(p->args, regs);
@@ -96,27 +103,39 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* The record of a call that returns @ret, from its entry state @p. */
+static __always_inline void emit_call(void *ctx, struct rc_bpf_stats *st, struct task_struct *cur,
+				      const struct pending_call *p, long ret)
+{
+	struct rc_ev_syscall *e;
+
+	e = rc_reserve(st, RC_EV_SYSCALL, sizeof(*e));
+	if (!e) {
+		rc_dropped(st, RC_EV_SYSCALL);
+		return;
+	}
+	rc_fill_hdr(&e->hdr, cur, RC_EV_SYSCALL, sizeof(*e));
+	e->nr = p->nr;
+	e->__pad = 0;
+	e->ret = ret;
+	e->duration = e->hdr.ts - p->ts;
+	__builtin_memcpy(e->args, p->args, sizeof(e->args));
+	rc_submit(ctx, st, e, sizeof(*e));
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 {
-	struct rc_ev_syscall *e;
+	struct task_struct *cur = rc_current();
+	struct rc_bpf_stats *st;
 	struct pending_call *p;
 
-	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), NULL, 0);
+	p = bpf_task_storage_get(&pending, cur, NULL, 0);
 	if (!p || p->nr < 0)
 		return 0;
-	e = rc_reserve(RC_EV_SYSCALL, sizeof(*e));
-	if (!e) {
-		rc_dropped(RC_EV_SYSCALL);
-	} else {
-		rc_fill_hdr(&e->hdr, RC_EV_SYSCALL, sizeof(*e));
-		e->nr = p->nr;
-		e->__pad = 0;
-		e->ret = ret;
-		e->duration = e->hdr.ts - p->ts;
-		__builtin_memcpy(e->args, p->args, sizeof(e->args));
-		rc_submit(ctx, e, sizeof(*e));
-	}
+	st = rc_stats();
+	if (st)
+		emit_call(ctx, st, cur, p, ret);
 	p->nr = -1;
 	return 0;
 }

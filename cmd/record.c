@@ -217,6 +217,7 @@ static int check_kernel(void)
 	check_line("bpf_get_current_task_btf (5.11)", f.current_task_btf);
 	check_line("bpf_ktime_get_boot_ns (5.8)", f.ktime_boot);
 	check_line("bpf_get_attach_cookie in tracepoints (5.15)", f.attach_cookie);
+	check_line("BPF atomic and/or (5.12)", f.atomics);
 	check_line("uprobes", f.uprobes);
 	check_line("tracefs", f.tracefs);
 	check_line("ftrace ring-buffer mapping (6.10)", f.ftrace_mmap);

@@ -1274,6 +1274,7 @@ struct rc_features {
 	bool current_task_btf; /* bpf_get_current_task_btf (5.11) */
 	bool ktime_boot;       /* bpf_ktime_get_boot_ns (5.8) */
 	bool attach_cookie;    /* bpf_get_attach_cookie in tracepoints (5.15) */
+	bool atomics;	       /* BPF atomic and/or (5.12) */
 	bool uprobes;	       /* the uprobe perf PMU */
 	bool tracefs;
 	bool ftrace_mmap; /* tracefs ring-buffer mapping (6.10) */
@@ -1401,7 +1402,8 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts);
  * now are added to the instance's set_event_pid, which limits the instance
  * to them.
  *
- * Return: 0, or -errno of the BPF map update or the tracefs write.
+ * Return: 0, -EINVAL for a pid no kernel gives (BPF), or -errno of the
+ * tracefs write.
  */
 int rc_session__add_target(struct rc_session *s, pid_t pid);
 

@@ -48,6 +48,8 @@ struct want {
 	bool arg_is_tid;
 	/* exit records: of single-threaded processes, so the group is dead */
 	bool group_dead;
+	/* syscalls:sys_enter_getppid records: the raw record whole, its padding zeroes */
+	bool raw_getppid;
 };
 
 static bool matches(const struct want *w, const struct rc_rec_hdr *rec)
@@ -60,6 +62,25 @@ static bool matches(const struct want *w, const struct rc_rec_hdr *rec)
 	    ((const struct rc_ev_syscall *)rec)->nr != (uint32_t)w->nr)
 		return false;
 	return true;
+}
+
+/*
+ * A sys_enter_getppid record: the 40-byte header, then the tracepoint's
+ * 12 bytes (common fields, __syscall_nr) and 4 bytes of padding, which
+ * are zeroes; common_pid is the thread's, put back by the program.
+ */
+static bool raw_getppid_ok(const struct rc_rec_hdr *rec)
+{
+	const unsigned char *raw = (const unsigned char *)rec + sizeof(*rec);
+	int32_t pid, nr;
+	uint32_t pad;
+
+	if (rec->size != sizeof(*rec) + 16)
+		return false;
+	memcpy(&pid, raw + 4, sizeof(pid));
+	memcpy(&nr, raw + 8, sizeof(nr));
+	memcpy(&pad, raw + 12, sizeof(pad));
+	return pid == (int32_t)rec->tid && nr == SYS_getppid && pad == 0;
 }
 
 static int tally(const char *path, const struct want *w, struct tally *t)
@@ -96,6 +117,8 @@ static int tally(const char *path, const struct want *w, struct tally *t)
 		    ((const struct rc_ev_uprobe *)rec)->args[0] != (uint64_t)rec->tid)
 			t->bad++;
 		if (w->group_dead && ((const struct rc_ev_exit *)rec)->group_dead != 1)
+			t->bad++;
+		if (w->raw_getppid && !raw_getppid_ok(rec))
 			t->bad++;
 	}
 	t->truncated = rc_reader__truncated(r);
@@ -219,10 +242,11 @@ void test_matrix_syscalls_sched(void)
 	}
 }
 
-/* -e syscalls:sys_enter_getppid: a tracepoint by name, its raw record. */
+/* -e syscalls:sys_enter_getppid: a tracepoint by name, its raw record, byte for byte. */
 void test_matrix_tracepoint(void)
 {
-	struct want w = { "syscalls:sys_enter_getppid", .comm = "rc_workload", .nr = -1 };
+	struct want w = { "syscalls:sys_enter_getppid", .comm = "rc_workload", .nr = -1,
+			  .raw_getppid = true };
 	const char *t;
 
 	FOR_TRANSPORTS(t)

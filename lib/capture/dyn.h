@@ -31,6 +31,7 @@ struct rc_dyn_event {
 	unsigned char build_id[RC_BUILD_ID_MAX];
 	size_t build_id_len; /* 0: the binary has none */
 	struct bpf_link *link;
+	const struct bpf_program *prog; /* the program attached, once it is */
 };
 
 struct rc_dyn_set {

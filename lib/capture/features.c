@@ -8,6 +8,7 @@
  * refuse in one line what this kernel cannot do; record --check prints
  * them.
  */
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <stdio.h>
@@ -30,6 +31,32 @@ static bool map_ok(enum bpf_map_type t)
 static bool helper_ok(enum bpf_prog_type p, enum bpf_func_id h)
 {
 	return libbpf_probe_bpf_helper(p, h, NULL) == 1;
+}
+
+/*
+ * BPF atomic and/or (Linux 5.12; before, the one atomic was add): a
+ * program that ors into its stack loads.
+ */
+static bool atomics_ok(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW,
+		  .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1,
+		  .off = -8,
+		  .imm = BPF_OR },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd =
+	    bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns, ARRAY_SIZE(insns), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 /* Does the kernel's BTF name enumerator @name (of any enum)? */
@@ -169,6 +196,7 @@ int rc_features__probe(struct rc_features *f)
 		f->task_storage = map_ok(BPF_MAP_TYPE_TASK_STORAGE);
 		f->ktime_boot = helper_ok(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_ktime_get_boot_ns);
 		f->attach_cookie = helper_ok(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_get_attach_cookie);
+		f->atomics = atomics_ok();
 		probe_btf(f);
 	}
 	f->uprobes = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
@@ -198,9 +226,12 @@ const char *rc_features__missing(const struct rc_features *f, enum rc_feature_ne
 			return "kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)";
 		if (!f->tp_btf)
 			return "BTF tracepoints (tp_btf, Linux 5.5)";
-		if (need != RC_NEED_SYSCALLS)
-			return NULL;
-		if (!f->task_storage || !f->current_task_btf)
+		if (need == RC_NEED_FOLLOW)
+			return f->atomics ? NULL : "BPF atomic and/or (Linux 5.12)";
+		/* every record's task: its ids and name are loads from it */
+		if (!f->current_task_btf)
+			return "the BPF helper bpf_get_current_task_btf (Linux 5.11)";
+		if (need == RC_NEED_SYSCALLS && !f->task_storage)
 			return "task-local storage for BPF (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11)";
 		return NULL;
 	case RC_NEED_TRACEPOINTS:

@@ -2,6 +2,41 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """ringcap against perf, trace-cmd and bpftrace, side by side.
 
+The lead table (the suite "lead", first): like for like. On the storms
+among the workloads, every recorder records the one tracepoint
+syscalls:sys_enter_getppid, one event a call, the workload as its
+command:
+
+  floor            rc_floor floor: a BPF program on the tracepoint that
+                   only counts (tests/bench/floor.bpf.c), no ring: what
+                   any BPF program there costs the workload at the least
+  bare reference   rc_floor ref: a BPF program that reserves a record of
+                   ringcap's size for this event (56 bytes) in a BPF ring
+                   buffer of ringcap's size (16 MiB), fills and submits it
+                   with ringcap's wake-up policy (none below 1 MiB pending,
+                   forced above), drained by ring_buffer__poll() and
+                   fwrite() to a file: the least a BPF recorder can do
+  ringcap          ringcap record -e TP (the BPF ring buffer, the default)
+  ringcap ftrace   ringcap record --transport ftrace -e TP (no BPF)
+  trace-cmd record trace-cmd record -e TP -F -c (as in the tracepoint
+                   suite below)
+
+Each recorder's slowdown is against an untraced run just before it.
+floor and the reference are not filtered to the workload: they count the
+system's few other getppid() calls too (lost silently can then be
+slightly negative). Slowdowns are measured with the kernel's BPF
+statistics off. Then a separate pass with them on
+(kernel.bpf_stats_enabled=1) runs each BPF recorder RUNS times more, the
+workload wrapped in two `bpftool prog show` snapshots, and gives the
+kernel's own run_time_ns / run_cnt of the recorder's programs over the
+workload: the "BPF ns/event" column. Under the lead table, the same for
+the built-in syscalls source (ringcap record -e syscalls: the sys_enter
+and sys_exit programs, summed) against floor and reference programs on
+the raw sys_exit tracepoint writing its 112-byte record (rc_floor -b).
+
+The tables that follow are the second table and on: ringcap's own
+syscall record against its peers.
+
 For each workload (rc_load: an exact number of calls of known syscalls)
 and each recorder, RUNS rounds; each round runs the workload untraced and
 then under every recorder, in turn, so that all of a round's figures share
@@ -351,11 +386,214 @@ class TpTraceCmd(TraceCmd):
         return n, lost, 0
 
 
+LEAD_TP = "syscalls:sys_enter_getppid"
+
+
+class Floor(Recorder):
+    """rc_floor: the floor (a program that only counts) or the bare
+    reference (reserve, fill, submit SIZE bytes) on one tracepoint, or
+    with btf on the raw sys_exit tracepoint."""
+
+    def __init__(self, ctx, mode, size=56, btf=False):
+        super().__init__(ctx)
+        self.mode, self.size, self.btf = mode, size, btf
+        self.name = {"floor": "floor (counts only)",
+                     "ref": "bare reference (%d-byte records)" % size}[mode]
+        if btf:
+            self.name += ", raw sys_exit"
+
+    def available(self):
+        return os.path.exists(self.ctx.floor)
+
+    def prog_names(self):
+        """The names (prefixes) of the recorder's programs."""
+        return ["handle_floor"] if self.mode == "floor" else \
+            ["handle_ref_%d" % self.size, "handle_ref_btf_%d" % self.size]
+
+    def argv(self, out, wl, cmd):
+        where = ["-b"] if self.btf else ["-e", LEAD_TP]
+        o = ["-o", out] if self.mode == "ref" else []
+        return [self.ctx.floor, self.mode, *where, "-s", str(self.size), *o,
+                "-c", out + ".counts", "--", *cmd]
+
+    def count(self, out, wl):
+        c = read_report(out + ".counts")
+        return c["events"], c["dropped"], 0
+
+
+class LeadRingcap(Recorder):
+    """ringcap recording the lead's tracepoint (or, with source, -e syscalls)."""
+
+    def __init__(self, ctx, name, extra, binary=None, source=None):
+        super().__init__(ctx)
+        self.name, self.extra, self.source = name, extra, source
+        self.binary = binary or ctx.ringcap
+
+    def prog_names(self):
+        if "ftrace" in self.extra:
+            return []
+        # handle_tp and its sized variants, handle_tp_N
+        return ["handle_sys_enter", "handle_sys_exit"] if self.source else ["handle_tp"]
+
+    def argv(self, out, wl, cmd):
+        return [self.binary, "record", "-q", *self.extra, "-e", self.source or LEAD_TP,
+                "-o", out, "--", *cmd]
+
+    def count(self, out, wl):
+        if self.source:
+            return Ringcap.count(self, out, wl)  # calls, entry and exit paired
+        s = subprocess.run([self.ctx.ringcap, "report", "--summary", "-i", out],
+                           capture_output=True, text=True, check=True).stdout
+        rows = dict(re.findall(r"^(\S+:\S+)\s+(\d+)$", s, re.M))
+        st = json.loads(subprocess.run([self.ctx.ringcap, "stat", "--json", out],
+                                       capture_output=True, text=True, check=True).stdout)
+        return int(rows.get(LEAD_TP, 0)), st["lost"], 0
+
+
+class LeadTraceCmd(TpTraceCmd):
+    """trace-cmd record -e TP -F -c, as the tracepoint suite runs it."""
+    per_call = 1
+
+    def argv(self, out, wl, cmd):
+        tc = ["trace-cmd", "record", "-q", "-e", LEAD_TP, "-o", out, "-F", "-c", *cmd]
+        return ["unshare", "-m", "sh", "-c", self.SHIM, "shim", *tc]
+
+    def count(self, out, wl):
+        n = count_lines(["trace-cmd", "report", out], r"\b%s:" % LEAD_TP.split(":", 1)[1])
+        s = subprocess.run(["trace-cmd", "report", "--stat", out],
+                           capture_output=True, text=True).stdout
+        lost = sum(int(x) for x in re.findall(r"^(?:overrun|dropped events):\s+(\d+)", s, re.M))
+        return n, lost, 0
+
+
+def lead_recorders(ctx, baseline):
+    base = []
+    if baseline:
+        base = [LeadRingcap(ctx, "ringcap (baseline)", [],
+                            os.path.join(os.path.abspath(baseline), "ringcap"))]
+    return [Floor(ctx, "floor"), Floor(ctx, "ref"), *base, LeadRingcap(ctx, "ringcap", []),
+            LeadRingcap(ctx, "ringcap --transport ftrace", ["--transport", "ftrace"]),
+            LeadTraceCmd(ctx)]
+
+
+def syscall_cost_recorders(ctx, baseline):
+    """The built-in syscalls source beside floor and reference programs on sys_exit."""
+    base = []
+    if baseline:
+        base = [LeadRingcap(ctx, "ringcap -e syscalls (baseline)", [],
+                            os.path.join(os.path.abspath(baseline), "ringcap"), "syscalls")]
+    return [Floor(ctx, "floor", btf=True), Floor(ctx, "ref", 112, btf=True), *base,
+            LeadRingcap(ctx, "ringcap -e syscalls", [], source="syscalls")]
+
+
+BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
+
+
+def bpf_progs():
+    p = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True)
+    return {q["id"]: q for q in json.loads(p.stdout or "[]")}
+
+
+def bpf_costs(ctx, wl, recs, runs, tmp):
+    """With the kernel's BPF statistics on, RUNS runs of each recorder that
+    has BPF programs, the workload between two snapshots of every loaded
+    program: each recorder's programs' run_time_ns / run_cnt, summed over
+    its programs (each runs once an event). {name: [ns, ...]}"""
+    recs = [r for r in recs if hasattr(r, "prog_names") and r.prog_names()]
+    res = {r.name: [] for r in recs}
+    if not recs or not shutil.which("bpftool"):
+        return res
+    with open(BPF_STATS) as f:
+        saved = f.read().strip()
+    before, after = os.path.join(tmp, "progs-before"), os.path.join(tmp, "progs-after")
+    sh = 'b=$0 a=$1; shift; bpftool prog show -j > "$b" && "$@"; s=$?; ' \
+         'bpftool prog show -j > "$a"; exit $s'
+    try:
+        with open(BPF_STATS, "w") as f:
+            f.write("1")
+        for i in range(runs):
+            for r in recs:
+                out = os.path.join(tmp, "out")
+                for p in (before, after):
+                    if os.path.exists(p):
+                        os.unlink(p)
+                ids = set(bpf_progs())
+                cmd = ["sh", "-c", sh, before, after, ctx.load, *wl.argv]
+                status, _, err = run(ctx, r.argv(out, wl, cmd))
+                r.cleanup()
+                if status != 0 or not os.path.exists(after):
+                    sys.stderr.write("bench: %s (BPF statistics) failed: %s\n" % (r.name, err[-500:]))
+                    continue
+                with open(before) as f:
+                    b = {q["id"]: q for q in json.load(f)}
+                with open(after) as f:
+                    a = {q["id"]: q for q in json.load(f)}
+                ns = 0.0
+                for pid, q in a.items():
+                    name = q.get("name", "")
+                    if pid in ids or pid not in b or \
+                            not any(name.startswith(n) for n in r.prog_names()):
+                        continue
+                    cnt = q.get("run_cnt", 0) - b[pid].get("run_cnt", 0)
+                    if cnt >= wl.made // 2:
+                        ns += (q.get("run_time_ns", 0) - b[pid].get("run_time_ns", 0)) / cnt
+                if ns:
+                    res[r.name].append(ns)
+            sys.stderr.write("bench: %s (BPF statistics) round %d/%d done\n" % (wl.name, i + 1,
+                                                                                runs))
+    finally:
+        with open(BPF_STATS, "w") as f:
+            f.write(saved)
+    return res
+
+
+def lead_table(wl, results, costs, runs):
+    lines = ["### %s: `rc_load %s`, %s, median of %d" % (wl.name, " ".join(wl.argv), LEAD_TP,
+                                                         runs), "",
+             "| recorder | events made | captured | lost reported | lost silently | slowdown "
+             "| BPF ns/event | recorder CPU ns/event | bytes/event | peak RSS MiB |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, rows in results.items():
+        ns = costs.get(name)
+        ns = "%.0f" % statistics.median(ns) if ns else ""
+        if not rows:
+            lines.append("| %s | failed | | | | | %s | | | |" % (name, ns))
+            continue
+        lines.append("| %s | %d | %d | %d | %d | %.2fx | %s | %.0f | %.2f | %.1f |" % (
+            name, median(rows, "made"), median(rows, "captured"), median(rows, "lost"),
+            median(rows, "silent"), median(rows, "slowdown"), ns, median(rows, "cpu_ns"),
+            median(rows, "bytes"), median(rows, "rss_mib")))
+    return "\n".join(lines) + "\n"
+
+
+def cost_table(wl, results, costs, runs):
+    lines = ["### %s: the built-in syscalls source against programs on the raw sys_exit "
+             "tracepoint, median of %d" % (wl.name, runs), "",
+             "ringcap -e syscalls runs two programs a call (sys_enter keeps the arguments "
+             "and the time, sys_exit writes the 112-byte record); floor and reference run "
+             "on every syscall of the system, unfiltered. BPF ns/call: the programs' "
+             "run_time_ns / run_cnt, summed.", "",
+             "| recorder | calls made | captured | slowdown | BPF ns/call "
+             "| recorder CPU ns/call | bytes/call |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, rows in results.items():
+        ns = costs.get(name)
+        ns = "%.0f" % statistics.median(ns) if ns else ""
+        if not rows:
+            lines.append("| %s | failed | | | %s | | |" % (name, ns))
+            continue
+        lines.append("| %s | %d | %d | %.2fx | %s | %.0f | %.2f |" % (
+            name, median(rows, "made"), median(rows, "captured"), median(rows, "slowdown"), ns,
+            median(rows, "cpu_ns"), median(rows, "bytes")))
+    return "\n".join(lines) + "\n"
+
+
 class Context:
     def __init__(self, build):
         self.build = os.path.abspath(build)
         self.ringcap = os.path.join(self.build, "ringcap")
         self.load = os.path.join(self.build, "rc_load")
+        self.floor = os.path.join(self.build, "rc_floor")
         self.nr = syscall_numbers()
         self.tmp = None
 
@@ -509,12 +747,15 @@ def decode_speed(ctx, wl, tmp, names):
     return "\n".join(lines) + "\n"
 
 
-def rounds(ctx, wl, recs, runs, tmp, label=""):
-    """RUNS rounds: the workload untraced, then under every recorder in turn."""
+def rounds(ctx, wl, recs, runs, tmp, label="", each=False):
+    """RUNS rounds: the workload untraced, then under every recorder in turn;
+    with each, untraced again just before every recorder."""
     results = {r.name: [] for r in recs}
     for i in range(runs):
         base = untraced(ctx, wl, tmp)
-        for r in recs:
+        for k, r in enumerate(recs):
+            if each and k:
+                base = untraced(ctx, wl, tmp)
             res = one_run(ctx, r, wl, tmp, base)
             if res:
                 results[r.name].append(res)
@@ -522,7 +763,7 @@ def rounds(ctx, wl, recs, runs, tmp, label=""):
     return results
 
 
-SUITES = ["syscalls", "tracepoints"]
+SUITES = ["lead", "syscalls", "tracepoints"]
 
 
 def main():
@@ -536,8 +777,9 @@ def main():
     ap.add_argument("--recorders", default="",
                     help="comma-separated substrings of recorder names (default: all)")
     ap.add_argument("--suites", default=",".join(SUITES),
-                    help="syscalls: ringcap's syscall program against its peers; "
-                    "tracepoints: the same tracepoints recorded by all (default: both)")
+                    help="lead: one tracepoint, every recorder, with the floor and a bare "
+                    "reference program; syscalls: ringcap's syscall program against its peers; "
+                    "tracepoints: the same tracepoints recorded by all (default: all three)")
     ap.add_argument("--no-decode", action="store_true", help="skip the decode speed table")
     ap.add_argument("--baseline", metavar="BUILD",
                     help="another build directory: its ringcap runs too, side by side")
@@ -558,7 +800,9 @@ def main():
     pats = [p.strip() for p in a.recorders.split(",") if p.strip()]
 
     def chosen_recorders(suite):
-        recs = [r for r in recorders(ctx, a.baseline, suite)
+        every = lead_recorders(ctx, a.baseline) if suite == "lead" else \
+            recorders(ctx, a.baseline, suite)
+        recs = [r for r in every
                 if not pats or any(p in r.name for p in pats)]
         for r in recs:
             if not r.available():
@@ -579,16 +823,31 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="rc-bench-") as tmp:
         ctx.tmp = tmp
+        tp_wls = [w for w in chosen if w in TP_WORKLOADS]
+        recs = chosen_recorders("lead") if "lead" in suites else []
+        if recs and tp_wls:
+            emit("## 1. Like for like: one tracepoint, every recorder\n")
+            for name in tp_wls:
+                wl = wls[name]
+                res = rounds(ctx, wl, recs, a.runs, tmp, " (lead)", each=True)
+                emit(lead_table(wl, res, bpf_costs(ctx, wl, recs, a.runs, tmp), a.runs))
+            wl = wls[tp_wls[0]]
+            sc = [r for r in syscall_cost_recorders(ctx, a.baseline)
+                  if not pats or any(p in r.name for p in pats)]
+            res = rounds(ctx, wl, sc, a.runs, tmp, " (syscalls source)", each=True)
+            emit(cost_table(wl, res, bpf_costs(ctx, wl, sc, a.runs, tmp), a.runs))
         recs = chosen_recorders("syscalls") if "syscalls" in suites else []
         if recs:
+            emit("## 2. ringcap's syscall record against its peers (the second table)\n\n"
+                 "ringcap: -e syscalls, a record a call, entry and exit paired; the peers: "
+                 "raw_syscalls:sys_enter and sys_exit filtered to the storm's syscall.\n")
             for name in chosen:
                 emit(table(wls[name], rounds(ctx, wls[name], recs, a.runs, tmp), a.runs))
             if not a.no_decode and chosen:
                 emit(decode_speed(ctx, wls[chosen[0]], tmp, [r.name for r in recs]))
         recs = chosen_recorders("tracepoints") if "tracepoints" in suites else []
-        tp_wls = [w for w in chosen if w in TP_WORKLOADS]
         if recs and tp_wls:
-            emit("## The same tracepoints, recorded by all\n\n"
+            emit("## 3. The same tracepoints, recorded by all\n\n"
                  "trace-cmd's ring: the top instance's, %s KiB a CPU.\n" % top_ring_kib())
             for name in tp_wls:
                 wl = wls[name]

@@ -9,6 +9,7 @@
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -243,6 +244,27 @@ static int bpf_drained(struct rc_capture *c)
 
 /* ---- start and stop --------------------------------------------------- */
 
+/*
+ * Tracepoint @e with its program (rc_bpf__tp_prog()). A handle_tp_N reads
+ * the record up to the end of its last field as the format file gives
+ * it; should the kernel place that end elsewhere, it refuses the program
+ * (EACCES), and handle_tp, which reads with a helper, records the event.
+ */
+static struct bpf_link *attach_tp(struct rc_bpf *s, struct rc_dyn_event *e)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = e->id);
+	struct bpf_program *p = rc_bpf__tp_prog(s, e);
+	struct bpf_link *l;
+
+	e->prog = p;
+	l = bpf_program__attach_tracepoint_opts(p, e->tp.system, e->tp.name, &to);
+	if (l || errno != EACCES || p == s->dyn->progs.handle_tp)
+		return l;
+	pr_debug("%s: %s refused, recorded with handle_tp\n", e->name, bpf_program__name(p));
+	e->prog = s->dyn->progs.handle_tp;
+	return bpf_program__attach_tracepoint_opts(e->prog, e->tp.system, e->tp.name, &to);
+}
+
 static int attach_dyn(struct rc_bpf *s)
 {
 	size_t i;
@@ -252,16 +274,13 @@ static int attach_dyn(struct rc_bpf *s)
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = e->id, .func_name = e->symbol,
 			    .retprobe = e->kind == RC_DYN_URETPROBE);
 
-		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = e->id);
-
-		if (e->kind == RC_DYN_TP)
-			e->link = bpf_program__attach_tracepoint_opts(
-			    s->dyn->progs.handle_tp, e->tp.system, e->tp.name, &to);
-		else
-			e->link = bpf_program__attach_uprobe_opts(
-			    e->kind == RC_DYN_UPROBE ? s->dyn->progs.handle_uprobe
-						     : s->dyn->progs.handle_uretprobe,
-			    -1, e->path, 0, &uo);
+		if (e->kind == RC_DYN_TP) {
+			e->link = attach_tp(s, e);
+		} else {
+			e->prog = e->kind == RC_DYN_UPROBE ? s->dyn->progs.handle_uprobe
+							   : s->dyn->progs.handle_uretprobe;
+			e->link = bpf_program__attach_uprobe_opts(e->prog, -1, e->path, 0, &uo);
+		}
 		if (!e->link) {
 			int err = -errno;
 
@@ -486,6 +505,8 @@ void rc_bpf__teardown(struct rc_capture *c)
 	free(s->ddropped);
 	if (s->events_fd >= 0)
 		close(s->events_fd);
+	if (s->targets)
+		munmap(s->targets, s->targets_len);
 	if (s->targets_fd >= 0)
 		close(s->targets_fd);
 	if (s->stats_fd >= 0)

@@ -21,7 +21,6 @@ struct sched_bpf;
 struct follow_bpf;
 struct dyn_bpf;
 
-#define TARGETS_MAX 65536
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 struct rc_bpf;
 
@@ -47,6 +46,8 @@ struct rc_bpf {
 	uint64_t *ulost;      /* --bpf: each CPU's perf ring's losses */
 	uint64_t *ddropped;   /* each CPU's drops of dset's events, at the last count */
 	int events_fd, targets_fd, stats_fd, notify_fd;
+	uint64_t *targets;  /* the targets map's bits, mapped; NULL: no pid filter */
+	size_t targets_len; /* bytes mapped */
 	struct rc_ringbuf rb;
 	struct rc_perfbuf pb;	 /* perfbuf: the CPUs' rings */
 	struct rc_perfbuf nb;	 /* perfbuf --snapshot-on: the trigger rings */
@@ -67,6 +68,7 @@ static inline struct rc_bpf *to_bpf(struct rc_capture *c)
 
 /* load.c */
 int rc_bpf__add_target(struct rc_capture *c, pid_t pid);
+struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e);
 
 /* bpf.c */
 void rc_bpf__count_captured(struct rc_bpf *s, const void *rec);

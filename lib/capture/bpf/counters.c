@@ -27,27 +27,26 @@ static uint64_t prog_missed(const struct bpf_program *prog)
 }
 
 /*
- * One program serves every tracepoint (every uprobe), and the kernel
- * counts skipped runs per program: they are counted under the first event
- * that program serves.
+ * A program serves many tracepoints (every uprobe), and the kernel counts
+ * skipped runs per program: they are counted under the first event that
+ * program serves.
  */
 static void add_dyn_missed(struct rc_bpf *s, struct rc_stats *st)
 {
-	static const enum rc_dyn_kind kinds[] = { RC_DYN_TP, RC_DYN_UPROBE, RC_DYN_URETPROBE };
-	const struct bpf_program *progs[] = { s->dyn->progs.handle_tp, s->dyn->progs.handle_uprobe,
-					      s->dyn->progs.handle_uretprobe };
 	size_t i, k;
 
-	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+	for (i = 0; i < s->c.dset.n; i++) {
+		const struct rc_dyn_event *e = &s->c.dset.ev[i];
 		uint64_t m;
 
-		for (i = 0; i < s->c.dset.n && s->c.dset.ev[i].kind != kinds[k]; i++)
-			;
-		if (i == s->c.dset.n || !(m = prog_missed(progs[k])))
+		if (!e->prog)
 			continue;
-		st->entries[st->nentries++] = (struct rc_stat_entry){ .cpu = RC_CPU_ANY,
-								      .type = s->c.dset.ev[i].id,
-								      .missed = m };
+		for (k = 0; k < i && s->c.dset.ev[k].prog != e->prog; k++)
+			;
+		if (k < i || !(m = prog_missed(e->prog)))
+			continue;
+		st->entries[st->nentries++] =
+		    (struct rc_stat_entry){ .cpu = RC_CPU_ANY, .type = e->id, .missed = m };
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -107,7 +108,7 @@ static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
 	return false;
 }
 
-/* Tell the tracepoint program about each tracepoint: by its ftrace id. */
+/* Tell the tracepoint program about each tracepoint, at its index in dset. */
 static int fill_tpconf(struct rc_bpf *s)
 {
 	int fd = bpf_map__fd(s->dyn->maps.tpconf);
@@ -119,7 +120,7 @@ static int fill_tpconf(struct rc_bpf *s)
 					.fixed = e->tp.size,
 					.nlocs = e->tp.nlocs,
 					.ftrace_id = e->tp.id };
-		__u32 key = e->id;
+		__u32 key = e->id - RC_DYN_BASE;
 		uint16_t k;
 
 		if (e->kind != RC_DYN_TP)
@@ -135,6 +136,43 @@ static int fill_tpconf(struct rc_bpf *s)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The program tracepoint event @e is recorded with: handle_tp_N for a
+ * record of N bytes without __data_loc fields, where dyn.bpf.c has one
+ * (N a multiple of 4, up to RC_TP_FIXED_MAX), which reads it with plain
+ * loads; else handle_tp.
+ */
+struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e)
+{
+	struct bpf_program *p = NULL;
+	char name[32];
+
+	if (!e->tp.nlocs && e->tp.size >= 8 && e->tp.size <= RC_TP_FIXED_MAX && !(e->tp.size % 4)) {
+		snprintf(name, sizeof(name), "handle_tp_%u", (unsigned int)e->tp.size);
+		p = bpf_object__find_program_by_name(s->dyn->obj, name);
+	}
+	return p ?: s->dyn->progs.handle_tp;
+}
+
+/* The tracepoint programs the events need; handle_tp too, for attach_dyn()'s fallback. */
+static void dyn_autoload(struct rc_bpf *s)
+{
+	struct dyn_bpf *d = s->dyn;
+	struct bpf_program *p;
+	bool tp = have_kind(&s->c.dset, RC_DYN_TP);
+	size_t i;
+
+	bpf_object__for_each_program(p, d->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(d->progs.handle_tp, tp);
+	bpf_program__set_autoload(d->progs.handle_uprobe, have_kind(&s->c.dset, RC_DYN_UPROBE));
+	bpf_program__set_autoload(d->progs.handle_uretprobe,
+				  have_kind(&s->c.dset, RC_DYN_URETPROBE));
+	for (i = 0; i < s->c.dset.n; i++)
+		if (s->c.dset.ev[i].kind == RC_DYN_TP)
+			bpf_program__set_autoload(rc_bpf__tp_prog(s, &s->c.dset.ev[i]), true);
 }
 
 static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
@@ -153,10 +191,7 @@ static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 		return load_failed("tracepoint and uprobe", -errno);
 	s->dyn = d;
 	d->rodata->knobs = *k;
-	bpf_program__set_autoload(d->progs.handle_tp, have_kind(&s->c.dset, RC_DYN_TP));
-	bpf_program__set_autoload(d->progs.handle_uprobe, have_kind(&s->c.dset, RC_DYN_UPROBE));
-	bpf_program__set_autoload(d->progs.handle_uretprobe,
-				  have_kind(&s->c.dset, RC_DYN_URETPROBE));
+	dyn_autoload(s);
 	err = share_maps(s, d->maps.events, d->maps.targets, d->maps.stats, d->maps.notify);
 	err = err ?: dyn_bpf__load(d);
 	if (err)
@@ -382,6 +417,36 @@ static enum rc_transport pick_transport(const struct rc_features *f, enum rc_tra
 	return RC_TRANSPORT_PERFBUF;
 }
 
+/*
+ * The targets map (common.bpf.h): a bit per tgid, mapped here so that a
+ * target is added with an atomic or, as the programs add children. One
+ * unused word when nothing filters by pid.
+ */
+static int create_targets(struct rc_bpf *s)
+{
+	bool filter = s->c.opts.npids > 0 || s->c.opts.follow_forks;
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
+	size_t page = sysconf(_SC_PAGESIZE);
+	__u32 words = filter ? RC_TARGET_WORDS : 1;
+	int fd, err;
+	void *p;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rc_targets", sizeof(__u32), sizeof(__u64), words,
+			    &mo);
+	if (fd < 0 || !filter)
+		return fd;
+	s->targets_len = (words * sizeof(__u64) + page - 1) / page * page;
+	p = mmap(NULL, s->targets_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	s->targets = p;
+	return fd;
+}
+
 static int create_maps(struct rc_bpf *s)
 {
 	if (s->c.transport == RC_TRANSPORT_PERFBUF)
@@ -396,8 +461,7 @@ static int create_maps(struct rc_bpf *s)
 				      sizeof(__u32), s->c.ncpus, NULL);
 	if (s->notify_fd < 0)
 		goto fail;
-	s->targets_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "rc_targets", sizeof(__u32), sizeof(__u8),
-				       TARGETS_MAX, NULL);
+	s->targets_fd = create_targets(s);
 	if (s->targets_fd < 0)
 		goto fail;
 	s->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stats", sizeof(__u32),
@@ -415,15 +479,14 @@ fail:
 int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
 {
 	struct rc_bpf *s = to_bpf(c);
-	__u32 key = pid;
-	__u8 one = 1;
 
-	if (s->user)
-		return 0; /* the user's programs choose what they trace */
-	if (bpf_map_update_elem(s->targets_fd, &key, &one, BPF_ANY) < 0) {
-		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(errno));
-		return -errno;
+	if (s->user || !s->targets)
+		return 0; /* the user's programs choose what they trace; or no pid filter */
+	if (pid <= 0 || (uint32_t)pid >= RC_TGID_LIMIT) {
+		pr_warn("failed to add pid %d to the targets: out of range\n", pid);
+		return -EINVAL;
 	}
+	__atomic_fetch_or(&s->targets[pid / 64], 1ull << (pid % 64), __ATOMIC_SEQ_CST);
 	return 0;
 }
 
