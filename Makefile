@@ -279,7 +279,7 @@ $(OUTPUT)/rc_floor: tests/bench/floor.c $(OUTPUT)/bench/floor.skel.h
 # every recorder, beside the floor and a bare reference program (rc_floor),
 # with the BPF programs' cost from the kernel's statistics; tracepoints: the
 # same tracepoints recorded by trace-cmd and ringcap over ftrace and the ring buffer)
-# BASELINE=DIR: the ringcap of another build too (before and after a change)
+# BASELINE=DIR[,DIR...]: the ringcap of other builds too (before and after a change)
 bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 	$(Q)python3 tests/bench/bench.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		--calls $(or $(CALLS),2000000) $(if $(WORKLOADS),--workloads $(WORKLOADS)) \

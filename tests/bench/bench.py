@@ -466,11 +466,17 @@ class LeadTraceCmd(TpTraceCmd):
         return n, lost, 0
 
 
+def baselines(spec):
+    """--baseline DIR[,DIR...]: (label, ringcap binary) of each build; one is
+    "baseline", several are named by their directories."""
+    dirs = [d for d in (spec or "").split(",") if d]
+    return [("baseline" if len(dirs) == 1 else "baseline %s" % os.path.basename(d.rstrip("/")),
+             os.path.join(os.path.abspath(d), "ringcap")) for d in dirs]
+
+
 def lead_recorders(ctx, baseline):
-    base = []
-    if baseline:
-        base = [LeadRingcap(ctx, "ringcap (baseline)", [],
-                            os.path.join(os.path.abspath(baseline), "ringcap"))]
+    base = [LeadRingcap(ctx, "ringcap (%s)" % label, [], binary)
+            for label, binary in baselines(baseline)]
     return [Floor(ctx, "floor"), Floor(ctx, "ref"), *base, LeadRingcap(ctx, "ringcap", []),
             LeadRingcap(ctx, "ringcap --transport ftrace", ["--transport", "ftrace"]),
             LeadTraceCmd(ctx)]
@@ -478,10 +484,8 @@ def lead_recorders(ctx, baseline):
 
 def syscall_cost_recorders(ctx, baseline):
     """The built-in syscalls source beside floor and reference programs on sys_exit."""
-    base = []
-    if baseline:
-        base = [LeadRingcap(ctx, "ringcap -e syscalls (baseline)", [],
-                            os.path.join(os.path.abspath(baseline), "ringcap"), "syscalls")]
+    base = [LeadRingcap(ctx, "ringcap -e syscalls (%s)" % label, [], binary, "syscalls")
+            for label, binary in baselines(baseline)]
     return [Floor(ctx, "floor", btf=True), Floor(ctx, "ref", 112, btf=True), *base,
             LeadRingcap(ctx, "ringcap -e syscalls", [], source="syscalls")]
 
@@ -615,10 +619,8 @@ def recorders(ctx, baseline, suite="syscalls"):
     """Every recorder of a suite; with a baseline build, its ringcap too, for
     before and after."""
     kind, rcs = (TpRingcap, TP_RINGCAPS) if suite == "tracepoints" else (Ringcap, RINGCAPS)
-    base = []
-    if baseline:
-        binary = os.path.join(os.path.abspath(baseline), "ringcap")
-        base = [kind(ctx, "ringcap %s (baseline)" % n, x, binary) for n, x in rcs]
+    base = [kind(ctx, "ringcap %s (%s)" % (n, label), x, binary)
+            for label, binary in baselines(baseline) for n, x in rcs]
     ours = [kind(ctx, "ringcap " + n, x) for n, x in rcs]
     if suite == "tracepoints":
         return base + ours + [TpTraceCmd(ctx), TpTraceCmd(ctx, ring_kib=8192)]
@@ -781,8 +783,8 @@ def main():
                     "reference program; syscalls: ringcap's syscall program against its peers; "
                     "tracepoints: the same tracepoints recorded by all (default: all three)")
     ap.add_argument("--no-decode", action="store_true", help="skip the decode speed table")
-    ap.add_argument("--baseline", metavar="BUILD",
-                    help="another build directory: its ringcap runs too, side by side")
+    ap.add_argument("--baseline", metavar="BUILD[,BUILD...]",
+                    help="other build directories: their ringcap runs too, side by side")
     ap.add_argument("-o", "--output", help="also write the markdown here")
     a = ap.parse_args()
     if os.geteuid() != 0:
