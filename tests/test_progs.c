@@ -28,36 +28,63 @@ static struct {
 	char subtest[128];
 	bool in_subtest, failed, skipped, verbose;
 	int passed_cnt, failed_cnt, skipped_cnt;
+	char first_why[256];	/* the unit's first failure, or why it skipped */
+	char summary[4096];	/* a line per failed or skipped unit, for the end */
+	size_t summary_len;
 } st;
+
+/*
+ * Keep a line per failed or skipped unit for the end of the output: CI shows
+ * only the tail of a run, and that tail must name what failed and why.
+ */
+static void note_unit(const char *what, const char *unit)
+{
+	size_t room = sizeof(st.summary) - st.summary_len;
+	int n;
+
+	if (room <= 1)
+		return;
+	n = snprintf(st.summary + st.summary_len, room, "%s %s: %s\n", what, unit, st.first_why);
+	if (n < 0)
+		return;
+	st.summary_len += (size_t)n < room ? (size_t)n : room - 1;
+}
 
 static void end_unit(void)
 {
 	const char *res = st.failed ? "FAIL" : st.skipped ? "SKIP" : "OK";
+	char unit[256];
 
 	if (st.in_subtest)
-		printf("#   %s/%s:%s\n", st.test, st.subtest, res);
+		snprintf(unit, sizeof(unit), "%s/%s", st.test, st.subtest);
 	else
-		printf("# %s:%s\n", st.test, res);
-	if (st.failed)
+		snprintf(unit, sizeof(unit), "%s", st.test);
+	printf("#%s%s:%s\n", st.in_subtest ? "   " : " ", unit, res);
+	if (st.failed) {
+		note_unit("FAILED", unit);
 		st.failed_cnt++;
-	else if (st.skipped)
+	} else if (st.skipped) {
+		note_unit("SKIPPED", unit);
 		st.skipped_cnt++;
-	else
+	} else
 		st.passed_cnt++;
 	st.failed = st.skipped = false;
+	st.first_why[0] = '\0';
 	fflush(stdout);
 }
 
 void test__fail(const char *file, int line, const char *name, const char *fmt, ...)
 {
+	char why[200];
 	va_list ap;
 
-	st.failed = true;
-	printf("    %s:%d: %s: ", file, line, name);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	printf("\n");
+	printf("    %s:%d: %s: %s\n", file, line, name, why);
+	if (!st.failed)
+		snprintf(st.first_why, sizeof(st.first_why), "%s:%d: %s: %s", file, line, name, why);
+	st.failed = true;
 }
 
 bool test__start_subtest(const char *name)
@@ -73,6 +100,8 @@ void test__skip(const char *why)
 {
 	st.skipped = true;
 	printf("    skipped: %s\n", why);
+	if (!st.failed)
+		snprintf(st.first_why, sizeof(st.first_why), "%s", why);
 }
 
 const char *test__bindir(void)
@@ -133,6 +162,7 @@ int main(int argc, char **argv)
 		tests[i].fn();
 		end_unit();
 	}
+	fputs(st.summary, stdout);
 	printf("%d passed, %d failed, %d skipped\n", st.passed_cnt, st.failed_cnt, st.skipped_cnt);
 	return st.failed_cnt ? EXIT_FAILURE : EXIT_SUCCESS;
 }
