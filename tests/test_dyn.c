@@ -535,7 +535,7 @@ out:
 /* --bpf over a perf event array, both CPUs at once: what the order check saw. */
 struct pa_order {
 	uint64_t prev_ts;
-	long backwards, max_behind, cpu_of[2];
+	long backwards, max_behind, far_behind, cpu_of[2];
 	uint64_t max_seq;
 	uint32_t pid[2];
 	long mixed; /* a pid's records on another CPU than its first */
@@ -552,6 +552,8 @@ static bool check_pa_order(const struct rc_meta *m, const struct rc_event_desc *
 	o->prev_ts = rec->ts;
 	if (i && seq < o->max_seq && (long)(o->max_seq - seq) > o->max_behind)
 		o->max_behind = o->max_seq - seq;
+	if (i && seq + 64 < o->max_seq)
+		o->far_behind++;
 	if (!i || seq > o->max_seq)
 		o->max_seq = seq;
 	for (k = 0; k < 2; k++) {
@@ -571,8 +573,9 @@ static bool check_pa_order(const struct rc_meta *m, const struct rc_event_desc *
  * record --bpf with a perf event array, a workload on each CPU at once: the
  * kernel stamps each record as it writes it, and the CPUs' rings are merged
  * by that time. A record's sequence number (taken from one counter just
- * before output) is never far behind the file's highest so far; stamped
- * when read, a whole ring would come before the other's.
+ * before output) is hardly ever far behind the file's highest so far;
+ * stamped when read, a whole ring would come before the other's, and half
+ * the records would be.
  */
 void test_dyn_bpf_perf_order(void)
 {
@@ -601,16 +604,18 @@ void test_dyn_bpf_perf_order(void)
 	if (ASSERT_OK(walk(out, "bpf:pa_event", &f, check_pa_order, &o), "walk")) {
 		ASSERT_EQ(f.nrec + f.dropped, 40000, "a record a getppid, or a drop");
 		ASSERT_EQ(o.backwards, 0, "timestamps never go backwards");
-		printf("    a record at most %ld behind the highest sequence number\n",
-		       o.max_behind);
+		printf("    a record at most %ld behind the highest sequence number, "
+		       "%ld more than 64 behind\n",
+		       o.max_behind, o.far_behind);
 		/*
-		 * Under TCG (make vmtest) one host thread runs the vCPUs in
-		 * turn: a program can stop between taking its number and its
-		 * output while the other vCPU runs hundreds of calls (602
-		 * seen), so the bound holds only on real CPUs.
+		 * A program can stop between taking its number and its output
+		 * while the other CPU runs on: under TCG (make vmtest), where
+		 * one host thread runs the vCPUs in turn, for hundreds of calls
+		 * (602 seen), and on a shared host whenever the hypervisor
+		 * takes the vCPU away. Each such stop puts one record far
+		 * behind; a ring read whole puts thousands there.
 		 */
-		if (!getenv("RINGCAP_VMTEST"))
-			ASSERT_TRUE(o.max_behind <= 64, "merged in the kernel's time order");
+		ASSERT_TRUE(o.far_behind <= 40000 / 100, "merged in the kernel's time order");
 		ASSERT_TRUE(o.pid[0] && o.pid[1] && o.cpu_of[0] != o.cpu_of[1],
 			    "two processes, on two CPUs");
 		ASSERT_EQ(o.mixed, 0, "each process's records on its own CPU");
