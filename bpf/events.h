@@ -199,6 +199,14 @@ struct rc_dyn_stats {
 /* dyn.bpf.c's handle_tp_N: a program for each N, a multiple of 4, from 8 to this */
 #define RC_TP_FIXED_MAX 192
 
+/*
+ * syscalls:sys_enter_NAME and sys_exit_NAME recorded from the raw
+ * sys_enter and sys_exit tracepoints (dyn.bpf.c, handle_sc_*): the
+ * scevents map's element nr * 2 (entry) or nr * 2 + 1 (exit) holds the
+ * event's index + 1, or 0. Syscall numbers below RC_SC_NR_MAX.
+ */
+#define RC_SC_NR_MAX 1024
+
 /* tpconf map value, at the event's index: its id (the link's cookie) - RC_DYN_BASE */
 struct rc_tp_conf {
 	__u16 type;	 /* RC_DYN_BASE + index */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <linux/types.h>
 #include "capture_util.h"
 #include "events.h"
@@ -186,6 +187,75 @@ void test_dyn_tracepoint(void)
 	}
 out:
 	run_free(&r);
+	tmpdir_cleanup();
+}
+
+#define N_SEEK 3000
+
+static bool check_seek_enter(const struct rc_meta *m, const struct rc_event_desc *ev,
+			     const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	return field_u64(ev, rec, "__syscall_nr", 0) == SYS_lseek &&
+	       (uint32_t)field_u64(ev, rec, "fd", 0) == UINT32_MAX &&
+	       field_u64(ev, rec, "offset", 0) == (uint64_t)i &&
+	       field_u64(ev, rec, "whence", 0) == SEEK_SET;
+}
+
+static bool check_seek_exit(const struct rc_meta *m, const struct rc_event_desc *ev,
+			    const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	return field_u64(ev, rec, "__syscall_nr", 0) == SYS_lseek &&
+	       field_s64(ev, rec, "ret") == -EBADF;
+}
+
+/*
+ * syscalls:sys_enter_NAME and sys_exit_NAME go through the raw sys_enter
+ * and sys_exit tracepoints (handle_sc_*), and their records are the
+ * kernel's syscall events' byte for byte: N numbered lseek() calls, each
+ * an entry with its number and arguments and an exit with its error, for
+ * both BPF rings. syscalls:sys_enter_getppid's bytes are checked in
+ * matrix_tracepoint, on every kernel of the matrix.
+ */
+void test_dyn_syscall_events(void)
+{
+	const char *out = tmpfile_path("seek.rcap");
+	static const char *const transports[] = { "ringbuf", "perfbuf" };
+	struct dyn_facts f;
+	struct run r = {};
+	char n[16];
+	size_t t;
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%d", N_SEEK);
+	for (t = 0; t < 2; t++) {
+		test__start_subtest(transports[t]);
+		if (!ASSERT_EQ(run_sync(&r,
+					(char *[]){ (char *)bin("ringcap"), "record", "-vv",
+						    "--transport", (char *)transports[t], "-e",
+						    "syscalls:sys_enter_lseek,syscalls:sys_exit_lseek",
+						    "-o", (char *)out, "--", (char *)bin("rc_workload"),
+						    "seq", n, NULL },
+					120000),
+			       0, "record"))
+			goto next;
+		ASSERT_TRUE(strstr(r.err, "handle_sc_enter, on the raw tracepoint") &&
+				    strstr(r.err, "handle_sc_exit, on the raw tracepoint"),
+			    "recorded from the raw tracepoints");
+		if (ASSERT_OK(walk(out, "syscalls:sys_enter_lseek", &f, check_seek_enter, NULL),
+			      "entries")) {
+			ASSERT_EQ(f.nrec, N_SEEK, "an entry a call");
+			ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+			ASSERT_EQ(f.captured, f.nrec, "captured, as counted");
+		}
+		if (ASSERT_OK(walk(out, "syscalls:sys_exit_lseek", &f, check_seek_exit, NULL),
+			      "exits")) {
+			ASSERT_EQ(f.nrec, N_SEEK, "an exit a call");
+			ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+		}
+next:
+		run_free(&r);
+	}
 	tmpdir_cleanup();
 }
 

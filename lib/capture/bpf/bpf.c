@@ -265,6 +265,28 @@ static struct bpf_link *attach_tp(struct rc_bpf *s, struct rc_dyn_event *e)
 	return bpf_program__attach_tracepoint_opts(e->prog, e->tp.system, e->tp.name, &to);
 }
 
+/*
+ * A syscall event recorded from the raw sys_enter or sys_exit tracepoint
+ * (rc_bpf__sc_key()): one program serves every syscall of its direction,
+ * attached once, its link held by the first event it serves. Returns
+ * false when an earlier event holds it.
+ */
+static bool attach_sc(struct rc_bpf *s, size_t i)
+{
+	struct rc_dyn_event *e = &s->c.dset.ev[i];
+	size_t k;
+
+	e->prog = rc_bpf__tp_prog(s, e);
+	for (k = 0; k < i; k++)
+		if (s->c.dset.ev[k].prog == e->prog && s->c.dset.ev[k].link)
+			return false;
+	e->link = bpf_program__attach((struct bpf_program *)e->prog);
+	if (e->link)
+		pr_debug("%s and every syscall event of its direction: %s, on the raw tracepoint\n",
+			 e->name, bpf_program__name(e->prog));
+	return true;
+}
+
 static int attach_dyn(struct rc_bpf *s)
 {
 	size_t i;
@@ -274,7 +296,10 @@ static int attach_dyn(struct rc_bpf *s)
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = e->id, .func_name = e->symbol,
 			    .retprobe = e->kind == RC_DYN_URETPROBE);
 
-		if (e->kind == RC_DYN_TP) {
+		if (rc_bpf__sc_key(s, e) >= 0) {
+			if (!attach_sc(s, i))
+				continue;
+		} else if (e->kind == RC_DYN_TP) {
 			e->link = attach_tp(s, e);
 		} else {
 			e->prog = e->kind == RC_DYN_UPROBE ? s->dyn->progs.handle_uprobe

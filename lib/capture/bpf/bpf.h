@@ -69,6 +69,7 @@ static inline struct rc_bpf *to_bpf(struct rc_capture *c)
 /* load.c */
 int rc_bpf__add_target(struct rc_capture *c, pid_t pid);
 struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e);
+int rc_bpf__sc_key(const struct rc_bpf *s, const struct rc_dyn_event *e);
 
 /* bpf.c */
 void rc_bpf__count_captured(struct rc_bpf *s, const void *rec);

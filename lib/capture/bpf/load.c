@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "capture/bpf/bpf.h"
 #include "decode/schema.h"
+#include "decode/syscall_names.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
 #include "follow.skel.h"
@@ -123,6 +124,62 @@ static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
 	return false;
 }
 
+/* Is @e's format the kernel's syscall event's: __syscall_nr, then @nargs longs from 16? */
+static bool sc_format(const struct rc_dyn_event *e, uint16_t nargs, const char *arg0)
+{
+	const uint16_t base = sizeof(struct rc_ev_hdr);
+	const struct rc_field *f = e->tp.fields;
+	uint16_t i;
+
+	/* the fixed part ends at its last field: 12 for __syscall_nr alone */
+	if (e->tp.nlocs || e->tp.size != (nargs ? 16u + 8u * nargs : 12u) ||
+	    e->tp.nfields != 1u + nargs ||
+	    strcmp(f[0].name, "__syscall_nr") || f[0].offset != base + 8 || f[0].size != 4)
+		return false;
+	if (arg0 && strcmp(f[1].name, arg0))
+		return false;
+	for (i = 1; i <= nargs; i++)
+		if (f[i].offset != base + 16u + 8u * (i - 1u) || f[i].size != 8)
+			return false;
+	return true;
+}
+
+/*
+ * The scevents key of tracepoint event @e (RC_SC_NR_MAX), when dyn.bpf.c
+ * records it from the raw sys_enter or sys_exit tracepoint; else -1. Its
+ * syscall number comes from the C library's table of this architecture
+ * (decode/syscall_names.h), as perf trace takes it from the kernel's: a
+ * name the table spells otherwise than the kernel's event (newfstat,
+ * whose number is fstat's) is not found, and that event goes through its
+ * own tracepoint.
+ */
+int rc_bpf__sc_key(const struct rc_bpf *s, const struct rc_dyn_event *e)
+{
+	const char *name = e->tp.name, *call;
+	bool exit;
+	unsigned int i;
+
+	if (e->kind != RC_DYN_TP || !s->feat.tp_btf || !e->tp.system ||
+	    strcmp(e->tp.system, "syscalls"))
+		return -1;
+	if (!strncmp(name, "sys_enter_", 10))
+		exit = false;
+	else if (!strncmp(name, "sys_exit_", 9))
+		exit = true;
+	else
+		return -1;
+	call = name + (exit ? 9 : 10);
+	if (exit ? !sc_format(e, 1, "ret") : e->tp.nfields > 7 || !sc_format(e, e->tp.nfields - 1, NULL))
+		return -1;
+	for (i = 0; i < rc_syscall_names_cnt; i++)
+		if (!strcmp(rc_syscall_names[i].name, call))
+			break;
+	if (i == rc_syscall_names_cnt || rc_syscall_names[i].nr < 0 ||
+	    rc_syscall_names[i].nr >= RC_SC_NR_MAX)
+		return -1;
+	return rc_syscall_names[i].nr * 2 + exit;
+}
+
 /* Tell the tracepoint program about each tracepoint, at its index in dset. */
 static int fill_tpconf(struct rc_bpf *s)
 {
@@ -149,21 +206,36 @@ static int fill_tpconf(struct rc_bpf *s)
 				strerror(errno));
 			return -errno;
 		}
+		key = rc_bpf__sc_key(s, e);
+		if ((int)key >= 0) {
+			__u32 idx = e->id - RC_DYN_BASE + 1;
+
+			if (bpf_map_update_elem(bpf_map__fd(s->dyn->maps.scevents), &key, &idx,
+						BPF_ANY) < 0) {
+				pr_warn("failed to configure tracepoint %s: %s\n", e->name,
+					strerror(errno));
+				return -errno;
+			}
+		}
 	}
 	return 0;
 }
 
 /*
- * The program tracepoint event @e is recorded with: handle_tp_N for a
- * record of N bytes without __data_loc fields, where dyn.bpf.c has one
- * (N a multiple of 4, up to RC_TP_FIXED_MAX), which reads it with plain
- * loads; else handle_tp.
+ * The program tracepoint event @e is recorded with: handle_sc_enter or
+ * handle_sc_exit for a syscall event they can record (rc_bpf__sc_key());
+ * handle_tp_N for a record of N bytes without __data_loc fields, where
+ * dyn.bpf.c has one (N a multiple of 4, up to RC_TP_FIXED_MAX), which
+ * reads it with plain loads; else handle_tp.
  */
 struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e)
 {
 	struct bpf_program *p = NULL;
 	char name[32];
+	int key = rc_bpf__sc_key(s, e);
 
+	if (key >= 0)
+		return key % 2 ? s->dyn->progs.handle_sc_exit : s->dyn->progs.handle_sc_enter;
 	if (!e->tp.nlocs && e->tp.size >= 8 && e->tp.size <= RC_TP_FIXED_MAX && !(e->tp.size % 4)) {
 		snprintf(name, sizeof(name), "handle_tp_%u", (unsigned int)e->tp.size);
 		p = bpf_object__find_program_by_name(s->dyn->obj, name);
