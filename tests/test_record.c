@@ -514,10 +514,10 @@ out:
  * (93% when this was measured). Each CPU looks for a sleeping reader on
  * its own (rc_wakeup_flags()).
  *
- * A reader slowed by the sanitizers cannot keep up with two storming
- * CPUs, and nothing slows the producers down for it: it loses a quarter
- * (20% to 32% seen), where a missed wakeup loses most. The bound is
- * looser there.
+ * A reader slowed by the sanitizers, or by TCG (make vmtest), cannot keep
+ * up with two storming CPUs, and nothing slows the producers down for it:
+ * it loses a tenth to a third (10% in the 6.1 guest, 20% to 32% under
+ * ASan), where a missed wakeup loses most. The bound is looser there.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define WAKEUP_LOSS_MAX_PERCENT 50
@@ -561,7 +561,9 @@ void test_record_wakeup_both_cpus(void)
 	ASSERT_TRUE(f.getppid <= 400000 && f.getppid + (long)f.dropped >= 400000,
 		    "every getppid() in the file or dropped");
 	printf("    %lu made, %lu dropped\n", (unsigned long)f.made, (unsigned long)f.dropped);
-	ASSERT_TRUE(f.dropped * 100 < f.made * WAKEUP_LOSS_MAX_PERCENT, "a reader that wakes up");
+	ASSERT_TRUE(f.dropped * 100 <
+			f.made * (getenv("RINGCAP_VMTEST") ? 50 : WAKEUP_LOSS_MAX_PERCENT),
+		    "a reader that wakes up");
 out:
 	run_free(&r);
 	unlink(out);

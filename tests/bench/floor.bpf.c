@@ -12,6 +12,13 @@
  *                     the least a recorder writing N-byte records can do
  *   handle_ref_btf_N  the same on the raw sys_exit tracepoint (tp_btf),
  *                     beside ringcap's built-in syscalls source
+ *   handle_pair_enter, handle_pair_exit
+ *                     the least a recorder of ringcap's paired syscall
+ *                     record can do: at sys_enter, the time and the
+ *                     arguments into task storage; at sys_exit, a 112-byte
+ *                     record (ringcap's rc_ev_syscall: the time, ids, the
+ *                     number, the return value, the duration and the
+ *                     arguments) reserved, filled and submitted
  *
  * N is 24, 56 (ringcap's record of a syscall tracepoint without
  * arguments: its 40-byte header and 16 raw bytes) or 112 (ringcap's
@@ -111,3 +118,78 @@ static __always_inline int ref(const __u32 size)
 REF(24)
 REF(56)
 REF(112)
+
+struct pair_entry {
+	__u64 ts;
+	__s64 nr; /* -1: nothing pending */
+	__u64 args[6];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pair_entry);
+} entries SEC(".maps");
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_pair_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pair_entry *e;
+
+	e = bpf_task_storage_get(&entries, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!e)
+		return 0;
+	e->args[0] = PT_REGS_PARM1_SYSCALL(regs);
+	e->args[1] = PT_REGS_PARM2_SYSCALL(regs);
+	e->args[2] = PT_REGS_PARM3_SYSCALL(regs);
+	e->args[3] = PT_REGS_PARM4_SYSCALL(regs);
+	e->args[4] = PT_REGS_PARM5_SYSCALL(regs);
+	e->args[5] = regs->r9;
+	e->nr = id;
+	e->ts = bpf_ktime_get_boot_ns();
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(handle_pair_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pair_entry *e;
+	__u64 *r;
+
+	e = bpf_task_storage_get(&entries, t, NULL, 0);
+	if (!e || e->nr < 0)
+		return 0;
+	r = bpf_ringbuf_reserve(&events, 112, 0);
+	if (!r) {
+		struct floor_counts *c = my_counts();
+
+		if (c)
+			c->dropped++;
+		e->nr = -1;
+		return 0;
+	}
+	r[0] = bpf_ktime_get_boot_ns();
+	r[1] = bpf_get_current_pid_tgid();
+	r[2] = r[3] = r[4] = 0;
+	r[5] = e->nr;
+	r[6] = ret;
+	r[7] = r[0] - e->ts;
+	__builtin_memcpy(&r[8], e->args, sizeof(e->args));
+	bpf_ringbuf_submit(r, wakeup_flags());
+	e->nr = -1;
+	return 0;
+}
+
+/* handle_ref_sc: ref(56) on the raw sys_enter tracepoint, for one syscall number only */
+const volatile __s64 sc_nr = -1;
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_ref_sc, struct pt_regs *regs, long id)
+{
+	if (id != sc_nr)
+		return 0;
+	return ref(56);
+}

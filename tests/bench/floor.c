@@ -3,8 +3,8 @@
  * rc_floor: a recorder made of one of the reference programs of
  * floor.bpf.c, for the benchmark's lead table.
  *
- *   rc_floor floor|ref [-e SYSTEM:NAME | -b] [-s SIZE] [-r BYTES] [-w BYTES]
- *            [-o FILE] [-c FILE] -- CMD [ARG...]
+ *   rc_floor floor|ref|pair [-e SYSTEM:NAME | -b] [-s SIZE] [-r BYTES]
+ *            [-w BYTES] [-o FILE] [-c FILE] -- CMD [ARG...]
  *
  * floor attaches the program that only counts; ref the one that writes a
  * SIZE-byte record (24, 56 or 112; default 56) into a BPF ring buffer of
@@ -12,7 +12,9 @@
  * (default a sixteenth of the ring; 0, the kernel's own policy), as
  * ringcap does. -e names the tracepoint (default
  * syscalls:sys_enter_getppid); -b attaches to the raw sys_exit tracepoint
- * (tp_btf) instead, every syscall of the system.
+ * (tp_btf) instead, every syscall of the system. pair attaches the two
+ * programs that write ringcap's paired syscall record (112 bytes) for
+ * every syscall of the system, -e, -b and -s aside.
  *
  * Then runs CMD and, until it exits, drains the ring as a bare libbpf
  * consumer does: ring_buffer__poll() and an fwrite() a record to -o
@@ -53,6 +55,10 @@ static int on_record(void *ctx, void *data, size_t size)
 
 static struct bpf_program *pick(struct floor_bpf *skel, int ref, int btf, int size)
 {
+	if (ref == 2)
+		return skel->progs.handle_pair_exit;
+	if (ref == 3)
+		return skel->progs.handle_ref_sc;
 	if (!ref)
 		return btf ? skel->progs.handle_floor_btf : skel->progs.handle_floor;
 	switch (size) {
@@ -90,7 +96,7 @@ static void sum_counts(struct floor_bpf *skel, unsigned long long *hits,
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: rc_floor floor|ref [-e SYSTEM:NAME | -b] [-s SIZE] [-r BYTES] "
+	fprintf(stderr, "usage: rc_floor floor|ref|pair [-e SYSTEM:NAME | -b] [-s SIZE] [-r BYTES] "
 			"[-w BYTES] [-o FILE] [-c FILE] -- CMD [ARG...]\n");
 	return 2;
 }
@@ -103,14 +109,16 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct bpf_program *prog, *p;
 	struct floor_bpf *skel = NULL;
-	struct bpf_link *link = NULL;
+	struct bpf_link *link = NULL, *enter_link = NULL;
 	struct sink sink = {};
 	char sys[64], *name;
 	pid_t child;
 
-	if (argc < 2 || (strcmp(argv[1], "floor") && strcmp(argv[1], "ref")))
+	if (argc < 2)
 		return usage();
-	ref = !strcmp(argv[1], "ref");
+	ref = !strcmp(argv[1], "ref") ? 1 : !strcmp(argv[1], "pair") ? 2 : !strcmp(argv[1], "sc") ? 3 : 0;
+	if (!ref && strcmp(argv[1], "floor"))
+		return usage();
 	optind = 2;
 	while ((opt = getopt(argc, argv, "+e:bs:r:w:o:c:")) != -1) {
 		switch (opt) {
@@ -145,6 +153,8 @@ int main(int argc, char **argv)
 	name++;
 	if (wakeup == ~0ull)
 		wakeup = ring / 16;
+	if (ref == 2 || ref == 3)
+		btf = 1;
 
 	skel = floor_bpf__open();
 	if (!skel) {
@@ -158,12 +168,18 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == prog);
+		bpf_program__set_autoload(p, p == prog || (ref == 2 && p == skel->progs.handle_pair_enter));
 	skel->rodata->wakeup_bytes = wakeup;
+	skel->rodata->sc_nr = 110; /* getppid, x86_64: a prototype */
 	err = bpf_map__set_max_entries(skel->maps.events, ring);
 	err = err ?: floor_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "rc_floor: load: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	if (ref == 2 && !(enter_link = bpf_program__attach(skel->progs.handle_pair_enter))) {
+		err = -errno;
+		fprintf(stderr, "rc_floor: attach to sys_enter: %s\n", strerror(errno));
 		goto cleanup;
 	}
 	link = btf ? bpf_program__attach(prog) : bpf_program__attach_tracepoint(prog, sys, name);
@@ -227,6 +243,7 @@ int main(int argc, char **argv)
 cleanup:
 	ring_buffer__free(rb);
 	bpf_link__destroy(link);
+	bpf_link__destroy(enter_link);
 	floor_bpf__destroy(skel);
 	if (sink.out)
 		fclose(sink.out);
