@@ -12,6 +12,10 @@
  *                     the least a recorder writing N-byte records can do
  *   handle_ref_btf_N  the same on the raw sys_exit tracepoint (tp_btf),
  *                     beside ringcap's built-in syscalls source
+ *   handle_floor_sc   handle_floor on the raw sys_enter tracepoint (tp_btf),
+ *                     for syscall number sc_nr only: ringcap's way to a
+ *                     syscall event (syscalls:sys_enter_NAME)
+ *   handle_ref_sc     handle_ref_56 the same way
  *   handle_pair_enter, handle_pair_exit
  *                     the least a recorder of ringcap's paired syscall
  *                     record can do: at sys_enter, the time and the
@@ -46,6 +50,8 @@ struct {
 
 /* ringcap's policy: force a wake-up at this many pending bytes, none below; 0: the kernel's */
 const volatile __u64 wakeup_bytes = 0;
+/* handle_*_sc: the syscall number recorded */
+const volatile __s64 sc_nr = -1;
 
 static __always_inline struct floor_counts *my_counts(void)
 {
@@ -119,6 +125,27 @@ REF(24)
 REF(56)
 REF(112)
 
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_floor_sc, struct pt_regs *regs, long id)
+{
+	struct floor_counts *c;
+
+	if (id != sc_nr)
+		return 0;
+	c = my_counts();
+	if (c)
+		c->hits++;
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_ref_sc, struct pt_regs *regs, long id)
+{
+	if (id != sc_nr)
+		return 0;
+	return ref(56);
+}
+
 struct pair_entry {
 	__u64 ts;
 	__s64 nr; /* -1: nothing pending */
@@ -181,15 +208,4 @@ int BPF_PROG(handle_pair_exit, struct pt_regs *regs, long ret)
 	bpf_ringbuf_submit(r, wakeup_flags());
 	e->nr = -1;
 	return 0;
-}
-
-/* handle_ref_sc: ref(56) on the raw sys_enter tracepoint, for one syscall number only */
-const volatile __s64 sc_nr = -1;
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(handle_ref_sc, struct pt_regs *regs, long id)
-{
-	if (id != sc_nr)
-		return 0;
-	return ref(56);
 }

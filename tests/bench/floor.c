@@ -3,7 +3,7 @@
  * rc_floor: a recorder made of one of the reference programs of
  * floor.bpf.c, for the benchmark's lead table.
  *
- *   rc_floor floor|ref|pair [-e SYSTEM:NAME | -b] [-s SIZE] [-r BYTES]
+ *   rc_floor floor|ref|pair [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES]
  *            [-w BYTES] [-o FILE] [-c FILE] -- CMD [ARG...]
  *
  * floor attaches the program that only counts; ref the one that writes a
@@ -12,7 +12,9 @@
  * (default a sixteenth of the ring; 0, the kernel's own policy), as
  * ringcap does. -e names the tracepoint (default
  * syscalls:sys_enter_getppid); -b attaches to the raw sys_exit tracepoint
- * (tp_btf) instead, every syscall of the system. pair attaches the two
+ * (tp_btf) instead, every syscall of the system; -n to the raw sys_enter
+ * tracepoint, for syscall number NR only (floor and ref, 56 bytes), as
+ * ringcap records syscalls:sys_enter_NAME. pair attaches the two
  * programs that write ringcap's paired syscall record (112 bytes) for
  * every syscall of the system, -e, -b and -s aside.
  *
@@ -53,12 +55,12 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static struct bpf_program *pick(struct floor_bpf *skel, int ref, int btf, int size)
+static struct bpf_program *pick(struct floor_bpf *skel, int ref, int btf, int size, long sc_nr)
 {
 	if (ref == 2)
 		return skel->progs.handle_pair_exit;
-	if (ref == 3)
-		return skel->progs.handle_ref_sc;
+	if (sc_nr >= 0)
+		return ref ? skel->progs.handle_ref_sc : skel->progs.handle_floor_sc;
 	if (!ref)
 		return btf ? skel->progs.handle_floor_btf : skel->progs.handle_floor;
 	switch (size) {
@@ -96,7 +98,7 @@ static void sum_counts(struct floor_bpf *skel, unsigned long long *hits,
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: rc_floor floor|ref|pair [-e SYSTEM:NAME | -b] [-s SIZE] [-r BYTES] "
+	fprintf(stderr, "usage: rc_floor floor|ref|pair [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES] "
 			"[-w BYTES] [-o FILE] [-c FILE] -- CMD [ARG...]\n");
 	return 2;
 }
@@ -105,6 +107,7 @@ int main(int argc, char **argv)
 {
 	const char *tp = "syscalls:sys_enter_getppid", *out_path = NULL, *counts_path = NULL;
 	unsigned long long ring = 16ull << 20, wakeup = ~0ull, hits, dropped;
+	long sc_nr = -1;
 	int opt, ref, btf = 0, size = 56, status = 0, err = 0;
 	struct ring_buffer *rb = NULL;
 	struct bpf_program *prog, *p;
@@ -116,12 +119,15 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return usage();
-	ref = !strcmp(argv[1], "ref") ? 1 : !strcmp(argv[1], "pair") ? 2 : !strcmp(argv[1], "sc") ? 3 : 0;
+	ref = !strcmp(argv[1], "ref") ? 1 : !strcmp(argv[1], "pair") ? 2 : 0;
 	if (!ref && strcmp(argv[1], "floor"))
 		return usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "+e:bs:r:w:o:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "+e:bn:s:r:w:o:c:")) != -1) {
 		switch (opt) {
+		case 'n':
+			sc_nr = strtol(optarg, NULL, 0);
+			break;
 		case 'e':
 			tp = optarg;
 			break;
@@ -153,7 +159,7 @@ int main(int argc, char **argv)
 	name++;
 	if (wakeup == ~0ull)
 		wakeup = ring / 16;
-	if (ref == 2 || ref == 3)
+	if (ref == 2 || sc_nr >= 0)
 		btf = 1;
 
 	skel = floor_bpf__open();
@@ -161,7 +167,7 @@ int main(int argc, char **argv)
 		perror("rc_floor: open");
 		return 2;
 	}
-	prog = pick(skel, ref, btf, size);
+	prog = pick(skel, ref, btf, size, sc_nr);
 	if (!prog) {
 		fprintf(stderr, "rc_floor: -s %d: 24, 56 or 112\n", size);
 		err = -EINVAL;
@@ -170,7 +176,7 @@ int main(int argc, char **argv)
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, p == prog || (ref == 2 && p == skel->progs.handle_pair_enter));
 	skel->rodata->wakeup_bytes = wakeup;
-	skel->rodata->sc_nr = 110; /* getppid, x86_64: a prototype */
+	skel->rodata->sc_nr = sc_nr;
 	err = bpf_map__set_max_entries(skel->maps.events, ring);
 	err = err ?: floor_bpf__load(skel);
 	if (err) {
