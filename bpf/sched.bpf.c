@@ -6,6 +6,8 @@
  * An event is in scope when the task it is about is: either side of a
  * switch, the woken task, the parent of a fork. ringcap's own threads are
  * out of scope on every side, so its wake-ups never feed its own ring.
+ * The other task's name is two loads from its task_struct, a BTF pointer
+ * (rc_comm_words()), not bpf_probe_read_kernel(), a helper call.
  */
 #include "common.bpf.h"
 
@@ -52,7 +54,7 @@ int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct
 	e->next_tid = next->pid;
 	e->next_prio = next->prio;
 	e->__pad = 0;
-	bpf_probe_read_kernel(e->next_comm, sizeof(e->next_comm), next->comm);
+	rc_comm_words(next, (__u64 *)e->next_comm);
 	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;
 }
@@ -76,7 +78,7 @@ int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 	e->tid = p->pid;
 	e->prio = p->prio;
 	e->target_cpu = BPF_CORE_READ(p, thread_info.cpu);
-	bpf_probe_read_kernel(e->wakee_comm, sizeof(e->wakee_comm), p->comm);
+	rc_comm_words(p, (__u64 *)e->wakee_comm);
 	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;
 }
@@ -97,7 +99,7 @@ int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_
 	rc_fill_hdr(&e->hdr, rc_current(), RC_EV_SCHED_FORK, sizeof(*e));
 	e->child_pid = child->tgid;
 	e->child_tid = child->pid;
-	bpf_probe_read_kernel(e->child_comm, sizeof(e->child_comm), child->comm);
+	rc_comm_words(child, (__u64 *)e->child_comm);
 	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;
 }
