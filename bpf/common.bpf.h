@@ -250,8 +250,8 @@ static __always_inline int rc_dropped(struct rc_bpf_stats *st, __u16 type)
  * ringbuf: the flags for submitting @size more bytes: wake the reader
  * only when it sleeps and knobs.wakeup_bytes of data are pending. Each
  * CPU looks once every wakeup_bytes / RC_WAKEUP_CHECKS bytes it submits,
- * counted in @since_query, a word of its own: a wakeup comes at most that
- * much a CPU late. It reads the reader map's word, and only when the
+ * counted in @since_query, one word a CPU for every program (the stats
+ * map's): a wakeup comes at most that much a CPU late. It reads the reader map's word, and only when the
  * reader sleeps does it ask the ring (bpf_ringbuf_query(), a helper
  * call). An awake reader is reading, and sleeps again only with less
  * than the mark pending (rc_ringbuf__wait()): a check that finds it awake
@@ -285,6 +285,14 @@ static __always_inline __u64 rc_wakeup_flags(__u64 *since_query, __u32 size)
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes)
 		return BPF_RB_FORCE_WAKEUP;
 	return BPF_RB_NO_WAKEUP;
+}
+
+/* rc_wakeup_flags() for a program that has not looked up the stats map (rc_stats()) */
+static __always_inline __u64 rc_wakeup_flags_cpu(__u32 size)
+{
+	struct rc_bpf_stats *st = rc_stats();
+
+	return st ? rc_wakeup_flags(&st->since_query, size) : BPF_RB_NO_WAKEUP;
 }
 
 /* --snapshot-on: tell user space that a record of the chosen kind was made. */

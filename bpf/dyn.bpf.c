@@ -51,9 +51,21 @@ struct tp_buf {
 	char data[TP_BUF];
 };
 
+/*
+ * Two slots a CPU. TPBUF_PERF: the perf tracepoints' programs
+ * (handle_tp*), which never nest in one another on a CPU: the kernel
+ * skips a run while another is active there (trace_call_bpf(),
+ * bpf_prog_active). TPBUF_SC: handle_sc_enter and handle_sc_exit, BTF
+ * programs, which that count does not guard: a perf tracepoint's program
+ * in an interrupt can run in the middle of one, so they take a slot of
+ * their own. They never nest in each other: both run only in a task's
+ * system call, one at a time.
+ */
+enum { TPBUF_PERF, TPBUF_SC, TPBUF_SLOTS };
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, TPBUF_SLOTS);
 	__type(key, __u32);
 	__type(value, struct tp_buf);
 } tpbuf SEC(".maps");
@@ -83,7 +95,7 @@ static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_d
 		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, size);
 	else
 		err =
-		    bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags(&st->since_query, size));
+		    bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags_cpu(size));
 	if (err)
 		st->dropped++;
 }
@@ -112,11 +124,22 @@ static __always_inline struct rc_tp_conf *tp_scope(void *ctx, struct task_struct
 	return c;
 }
 
-static __always_inline struct tp_buf *tp_buf(void)
+/*
+ * A syscall event's raw record @raw as a perf tracepoint's ctx gives it:
+ * the number, a long, at 8. Where the format puts it at 12 (c->nr_off),
+ * move it there, zeroes before it.
+ */
+static __always_inline void sc_nr_fix(const struct rc_tp_conf *c, __u32 *raw)
 {
-	__u32 zero = 0;
+	if (c->nr_off == 12) {
+		raw[3] = raw[2];
+		raw[2] = 0;
+	}
+}
 
-	return bpf_map_lookup_elem(&tpbuf, &zero);
+static __always_inline struct tp_buf *tp_buf(__u32 slot)
+{
+	return bpf_map_lookup_elem(&tpbuf, &slot);
 }
 
 /*
@@ -138,7 +161,7 @@ static __always_inline int tp_any(void *ctx)
 	c = tp_scope(ctx, cur, &st);
 	if (!c)
 		return 0;
-	b = tp_buf();
+	b = tp_buf(TPBUF_PERF);
 	if (!b)
 		goto drop;
 	h = (void *)b->data;
@@ -180,6 +203,8 @@ static __always_inline int tp_any(void *ctx)
 	common->flags = 0;
 	common->preempt_count = 0;
 	common->pid = h->tid;
+	if (len >= 16)
+		sc_nr_fix(c, (__u32 *)(b->data + sizeof(*h)));
 	output(ctx, b, size, st);
 	return 0;
 drop:
@@ -219,7 +244,7 @@ static __always_inline int tp_fixed(void *ctx, const __u32 n)
 	c = tp_scope(ctx, cur, &st);
 	if (!c)
 		return 0;
-	b = tp_buf();
+	b = tp_buf(TPBUF_PERF);
 	if (!b || c->fixed != n || c->nlocs) {
 		st->dropped++; /* never: user space attached the program of this size */
 		return 0;
@@ -239,6 +264,8 @@ static __always_inline int tp_fixed(void *ctx, const __u32 n)
 	common->flags = 0;
 	common->preempt_count = 0;
 	common->pid = h->tid;
+	if (n >= 16)
+		sc_nr_fix(c, raw);
 	output(ctx, b, size, st);
 	return 0;
 }
@@ -309,18 +336,21 @@ struct {
 } scevents SEC(".maps");
 
 /*
- * Is task @t in a 32-bit syscall? Its numbers are another table's, and the
- * kernel's syscall events leave them out (ftrace_syscall_enter(),
- * perf_syscall_enter(): arch_trace_is_compat_syscall()).
+ * Is task @t (registers @regs) in a 32-bit syscall? Its numbers are
+ * another table's, and the kernel's syscall events leave them out
+ * (ftrace_syscall_enter(), perf_syscall_enter():
+ * arch_trace_is_compat_syscall()).
  */
-static __always_inline bool in_compat_syscall(const struct task_struct *t)
+static __always_inline bool in_compat_syscall(const struct task_struct *t,
+					      const struct pt_regs *regs)
 {
 #if defined(__TARGET_ARCH_x86)
 	if (bpf_core_field_exists(t->thread_info.status))
 		return t->thread_info.status & 0x0002; /* TS_COMPAT */
 	return false;
 #elif defined(__TARGET_ARCH_arm64)
-	return t->thread_info.flags & (1ull << 22); /* TIF_32BIT */
+	/* compat_user_mode(): the task's saved PSTATE says AArch32 (PSR_MODE32_BIT) */
+	return regs->pstate & 0x10;
 #else
 	return false;
 #endif
@@ -342,7 +372,8 @@ static __always_inline bool in_compat_syscall(const struct task_struct *t)
  * syscalls:sys_enter_NAME or sys_exit_NAME (@exit), from the raw
  * tracepoint, for syscall @nr: the record the kernel's syscall event
  * would have made (its format: the common fields, __syscall_nr as an int
- * at 8, then the arguments as longs from 16, or the return value at 16),
+ * at 8, or 12 on PREEMPT_RT's 6.1, then the arguments as longs from 16,
+ * or the return value at 16),
  * the arguments from @regs as the kernel's own event reads them
  * (syscall_get_arguments()). The perf tracepoint the kernel's event goes
  * through costs the workload as much again as a BPF program's run:
@@ -369,7 +400,7 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 	if (!idx || !*idx)
 		return 0;
 	cur = rc_current();
-	if (in_compat_syscall(cur))
+	if (in_compat_syscall(cur, regs))
 		return 0;
 	key = *idx - 1;
 	c = bpf_map_lookup_elem(&tpconf, &key);
@@ -383,7 +414,7 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 		return 0;
 	}
 	st->made++;
-	b = tp_buf();
+	b = tp_buf(TPBUF_SC);
 	size = sizeof(*h) + ((c->fixed + 7) & ~7u);
 	if (!b || size > sizeof(*h) + 64 || size % 8) {
 		st->dropped++; /* never: user space checked the format */
@@ -393,6 +424,7 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 	rc_fill_hdr(h, cur, c->type, size);
 	raw = (__u64 *)(b->data + sizeof(*h));
 	raw[1] = (__u32)nr; /* __syscall_nr, and the hole after it */
+	sc_nr_fix(c, (__u32 *)raw);
 	if (exit) {
 		raw[2] = ret;
 	} else {
@@ -455,7 +487,7 @@ static __always_inline void submit_dyn(void *ctx, void *rec, __u32 size, struct 
 			__sync_fetch_and_add(&st->dropped, 1);
 		return;
 	}
-	bpf_ringbuf_submit(rec, rc_wakeup_flags(&st->since_query, size));
+	bpf_ringbuf_submit(rec, rc_wakeup_flags_cpu(size));
 }
 
 /*

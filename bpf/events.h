@@ -173,7 +173,7 @@ struct rc_bpf_stats {
 	__u64 made[RC_EV_SLOTS];
 	__u64 dropped[RC_EV_SLOTS];
 	__u64 filtered[RC_EV_SLOTS];
-	__u64 since_query; /* bytes this CPU submitted since it asked the ring how full it is */
+	__u64 since_query; /* bytes this CPU submitted, every program's, since it last looked */
 };
 
 /*
@@ -189,7 +189,6 @@ struct rc_dyn_stats {
 	__u64 made;
 	__u64 dropped;
 	__u64 filtered;
-	__u64 since_query; /* as in rc_bpf_stats, for this event's records */
 };
 
 /* A tracepoint's record: the raw record the kernel made, after the header. */
@@ -215,8 +214,18 @@ struct rc_tp_conf {
 	__u16 ftrace_id; /* the tracepoint's, its records' common_type */
 	__u16 loc_off[RC_TP_MAX_LOCS];
 	__u8 loc_rel[RC_TP_MAX_LOCS];
+	/*
+	 * A syscall event's: where its format puts __syscall_nr, 12 where
+	 * the common fields are 12 bytes (PREEMPT_RT's 6.1, with
+	 * common_preempt_lazy_count); else 0. The kernel hands a perf
+	 * tracepoint's BPF program a ctx of its own for syscall events
+	 * (perf_call_bpf_enter(): the number as a long at 8, the arguments
+	 * from 16), not the record its format describes.
+	 */
+	__u16 nr_off;
+	__u16 __pad[3];
 };
-_Static_assert(sizeof(struct rc_tp_conf) == 32, "rc_tp_conf layout");
+_Static_assert(sizeof(struct rc_tp_conf) == 40, "rc_tp_conf layout");
 
 #define RC_UPROBE_NARGS 6
 

@@ -66,21 +66,28 @@ static bool matches(const struct want *w, const struct rc_rec_hdr *rec)
 
 /*
  * A sys_enter_getppid record: the 40-byte header, then the tracepoint's
- * 12 bytes (common fields, __syscall_nr) and 4 bytes of padding, which
- * are zeroes; common_pid is the thread's, put back by the program.
+ * common fields, __syscall_nr where its format (@ev) says (8, or 12 where
+ * PREEMPT_RT's 6.1 adds common_preempt_lazy_count), and zeroes up to 16;
+ * common_pid is the thread's, put back by the program.
  */
-static bool raw_getppid_ok(const struct rc_rec_hdr *rec)
+static bool raw_getppid_ok(const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
 	const unsigned char *raw = (const unsigned char *)rec + sizeof(*rec);
+	const struct rc_field *f = rc_event__field(ev, "__syscall_nr");
+	unsigned int off, i;
 	int32_t pid, nr;
-	uint32_t pad;
 
-	if (rec->size != sizeof(*rec) + 16)
+	if (!f || rec->size != sizeof(*rec) + 16)
+		return false;
+	off = f->offset - sizeof(*rec);
+	if (off != 8 && off != 12)
 		return false;
 	memcpy(&pid, raw + 4, sizeof(pid));
-	memcpy(&nr, raw + 8, sizeof(nr));
-	memcpy(&pad, raw + 12, sizeof(pad));
-	return pid == (int32_t)rec->tid && nr == SYS_getppid && pad == 0;
+	memcpy(&nr, raw + off, sizeof(nr));
+	for (i = 8; i < 16; i++)
+		if ((i < off || i >= off + 4) && raw[i])
+			return false;
+	return pid == (int32_t)rec->tid && nr == SYS_getppid;
 }
 
 static int tally(const char *path, const struct want *w, struct tally *t)
@@ -118,7 +125,7 @@ static int tally(const char *path, const struct want *w, struct tally *t)
 			t->bad++;
 		if (w->group_dead && ((const struct rc_ev_exit *)rec)->group_dead != 1)
 			t->bad++;
-		if (w->raw_getppid && !raw_getppid_ok(rec))
+		if (w->raw_getppid && !raw_getppid_ok(ev, rec))
 			t->bad++;
 	}
 	t->truncated = rc_reader__truncated(r);

@@ -32,6 +32,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "floor.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -146,6 +147,15 @@ int BPF_PROG(handle_ref_sc, struct pt_regs *regs, long id)
 	return ref(56);
 }
 
+/* the sixth argument: libbpf 1.1 stops at the fifth */
+#if defined(__TARGET_ARCH_x86)
+#define PAIR_ARG6(regs) ((regs)->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define PAIR_ARG6(regs) (((struct user_pt_regs *)(regs))->regs[5])
+#else
+#define PAIR_ARG6(regs) 0
+#endif
+
 struct pair_entry {
 	__u64 ts;
 	__s64 nr; /* -1: nothing pending */
@@ -173,7 +183,7 @@ int BPF_PROG(handle_pair_enter, struct pt_regs *regs, long id)
 	e->args[2] = PT_REGS_PARM3_SYSCALL(regs);
 	e->args[3] = PT_REGS_PARM4_SYSCALL(regs);
 	e->args[4] = PT_REGS_PARM5_SYSCALL(regs);
-	e->args[5] = regs->r9;
+	e->args[5] = PAIR_ARG6(regs);
 	e->nr = id;
 	e->ts = bpf_ktime_get_boot_ns();
 	return 0;

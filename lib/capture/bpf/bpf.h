@@ -57,6 +57,7 @@ struct rc_bpf {
 	uint64_t malformed;
 	struct rc_bpf_stats *percpu;
 	bool attached;
+	bool sc_refused; /* the raw syscall programs did not load: rc_bpf__sc_key() */
 	uint64_t ring_hwm;
 	struct rc_batcher bt; /* the batches the drain fills, and the writer thread */
 };

@@ -124,17 +124,33 @@ static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
 	return false;
 }
 
+/*
+ * Where a syscall event's format puts __syscall_nr, an int after the
+ * common fields: 8, or 12 where they are 12 bytes (PREEMPT_RT's 6.1);
+ * 0 for any other event (rc_tp_conf.nr_off).
+ */
+static uint16_t sc_nr_off(const struct rc_dyn_event *e)
+{
+	const uint16_t base = sizeof(struct rc_ev_hdr);
+	const struct rc_field *f = e->tp.fields;
+
+	if (e->kind != RC_DYN_TP || !e->tp.system || strcmp(e->tp.system, "syscalls") ||
+	    !e->tp.nfields || strcmp(f[0].name, "__syscall_nr") || f[0].size != 4 ||
+	    (f[0].offset != base + 8 && f[0].offset != base + 12))
+		return 0;
+	return f[0].offset - base;
+}
+
 /* Is @e's format the kernel's syscall event's: __syscall_nr, then @nargs longs from 16? */
 static bool sc_format(const struct rc_dyn_event *e, uint16_t nargs, const char *arg0)
 {
 	const uint16_t base = sizeof(struct rc_ev_hdr);
 	const struct rc_field *f = e->tp.fields;
-	uint16_t i;
+	uint16_t i, nr_off = sc_nr_off(e);
 
-	/* the fixed part ends at its last field: 12 for __syscall_nr alone */
-	if (e->tp.nlocs || e->tp.size != (nargs ? 16u + 8u * nargs : 12u) ||
-	    e->tp.nfields != 1u + nargs ||
-	    strcmp(f[0].name, "__syscall_nr") || f[0].offset != base + 8 || f[0].size != 4)
+	/* the fixed part ends at its last field: __syscall_nr's end, alone */
+	if (!nr_off || e->tp.nlocs || e->tp.size != (nargs ? 16u + 8u * nargs : nr_off + 4u) ||
+	    e->tp.nfields != 1u + nargs)
 		return false;
 	if (arg0 && strcmp(f[1].name, arg0))
 		return false;
@@ -159,7 +175,7 @@ int rc_bpf__sc_key(const struct rc_bpf *s, const struct rc_dyn_event *e)
 	bool exit;
 	unsigned int i;
 
-	if (e->kind != RC_DYN_TP || !s->feat.tp_btf || !e->tp.system ||
+	if (e->kind != RC_DYN_TP || !s->feat.tp_btf || s->sc_refused || !e->tp.system ||
 	    strcmp(e->tp.system, "syscalls"))
 		return -1;
 	if (!strncmp(name, "sys_enter_", 10))
@@ -191,7 +207,8 @@ static int fill_tpconf(struct rc_bpf *s)
 		struct rc_tp_conf c = { .type = e->id,
 					.fixed = e->tp.size,
 					.nlocs = e->tp.nlocs,
-					.ftrace_id = e->tp.id };
+					.ftrace_id = e->tp.id,
+					.nr_off = sc_nr_off(e) };
 		__u32 key = e->id - RC_DYN_BASE;
 		uint16_t k;
 
@@ -262,9 +279,33 @@ static void dyn_autoload(struct rc_bpf *s)
 			bpf_program__set_autoload(rc_bpf__tp_prog(s, &s->c.dset.ev[i]), true);
 }
 
+static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
+{
+	struct dyn_bpf *d = dyn_bpf__open();
+	int err;
+
+	if (!d)
+		return -errno;
+	s->dyn = d;
+	d->rodata->knobs = *k;
+	dyn_autoload(s);
+	err = share_maps(s, d->obj);
+	return err ?: dyn_bpf__load(d);
+}
+
+/* Does any event go through the raw syscall programs (rc_bpf__sc_key())? */
+static bool have_sc(const struct rc_bpf *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->c.dset.n; i++)
+		if (rc_bpf__sc_key(s, &s->c.dset.ev[i]) >= 0)
+			return true;
+	return false;
+}
+
 static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 {
-	struct dyn_bpf *d;
 	int err;
 
 	if (have_kind(&s->c.dset, RC_DYN_TP) &&
@@ -273,14 +314,16 @@ static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	if ((have_kind(&s->c.dset, RC_DYN_UPROBE) || have_kind(&s->c.dset, RC_DYN_URETPROBE)) &&
 	    (err = need(s, RC_NEED_UPROBES, "-e uprobe:")))
 		return err;
-	d = dyn_bpf__open();
-	if (!d)
-		return load_failed("tracepoint and uprobe", -errno);
-	s->dyn = d;
-	d->rodata->knobs = *k;
-	dyn_autoload(s);
-	err = share_maps(s, d->obj);
-	err = err ?: dyn_bpf__load(d);
+	err = load_dyn(s, k);
+	if (err && !s->sc_refused && have_sc(s)) {
+		/* the raw syscall programs refused: every event on its own tracepoint */
+		pr_info("the raw sys_enter/sys_exit programs did not load (%s): syscall events "
+			"go through their own tracepoints\n", strerror(-err));
+		dyn_bpf__destroy(s->dyn);
+		s->dyn = NULL;
+		s->sc_refused = true;
+		err = load_dyn(s, k);
+	}
 	if (err)
 		return load_failed("tracepoint and uprobe", err);
 	return fill_tpconf(s);
@@ -626,6 +669,14 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 		goto err_out;
 	}
 	s->c.opts.transport = s->c.transport;
+	if (s->c.transport == RC_TRANSPORT_RINGBUF &&
+	    s->c.opts.wakeup_bytes > s->c.opts.ringbuf_size / 2) {
+		/* a mark the ring cannot hold is never reached: the reader would wake on its timeout */
+		pr_info("wake-up mark %zu bytes: more than half the %zu-byte ring; using %zu\n",
+			(size_t)s->c.opts.wakeup_bytes, (size_t)s->c.opts.ringbuf_size,
+			(size_t)s->c.opts.ringbuf_size / 2);
+		s->c.opts.wakeup_bytes = s->c.opts.ringbuf_size / 2;
+	}
 	s->c.ncpus = libbpf_num_possible_cpus();
 	if (s->c.ncpus <= 0) {
 		err = s->c.ncpus ?: -EINVAL;
