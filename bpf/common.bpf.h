@@ -90,9 +90,9 @@ struct {
  * writer, or two that cannot interrupt each other (syscall entry and
  * exit, never in an interrupt). A program that can run in another context
  * on the same CPU (a preemptible uprobe, a sampler in a hard interrupt)
- * needs slots of its own, or atomics. since_query is every built-in
- * program's: an interrupting one can lose an update of it, which only
- * moves a check (rc_wakeup_flags()).
+ * needs slots of its own, or atomics. since_query is every program's,
+ * the preemptible uprobes' too: an interrupting or preempting one can
+ * lose an update of it, which only moves a check (rc_wakeup_flags()).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
