@@ -126,6 +126,29 @@ static __always_inline void rc_comm_words(const struct task_struct *t, __u64 w[2
 	w[1] = *(const __u64 *)&t->comm[8];
 }
 
+/*
+ * A system call's six arguments from its saved registers @regs, as the
+ * kernel's syscall events read them (syscall_get_arguments()); regs is a
+ * BTF pointer (tp_btf): plain loads. libbpf 1.1 stops at the fifth.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define RC_SYSCALL_ARG6(regs) ((regs)->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define RC_SYSCALL_ARG6(regs) (((struct user_pt_regs *)(regs))->regs[5])
+#else
+#define RC_SYSCALL_ARG6(regs) 0
+#endif
+
+static __always_inline void rc_syscall_args(__u64 *args, struct pt_regs *regs)
+{
+	args[0] = PT_REGS_PARM1_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_SYSCALL(regs);
+	args[5] = RC_SYSCALL_ARG6(regs);
+}
+
 /* The targets word of @tgid, and its bit in it */
 static __always_inline __u64 *rc_target_word(__u32 tgid, __u64 *bit)
 {

@@ -356,16 +356,13 @@ static __always_inline bool in_compat_syscall(const struct task_struct *t,
 #endif
 }
 
-/* The sixth argument (libbpf 1.1 stops at the fifth), and the number (syscall_get_nr()) */
+/* The number of the call @regs were saved for, as syscall_get_nr() takes it */
 #if defined(__TARGET_ARCH_x86)
-#define SC_ARG6(regs) ((regs)->r9)
-#define SC_NR(regs)   ((regs)->orig_ax)
+#define SC_NR(regs) ((regs)->orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
-#define SC_ARG6(regs) (((struct user_pt_regs *)(regs))->regs[5])
-#define SC_NR(regs)   ((regs)->syscallno)
+#define SC_NR(regs) ((regs)->syscallno)
 #else
-#define SC_ARG6(regs) 0
-#define SC_NR(regs)   (-1)
+#define SC_NR(regs) (-1)
 #endif
 
 /*
@@ -425,16 +422,10 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 	raw = (__u64 *)(b->data + sizeof(*h));
 	raw[1] = (__u32)nr; /* __syscall_nr, and the hole after it */
 	sc_nr_fix(c, (__u32 *)raw);
-	if (exit) {
+	if (exit)
 		raw[2] = ret;
-	} else {
-		raw[2] = PT_REGS_PARM1_SYSCALL(regs);
-		raw[3] = PT_REGS_PARM2_SYSCALL(regs);
-		raw[4] = PT_REGS_PARM3_SYSCALL(regs);
-		raw[5] = PT_REGS_PARM4_SYSCALL(regs);
-		raw[6] = PT_REGS_PARM5_SYSCALL(regs);
-		raw[7] = SC_ARG6(regs);
-	}
+	else
+		rc_syscall_args(&raw[2], regs);
 	common = (void *)raw;
 	common->type = c->ftrace_id;
 	common->flags = 0;

@@ -20,18 +20,6 @@
 #define RC_NR_EXIT_GROUP -1
 #endif
 
-/*
- * regs is a BTF pointer (tp_btf): its fields are read with plain loads,
- * not a helper call each. libbpf 1.1 stops at the fifth syscall argument.
- */
-#if defined(__TARGET_ARCH_x86)
-#define RC_SYSCALL_ARG6(regs) ((regs)->r9)
-#elif defined(__TARGET_ARCH_arm64)
-#define RC_SYSCALL_ARG6(regs) (((struct user_pt_regs *)(regs))->regs[5])
-#else
-#define RC_SYSCALL_ARG6(regs) 0
-#endif
-
 struct pending_call {
 	__u64 ts;
 	__s64 nr; /* -1: nothing pending */
@@ -44,16 +32,6 @@ struct {
 	__type(key, int);
 	__type(value, struct pending_call);
 } pending SEC(".maps");
-
-static __always_inline void read_args(__u64 *args, struct pt_regs *regs)
-{
-	args[0] = PT_REGS_PARM1_SYSCALL(regs);
-	args[1] = PT_REGS_PARM2_SYSCALL(regs);
-	args[2] = PT_REGS_PARM3_SYSCALL(regs);
-	args[3] = PT_REGS_PARM4_SYSCALL(regs);
-	args[4] = PT_REGS_PARM5_SYSCALL(regs);
-	args[5] = RC_SYSCALL_ARG6(regs);
-}
 
 /* exit and exit_group never return: record them at entry. */
 static __always_inline void emit_noreturn(void *ctx, struct task_struct *cur,
@@ -75,7 +53,7 @@ static __always_inline void emit_noreturn(void *ctx, struct task_struct *cur,
 	e->__pad = 0;
 	e->ret = 0;
 	e->duration = 0;
-	read_args(e->args, regs);
+	rc_syscall_args(e->args, regs);
 	rc_submit(ctx, st, e, sizeof(*e));
 }
 
@@ -97,7 +75,7 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 	p = bpf_task_storage_get(&pending, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!p)
 		return 0;
-	read_args(p->args, regs);
+	rc_syscall_args(p->args, regs);
 	p->nr = id;
 	p->ts = bpf_ktime_get_boot_ns();
 	return 0;
