@@ -154,6 +154,91 @@ out:
 	close(fd);
 }
 
+/*
+ * The writer's runs: records of two sizes, in batches of 1 to 37, pairs of
+ * them swapped so that runs in held break, chunks of 4 KiB so that chunk
+ * ends fall inside runs, flushes from rc_writer__add() alone. Every record
+ * comes out once, intact and in order.
+ */
+void test_format_runs(void)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 4096, .reorder_ns = 5000 };
+	enum { N = 20000 };
+	static unsigned char batch[37 * sizeof(struct rc_ev_syscall)];
+	const struct rc_trailer *tr;
+	const struct rc_rec_hdr *rec;
+	struct mem_capture mc = {};
+	struct rc_reader *r = NULL;
+	struct rc_writer *w;
+	struct rc_meta m;
+	uint64_t prev = 0;
+	unsigned int i = 0, n = 0, bad = 0;
+	size_t len = 0, want = 1;
+	char path[64];
+	int fd, err = 0;
+
+	test_meta(&m);
+	fd = memfd_create("runs", 0);
+	if (!ASSERT_TRUE(fd >= 0, "memfd"))
+		return;
+	w = rc_writer__new(fd, &m, &wo);
+	if (!ASSERT_OK_PTR(w, "writer"))
+		goto out;
+	for (i = 0; i < N && !err; i++) {
+		/* 0 1 2 3 4 5 ... as 0 2 1 3 5 4 ...: every third pair swapped */
+		unsigned int id = i % 3 == 1 && i + 1 < N ? i + 1 : i % 3 == 2 ? i - 1 : i;
+		uint64_t ts = 1000 + 100ull * id;
+
+		if (id % 5 == 0) {
+			struct rc_ev_syscall e = { .hdr = { .ts = ts, .type = RC_EV_SYSCALL,
+							    .size = sizeof(e) } };
+
+			e.ret = id;
+			memcpy(batch + len, &e, sizeof(e));
+			len += sizeof(e);
+		} else {
+			struct rc_ev_exit e = mk_exit(ts, id);
+
+			memcpy(batch + len, &e, sizeof(e));
+			len += sizeof(e);
+		}
+		if (len >= want * sizeof(struct rc_ev_exit) || i + 1 == N) {
+			err = rc_writer__add(w, batch, len);
+			len = 0;
+			want = want % 37 + 1;
+		}
+	}
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (!ASSERT_OK(err, "write") || !ASSERT_OK(slurp(path, &mc), "slurp"))
+		goto out;
+	r = rc_reader__open_mem(mc.buf, mc.len);
+	if (!ASSERT_OK_PTR(r, "open"))
+		goto out;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		int64_t id = rec->type == RC_EV_SYSCALL ? ((const struct rc_ev_syscall *)rec)->ret
+							: ((const struct rc_ev_exit *)rec)->exit_code;
+
+		bad += rec->ts < prev || id != n || rec->ts != 1000 + 100ull * n ||
+		       rec->size != (n % 5 ? sizeof(struct rc_ev_exit) : sizeof(struct rc_ev_syscall));
+		prev = rec->ts;
+		n++;
+	}
+	ASSERT_EQ(err, 0, "read");
+	ASSERT_EQ(n, N, "records");
+	ASSERT_EQ(bad, 0, "records out of place or changed");
+	tr = rc_reader__trailer(r);
+	if (ASSERT_OK_PTR(tr, "trailer")) {
+		ASSERT_EQ(tr->late, 0, "late");
+		ASSERT_TRUE(tr->nchunks > 100, "many chunks");
+	}
+out:
+	rc_reader__free(r);
+	free(mc.buf);
+	close(fd);
+}
+
 /* A batch with one bad record is refused whole; the file stays good. */
 void test_format_writer_rejects(void)
 {

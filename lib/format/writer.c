@@ -37,7 +37,8 @@ struct rc_writer {
 
 	/* records held back for sorting */
 	struct rc_strbuf held, spare;
-	size_t kept; /* bytes of held carried over by the last flush */
+	size_t kept;	   /* bytes of held carried over by the last flush */
+	size_t kept_refs;  /* and their refs, sorted, at the start of refs */
 	struct rec_ref *refs;
 	size_t nrefs, refs_cap;
 	uint64_t max_ts;
@@ -186,11 +187,11 @@ static size_t store_frame(unsigned char *out, const unsigned char *in, size_t le
 	return n;
 }
 
-/* w->raw, shuffled unless stored, as one zstd frame in w->zbuf of *@csize bytes. */
-static int frame_chunk(struct rc_writer *w, uint32_t nrec, size_t *csize)
+/* @len bytes of records, shuffled unless stored, as one zstd frame in w->zbuf of *@csize bytes. */
+static int frame_chunk(struct rc_writer *w, const void *src, size_t len, uint32_t nrec,
+		       size_t *csize)
 {
-	const void *src = w->raw.buf;
-	size_t len = w->raw.len, bound;
+	size_t bound;
 	int err;
 
 	w->zbuf.len = 0;
@@ -240,21 +241,34 @@ static int put_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const 
 	return 0;
 }
 
-/* Compress w->raw (@nrec records from @first to @last) and write it. */
-static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint64_t last)
+/*
+ * Compress a chunk of @nrec records from @first to @last and write it: what
+ * w->raw holds, then @len bytes of held from @off. Straight from held when
+ * that is all of it, as it is when records come in time order.
+ */
+static int write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
+		       uint64_t first, uint64_t last)
 {
+	const char *src = w->held.buf + off;
 	struct rc_disk_chunk dc;
 	size_t csize;
 	int err;
 
-	err = frame_chunk(w, nrec, &csize);
+	if (w->raw.len) {
+		err = rc_strbuf__append(&w->raw, src, len);
+		if (err)
+			return err;
+		src = w->raw.buf;
+		len = w->raw.len;
+	}
+	err = frame_chunk(w, src, len, nrec, &csize);
 	if (err)
 		return err;
 	dc = (struct rc_disk_chunk){ .codec = w->shuffle ? RC_CODEC_ZSTD_SHUFFLE : RC_CODEC_ZSTD,
 				     .nrec = nrec,
 				     .first_ts = first,
 				     .last_ts = last,
-				     .raw_size = w->raw.len,
+				     .raw_size = len,
 				     .data_size = csize };
 	err = put_chunk(w, &dc, w->zbuf.buf);
 	if (err)
@@ -263,76 +277,53 @@ static int write_chunk(struct rc_writer *w, uint32_t nrec, uint64_t first, uint6
 	return 0;
 }
 
-static int add_ref(struct rc_writer *w, uint64_t ts, size_t off, size_t size)
-{
-	int err = rc_ensure_arr(&w->refs, &w->refs_cap, w->nrefs + 1, 4096);
-
-	if (err)
-		return err;
-	w->refs[w->nrefs++] = (struct rec_ref){ ts, off, size };
-	return 0;
-}
-
-/* Check that @recs is a run of whole records before taking any of it. */
-static int check_records(const unsigned char *p, size_t len)
-{
-	struct rc_rec_hdr h;
-	size_t pos = 0;
-	int r;
-
-	while ((r = rc_rec__next(p, len, &pos, &h)) > 0)
-		;
-	return r ? -EINVAL : 0;
-}
-
 int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 {
-	const unsigned char *p = recs;
-	size_t pos = 0, nrefs = w->nrefs;
 	uint64_t max_ts = w->max_ts;
-	int err;
+	size_t pos = 0, nrefs = w->nrefs;
+	struct rc_rec_hdr h;
+	int err, r;
 
 	if (w->err)
 		return w->err;
 	if (w->held.len + len > UINT32_MAX)
 		return -E2BIG;
-	err = check_records(p, len);
+	/* room for as many records as headers fit in @len: one pass, taken back on a bad one */
+	err = rc_ensure_arr(&w->refs, &w->refs_cap, nrefs + len / sizeof(h) + 1, 4096);
+	err = err ?: rc_strbuf__reserve(&w->held, len);
 	if (err)
 		return err;
-	while (pos < len) {
-		struct rc_rec_hdr h;
-
-		memcpy(&h, p + pos, sizeof(h));
-		err = add_ref(w, h.ts, w->held.len + pos, h.size);
-		if (err)
-			goto undo;
+	while ((r = rc_rec__next(recs, len, &pos, &h)) > 0) {
+		w->refs[nrefs++] = (struct rec_ref){ h.ts, w->held.len + pos - h.size, h.size };
 		if (h.ts > max_ts)
 			max_ts = h.ts;
-		pos += h.size;
 	}
-	err = rc_strbuf__append(&w->held, recs, len);
-	if (err)
-		goto undo;
+	if (r)
+		return -EINVAL; /* a run of whole records or nothing of it */
+	w->nrefs = nrefs;
+	rc_strbuf__append(&w->held, recs, len); /* reserved above: cannot fail */
 	w->max_ts = max_ts;
 	/*
 	 * Bound what is held: write what is ready once two chunks have come
-	 * since the last flush. Not once two are held: the reorder window
-	 * can itself hold that much, and each flush copies the window over.
+	 * since the last flush, and at least as much as it carried over. Not
+	 * once two are held: the reorder window can itself hold more (20 ms
+	 * of a syscall storm is 4 MiB), and each flush copies the window
+	 * over, so that a record is copied over once at most on average.
 	 */
-	if (w->held.len - w->kept >= 2 * w->chunk_size)
+	if (w->held.len - w->kept >= 2 * w->chunk_size && w->held.len - w->kept >= w->kept)
 		return rc_writer__flush(w, false);
 	return 0;
-undo:
-	w->nrefs = nrefs;
-	return err;
 }
 
-/* Stable insertion sort by timestamp: linear on nearly sorted input. */
-static void sort_refs(struct rec_ref *r, size_t n)
+/*
+ * Stable insertion sort by timestamp, of @n refs whose first @sorted are:
+ * linear on nearly sorted input.
+ */
+static void sort_refs(struct rec_ref *r, size_t n, size_t sorted)
 {
 	size_t i, j;
 
-	for (i = 1; i < n; i++) {
+	for (i = sorted ? sorted : 1; i < n; i++) {
 		struct rec_ref x = r[i];
 
 		for (j = i; j > 0 && r[j - 1].ts > x.ts; j--)
@@ -359,13 +350,17 @@ int rc_writer__flush(struct rc_writer *w, bool all)
 static int flush(struct rc_writer *w, bool all)
 {
 	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
-	size_t i, k, nrec = 0;
+	size_t i, k, nrec = 0, run_off = 0, run_len = 0;
 	struct rc_strbuf tmp;
 	int err;
 
-	sort_refs(w->refs, w->nrefs);
+	sort_refs(w->refs, w->nrefs, w->kept_refs);
 	if (!all)
 		cutoff = w->max_ts > w->reorder_ns ? w->max_ts - w->reorder_ns : 0;
+	/*
+	 * Records that sorting left where they were follow each other in
+	 * held: take such a run in one go (write_chunk()).
+	 */
 	for (k = 0; k < w->nrefs && w->refs[k].ts <= cutoff; k++) {
 		const struct rec_ref *r = &w->refs[k];
 
@@ -378,39 +373,54 @@ static int flush(struct rc_writer *w, bool all)
 			first = r->ts;
 		if (r->ts > last)
 			last = r->ts;
-		err = rc_strbuf__append(&w->raw, w->held.buf + r->off, r->size);
-		if (err)
-			return err;
-		nrec++;
-		if (w->raw.len >= w->chunk_size) {
-			err = write_chunk(w, nrec, first, last);
+		if (run_len && r->off != run_off + run_len) {
+			err = rc_strbuf__append(&w->raw, w->held.buf + run_off, run_len);
 			if (err)
 				return err;
+			run_len = 0;
+		}
+		if (!run_len)
+			run_off = r->off;
+		run_len += r->size;
+		nrec++;
+		if (w->raw.len + run_len >= w->chunk_size) {
+			err = write_chunk(w, run_off, run_len, nrec, first, last);
+			if (err)
+				return err;
+			run_len = 0;
 			nrec = 0;
 			last = 0;
 		}
 	}
-	if (nrec) {
-		err = write_chunk(w, nrec, first, last);
-		if (err)
-			return err;
-	}
+	err = nrec ? write_chunk(w, run_off, run_len, nrec, first, last) : 0;
+	if (err)
+		return err;
 	/* keep the records not yet written, in their sorted order */
 	w->spare.len = 0;
-	for (i = k; i < w->nrefs; i++) {
-		struct rec_ref *r = &w->refs[i];
+	for (i = k, run_len = 0; i < w->nrefs; i++) {
+		struct rec_ref r = w->refs[i];
 
-		err = rc_strbuf__append(&w->spare, w->held.buf + r->off, r->size);
-		if (err)
-			return err;
-		r->off = w->spare.len - r->size;
-		w->refs[i - k] = *r;
+		if (run_len && r.off != run_off + run_len) {
+			err = rc_strbuf__append(&w->spare, w->held.buf + run_off, run_len);
+			if (err)
+				return err;
+			run_len = 0;
+		}
+		if (!run_len)
+			run_off = r.off;
+		r.off = w->spare.len + run_len;
+		run_len += r.size;
+		w->refs[i - k] = r;
 	}
+	err = run_len ? rc_strbuf__append(&w->spare, w->held.buf + run_off, run_len) : 0;
+	if (err)
+		return err;
 	w->nrefs -= k;
 	tmp = w->held;
 	w->held = w->spare;
 	w->spare = tmp;
 	w->kept = w->held.len;
+	w->kept_refs = w->nrefs;
 	return 0;
 }
 
