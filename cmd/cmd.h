@@ -105,6 +105,9 @@ void workload_say_status(const struct workload *wl);
 
 double elapsed_since(const struct timespec *t0);
 
+/* rc_session__open(), with start-up's memory kept for reuse while it loads. */
+struct rc_session *capture_open(const struct rc_record_opts *ro);
+
 /* Called after each drain, about ten times a second. */
 typedef void (*capture_tick_fn)(void *ctx, struct rc_session *s, double elapsed);
 

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,31 +406,6 @@ static int parse_snapshot_on(struct rc_record_opts *ro, const char *spec)
 	return 0;
 }
 
-/*
- * Open the session with freed memory kept in the heap. libbpf reads and
- * parses the kernel's BTF (5 MB and more) for each BPF object it loads and
- * frees it after; from fresh mmap()s every parse faults its pages in again,
- * a third of ringcap's start-up CPU. From the heap, the parses after the
- * first reuse the pages. Once all is loaded, malloc_trim() gives them back,
- * and large buffers go to mmap() again, so that the capture's growing
- * buffers leave no resident holes behind in the heap.
- */
-static struct rc_session *session_open(const struct rc_record_opts *ro)
-{
-	struct rc_session *s;
-	int err;
-
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 64 << 20);
-	s = rc_session__open(ro);
-	err = errno;
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);
-	mallopt(M_TRIM_THRESHOLD, 128 << 10);
-	malloc_trim(0);
-	errno = err;
-	return s;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	static const struct argp_child children[] = { { .argp = &scope_argp },
@@ -484,7 +458,7 @@ int cmd_record(int argc, char **argv)
 		err = workload_fork(&wl, scope.cmd);
 	if (err)
 		goto out;
-	s = session_open(&ro);
+	s = capture_open(&ro);
 	if (!s) {
 		err = -errno;
 		goto out;

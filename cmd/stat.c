@@ -493,7 +493,7 @@ static int stat_live(int argc, char **argv)
 		err = workload_fork(&wl, scope.cmd);
 	if (err)
 		goto out;
-	s = rc_session__open(&ro);
+	s = capture_open(&ro);
 	if (!s) {
 		err = -errno;
 		goto out;

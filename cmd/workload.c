@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,46 @@ static int take_snapshot(struct rc_session *s)
 	if (verbosity > 0)
 		say("snapshot: %ld events\n", n);
 	return 0;
+}
+
+/*
+ * libbpf reads and parses the kernel's BTF (5 MB and more) for the feature
+ * probe and for each BPF object, and frees it each time; from fresh mmap()s
+ * every parse faults its pages in again, a third of ringcap's start-up CPU.
+ * With the mmap and trim thresholds raised while the session opens, the
+ * parses after the first reuse the heap's pages. Then malloc_trim() gives
+ * them back. Setting a threshold ends glibc's sliding one for the run: from
+ * here on a block of 128 KiB or more is mmap()ed (its default start), so
+ * the capture's growing buffers leave no resident holes in the heap. A
+ * user's own malloc tunables are left alone.
+ */
+static bool malloc_tuned_by_user(void)
+{
+	const char *t = getenv("GLIBC_TUNABLES");
+
+	return (t && strstr(t, "glibc.malloc.")) || getenv("MALLOC_MMAP_THRESHOLD_") ||
+	       getenv("MALLOC_TRIM_THRESHOLD_");
+}
+
+struct rc_session *capture_open(const struct rc_record_opts *ro)
+{
+	bool tune = !malloc_tuned_by_user();
+	struct rc_session *s;
+	int err;
+
+	if (tune) {
+		mallopt(M_MMAP_THRESHOLD, 32 << 20);
+		mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	}
+	s = rc_session__open(ro);
+	err = errno;
+	if (tune) {
+		mallopt(M_MMAP_THRESHOLD, 128 << 10);
+		mallopt(M_TRIM_THRESHOLD, 128 << 10);
+		malloc_trim(0);
+	}
+	errno = err;
+	return s;
 }
 
 int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick, void *ctx)
