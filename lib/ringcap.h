@@ -663,8 +663,10 @@ struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
  * and written in chunks; a record older than one already written is
  * written all the same, and counted in the trailer's late. Their types are
  * not checked: a reader refuses a chunk with a record of an event the
- * header's schema does not describe. Once two chunks' worth came in since
- * the last flush, writes what is ready (rc_writer__flush()).
+ * header's schema does not describe. Once two chunks' worth, and at least
+ * as much as the last flush kept back, came in since the last flush,
+ * writes what is ready (rc_writer__flush()): call that as well, as ringcap
+ * record does every second, to bound how long a record waits.
  *
  * Return: 0; -EINVAL, with nothing taken, when @recs is not a run of whole
  * records (a size under the header's, not a multiple of RC_REC_ALIGN, or

@@ -155,15 +155,17 @@ out:
 }
 
 /*
- * The writer's runs: records of two sizes, in batches of 1 to 37, pairs of
- * them swapped so that runs in held break, chunks of 4 KiB so that chunk
- * ends fall inside runs, flushes from rc_writer__add() alone. Every record
- * comes out once, intact and in order.
+ * The writer's runs: records of two sizes, in batches of 1 to 37. The
+ * first half has one pair in eight swapped, so that runs in held break and
+ * what a flush keeps back (a 50 us window, 500 records) is a run longer
+ * than a 4 KiB chunk; the second half is in order, so that whole chunks
+ * are one run. Flushes come from rc_writer__add() alone. Every record
+ * comes out once, intact and in order, and the trailer counts its bytes.
  */
 void test_format_runs(void)
 {
-	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 4096, .reorder_ns = 5000 };
-	enum { N = 20000 };
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 4096, .reorder_ns = 50000 };
+	enum { N = 40000 };
 	static unsigned char batch[37 * sizeof(struct rc_ev_syscall)];
 	const struct rc_trailer *tr;
 	const struct rc_rec_hdr *rec;
@@ -171,7 +173,7 @@ void test_format_runs(void)
 	struct rc_reader *r = NULL;
 	struct rc_writer *w;
 	struct rc_meta m;
-	uint64_t prev = 0;
+	uint64_t prev = 0, bytes = 0;
 	unsigned int i = 0, n = 0, bad = 0;
 	size_t len = 0, want = 1;
 	char path[64];
@@ -185,10 +187,14 @@ void test_format_runs(void)
 	if (!ASSERT_OK_PTR(w, "writer"))
 		goto out;
 	for (i = 0; i < N && !err; i++) {
-		/* 0 1 2 3 4 5 ... as 0 2 1 3 5 4 ...: every third pair swapped */
-		unsigned int id = i % 3 == 1 && i + 1 < N ? i + 1 : i % 3 == 2 ? i - 1 : i;
-		uint64_t ts = 1000 + 100ull * id;
+		unsigned int id = i;
+		uint64_t ts;
 
+		if (i < N / 2 && i % 8 == 3)
+			id = i + 1;
+		else if (i < N / 2 && i % 8 == 4)
+			id = i - 1;
+		ts = 1000 + 100ull * id;
 		if (id % 5 == 0) {
 			struct rc_ev_syscall e = { .hdr = { .ts = ts, .type = RC_EV_SYSCALL,
 							    .size = sizeof(e) } };
@@ -204,6 +210,7 @@ void test_format_runs(void)
 		}
 		if (len >= want * sizeof(struct rc_ev_exit) || i + 1 == N) {
 			err = rc_writer__add(w, batch, len);
+			bytes += len;
 			len = 0;
 			want = want % 37 + 1;
 		}
@@ -231,7 +238,8 @@ void test_format_runs(void)
 	tr = rc_reader__trailer(r);
 	if (ASSERT_OK_PTR(tr, "trailer")) {
 		ASSERT_EQ(tr->late, 0, "late");
-		ASSERT_TRUE(tr->nchunks > 100, "many chunks");
+		ASSERT_EQ(tr->raw_bytes, bytes, "raw bytes");
+		ASSERT_TRUE(tr->nchunks > 200, "many chunks");
 	}
 out:
 	rc_reader__free(r);
