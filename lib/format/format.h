@@ -26,7 +26,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 5
+#define RC_VERSION_MINOR 6
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -47,6 +47,7 @@
 #define RC_CODEC_ZSTD	      1 /* a zstd frame of the records */
 #define RC_CODEC_ZSTD_SHUFFLE 2 /* a zstd frame of the records shuffled (shuffle.h); v1.2 */
 #define RC_CODEC_FTRACE	      3 /* v1.4: a zstd frame of fragments (struct rc_disk_frag) */
+#define RC_CODEC_ZSTD_CLASSES 4 /* v1.6: a zstd frame of the records shuffled by size (shuffle.h) */
 
 /* Limits a reader enforces before trusting a length. */
 #define RC_MAX_BLOCK	  (16u << 20) /* payload of a metadata block */

@@ -44,6 +44,7 @@ struct rc_reader {
 
 	ZSTD_DCtx *dctx;
 	struct rc_strbuf payload, data, enc, raw; /* enc: a shuffled or ftrace chunk */
+	struct rc_strbuf gather;		  /* a chunk shuffled by class, by class */
 	size_t raw_pos;
 
 	struct rc_stats stats;
@@ -371,24 +372,41 @@ static int check_records(struct rc_reader *r, const struct rc_disk_chunk *dc)
 }
 
 /*
+ * The frame content size a chunk of @dc's codec may have: exactly its raw
+ * size unshuffled; shuffled, 8 bytes a run more, one run at least; by
+ * class, 4 bytes, a byte a record and 8 a class more, one class at least.
+ */
+static bool frame_size_fits(const struct rc_disk_chunk *dc, unsigned long long fcs)
+{
+	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR)
+		return false;
+	switch (dc->codec) {
+	case RC_CODEC_ZSTD_SHUFFLE:
+		return fcs >= dc->raw_size + RC_SHUFFLE_RUN_HDR &&
+		       fcs <= rc_shuffle__bound(dc->raw_size, dc->nrec);
+	case RC_CODEC_ZSTD_CLASSES:
+		return fcs >= 12ull + dc->nrec + dc->raw_size &&
+		       fcs <= rc_classes__bound(dc->raw_size, dc->nrec);
+	default:
+		return fcs == dc->raw_size;
+	}
+}
+
+/*
  * Decompress the chunk's frame in r->data into r->raw: directly, or for a
- * shuffled chunk through r->enc, whose size is checked against what runs
- * of dc->nrec records can add (8 bytes a run, one run at least).
+ * shuffled chunk through r->enc (and by class, r->gather), whose size is
+ * checked first (frame_size_fits()).
  */
 static int inflate_chunk(struct rc_reader *r, const struct rc_disk_chunk *dc)
 {
-	bool shuffled = dc->codec == RC_CODEC_ZSTD_SHUFFLE;
+	bool plain = dc->codec == RC_CODEC_ZSTD;
 	unsigned long long fcs = ZSTD_getFrameContentSize(r->data.buf, dc->data_size);
-	struct rc_strbuf *dst = shuffled ? &r->enc : &r->raw;
+	struct rc_strbuf *dst = plain ? &r->raw : &r->enc;
 	const char *why = NULL;
 	size_t n;
 	int err;
 
-	if (!shuffled && fcs != dc->raw_size)
-		return bad_chunk(r, "chunk frame size differs from its header");
-	if (shuffled && (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
-			 fcs < dc->raw_size + RC_SHUFFLE_RUN_HDR ||
-			 fcs > rc_shuffle__bound(dc->raw_size, dc->nrec)))
+	if (!frame_size_fits(dc, fcs))
 		return bad_chunk(r, "chunk frame size differs from its header");
 	if (ZSTD_findFrameCompressedSize(r->data.buf, dc->data_size) != dc->data_size)
 		return bad_chunk(r, "chunk data is not one zstd frame");
@@ -399,15 +417,20 @@ static int inflate_chunk(struct rc_reader *r, const struct rc_disk_chunk *dc)
 	n = ZSTD_decompressDCtx(r->dctx, dst->buf, fcs, r->data.buf, dc->data_size);
 	if (ZSTD_isError(n) || n != fcs)
 		return bad_chunk(r, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
-	if (!shuffled) {
+	if (plain) {
 		r->raw.len = n;
 		return 0;
 	}
 	r->raw.len = 0;
 	err = rc_strbuf__reserve(&r->raw, dc->raw_size);
+	if (!err && dc->codec == RC_CODEC_ZSTD_CLASSES)
+		err = rc_strbuf__reserve(&r->gather, dc->raw_size);
 	if (err)
 		return err;
-	if (rc_shuffle__decode(r->enc.buf, n, r->raw.buf, dc->raw_size, dc->nrec, &why))
+	if (dc->codec == RC_CODEC_ZSTD_SHUFFLE ?
+		    rc_shuffle__decode(r->enc.buf, n, r->raw.buf, dc->raw_size, dc->nrec, &why) :
+		    rc_classes__decode(r->enc.buf, n, r->raw.buf, dc->raw_size, dc->nrec,
+				       r->gather.buf, &why))
 		return bad_chunk(r, why);
 	r->raw.len = dc->raw_size;
 	return 0;
@@ -487,7 +510,7 @@ static int load_chunk(struct rc_reader *r, uint64_t off)
 	    dc.nrec > dc.raw_size / sizeof(struct rc_rec_hdr))
 		return skip_bad_chunk(r, off, &dc, "chunk header inconsistent", 0);
 	if (dc.codec != RC_CODEC_ZSTD && dc.codec != RC_CODEC_ZSTD_SHUFFLE &&
-	    dc.codec != RC_CODEC_FTRACE)
+	    dc.codec != RC_CODEC_FTRACE && dc.codec != RC_CODEC_ZSTD_CLASSES)
 		return skip_bad_chunk(r, off, &dc, "chunk compressed with an unknown codec",
 				      dc.nrec);
 	/*
@@ -803,6 +826,7 @@ void rc_reader__free(struct rc_reader *r)
 	rc_strbuf__free(&r->payload);
 	rc_strbuf__free(&r->data);
 	rc_strbuf__free(&r->enc);
+	rc_strbuf__free(&r->gather);
 	rc_strbuf__free(&r->raw);
 	free(r->stats.entries);
 	free(r->hist);

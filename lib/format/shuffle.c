@@ -163,6 +163,14 @@ static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned 
 		for (b = 8; b < size; b += 8)
 			block(rec + b, size, out + b * k + i, k);
 	}
+	if (k == 1) { /* a run of one record is laid out as it is */
+		uint64_t ts = load64le(in);
+
+		store64le(out, ts - *prev);
+		*prev = ts;
+		memcpy(out + 8, in + 8, size - 8);
+		return;
+	}
 	for (; i < k; i++) {
 		const unsigned char *rec = in + i * size;
 		uint64_t ts = load64le(rec), delta = ts - *prev;
@@ -189,6 +197,12 @@ static void decode_run(const unsigned char *in, size_t k, size_t size, unsigned 
 			*prev += load64le(rec + r * size);
 			store64le(rec + r * size, *prev);
 		}
+	}
+	if (k == 1) {
+		memcpy(out, in, size);
+		*prev += load64le(out);
+		store64le(out, *prev);
+		return;
 	}
 	for (; i < k; i++) {
 		unsigned char *rec = out + i * size;
@@ -217,6 +231,21 @@ static bool sizes_are(size_t size, const unsigned char *recs, size_t k)
 		if (rec_size(recs + i * size) != size)
 			return false;
 	return true;
+}
+
+size_t rc_shuffle__runs(const void *recs, size_t len)
+{
+	const unsigned char *in = recs;
+	size_t pos = 0, runs = 0, size = 0;
+
+	while (pos < len) {
+		size_t s = rec_size(in + pos);
+
+		runs += s != size;
+		size = s;
+		pos += s;
+	}
+	return runs;
 }
 
 size_t rc_shuffle__encode(const void *recs, size_t len, void *out)
@@ -289,6 +318,134 @@ int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len,
 	if (done != out_len || seen != nrec) {
 		*why = "shuffled chunk shorter than its header says";
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The class of size @s among @n in @size, @last first; @n if none. */
+static size_t class_of(const uint32_t *size, size_t n, size_t last, size_t s)
+{
+	size_t c;
+
+	if (last < n && size[last] == s)
+		return last;
+	for (c = 0; c < n; c++)
+		if (size[c] == s)
+			break;
+	return c;
+}
+
+size_t rc_classes__encode(const void *recs, size_t len, void *out, void *scratch)
+{
+	const unsigned char *in = recs;
+	unsigned char *o = out, *cls, *dst, *sc = scratch;
+	uint32_t size[RC_CLASSES_MAX], count[RC_CLASSES_MAX] = { 0 };
+	size_t start[RC_CLASSES_MAX], fill[RC_CLASSES_MAX];
+	size_t pos, s, c = 0, n = 0, nrec = 0, i;
+
+	if (!len)
+		return 0;
+	for (pos = 0; pos < len; pos += s, nrec++) {
+		s = rec_size(in + pos);
+		c = class_of(size, n, c, s);
+		if (c == n) {
+			if (n == RC_CLASSES_MAX)
+				return 0;
+			size[n] = s;
+			n++;
+		}
+		count[c]++;
+	}
+	store32le(o, n);
+	for (c = 0, pos = 0; c < n; c++) {
+		store32le(o + 4 + 8 * c, count[c]);
+		store32le(o + 8 + 8 * c, size[c]);
+		start[c] = fill[c] = pos;
+		pos += (size_t)count[c] * size[c];
+	}
+	/* each record's class, in order; the records gathered by class */
+	cls = o + 4 + 8 * n;
+	for (pos = 0, i = 0, c = 0; pos < len; pos += s, i++) {
+		s = rec_size(in + pos);
+		c = class_of(size, n, c, s);
+		cls[i] = c;
+		memcpy(sc + fill[c], in + pos, s);
+		fill[c] += s;
+	}
+	dst = cls + nrec;
+	for (c = 0; c < n; c++) {
+		uint64_t prev = 0;
+
+		encode_run(sc + start[c], count[c], size[c], dst, &prev);
+		dst += (size_t)count[c] * size[c];
+	}
+	return dst - o;
+}
+
+int rc_classes__decode(const void *in, size_t in_len, void *out, size_t out_len, uint32_t nrec,
+		       void *scratch, const char **why)
+{
+	const unsigned char *p = in, *cls, *data;
+	unsigned char *o = out, *sc = scratch;
+	uint32_t n, size[RC_CLASSES_MAX], count[RC_CLASSES_MAX], used[RC_CLASSES_MAX] = { 0 };
+	size_t start[RC_CLASSES_MAX], next[RC_CLASSES_MAX], hdr, c, i, done = 0;
+	uint64_t recs = 0, bytes = 0;
+
+	if (in_len < 4) {
+		*why = "classed chunk ends inside its header";
+		return -EINVAL;
+	}
+	n = load32le(p);
+	if (!n || n > RC_CLASSES_MAX) {
+		*why = "classed chunk has an impossible number of record sizes";
+		return -EINVAL;
+	}
+	hdr = 4 + 8 * (size_t)n;
+	if (in_len < hdr) {
+		*why = "classed chunk ends inside its header";
+		return -EINVAL;
+	}
+	for (c = 0; c < n; c++) {
+		count[c] = load32le(p + 4 + 8 * c);
+		size[c] = load32le(p + 8 + 8 * c);
+		if (!count[c]) {
+			*why = "classed chunk has a size of no records";
+			return -EINVAL;
+		}
+		if (size[c] < sizeof(struct rc_rec_hdr) || size[c] > RC_REC_MAX ||
+		    size[c] % RC_REC_ALIGN || class_of(size, c, 0, size[c]) < c) {
+			*why = "classed chunk has an impossible record size";
+			return -EINVAL;
+		}
+		start[c] = next[c] = bytes;
+		recs += count[c];
+		bytes += (uint64_t)count[c] * size[c]; /* < 2^32 * 2^16 a class: no overflow */
+	}
+	if (recs != nrec || bytes != out_len || in_len - hdr != nrec + (uint64_t)out_len) {
+		*why = "classed chunk holds another number of records or bytes than its header says";
+		return -EINVAL;
+	}
+	cls = p + hdr;
+	data = cls + nrec;
+	for (c = 0; c < n; c++) {
+		uint64_t prev = 0;
+
+		decode_run(data + start[c], count[c], size[c], sc + start[c], &prev);
+		if (!sizes_are(size[c], sc + start[c], count[c])) {
+			*why = "classed chunk holds a record of another size than its class";
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < nrec; i++) {
+		c = cls[i];
+		if (c >= n || used[c] == count[c]) {
+			*why = "classed chunk's record classes do not match their counts";
+			return -EINVAL;
+		}
+		memcpy(o + done, sc + next[c], size[c]);
+		next[c] += size[c];
+		done += size[c];
+		used[c]++;
 	}
 	return 0;
 }

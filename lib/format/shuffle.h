@@ -37,12 +37,55 @@ static inline size_t rc_shuffle__bound(size_t len, size_t nrec)
 size_t rc_shuffle__encode(const void *recs, size_t len, void *out);
 
 /*
+ * How many runs rc_shuffle__encode() would cut @len bytes of whole records
+ * into (sizes checked by the caller, as there).
+ */
+size_t rc_shuffle__runs(const void *recs, size_t len);
+
+/*
  * Decode @in_len bytes into exactly @out_len bytes of exactly @nrec
  * records. Returns 0, or -EINVAL with *@why saying what is wrong: every
  * length is checked before it is used.
  */
 int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len, uint32_t nrec,
 		       const char **why);
+
+/*
+ * The chunk codec RC_CODEC_ZSTD_CLASSES: for records of a few sizes in
+ * turn (a syscall's entry and exit), whose runs of one size are too short
+ * to shuffle. The records are grouped by size, each group shuffled whole:
+ *
+ *   u32 nclass                         1 to RC_CLASSES_MAX
+ *   nclass times: u32 nrec, u32 size   a class: its records and their size
+ *   u8  class[nrec]                    each record's class, in chunk order
+ *   nclass times: u8 bytes[nrec*size]  the class's records, shuffled as a
+ *                                      run above; each ts the difference
+ *                                      from the class's record before
+ */
+#define RC_CLASSES_MAX 16
+
+/* The encoded size of @len bytes of @nrec records is at most this. */
+static inline size_t rc_classes__bound(size_t len, size_t nrec)
+{
+	return 4 + 8 * RC_CLASSES_MAX + nrec + len;
+}
+
+/*
+ * Encode @len bytes of whole records (sizes checked by the caller) into
+ * @out, with room for rc_classes__bound(), through @scratch, with room for
+ * @len; returns the bytes written, or 0 when there are none or they have
+ * more than RC_CLASSES_MAX sizes.
+ */
+size_t rc_classes__encode(const void *recs, size_t len, void *out, void *scratch);
+
+/*
+ * Decode @in_len bytes into exactly @out_len bytes of exactly @nrec
+ * records, through @scratch, with room for @out_len. Returns 0, or
+ * -EINVAL with *@why saying what is wrong: every length and class is
+ * checked before it is used.
+ */
+int rc_classes__decode(const void *in, size_t in_len, void *out, size_t out_len, uint32_t nrec,
+		       void *scratch, const char **why);
 
 /* Tests: use the portable transpose even where a vector one exists. */
 void rc_shuffle__scalar_only(bool on);

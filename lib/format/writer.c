@@ -33,7 +33,7 @@ struct rc_writer {
 	size_t chunk_size;
 	uint64_t reorder_ns;
 	bool store;   /* --no-compress: zstd frames of raw blocks */
-	bool shuffle; /* RC_CODEC_ZSTD_SHUFFLE */
+	bool shuffle; /* RC_CODEC_ZSTD_SHUFFLE or _CLASSES, as pays */
 
 	/* records held back for sorting */
 	struct rc_strbuf held, spare;
@@ -47,6 +47,7 @@ struct rc_writer {
 
 	struct rc_strbuf raw;  /* the chunk being built */
 	struct rc_strbuf enc;  /* shuffled */
+	struct rc_strbuf gather; /* records by size, for RC_CODEC_ZSTD_CLASSES */
 	struct rc_strbuf zbuf; /* its compressed frame */
 
 	struct rc_trailer tr;
@@ -187,13 +188,52 @@ static size_t store_frame(unsigned char *out, const unsigned char *in, size_t le
 	return n;
 }
 
-/* @len bytes of records, shuffled unless stored, as one zstd frame in w->zbuf of *@csize bytes. */
+/*
+ * Shuffle a chunk of one run, or whose runs of one record size are 8
+ * records long or more on average (RC_CODEC_ZSTD_SHUFFLE); a shorter run goes a byte at a time
+ * and costs a run header. A chunk of records of a few sizes in turn (a
+ * syscall's entry and exit) is shuffled by size (RC_CODEC_ZSTD_CLASSES),
+ * one of many sizes compressed as it is.
+ */
+static int encode_chunk(struct rc_writer *w, const void **src, size_t *len, uint32_t nrec,
+			uint32_t *codec)
+{
+	size_t n, runs = rc_shuffle__runs(*src, *len);
+	int err;
+
+	if (runs == 1 || runs * 8 <= nrec) {
+		err = rc_strbuf__reserve(&w->enc, rc_shuffle__bound(*len, nrec));
+		if (err)
+			return err;
+		*len = rc_shuffle__encode(*src, *len, w->enc.buf);
+		*src = w->enc.buf;
+		*codec = RC_CODEC_ZSTD_SHUFFLE;
+		return 0;
+	}
+	err = rc_strbuf__reserve(&w->enc, rc_classes__bound(*len, nrec));
+	err = err ?: rc_strbuf__reserve(&w->gather, *len);
+	if (err)
+		return err;
+	n = rc_classes__encode(*src, *len, w->enc.buf, w->gather.buf);
+	if (n) {
+		*len = n;
+		*src = w->enc.buf;
+		*codec = RC_CODEC_ZSTD_CLASSES;
+	}
+	return 0;
+}
+
+/*
+ * @len bytes of records, shuffled unless stored or not worth it (*@codec
+ * says how), as one zstd frame in w->zbuf of *@csize bytes.
+ */
 static int frame_chunk(struct rc_writer *w, const void *src, size_t len, uint32_t nrec,
-		       size_t *csize)
+		       size_t *csize, uint32_t *codec)
 {
 	size_t bound;
 	int err;
 
+	*codec = RC_CODEC_ZSTD;
 	w->zbuf.len = 0;
 	if (w->store) {
 		err = rc_strbuf__reserve(&w->zbuf, store_bound(len));
@@ -202,11 +242,9 @@ static int frame_chunk(struct rc_writer *w, const void *src, size_t len, uint32_
 		return err;
 	}
 	if (w->shuffle) {
-		err = rc_strbuf__reserve(&w->enc, rc_shuffle__bound(len, nrec));
+		err = encode_chunk(w, &src, &len, nrec, codec);
 		if (err)
 			return err;
-		len = rc_shuffle__encode(src, len, w->enc.buf);
-		src = w->enc.buf;
 	}
 	bound = ZSTD_compressBound(len);
 	err = rc_strbuf__reserve(&w->zbuf, bound);
@@ -251,6 +289,7 @@ static int write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nre
 {
 	const char *src = w->held.buf + off;
 	struct rc_disk_chunk dc;
+	uint32_t codec;
 	size_t csize;
 	int err;
 
@@ -261,10 +300,10 @@ static int write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nre
 		src = w->raw.buf;
 		len = w->raw.len;
 	}
-	err = frame_chunk(w, src, len, nrec, &csize);
+	err = frame_chunk(w, src, len, nrec, &csize, &codec);
 	if (err)
 		return err;
-	dc = (struct rc_disk_chunk){ .codec = w->shuffle ? RC_CODEC_ZSTD_SHUFFLE : RC_CODEC_ZSTD,
+	dc = (struct rc_disk_chunk){ .codec = codec,
 				     .nrec = nrec,
 				     .first_ts = first,
 				     .last_ts = last,
@@ -532,6 +571,7 @@ void rc_writer__free(struct rc_writer *w)
 	rc_strbuf__free(&w->held);
 	rc_strbuf__free(&w->spare);
 	rc_strbuf__free(&w->raw);
+	rc_strbuf__free(&w->gather);
 	rc_strbuf__free(&w->enc);
 	rc_strbuf__free(&w->zbuf);
 	free(w->refs);

@@ -86,7 +86,31 @@ static int add_all(struct rc_writer *w, unsigned int n)
 	return err;
 }
 
-enum seed_codec { SHUFFLED, PLAIN, STORED };
+/*
+ * Eight syscall records an iteration, of one size: long runs, which the
+ * writer shuffles as runs (codec 2); add_all()'s kinds in turn it shuffles
+ * by class (codec 4).
+ */
+static int add_runs(struct rc_writer *w, unsigned int n)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < 8 * n && !err; i++) {
+		struct rc_ev_syscall sc;
+
+		hdr(&sc.hdr, RC_EV_SYSCALL, sizeof(sc), 1000 + 10 * i);
+		sc.nr = 39;
+		sc.__pad = 0;
+		sc.ret = i;
+		sc.duration = i * 3;
+		memset(sc.args, i, sizeof(sc.args));
+		err = rc_writer__add(w, &sc, sizeof(sc));
+	}
+	return err;
+}
+
+enum seed_codec { SHUFFLED, SHUFFLED_RUNS, PLAIN, STORED };
 enum seed_end { WHOLE, CUT, DAMAGED };
 
 /*
@@ -170,7 +194,8 @@ static int write_seed(const char *dir, const char *name, unsigned int n, size_t 
 		close(fd);
 		return -errno;
 	}
-	err = add_all(w, n) ?: rc_writer__add_stats(w, &st) ?: rc_writer__finish(w);
+	err = (codec == SHUFFLED_RUNS ? add_runs(w, n) : add_all(w, n)) ?:
+	      rc_writer__add_stats(w, &st) ?: rc_writer__finish(w);
 	rc_writer__free(w);
 	len = lseek(fd, 0, SEEK_END);
 	if (!err && end == CUT && ftruncate(fd, len * 2 / 3))
@@ -492,6 +517,7 @@ int main(int argc, char **argv)
 	err = write_seed(argv[1], "one.rcap", 1, 4096, WHOLE, SHUFFLED) ?:
 	      write_seed(argv[1], "chunks.rcap", 8, 1024, WHOLE, SHUFFLED) ?:
 	      write_seed(argv[1], "runs.rcap", 40, 4096, WHOLE, SHUFFLED) ?:
+	      write_seed(argv[1], "long_runs.rcap", 40, 4096, WHOLE, SHUFFLED_RUNS) ?:
 	      write_seed(argv[1], "plain.rcap", 8, 1024, WHOLE, PLAIN) ?:
 	      write_seed(argv[1], "stored.rcap", 8, 1024, WHOLE, STORED) ?:
 	      write_seed(argv[1], "truncated.rcap", 8, 1024, CUT, SHUFFLED) ?:
