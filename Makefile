@@ -63,7 +63,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 BPF_NAMES := syscalls sched follow dyn
 SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES))
 # lib/ in layers, a folder each (README, Layout); sources by folder.
-LIB_DIRS := util format decode tracefs capture capture/perf capture/bpf capture/ftrace
+LIB_DIRS := util format decode tracefs symbol capture capture/perf capture/bpf capture/ftrace
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS)) $(OUTPUT)/lib/syscall_names.o
 # only the files that include a BPF skeleton wait for them

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * User-space symbols for the addresses of user stacks (bpf_get_stack() with
+ * BPF_F_USER_STACK), as perf resolves them: a process's executable mappings
+ * are snapshotted while it runs, with its files kept open, and its
+ * addresses resolved later, after it may have exited and its files been
+ * deleted. Not safe against concurrent calls on one struct rc_usym.
+ */
+#ifndef RINGCAP_SYMBOL_USYM_H
+#define RINGCAP_SYMBOL_USYM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rc_usym;
+
+/**
+ * struct rc_usym_hit - what an address resolved to
+ * @sym: the symbol's name, NULL if none was found; valid until rc_usym__free()
+ * @sym_off: the address - the symbol's start (when @sym)
+ * @dso: the mapping's object: the path of the mapped file, "[vdso]",
+ *	 "[perf-PID.map]", "//anon" for anonymous code, "[vsyscall]" and other
+ *	 named kernel mappings as /proc/PID/maps names them; NULL if no
+ *	 mapping covers the address. Valid until rc_usym__free()
+ * @file_off: the address's offset in the file (when @dso): for
+ *	      "libc.so.6+0x1234"; in an anonymous mapping, its offset there;
+ *	      for a perf map's symbol, the address itself
+ * @build_id: the object's GNU build-id in hex, or NULL
+ */
+struct rc_usym_hit {
+	const char *sym;
+	uint64_t sym_off;
+	const char *dso;
+	uint64_t file_off;
+	const char *build_id;
+};
+
+/**
+ * rc_usym__new() - an empty symbolizer
+ *
+ * Return: the symbolizer; NULL with errno ENOMEM.
+ */
+struct rc_usym *rc_usym__new(void);
+
+/**
+ * rc_usym__free() - close every file a symbolizer holds and free it
+ * @u: the symbolizer, or NULL
+ *
+ * The names and paths it returned are freed with it.
+ */
+void rc_usym__free(struct rc_usym *u);
+
+/**
+ * rc_usym__add_process() - snapshot a process's executable mappings
+ * @u: the symbolizer
+ * @tgid: the process
+ *
+ * Reads /proc/@tgid/maps now. Each executable mapping of a file is opened
+ * through /proc/@tgid/map_files/START-END (which works for deleted files
+ * and other mount namespaces), failing that /proc/@tgid/root/PATH, failing
+ * that PATH. Files are shared by (st_dev, st_ino, st_size, st_mtim,
+ * st_ctim) between mappings and processes, and kept open until their
+ * symbols are read: at the first rc_usym__resolve() that needs them, or
+ * now when the symbolizer holds 256 files open (or a quarter of
+ * RLIMIT_NOFILE) already. A file without .symtab has its debug file looked
+ * up and opened now (by build-id under $RINGCAP_DEBUG_DIR, default
+ * /usr/lib/debug, then by .gnu_debuglink), its .symtab to be used instead.
+ *
+ * The [vdso] is read from /proc/@tgid/mem and parsed now. Anonymous
+ * executable mappings (JIT code) are kept; a perf map, /tmp/perf-PID.map
+ * (as the process's root and PID namespace name it), is read now if there
+ * is one: owned by the process's user or root, a regular file, not a link.
+ *
+ * A second call for the same @tgid (after an exec or a dlopen()) replaces
+ * its snapshot; what the first resolved stays valid. A file that cannot be
+ * opened or parsed is no error: its addresses resolve to the file alone.
+ *
+ * Return: 0; -ESRCH if the process is gone (then an earlier snapshot is
+ * kept); -EINVAL for a negative @tgid; -ENOMEM; -errno reading its maps.
+ */
+int rc_usym__add_process(struct rc_usym *u, int tgid);
+
+/**
+ * rc_usym__has() - has a process been snapshotted?
+ * @u: the symbolizer
+ * @tgid: the process
+ *
+ * Return: true if rc_usym__add_process() succeeded for @tgid once.
+ */
+bool rc_usym__has(const struct rc_usym *u, int tgid);
+
+/**
+ * rc_usym__resolve() - the symbol and mapping of an address of a process
+ * @u: the symbolizer
+ * @tgid: the process, snapshotted
+ * @addr: the address, as in a user stack
+ * @out: set to what @addr resolved to; zeroed on -ENOENT
+ *
+ * The address's offset in the mapped file (@addr - start + the mapping's
+ * offset) becomes the ELF virtual address through the PT_LOAD segment that
+ * holds it (offset - p_offset + p_vaddr), which is what the symbols say,
+ * for PIE, shared libraries and fixed-address executables alike. The symbol
+ * is the function whose [st_value, st_value + st_size) holds it, or, for
+ * code no sized function covers, the nearest label before it. Addresses
+ * outside the file mappings are looked up in the perf map.
+ *
+ * The first address of a file reads the file's symbols (once for every
+ * process mapping it), which is when the file's descriptors are closed.
+ *
+ * Return: 0 when a symbol was found; 1 when only the mapping was (@out's
+ * @dso and @file_off set); -ENOENT when no mapping covers @addr, or @tgid
+ * was never snapshotted.
+ */
+int rc_usym__resolve(struct rc_usym *u, int tgid, uint64_t addr, struct rc_usym_hit *out);
+
+#endif /* RINGCAP_SYMBOL_USYM_H */
