@@ -60,7 +60,7 @@ LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libzstd zlib libxxhash 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP
 
-BPF_NAMES := syscalls sched follow dyn
+BPF_NAMES := syscalls sched follow dyn profile
 SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES))
 # lib/ in layers, a folder each (README, Layout); sources by folder.
 LIB_DIRS := util format decode tracefs symbol capture capture/perf capture/bpf capture/ftrace
@@ -69,7 +69,7 @@ LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS)) $(OUTPUT)/lib/sysc
 # only the files that include a BPF skeleton wait for them
 SKEL_USERS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(shell grep -l '\.skel\.h"' $(LIB_SRCS)))
 CMD_OBJS := $(patsubst cmd/%.c,$(OUTPUT)/cmd/%.o,$(wildcard cmd/*.c))
-TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/workload.c,$(wildcard tests/*.c)))
+TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/workload.c tests/profwork.c,$(wildcard tests/*.c)))
 MAN_SRCS := $(wildcard man/*.rst)
 MANS := $(patsubst man/%.rst,$(OUTPUT)/man/%,$(MAN_SRCS))
 
@@ -89,7 +89,7 @@ endif
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
 	$(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 
-all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load \
+all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/rc_load \
 	$(OUTPUT)/rc_floor man $(USER_BPF)
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
@@ -180,6 +180,14 @@ $(OUTPUT)/rc_workload: tests/workload.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -static -pthread $< -o $@
 
+# The profiling workload: frame pointers, as the sampling tests walk them;
+# dynamic, so that its stacks go through libc and the vDSO (static when
+# cross-built: the guest has no arm64 libc).
+$(OUTPUT)/rc_prof: tests/profwork.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer $(if $(filter x86,$(ARCH)),-mno-omit-leaf-frame-pointer) \
+		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static) $< -o $@
+
 $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 	$(call msg,MAN,$@)
 	$(Q)$(RST2MAN) --halt=warning $< > $@
@@ -235,7 +243,7 @@ FUZZ_LONG_SECONDS ?= 1800
 fuzz-long:
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
 
-test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load $(USER_BPF)
+test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/rc_load $(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
 
 # The integration tests with every ringcap they start under valgrind's

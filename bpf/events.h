@@ -21,6 +21,7 @@ enum rc_event_type {
 	RC_EV_SCHED_FORK = 4,
 	RC_EV_SCHED_EXEC = 5,
 	RC_EV_SCHED_EXIT = 6,
+	RC_EV_SAMPLE = 7, /* record -F / -c: a CPU sample */
 	RC_EV_MAX, /* one past the highest built-in id */
 };
 
@@ -100,6 +101,33 @@ struct rc_ev_exit {
 _Static_assert(sizeof(struct rc_ev_exit) == 48, "rc_ev_exit layout");
 
 /*
+ * A CPU sample (profile.bpf.c): where the task was when the sampling
+ * event fired. The program writes its stack after the record when
+ * knobs.stacks asks for it: nkernel kernel frames, innermost first, then
+ * nuser user frames, innermost first; user space takes them off, stores
+ * each distinct stack once (a STACKS block, ringcap-file(5)) and puts its
+ * id in stack_id. In a capture file nkernel and nuser are 0 and the
+ * record is sizeof(struct rc_ev_sample) bytes.
+ */
+#define RC_STACK_MAX 127 /* frames a side: the kernel's default perf_event_max_stack */
+
+/* rc_ev_sample.hdr.flags */
+#define RC_SAMPLE_F_USER	 0x1 /* the sampled instruction was in user mode */
+#define RC_SAMPLE_F_KSTACK_CUT	 0x2 /* the kernel stack filled RC_STACK_MAX frames: cut */
+#define RC_SAMPLE_F_USTACK_CUT	 0x4 /* the user stack filled RC_STACK_MAX frames: cut */
+#define RC_SAMPLE_F_USTACK_FAIL	 0x8 /* the user stack could not be read */
+
+struct rc_ev_sample {
+	struct rc_ev_hdr hdr;
+	__u64 ip;	/* the sampled instruction */
+	__u64 period;	/* the sampling event's count since the last sample (ns for cpu-clock) */
+	__u32 stack_id; /* 0: none; set by user space */
+	__u16 nkernel;	/* frames that follow, kernel then user: 0 in a file */
+	__u16 nuser;
+};
+_Static_assert(sizeof(struct rc_ev_sample) == 64, "rc_ev_sample layout");
+
+/*
  * Records user space adds to the stream (never made by a BPF program).
  * Their ids are above RC_EV_SLOTS: they have no BPF counters.
  */
@@ -156,8 +184,14 @@ struct rc_knobs {
 	char comm[RC_COMM_LEN];
 	__u32 snap_type; /* perfbuf: notify user space when a record of this type is made */
 	__s32 snap_nr;	 /* ... and, for syscalls, of this number (-1: any) */
+	__u32 stacks;	 /* RC_KNOB_STACK_*: the stacks a sample takes */
+	__u32 __pad;
 };
-_Static_assert(sizeof(struct rc_knobs) == 48, "rc_knobs layout");
+_Static_assert(sizeof(struct rc_knobs) == 56, "rc_knobs layout");
+
+/* rc_knobs.stacks */
+#define RC_KNOB_STACK_KERNEL 0x1
+#define RC_KNOB_STACK_USER   0x2
 
 /* The largest record a BPF program makes, for the perfbuf scratch space. */
 #define RC_SCRATCH_SIZE 512

@@ -126,4 +126,11 @@ int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick,
 /* After capture_run(): say why it stopped, when that is news. */
 void capture_say_end(int how);
 
+/* ---- report --format folded / flamegraph (report_profile.c) ------------ */
+
+/* The profile's samples as folded stacks on stdout, sorted; 0 or -errno. */
+int show_folded(const struct rc_reader *r, const struct rc_profile *p);
+/* The profile's samples as an SVG flame graph on stdout; 0 or -errno. */
+int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, const char *title);
+
 #endif

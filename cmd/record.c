@@ -29,6 +29,7 @@ enum {
 	OPT_EVENT_TYPE,
 	OPT_SET,
 	OPT_CHECK,
+	OPT_CALL_GRAPH,
 };
 
 #define MAX_SETS 64
@@ -47,6 +48,8 @@ static struct env {
 	const char *bpf, *map, *event_type;
 	const char *sets[MAX_SETS];
 	size_t nsets;
+	uint64_t freq, period;
+	enum rc_call_graph call_graph;
 } env;
 
 static const struct argp_option opts[] = {
@@ -75,6 +78,14 @@ static const struct argp_option opts[] = {
 	  "(default: records kept as bytes)" },
 	{ "set", OPT_SET, "NAME=VALUE", 0,
 	  "With --bpf: set a const volatile global of the object before it loads (repeatable)" },
+	{ "freq", 'F', "HZ", 0,
+	  "Sample each CPU HZ times a second (cycles, or cpu-clock without a hardware PMU), "
+	  "besides any -e events; like perf record -F" },
+	{ "count", 'c', "PERIOD", 0,
+	  "Sample every PERIOD events instead (cycles; ns of cpu-clock)" },
+	{ "call-graph", OPT_CALL_GRAPH, "fp", 0,
+	  "Take each sample's kernel and user stack: fp, by frame pointers" },
+	{ NULL, 'g', NULL, 0, "The same as --call-graph=fp" },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Print what this kernel has that record uses, a line each, and what record would "
 	  "use on it; record nothing" },
@@ -133,6 +144,28 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_CHECK:
 		env.check = true;
 		break;
+	case 'F':
+		if (!parse_long(arg, 1, 1000000, &v))
+			argp_error(state, "invalid -F '%s': samples a second, from 1 to 1000000",
+				   arg);
+		env.freq = v;
+		break;
+	case 'c':
+		if (!parse_long(arg, 1, LONG_MAX, &v))
+			argp_error(state, "invalid -c '%s': events between samples, 1 or more", arg);
+		env.period = v;
+		break;
+	case 'g':
+		env.call_graph = RC_CALL_GRAPH_FP;
+		break;
+	case OPT_CALL_GRAPH:
+		if (strcmp(arg, "fp"))
+			argp_error(state,
+				   "invalid --call-graph '%s': fp (frame pointers) is what this "
+				   "version takes",
+				   arg);
+		env.call_graph = RC_CALL_GRAPH_FP;
+		break;
 	case OPT_BPF:
 		env.bpf = arg;
 		break;
@@ -179,6 +212,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				   "the object's programs choose what they trace");
 		if (env.bpf && env.overwrite)
 			argp_error(state, "--overwrite is for ringcap's own programs, not --bpf");
+		if (env.freq && env.period)
+			argp_error(state, "-F and -c exclude each other: a rate or a period");
+		if ((env.freq || env.period) && (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
+			argp_error(state, "-F and -c sample with ringcap's BPF program: not with --bpf "
+					  "or --transport ftrace");
+		if (env.call_graph && !env.freq && !env.period)
+			argp_error(state, "-g takes the stacks of samples: add -F HZ (like -F 99) or -c "
+					  "PERIOD");
 		scope_check(state);
 		break;
 	default:
@@ -440,6 +481,16 @@ int cmd_record(int argc, char **argv)
 	ro.overwrite = env.overwrite;
 	ro.compress_level = env.compress_level;
 	ro.no_compress = env.no_compress;
+	if (env.freq || env.period) {
+		if (!scope.events_buf) { /* only samples: not the default events */
+			ro.events = 0;
+			ro.ntracepoints = ro.nuprobes = 0;
+		}
+		ro.events |= RC_EVENT_BIT(RC_SAMPLE_ID);
+		ro.sample_freq = env.freq;
+		ro.sample_period = env.period;
+		ro.call_graph = env.call_graph;
+	}
 	if (env.bpf) {
 		ro.events = 0;
 		ro.ntracepoints = ro.nuprobes = 0;

@@ -33,9 +33,16 @@ enum hist_kind {
 	HIST_RUNQ,
 };
 
+enum profile_kind {
+	PROFILE_NONE,
+	PROFILE_FOLDED,
+	PROFILE_FLAMEGRAPH,
+};
+
 static struct env {
 	const char *input;
 	enum report_format format;
+	enum profile_kind profile;
 	bool summary;
 	enum hist_kind hist;
 	bool wall;
@@ -50,7 +57,8 @@ static struct env {
 static const struct argp_option opts[] = {
 	{ "input", 'i', "FILE", 0, "Capture to read (default: ringcap.rcap; - for stdin)" },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "text (default), json (JSON Lines), csv, or perfetto" },
+	  "text (default), json (JSON Lines), csv, perfetto; for samples, folded (collapsed "
+	  "stacks) or flamegraph (an SVG)" },
 	{ "summary", OPT_SUMMARY, NULL, 0, "Counts by event, process and syscall, with latencies" },
 	{ "hist", OPT_HIST, "WHAT", 0,
 	  "A log2 histogram: syscall (durations) or runq (wakeup to running)" },
@@ -108,8 +116,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.format = FMT_CSV;
 		else if (!strcmp(arg, "perfetto"))
 			env.format = FMT_PERFETTO;
+		else if (!strcmp(arg, "folded"))
+			env.profile = PROFILE_FOLDED;
+		else if (!strcmp(arg, "flamegraph"))
+			env.profile = PROFILE_FLAMEGRAPH;
 		else
-			argp_error(state, "unknown format '%s': text, json, csv or perfetto", arg);
+			argp_error(state,
+				   "unknown format '%s': text, json, csv, perfetto, folded or "
+				   "flamegraph",
+				   arg);
 		break;
 	case OPT_SUMMARY:
 		env.summary = true;
@@ -158,7 +173,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.input = arg;
 		break;
 	case ARGP_KEY_END:
-		if ((env.summary || env.hist) && env.format != FMT_TEXT)
+		if ((env.summary || env.hist) && (env.format != FMT_TEXT || env.profile))
 			argp_error(state, "--summary and --hist print tables: drop --format");
 		if (env.summary && env.hist)
 			argp_error(state, "--summary or --hist: one at a time");
@@ -372,6 +387,7 @@ static void show_hist(const struct rc_hist *h, const char *unit, const char *wha
 }
 
 struct analysis {
+	struct rc_profile prof;
 	struct rc_summary sum;
 	struct rc_hist hist;
 	struct rc_runq runq;
@@ -381,6 +397,8 @@ struct analysis {
 
 static int analyse(struct analysis *a, const struct rc_meta *m, const struct rc_rec_hdr *rec)
 {
+	if (env.profile)
+		return rc_profile__add(&a->prof, m, rec);
 	if (env.summary)
 		return rc_summary__add(&a->sum, m, rec);
 	if (env.hist == HIST_RUNQ)
@@ -400,8 +418,14 @@ static void analysis_init(struct analysis *a, const struct rc_meta *m)
 	a->runq.div = 1000; /* microseconds, as bcc's runqlat */
 }
 
-static void analysis_show(struct analysis *a, const struct rc_meta *m)
+static int analysis_show(struct analysis *a, const struct rc_meta *m, const struct rc_reader *r)
 {
+	if (env.profile && !a->prof.samples)
+		say("no samples in this capture: record them with -F HZ (and -g for stacks)\n");
+	if (env.profile == PROFILE_FOLDED)
+		return show_folded(r, &a->prof);
+	if (env.profile == PROFILE_FLAMEGRAPH)
+		return show_flamegraph(r, &a->prof, "CPU flame graph");
 	if (env.summary) {
 		show_summary(m, &a->sum);
 	} else if (env.hist == HIST_SYSCALL) {
@@ -414,6 +438,7 @@ static void analysis_show(struct analysis *a, const struct rc_meta *m)
 			    "sched:sched_switch\n");
 		show_hist(&a->runq.hist, "usecs", "wakeup to running (run-queue latency)");
 	}
+	return 0;
 }
 
 /* Where the file was damaged, and what it lost: chunks passed over, whose events are not shown. */
@@ -433,6 +458,7 @@ static void say_damage(const struct rc_reader *r)
 
 static void analysis_free(struct analysis *a)
 {
+	rc_profile__free(&a->prof);
 	rc_summary__free(&a->sum);
 	rc_runq__free(&a->runq);
 }
@@ -469,7 +495,7 @@ int cmd_report(int argc, char **argv)
 	if (!r)
 		return -errno; /* the reader said why */
 	m = rc_reader__meta(r);
-	analysing = env.summary || env.hist;
+	analysing = env.summary || env.hist || env.profile;
 	analysis_init(&a, m);
 	err = setup_filter(&filter, m);
 	if (err)
@@ -507,8 +533,13 @@ int cmd_report(int argc, char **argv)
 		ret = err;
 		goto out;
 	}
-	if (analysing)
-		analysis_show(&a, m);
+	if (analysing) {
+		err = analysis_show(&a, m, r);
+		if (err) {
+			ret = err;
+			goto out;
+		}
+	}
 	if (rc_reader__stats(r))
 		rc_stats__totals(rc_reader__stats(r), &totals);
 	dropped = totals.dropped;

@@ -885,6 +885,55 @@ bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d);
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r);
 
 /**
+ * struct rc_frame - a frame of a stack, named as the capture names it
+ * @addr: the address: the instruction, or a return address
+ * @sym: the function, NULL when none is known
+ * @dso: the file it is in ("[kernel.kallsyms]", a module's "[name]",
+ *	"[vdso]", a path), NULL when not even that is known
+ * @off: into @sym; when @sym is NULL, into @dso's file
+ */
+struct rc_frame {
+	uint64_t addr;
+	const char *sym;
+	const char *dso;
+	uint64_t off;
+};
+
+/**
+ * struct rc_stack - a call stack of the capture, stored once, named by its id
+ * @id: what samples carry (rc_ev_sample.stack_id in events.h), from 1
+ * @pid: the process of its user frames; 0 when it has none
+ * @nkernel: kernel frames, first in @frames, innermost first
+ * @nuser: user frames after them, innermost first
+ * @flags: RC_STACK_F_KERNEL_CUT, RC_STACK_F_USER_CUT: deeper than what was taken
+ * @frames: @nkernel + @nuser of them
+ */
+struct rc_stack {
+	uint32_t id;
+	uint32_t pid;
+	uint16_t nkernel;
+	uint16_t nuser;
+	uint32_t flags;
+	const struct rc_frame *frames;
+};
+
+#define RC_STACK_F_KERNEL_CUT 0x1 /* the kernel stack was deeper than its frames */
+#define RC_STACK_F_USER_CUT   0x2 /* the user stack was deeper than its frames */
+
+/**
+ * rc_reader__stack() - a stack the capture defined, by its id
+ * @r: the reader
+ * @id: a sample's stack id
+ *
+ * Stacks are defined before the records that use them; a reader that
+ * skips chunks (rc_reader__set_range()) still reads every definition.
+ *
+ * Return: the stack, valid until rc_reader__free(); NULL when @id is 0,
+ * or was not defined (its definition was in a damaged block).
+ */
+const struct rc_stack *rc_reader__stack(const struct rc_reader *r, uint32_t id);
+
+/**
  * rc_reader__history() - the totals of every counters block read so far
  * @r: the reader
  * @n: set to their number
@@ -1113,6 +1162,69 @@ void rc_summary__sort(struct rc_summary *s);
  */
 void rc_summary__free(struct rc_summary *s);
 
+/* ---- profiles --------------------------------------------------------- */
+
+/**
+ * struct rc_profile_row - the samples of one task name and one stack
+ * @comm: the task's name, NUL-padded
+ * @stack_id: the stack (rc_reader__stack()); 0: the sample had none
+ * @samples: samples
+ */
+struct rc_profile_row {
+	char comm[16];
+	uint32_t stack_id;
+	uint64_t samples;
+};
+
+/**
+ * struct rc_profile - samples counted by task name and stack, as folded stacks are
+ * @rows: in the order first met
+ * @nrows: rows used
+ * @cap: rows allocated
+ * @samples: every sample added
+ * @no_stack: of them, those without a stack
+ * @index: the rows by name and stack (internal)
+ *
+ * Starts zeroed; rc_profile__add() fills it.
+ */
+struct rc_profile {
+	struct rc_profile_row *rows;
+	size_t nrows, cap;
+	uint64_t samples, no_stack;
+	void *index;
+};
+
+/**
+ * rc_profile__add() - count a record, when it is a sample
+ * @p: the profile
+ * @m: the capture's header, for its schema
+ * @rec: the record, checked as rc_reader__next() hands them out
+ *
+ * Records of other events are passed over.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_profile__add(struct rc_profile *p, const struct rc_meta *m, const struct rc_rec_hdr *rec);
+
+/**
+ * rc_profile__free() - free a profile's rows
+ * @p: left zeroed
+ */
+void rc_profile__free(struct rc_profile *p);
+
+/**
+ * rc_frame__name() - a frame's name, as folded stacks and flame graphs show it
+ * @f: the frame
+ * @buf: where to
+ * @len: its size
+ *
+ * The function's name; without one, the file and the offset into it
+ * ("[libc.so.6+0x27a1b]"), or "[unknown]".
+ *
+ * Return: @buf.
+ */
+const char *rc_frame__name(const struct rc_frame *f, char *buf, size_t len);
+
 /* ---- filters ---------------------------------------------------------- */
 
 #define RC_MAX_EVENT_ID_API 4095 /* event ids are 1 to this (ringcap-file(5)) */
@@ -1240,6 +1352,7 @@ enum rc_drain_mode {
 };
 
 #define RC_EVENT_BIT(type) (1u << (type))
+#define RC_SAMPLE_ID	   7 /* the built-in "sample" event's id (events.h RC_EV_SAMPLE) */
 
 /**
  * rc_parse_events() - the built-in events a list names
@@ -1313,6 +1426,12 @@ int rc_features__probe(struct rc_features *f);
  */
 const char *rc_features__missing(const struct rc_features *f, enum rc_feature_need need);
 
+/* The stacks a sample takes (record -g, --call-graph). */
+enum rc_call_graph {
+	RC_CALL_GRAPH_NONE = 0,
+	RC_CALL_GRAPH_FP, /* kernel and user stacks, walked by frame pointers in the kernel */
+};
+
 struct rc_record_opts {
 	size_t sz; /* sizeof(struct rc_record_opts) */
 	uint32_t events;
@@ -1351,6 +1470,14 @@ struct rc_record_opts {
 	const char *event_type;
 	const char *const *bpf_sets;
 	size_t nbpf_sets;
+	/*
+	 * CPU sampling (events RC_EVENT_BIT(RC_EV_SAMPLE)): samples a second
+	 * on each CPU, or when 0 one every sample_period events (cycles, or
+	 * ns of cpu-clock); and the stacks each sample takes.
+	 */
+	uint64_t sample_freq;
+	uint64_t sample_period;
+	enum rc_call_graph call_graph;
 };
 
 /**

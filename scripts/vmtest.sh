@@ -32,7 +32,7 @@ KERNELS_arm64=(
 )
 
 # The tests every guest runs: recording on every transport and source.
-GUEST_TESTS_x86=matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe
+GUEST_TESTS_x86=matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe,profile_,stacks_
 case "$ARCH" in
 x86)
 	QEMU=qemu-system-x86_64 QEMU_ARGS="-cpu max" CONSOLE=ttyS0
@@ -62,7 +62,7 @@ for t in "$QEMU" busybox cpio apt-get dpkg-deb; do
 	command -v "$t" >/dev/null ||
 		die "$t is missing: scripts/deps.sh --vmtest installs what the kernel matrix needs"
 done
-for f in ringcap test_progs rc_workload rc_load; do
+for f in ringcap test_progs rc_workload rc_load rc_prof; do
 	[ -x "$BUILD/$f" ] || die "$BUILD/$f is missing: run make first"
 done
 mkdir -p "$CACHE"
@@ -149,6 +149,13 @@ build_initramfs() {
 		mv "$ROOT$BUILD/$f" "$ROOT/ringcap/$f"
 	done
 	cp "$BUILD/rc_workload" "$BUILD/rc_load" "$ROOT/ringcap/"
+	# rc_prof is dynamic where it can be (its stacks go through libc), static when cross-built
+	if file -L "$BUILD/rc_prof" | grep -q 'statically linked'; then
+		cp "$BUILD/rc_prof" "$ROOT/ringcap/"
+	else
+		add_with_libs "$BUILD/rc_prof"
+		mv "$ROOT$BUILD/rc_prof" "$ROOT/ringcap/rc_prof"
+	fi
 	# the tests read build-ids with readelf (the host's: x86 only)
 	if [ "$ARCH" = x86 ] && command -v readelf >/dev/null; then
 		add_with_libs "$(command -v readelf)"

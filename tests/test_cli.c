@@ -74,7 +74,7 @@ void test_cli_errors(void)
 			    "invalid duration '-1'");
 	if (test__start_subtest("unknown_format"))
 		expect_fail((char *[]){ rc, "report", "--format", "xml", NULL }, 64,
-			    "unknown format 'xml': text, json, csv or perfetto");
+			    "unknown format 'xml': text, json, csv, perfetto, folded or flamegraph");
 	if (test__start_subtest("flush_ms"))
 		expect_fail((char *[]){ rc, "record", "--flush-ms", "5", NULL }, 64,
 			    "invalid --flush-ms '5': milliseconds from 10 to 60000");

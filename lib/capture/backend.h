@@ -18,6 +18,7 @@
 #include "events.h"
 #include "internal.h"
 #include "capture/dyn.h"
+#include "capture/stacks.h"
 
 #define RC_STATS_NS 1000000000ull /* the counters go to the file once a second */
 #define RC_SCHED_EVENTS                                                                            \
@@ -43,6 +44,7 @@
  * @nrec_written: records in complete chunks (atomic: a writer thread may set it)
  * @written: bytes written (atomic)
  * @raw_written: bytes of records before compression (atomic)
+ * @stacks: the stacks samples carry, taken off on the writer's thread (NULL: none)
  * @started: rc_session__start() succeeded
  * @stopped: rc_session__stop() ran
  */
@@ -59,6 +61,7 @@ struct rc_capture {
 	unsigned int clock_every;
 	struct rc_stats last;
 	uint64_t nrec_written, written, raw_written;
+	struct rc_stacks *stacks;
 	bool started, stopped;
 };
 

@@ -37,6 +37,12 @@ static int write_item(struct rc_batcher *b, struct rc_batch_item *it)
 
 	switch (it->kind) {
 	case RC_ITEM_RECORDS:
+		if (b->c->stacks) {
+			int err = rc_stacks__take(b->c->stacks, w, it->b->buf, &it->b->len);
+
+			if (err)
+				return err;
+		}
 		return rc_writer__add(w, it->b->buf, it->b->len);
 	case RC_ITEM_STATS:
 		return rc_writer__add_stats(w, &it->st);

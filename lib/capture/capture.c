@@ -88,4 +88,6 @@ void rc_capture__release(struct rc_capture *c)
 	c->schema = NULL;
 	free(c->last.entries);
 	c->last.entries = NULL;
+	rc_stacks__free(c->stacks);
+	c->stacks = NULL;
 }

@@ -26,13 +26,14 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 6
+#define RC_VERSION_MINOR 7
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
 #define RC_BLOCK_STATS	 3
 #define RC_BLOCK_TRAILER 4
 #define RC_BLOCK_END	 5
+#define RC_BLOCK_STACKS	 6 /* v1.7: symbols and stacks, each defined once, before first use */
 
 /* Header sections: u16 id, u16 reserved (0), u32 len, u8 data[len] */
 #define RC_SEC_INFO    1
@@ -134,6 +135,51 @@ struct rc_disk_stat {
 	uint64_t missed;
 };
 _Static_assert(sizeof(struct rc_disk_stat) == 48, "rc_disk_stat layout");
+
+/*
+ * stacks payload: this, then nsyms symbol entries, then nstacks stack
+ * entries. Ids count from 1 in a file; a frame names a symbol defined in
+ * this block or an earlier one, a sample a stack defined so.
+ */
+struct rc_disk_stacks {
+	uint32_t nsyms;
+	uint32_t nstacks;
+};
+_Static_assert(sizeof(struct rc_disk_stacks) == 8, "rc_disk_stacks layout");
+
+/*
+ * A symbol: this, then name_len bytes of its name, dso_len bytes of the
+ * file (or "[kernel.kallsyms]", a module's "[name]", "[vdso]"), then zero
+ * padding to a multiple of 8. No name: the frame is only known to be in
+ * that file, at the frame's off bytes into it.
+ */
+struct rc_disk_sym {
+	uint32_t id;
+	uint16_t name_len;
+	uint16_t dso_len;
+};
+_Static_assert(sizeof(struct rc_disk_sym) == 8, "rc_disk_sym layout");
+
+/* A stack: this, then nkernel, then nuser frames, each innermost first. */
+struct rc_disk_stack {
+	uint32_t id;
+	uint32_t pid;	/* the process its user frames are in; 0 without user frames */
+	uint16_t nkernel;
+	uint16_t nuser;
+	uint32_t flags; /* RC_STACK_F_* (ringcap.h) */
+};
+_Static_assert(sizeof(struct rc_disk_stack) == 16, "rc_disk_stack layout");
+
+struct rc_disk_frame {
+	uint64_t addr;
+	uint32_t sym; /* 0: nothing known */
+	uint32_t off; /* into the symbol; or, for a symbol without a name, into its file */
+};
+_Static_assert(sizeof(struct rc_disk_frame) == 16, "rc_disk_frame layout");
+
+#define RC_MAX_STACK_ID	 (1u << 22)
+#define RC_MAX_SYM_ID	 (1u << 22)
+#define RC_MAX_FRAMES	 512 /* a side, in a stack entry */
 
 /* trailer payload: this, then nindex struct rc_disk_index */
 struct rc_disk_trailer {

@@ -20,6 +20,7 @@
 #include "format/header.h"
 #include "format/input.h"
 #include "format/resync.h"
+#include "format/stacktab.h"
 #include "format/shuffle.h"
 #include "util/mem.h"
 
@@ -56,6 +57,7 @@ struct rc_reader {
 	uint64_t nchunks, nrec, raw_bytes;
 	uint64_t since, until;
 	bool skipped; /* chunks outside the range were passed over */
+	struct rc_stacktab stacks;
 };
 
 static size_t read_some(struct rc_reader *r, void *buf, size_t n)
@@ -562,6 +564,14 @@ static int block_lost(struct rc_reader *r, uint64_t off, const char *why)
 	return rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 0, 0);
 }
 
+static int load_stacks(struct rc_reader *r, uint64_t off)
+{
+	const char *why = NULL;
+	int err = rc_stacktab__add_block(&r->stacks, r->payload.buf, r->payload.len, &why);
+
+	return err == -EBADMSG ? block_lost(r, off, why) : err;
+}
+
 static int load_stats(struct rc_reader *r, uint64_t off)
 {
 	const unsigned char *p = (const unsigned char *)r->payload.buf;
@@ -687,6 +697,9 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 		case RC_BLOCK_STATS:
 			err = load_stats(r, off);
 			break;
+		case RC_BLOCK_STACKS:
+			err = load_stacks(r, off);
+			break;
 		case RC_BLOCK_TRAILER:
 			err = load_trailer(r, off);
 			break;
@@ -752,6 +765,49 @@ static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
 	return found >= r->in.offset && found < toff ? found : 0;
 }
 
+/*
+ * Before skipping to @to: the definitions of the STACKS blocks in between,
+ * which the records after @to may use. Block headers are read, and only
+ * STACKS payloads; false when the blocks in between do not walk cleanly to
+ * @to (then the reader reads them all, as without an index).
+ */
+static bool stacks_before(struct rc_reader *r, uint64_t to)
+{
+	uint64_t pos = r->in.offset;
+	const char *why;
+	uint32_t h[4];
+
+	while (pos < to) {
+		uint64_t next;
+
+		if (to - pos < RC_BLOCK_HDR_SIZE || !rc_input__read_at(&r->in, h, sizeof(h), pos) ||
+		    h[0] != RC_FRAME_MAGIC || h[1] < 8)
+			return false;
+		next = pos + 8 + h[1];
+		if (h[2] == RC_BLOCK_CHUNK) {
+			struct rc_disk_chunk dc;
+
+			if (h[1] - 8 < sizeof(dc) ||
+			    !rc_input__read_at(&r->in, &dc, sizeof(dc), pos + RC_BLOCK_HDR_SIZE))
+				return false;
+			next += dc.data_size;
+		} else if (h[2] == RC_BLOCK_STACKS) {
+			r->payload.len = 0;
+			if (!rc_block__len_fits(h[2], h[1] - 8, false) ||
+			    rc_strbuf__reserve(&r->payload, h[1] - 8) ||
+			    !rc_input__read_at(&r->in, r->payload.buf, h[1] - 8, pos + RC_BLOCK_HDR_SIZE))
+				return false;
+			if (rc_block_crc(h[2], r->payload.buf, h[1] - 8) == h[3] &&
+			    rc_stacktab__add_block(&r->stacks, r->payload.buf, h[1] - 8, &why) == -ENOMEM)
+				return false;
+		}
+		if (next > to)
+			return false;
+		pos = next;
+	}
+	return true;
+}
+
 void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until)
 {
 	uint64_t off;
@@ -761,7 +817,7 @@ void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until)
 	if (!since || r->nchunks || r->raw.len || r->dmg.ns)
 		return;
 	off = index_lookup(r, since);
-	if (off > r->in.offset && rc_input__seek(&r->in, off))
+	if (off > r->in.offset && stacks_before(r, off) && rc_input__seek(&r->in, off))
 		r->skipped = true;
 }
 
@@ -780,6 +836,11 @@ bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d)
 	if (d) /* a block cut short at the end is not damage, even if it was read */
 		*d = r->dmg.ns ? r->dmg.d : (struct rc_damage){};
 	return r->dmg.ns > 0;
+}
+
+const struct rc_stack *rc_reader__stack(const struct rc_reader *r, uint32_t id)
+{
+	return rc_stacktab__stack(&r->stacks, id);
 }
 
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r)
@@ -828,6 +889,7 @@ void rc_reader__free(struct rc_reader *r)
 	rc_strbuf__free(&r->enc);
 	rc_strbuf__free(&r->gather);
 	rc_strbuf__free(&r->raw);
+	rc_stacktab__free(&r->stacks);
 	free(r->stats.entries);
 	free(r->hist);
 	free(r->trailer.index);

@@ -481,6 +481,11 @@ int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, co
 	return err;
 }
 
+int rc_writer__add_stacks(struct rc_writer *w, const void *payload, size_t len)
+{
+	return write_block(w, RC_BLOCK_STACKS, payload, len);
+}
+
 void rc_writer__add_late(struct rc_writer *w, uint64_t n)
 {
 	w->tr.late += n;

@@ -31,6 +31,19 @@
 int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
 
 /**
+ * rc_writer__add_stacks() - write a STACKS block
+ * @w: the writer
+ * @payload: struct rc_disk_stacks and its entries (format.h)
+ * @len: its length, at most RC_MAX_BLOCK
+ *
+ * Written at once, ahead of the records held for the reorder window:
+ * call it before adding the records that use what it defines.
+ *
+ * Return: 0, -E2BIG, or the write's error.
+ */
+int rc_writer__add_stacks(struct rc_writer *w, const void *payload, size_t len);
+
+/**
  * rc_writer__add_late() - count records of chunks built elsewhere as out of order
  * @w: the writer
  * @n: records written after a record of a later time

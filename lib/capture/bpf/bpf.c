@@ -19,10 +19,12 @@
 #include "sched.skel.h"
 #include "follow.skel.h"
 #include "dyn.skel.h"
+#include "profile.skel.h"
 
 _Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
 _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");
 _Static_assert(RC_DYN_BASE == RC_FIRST_DYN_ID, "dynamic event ids");
+_Static_assert(RC_EV_SAMPLE == RC_SAMPLE_ID, "the sample event's id");
 
 /* ---- draining --------------------------------------------------------- */
 
@@ -338,6 +340,8 @@ static int attach_sources(struct rc_bpf *s)
 		err = attach_dyn(s);
 	if (!err && s->user)
 		err = rc_user__attach(s->user);
+	if (!err && s->prof)
+		err = rc_sampler__attach(&s->sampler, s->prof->progs.handle_sample);
 	/* last: on a shared tracepoint, the sources see a target before it is forgotten */
 	if (!err && s->follow)
 		err = follow_bpf__attach(s->follow);
@@ -348,6 +352,7 @@ static int attach_sources(struct rc_bpf *s)
 
 static void detach_sources(struct rc_bpf *s)
 {
+	rc_sampler__detach(&s->sampler);
 	if (s->follow)
 		follow_bpf__detach(s->follow);
 	if (s->sched)
@@ -524,6 +529,8 @@ void rc_bpf__teardown(struct rc_capture *c)
 	follow_bpf__destroy(s->follow);
 	rc_user__free(s->user);
 	dyn_bpf__destroy(s->dyn);
+	rc_sampler__close(&s->sampler);
+	profile_bpf__destroy(s->prof);
 	free(s->dcaptured);
 	free(s->dpercpu);
 	free(s->ulost);

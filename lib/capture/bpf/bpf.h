@@ -14,12 +14,14 @@
 #include "capture/dyn.h"
 #include "capture/bpf/perfbuf.h"
 #include "capture/bpf/ringbuf.h"
+#include "capture/bpf/sampler.h"
 #include "capture/bpf/userbpf.h"
 
 struct syscalls_bpf;
 struct sched_bpf;
 struct follow_bpf;
 struct dyn_bpf;
+struct profile_bpf;
 
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 struct rc_bpf;
@@ -38,6 +40,8 @@ struct rc_bpf {
 	struct sched_bpf *sched;
 	struct follow_bpf *follow;
 	struct dyn_bpf *dyn;	      /* tracepoints by name, uprobes */
+	struct profile_bpf *prof;     /* record -F / -c */
+	struct rc_sampler sampler;    /* its perf events */
 	struct rc_features feat;      /* what this kernel has, probed at open */
 	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
 	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */

@@ -12,6 +12,7 @@
 #include "syscalls.skel.h"
 #include "sched.skel.h"
 #include "follow.skel.h"
+#include "profile.skel.h"
 #include "dyn.skel.h"
 
 /* Runs of @prog the kernel skipped: it was already running on that CPU. */
@@ -60,7 +61,7 @@ static void add_missed(struct rc_bpf *s, struct rc_stats *st)
 	struct {
 		uint32_t type;
 		const struct bpf_program *prog;
-	} progs[8];
+	} progs[10];
 	uint64_t missed[RC_EV_MAX] = {};
 	size_t i, n = 0;
 	uint32_t t;
@@ -86,6 +87,8 @@ static void add_missed(struct rc_bpf *s, struct rc_stats *st)
 		    (typeof(progs[0])){ RC_TYPE_FOLLOW, s->follow->progs.handle_follow_fork };
 		/* a skipped exit only keeps a dead tgid a target: nothing is lost */
 	}
+	if (s->prof) /* skipped while another program ran on its CPU (recursion) */
+		progs[n++] = (typeof(progs[0])){ RC_EV_SAMPLE, s->prof->progs.handle_sample };
 	for (i = 0; i < n; i++)
 		missed[progs[i].type] += prog_missed(progs[i].prog);
 	for (t = 0; t < RC_EV_MAX; t++) {

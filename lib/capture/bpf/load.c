@@ -19,6 +19,7 @@
 #include "sched.skel.h"
 #include "follow.skel.h"
 #include "dyn.skel.h"
+#include "profile.skel.h"
 
 /* ---- privileges ------------------------------------------------------- */
 
@@ -87,6 +88,9 @@ static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 		    o->transport == RC_TRANSPORT_PERFBUF ? RC_KNOB_PERFBUF : RC_KNOB_RINGBUF,
 		.snap_type = o->overwrite ? o->snap_type : 0,
 		.snap_nr = o->snap_nr,
+		.stacks = o->call_graph == RC_CALL_GRAPH_FP
+				  ? RC_KNOB_STACK_KERNEL | RC_KNOB_STACK_USER
+				  : 0,
 	};
 
 	if (k.filter_comm)
@@ -514,6 +518,28 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 	return err ? load_failed("follow", err) : 0;
 }
 
+/* record -F / -c: the sampling program, and a perf event a CPU to run it */
+static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
+{
+	int err = rc_sampler__open(&s->sampler, s->c.ncpus, s->c.opts.sample_freq,
+				   s->c.opts.sample_period);
+
+	if (err)
+		return err;
+	if (k->stacks) {
+		s->c.stacks = rc_stacks__new();
+		if (!s->c.stacks)
+			return -errno;
+	}
+	s->prof = profile_bpf__open();
+	if (!s->prof)
+		return load_failed("sampling", -errno);
+	s->prof->rodata->knobs = *k;
+	err = share_maps(s, s->prof->obj);
+	err = err ?: profile_bpf__load(s->prof);
+	return err ? load_failed("sampling", err) : 0;
+}
+
 static int open_sources(struct rc_bpf *s)
 {
 	uint32_t ev = s->c.opts.events;
@@ -526,8 +552,13 @@ static int open_sources(struct rc_bpf *s)
 		err = open_sched(s, &k, ev);
 	if (!err && s->c.dset.n)
 		err = open_dyn(s, &k);
+	if (!err && (ev & RC_EVENT_BIT(RC_EV_SAMPLE)))
+		err = open_profile(s, &k);
 	if (!err && s->c.opts.follow_forks)
 		err = open_follow(s, &k);
+	/* after every program is loaded, so that ours are among the kernel's symbols */
+	if (!err && s->c.stacks)
+		rc_stacks__load_kernel(s->c.stacks); /* failing, frames go unnamed: said */
 	return err;
 }
 

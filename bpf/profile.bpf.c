@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sampling source (record -F / -c): a perf event per CPU (cycles, or
+ * cpu-clock where there is no hardware PMU) runs handle_sample at each
+ * sample, which writes a struct rc_ev_sample, and the stacks knobs.stacks
+ * asks for after it, into the ring every source shares.
+ *
+ * The program runs in the sampling event's overflow handler: a hard
+ * interrupt (cpu-clock's hrtimer) or an NMI (cycles), on top of whatever
+ * ran on the CPU, a tracepoint program of ours included. So it touches
+ * nothing a task-context program uses mid-update: its own per-CPU buffer,
+ * its own counter slot (RC_EV_SAMPLE). The ring's since_query word is
+ * shared, and a sample landing inside another program's update of it can
+ * lose one update, which only moves a wake-up check (rc_wakeup_flags()).
+ */
+#include "common.bpf.h"
+
+struct rc_sample_buf {
+	struct rc_ev_sample s;
+	__u64 frames[2 * RC_STACK_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rc_sample_buf);
+} samplebuf SEC(".maps");
+
+#define STACK_BYTES (RC_STACK_MAX * sizeof(__u64))
+
+/*
+ * Did the sample interrupt user mode? The kernel's user_mode(regs). The
+ * context's registers are the UAPI layout (bpf_user_pt_regs_t), read a
+ * whole word at a time as the verifier wants: x86-64's cs is the 18th
+ * word of struct user_regs_struct. Not through vmlinux.h's struct
+ * pt_regs, whose cs CO-RE sizes as the running kernel has it (a u16 on
+ * 6.1, where an 8-byte read is refused).
+ */
+#if defined(__TARGET_ARCH_x86)
+#define RC_X86_CS_OFF	   (17 * 8)
+#define rc_user_mode(regs) ((*(const __u64 *)((const char *)(regs) + RC_X86_CS_OFF) & 3) == 3)
+#elif defined(__TARGET_ARCH_arm64)
+#define rc_user_mode(regs) ((((struct user_pt_regs *)(regs))->pstate & 0xf) == 0) /* EL0t */
+#else
+#error "rc_user_mode(): unknown architecture"
+#endif
+
+/*
+ * Take a stack into @frames, at most RC_STACK_MAX frames; frames taken.
+ * A full buffer means the stack may go on: the sample is marked cut.
+ */
+static __always_inline __u32 take_stack(void *ctx, __u64 *frames, __u64 flags, bool *cut)
+{
+	long n = bpf_get_stack(ctx, frames, STACK_BYTES, flags);
+
+	if (n <= 0)
+		return 0;
+	*cut = n >= (long)STACK_BYTES;
+	return ((__u32)n / sizeof(__u64)) & 0xff;
+}
+
+SEC("perf_event")
+int handle_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *t = rc_current();
+	struct rc_bpf_stats *st = rc_stats();
+	struct rc_sample_buf *b;
+	__u32 zero = 0, nk = 0, nu = 0, size;
+	bool cut = false;
+	__u16 flags = 0;
+
+	if (!st)
+		return 0;
+	if (!rc_task_wanted(t))
+		return rc_filtered(st, RC_EV_SAMPLE);
+	st->made[RC_EV_SAMPLE]++;
+	b = bpf_map_lookup_elem(&samplebuf, &zero);
+	if (!b)
+		return rc_dropped(st, RC_EV_SAMPLE);
+	if (rc_user_mode(&ctx->regs))
+		flags |= RC_SAMPLE_F_USER;
+	if (knobs.stacks & RC_KNOB_STACK_KERNEL) {
+		nk = take_stack(ctx, b->frames, 0, &cut);
+		if (nk > RC_STACK_MAX)
+			nk = RC_STACK_MAX;
+		if (cut)
+			flags |= RC_SAMPLE_F_KSTACK_CUT;
+	}
+	if (knobs.stacks & RC_KNOB_STACK_USER) {
+		nu = take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
+		if (nu > RC_STACK_MAX)
+			nu = RC_STACK_MAX;
+		if (cut)
+			flags |= RC_SAMPLE_F_USTACK_CUT;
+		if (!nu && t->mm)
+			flags |= RC_SAMPLE_F_USTACK_FAIL;
+	}
+	size = sizeof(b->s) + (nk + nu) * sizeof(__u64);
+	rc_fill_hdr(&b->s.hdr, t, RC_EV_SAMPLE, size);
+	b->s.hdr.flags = flags;
+	b->s.ip = PT_REGS_IP(&ctx->regs);
+	b->s.period = ctx->sample_period;
+	b->s.stack_id = 0;
+	b->s.nkernel = nk;
+	b->s.nuser = nu;
+	if (size > sizeof(*b))
+		return 0; /* never: tells the verifier the size's bound */
+	if (knobs.transport == RC_KNOB_PERFBUF) {
+		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, b, size) < 0)
+			rc_count_drop(st, RC_EV_SAMPLE);
+		return 0;
+	}
+	if (bpf_ringbuf_output(&events, b, size, rc_wakeup_flags(&st->since_query, size)))
+		rc_count_drop(st, RC_EV_SAMPLE);
+	return 0;
+}

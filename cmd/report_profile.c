@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report --format folded and flamegraph: a profile's samples as folded
+ * stacks (Brendan Gregg's collapsed format: "comm;outer;...;inner COUNT",
+ * for flamegraph.pl, inferno and speedscope) or as an SVG flame graph.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd.h"
+#include "decode/flamegraph.h"
+#include "util/mem.h"
+
+#define FRAME_NAME 512
+#define KERNEL_MARK "_[k]"
+
+/*
+ * The frames of a row, outermost first: the task's name, then the user
+ * frames, then the kernel's (a stack keeps each side innermost first).
+ * With @mark, kernel frames end in "_[k]", as stackcollapse-perf.pl
+ * --kernel writes them. Names go into @names, one after another.
+ */
+static int row_frames(const struct rc_reader *r, const struct rc_profile_row *row, bool mark,
+		      struct rc_strbuf *names, size_t *nframes)
+{
+	const struct rc_stack *st = rc_reader__stack(r, row->stack_id);
+	char comm[17], buf[FRAME_NAME];
+	size_t i, n;
+	int err;
+
+	snprintf(comm, sizeof(comm), "%.16s", row->comm);
+	names->len = 0;
+	err = rc_strbuf__append(names, comm[0] ? comm : "[unknown]",
+				strlen(comm[0] ? comm : "[unknown]") + 1);
+	*nframes = 1;
+	if (!st) {
+		err = err ?: rc_strbuf__append(names, "[unknown]", sizeof("[unknown]"));
+		(*nframes)++;
+		return err;
+	}
+	n = (size_t)st->nkernel + st->nuser;
+	for (i = 0; !err && i < st->nuser; i++) {
+		const struct rc_frame *f = &st->frames[n - 1 - i];
+
+		rc_frame__name(f, buf, sizeof(buf));
+		err = rc_strbuf__append(names, buf, strlen(buf) + 1);
+		(*nframes)++;
+	}
+	for (i = 0; !err && i < st->nkernel; i++) {
+		const struct rc_frame *f = &st->frames[st->nkernel - 1 - i];
+
+		rc_frame__name(f, buf, sizeof(buf));
+		err = rc_strbuf__append(names, buf, strlen(buf));
+		err = err ?: rc_strbuf__append(names, mark ? KERNEL_MARK : "",
+					       mark ? sizeof(KERNEL_MARK) : 1);
+		(*nframes)++;
+	}
+	return err;
+}
+
+/* A folded line: its text and its count. */
+struct folded {
+	char *text;
+	uint64_t count;
+};
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
+}
+
+/* The rows as folded lines, sorted, equal ones merged (two stacks can name the same functions). */
+static int fold(const struct rc_reader *r, const struct rc_profile *p, bool mark,
+		struct folded **out, size_t *nout)
+{
+	struct rc_strbuf names = {}, line = {};
+	struct folded *v = calloc(p->nrows ? p->nrows : 1, sizeof(*v));
+	size_t i, k, n = 0, nframes;
+	int err = v ? 0 : -ENOMEM;
+
+	for (i = 0; !err && i < p->nrows; i++) {
+		const char *f;
+
+		err = row_frames(r, &p->rows[i], mark, &names, &nframes);
+		line.len = 0;
+		for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
+			err = rc_strbuf__append(&line, k ? ";" : "", !!k) ?: rc_strbuf__append(&line, f, strlen(f));
+		if (err)
+			break;
+		v[n].text = strdup(line.buf);
+		if (!v[n].text) {
+			err = -ENOMEM;
+			break;
+		}
+		v[n++].count = p->rows[i].samples;
+	}
+	rc_strbuf__free(&names);
+	rc_strbuf__free(&line);
+	if (!err && n) {
+		qsort(v, n, sizeof(*v), cmp_folded);
+		for (i = 1, k = 0; i < n; i++) {
+			if (!strcmp(v[i].text, v[k].text)) {
+				v[k].count += v[i].count;
+				free(v[i].text);
+			} else {
+				v[++k] = v[i];
+			}
+		}
+		n = k + 1;
+	}
+	*out = v;
+	*nout = n;
+	return err;
+}
+
+static void free_folded(struct folded *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].text);
+	free(v);
+}
+
+int show_folded(const struct rc_reader *r, const struct rc_profile *p)
+{
+	struct folded *v = NULL;
+	size_t i, n = 0;
+	int err = fold(r, p, false, &v, &n);
+
+	for (i = 0; !err && i < n; i++)
+		printf("%s %" PRIu64 "\n", v[i].text, v[i].count);
+	free_folded(v, n);
+	return err;
+}
+
+int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, const char *title)
+{
+	struct rc_fg_opts o = { .title = title, .unit = "samples", .kernel_marks = true };
+	struct rc_strbuf names = {};
+	const char **frames = NULL;
+	size_t i, k, cap = 0, nframes;
+	struct rc_fg *g = rc_fg__new();
+	int err = g ? 0 : -errno;
+
+	for (i = 0; !err && i < p->nrows; i++) {
+		const char *f;
+
+		err = row_frames(r, &p->rows[i], true, &names, &nframes);
+		err = err ?: rc_ensure_arr(&frames, &cap, nframes, 64);
+		for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
+			frames[k] = f;
+		err = err ?: rc_fg__add(g, frames, nframes, p->rows[i].samples);
+	}
+	err = err ?: rc_fg__write(g, &o, stdout);
+	rc_fg__free(g);
+	free(frames);
+	rc_strbuf__free(&names);
+	return err;
+}

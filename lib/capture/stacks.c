@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Stacks taken off samples, stored once, named while recording (stacks.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/types.h>
+#include "events.h"
+#include "internal.h"
+#include "capture/stacks.h"
+#include "format/format.h"
+#include "format/writer.h"
+#include "symbol/ksym.h"
+#include "symbol/usym.h"
+#include "util/keymap.h"
+#include "util/mem.h"
+
+#define PENDING_MAX  (4u << 20)	    /* bytes of definitions before a block is written */
+#define REFRESH_NS   100000000ull /* on a miss, a process's mappings are read again at most this often */
+
+struct frame_name {
+	uint32_t sym;
+	uint32_t off;
+	bool named; /* a function; else a file and offset, or nothing */
+};
+
+/* The key a frame's name is cached under: an address means the same in one image of a process. */
+struct frame_key {
+	uint32_t pid; /* 0: a kernel address */
+	uint32_t gen; /* the process's image (struct proc_seen) */
+	uint32_t caller;
+	uint32_t __pad;
+	uint64_t addr;
+};
+
+/* A process whose mappings were read: when, and its name then (an exec changes both). */
+struct proc_seen {
+	uint64_t when; /* CLOCK_MONOTONIC */
+	uint32_t gen;  /* images it had: a new one at each exec seen */
+	char comm[16];
+};
+
+struct rc_stacks {
+	struct rc_keymap stacks; /* the stack's key (below) to its id */
+	uint32_t nstacks;
+	struct rc_keymap syms; /* name, NUL, file: to the symbol's id */
+	uint32_t nsyms;
+	struct rc_keymap frames; /* struct frame_key: to its index in names */
+	struct frame_name *names;
+	size_t nnames, names_cap;
+	struct rc_keymap procs; /* pid: to its index in seen */
+	struct proc_seen *seen;
+	size_t nprocs, procs_cap;
+	struct rc_ksyms *ksyms;
+	bool ksyms_tried;
+	struct rc_usym *usym;
+	struct rc_strbuf psyms, pstacks; /* the definitions not yet written */
+	uint32_t npsyms, npstacks;
+	struct rc_strbuf key;
+	struct rc_stacks_stats st;
+};
+
+struct rc_stacks *rc_stacks__new(void)
+{
+	struct rc_stacks *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->usym = rc_usym__new();
+	if (!t->usym) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The id of symbol @name (may be NULL) in file @dso, defining it when new. */
+static int sym_id(struct rc_stacks *t, const char *name, const char *dso, uint32_t *id)
+{
+	size_t nlen = name ? strnlen(name, UINT16_MAX) : 0, dlen = strnlen(dso, UINT16_MAX);
+	struct rc_disk_sym ds;
+	static const char zeros[8];
+	int added, err;
+
+	t->key.len = 0;
+	err = rc_strbuf__append(&t->key, name, nlen) ?: rc_strbuf__append(&t->key, "", 1);
+	err = err ?: rc_strbuf__append(&t->key, dso, dlen);
+	if (err)
+		return err;
+	added = rc_keymap__intern(&t->syms, t->key.buf, t->key.len, t->nsyms + 1, id);
+	if (added <= 0)
+		return added;
+	t->nsyms++;
+	ds = (struct rc_disk_sym){ .id = *id, .name_len = nlen, .dso_len = dlen };
+	err = rc_strbuf__append(&t->psyms, &ds, sizeof(ds));
+	err = err ?: rc_strbuf__append(&t->psyms, name, nlen);
+	err = err ?: rc_strbuf__append(&t->psyms, dso, dlen);
+	err = err ?: rc_strbuf__append(&t->psyms, zeros, (8 - (nlen + dlen) % 8) % 8);
+	t->npsyms++;
+	return err;
+}
+
+static struct frame_name name_kernel(struct rc_stacks *t, uint64_t addr, bool caller)
+{
+	struct frame_name fn = {};
+	const struct rc_ksym *ks = NULL;
+	uint64_t off = 0;
+
+	if (!t->ksyms_tried) {
+		t->ksyms_tried = true;
+		t->ksyms = rc_ksyms__load(NULL);
+		if (!t->ksyms)
+			pr_warn("kernel frames are not named: cannot read /proc/kallsyms: %s\n",
+				strerror(errno));
+	}
+	if (t->ksyms)
+		ks = rc_ksyms__find(t->ksyms, addr - caller, &off);
+	if (ks && off < UINT32_MAX && !sym_id(t, ks->name, ks->dso, &fn.sym)) {
+		fn.off = off + caller;
+		fn.named = true;
+	} else
+		sym_id(t, NULL, "[kernel.kallsyms]", &fn.sym);
+	return fn;
+}
+
+static int read_maps(struct rc_stacks *t, uint32_t pid, struct proc_seen *p)
+{
+	int err = rc_usym__add_process(t->usym, pid);
+
+	p->when = now_ns();
+	if (err)
+		pr_debug("stacks: cannot read the mappings of process %u: %s\n", pid, strerror(-err));
+	return err;
+}
+
+/*
+ * Process @pid as its sample of thread @tid, named @comm, sees it: its
+ * mappings read when it is new to us, and again when its main thread's
+ * name changed since: an exec (which leaves the execing thread the main
+ * one, named after the new program), a new image whose addresses mean
+ * other things. Other threads' names are theirs to set.
+ */
+static struct proc_seen *proc_of(struct rc_stacks *t, uint32_t pid, uint32_t tid,
+				 const char *comm)
+{
+	uint32_t idx;
+	int added = rc_keymap__intern(&t->procs, &pid, sizeof(pid), t->nprocs, &idx);
+	struct proc_seen *p;
+
+	if (added < 0)
+		return NULL;
+	if (added) {
+		if (rc_ensure_arr(&t->seen, &t->procs_cap, t->nprocs + 1, 64))
+			return NULL;
+		memset(&t->seen[t->nprocs++], 0, sizeof(*t->seen));
+	}
+	p = &t->seen[idx];
+	if (added) {
+		if (tid == pid)
+			memcpy(p->comm, comm, sizeof(p->comm));
+		read_maps(t, pid, p);
+	} else if (tid == pid && !p->comm[0]) {
+		memcpy(p->comm, comm, sizeof(p->comm)); /* the main thread, first seen */
+	} else if (tid == pid && strncmp(p->comm, comm, sizeof(p->comm))) {
+		p->gen++;
+		memcpy(p->comm, comm, sizeof(p->comm));
+		read_maps(t, pid, p);
+	}
+	return p;
+}
+
+static struct frame_name name_user(struct rc_stacks *t, uint32_t pid, struct proc_seen *p,
+				   uint64_t addr, bool caller)
+{
+	struct frame_name fn = {};
+	struct rc_usym_hit hit;
+	int found;
+
+	found = rc_usym__resolve(t->usym, pid, addr - caller, &hit);
+	/* mapped since the mappings were read (a dlopen()): read them again, not too often */
+	if (found == -ENOENT && now_ns() - p->when >= REFRESH_NS && !read_maps(t, pid, p))
+		found = rc_usym__resolve(t->usym, pid, addr - caller, &hit);
+	if (found == 0 && hit.sym && hit.sym_off < UINT32_MAX &&
+	    !sym_id(t, hit.sym, hit.dso ? hit.dso : "[unknown]", &fn.sym)) {
+		fn.off = hit.sym_off + caller;
+		fn.named = true;
+	} else if (found >= 0 && hit.dso && !sym_id(t, NULL, hit.dso, &fn.sym)) {
+		fn.off = hit.file_off + caller < UINT32_MAX ? hit.file_off + caller : UINT32_MAX;
+	} else {
+		sym_id(t, NULL, "[unknown]", &fn.sym);
+	}
+	return fn;
+}
+
+/* The name of a frame: cached by process image and address. */
+static int name_frame(struct rc_stacks *t, uint32_t pid, struct proc_seen *p, uint64_t addr,
+		      bool caller, struct frame_name *out)
+{
+	struct frame_key k = { .pid = pid, .gen = p ? p->gen : 0, .caller = caller, .addr = addr };
+	uint32_t idx;
+	int added = rc_keymap__intern(&t->frames, &k, sizeof(k), t->nnames, &idx);
+
+	if (added < 0)
+		return added;
+	if (!added) {
+		*out = t->names[idx];
+		return 0;
+	}
+	if (rc_ensure_arr(&t->names, &t->names_cap, t->nnames + 1, 1024))
+		return -ENOMEM;
+	*out = pid ? name_user(t, pid, p, addr, caller) : name_kernel(t, addr, caller);
+	t->names[t->nnames++] = *out;
+	t->st.frames++;
+	if (!out->named)
+		t->st.unnamed++;
+	return 0;
+}
+
+/* Write the definitions not yet written, as one STACKS block. */
+static int emit(struct rc_stacks *t, struct rc_writer *w)
+{
+	struct rc_disk_stacks ds = { .nsyms = t->npsyms, .nstacks = t->npstacks };
+	struct rc_strbuf *p = &t->key;
+	int err;
+
+	if (!t->npsyms && !t->npstacks)
+		return 0;
+	p->len = 0;
+	err = rc_strbuf__append(p, &ds, sizeof(ds));
+	err = err ?: rc_strbuf__append(p, t->psyms.buf, t->psyms.len);
+	err = err ?: rc_strbuf__append(p, t->pstacks.buf, t->pstacks.len);
+	err = err ?: rc_writer__add_stacks(w, p->buf, p->len);
+	t->psyms.len = t->pstacks.len = 0;
+	t->npsyms = t->npstacks = 0;
+	return err;
+}
+
+/* Define a new stack @id of @pid: its entry and its frames, named. */
+static int define(struct rc_stacks *t, uint32_t id, uint32_t pid, struct proc_seen *p,
+		  const uint64_t *frames, uint16_t nk, uint16_t nu, uint32_t flags)
+{
+	struct rc_disk_stack dk = {
+		.id = id, .pid = nu ? pid : 0, .nkernel = nk, .nuser = nu, .flags = flags
+	};
+	size_t i;
+	int err;
+
+	err = rc_strbuf__append(&t->pstacks, &dk, sizeof(dk));
+	for (i = 0; !err && i < (size_t)nk + nu; i++) {
+		bool user = i >= nk, caller = i != 0 && i != nk;
+		struct rc_disk_frame df = { .addr = frames[i] };
+		struct frame_name fn;
+
+		err = name_frame(t, user ? pid : 0, user ? p : NULL, frames[i], caller, &fn);
+		df.sym = fn.sym;
+		df.off = fn.off;
+		err = err ?: rc_strbuf__append(&t->pstacks, &df, sizeof(df));
+	}
+	t->npstacks++;
+	t->st.stacks++;
+	return err;
+}
+
+/*
+ * The stack of sample @e (its frames after it): its id, defined when new.
+ * The key: the process and its image when there are user frames, the
+ * counts, the flags, the frames.
+ */
+static int stack_of(struct rc_stacks *t, const struct rc_ev_sample *e, const uint64_t *frames,
+		    uint32_t *id)
+{
+	uint32_t pid = e->nuser ? e->hdr.pid : 0, flags = 0;
+	size_t nf = (size_t)e->nkernel + e->nuser;
+	struct proc_seen *p = NULL;
+	uint32_t head[4];
+	int added, err;
+
+	if (pid) {
+		p = proc_of(t, pid, e->hdr.tid, e->hdr.comm);
+		if (!p)
+			return -ENOMEM;
+	}
+	if (e->hdr.flags & RC_SAMPLE_F_KSTACK_CUT)
+		flags |= RC_STACK_F_KERNEL_CUT;
+	if (e->hdr.flags & RC_SAMPLE_F_USTACK_CUT)
+		flags |= RC_STACK_F_USER_CUT;
+	head[0] = pid;
+	head[1] = (uint32_t)e->nkernel << 16 | e->nuser;
+	head[2] = flags;
+	head[3] = p ? p->gen : 0;
+	t->key.len = 0;
+	err = rc_strbuf__append(&t->key, head, sizeof(head));
+	err = err ?: rc_strbuf__append(&t->key, frames, nf * sizeof(*frames));
+	if (err)
+		return err;
+	added = rc_keymap__intern(&t->stacks, t->key.buf, t->key.len, t->nstacks + 1, id);
+	if (added <= 0)
+		return added;
+	t->nstacks++;
+	return define(t, *id, pid, p, frames, e->nkernel, e->nuser, flags);
+}
+
+int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len)
+{
+	size_t in = 0, out = 0;
+	int err = 0;
+
+	while (!err && *len - in >= sizeof(struct rc_ev_hdr)) {
+		struct rc_ev_sample e;
+		size_t size;
+
+		memcpy(&e.hdr, buf + in, sizeof(e.hdr));
+		size = e.hdr.size;
+		if (size < sizeof(e.hdr) || size > *len - in)
+			break; /* never: the drain checked every record */
+		if (e.hdr.type == RC_EV_SAMPLE && size > sizeof(e)) {
+			const uint64_t *frames;
+			uint64_t fbuf[2 * RC_STACK_MAX];
+
+			memcpy(&e, buf + in, sizeof(e));
+			if (size - sizeof(e) != ((size_t)e.nkernel + e.nuser) * sizeof(uint64_t) ||
+			    e.nkernel > RC_STACK_MAX || e.nuser > RC_STACK_MAX) {
+				t->st.bad++;
+				goto keep;
+			}
+			memcpy(fbuf, buf + in + sizeof(e), size - sizeof(e));
+			frames = fbuf;
+			err = stack_of(t, &e, frames, &e.stack_id);
+			if (err)
+				break;
+			e.nkernel = e.nuser = 0;
+			e.hdr.size = sizeof(e);
+			memcpy(buf + out, &e, sizeof(e));
+			in += size;
+			out += sizeof(e);
+			t->st.samples++;
+			if (t->psyms.len + t->pstacks.len > PENDING_MAX)
+				err = emit(t, w);
+			continue;
+		}
+keep:
+		if (out != in)
+			memmove(buf + out, buf + in, size);
+		in += size;
+		out += size;
+	}
+	if (out != in) { /* a tail the loop did not take: kept as it was */
+		memmove(buf + out, buf + in, *len - in);
+		out += *len - in;
+	}
+	*len = out;
+	return err ?: emit(t, w);
+}
+
+int rc_stacks__load_kernel(struct rc_stacks *t)
+{
+	t->ksyms_tried = true;
+	rc_ksyms__free(t->ksyms);
+	t->ksyms = rc_ksyms__load(NULL);
+	if (t->ksyms)
+		return 0;
+	pr_warn("kernel frames will not be named: cannot read /proc/kallsyms: %s\n", strerror(errno));
+	return -errno;
+}
+
+struct rc_stacks_stats rc_stacks__stats(const struct rc_stacks *t)
+{
+	return t->st;
+}
+
+void rc_stacks__free(struct rc_stacks *t)
+{
+	if (!t)
+		return;
+	rc_keymap__free(&t->stacks);
+	rc_keymap__free(&t->syms);
+	rc_keymap__free(&t->frames);
+	rc_keymap__free(&t->procs);
+	free(t->names);
+	free(t->seen);
+	rc_ksyms__free(t->ksyms);
+	rc_usym__free(t->usym);
+	rc_strbuf__free(&t->psyms);
+	rc_strbuf__free(&t->pstacks);
+	rc_strbuf__free(&t->key);
+	free(t);
+}

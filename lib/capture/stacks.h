@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Stacks while recording: the frames the sampling program writes after
+ * each sample are taken off, each distinct stack is stored once in the
+ * file (a STACKS block, ringcap-file(5)) with its frames named, and the
+ * sample keeps the stack's id.
+ *
+ * Naming happens here, when a stack is first seen, so that the file needs
+ * nothing else to be read anywhere: kernel frames from /proc/kallsyms,
+ * user frames from the process's mappings and files, taken when its first
+ * sample is seen (symbol/usym.h), so it may exit before the capture ends.
+ * It runs on the writer's thread, never on the drain's.
+ */
+#ifndef RINGCAP_CAPTURE_STACKS_H
+#define RINGCAP_CAPTURE_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rc_writer;
+struct rc_stacks;
+
+/**
+ * struct rc_stacks_stats - what naming found, for the log and tests
+ * @stacks: distinct stacks stored
+ * @samples: samples whose stack was taken off
+ * @frames: distinct frames named
+ * @unnamed: of them, those without a symbol (a file and offset, or nothing)
+ * @bad: sample records whose frame counts did not match their size (left as they were)
+ */
+struct rc_stacks_stats {
+	uint64_t stacks, samples, frames, unnamed, bad;
+};
+
+/**
+ * rc_stacks__new() - the table for a capture
+ *
+ * Return: the table, or NULL with errno set.
+ */
+struct rc_stacks *rc_stacks__new(void);
+
+/**
+ * rc_stacks__load_kernel() - read the kernel's symbols now
+ * @t: the table
+ *
+ * Once the capture's own BPF programs are loaded, so that their symbols
+ * are among them, and before tracing starts: /proc/kallsyms is slow to
+ * read (a second and more under emulation), and a writer busy reading it
+ * would meet short-lived processes too late to read their mappings.
+ * Without it, the first kernel frame reads them.
+ *
+ * Return: 0, or -errno (said: kernel frames are then left unnamed).
+ */
+int rc_stacks__load_kernel(struct rc_stacks *t);
+
+/**
+ * rc_stacks__take() - take the stacks off the samples of a batch
+ * @t: the table
+ * @w: the writer the batch goes to next: new stacks are written to it first
+ * @buf: whole records, as the rings gave them
+ * @len: their length; set to what is left once the frames are taken off
+ *
+ * Return: 0, or -errno of the writer or of memory.
+ */
+int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len);
+
+/**
+ * rc_stacks__stats() - the counts so far
+ * @t: the table
+ */
+struct rc_stacks_stats rc_stacks__stats(const struct rc_stacks *t);
+
+/**
+ * rc_stacks__free() - free the table
+ * @t: the table, or NULL
+ */
+void rc_stacks__free(struct rc_stacks *t);
+
+#endif /* RINGCAP_CAPTURE_STACKS_H */

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rc_prof: workloads with a known profile, for the sampling tests. Built
+ * with frame pointers (and, as rc_prof_nofp, without), not static, so its
+ * stacks go through libc and the vDSO as a user's program's do.
+ *
+ *   rc_prof burn MS OUT      burn MS ms of CPU in burn_a, burn_b and burn_c, 5:3:2,
+ *                            and write each one's own CPU time (ns) to OUT
+ *   rc_prof sys MS           call getppid() in sys_heavy() for MS ms
+ *   rc_prof child MS OUT     a child runs burn for MS ms and exits; the parent
+ *                            waits for it, then sleeps 300 ms; OUT as for burn
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+/* global, so that their names are in the symbol table stripped or not (.symtab, .debug) */
+uint64_t burn_a(uint64_t ns);
+uint64_t burn_b(uint64_t ns);
+uint64_t burn_c(uint64_t ns);
+void sys_heavy(uint64_t ns);
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static volatile uint64_t sink;
+
+/* Spin until @ns of this thread's CPU time have passed; returns the time spent. */
+static inline uint64_t spin(uint64_t ns)
+{
+	uint64_t t0 = cpu_ns(), t;
+	unsigned int i;
+
+	do {
+		for (i = 0; i < 20000; i++)
+			sink += i * 7;
+		t = cpu_ns();
+	} while (t - t0 < ns);
+	return t - t0;
+}
+
+NOINLINE uint64_t burn_a(uint64_t ns)
+{
+	return spin(ns);
+}
+
+NOINLINE uint64_t burn_b(uint64_t ns)
+{
+	return spin(ns);
+}
+
+NOINLINE uint64_t burn_c(uint64_t ns)
+{
+	return spin(ns);
+}
+
+/*
+ * getppid() with the syscall instruction here: libc's syscall() has no
+ * frame pointer, and a frame-pointer walk from inside it skips its caller.
+ */
+static inline long raw_getppid(void)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((long)SYS_getppid) : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_getppid;
+	register long x0 __asm__("x0");
+
+	__asm__ volatile("svc #0" : "=r"(x0) : "r"(x8) : "memory");
+	return x0;
+#else
+	return syscall(SYS_getppid);
+#endif
+}
+
+NOINLINE void sys_heavy(uint64_t ns)
+{
+	uint64_t t0 = cpu_ns();
+	int i;
+
+	while (cpu_ns() - t0 < ns)
+		for (i = 0; i < 1000; i++)
+			raw_getppid();
+}
+
+static NOINLINE int burn(long ms, const char *out)
+{
+	uint64_t spent[3] = {}, total = (uint64_t)ms * 1000000, slice;
+	uint32_t seed = 12345;
+	FILE *f;
+
+	while (spent[0] + spent[1] + spent[2] < total) {
+		/* 4 to 16 ms a round, at random: no beat with the sampling period */
+		seed = seed * 1103515245u + 12345u;
+		slice = 4000000 + (seed >> 8) % 12000000;
+		spent[0] += burn_a(slice * 5 / 10);
+		spent[1] += burn_b(slice * 3 / 10);
+		spent[2] += burn_c(slice * 2 / 10);
+	}
+	f = fopen(out, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "burn_a %llu\nburn_b %llu\nburn_c %llu\n", (unsigned long long)spent[0],
+		(unsigned long long)spent[1], (unsigned long long)spent[2]);
+	return fclose(f) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && !strcmp(argv[1], "burn"))
+		return burn(atol(argv[2]), argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "sys")) {
+		sys_heavy((uint64_t)atol(argv[2]) * 1000000);
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "child")) {
+		int st;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 1;
+		if (!pid)
+			_exit(burn(atol(argv[2]), argv[3]));
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+		usleep(300000);
+		return 0;
+	}
+	fprintf(stderr, "usage: rc_prof burn MS OUT | sys MS | child MS OUT\n");
+	return 2;
+}

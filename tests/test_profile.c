@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Sampling with stacks (record -F -g): real cpu-clock samples of
+ * rc_prof, whose functions burn known shares of its CPU time and time
+ * themselves; the shares the samples give must match. Also: kernel frames
+ * under a syscall-heavy function, a process that exits before the capture
+ * ends named all the same, each stack stored once, and the ledger exact.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "run_util.h"
+#include "test_progs.h"
+#include "ringcap.h"
+
+#define SAMPLE_ID 7 /* RC_SAMPLE_ID */
+
+/* What a capture's samples say. */
+struct prof_facts {
+	uint64_t samples, with_stack, stacks;
+	uint64_t in[3];		/* samples of rc_prof with burn_a, burn_b, burn_c on their stack */
+	uint64_t kernel_under;	/* samples with sys_heavy and kernel frames */
+	uint64_t sys_heavy;	/* samples with sys_heavy */
+	uint64_t unnamed_user;	/* frames in rc_prof's own file without a name */
+	uint64_t made, dropped, captured;
+	uint32_t max_id;
+	bool truncated;
+};
+
+static unsigned long max_rate(void)
+{
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long max = 0;
+
+	if (fp) {
+		if (fscanf(fp, "%lu", &max) != 1)
+			max = 0;
+		fclose(fp);
+	}
+	return max;
+}
+
+/*
+ * -F for the tests: 499, or half the kernel's limit where it is lower (it
+ * lowers the limit itself when samples take long, as under emulation).
+ */
+static char *rate(void)
+{
+	static char buf[32];
+	unsigned long max = max_rate();
+
+	snprintf(buf, sizeof(buf), "%lu", max && max / 2 < 499 ? (max / 2 ?: 1) : 499);
+	return buf;
+}
+
+static bool has_frame(const struct rc_stack *st, const char *name, bool user)
+{
+	size_t i, from = user ? st->nkernel : 0, to = user ? (size_t)st->nkernel + st->nuser : st->nkernel;
+
+	for (i = from; i < to; i++)
+		if (st->frames[i].sym && !strcmp(st->frames[i].sym, name))
+			return true;
+	return false;
+}
+
+static int gather(const char *path, struct prof_facts *f)
+{
+	static const char *const burns[3] = { "burn_a", "burn_b", "burn_c" };
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	uint32_t i;
+	int err, k;
+
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		const struct rc_stack *s;
+		uint32_t id;
+
+		if (rec->type != SAMPLE_ID)
+			continue;
+		f->samples++;
+		memcpy(&id, (const char *)rec + 56, sizeof(id)); /* rc_ev_sample.stack_id */
+		s = rc_reader__stack(r, id);
+		if (!s)
+			continue;
+		f->with_stack++;
+		if (id > f->max_id)
+			f->max_id = id;
+		if (strncmp(rec->comm, "rc_prof", 16))
+			continue;
+		for (k = 0; k < 3; k++)
+			f->in[k] += has_frame(s, burns[k], true);
+		if (has_frame(s, "sys_heavy", true)) {
+			f->sys_heavy++;
+			f->kernel_under += s->nkernel > 0;
+		}
+		/* libc may have no symbol table here: its frames are the file and offset */
+		for (i = s->nkernel; i < (uint32_t)s->nkernel + s->nuser; i++)
+			f->unnamed_user += !s->frames[i].sym &&
+					   (!s->frames[i].dso || strstr(s->frames[i].dso, "rc_prof"));
+	}
+	st = rc_reader__stats(r);
+	for (i = 0; st && i < st->nentries; i++) {
+		if (st->entries[i].type != SAMPLE_ID)
+			continue;
+		f->made += st->entries[i].made;
+		f->dropped += st->entries[i].dropped;
+		f->captured += st->entries[i].captured;
+	}
+	f->truncated = rc_reader__truncated(r);
+	rc_reader__free(r);
+	return err;
+}
+
+/* burn_a, burn_b and burn_c's CPU time as rc_prof measured it. */
+static bool read_truth(const char *path, double share[3])
+{
+	unsigned long long ns[3];
+	FILE *fp = fopen(path, "r");
+	bool ok;
+
+	if (!fp)
+		return false;
+	ok = fscanf(fp, "burn_a %llu burn_b %llu burn_c %llu", &ns[0], &ns[1], &ns[2]) == 3;
+	fclose(fp);
+	if (!ok || !(ns[0] + ns[1] + ns[2]))
+		return false;
+	for (int k = 0; k < 3; k++)
+		share[k] = (double)ns[k] / (ns[0] + ns[1] + ns[2]);
+	return true;
+}
+
+static void assert_shares(const struct prof_facts *f, const double truth[3])
+{
+	uint64_t all = f->in[0] + f->in[1] + f->in[2];
+	char what[64];
+	int k;
+
+	if (!ASSERT_TRUE(all >= 200, "at least 200 samples in burn_*"))
+		return;
+	for (k = 0; k < 3; k++) {
+		double got = (double)f->in[k] / all, diff = got - truth[k];
+
+		snprintf(what, sizeof(what), "burn_%c: %.1f%% sampled, %.1f%% timed", 'a' + k,
+			 got * 100, truth[k] * 100);
+		ASSERT_TRUE(diff < 0.05 && diff > -0.05, what);
+	}
+}
+
+static void assert_ledger(const struct prof_facts *f)
+{
+	ASSERT_TRUE(!f->truncated, "complete file");
+	ASSERT_EQ(f->captured, f->samples, "samples read = captured in the ledger");
+	ASSERT_EQ(f->made, f->captured + f->dropped, "made = captured + dropped");
+	ASSERT_EQ(f->with_stack, f->samples, "every sample has its stack");
+}
+
+static void profile_shares(void)
+{
+	const char *out = tmpfile_path("prof.rcap"), *truth = tmpfile_path("truth");
+	struct prof_facts f = {};
+	struct run r = {}, rep = {};
+	double share[3];
+	struct stat sb;
+
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+					    "-o", (char *)out, "--", (char *)bin("rc_prof"),
+					    "burn", "2000", (char *)truth, NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_TRUE(read_truth(truth, share), "the workload's own times") ||
+	    !ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	assert_ledger(&f);
+	assert_shares(&f, share);
+	/* a sample in a prologue can give a frame-pointer walk one bogus caller: allow a few */
+	ASSERT_LT(f.unnamed_user * 100, f.samples, "rc_prof's user frames named, all but 1%");
+	/* each stack once: far fewer stacks than samples, and few bytes a sample */
+	ASSERT_LT(f.max_id * 4, f.samples, "distinct stacks well below samples");
+	if (ASSERT_OK(stat(out, &sb), "stat"))
+		ASSERT_LT((uint64_t)sb.st_size / (f.samples ? f.samples : 1), 64,
+			  "bytes a sample, all in");
+	/* folded: "comm;outer;...;inner COUNT", the same samples */
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
+					   (char *)out, NULL },
+			       60000),
+		      0, "report --format folded")) {
+		ASSERT_HAS(rep.out, "rc_prof;", "a folded line of rc_prof");
+		ASSERT_HAS(rep.out, ";main;burn;burn_a ",
+			   "main calls burn calls burn_a, outermost first");
+	}
+out:
+	run_free(&r);
+	run_free(&rep);
+	tmpdir_cleanup();
+}
+
+static void profile_kernel(void)
+{
+	const char *out = tmpfile_path("sys.rcap");
+	struct prof_facts f = {};
+	struct run r = {};
+
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+					    "-o", (char *)out, "--", (char *)bin("rc_prof"),
+					    "sys", "1000", NULL },
+				120000),
+		       0, "record") ||
+	    !ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	assert_ledger(&f);
+	ASSERT_TRUE(f.sys_heavy >= 100, "samples in sys_heavy");
+	ASSERT_TRUE(f.kernel_under * 2 >= f.sys_heavy, "most of them with kernel frames above");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+static void profile_exited(void)
+{
+	const char *out = tmpfile_path("child.rcap"), *truth = tmpfile_path("truth");
+	struct prof_facts f = {};
+	struct run r = {};
+	double share[3];
+
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+					    "-o", (char *)out, "--", (char *)bin("rc_prof"),
+					    "child", "2000", (char *)truth, NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_TRUE(read_truth(truth, share), "the child's own times") ||
+	    !ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	assert_ledger(&f);
+	/* the child had exited 300 ms before the capture ended: named all the same */
+	assert_shares(&f, share);
+	ASSERT_LT(f.unnamed_user * 100, f.samples, "the exited child's frames named, all but 1%");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+static void profile_refusals(void)
+{
+	struct run r = {};
+	unsigned long max = max_rate();
+	char hz[32];
+
+	if (!ASSERT_TRUE(max > 0, "kernel.perf_event_max_sample_rate"))
+		return;
+	snprintf(hz, sizeof(hz), "%lu", max + 1);
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", hz, "-o",
+				       (char *)tmpfile_path("x.rcap"), "--", "true", NULL },
+			   60000),
+		  1, "-F above the limit refused");
+	ASSERT_HAS(r.err, "perf_event_max_sample_rate", "the limit named");
+	run_free(&r);
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-g", "-e",
+				       "sched", "-o", (char *)tmpfile_path("x.rcap"), "--", "true",
+				       NULL },
+			   60000),
+		  64, "-g without -F refused");
+	ASSERT_HAS(r.err, "-F", "the fix named");
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_profile_shares(void)
+{
+	if (need_root())
+		profile_shares();
+}
+
+void test_profile_kernel(void)
+{
+	if (need_root())
+		profile_kernel();
+}
+
+void test_profile_exited(void)
+{
+	if (need_root())
+		profile_exited();
+}
+
+void test_profile_refusals(void)
+{
+	if (need_root())
+		profile_refusals();
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stacks stored once (capture/stacks.c) and read back (format/stacktab.c):
+ * samples as the BPF program writes them, frames and all, through the
+ * recorder's interning into a file; the reader names every frame, shares
+ * a stack between the samples that have it, and still has it after
+ * skipping chunks with --since. Malformed STACKS payloads add nothing.
+ */
+#include <errno.h>
+#include <linux/types.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "events.h"
+#include "capture/stacks.h"
+#include "format/format.h"
+#include "format/stacktab.h"
+#include "format/writer.h"
+#include "symbol/ksym.h"
+#include "capture_util.h"
+#include "test_progs.h"
+
+uint64_t stk_leaf(uint64_t x);
+uint64_t stk_caller(uint64_t x);
+
+__attribute__((noinline)) uint64_t stk_leaf(uint64_t x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) uint64_t stk_caller(uint64_t x)
+{
+	return stk_leaf(x) + 2;
+}
+
+#define NREC 2000
+
+/* A sample of this process at @ts with kernel frame @kaddr and user frames leaf, caller. */
+static size_t put_sample(unsigned char *p, uint64_t ts, uint64_t kaddr, bool other)
+{
+	struct rc_ev_sample e = {
+		.hdr = { .ts = ts, .pid = getpid(), .tid = getpid(), .type = RC_EV_SAMPLE,
+			 .cpu = 0, .comm = "test_progs" },
+		.ip = kaddr,
+		.period = 1000,
+		.nkernel = 1,
+		.nuser = 2,
+	};
+	/* the first user frame is looked up as it is, a caller at its address - 1 */
+	uint64_t frames[3] = { kaddr, (uint64_t)(uintptr_t)stk_leaf + 1,
+			       (uint64_t)(uintptr_t)(other ? stk_leaf : stk_caller) + 2 };
+
+	e.hdr.size = sizeof(e) + sizeof(frames);
+	memcpy(p, &e, sizeof(e));
+	memcpy(p + sizeof(e), frames, sizeof(frames));
+	return e.hdr.size;
+}
+
+static size_t put_other(unsigned char *p, uint64_t ts)
+{
+	struct rc_ev_exit e = { .hdr = { .ts = ts, .pid = 1, .tid = 1, .type = RC_EV_SCHED_EXIT,
+					 .size = sizeof(e), .comm = "x" } };
+
+	memcpy(p, &e, sizeof(e));
+	return sizeof(e);
+}
+
+/* A kernel text symbol to put in frames, from the same table the recorder reads. */
+static bool kernel_symbol(uint64_t *addr, char *name, size_t len)
+{
+	struct rc_ksyms *k = rc_ksyms__load(NULL);
+	const struct rc_ksym *s;
+	uint64_t off;
+	FILE *f;
+	char line[512], nm[256], type;
+	unsigned long long a;
+	bool ok = false;
+
+	if (!k)
+		return false;
+	f = fopen("/proc/kallsyms", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, nm) == 3 && a && type == 'T' &&
+		    !strcmp(nm, "do_sys_open")) {
+			*addr = a + 2;
+			break;
+		}
+	if (f)
+		fclose(f);
+	s = *addr ? rc_ksyms__find(k, *addr, &off) : NULL;
+	if (s) {
+		snprintf(name, len, "%s", s->name);
+		ok = off == 2;
+	}
+	rc_ksyms__free(k);
+	return ok;
+}
+
+static void roundtrip(void)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 16384 };
+	size_t len = 0, i, cap = NREC * 128;
+	unsigned char *buf = malloc(cap);
+	struct rc_stacks *t = rc_stacks__new();
+	struct rc_writer *w = NULL;
+	struct rc_stacks_stats ss;
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r = NULL;
+	uint32_t first_id = 0, other_id = 0, id;
+	uint64_t kaddr = 0, nsamples = 0, late = 0;
+	char kname[256], path[64];
+	struct rc_meta m;
+	int fd = -1, err;
+
+	if (!ASSERT_OK_PTR(buf, "buffer") || !ASSERT_OK_PTR(t, "table"))
+		goto out;
+	if (!kernel_symbol(&kaddr, kname, sizeof(kname))) {
+		test__skip("kernel symbols hidden (not root?) or no do_sys_open in /proc/kallsyms");
+		goto out;
+	}
+	for (i = 0; i < NREC; i++)
+		len += i % 3 == 2 ? put_other(buf + len, 1000 + i * 10)
+				  : put_sample(buf + len, 1000 + i * 10, kaddr, i == NREC - 1);
+	test_meta(&m);
+	fd = memfd_create("stacks", 0);
+	w = fd >= 0 ? rc_writer__new(fd, &m, &wo) : NULL;
+	if (!ASSERT_OK_PTR(w, "writer"))
+		goto out;
+	err = rc_stacks__take(t, w, buf, &len);
+	err = err ?: rc_writer__add(w, buf, len);
+	err = err ?: rc_writer__finish(w);
+	if (!ASSERT_OK(err, "write"))
+		goto out;
+	ss = rc_stacks__stats(t);
+	ASSERT_EQ(ss.stacks, 2, "two distinct stacks");
+	ASSERT_EQ(ss.samples, NREC - NREC / 3, "samples taken off");
+	ASSERT_EQ(ss.unnamed, 0, "every frame named");
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = rc_reader__open(path);
+	if (!ASSERT_OK_PTR(r, "reader"))
+		goto out;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		const struct rc_stack *s;
+
+		if (rec->type != RC_EV_SAMPLE)
+			continue;
+		nsamples++;
+		if (!ASSERT_EQ(rec->size, sizeof(struct rc_ev_sample), "sample without its frames"))
+			break;
+		id = ((const struct rc_ev_sample *)rec)->stack_id;
+		s = rc_reader__stack(r, id);
+		if (!ASSERT_OK_PTR(s, "the stack is defined"))
+			break;
+		if (!first_id)
+			first_id = id;
+		if (rec->ts != 1000 + (NREC - 1) * 10) {
+			if (!ASSERT_EQ(id, first_id, "one id for the same stack"))
+				break;
+			continue;
+		}
+		other_id = id;
+		if (!ASSERT_EQ(s->nkernel, 1, "kernel frames") || !ASSERT_EQ(s->nuser, 2, "user frames"))
+			break;
+		ASSERT_EQ(s->pid, (uint32_t)getpid(), "the stack's process");
+		ASSERT_STREQ(s->frames[0].sym, kname, "kernel frame named");
+		ASSERT_EQ(s->frames[0].off, 2, "offset into it");
+		ASSERT_STREQ(s->frames[0].dso, "[kernel.kallsyms]", "kernel file");
+		ASSERT_STREQ(s->frames[1].sym, "stk_leaf", "user frame 0 named");
+		ASSERT_EQ(s->frames[1].off, 1, "the first user frame: the address itself");
+		ASSERT_STREQ(s->frames[2].sym, "stk_leaf", "caller frame named");
+		ASSERT_EQ(s->frames[2].off, 2, "its offset: of the address, not of address - 1");
+		ASSERT_HAS(s->frames[2].dso, "test_progs", "user file");
+	}
+	ASSERT_EQ(err, 0, "read to the end");
+	ASSERT_EQ(nsamples, NREC - NREC / 3, "samples read");
+	ASSERT_TRUE(other_id && other_id != first_id, "another id for another stack");
+	rc_reader__free(r);
+
+	/* --since past most chunks: the definitions before are still read */
+	r = rc_reader__open(path);
+	if (!ASSERT_OK_PTR(r, "reader again"))
+		goto out;
+	rc_reader__set_range(r, 1000 + (NREC - 20) * 10, UINT64_MAX);
+	nsamples = 0;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (rec->type != RC_EV_SAMPLE || rec->ts < 1000 + (NREC - 20) * 10)
+			continue;
+		late++;
+		id = ((const struct rc_ev_sample *)rec)->stack_id;
+		if (!ASSERT_OK_PTR(rc_reader__stack(r, id), "stack after a skip"))
+			break;
+	}
+	ASSERT_TRUE(late > 0, "samples after --since");
+	ASSERT_TRUE(rc_reader__chunks(r) < 5, "chunks were skipped");
+out:
+	rc_reader__free(r);
+	rc_writer__free(w);
+	rc_stacks__free(t);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
+static void malformed(void)
+{
+	unsigned char p[256] = {};
+	struct rc_disk_stacks ds = { .nsyms = 1, .nstacks = 1 };
+	struct rc_disk_sym sy = { .id = 1, .name_len = 3, .dso_len = 4 };
+	struct rc_disk_stack dk = { .id = 1, .nkernel = 1 };
+	struct rc_disk_frame df = { .addr = 0x1000, .sym = 1, .off = 5 };
+	struct rc_stacktab tab = {};
+	const struct rc_stack *s;
+	const char *why = NULL;
+	size_t len = 0;
+
+	memcpy(p, &ds, sizeof(ds));
+	len += sizeof(ds);
+	memcpy(p + len, &sy, sizeof(sy));
+	memcpy(p + len + sizeof(sy), "fooxdso", 7);
+	len += 16;
+	memcpy(p + len, &dk, sizeof(dk));
+	len += sizeof(dk);
+	memcpy(p + len, &df, sizeof(df));
+	len += sizeof(df);
+
+	ASSERT_EQ(rc_stacktab__add_block(&tab, p, len - 1, &why), -EBADMSG, "cut short");
+	ASSERT_TRUE(!rc_stacktab__stack(&tab, 1), "nothing added");
+	ASSERT_EQ(rc_stacktab__add_block(&tab, p, len + 8, &why), -EBADMSG, "bytes after");
+	dk.nkernel = 2; /* a frame more than the block holds */
+	memcpy(p + sizeof(ds) + 16, &dk, sizeof(dk));
+	ASSERT_EQ(rc_stacktab__add_block(&tab, p, len, &why), -EBADMSG, "too many frames");
+	dk.nkernel = 1;
+	dk.id = 0;
+	memcpy(p + sizeof(ds) + 16, &dk, sizeof(dk));
+	ASSERT_EQ(rc_stacktab__add_block(&tab, p, len, &why), -EBADMSG, "id 0");
+	dk.id = 1;
+	memcpy(p + sizeof(ds) + 16, &dk, sizeof(dk));
+	sy.name_len = 200; /* past the end */
+	memcpy(p + sizeof(ds), &sy, sizeof(sy));
+	ASSERT_EQ(rc_stacktab__add_block(&tab, p, len, &why), -EBADMSG, "name past the end");
+	ASSERT_TRUE(!rc_stacktab__stack(&tab, 1), "still nothing added");
+	sy.name_len = 3;
+	memcpy(p + sizeof(ds), &sy, sizeof(sy));
+	if (!ASSERT_OK(rc_stacktab__add_block(&tab, p, len, &why), "well formed"))
+		goto out;
+	s = rc_stacktab__stack(&tab, 1);
+	if (ASSERT_OK_PTR(s, "defined")) {
+		ASSERT_STREQ(s->frames[0].sym, "foo", "name");
+		ASSERT_STREQ(s->frames[0].dso, "xdso", "file");
+		ASSERT_EQ(s->frames[0].off, 5, "offset");
+	}
+	/* a frame naming a symbol never defined: unknown, not a crash */
+	df.sym = 99;
+	dk.id = 2;
+	memcpy(p + sizeof(ds) + 16, &dk, sizeof(dk));
+	memcpy(p + sizeof(ds) + 16 + sizeof(dk), &df, sizeof(df));
+	if (ASSERT_OK(rc_stacktab__add_block(&tab, p, len, &why), "undefined symbol")) {
+		s = rc_stacktab__stack(&tab, 2);
+		ASSERT_TRUE(s && !s->frames[0].sym && !s->frames[0].dso, "frame unknown");
+	}
+out:
+	rc_stacktab__free(&tab);
+}
+
+void test_stacks_roundtrip(void)
+{
+	roundtrip();
+}
+
+void test_stacks_malformed(void)
+{
+	malformed();
+}
