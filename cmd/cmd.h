@@ -130,6 +130,8 @@ void capture_say_end(int how);
 
 /* The profile's samples as folded stacks on stdout, sorted; 0 or -errno. */
 int show_folded(const struct rc_reader *r, const struct rc_profile *p);
+/* The profile's top @top functions, with and without their callees, on stdout; 0 or -errno. */
+int show_functions(const struct rc_reader *r, const struct rc_profile *p, size_t top);
 /* The profile's samples as an SVG flame graph on stdout; 0 or -errno. */
 int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, const char *title);
 

@@ -15,6 +15,7 @@
 
 enum {
 	OPT_SUMMARY = 256,
+	OPT_STACKS,
 	OPT_WALL,
 	OPT_FORMAT,
 	OPT_HIST,
@@ -44,6 +45,7 @@ static struct env {
 	enum report_format format;
 	enum profile_kind profile;
 	bool summary;
+	bool stacks;
 	enum hist_kind hist;
 	bool wall;
 	unsigned int top;
@@ -59,7 +61,9 @@ static const struct argp_option opts[] = {
 	{ "format", OPT_FORMAT, "FORMAT", 0,
 	  "text (default), json (JSON Lines), csv, perfetto; for samples, folded (collapsed "
 	  "stacks) or flamegraph (an SVG)" },
-	{ "summary", OPT_SUMMARY, NULL, 0, "Counts by event, process and syscall, with latencies" },
+	{ "summary", OPT_SUMMARY, NULL, 0,
+	  "Counts by event, process and syscall, with latencies; for samples, the top functions" },
+	{ "stacks", OPT_STACKS, NULL, 0, "text: each sample's stack under it, as perf script prints it" },
 	{ "hist", OPT_HIST, "WHAT", 0,
 	  "A log2 histogram: syscall (durations) or runq (wakeup to running)" },
 	{ "top", 't', "N", 0, "Rows in each summary table (default: 10)" },
@@ -129,6 +133,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_SUMMARY:
 		env.summary = true;
 		break;
+	case OPT_STACKS:
+		env.stacks = true;
+		break;
 	case OPT_HIST:
 		if (!strcmp(arg, "syscall"))
 			env.hist = HIST_SYSCALL;
@@ -177,6 +184,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--summary and --hist print tables: drop --format");
 		if (env.summary && env.hist)
 			argp_error(state, "--summary or --hist: one at a time");
+		if (env.stacks && (env.format != FMT_TEXT || env.profile || env.summary || env.hist))
+			argp_error(state, "--stacks prints stacks under the events of the text format");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -400,7 +409,7 @@ static int analyse(struct analysis *a, const struct rc_meta *m, const struct rc_
 	if (env.profile)
 		return rc_profile__add(&a->prof, m, rec);
 	if (env.summary)
-		return rc_summary__add(&a->sum, m, rec);
+		return rc_summary__add(&a->sum, m, rec) ?: rc_profile__add(&a->prof, m, rec);
 	if (env.hist == HIST_RUNQ)
 		return rc_runq__add(&a->runq, m, rec);
 	if (a->dur && rec->type == a->syscall_id)
@@ -428,6 +437,8 @@ static int analysis_show(struct analysis *a, const struct rc_meta *m, const stru
 		return show_flamegraph(r, &a->prof, "CPU flame graph");
 	if (env.summary) {
 		show_summary(m, &a->sum);
+		if (a->prof.samples)
+			return show_functions(r, &a->prof, env.top ? env.top : 10);
 	} else if (env.hist == HIST_SYSCALL) {
 		if (!a->dur)
 			say("no syscall events in this capture: record them with -e syscalls\n");
@@ -507,6 +518,8 @@ int cmd_report(int argc, char **argv)
 			err = -ENOMEM;
 			goto out;
 		}
+		if (env.stacks)
+			report_out__set_stacks(out, r);
 	}
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		if (!rc_filter__match(&filter, m, rec))

@@ -58,6 +58,10 @@ struct report_out {
 	uint64_t last_ts;
 	struct thread_name *names;
 	size_t names_cap, names_used;
+	/* text --stacks */
+	const struct rc_reader *stacks;
+	const struct rc_field *stack_id; /* the sample event's */
+	uint16_t sample_id;
 };
 
 static int flush_buf(struct report_out *o)
@@ -523,6 +527,47 @@ static void snapshot_rule(struct report_out *o, const struct rc_rec_hdr *rec)
 	APPEND_LIT(&o->buf, " events ----\n");
 }
 
+void report_out__set_stacks(struct report_out *o, const struct rc_reader *r)
+{
+	const struct rc_event_desc *ev = rc_schema__event_by_name(o->m->schema, "sample");
+
+	o->stacks = r;
+	o->stack_id = rc_event__field(ev, "stack_id");
+	o->sample_id = ev ? ev->id : 0;
+}
+
+/* text --stacks: a sample's frames, innermost first, a line each, as perf script prints them. */
+static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec)
+{
+	const struct rc_stack *st;
+	char line[640], name[512];
+	size_t i;
+
+	if (!o->stack_id || rec->type != o->sample_id)
+		return;
+	st = rc_reader__stack(o->stacks, (uint32_t)rc_field__u64(o->stack_id, rec, 0));
+	if (!st) {
+		APPEND_LIT(&o->buf, "\t[no stack]\n");
+		return;
+	}
+	for (i = 0; i < (size_t)st->nkernel + st->nuser; i++) {
+		const struct rc_frame *f = &st->frames[i];
+
+		rc_frame__name(f, name, sizeof(name));
+		if (f->sym)
+			snprintf(line, sizeof(line), "\t%16llx %s+0x%llx (%s)\n",
+				 (unsigned long long)f->addr, name, (unsigned long long)f->off,
+				 f->dso ? f->dso : "[unknown]");
+		else
+			snprintf(line, sizeof(line), "\t%16llx %s\n", (unsigned long long)f->addr,
+				 name);
+		rc_strbuf__append(&o->buf, line, strlen(line));
+	}
+	if (st->flags & (RC_STACK_F_KERNEL_CUT | RC_STACK_F_USER_CUT))
+		APPEND_LIT(&o->buf, "\t[stack cut: deeper than its frames]\n");
+	APPEND_LIT(&o->buf, "\n");
+}
+
 int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
 {
 	switch (o->fmt) {
@@ -531,6 +576,8 @@ int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
 			snapshot_rule(o, rec);
 		rc_decode__text(&o->buf, o->m, rec, o->flags);
 		APPEND_LIT(&o->buf, "\n");
+		if (o->stacks)
+			stack_lines(o, rec);
 		break;
 	case FMT_JSON:
 		json_event(o, rec);

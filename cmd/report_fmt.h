@@ -19,6 +19,8 @@ struct report_out *report_out__new(enum report_format fmt, const struct rc_meta 
 				   unsigned int flags);
 /* 0, or -EIO when stdout failed (main says why). */
 int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec);
+/* text: print each sample's stack under it, from @r's definitions. */
+void report_out__set_stacks(struct report_out *o, const struct rc_reader *r);
 int report_out__end(struct report_out *o);
 void report_out__free(struct report_out *o);
 

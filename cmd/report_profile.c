@@ -159,3 +159,21 @@ int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, const
 	rc_strbuf__free(&names);
 	return err;
 }
+
+int show_functions(const struct rc_reader *r, const struct rc_profile *p, size_t top)
+{
+	struct rc_func_count *f = NULL;
+	size_t i, n = 0;
+	int err = rc_profile__functions(p, r, &f, &n);
+
+	if (err)
+		return err;
+	printf("\n# %" PRIu64 " samples%s\n", p->samples,
+	       p->no_stack ? "; some without a stack (record -g takes them)" : "");
+	printf("%8s %8s  %s\n", "CHILDREN", "SELF", "FUNCTION");
+	for (i = 0; i < n && i < top; i++)
+		printf("%7.2f%% %7.2f%%  %s\n", 100.0 * f[i].total / p->samples,
+		       100.0 * f[i].self / p->samples, f[i].name);
+	rc_func_counts__free(f, n);
+	return 0;
+}

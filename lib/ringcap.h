@@ -1213,6 +1213,40 @@ int rc_profile__add(struct rc_profile *p, const struct rc_meta *m, const struct 
 void rc_profile__free(struct rc_profile *p);
 
 /**
+ * struct rc_func_count - a function's samples, as perf report --stdio counts them
+ * @name: the function (rc_frame__name())
+ * @self: samples whose innermost frame is in it
+ * @total: samples with it anywhere on their stack, once each ("children")
+ */
+struct rc_func_count {
+	char *name;
+	uint64_t self, total;
+};
+
+struct rc_reader;
+
+/**
+ * rc_profile__functions() - the functions of a profile's samples
+ * @p: the profile
+ * @r: the reader its stacks are in (rc_reader__stack())
+ * @out: set to the functions, by @total, then @self, then name, highest first
+ * @n: set to their number
+ *
+ * A sample without a stack counts for "[unknown]".
+ *
+ * Return: 0, or -ENOMEM. Free @out with rc_func_counts__free().
+ */
+int rc_profile__functions(const struct rc_profile *p, const struct rc_reader *r,
+			  struct rc_func_count **out, size_t *n);
+
+/**
+ * rc_func_counts__free() - free what rc_profile__functions() gave
+ * @f: the functions
+ * @n: their number
+ */
+void rc_func_counts__free(struct rc_func_count *f, size_t n);
+
+/**
  * rc_frame__name() - a frame's name, as folded stacks and flame graphs show it
  * @f: the frame
  * @buf: where to

@@ -197,6 +197,26 @@ static void profile_shares(void)
 		ASSERT_HAS(rep.out, ";main;burn;burn_a ",
 			   "main calls burn calls burn_a, outermost first");
 	}
+	run_free(&rep);
+	/* --stacks: the frames under each sample, innermost first, as perf script */
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--stacks", (char *)out,
+					   NULL },
+			       60000),
+		      0, "report --stacks")) {
+		ASSERT_HAS(rep.out, " burn_a+0x", "a frame with its offset");
+		ASSERT_HAS(rep.out, "rc_prof)\n", "and its file");
+	}
+	run_free(&rep);
+	/* --summary: the top functions, with and without callees */
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--summary", (char *)out,
+					   NULL },
+			       60000),
+		      0, "report --summary")) {
+		ASSERT_HAS(rep.out, "CHILDREN     SELF  FUNCTION", "the functions table");
+		ASSERT_HAS(rep.out, "%  burn_a\n", "burn_a in it");
+	}
 out:
 	run_free(&r);
 	run_free(&rep);

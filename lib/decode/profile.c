@@ -73,3 +73,97 @@ const char *rc_frame__name(const struct rc_frame *f, char *buf, size_t len)
 	}
 	return buf;
 }
+
+/* The index of function @name in @f, added when new. */
+static int func_index(struct rc_keymap *names, struct rc_func_count **f, size_t *n, size_t *cap,
+		      const char *name, uint32_t *idx)
+{
+	int added = rc_keymap__intern(names, name, strlen(name), *n, idx);
+
+	if (added <= 0)
+		return added;
+	if (rc_ensure_arr(f, cap, *n + 1, 256))
+		return -ENOMEM;
+	(*f)[*n] = (struct rc_func_count){ .name = strdup(name) };
+	if (!(*f)[*n].name)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct rc_func_count *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int rc_profile__functions(const struct rc_profile *p, const struct rc_reader *r,
+			  struct rc_func_count **out, size_t *n)
+{
+	struct rc_keymap names = {};
+	struct rc_func_count *f = NULL;
+	uint32_t *seen = NULL, idx;
+	size_t cap = 0, seen_cap = 0, i, k, j, nseen;
+	char buf[512];
+	int err = 0;
+
+	*n = 0;
+	for (i = 0; !err && i < p->nrows; i++) {
+		const struct rc_profile_row *row = &p->rows[i];
+		const struct rc_stack *st = rc_reader__stack(r, row->stack_id);
+		size_t nf = st ? (size_t)st->nkernel + st->nuser : 0;
+
+		if (!nf) {
+			err = func_index(&names, &f, n, &cap, "[unknown]", &idx);
+			if (!err) {
+				f[idx].self += row->samples;
+				f[idx].total += row->samples;
+			}
+			continue;
+		}
+		/* innermost first: the kernel's, then the user's; each function once a sample */
+		for (k = 0, nseen = 0; !err && k < nf; k++) {
+			err = func_index(&names, &f, n, &cap, rc_frame__name(&st->frames[k], buf, sizeof(buf)),
+					 &idx);
+			if (err)
+				break;
+			if (!k)
+				f[idx].self += row->samples;
+			for (j = 0; j < nseen && seen[j] != idx; j++)
+				;
+			if (j < nseen)
+				continue;
+			err = rc_ensure_arr(&seen, &seen_cap, nseen + 1, 64);
+			if (err)
+				break;
+			seen[nseen++] = idx;
+			f[idx].total += row->samples;
+		}
+	}
+	rc_keymap__free(&names);
+	free(seen);
+	if (err) {
+		rc_func_counts__free(f, *n);
+		*n = 0;
+		*out = NULL;
+		return err;
+	}
+	if (*n)
+		qsort(f, *n, sizeof(*f), cmp_func);
+	*out = f;
+	return 0;
+}
+
+void rc_func_counts__free(struct rc_func_count *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; f && i < n; i++)
+		free(f[i].name);
+	free(f);
+}
