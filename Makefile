@@ -60,7 +60,7 @@ LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libzstd zlib libxxhash 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP
 
-BPF_NAMES := syscalls sched follow dyn profile
+BPF_NAMES := syscalls sched follow dyn profile offcpu
 SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES))
 # lib/ in layers, a folder each (README, Layout); sources by folder.
 LIB_DIRS := util format decode tracefs symbol capture capture/perf capture/bpf capture/ftrace

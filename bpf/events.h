@@ -22,6 +22,7 @@ enum rc_event_type {
 	RC_EV_SCHED_EXEC = 5,
 	RC_EV_SCHED_EXIT = 6,
 	RC_EV_SAMPLE = 7, /* record -F / -c: a CPU sample */
+	RC_EV_OFFCPU = 8, /* record --off-cpu: a task blocked, from switch-out to switch-in */
 	RC_EV_MAX, /* one past the highest built-in id */
 };
 
@@ -128,6 +129,25 @@ struct rc_ev_sample {
 _Static_assert(sizeof(struct rc_ev_sample) == 64, "rc_ev_sample layout");
 
 /*
+ * A task's time off the CPU, blocked (offcpu.bpf.c): written when it is
+ * switched in again, its header the blocked task's, at that time; its
+ * stack, taken when it was switched out, after it as for a sample, and
+ * taken off the same way (the same layout from stack_id on).
+ */
+struct rc_ev_offcpu {
+	struct rc_ev_hdr hdr;
+	__u64 start;	/* when it was switched out */
+	__u64 blocked;	/* ns, until it was switched in */
+	__u32 stack_id; /* 0: none; set by user space */
+	__u16 nkernel;
+	__u16 nuser;
+};
+_Static_assert(sizeof(struct rc_ev_offcpu) == 64, "rc_ev_offcpu layout");
+_Static_assert(__builtin_offsetof(struct rc_ev_offcpu, stack_id) ==
+		       __builtin_offsetof(struct rc_ev_sample, stack_id),
+	       "an off-CPU record's stack is where a sample's is");
+
+/*
  * Records user space adds to the stream (never made by a BPF program).
  * Their ids are above RC_EV_SLOTS: they have no BPF counters.
  */
@@ -200,7 +220,7 @@ _Static_assert(sizeof(struct rc_knobs) == 56, "rc_knobs layout");
  * Per-CPU counters, one element of the stats map. made = dropped +
  * submitted; filtered counts events out of scope (not made, not drops).
  */
-#define RC_EV_SLOTS 8 /* a power of two above the highest id, for masking */
+#define RC_EV_SLOTS 16 /* a power of two above the highest id, for masking */
 _Static_assert(RC_EV_MAX <= RC_EV_SLOTS, "RC_EV_SLOTS too small");
 
 struct rc_bpf_stats {

@@ -128,11 +128,12 @@ void capture_say_end(int how);
 
 /* ---- report --format folded / flamegraph (report_profile.c) ------------ */
 
-/* The profile's samples as folded stacks on stdout, sorted; 0 or -errno. */
-int show_folded(const struct rc_reader *r, const struct rc_profile *p);
-/* The profile's top @top functions, with and without their callees, on stdout; 0 or -errno. */
-int show_functions(const struct rc_reader *r, const struct rc_profile *p, size_t top);
-/* The profile's samples as an SVG flame graph on stdout; 0 or -errno. */
-int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, const char *title);
+/* The profile's records of @kind as folded stacks on stdout, sorted; 0 or -errno. */
+int show_folded(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind);
+/* Its top @top functions, with and without their callees, on stdout; 0 or -errno. */
+int show_functions(const struct rc_reader *r, const struct rc_profile *p,
+		   enum rc_profile_kind kind, size_t top);
+/* Its records of @kind as an SVG flame graph on stdout; 0 or -errno. */
+int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind);
 
 #endif

@@ -30,6 +30,7 @@ enum {
 	OPT_SET,
 	OPT_CHECK,
 	OPT_CALL_GRAPH,
+	OPT_OFF_CPU,
 };
 
 #define MAX_SETS 64
@@ -50,6 +51,7 @@ static struct env {
 	size_t nsets;
 	uint64_t freq, period;
 	enum rc_call_graph call_graph;
+	bool off_cpu;
 } env;
 
 static const struct argp_option opts[] = {
@@ -86,6 +88,8 @@ static const struct argp_option opts[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "fp", 0,
 	  "Take each sample's kernel and user stack: fp, by frame pointers" },
 	{ NULL, 'g', NULL, 0, "The same as --call-graph=fp" },
+	{ "off-cpu", OPT_OFF_CPU, NULL, 0,
+	  "Time tasks spend blocked, with the stacks they blocked in (as offcputime)" },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Print what this kernel has that record uses, a line each, and what record would "
 	  "use on it; record nothing" },
@@ -158,6 +162,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'g':
 		env.call_graph = RC_CALL_GRAPH_FP;
 		break;
+	case OPT_OFF_CPU:
+		env.off_cpu = true;
+		break;
 	case OPT_CALL_GRAPH:
 		if (strcmp(arg, "fp"))
 			argp_error(state,
@@ -214,10 +221,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--overwrite is for ringcap's own programs, not --bpf");
 		if (env.freq && env.period)
 			argp_error(state, "-F and -c exclude each other: a rate or a period");
-		if ((env.freq || env.period) && (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
-			argp_error(state, "-F and -c sample with ringcap's BPF program: not with --bpf "
-					  "or --transport ftrace");
-		if (env.call_graph && !env.freq && !env.period)
+		if ((env.freq || env.period || env.off_cpu) &&
+		    (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
+			argp_error(state, "-F, -c and --off-cpu use ringcap's BPF programs: not with "
+					  "--bpf or --transport ftrace");
+		if (env.call_graph && !env.freq && !env.period && !env.off_cpu)
 			argp_error(state, "-g takes the stacks of samples: add -F HZ (like -F 99) or -c "
 					  "PERIOD");
 		scope_check(state);
@@ -481,16 +489,18 @@ int cmd_record(int argc, char **argv)
 	ro.overwrite = env.overwrite;
 	ro.compress_level = env.compress_level;
 	ro.no_compress = env.no_compress;
+	if ((env.freq || env.period || env.off_cpu) && !scope.events_buf) {
+		ro.events = 0; /* only what -F and --off-cpu make: not the default events */
+		ro.ntracepoints = ro.nuprobes = 0;
+	}
 	if (env.freq || env.period) {
-		if (!scope.events_buf) { /* only samples: not the default events */
-			ro.events = 0;
-			ro.ntracepoints = ro.nuprobes = 0;
-		}
 		ro.events |= RC_EVENT_BIT(RC_SAMPLE_ID);
 		ro.sample_freq = env.freq;
 		ro.sample_period = env.period;
 		ro.call_graph = env.call_graph;
 	}
+	if (env.off_cpu)
+		ro.events |= RC_EVENT_BIT(RC_OFFCPU_ID);
 	if (env.bpf) {
 		ro.events = 0;
 		ro.ntracepoints = ro.nuprobes = 0;

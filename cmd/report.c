@@ -429,16 +429,26 @@ static void analysis_init(struct analysis *a, const struct rc_meta *m)
 
 static int analysis_show(struct analysis *a, const struct rc_meta *m, const struct rc_reader *r)
 {
-	if (env.profile && !a->prof.samples)
-		say("no samples in this capture: record them with -F HZ (and -g for stacks)\n");
+	/* samples when there are, else time blocked; --event picks one of two */
+	enum rc_profile_kind kind = a->prof.samples ? RC_PROFILE_CPU : RC_PROFILE_OFFCPU;
+	int err = 0;
+
+	if (env.profile && !a->prof.samples && !a->prof.offcpu)
+		say("no samples or off-CPU records in this capture: record them with -F HZ -g, "
+		    "or --off-cpu\n");
+	if (env.profile && a->prof.samples && a->prof.offcpu)
+		say("note: this capture has off-CPU records too: --event offcpu shows them\n");
 	if (env.profile == PROFILE_FOLDED)
-		return show_folded(r, &a->prof);
+		return show_folded(r, &a->prof, kind);
 	if (env.profile == PROFILE_FLAMEGRAPH)
-		return show_flamegraph(r, &a->prof, "CPU flame graph");
+		return show_flamegraph(r, &a->prof, kind);
 	if (env.summary) {
 		show_summary(m, &a->sum);
 		if (a->prof.samples)
-			return show_functions(r, &a->prof, env.top ? env.top : 10);
+			err = show_functions(r, &a->prof, RC_PROFILE_CPU, env.top ? env.top : 10);
+		if (!err && a->prof.offcpu)
+			err = show_functions(r, &a->prof, RC_PROFILE_OFFCPU, env.top ? env.top : 10);
+		return err;
 	} else if (env.hist == HIST_SYSCALL) {
 		if (!a->dur)
 			say("no syscall events in this capture: record them with -e syscalls\n");

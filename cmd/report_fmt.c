@@ -60,8 +60,6 @@ struct report_out {
 	size_t names_cap, names_used;
 	/* text --stacks */
 	const struct rc_reader *stacks;
-	const struct rc_field *stack_id; /* the sample event's */
-	uint16_t sample_id;
 };
 
 static int flush_buf(struct report_out *o)
@@ -529,23 +527,24 @@ static void snapshot_rule(struct report_out *o, const struct rc_rec_hdr *rec)
 
 void report_out__set_stacks(struct report_out *o, const struct rc_reader *r)
 {
-	const struct rc_event_desc *ev = rc_schema__event_by_name(o->m->schema, "sample");
-
 	o->stacks = r;
-	o->stack_id = rc_event__field(ev, "stack_id");
-	o->sample_id = ev ? ev->id : 0;
 }
 
-/* text --stacks: a sample's frames, innermost first, a line each, as perf script prints them. */
+/*
+ * text --stacks: the frames of a record with a stack (a sample, an
+ * off-CPU record), innermost first, a line each, as perf script prints them.
+ */
 static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec)
 {
+	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
+	const struct rc_field *id = rc_event__field(ev, "stack_id");
 	const struct rc_stack *st;
 	char line[640], name[512];
 	size_t i;
 
-	if (!o->stack_id || rec->type != o->sample_id)
+	if (!id || ev->id >= RC_FIRST_DYN_ID)
 		return;
-	st = rc_reader__stack(o->stacks, (uint32_t)rc_field__u64(o->stack_id, rec, 0));
+	st = rc_reader__stack(o->stacks, (uint32_t)rc_field__u64(id, rec, 0));
 	if (!st) {
 		APPEND_LIT(&o->buf, "\t[no stack]\n");
 		return;

@@ -70,9 +70,18 @@ static int cmp_folded(const void *a, const void *b)
 	return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
 }
 
-/* The rows as folded lines, sorted, equal ones merged (two stacks can name the same functions). */
-static int fold(const struct rc_reader *r, const struct rc_profile *p, bool mark,
-		struct folded **out, size_t *nout)
+/* A row's weight as shown: samples, or microseconds blocked (as offcputime -f). */
+static uint64_t shown_weight(const struct rc_profile_row *row)
+{
+	return row->kind == RC_PROFILE_OFFCPU ? row->weight / 1000 : row->weight;
+}
+
+/*
+ * The rows of @kind as folded lines, sorted, equal ones merged (two stacks
+ * can name the same functions).
+ */
+static int fold(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind,
+		bool mark, struct folded **out, size_t *nout)
 {
 	struct rc_strbuf names = {}, line = {};
 	struct folded *v = calloc(p->nrows ? p->nrows : 1, sizeof(*v));
@@ -82,6 +91,8 @@ static int fold(const struct rc_reader *r, const struct rc_profile *p, bool mark
 	for (i = 0; !err && i < p->nrows; i++) {
 		const char *f;
 
+		if (p->rows[i].kind != kind)
+			continue;
 		err = row_frames(r, &p->rows[i], mark, &names, &nframes);
 		line.len = 0;
 		for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
@@ -93,7 +104,7 @@ static int fold(const struct rc_reader *r, const struct rc_profile *p, bool mark
 			err = -ENOMEM;
 			break;
 		}
-		v[n++].count = p->rows[i].samples;
+		v[n++].count = shown_weight(&p->rows[i]);
 	}
 	rc_strbuf__free(&names);
 	rc_strbuf__free(&line);
@@ -123,21 +134,26 @@ static void free_folded(struct folded *v, size_t n)
 	free(v);
 }
 
-int show_folded(const struct rc_reader *r, const struct rc_profile *p)
+int show_folded(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind)
 {
 	struct folded *v = NULL;
 	size_t i, n = 0;
-	int err = fold(r, p, false, &v, &n);
+	int err = fold(r, p, kind, false, &v, &n);
 
 	for (i = 0; !err && i < n; i++)
-		printf("%s %" PRIu64 "\n", v[i].text, v[i].count);
+		if (v[i].count)
+			printf("%s %" PRIu64 "\n", v[i].text, v[i].count);
 	free_folded(v, n);
 	return err;
 }
 
-int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, const char *title)
+int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind)
 {
-	struct rc_fg_opts o = { .title = title, .unit = "samples", .kernel_marks = true };
+	bool off = kind == RC_PROFILE_OFFCPU;
+	struct rc_fg_opts o = { .title = off ? "Off-CPU flame graph (time blocked)" : "CPU flame graph",
+				.unit = off ? "us" : "samples",
+				.off_cpu = off,
+				.kernel_marks = true };
 	struct rc_strbuf names = {};
 	const char **frames = NULL;
 	size_t i, k, cap = 0, nframes;
@@ -147,11 +163,13 @@ int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, const
 	for (i = 0; !err && i < p->nrows; i++) {
 		const char *f;
 
+		if (p->rows[i].kind != kind || !shown_weight(&p->rows[i]))
+			continue;
 		err = row_frames(r, &p->rows[i], true, &names, &nframes);
 		err = err ?: rc_ensure_arr(&frames, &cap, nframes, 64);
 		for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
 			frames[k] = f;
-		err = err ?: rc_fg__add(g, frames, nframes, p->rows[i].samples);
+		err = err ?: rc_fg__add(g, frames, nframes, shown_weight(&p->rows[i]));
 	}
 	err = err ?: rc_fg__write(g, &o, stdout);
 	rc_fg__free(g);
@@ -160,20 +178,26 @@ int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, const
 	return err;
 }
 
-int show_functions(const struct rc_reader *r, const struct rc_profile *p, size_t top)
+int show_functions(const struct rc_reader *r, const struct rc_profile *p,
+		   enum rc_profile_kind kind, size_t top)
 {
+	bool off = kind == RC_PROFILE_OFFCPU;
+	uint64_t all = off ? p->offcpu_ns : p->samples;
 	struct rc_func_count *f = NULL;
 	size_t i, n = 0;
-	int err = rc_profile__functions(p, r, &f, &n);
+	int err = rc_profile__functions(p, kind, r, &f, &n);
 
 	if (err)
 		return err;
-	printf("\n# %" PRIu64 " samples%s\n", p->samples,
-	       p->no_stack ? "; some without a stack (record -g takes them)" : "");
+	if (off)
+		printf("\n# %" PRIu64 " off-CPU records, %.3f s blocked\n", p->offcpu, all / 1e9);
+	else
+		printf("\n# %" PRIu64 " samples%s\n", p->samples,
+		       p->no_stack ? "; some without a stack (record -g takes them)" : "");
 	printf("%8s %8s  %s\n", "CHILDREN", "SELF", "FUNCTION");
-	for (i = 0; i < n && i < top; i++)
-		printf("%7.2f%% %7.2f%%  %s\n", 100.0 * f[i].total / p->samples,
-		       100.0 * f[i].self / p->samples, f[i].name);
+	for (i = 0; all && i < n && i < top; i++)
+		printf("%7.2f%% %7.2f%%  %s\n", 100.0 * f[i].total / all, 100.0 * f[i].self / all,
+		       f[i].name);
 	rc_func_counts__free(f, n);
 	return 0;
 }

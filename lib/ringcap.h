@@ -1164,16 +1164,25 @@ void rc_summary__free(struct rc_summary *s);
 
 /* ---- profiles --------------------------------------------------------- */
 
+enum rc_profile_kind {
+	RC_PROFILE_CPU,	   /* samples ("sample" records): weighed in samples */
+	RC_PROFILE_OFFCPU, /* time blocked ("offcpu" records): weighed in ns */
+};
+
 /**
- * struct rc_profile_row - the samples of one task name and one stack
+ * struct rc_profile_row - the records of one kind, task name and stack
  * @comm: the task's name, NUL-padded
- * @stack_id: the stack (rc_reader__stack()); 0: the sample had none
- * @samples: samples
+ * @kind: samples, or time blocked
+ * @stack_id: the stack (rc_reader__stack()); 0: the record had none
+ * @samples: records
+ * @weight: samples (CPU), or ns blocked (off-CPU)
  */
 struct rc_profile_row {
 	char comm[16];
+	enum rc_profile_kind kind;
 	uint32_t stack_id;
 	uint64_t samples;
+	uint64_t weight;
 };
 
 /**
@@ -1183,7 +1192,9 @@ struct rc_profile_row {
  * @cap: rows allocated
  * @samples: every sample added
  * @no_stack: of them, those without a stack
- * @index: the rows by name and stack (internal)
+ * @offcpu: off-CPU records added
+ * @offcpu_ns: the time they were blocked
+ * @index: the rows by kind, name and stack (internal)
  *
  * Starts zeroed; rc_profile__add() fills it.
  */
@@ -1191,11 +1202,12 @@ struct rc_profile {
 	struct rc_profile_row *rows;
 	size_t nrows, cap;
 	uint64_t samples, no_stack;
+	uint64_t offcpu, offcpu_ns;
 	void *index;
 };
 
 /**
- * rc_profile__add() - count a record, when it is a sample
+ * rc_profile__add() - count a record, when it is a sample or an off-CPU record
  * @p: the profile
  * @m: the capture's header, for its schema
  * @rec: the record, checked as rc_reader__next() hands them out
@@ -1228,6 +1240,7 @@ struct rc_reader;
 /**
  * rc_profile__functions() - the functions of a profile's samples
  * @p: the profile
+ * @kind: which records: samples, or time blocked (@self and @total in ns)
  * @r: the reader its stacks are in (rc_reader__stack())
  * @out: set to the functions, by @total, then @self, then name, highest first
  * @n: set to their number
@@ -1236,8 +1249,8 @@ struct rc_reader;
  *
  * Return: 0, or -ENOMEM. Free @out with rc_func_counts__free().
  */
-int rc_profile__functions(const struct rc_profile *p, const struct rc_reader *r,
-			  struct rc_func_count **out, size_t *n);
+int rc_profile__functions(const struct rc_profile *p, enum rc_profile_kind kind,
+			  const struct rc_reader *r, struct rc_func_count **out, size_t *n);
 
 /**
  * rc_func_counts__free() - free what rc_profile__functions() gave
@@ -1387,6 +1400,7 @@ enum rc_drain_mode {
 
 #define RC_EVENT_BIT(type) (1u << (type))
 #define RC_SAMPLE_ID	   7 /* the built-in "sample" event's id (events.h RC_EV_SAMPLE) */
+#define RC_OFFCPU_ID	   8 /* the built-in "offcpu" event's id (RC_EV_OFFCPU) */
 
 /**
  * rc_parse_events() - the built-in events a list names

@@ -9,6 +9,9 @@
  *   rc_prof sys MS           call getppid() in sys_heavy() for MS ms
  *   rc_prof child MS OUT     a child runs burn for MS ms and exits; the parent
  *                            waits for it, then sleeps 300 ms; OUT as for burn
+ *   rc_prof block OUT        sleep 300 ms in blk_a and 200 ms in blk_b, 100 ms at a
+ *                            time, write each one's time asleep (ns) to OUT, then
+ *                            stay 2 s more (in main)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +29,8 @@ uint64_t burn_a(uint64_t ns);
 uint64_t burn_b(uint64_t ns);
 uint64_t burn_c(uint64_t ns);
 void sys_heavy(uint64_t ns);
+uint64_t blk_a(void);
+uint64_t blk_b(void);
 
 static uint64_t cpu_ns(void)
 {
@@ -88,6 +93,79 @@ static inline long raw_getppid(void)
 #endif
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Sleep 100 ms with the syscall instruction here, for the same reason as
+ * raw_getppid(): the stack at the switch-out then has this function's caller.
+ */
+static inline void raw_sleep_100ms(void)
+{
+	struct timespec ts = { 0, 100000000 };
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = 0;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_clock_nanosleep), "D"((long)CLOCK_MONOTONIC), "S"(0L),
+			   "d"(&ts), "r"(r10)
+			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_clock_nanosleep;
+	register long x0 __asm__("x0") = CLOCK_MONOTONIC;
+	register long x1 __asm__("x1") = 0;
+	register long x2 __asm__("x2") = (long)&ts;
+	register long x3 __asm__("x3") = 0;
+
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+#else
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+#endif
+}
+
+NOINLINE uint64_t blk_a(void)
+{
+	uint64_t t0 = mono_ns();
+
+	raw_sleep_100ms();
+	return mono_ns() - t0;
+}
+
+NOINLINE uint64_t blk_b(void)
+{
+	uint64_t t0 = mono_ns();
+
+	raw_sleep_100ms();
+	return mono_ns() - t0;
+}
+
+static NOINLINE int block(const char *out)
+{
+	uint64_t a = 0, b = 0;
+	FILE *f;
+
+	a += blk_a();
+	b += blk_b();
+	a += blk_a();
+	b += blk_b();
+	a += blk_a();
+	f = fopen(out, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "blk_a %llu\nblk_b %llu\n", (unsigned long long)a, (unsigned long long)b);
+	if (fclose(f))
+		return 1;
+	usleep(2000000); /* the recorder reads our mappings while we live */
+	return 0;
+}
+
 NOINLINE void sys_heavy(uint64_t ns)
 {
 	uint64_t t0 = cpu_ns();
@@ -124,6 +202,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "burn"))
 		return burn(atol(argv[2]), argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "block"))
+		return block(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "sys")) {
 		sys_heavy((uint64_t)atol(argv[2]) * 1000000);
 		return 0;
@@ -141,6 +221,6 @@ int main(int argc, char **argv)
 		usleep(300000);
 		return 0;
 	}
-	fprintf(stderr, "usage: rc_prof burn MS OUT | sys MS | child MS OUT\n");
+	fprintf(stderr, "usage: rc_prof burn MS OUT | sys MS | child MS OUT | block OUT\n");
 	return 2;
 }

@@ -5,6 +5,8 @@
  * themselves; the shares the samples give must match. Also: kernel frames
  * under a syscall-heavy function, a process that exits before the capture
  * ends named all the same, each stack stored once, and the ledger exact.
+ * Off-CPU (--off-cpu): the time rc_prof blocks in two functions, as it
+ * times it, from the records with those functions on their stacks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +19,7 @@
 #include "ringcap.h"
 
 #define SAMPLE_ID 7 /* RC_SAMPLE_ID */
+#define OFFCPU_ID 8 /* RC_OFFCPU_ID */
 
 /* What a capture's samples say. */
 struct prof_facts {
@@ -271,6 +274,109 @@ out:
 	tmpdir_cleanup();
 }
 
+/* Off-CPU records of rc_prof: ns blocked with blk_a and blk_b on the stack, and the ledger. */
+struct offcpu_facts {
+	uint64_t records, blocked[2], made, dropped, captured;
+	bool truncated;
+};
+
+static int gather_offcpu(const char *path, struct offcpu_facts *f)
+{
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	uint32_t i;
+	int err;
+
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		const struct rc_stack *s;
+		uint64_t blocked;
+		uint32_t id;
+
+		if (rec->type != OFFCPU_ID)
+			continue;
+		f->records++;
+		memcpy(&blocked, (const char *)rec + 48, sizeof(blocked)); /* rc_ev_offcpu.blocked */
+		memcpy(&id, (const char *)rec + 56, sizeof(id));
+		s = rc_reader__stack(r, id);
+		if (!s || strncmp(rec->comm, "rc_prof", 16))
+			continue;
+		if (has_frame(s, "blk_a", true))
+			f->blocked[0] += blocked;
+		if (has_frame(s, "blk_b", true))
+			f->blocked[1] += blocked;
+	}
+	st = rc_reader__stats(r);
+	for (i = 0; st && i < st->nentries; i++) {
+		if (st->entries[i].type != OFFCPU_ID)
+			continue;
+		f->made += st->entries[i].made;
+		f->dropped += st->entries[i].dropped;
+		f->captured += st->entries[i].captured;
+	}
+	f->truncated = rc_reader__truncated(r);
+	rc_reader__free(r);
+	return err;
+}
+
+static void profile_offcpu(void)
+{
+	const char *out = tmpfile_path("off.rcap"), *truth = tmpfile_path("truth");
+	unsigned long long want[2] = {};
+	struct offcpu_facts f = {};
+	struct run r = {}, rep = {};
+	char what[96];
+	FILE *fp;
+	int k;
+
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--off-cpu", "-g",
+					    "-o", (char *)out, "--", (char *)bin("rc_prof"),
+					    "block", (char *)truth, NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	fp = fopen(truth, "r");
+	if (!ASSERT_OK_PTR(fp, "the workload's own times"))
+		goto out;
+	k = fscanf(fp, "blk_a %llu blk_b %llu", &want[0], &want[1]);
+	fclose(fp);
+	if (!ASSERT_EQ(k, 2, "two times") || !ASSERT_OK(gather_offcpu(out, &f), "read capture"))
+		goto out;
+	ASSERT_TRUE(!f.truncated, "complete file");
+	ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+	ASSERT_EQ(f.captured, f.records, "records read = captured in the ledger");
+	for (k = 0; k < 2; k++) {
+		double ratio = want[k] ? (double)f.blocked[k] / want[k] : 0;
+
+		snprintf(what, sizeof(what), "blk_%c: %.1f ms blocked recorded, %.1f ms timed",
+			 'a' + k, f.blocked[k] / 1e6, want[k] / 1e6);
+		ASSERT_TRUE(ratio > 0.95 && ratio < 1.05, what);
+	}
+	/* folded: microseconds blocked, as offcputime -f */
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
+					   (char *)out, NULL },
+			       60000),
+		      0, "report --format folded"))
+		ASSERT_HAS(rep.out, ";main;block;blk_a;", "blk_a's stack, outermost first");
+	run_free(&rep);
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format",
+					   "flamegraph", (char *)out, NULL },
+			       60000),
+		      0, "report --format flamegraph")) {
+		ASSERT_HAS(rep.out, "<svg", "an SVG");
+		ASSERT_HAS(rep.out, " us, ", "weighed in microseconds");
+	}
+out:
+	run_free(&r);
+	run_free(&rep);
+	tmpdir_cleanup();
+}
+
 static void profile_refusals(void)
 {
 	struct run r = {};
@@ -314,6 +420,12 @@ void test_profile_exited(void)
 {
 	if (need_root())
 		profile_exited();
+}
+
+void test_profile_offcpu(void)
+{
+	if (need_root())
+		profile_offcpu();
 }
 
 void test_profile_refusals(void)

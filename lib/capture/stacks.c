@@ -243,15 +243,51 @@ static int emit(struct rc_stacks *t, struct rc_writer *w)
 	return err;
 }
 
-/* Define a new stack @id of @pid: its entry and its frames, named. */
-static int define(struct rc_stacks *t, uint32_t id, uint32_t pid, struct proc_seen *p,
-		  const uint64_t *frames, uint16_t nk, uint16_t nu, uint32_t flags)
+/*
+ * Is the kernel address @addr the tracing machinery that ran our program:
+ * the program itself, the tracepoint's BPF glue? A stack taken by a
+ * program on a tracepoint starts with those frames.
+ */
+static bool tracing_frame(struct rc_stacks *t, uint64_t addr)
 {
-	struct rc_disk_stack dk = {
+	static const char *const glue[] = { "bpf_prog_", "bpf_trace_run", "__traceiter_",
+					    "__bpf_trace_", "bpf_trampoline_" };
+	const struct rc_ksym *ks;
+	uint64_t off;
+	size_t i;
+
+	if (!t->ksyms)
+		return false;
+	ks = rc_ksyms__find(t->ksyms, addr, &off);
+	if (!ks)
+		return false;
+	if (!strcmp(ks->dso, "[bpf]"))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(glue); i++)
+		if (!strncmp(ks->name, glue[i], strlen(glue[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Define a new stack @id of @pid: its entry and its frames, named. With
+ * @from_tracepoint, the tracing machinery's frames at its top are left out.
+ */
+static int define(struct rc_stacks *t, uint32_t id, uint32_t pid, struct proc_seen *p,
+		  const uint64_t *frames, uint16_t nk, uint16_t nu, uint32_t flags,
+		  bool from_tracepoint)
+{
+	struct rc_disk_stack dk;
+	size_t i, skip = 0;
+	int err;
+
+	while (from_tracepoint && skip < nk && tracing_frame(t, frames[skip]))
+		skip++;
+	frames += skip;
+	nk -= skip;
+	dk = (struct rc_disk_stack){
 		.id = id, .pid = nu ? pid : 0, .nkernel = nk, .nuser = nu, .flags = flags
 	};
-	size_t i;
-	int err;
 
 	err = rc_strbuf__append(&t->pstacks, &dk, sizeof(dk));
 	for (i = 0; !err && i < (size_t)nk + nu; i++) {
@@ -305,7 +341,8 @@ static int stack_of(struct rc_stacks *t, const struct rc_ev_sample *e, const uin
 	if (added <= 0)
 		return added;
 	t->nstacks++;
-	return define(t, *id, pid, p, frames, e->nkernel, e->nuser, flags);
+	return define(t, *id, pid, p, frames, e->nkernel, e->nuser, flags,
+		      e->hdr.type == RC_EV_OFFCPU);
 }
 
 int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len)
@@ -321,7 +358,7 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 		size = e.hdr.size;
 		if (size < sizeof(e.hdr) || size > *len - in)
 			break; /* never: the drain checked every record */
-		if (e.hdr.type == RC_EV_SAMPLE && size > sizeof(e)) {
+		if ((e.hdr.type == RC_EV_SAMPLE || e.hdr.type == RC_EV_OFFCPU) && size >= sizeof(e)) {
 			const uint64_t *frames;
 			uint64_t fbuf[2 * RC_STACK_MAX];
 
@@ -332,6 +369,16 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 				goto keep;
 			}
 			memcpy(fbuf, buf + in + sizeof(e), size - sizeof(e));
+			if (size == sizeof(e)) {
+				if (e.hdr.type != RC_EV_SAMPLE)
+					goto keep; /* an off-CPU record without a stack */
+				/* a sample without -g: the stack of its one instruction */
+				fbuf[0] = e.ip;
+				if (e.hdr.flags & RC_SAMPLE_F_USER)
+					e.nuser = 1;
+				else
+					e.nkernel = 1;
+			}
 			frames = fbuf;
 			err = stack_of(t, &e, frames, &e.stack_id);
 			if (err)

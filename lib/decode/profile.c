@@ -10,19 +10,30 @@
 
 struct profile_key {
 	char comm[16];
+	uint32_t kind;
 	uint32_t stack_id;
 };
 
 int rc_profile__add(struct rc_profile *p, const struct rc_meta *m, const struct rc_rec_hdr *rec)
 {
 	const struct rc_event_desc *ev = rc_schema__event(m->schema, rec->type);
-	const struct rc_field *f;
+	const struct rc_field *f, *blocked = NULL;
 	struct profile_key k = {};
+	uint64_t weight = 1;
 	uint32_t idx;
 	int added;
 
-	if (!ev || strcmp(ev->name, "sample"))
+	if (!ev || rec->type >= RC_FIRST_DYN_ID)
 		return 0;
+	if (!strcmp(ev->name, "sample")) {
+		k.kind = RC_PROFILE_CPU;
+	} else if (!strcmp(ev->name, "offcpu")) {
+		k.kind = RC_PROFILE_OFFCPU;
+		blocked = rc_event__field(ev, "blocked");
+		weight = blocked ? rc_field__u64(blocked, rec, 0) : 0;
+	} else {
+		return 0;
+	}
 	f = rc_event__field(ev, "stack_id");
 	memcpy(k.comm, rec->comm, sizeof(k.comm));
 	k.stack_id = f ? (uint32_t)rc_field__u64(f, rec, 0) : 0;
@@ -39,10 +50,17 @@ int rc_profile__add(struct rc_profile *p, const struct rc_meta *m, const struct 
 			return -ENOMEM;
 		memset(&p->rows[idx], 0, sizeof(p->rows[idx]));
 		memcpy(p->rows[idx].comm, k.comm, sizeof(k.comm));
+		p->rows[idx].kind = k.kind;
 		p->rows[idx].stack_id = k.stack_id;
 		p->nrows++;
 	}
 	p->rows[idx].samples++;
+	p->rows[idx].weight += weight;
+	if (k.kind == RC_PROFILE_OFFCPU) {
+		p->offcpu++;
+		p->offcpu_ns += weight;
+		return 0;
+	}
 	p->samples++;
 	if (!k.stack_id)
 		p->no_stack++;
@@ -102,8 +120,8 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int rc_profile__functions(const struct rc_profile *p, const struct rc_reader *r,
-			  struct rc_func_count **out, size_t *n)
+int rc_profile__functions(const struct rc_profile *p, enum rc_profile_kind kind,
+			  const struct rc_reader *r, struct rc_func_count **out, size_t *n)
 {
 	struct rc_keymap names = {};
 	struct rc_func_count *f = NULL;
@@ -115,14 +133,18 @@ int rc_profile__functions(const struct rc_profile *p, const struct rc_reader *r,
 	*n = 0;
 	for (i = 0; !err && i < p->nrows; i++) {
 		const struct rc_profile_row *row = &p->rows[i];
-		const struct rc_stack *st = rc_reader__stack(r, row->stack_id);
-		size_t nf = st ? (size_t)st->nkernel + st->nuser : 0;
+		const struct rc_stack *st;
+		size_t nf;
 
+		if (row->kind != kind)
+			continue;
+		st = rc_reader__stack(r, row->stack_id);
+		nf = st ? (size_t)st->nkernel + st->nuser : 0;
 		if (!nf) {
 			err = func_index(&names, &f, n, &cap, "[unknown]", &idx);
 			if (!err) {
-				f[idx].self += row->samples;
-				f[idx].total += row->samples;
+				f[idx].self += row->weight;
+				f[idx].total += row->weight;
 			}
 			continue;
 		}
@@ -133,7 +155,7 @@ int rc_profile__functions(const struct rc_profile *p, const struct rc_reader *r,
 			if (err)
 				break;
 			if (!k)
-				f[idx].self += row->samples;
+				f[idx].self += row->weight;
 			for (j = 0; j < nseen && seen[j] != idx; j++)
 				;
 			if (j < nseen)
@@ -142,7 +164,7 @@ int rc_profile__functions(const struct rc_profile *p, const struct rc_reader *r,
 			if (err)
 				break;
 			seen[nseen++] = idx;
-			f[idx].total += row->samples;
+			f[idx].total += row->weight;
 		}
 	}
 	rc_keymap__free(&names);

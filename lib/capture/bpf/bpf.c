@@ -20,11 +20,13 @@
 #include "follow.skel.h"
 #include "dyn.skel.h"
 #include "profile.skel.h"
+#include "offcpu.skel.h"
 
 _Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
 _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");
 _Static_assert(RC_DYN_BASE == RC_FIRST_DYN_ID, "dynamic event ids");
 _Static_assert(RC_EV_SAMPLE == RC_SAMPLE_ID, "the sample event's id");
+_Static_assert(RC_EV_OFFCPU == RC_OFFCPU_ID, "the offcpu event's id");
 
 /* ---- draining --------------------------------------------------------- */
 
@@ -342,6 +344,8 @@ static int attach_sources(struct rc_bpf *s)
 		err = rc_user__attach(s->user);
 	if (!err && s->prof)
 		err = rc_sampler__attach(&s->sampler, s->prof->progs.handle_sample);
+	if (!err && s->offcpu)
+		err = offcpu_bpf__attach(s->offcpu);
 	/* last: on a shared tracepoint, the sources see a target before it is forgotten */
 	if (!err && s->follow)
 		err = follow_bpf__attach(s->follow);
@@ -353,6 +357,8 @@ static int attach_sources(struct rc_bpf *s)
 static void detach_sources(struct rc_bpf *s)
 {
 	rc_sampler__detach(&s->sampler);
+	if (s->offcpu)
+		offcpu_bpf__detach(s->offcpu);
 	if (s->follow)
 		follow_bpf__detach(s->follow);
 	if (s->sched)
@@ -531,6 +537,7 @@ void rc_bpf__teardown(struct rc_capture *c)
 	dyn_bpf__destroy(s->dyn);
 	rc_sampler__close(&s->sampler);
 	profile_bpf__destroy(s->prof);
+	offcpu_bpf__destroy(s->offcpu);
 	free(s->dcaptured);
 	free(s->dpercpu);
 	free(s->ulost);

@@ -22,6 +22,7 @@ struct sched_bpf;
 struct follow_bpf;
 struct dyn_bpf;
 struct profile_bpf;
+struct offcpu_bpf;
 
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 struct rc_bpf;
@@ -42,6 +43,7 @@ struct rc_bpf {
 	struct dyn_bpf *dyn;	      /* tracepoints by name, uprobes */
 	struct profile_bpf *prof;     /* record -F / -c */
 	struct rc_sampler sampler;    /* its perf events */
+	struct offcpu_bpf *offcpu;    /* record --off-cpu */
 	struct rc_features feat;      /* what this kernel has, probed at open */
 	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
 	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */

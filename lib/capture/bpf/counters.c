@@ -13,6 +13,7 @@
 #include "sched.skel.h"
 #include "follow.skel.h"
 #include "profile.skel.h"
+#include "offcpu.skel.h"
 #include "dyn.skel.h"
 
 /* Runs of @prog the kernel skipped: it was already running on that CPU. */
@@ -61,7 +62,7 @@ static void add_missed(struct rc_bpf *s, struct rc_stats *st)
 	struct {
 		uint32_t type;
 		const struct bpf_program *prog;
-	} progs[10];
+	} progs[11];
 	uint64_t missed[RC_EV_MAX] = {};
 	size_t i, n = 0;
 	uint32_t t;
@@ -89,6 +90,9 @@ static void add_missed(struct rc_bpf *s, struct rc_stats *st)
 	}
 	if (s->prof) /* skipped while another program ran on its CPU (recursion) */
 		progs[n++] = (typeof(progs[0])){ RC_EV_SAMPLE, s->prof->progs.handle_sample };
+	if (s->offcpu)
+		progs[n++] =
+		    (typeof(progs[0])){ RC_EV_OFFCPU, s->offcpu->progs.handle_offcpu_switch };
 	for (i = 0; i < n; i++)
 		missed[progs[i].type] += prog_missed(progs[i].prog);
 	for (t = 0; t < RC_EV_MAX; t++) {

@@ -20,6 +20,7 @@
 #include "follow.skel.h"
 #include "dyn.skel.h"
 #include "profile.skel.h"
+#include "offcpu.skel.h"
 
 /* ---- privileges ------------------------------------------------------- */
 
@@ -518,6 +519,15 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 	return err ? load_failed("follow", err) : 0;
 }
 
+/* The stacks of samples and off-CPU records: taken off and named on the writer's thread. */
+static int need_stacks(struct rc_bpf *s)
+{
+	if (s->c.stacks)
+		return 0;
+	s->c.stacks = rc_stacks__new();
+	return s->c.stacks ? 0 : -errno;
+}
+
 /* record -F / -c: the sampling program, and a perf event a CPU to run it */
 static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 {
@@ -526,11 +536,9 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 
 	if (err)
 		return err;
-	if (k->stacks) {
-		s->c.stacks = rc_stacks__new();
-		if (!s->c.stacks)
-			return -errno;
-	}
+	err = need_stacks(s); /* a sample without -g is a stack of its one instruction */
+	if (err)
+		return err;
 	s->prof = profile_bpf__open();
 	if (!s->prof)
 		return load_failed("sampling", -errno);
@@ -538,6 +546,25 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 	err = share_maps(s, s->prof->obj);
 	err = err ?: profile_bpf__load(s->prof);
 	return err ? load_failed("sampling", err) : 0;
+}
+
+/* record --off-cpu: time blocked, and where, from sched_switch */
+static int open_offcpu(struct rc_bpf *s, const struct rc_knobs *k)
+{
+	int err = need(s, RC_NEED_SCHED, "--off-cpu");
+
+	if (!err && !s->feat.task_storage)
+		err = need(s, RC_NEED_SYSCALLS, "--off-cpu"); /* says task storage is missing */
+	err = err ?: need_stacks(s);
+	if (err)
+		return err;
+	s->offcpu = offcpu_bpf__open();
+	if (!s->offcpu)
+		return load_failed("off-CPU", -errno);
+	s->offcpu->rodata->knobs = *k;
+	err = share_maps(s, s->offcpu->obj);
+	err = err ?: offcpu_bpf__load(s->offcpu);
+	return err ? load_failed("off-CPU", err) : 0;
 }
 
 static int open_sources(struct rc_bpf *s)
@@ -554,6 +581,8 @@ static int open_sources(struct rc_bpf *s)
 		err = open_dyn(s, &k);
 	if (!err && (ev & RC_EVENT_BIT(RC_EV_SAMPLE)))
 		err = open_profile(s, &k);
+	if (!err && (ev & RC_EVENT_BIT(RC_EV_OFFCPU)))
+		err = open_offcpu(s, &k);
 	if (!err && s->c.opts.follow_forks)
 		err = open_follow(s, &k);
 	/* after every program is loaded, so that ours are among the kernel's symbols */
