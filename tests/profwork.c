@@ -9,6 +9,8 @@
  *   rc_prof sys MS           call getppid() in sys_heavy() for MS ms
  *   rc_prof child MS OUT     a child runs burn for MS ms and exits; the parent
  *                            waits for it, then sleeps 300 ms; OUT as for burn
+ *   rc_prof work N OUT       N rounds of fixed work, 5:3:2 in work_a, work_b and work_c
+ *                            (the benchmark's), and write the wall time taken (ns) to OUT
  *   rc_prof block OUT        sleep 300 ms in blk_a and 200 ms in blk_b, 100 ms at a
  *                            time, write each one's time asleep (ns) to OUT, then
  *                            stay 2 s more (in main)
@@ -31,6 +33,9 @@ uint64_t burn_c(uint64_t ns);
 void sys_heavy(uint64_t ns);
 uint64_t blk_a(void);
 uint64_t blk_b(void);
+void work_a(unsigned int units);
+void work_b(unsigned int units);
+void work_c(unsigned int units);
 
 static uint64_t cpu_ns(void)
 {
@@ -91,6 +96,51 @@ static inline long raw_getppid(void)
 #else
 	return syscall(SYS_getppid);
 #endif
+}
+
+/* A fixed amount of work: the same instructions whatever the clock says. */
+static inline void units_of_work(unsigned int units)
+{
+	unsigned int i, u;
+
+	for (u = 0; u < units; u++)
+		for (i = 0; i < 100000; i++)
+			sink += i * 7;
+}
+
+NOINLINE void work_a(unsigned int units)
+{
+	units_of_work(units);
+}
+
+NOINLINE void work_b(unsigned int units)
+{
+	units_of_work(units);
+}
+
+NOINLINE void work_c(unsigned int units)
+{
+	units_of_work(units);
+}
+
+static uint64_t mono_ns(void);
+
+static NOINLINE int work(long rounds, const char *out)
+{
+	uint64_t t0 = mono_ns();
+	long r;
+	FILE *f;
+
+	for (r = 0; r < rounds; r++) {
+		work_a(5);
+		work_b(3);
+		work_c(2);
+	}
+	f = fopen(out, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%llu\n", (unsigned long long)(mono_ns() - t0));
+	return fclose(f) ? 1 : 0;
 }
 
 static uint64_t mono_ns(void)
@@ -202,6 +252,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "burn"))
 		return burn(atol(argv[2]), argv[3]);
+	if (argc >= 4 && !strcmp(argv[1], "work"))
+		return work(atol(argv[2]), argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "block"))
 		return block(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "sys")) {
@@ -221,6 +273,6 @@ int main(int argc, char **argv)
 		usleep(300000);
 		return 0;
 	}
-	fprintf(stderr, "usage: rc_prof burn MS OUT | sys MS | child MS OUT | block OUT\n");
+	fprintf(stderr, "usage: rc_prof burn MS OUT | sys MS | child MS OUT | work N OUT | block OUT\n");
 	return 2;
 }
