@@ -353,4 +353,29 @@ static __always_inline void rc_submit(void *ctx, struct rc_bpf_stats *st, void *
 	bpf_ringbuf_submit(rec, rc_wakeup_flags(&st->since_query, size));
 }
 
+/*
+ * A stack into @frames, at most knobs.max_stack frames; frames taken.
+ * @cut: set when it filled them, so that it may go on (the kernel stops at
+ * the smaller of the buffer and kernel.perf_event_max_stack, which
+ * knobs.max_stack is); left false when there is none.
+ */
+static __always_inline __u32 rc_take_stack(void *ctx, __u64 *frames, __u64 flags, bool *cut)
+{
+	long n = bpf_get_stack(ctx, frames, RC_STACK_MAX * sizeof(__u64), flags);
+
+	*cut = false;
+	if (n <= 0)
+		return 0;
+	*cut = n >= (long)(knobs.max_stack * sizeof(__u64));
+	return ((__u32)n / sizeof(__u64)) & 0xff;
+}
+
+/* The image of @t's process: its leader's start time and execs (events.h RC_IMAGE()). */
+static __always_inline __u64 rc_image(const struct task_struct *t)
+{
+	const struct task_struct *leader = t->group_leader;
+
+	return RC_IMAGE(leader->start_time, leader->self_exec_id);
+}
+
 #endif /* RINGCAP_COMMON_BPF_H */

@@ -125,8 +125,16 @@ struct rc_ev_sample {
 	__u32 stack_id; /* 0: none; set by user space */
 	__u16 nkernel;	/* frames that follow, kernel then user: 0 in a file */
 	__u16 nuser;
+	__u64 image; /* the process's image: its start time plus its execs (RC_IMAGE()) */
 };
-_Static_assert(sizeof(struct rc_ev_sample) == 64, "rc_ev_sample layout");
+_Static_assert(sizeof(struct rc_ev_sample) == 72, "rc_ev_sample layout");
+
+/*
+ * Which image of a process a user address belongs to: an exec replaces
+ * it (self_exec_id counts them), a reused pid is another process (its
+ * leader's start time differs). Named stacks are kept by process image.
+ */
+#define RC_IMAGE(start_time, exec_id) ((start_time) + (exec_id))
 
 /*
  * A task's time off the CPU, blocked (offcpu.bpf.c): written when it is
@@ -141,10 +149,13 @@ struct rc_ev_offcpu {
 	__u32 stack_id; /* 0: none; set by user space */
 	__u16 nkernel;
 	__u16 nuser;
+	__u64 image; /* as a sample's */
 };
-_Static_assert(sizeof(struct rc_ev_offcpu) == 64, "rc_ev_offcpu layout");
+_Static_assert(sizeof(struct rc_ev_offcpu) == 72, "rc_ev_offcpu layout");
 _Static_assert(__builtin_offsetof(struct rc_ev_offcpu, stack_id) ==
-		       __builtin_offsetof(struct rc_ev_sample, stack_id),
+			   __builtin_offsetof(struct rc_ev_sample, stack_id) &&
+		       __builtin_offsetof(struct rc_ev_offcpu, image) ==
+			   __builtin_offsetof(struct rc_ev_sample, image),
 	       "an off-CPU record's stack is where a sample's is");
 
 /*
@@ -205,7 +216,7 @@ struct rc_knobs {
 	__u32 snap_type; /* perfbuf: notify user space when a record of this type is made */
 	__s32 snap_nr;	 /* ... and, for syscalls, of this number (-1: any) */
 	__u32 stacks;	 /* RC_KNOB_STACK_*: the stacks a sample takes */
-	__u32 __pad;
+	__u32 max_stack; /* frames a side: RC_STACK_MAX, or kernel.perf_event_max_stack if less */
 };
 _Static_assert(sizeof(struct rc_knobs) == 56, "rc_knobs layout");
 

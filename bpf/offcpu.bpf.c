@@ -16,7 +16,6 @@
 
 #define TASK_INTERRUPTIBLE   0x1
 #define TASK_UNINTERRUPTIBLE 0x2
-#define STACK_BYTES	     (RC_STACK_MAX * sizeof(__u64))
 
 struct rc_offcpu_buf {
 	struct rc_ev_offcpu e;
@@ -30,33 +29,23 @@ struct {
 	__type(value, struct rc_offcpu_buf);
 } offcpu SEC(".maps");
 
-static __always_inline __u32 take_stack(void *ctx, __u64 *frames, __u64 flags, bool *cut)
-{
-	long n = bpf_get_stack(ctx, frames, STACK_BYTES, flags);
-
-	if (n <= 0)
-		return 0;
-	*cut = n >= (long)STACK_BYTES;
-	return ((__u32)n / sizeof(__u64)) & 0xff;
-}
-
 /* @prev goes to sleep: keep when, and its stacks (it is the current task) */
 static __always_inline void switched_out(void *ctx, struct task_struct *prev)
 {
 	struct rc_offcpu_buf *b;
-	bool cut = false;
+	bool cut;
 	__u32 nk, nu;
 	__u16 flags = 0;
 
 	b = bpf_task_storage_get(&offcpu, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!b)
 		return;
-	nk = take_stack(ctx, b->frames, 0, &cut);
+	nk = rc_take_stack(ctx, b->frames, 0, &cut);
 	if (nk > RC_STACK_MAX)
 		nk = RC_STACK_MAX;
 	if (cut)
 		flags |= RC_SAMPLE_F_KSTACK_CUT;
-	nu = take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
+	nu = rc_take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
 	if (nu > RC_STACK_MAX)
 		nu = RC_STACK_MAX;
 	if (cut)
@@ -64,6 +53,7 @@ static __always_inline void switched_out(void *ctx, struct task_struct *prev)
 	b->e.hdr.flags = flags;
 	b->e.nkernel = nk;
 	b->e.nuser = nu;
+	b->e.image = nu ? rc_image(prev) : 0;
 	b->e.start = bpf_ktime_get_boot_ns();
 }
 

@@ -27,15 +27,14 @@ struct {
 	__type(value, struct rc_sample_buf);
 } samplebuf SEC(".maps");
 
-#define STACK_BYTES (RC_STACK_MAX * sizeof(__u64))
 
 /*
  * Did the sample interrupt user mode? The kernel's user_mode(regs). The
- * context's registers are the UAPI layout (bpf_user_pt_regs_t), read a
- * whole word at a time as the verifier wants: x86-64's cs is the 18th
- * word of struct user_regs_struct. Not through vmlinux.h's struct
- * pt_regs, whose cs CO-RE sizes as the running kernel has it (a u16 on
- * 6.1, where an 8-byte read is refused).
+ * context's registers are read a whole word at a time, as the verifier
+ * wants them: x86-64's cs is the 18th word (the UAPI struct
+ * user_regs_struct's layout, which the kernel's pt_regs has). Not
+ * through vmlinux.h's struct pt_regs, whose cs is a u16 in a union since
+ * the FRED rework (6.9): CO-RE makes that a 2-byte read, refused.
  */
 #if defined(__TARGET_ARCH_x86)
 #define RC_X86_CS_OFF	   (17 * 8)
@@ -47,18 +46,21 @@ struct {
 #endif
 
 /*
- * Take a stack into @frames, at most RC_STACK_MAX frames; frames taken.
- * A full buffer means the stack may go on: the sample is marked cut.
+ * Did the sample interrupt user mode? The kernel's user_mode(regs). The
+ * context's registers are read a whole word at a time, as the verifier
+ * wants them: x86-64's cs is the 18th word (the UAPI struct
+ * user_regs_struct's layout, which the kernel's pt_regs has). Not
+ * through vmlinux.h's struct pt_regs, whose cs is a u16 in a union since
+ * the FRED rework (6.9): CO-RE makes that a 2-byte read, refused.
  */
-static __always_inline __u32 take_stack(void *ctx, __u64 *frames, __u64 flags, bool *cut)
-{
-	long n = bpf_get_stack(ctx, frames, STACK_BYTES, flags);
-
-	if (n <= 0)
-		return 0;
-	*cut = n >= (long)STACK_BYTES;
-	return ((__u32)n / sizeof(__u64)) & 0xff;
-}
+#if defined(__TARGET_ARCH_x86)
+#define RC_X86_CS_OFF	   (17 * 8)
+#define rc_user_mode(regs) ((*(const __u64 *)((const char *)(regs) + RC_X86_CS_OFF) & 3) == 3)
+#elif defined(__TARGET_ARCH_arm64)
+#define rc_user_mode(regs) ((((struct user_pt_regs *)(regs))->pstate & 0xf) == 0) /* EL0t */
+#else
+#error "rc_user_mode(): unknown architecture"
+#endif
 
 SEC("perf_event")
 int handle_sample(struct bpf_perf_event_data *ctx)
@@ -67,7 +69,7 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 	struct rc_bpf_stats *st = rc_stats();
 	struct rc_sample_buf *b;
 	__u32 zero = 0, nk = 0, nu = 0, size;
-	bool cut = false;
+	bool cut;
 	__u16 flags = 0;
 
 	if (!st)
@@ -81,14 +83,14 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 	if (rc_user_mode(&ctx->regs))
 		flags |= RC_SAMPLE_F_USER;
 	if (knobs.stacks & RC_KNOB_STACK_KERNEL) {
-		nk = take_stack(ctx, b->frames, 0, &cut);
+		nk = rc_take_stack(ctx, b->frames, 0, &cut);
 		if (nk > RC_STACK_MAX)
 			nk = RC_STACK_MAX;
 		if (cut)
 			flags |= RC_SAMPLE_F_KSTACK_CUT;
 	}
 	if (knobs.stacks & RC_KNOB_STACK_USER) {
-		nu = take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
+		nu = rc_take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
 		if (nu > RC_STACK_MAX)
 			nu = RC_STACK_MAX;
 		if (cut)
@@ -104,6 +106,7 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 	b->s.stack_id = 0;
 	b->s.nkernel = nk;
 	b->s.nuser = nu;
+	b->s.image = nu ? rc_image(t) : 0;
 	if (size > sizeof(*b))
 		return 0; /* never: tells the verifier the size's bound */
 	if (knobs.transport == RC_KNOB_PERFBUF) {

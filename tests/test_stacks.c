@@ -46,6 +46,7 @@ static size_t put_sample(unsigned char *p, uint64_t ts, uint64_t kaddr, bool oth
 		.period = 1000,
 		.nkernel = 1,
 		.nuser = 2,
+		.image = 12345,
 	};
 	/* the first user frame is looked up as it is, a caller at its address - 1 */
 	uint64_t frames[3] = { kaddr, (uint64_t)(uintptr_t)stk_leaf + 1,

@@ -16,12 +16,14 @@
 #include "util/mem.h"
 
 #define PENDING_MAX  (4u << 20)	    /* bytes of definitions before a block is written */
+#define NAME_MAX_LEN 4096	    /* a symbol's or file's name is cut there (C++ names can be long) */
 #define REFRESH_NS   100000000ull /* on a miss, a process's mappings are read again at most this often */
 
 struct frame_name {
 	uint32_t sym;
 	uint32_t off;
 	bool named; /* a function; else a file and offset, or nothing */
+	bool nowhere; /* a user address in no mapping read: looked up again after a refresh */
 };
 
 /* The key a frame's name is cached under: an address means the same in one image of a process. */
@@ -35,9 +37,9 @@ struct frame_key {
 
 /* A process whose mappings were read: when, and its name then (an exec changes both). */
 struct proc_seen {
-	uint64_t when; /* CLOCK_MONOTONIC */
-	uint32_t gen;  /* images it had: a new one at each exec seen */
-	char comm[16];
+	uint64_t when;	/* CLOCK_MONOTONIC of the last read of its mappings */
+	uint64_t image; /* the image they are of (events.h RC_IMAGE()) */
+	uint32_t gen;	/* images seen under this pid, counted */
 };
 
 struct rc_stacks {
@@ -85,7 +87,7 @@ static uint64_t now_ns(void)
 /* The id of symbol @name (may be NULL) in file @dso, defining it when new. */
 static int sym_id(struct rc_stacks *t, const char *name, const char *dso, uint32_t *id)
 {
-	size_t nlen = name ? strnlen(name, UINT16_MAX) : 0, dlen = strnlen(dso, UINT16_MAX);
+	size_t nlen = name ? strnlen(name, NAME_MAX_LEN) : 0, dlen = strnlen(dso, NAME_MAX_LEN);
 	struct rc_disk_sym ds;
 	static const char zeros[8];
 	int added, err;
@@ -142,14 +144,12 @@ static int read_maps(struct rc_stacks *t, uint32_t pid, struct proc_seen *p)
 }
 
 /*
- * Process @pid as its sample of thread @tid, named @comm, sees it: its
- * mappings read when it is new to us, and again when its main thread's
- * name changed since: an exec (which leaves the execing thread the main
- * one, named after the new program), a new image whose addresses mean
- * other things. Other threads' names are theirs to set.
+ * Process @pid in image @image (its start time and execs, from the
+ * kernel): its mappings read when it is new to us, and again when the
+ * image is another (an exec, or the pid reused), whose addresses mean
+ * other things. The names of the image before stay with its stacks.
  */
-static struct proc_seen *proc_of(struct rc_stacks *t, uint32_t pid, uint32_t tid,
-				 const char *comm)
+static struct proc_seen *proc_of(struct rc_stacks *t, uint32_t pid, uint64_t image)
 {
 	uint32_t idx;
 	int added = rc_keymap__intern(&t->procs, &pid, sizeof(pid), t->nprocs, &idx);
@@ -163,15 +163,10 @@ static struct proc_seen *proc_of(struct rc_stacks *t, uint32_t pid, uint32_t tid
 		memset(&t->seen[t->nprocs++], 0, sizeof(*t->seen));
 	}
 	p = &t->seen[idx];
-	if (added) {
-		if (tid == pid)
-			memcpy(p->comm, comm, sizeof(p->comm));
-		read_maps(t, pid, p);
-	} else if (tid == pid && !p->comm[0]) {
-		memcpy(p->comm, comm, sizeof(p->comm)); /* the main thread, first seen */
-	} else if (tid == pid && strncmp(p->comm, comm, sizeof(p->comm))) {
-		p->gen++;
-		memcpy(p->comm, comm, sizeof(p->comm));
+	if (added || p->image != image) {
+		if (!added)
+			p->gen++;
+		p->image = image;
 		read_maps(t, pid, p);
 	}
 	return p;
@@ -196,6 +191,7 @@ static struct frame_name name_user(struct rc_stacks *t, uint32_t pid, struct pro
 		fn.off = hit.file_off + caller < UINT32_MAX ? hit.file_off + caller : UINT32_MAX;
 	} else {
 		sym_id(t, NULL, "[unknown]", &fn.sym);
+		fn.nowhere = found == -ENOENT;
 	}
 	return fn;
 }
@@ -210,8 +206,14 @@ static int name_frame(struct rc_stacks *t, uint32_t pid, struct proc_seen *p, ui
 
 	if (added < 0)
 		return added;
-	if (!added) {
+	if (!added && !(t->names[idx].nowhere && now_ns() - p->when >= REFRESH_NS)) {
 		*out = t->names[idx];
+		return 0;
+	}
+	if (!added) { /* mapped since, maybe: a dlopen() */
+		*out = name_user(t, pid, p, addr, caller);
+		t->st.unnamed -= !t->names[idx].named && out->named;
+		t->names[idx] = *out;
 		return 0;
 	}
 	if (rc_ensure_arr(&t->names, &t->names_cap, t->nnames + 1, 1024))
@@ -291,9 +293,10 @@ static int define(struct rc_stacks *t, uint32_t id, uint32_t pid, struct proc_se
 
 	err = rc_strbuf__append(&t->pstacks, &dk, sizeof(dk));
 	for (i = 0; !err && i < (size_t)nk + nu; i++) {
-		bool user = i >= nk, caller = i != 0 && i != nk;
+		/* a stack taken on a tracepoint: its kernel frames are all return addresses */
+		bool user = i >= nk, caller = i != nk && (i != 0 || from_tracepoint);
 		struct rc_disk_frame df = { .addr = frames[i] };
-		struct frame_name fn;
+		struct frame_name fn = {};
 
 		err = name_frame(t, user ? pid : 0, user ? p : NULL, frames[i], caller, &fn);
 		df.sym = fn.sym;
@@ -319,8 +322,13 @@ static int stack_of(struct rc_stacks *t, const struct rc_ev_sample *e, const uin
 	uint32_t head[4];
 	int added, err;
 
+	if (t->nstacks >= RC_MAX_STACK_ID - 1) {
+		t->st.over++; /* as many stacks as a file takes: this sample keeps none */
+		*id = 0;
+		return 0;
+	}
 	if (pid) {
-		p = proc_of(t, pid, e->hdr.tid, e->hdr.comm);
+		p = proc_of(t, pid, e->image);
 		if (!p)
 			return -ENOMEM;
 	}

@@ -27,9 +27,10 @@ struct rc_stacks;
  * @frames: distinct frames named
  * @unnamed: of them, those without a symbol (a file and offset, or nothing)
  * @bad: sample records whose frame counts did not match their size (left as they were)
+ * @over: samples past the file's most stacks (RC_MAX_STACK_ID), kept without one
  */
 struct rc_stacks_stats {
-	uint64_t stacks, samples, frames, unnamed, bad;
+	uint64_t stacks, samples, frames, unnamed, bad, over;
 };
 
 /**

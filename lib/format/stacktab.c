@@ -15,11 +15,23 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-/* Walk the payload; with @t, take what it defines. */
-static int walk(struct rc_stacktab *t, const unsigned char *p, size_t len, const char **why)
+/*
+ * Ids a block may use: up to those defined so far, plus its own, plus a
+ * gap for blocks lost to damage. Ids are given in order from 1, so a
+ * file of a few bytes cannot make the table allocate for 4M of them.
+ */
+#define ID_GAP 65536
+
+/*
+ * Walk the payload, checking it against @bounds (the table as it is); with
+ * @t, take what it defines.
+ */
+static int walk(const struct rc_stacktab *bounds, struct rc_stacktab *t, const unsigned char *p,
+		size_t len, const char **why)
 {
 	struct rc_disk_stacks ds;
 	size_t pos = sizeof(ds);
+	uint64_t max_sym, max_stack;
 	uint32_t i;
 
 	if (len < sizeof(ds)) {
@@ -27,6 +39,8 @@ static int walk(struct rc_stacktab *t, const unsigned char *p, size_t len, const
 		return -EBADMSG;
 	}
 	memcpy(&ds, p, sizeof(ds));
+	max_sym = (uint64_t)bounds->nsyms + ds.nsyms + ID_GAP;
+	max_stack = (uint64_t)bounds->nstacks + ds.nstacks + ID_GAP;
 	for (i = 0; i < ds.nsyms; i++) {
 		struct rc_disk_sym sy;
 		size_t n;
@@ -37,7 +51,7 @@ static int walk(struct rc_stacktab *t, const unsigned char *p, size_t len, const
 		}
 		memcpy(&sy, p + pos, sizeof(sy));
 		n = pad8(sizeof(sy) + (size_t)sy.name_len + sy.dso_len);
-		if (!sy.id || sy.id > RC_MAX_SYM_ID || n > len - pos) {
+		if (!sy.id || sy.id > RC_MAX_SYM_ID || sy.id > max_sym || n > len - pos) {
 			*why = "stacks block: symbol id or length out of range";
 			return -EBADMSG;
 		}
@@ -73,7 +87,7 @@ static int walk(struct rc_stacktab *t, const unsigned char *p, size_t len, const
 		}
 		memcpy(&dk, p + pos, sizeof(dk));
 		nf = (size_t)dk.nkernel + dk.nuser;
-		if (!dk.id || dk.id > RC_MAX_STACK_ID || dk.nkernel > RC_MAX_FRAMES ||
+		if (!dk.id || dk.id > RC_MAX_STACK_ID || dk.id > max_stack || dk.nkernel > RC_MAX_FRAMES ||
 		    dk.nuser > RC_MAX_FRAMES || nf * sizeof(struct rc_disk_frame) > len - pos - sizeof(dk)) {
 			*why = "stacks block: stack id or length out of range";
 			return -EBADMSG;
@@ -123,7 +137,7 @@ static int walk(struct rc_stacktab *t, const unsigned char *p, size_t len, const
 
 int rc_stacktab__add_block(struct rc_stacktab *t, const void *p, size_t len, const char **why)
 {
-	return walk(NULL, p, len, why) ?: walk(t, p, len, why);
+	return walk(t, NULL, p, len, why) ?: walk(t, t, p, len, why);
 }
 
 const struct rc_stack *rc_stacktab__stack(const struct rc_stacktab *t, uint32_t id)

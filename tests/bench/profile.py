@@ -89,7 +89,10 @@ def traced(build, rec, rounds, tmp):
     p.send_signal(signal.SIGINT)
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = status
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) not in (0,):
+    # perf ends by SIGINT again (or exits 130) once its file is complete
+    ok = (os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 130)) or \
+        (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT)
+    if not ok:
         sys.exit("bench-profile: %s failed: %s" % (rec.name, p.stderr.read().decode()))
     return wall, int((ru.ru_utime + ru.ru_stime) * 1e9)
 
@@ -130,7 +133,8 @@ def top_ringcap(build, path):
 
 def top_perf(path):
     out = subprocess.run(["perf", "report", "-i", path, "--stdio", "--no-children", "--comm",
-                          "rc_prof", "--sort", "symbol", "-g", "none", "-q"],
+                          "rc_prof", "--percentage", "relative", "--sort", "symbol", "-g",
+                          "none", "-q"],
                          capture_output=True, text=True).stdout
     rows = []
     for line in out.splitlines():
@@ -145,7 +149,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=12000, help="rc_prof work rounds a CPU")
+    ap.add_argument("--rounds", type=int, default=5000, help="rc_prof work rounds a CPU")
     ap.add_argument("-o", "--output")
     a = ap.parse_args()
     build = os.path.abspath(a.build)

@@ -88,8 +88,11 @@ static void add_missed(struct rc_bpf *s, struct rc_stats *st)
 		    (typeof(progs[0])){ RC_TYPE_FOLLOW, s->follow->progs.handle_follow_fork };
 		/* a skipped exit only keeps a dead tgid a target: nothing is lost */
 	}
-	if (s->prof) /* skipped while another program ran on its CPU (recursion) */
-		progs[n++] = (typeof(progs[0])){ RC_EV_SAMPLE, s->prof->progs.handle_sample };
+	/*
+	 * Not the sampling program: the kernel skips it while a kprobe or
+	 * classic tracepoint program runs on its CPU without counting a miss
+	 * (bpf_overflow_handler()); its recursion_misses stay 0.
+	 */
 	if (s->offcpu)
 		progs[n++] =
 		    (typeof(progs[0])){ RC_EV_OFFCPU, s->offcpu->progs.handle_offcpu_switch };

@@ -5,6 +5,7 @@
  * --bpf objects, and the rings.
  */
 #include <linux/capability.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,6 +79,20 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 	return 0;
 }
 
+/* Frames a stack takes a side: RC_STACK_MAX, or kernel.perf_event_max_stack when less. */
+static __u32 max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	unsigned int v = RC_STACK_MAX;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1 || v > RC_STACK_MAX)
+			v = RC_STACK_MAX;
+		fclose(f);
+	}
+	return v ? v : 1;
+}
+
 static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 {
 	struct rc_knobs k = {
@@ -92,6 +107,7 @@ static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 		.stacks = o->call_graph == RC_CALL_GRAPH_FP
 				  ? RC_KNOB_STACK_KERNEL | RC_KNOB_STACK_USER
 				  : 0,
+		.max_stack = max_stack(),
 	};
 
 	if (k.filter_comm)

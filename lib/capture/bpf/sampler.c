@@ -88,8 +88,8 @@ int rc_sampler__open(struct rc_sampler *sp, int ncpus, uint64_t freq, uint64_t p
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		make_attr(&a, hw, freq, period);
 		fd = perf_open(&a, cpu);
-		if (fd < 0 && hw && cpu == 0 &&
-		    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
+		/* no cycles event here (ENODEV is an offline CPU, not a missing PMU) */
+		if (fd < 0 && hw && (errno == ENOENT || errno == EOPNOTSUPP)) {
 			hw = false;
 			pr_warn("sampling cpu-clock: this machine has no hardware cycles event\n");
 			make_attr(&a, hw, freq, period);
