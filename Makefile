@@ -83,7 +83,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-long valgrind bench bench-burst vmtest
+.PHONY: all check test clean install uninstall man demo fuzz fuzz-long valgrind bench bench-burst bench-profile vmtest
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -185,7 +185,8 @@ $(OUTPUT)/rc_workload: tests/workload.c | $(OUTPUT)
 # cross-built: the guest has no arm64 libc).
 $(OUTPUT)/rc_prof: tests/profwork.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer $(if $(filter x86,$(ARCH)),-mno-omit-leaf-frame-pointer) \
+	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -falign-loops=64 \
+		$(if $(filter x86,$(ARCH)),-mno-omit-leaf-frame-pointer) \
 		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static) $< -o $@
 
 $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
@@ -293,6 +294,12 @@ bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 		--calls $(or $(CALLS),2000000) $(if $(WORKLOADS),--workloads $(WORKLOADS)) \
 		$(if $(RECORDERS),--recorders $(RECORDERS)) $(if $(SUITES),--suites $(SUITES)) \
 		$(if $(BASELINE),--baseline $(BASELINE)) -o $(OUTPUT)/bench.md
+	$(Q)$(MAKE) --no-print-directory bench-profile
+
+# ringcap record -F 999 -g against perf record -g and --call-graph dwarf
+bench-profile: $(OUTPUT)/ringcap $(OUTPUT)/rc_prof
+	$(Q)python3 tests/bench/profile.py $(OUTPUT) --runs $(or $(RUNS),3) \
+		-o $(OUTPUT)/bench-profile.md
 
 $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)
