@@ -528,7 +528,7 @@ int cmd_report(int argc, char **argv)
 			err = -ENOMEM;
 			goto out;
 		}
-		if (env.stacks)
+		if (env.stacks || env.format == FMT_PERFETTO)
 			report_out__set_stacks(out, r);
 	}
 	while ((err = rc_reader__next(r, &rec)) > 0) {

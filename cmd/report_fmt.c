@@ -435,6 +435,53 @@ static void perfetto_syscall(struct report_out *o, const struct rc_event_desc *e
 	APPEND_LIT(&o->buf, "}");
 }
 
+/*
+ * A record with a stack (a sample, an off-CPU record), when the stacks are
+ * known: on its thread, named by its innermost function, its frames in
+ * args.stack, innermost first; an off-CPU record a slice over the time it
+ * was blocked. False when it has none: an instant as any event.
+ */
+static bool perfetto_stacked(struct report_out *o, const struct rc_event_desc *ev,
+			     const struct rc_rec_hdr *rec, uint32_t pid, uint32_t tid)
+{
+	const struct rc_field *id = rc_event__field(ev, "stack_id");
+	const struct rc_field *blocked = rc_event__field(ev, "blocked");
+	const struct rc_stack *st;
+	char name[512], title[576];
+	uint64_t dur = 0;
+	size_t i, n;
+
+	if (!o->stacks || !id || ev->id >= RC_FIRST_DYN_ID)
+		return false;
+	st = rc_reader__stack(o->stacks, (uint32_t)rc_field__u64(id, rec, 0));
+	n = st ? (size_t)st->nkernel + st->nuser : 0;
+	if (!n)
+		return false;
+	if (blocked)
+		dur = rc_field__u64(blocked, rec, 0);
+	trace_sep(o);
+	rc_strbuf__printf(&o->buf, "{\"ph\":\"%s\",%s\"pid\":%u,\"tid\":%u,\"ts\":",
+			  blocked ? "X" : "i", blocked ? "" : "\"s\":\"t\",", pid, tid);
+	put_us(&o->buf, o->m, blocked && dur <= rec->ts ? rec->ts - dur : rec->ts);
+	if (blocked) {
+		APPEND_LIT(&o->buf, ",\"dur\":");
+		rc_strbuf__printf(&o->buf, "%.3f", dur / 1e3);
+	}
+	/* the innermost user frame names it when there is one: the program's view */
+	rc_frame__name(&st->frames[st->nuser ? st->nkernel : 0], name, sizeof(name));
+	snprintf(title, sizeof(title), "%s: %s", blocked ? "off-CPU" : ev->name, name);
+	APPEND_LIT(&o->buf, ",\"name\":");
+	json_escape(&o->buf, title, SIZE_MAX);
+	APPEND_LIT(&o->buf, ",\"args\":{\"stack\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			APPEND_LIT(&o->buf, ",");
+		json_escape(&o->buf, rc_frame__name(&st->frames[i], name, sizeof(name)), SIZE_MAX);
+	}
+	APPEND_LIT(&o->buf, "]}}");
+	return true;
+}
+
 static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
 {
 	const struct rc_schema *s = o->m->schema;
@@ -456,6 +503,8 @@ static void perfetto_event(struct report_out *o, const struct rc_rec_hdr *rec)
 		perfetto_syscall(o, ev, rec, f, g, pid, tid);
 		return;
 	}
+	if (perfetto_stacked(o, ev, rec, pid, tid))
+		return;
 	/* anything else: an instant on its thread (of no known task: on a track of its own) */
 	trace_sep(o);
 	rc_strbuf__printf(&o->buf, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%u,\"ts\":", pid,
