@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,34 @@ out:
 	tmpdir_cleanup();
 }
 
+/*
+ * A program exec'd by the command, that burns 400 ms and exits while the
+ * capture goes on: its frames named (the writer meets it within about
+ * 100 ms: RC_STACKS_HANDOFF_NS).
+ */
+static void profile_short_lived(void)
+{
+	const char *out = tmpfile_path("short.rcap"), *truth = tmpfile_path("truth");
+	struct prof_facts f = {};
+	struct run r = {};
+	char script[PATH_MAX + 128];
+
+	snprintf(script, sizeof(script), "%s burn 400 %s; sleep 0.5", bin("rc_prof"), truth);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+					    "-o", (char *)out, "--", "/bin/sh", "-c", script, NULL },
+				120000),
+		       0, "record") ||
+	    !ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	assert_ledger(&f);
+	ASSERT_TRUE(f.in[0] + f.in[1] + f.in[2] >= 20, "samples in burn_* named");
+	ASSERT_LT(f.unnamed_user * 100, f.samples, "its frames named, all but 1%");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
 /* Off-CPU records of rc_prof: ns blocked with blk_a and blk_b on the stack, and the ledger. */
 struct offcpu_facts {
 	uint64_t records, blocked[2], made, dropped, captured;
@@ -441,6 +470,12 @@ void test_profile_exited(void)
 {
 	if (need_root())
 		profile_exited();
+}
+
+void test_profile_short_lived(void)
+{
+	if (need_root())
+		profile_short_lived();
 }
 
 void test_profile_offcpu(void)

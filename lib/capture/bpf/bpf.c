@@ -221,7 +221,17 @@ static int bpf_sample(struct rc_capture *c)
 
 static long bpf_read(struct rc_capture *c, uint64_t end)
 {
-	return read_ring(to_bpf(c), false);
+	struct rc_bpf *s = to_bpf(c);
+	long n = read_ring(s, false);
+	uint64_t now;
+
+	if (n < 0 || !c->stacks || !s->bt.cur->len)
+		return n;
+	now = rc_now_ns(CLOCK_MONOTONIC);
+	if (now - s->handed_off < RC_STACKS_HANDOFF_NS)
+		return n;
+	s->handed_off = now;
+	return rc_batcher__submit(&s->bt) ?: n; /* to the writer now: it names stacks */
 }
 
 static int bpf_wait(struct rc_capture *c, int ms)

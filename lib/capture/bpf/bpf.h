@@ -25,6 +25,14 @@ struct profile_bpf;
 struct offcpu_bpf;
 
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
+/*
+ * With stacks, the writer names them, reading a process's mappings when
+ * its first stack comes: batches go to it at least this often, and the
+ * drain wakes as often (RC_STACKS_WAKEUP_MS), so that a short-lived
+ * process is still there.
+ */
+#define RC_STACKS_HANDOFF_NS 100000000ull
+#define RC_STACKS_WAKEUP_MS  100
 struct rc_bpf;
 
 /* A kind of ring the programs write to, as the drain sees it. */
@@ -65,6 +73,7 @@ struct rc_bpf {
 	bool attached;
 	bool sc_refused; /* the raw syscall programs did not load: rc_bpf__sc_key() */
 	uint64_t ring_hwm;
+	uint64_t handed_off; /* stacks: CLOCK_MONOTONIC of the last batch given to the writer */
 	struct rc_batcher bt; /* the batches the drain fills, and the writer thread */
 };
 

@@ -602,8 +602,15 @@ static int open_sources(struct rc_bpf *s)
 	if (!err && s->c.opts.follow_forks)
 		err = open_follow(s, &k);
 	/* after every program is loaded, so that ours are among the kernel's symbols */
-	if (!err && s->c.stacks)
+	if (!err && s->c.stacks) {
 		rc_stacks__load_kernel(s->c.stacks); /* failing, frames go unnamed: said */
+		/* read often, so that the writer meets a process while it lives (bpf.h) */
+		if (!s->c.opts.wakeup_ms) {
+			s->c.opts.wakeup_ms = RC_STACKS_WAKEUP_MS;
+			if (!s->c.opts.flush_ms)
+				s->c.opts.flush_ms = 1000; /* chunks as often as before */
+		}
+	}
 	return err;
 }
 
