@@ -46,6 +46,26 @@ struct outcome {
 	char msg[512];
 };
 
+/* A sample's or off-CPU record's stack, every frame's names read (ids 7 and 8). */
+static uint64_t stack_sum(const struct rc_reader *r, const struct rc_rec_hdr *rec)
+{
+	const struct rc_stack *st;
+	uint64_t sum = 0;
+	uint32_t id;
+	size_t i;
+
+	if ((rec->type != 7 && rec->type != 8) || rec->size < 60)
+		return 0;
+	memcpy(&id, (const char *)rec + 56, sizeof(id));
+	st = rc_reader__stack(r, id);
+	for (i = 0; st && i < (size_t)st->nkernel + st->nuser; i++) {
+		sum += st->frames[i].addr + st->frames[i].off;
+		sum += st->frames[i].sym ? strlen(st->frames[i].sym) : 0;
+		sum += st->frames[i].dso ? strlen(st->frames[i].dso) : 0;
+	}
+	return sum;
+}
+
 static void outcome_of(struct rc_reader *r, uint64_t since, struct outcome *o)
 {
 	const struct rc_rec_hdr *rec;
@@ -59,6 +79,7 @@ static void outcome_of(struct rc_reader *r, uint64_t since, struct outcome *o)
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		o->n++;
 		o->sum = o->sum * 31 + rec->ts + rec->type + rec->size;
+		o->sum += stack_sum(r, rec);
 	}
 	o->err = err;
 	o->truncated = rc_reader__truncated(r);

@@ -506,6 +506,71 @@ static int write_bpf_seed(const char *dir, const char *name)
 	return err;
 }
 
+/* ---- STACKS blocks and the samples that use them ---------------------- */
+
+/* A STACKS payload: symbols @first and @first + 1, stack @first of two frames. */
+static size_t stacks_payload(unsigned char *p, uint32_t first)
+{
+	struct rc_disk_stacks ds = { .nsyms = 2, .nstacks = 1 };
+	struct rc_disk_sym sy = { .id = first, .name_len = 4, .dso_len = 4 };
+	struct rc_disk_stack dk = { .id = first, .pid = 7, .nkernel = 1, .nuser = 1 };
+	struct rc_disk_frame fr[2] = { { 0xffffffff81000010, first, 16 },
+				       { 0x401000, first + 1, 0 } };
+	size_t len = 0;
+
+	memcpy(p + len, &ds, sizeof(ds));
+	len += sizeof(ds);
+	memcpy(p + len, &sy, sizeof(sy));
+	memcpy(p + len + sizeof(sy), "kfun[kk]", 8);
+	len += 16;
+	sy.id = first + 1;
+	memcpy(p + len, &sy, sizeof(sy));
+	memcpy(p + len + sizeof(sy), "ufun/bin", 8);
+	len += 16;
+	memcpy(p + len, &dk, sizeof(dk));
+	len += sizeof(dk);
+	memcpy(p + len, fr, sizeof(fr));
+	return len + sizeof(fr);
+}
+
+static int write_stacks_seed(const char *dir, const char *name)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 512, .reorder_ns = 1 };
+	struct rc_meta m = { .clock_id = 7, .ncpus = 2, .page_size = 4096, .recorder_pid = 1,
+			     .transport = RC_TRANSPORT_RINGBUF, .start_ts = 900,
+			     .ringbuf_size = 4096, .host = "seed", .kernel = "6.18",
+			     .arch = "x86_64", .cmdline = "ringcap record -F 99 -g" };
+	unsigned char p[256];
+	struct rc_writer *w;
+	char path[4096];
+	uint32_t i, id;
+	int fd, err = 0;
+
+	m.schema = rc_builtin_schema();
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -errno;
+	w = rc_writer__new(fd, &m, &wo);
+	if (!w) {
+		close(fd);
+		return -errno;
+	}
+	for (id = 1; !err && id <= 5; id += 2) {
+		err = rc_writer__add_stacks(w, p, stacks_payload(p, id));
+		for (i = 0; !err && i < 12; i++) {
+			struct rc_ev_sample e = { .ip = 0x401000, .period = 1000, .stack_id = id };
+
+			hdr(&e.hdr, RC_EV_SAMPLE, sizeof(e), 1000 + id * 100 + i);
+			err = rc_writer__add(w, &e, sizeof(e)) ?: rc_writer__flush(w, true);
+		}
+	}
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	close(fd);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -525,7 +590,7 @@ int main(int argc, char **argv)
 	      write_seed(argv[1], "empty.rcap", 0, 4096, WHOLE, SHUFFLED) ?:
 	      write_ftrace_seed(argv[1], "ftrace.rcap", false) ?:
 	      write_ftrace_seed(argv[1], "ftrace_stored.rcap", true) ?:
-	      write_bpf_seed(argv[1], "bpf.rcap");
+	      write_bpf_seed(argv[1], "bpf.rcap") ?: write_stacks_seed(argv[1], "stacks.rcap");
 	if (err)
 		fprintf(stderr, "gen_seeds: %s\n", strerror(-err));
 	return err ? 1 : 0;
