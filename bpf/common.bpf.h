@@ -331,6 +331,8 @@ static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
 	bpf_perf_event_output(ctx, &notify, BPF_F_CURRENT_CPU, &ts, sizeof(ts));
 }
 
+static __always_inline void rc_emit_stack(void *ctx, const struct rc_ev_hdr *ev);
+
 /*
  * Submit a record of @size bytes from rc_reserve(); ringbuf: waking the
  * reader as rc_wakeup_flags() says.
@@ -341,16 +343,22 @@ static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
  */
 static __always_inline void rc_submit(void *ctx, struct rc_bpf_stats *st, void *rec, __u32 size)
 {
-	if (knobs.transport == RC_KNOB_PERFBUF) {
-		struct rc_ev_hdr *h = rec;
+	struct rc_ev_hdr h;
 
+	if (knobs.stacks)
+		h = *(struct rc_ev_hdr *)rec; /* a submitted record is not ours to read */
+	if (knobs.transport == RC_KNOB_PERFBUF) {
 		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, rec, size) < 0)
-			rc_count_drop(st, h->type);
+			rc_count_drop(st, ((struct rc_ev_hdr *)rec)->type);
+		else if (knobs.stacks)
+			rc_emit_stack(ctx, &h);
 		if (knobs.snap_type)
-			rc_trigger(ctx, h);
+			rc_trigger(ctx, rec);
 		return;
 	}
 	bpf_ringbuf_submit(rec, rc_wakeup_flags(&st->since_query, size));
+	if (knobs.stacks)
+		rc_emit_stack(ctx, &h);
 }
 
 /*
@@ -376,6 +384,86 @@ static __always_inline __u64 rc_image(const struct task_struct *t)
 	const struct task_struct *leader = t->group_leader;
 
 	return RC_IMAGE(leader->start_time, leader->self_exec_id);
+}
+
+/*
+ * record -g with -e: a stack record after an event's, made in a per-CPU
+ * buffer of its nesting level (a task's program, then an interrupt's on
+ * top of it, then an NMI's), as the kernel's bpf_trace_nest_level picks
+ * perf_event_output()'s: a level is taken with a plain increment, which an
+ * interrupt between its load and its store can only see whole. The
+ * buffers and the level are every source's (user space shares the maps).
+ * Its counters: slot RC_EV_STACK, from any context: atomic adds.
+ */
+struct rc_stack_buf {
+	struct rc_ev_stack s;
+	__u64 frames[2 * RC_STACK_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RC_STACK_NEST);
+	__type(key, __u32);
+	__type(value, struct rc_stack_buf);
+} stackbufs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} stacknest SEC(".maps");
+
+static __always_inline void rc_emit_stack(void *ctx, const struct rc_ev_hdr *ev)
+{
+	struct rc_bpf_stats *st = rc_stats();
+	__u32 zero = 0, lvl, nk, nu, size;
+	struct rc_stack_buf *b;
+	__u16 flags = 0;
+	__u32 *nest;
+	bool cut;
+	long err;
+
+	nest = bpf_map_lookup_elem(&stacknest, &zero);
+	if (!nest || !st)
+		return;
+	lvl = *nest;
+	*nest = lvl + 1;
+	__sync_fetch_and_add(&st->made[RC_EV_STACK], 1);
+	b = lvl < RC_STACK_NEST ? bpf_map_lookup_elem(&stackbufs, &lvl) : NULL;
+	if (!b) {
+		__sync_fetch_and_add(&st->dropped[RC_EV_STACK], 1);
+		goto out;
+	}
+	nk = rc_take_stack(ctx, b->frames, 0, &cut);
+	if (nk > RC_STACK_MAX)
+		nk = RC_STACK_MAX;
+	if (cut)
+		flags |= RC_SAMPLE_F_KSTACK_CUT;
+	nu = rc_take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
+	if (nu > RC_STACK_MAX)
+		nu = RC_STACK_MAX;
+	if (cut)
+		flags |= RC_SAMPLE_F_USTACK_CUT;
+	size = sizeof(b->s) + (nk + nu) * sizeof(__u64);
+	b->s.hdr = *ev;
+	b->s.hdr.type = RC_EV_STACK;
+	b->s.hdr.size = size;
+	b->s.hdr.flags = flags;
+	b->s.event = ev->type;
+	b->s.__unused = 0;
+	b->s.stack_id = 0;
+	b->s.nkernel = nk;
+	b->s.nuser = nu;
+	b->s.image = nu ? rc_image(rc_current()) : 0;
+	if (knobs.transport == RC_KNOB_PERFBUF)
+		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, b, size);
+	else
+		err = bpf_ringbuf_output(&events, b, size, rc_wakeup_flags(&st->since_query, size));
+	if (err)
+		__sync_fetch_and_add(&st->dropped[RC_EV_STACK], 1);
+out:
+	*nest = lvl;
 }
 
 #endif /* RINGCAP_COMMON_BPF_H */

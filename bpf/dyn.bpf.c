@@ -98,6 +98,8 @@ static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_d
 		    bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags_cpu(size));
 	if (err)
 		st->dropped++;
+	else if (knobs.stacks)
+		rc_emit_stack(ctx, buf);
 }
 
 /*

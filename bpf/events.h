@@ -23,6 +23,7 @@ enum rc_event_type {
 	RC_EV_SCHED_EXIT = 6,
 	RC_EV_SAMPLE = 7, /* record -F / -c: a CPU sample */
 	RC_EV_OFFCPU = 8, /* record --off-cpu: a task blocked, from switch-out to switch-in */
+	RC_EV_STACK = 9,  /* record -e ... -g: the stack of the record before it */
 	RC_EV_MAX, /* one past the highest built-in id */
 };
 
@@ -157,6 +158,32 @@ _Static_assert(__builtin_offsetof(struct rc_ev_offcpu, stack_id) ==
 		       __builtin_offsetof(struct rc_ev_offcpu, image) ==
 			   __builtin_offsetof(struct rc_ev_sample, image),
 	       "an off-CPU record's stack is where a sample's is");
+
+/*
+ * The stack of an event's record (record -g with -e), written by the same
+ * program just after it, with its header's time, task and CPU; its frames
+ * follow, taken off in user space as a sample's are (the same layout from
+ * stack_id on). A reader pairs it with the record before it of that time,
+ * thread and CPU.
+ */
+struct rc_ev_stack {
+	struct rc_ev_hdr hdr;
+	__u64 event;	/* the type of the record it is the stack of */
+	__u64 __unused;
+	__u32 stack_id; /* set by user space */
+	__u16 nkernel;
+	__u16 nuser;
+	__u64 image; /* as a sample's */
+};
+_Static_assert(sizeof(struct rc_ev_stack) == 72, "rc_ev_stack layout");
+_Static_assert(__builtin_offsetof(struct rc_ev_stack, stack_id) ==
+			   __builtin_offsetof(struct rc_ev_sample, stack_id) &&
+		       __builtin_offsetof(struct rc_ev_stack, image) ==
+			   __builtin_offsetof(struct rc_ev_sample, image),
+	       "a stack record's stack is where a sample's is");
+
+/* Per-CPU buffers for stack records: a task's program, an interrupt's, an NMI's, one more. */
+#define RC_STACK_NEST 4
 
 /*
  * Records user space adds to the stream (never made by a BPF program).

@@ -225,9 +225,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		    (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
 			argp_error(state, "-F, -c and --off-cpu use ringcap's BPF programs: not with "
 					  "--bpf or --transport ftrace");
-		if (env.call_graph && !env.freq && !env.period && !env.off_cpu)
-			argp_error(state, "-g takes the stacks of samples: add -F HZ (like -F 99) or -c "
-					  "PERIOD");
+		if (env.call_graph && (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
+			argp_error(state, "-g takes stacks with ringcap's BPF programs: not with --bpf "
+					  "or --transport ftrace");
 		scope_check(state);
 		break;
 	default:
@@ -497,8 +497,8 @@ int cmd_record(int argc, char **argv)
 		ro.events |= RC_EVENT_BIT(RC_SAMPLE_ID);
 		ro.sample_freq = env.freq;
 		ro.sample_period = env.period;
-		ro.call_graph = env.call_graph;
 	}
+	ro.call_graph = env.call_graph; /* samples', off-CPU records', and every event's stacks */
 	if (env.off_cpu)
 		ro.events |= RC_EVENT_BIT(RC_OFFCPU_ID);
 	if (env.bpf) {

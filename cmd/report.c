@@ -429,15 +429,19 @@ static void analysis_init(struct analysis *a, const struct rc_meta *m)
 
 static int analysis_show(struct analysis *a, const struct rc_meta *m, const struct rc_reader *r)
 {
-	/* samples when there are, else time blocked; --event picks one of two */
-	enum rc_profile_kind kind = a->prof.samples ? RC_PROFILE_CPU : RC_PROFILE_OFFCPU;
+	/* samples when there are, else time blocked, else events' stacks; --event picks */
+	enum rc_profile_kind kind = a->prof.samples ? RC_PROFILE_CPU
+				    : a->prof.offcpu ? RC_PROFILE_OFFCPU
+						     : RC_PROFILE_EVENTS;
 	int err = 0;
 
-	if (env.profile && !a->prof.samples && !a->prof.offcpu)
-		say("no samples or off-CPU records in this capture: record them with -F HZ -g, "
-		    "or --off-cpu\n");
+	if (env.profile && !a->prof.samples && !a->prof.offcpu && !a->prof.events)
+		say("no stacks in this capture: record them with -F HZ -g, --off-cpu, or -e EVENTS "
+		    "-g\n");
 	if (env.profile && a->prof.samples && a->prof.offcpu)
 		say("note: this capture has off-CPU records too: --event offcpu shows them\n");
+	if (env.profile && (a->prof.samples || a->prof.offcpu) && a->prof.events)
+		say("note: this capture has events' stacks too: --event stack shows them\n");
 	if (env.profile == PROFILE_FOLDED)
 		return show_folded(r, &a->prof, kind);
 	if (env.profile == PROFILE_FLAMEGRAPH)
@@ -448,6 +452,8 @@ static int analysis_show(struct analysis *a, const struct rc_meta *m, const stru
 			err = show_functions(r, &a->prof, RC_PROFILE_CPU, env.top ? env.top : 10);
 		if (!err && a->prof.offcpu)
 			err = show_functions(r, &a->prof, RC_PROFILE_OFFCPU, env.top ? env.top : 10);
+		if (!err && a->prof.events)
+			err = show_functions(r, &a->prof, RC_PROFILE_EVENTS, env.top ? env.top : 10);
 		return err;
 	} else if (env.hist == HIST_SYSCALL) {
 		if (!a->dur)
@@ -503,7 +509,9 @@ int cmd_report(int argc, char **argv)
 	struct analysis a;
 	struct rc_reader *r;
 	bool analysing;
+	const struct rc_event_desc *stack_ev;
 	uint64_t dropped;
+	bool kept = false;
 	int err, ret = 0;
 
 	env = (struct env){ .format = FMT_TEXT };
@@ -516,6 +524,7 @@ int cmd_report(int argc, char **argv)
 	if (!r)
 		return -errno; /* the reader said why */
 	m = rc_reader__meta(r);
+	stack_ev = rc_schema__event_by_name(m->schema, "stack");
 	analysing = env.summary || env.hist || env.profile;
 	analysis_init(&a, m);
 	err = setup_filter(&filter, m);
@@ -532,7 +541,12 @@ int cmd_report(int argc, char **argv)
 			report_out__set_stacks(out, r);
 	}
 	while ((err = rc_reader__next(r, &rec)) > 0) {
-		if (!rc_filter__match(&filter, m, rec))
+		/* an event's stack record goes with its event: kept when the event was */
+		bool keep = stack_ev && rec->type == stack_ev->id ? kept
+							       : rc_filter__match(&filter, m, rec);
+
+		kept = keep;
+		if (!keep)
 			continue;
 		if (rec->type >= RC_FIRST_DYN_ID)
 			warn_raw(m, rec->type);

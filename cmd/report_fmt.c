@@ -60,6 +60,7 @@ struct report_out {
 	size_t names_cap, names_used;
 	/* text --stacks */
 	const struct rc_reader *stacks;
+	const struct rc_event_desc *stack_ev; /* "stack": the records -g adds after events' */
 };
 
 static int flush_buf(struct report_out *o)
@@ -539,6 +540,7 @@ struct report_out *report_out__new(enum report_format fmt, const struct rc_meta 
 	o->m = m;
 	o->flags = flags;
 	o->snap = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
+	o->stack_ev = rc_schema__event_by_name(m->schema, "stack");
 	if (fmt == FMT_JSON || fmt == FMT_PERFETTO) {
 		o->jf = json_fields__new(m->schema);
 		if (!o->jf) {
@@ -618,6 +620,12 @@ static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec)
 
 int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
 {
+	/* an event's stack record (record -g): its frames under the event, with --stacks */
+	if (o->stack_ev && rec->type == o->stack_ev->id) {
+		if (o->fmt == FMT_TEXT && o->stacks)
+			stack_lines(o, rec);
+		return o->buf.len >= FLUSH_AT ? flush_buf(o) : 0;
+	}
 	switch (o->fmt) {
 	case FMT_TEXT:
 		if (o->snap && rec->type == o->snap->id)

@@ -150,8 +150,10 @@ int show_folded(const struct rc_reader *r, const struct rc_profile *p, enum rc_p
 int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind)
 {
 	bool off = kind == RC_PROFILE_OFFCPU;
-	struct rc_fg_opts o = { .title = off ? "Off-CPU flame graph (time blocked)" : "CPU flame graph",
-				.unit = off ? "us" : "samples",
+	struct rc_fg_opts o = { .title = off ? "Off-CPU flame graph (time blocked)"
+					     : kind == RC_PROFILE_EVENTS ? "Events flame graph"
+									 : "CPU flame graph",
+				.unit = off ? "us" : kind == RC_PROFILE_EVENTS ? "events" : "samples",
 				.off_cpu = off,
 				.kernel_marks = true };
 	struct rc_strbuf names = {};
@@ -182,7 +184,7 @@ int show_functions(const struct rc_reader *r, const struct rc_profile *p,
 		   enum rc_profile_kind kind, size_t top)
 {
 	bool off = kind == RC_PROFILE_OFFCPU;
-	uint64_t all = off ? p->offcpu_ns : p->samples;
+	uint64_t all = off ? p->offcpu_ns : kind == RC_PROFILE_EVENTS ? p->events : p->samples;
 	struct rc_func_count *f = NULL;
 	size_t i, n = 0;
 	int err = rc_profile__functions(p, kind, r, &f, &n);
@@ -191,6 +193,8 @@ int show_functions(const struct rc_reader *r, const struct rc_profile *p,
 		return err;
 	if (off)
 		printf("\n# %" PRIu64 " off-CPU records, %.3f s blocked\n", p->offcpu, all / 1e9);
+	else if (kind == RC_PROFILE_EVENTS)
+		printf("\n# %" PRIu64 " events with their stacks\n", p->events);
 	else
 		printf("\n# %" PRIu64 " samples%s\n", p->samples,
 		       p->no_stack ? "; some without a stack (record -g takes them)" : "");

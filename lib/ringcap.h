@@ -1167,6 +1167,7 @@ void rc_summary__free(struct rc_summary *s);
 enum rc_profile_kind {
 	RC_PROFILE_CPU,	   /* samples ("sample" records): weighed in samples */
 	RC_PROFILE_OFFCPU, /* time blocked ("offcpu" records): weighed in ns */
+	RC_PROFILE_EVENTS, /* events' stacks (record -e ... -g, "stack" records): in events */
 };
 
 /**
@@ -1194,6 +1195,7 @@ struct rc_profile_row {
  * @no_stack: of them, those without a stack
  * @offcpu: off-CPU records added
  * @offcpu_ns: the time they were blocked
+ * @events: events' stack records added
  * @index: the rows by kind, name and stack (internal)
  *
  * Starts zeroed; rc_profile__add() fills it.
@@ -1203,6 +1205,7 @@ struct rc_profile {
 	size_t nrows, cap;
 	uint64_t samples, no_stack;
 	uint64_t offcpu, offcpu_ns;
+	uint64_t events;
 	void *index;
 };
 
@@ -1401,6 +1404,7 @@ enum rc_drain_mode {
 #define RC_EVENT_BIT(type) (1u << (type))
 #define RC_SAMPLE_ID	   7 /* the built-in "sample" event's id (events.h RC_EV_SAMPLE) */
 #define RC_OFFCPU_ID	   8 /* the built-in "offcpu" event's id (RC_EV_OFFCPU) */
+#define RC_STACK_ID	   9 /* the built-in "stack" event's id (RC_EV_STACK) */
 
 /**
  * rc_parse_events() - the built-in events a list names

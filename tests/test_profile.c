@@ -21,6 +21,7 @@
 
 #define SAMPLE_ID 7 /* RC_SAMPLE_ID */
 #define OFFCPU_ID 8 /* RC_OFFCPU_ID */
+#define STACK_ID  9 /* RC_STACK_ID */
 
 /* What a capture's samples say. */
 struct prof_facts {
@@ -427,6 +428,71 @@ out:
 	tmpdir_cleanup();
 }
 
+/*
+ * -e syscalls:sys_enter_getppid -g: each of rc_prof's getppid() calls
+ * (from sys_heavy, with the syscall instruction in it) has a stack record
+ * after it, naming sys_heavy; as many stacks as events, nothing lost.
+ */
+static void profile_event_stacks(void)
+{
+	const char *out = tmpfile_path("ev.rcap");
+	const struct rc_rec_hdr *rec, *prev = NULL;
+	uint64_t events = 0, stacks = 0, paired = 0, named = 0;
+	const struct rc_stack *s;
+	struct rc_reader *r = NULL;
+	struct run run = {}, rep = {};
+	uint16_t tp = 0;
+	struct rc_rec_hdr last = {};
+	uint32_t id;
+	int err;
+
+	if (!ASSERT_EQ(run_sync(&run,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-g", "-e",
+					    "syscalls:sys_enter_getppid", "-o", (char *)out, "--",
+					    (char *)bin("rc_prof"), "sys", "200", NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	r = rc_reader__open(out);
+	if (!ASSERT_OK_PTR(r, "reader"))
+		goto out;
+	tp = rc_schema__event_by_name(rc_reader__meta(r)->schema, "syscalls:sys_enter_getppid")->id;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (rec->type == tp) {
+			events++;
+			last = *rec;
+			prev = &last;
+			continue;
+		}
+		if (rec->type != STACK_ID)
+			continue;
+		stacks++;
+		if (prev && prev->ts == rec->ts && prev->tid == rec->tid && prev->cpu == rec->cpu)
+			paired++;
+		prev = NULL;
+		memcpy(&id, (const char *)rec + 56, sizeof(id));
+		s = rc_reader__stack(r, id);
+		named += s && has_frame(s, "sys_heavy", true) && s->nkernel > 0;
+	}
+	ASSERT_EQ(err, 0, "read to the end");
+	ASSERT_TRUE(events >= 1000, "getppid events");
+	ASSERT_EQ(stacks, events, "a stack record for each event");
+	ASSERT_EQ(paired, stacks, "each right after its event: same time, thread and CPU");
+	ASSERT_EQ(named, stacks, "each with sys_heavy under the kernel's frames");
+	/* --stacks prints them under the events; folded counts events by stack */
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
+					   (char *)out, NULL },
+			       60000),
+		      0, "report --format folded"))
+		ASSERT_HAS(rep.out, ";main;sys_heavy;", "events by stack");
+out:
+	rc_reader__free(r);
+	run_free(&run);
+	run_free(&rep);
+	tmpdir_cleanup();
+}
+
 static void profile_refusals(void)
 {
 	struct run r = {};
@@ -444,12 +510,12 @@ static void profile_refusals(void)
 	ASSERT_HAS(r.err, "perf_event_max_sample_rate", "the limit named");
 	run_free(&r);
 	ASSERT_EQ(run_sync(&r,
-			   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-g", "-e",
-				       "sched", "-o", (char *)tmpfile_path("x.rcap"), "--", "true",
-				       NULL },
+			   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-g", "--transport",
+				       "ftrace", "-e", "sched:sched_switch", "-o",
+				       (char *)tmpfile_path("x.rcap"), "--", "true", NULL },
 			   60000),
-		  64, "-g without -F refused");
-	ASSERT_HAS(r.err, "-F", "the fix named");
+		  64, "-g with ftrace refused");
+	ASSERT_HAS(r.err, "BPF", "why");
 	run_free(&r);
 	tmpdir_cleanup();
 }
@@ -482,6 +548,12 @@ void test_profile_offcpu(void)
 {
 	if (need_root())
 		profile_offcpu();
+}
+
+void test_profile_event_stacks(void)
+{
+	if (need_root())
+		profile_event_stacks();
 }
 
 void test_profile_refusals(void)

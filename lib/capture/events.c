@@ -21,8 +21,8 @@ int rc_parse_events(const char *spec, uint32_t *mask, char *bad, size_t badlen)
 			*mask |= RC_EVENT_BIT(RC_EV_SYSCALL);
 		else if (!strcmp(tok, "sched"))
 			*mask |= RC_SCHED_EVENTS;
-		else if (ev && ev->id < RC_EV_MAX && ev->id != RC_EV_SAMPLE &&
-			 ev->id != RC_EV_OFFCPU) /* -F, --off-cpu make these; not the ledger's records */
+		else if (ev && ev->id < RC_EV_MAX && ev->id != RC_EV_SAMPLE && ev->id != RC_EV_OFFCPU &&
+			 ev->id != RC_EV_STACK) /* -F, --off-cpu, -g make these; not the ledger's */
 			*mask |= RC_EVENT_BIT(ev->id);
 		else {
 			snprintf(bad, badlen, "%s", tok);

@@ -252,8 +252,9 @@ static int emit(struct rc_stacks *t, struct rc_writer *w)
  */
 static bool tracing_frame(struct rc_stacks *t, uint64_t addr)
 {
-	static const char *const glue[] = { "bpf_prog_", "bpf_trace_run", "__traceiter_",
-					    "__bpf_trace_", "bpf_trampoline_" };
+	static const char *const glue[] = { "bpf_prog_",     "bpf_trace_run",  "__traceiter_",
+					    "__bpf_trace_",  "bpf_trampoline_", "trace_call_bpf",
+					    "perf_trace_",   "perf_syscall_",   "perf_tp_event" };
 	const struct rc_ksym *ks;
 	uint64_t off;
 	size_t i;
@@ -350,7 +351,7 @@ static int stack_of(struct rc_stacks *t, const struct rc_ev_sample *e, const uin
 		return added;
 	t->nstacks++;
 	return define(t, *id, pid, p, frames, e->nkernel, e->nuser, flags,
-		      e->hdr.type == RC_EV_OFFCPU);
+		      e->hdr.type != RC_EV_SAMPLE);
 }
 
 int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len)
@@ -366,7 +367,9 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 		size = e.hdr.size;
 		if (size < sizeof(e.hdr) || size > *len - in)
 			break; /* never: the drain checked every record */
-		if ((e.hdr.type == RC_EV_SAMPLE || e.hdr.type == RC_EV_OFFCPU) && size >= sizeof(e)) {
+		if ((e.hdr.type == RC_EV_SAMPLE || e.hdr.type == RC_EV_OFFCPU ||
+		     e.hdr.type == RC_EV_STACK) &&
+		    size >= sizeof(e)) {
 			const uint64_t *frames;
 			uint64_t fbuf[2 * RC_STACK_MAX];
 
@@ -379,7 +382,7 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 			memcpy(fbuf, buf + in + sizeof(e), size - sizeof(e));
 			if (size == sizeof(e)) {
 				if (e.hdr.type != RC_EV_SAMPLE)
-					goto keep; /* an off-CPU record without a stack */
+					goto keep; /* an off-CPU or stack record without a stack */
 				/* a sample without -g: the stack of its one instruction */
 				fbuf[0] = e.ip;
 				if (e.hdr.flags & RC_SAMPLE_F_USER)

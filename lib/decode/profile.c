@@ -31,6 +31,8 @@ int rc_profile__add(struct rc_profile *p, const struct rc_meta *m, const struct 
 		k.kind = RC_PROFILE_OFFCPU;
 		blocked = rc_event__field(ev, "blocked");
 		weight = blocked ? rc_field__u64(blocked, rec, 0) : 0;
+	} else if (!strcmp(ev->name, "stack")) {
+		k.kind = RC_PROFILE_EVENTS;
 	} else {
 		return 0;
 	}
@@ -59,6 +61,10 @@ int rc_profile__add(struct rc_profile *p, const struct rc_meta *m, const struct 
 	if (k.kind == RC_PROFILE_OFFCPU) {
 		p->offcpu++;
 		p->offcpu_ns += weight;
+		return 0;
+	}
+	if (k.kind == RC_PROFILE_EVENTS) {
+		p->events++;
 		return 0;
 	}
 	p->samples++;

@@ -88,6 +88,11 @@ static const struct rc_field offcpu_fields[] = {
 	F(rc_ev_offcpu, stack_id, UINT, NONE, 0),
 };
 
+static const struct rc_field stack_fields[] = {
+	F(rc_ev_stack, event, UINT, NONE, 0),
+	F(rc_ev_stack, stack_id, UINT, NONE, 0),
+};
+
 static const struct rc_field lost_fields[] = {
 	F(rc_rec_lost, lost, UINT, NONE, 0),
 	F(rc_rec_lost, flags, UINT, NONE, 0),
@@ -116,6 +121,7 @@ static const struct rc_event_desc builtin_events[] = {
 	EV(RC_EV_SCHED_EXIT, "sched:sched_process_exit", rc_ev_exit, exit_fields),
 	EV(RC_EV_SAMPLE, "sample", rc_ev_sample, sample_fields),
 	EV(RC_EV_OFFCPU, "offcpu", rc_ev_offcpu, offcpu_fields),
+	EV(RC_EV_STACK, "stack", rc_ev_stack, stack_fields),
 	EV(RC_REC_LOST, "ringcap:lost", rc_rec_lost, lost_fields),
 	EV(RC_REC_SNAPSHOT, "ringcap:snapshot", rc_rec_snapshot, snapshot_fields),
 };

@@ -27,6 +27,7 @@ _Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, c
 _Static_assert(RC_DYN_BASE == RC_FIRST_DYN_ID, "dynamic event ids");
 _Static_assert(RC_EV_SAMPLE == RC_SAMPLE_ID, "the sample event's id");
 _Static_assert(RC_EV_OFFCPU == RC_OFFCPU_ID, "the offcpu event's id");
+_Static_assert(RC_EV_STACK == RC_STACK_ID, "the stack event's id");
 
 /* ---- draining --------------------------------------------------------- */
 
@@ -564,6 +565,10 @@ void rc_bpf__teardown(struct rc_capture *c)
 		close(s->notify_fd);
 	if (s->reader_fd >= 0)
 		close(s->reader_fd);
+	if (s->stackbufs_fd >= 0)
+		close(s->stackbufs_fd);
+	if (s->stacknest_fd >= 0)
+		close(s->stacknest_fd);
 	free(s->captured);
 	free(s->percpu);
 }

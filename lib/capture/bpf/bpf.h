@@ -60,6 +60,7 @@ struct rc_bpf {
 	uint64_t *ulost;      /* --bpf: each CPU's perf ring's losses */
 	uint64_t *ddropped;   /* each CPU's drops of dset's events, at the last count */
 	int events_fd, targets_fd, stats_fd, notify_fd, reader_fd;
+	int stackbufs_fd, stacknest_fd; /* record -g: common.bpf.h, rc_emit_stack() */
 	uint64_t *targets;  /* the targets map's bits, mapped; NULL: no pid filter */
 	size_t targets_len; /* bytes mapped */
 	struct rc_ringbuf rb;

@@ -63,6 +63,7 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 	} shared[] = {
 		{ "events", s->events_fd }, { "targets", s->targets_fd }, { "stats", s->stats_fd },
 		{ "notify", s->notify_fd }, { "reader", s->reader_fd },
+		{ "stackbufs", s->stackbufs_fd }, { "stacknest", s->stacknest_fd },
 	};
 	size_t i;
 	int err;
@@ -602,6 +603,8 @@ static int open_sources(struct rc_bpf *s)
 	if (!err && s->c.opts.follow_forks)
 		err = open_follow(s, &k);
 	/* after every program is loaded, so that ours are among the kernel's symbols */
+	if (!err && k.stacks)
+		err = need_stacks(s); /* -g: the events' stack records */
 	if (!err && s->c.stacks) {
 		rc_stacks__load_kernel(s->c.stacks); /* failing, frames go unnamed: said */
 		/* read often, so that the writer meets a process while it lives (bpf.h) */
@@ -685,6 +688,16 @@ static int create_maps(struct rc_bpf *s)
 				      sizeof(__u64), 1, &mmapable);
 	if (s->reader_fd < 0)
 		goto fail;
+	/* record -g: the stack records' buffers, a nesting level each (common.bpf.h) */
+	s->stackbufs_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stackbufs", sizeof(__u32),
+					 sizeof(struct rc_ev_stack) + 2 * RC_STACK_MAX * sizeof(__u64),
+					 s->c.opts.call_graph ? RC_STACK_NEST : 1, NULL);
+	if (s->stackbufs_fd < 0)
+		goto fail;
+	s->stacknest_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stacknest", sizeof(__u32),
+					 sizeof(__u32), 1, NULL);
+	if (s->stacknest_fd < 0)
+		goto fail;
 	return 0;
 fail:
 	pr_warn("failed to create BPF maps: %s%s\n", strerror(errno),
@@ -742,6 +755,7 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 	rc_capture__init(&s->c, opts);
 	s->c.clock_every = 1024; /* a clock read costs as much as a ring read */
 	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = s->reader_fd = -1;
+	s->stackbufs_fd = s->stacknest_fd = -1;
 	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
 	rc_features__probe(&s->feat);
 	s->c.transport = pick_transport(&s->feat, s->c.opts.transport, s->c.opts.overwrite);
