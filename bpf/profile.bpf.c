@@ -45,23 +45,6 @@ struct {
 #error "rc_user_mode(): unknown architecture"
 #endif
 
-/*
- * Did the sample interrupt user mode? The kernel's user_mode(regs). The
- * context's registers are read a whole word at a time, as the verifier
- * wants them: x86-64's cs is the 18th word (the UAPI struct
- * user_regs_struct's layout, which the kernel's pt_regs has). Not
- * through vmlinux.h's struct pt_regs, whose cs is a u16 in a union since
- * the FRED rework (6.9): CO-RE makes that a 2-byte read, refused.
- */
-#if defined(__TARGET_ARCH_x86)
-#define RC_X86_CS_OFF	   (17 * 8)
-#define rc_user_mode(regs) ((*(const __u64 *)((const char *)(regs) + RC_X86_CS_OFF) & 3) == 3)
-#elif defined(__TARGET_ARCH_arm64)
-#define rc_user_mode(regs) ((((struct user_pt_regs *)(regs))->pstate & 0xf) == 0) /* EL0t */
-#else
-#error "rc_user_mode(): unknown architecture"
-#endif
-
 SEC("perf_event")
 int handle_sample(struct bpf_perf_event_data *ctx)
 {
@@ -106,7 +89,8 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 	b->s.stack_id = 0;
 	b->s.nkernel = nk;
 	b->s.nuser = nu;
-	b->s.image = nu ? rc_image(t) : 0;
+	/* a user address, in a frame or as the ip, is of the process's image */
+	b->s.image = t->mm ? rc_image(t) : 0;
 	if (size > sizeof(*b))
 		return 0; /* never: tells the verifier the size's bound */
 	if (knobs.transport == RC_KNOB_PERFBUF) {

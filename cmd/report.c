@@ -511,6 +511,7 @@ int cmd_report(int argc, char **argv)
 	bool analysing;
 	const struct rc_event_desc *stack_ev;
 	uint64_t dropped;
+	struct rc_rec_hdr prev = {};
 	bool kept = false;
 	int err, ret = 0;
 
@@ -541,11 +542,19 @@ int cmd_report(int argc, char **argv)
 			report_out__set_stacks(out, r);
 	}
 	while ((err = rc_reader__next(r, &rec)) > 0) {
-		/* an event's stack record goes with its event: kept when the event was */
-		bool keep = stack_ev && rec->type == stack_ev->id ? kept
-							       : rc_filter__match(&filter, m, rec);
+		/*
+		 * An event's stack record goes with its event, the record before
+		 * it of the same time, thread and CPU: kept when that was (or
+		 * when the filter names "stack" itself).
+		 */
+		bool is_stack = stack_ev && rec->type == stack_ev->id;
+		bool keep = is_stack ? (kept && rec->ts == prev.ts && rec->tid == prev.tid &&
+					rec->cpu == prev.cpu) ||
+					       rc_filter__match(&filter, m, rec)
+				     : rc_filter__match(&filter, m, rec);
 
-		kept = keep;
+		kept = keep && !is_stack;
+		prev = *rec;
 		if (!keep)
 			continue;
 		if (rec->type >= RC_FIRST_DYN_ID)

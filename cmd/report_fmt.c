@@ -61,6 +61,7 @@ struct report_out {
 	/* text --stacks */
 	const struct rc_reader *stacks;
 	const struct rc_event_desc *stack_ev; /* "stack": the records -g adds after events' */
+	struct rc_rec_hdr prev;		      /* the last record shown: a stack's event */
 };
 
 static int flush_buf(struct report_out *o)
@@ -585,7 +586,7 @@ void report_out__set_stacks(struct report_out *o, const struct rc_reader *r)
  * text --stacks: the frames of a record with a stack (a sample, an
  * off-CPU record), innermost first, a line each, as perf script prints them.
  */
-static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec)
+static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec, bool paired)
 {
 	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
 	const struct rc_field *id = rc_event__field(ev, "stack_id");
@@ -595,6 +596,13 @@ static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec)
 
 	if (!id || ev->id >= RC_FIRST_DYN_ID)
 		return;
+	if (!paired) { /* its event was not shown just before: say whose it is */
+		const struct rc_field *of = rc_event__field(ev, "event");
+
+		rc_strbuf__printf(&o->buf, "\t[the stack of event %llu of thread %u at %llu]\n",
+				  of ? (unsigned long long)rc_field__u64(of, rec, 0) : 0ull, rec->tid,
+				  (unsigned long long)rec->ts);
+	}
 	st = rc_reader__stack(o->stacks, (uint32_t)rc_field__u64(id, rec, 0));
 	if (!st) {
 		APPEND_LIT(&o->buf, "\t[no stack]\n");
@@ -620,12 +628,18 @@ static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec)
 
 int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
 {
-	/* an event's stack record (record -g): its frames under the event, with --stacks */
+	/*
+	 * An event's stack record (record -g): its frames under its event,
+	 * the line before of the same time, thread and CPU, with --stacks.
+	 */
 	if (o->stack_ev && rec->type == o->stack_ev->id) {
 		if (o->fmt == FMT_TEXT && o->stacks)
-			stack_lines(o, rec);
+			stack_lines(o, rec, rec->ts == o->prev.ts && rec->tid == o->prev.tid &&
+						    rec->cpu == o->prev.cpu);
+		o->prev = (struct rc_rec_hdr){};
 		return o->buf.len >= FLUSH_AT ? flush_buf(o) : 0;
 	}
+	o->prev = *rec;
 	switch (o->fmt) {
 	case FMT_TEXT:
 		if (o->snap && rec->type == o->snap->id)
@@ -633,7 +647,7 @@ int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
 		rc_decode__text(&o->buf, o->m, rec, o->flags);
 		APPEND_LIT(&o->buf, "\n");
 		if (o->stacks)
-			stack_lines(o, rec);
+			stack_lines(o, rec, true);
 		break;
 	case FMT_JSON:
 		json_event(o, rec);

@@ -104,7 +104,7 @@ static int fold(const struct rc_reader *r, const struct rc_profile *p, enum rc_p
 			err = -ENOMEM;
 			break;
 		}
-		v[n++].count = shown_weight(&p->rows[i]);
+		v[n++].count = p->rows[i].weight; /* merged as it is, shown as shown_weight() says */
 	}
 	rc_strbuf__free(&names);
 	rc_strbuf__free(&line);
@@ -140,9 +140,12 @@ int show_folded(const struct rc_reader *r, const struct rc_profile *p, enum rc_p
 	size_t i, n = 0;
 	int err = fold(r, p, kind, false, &v, &n);
 
-	for (i = 0; !err && i < n; i++)
-		if (v[i].count)
-			printf("%s %" PRIu64 "\n", v[i].text, v[i].count);
+	for (i = 0; !err && i < n; i++) {
+		uint64_t w = kind == RC_PROFILE_OFFCPU ? v[i].count / 1000 : v[i].count;
+
+		if (w)
+			printf("%s %" PRIu64 "\n", v[i].text, w);
+	}
 	free_folded(v, n);
 	return err;
 }

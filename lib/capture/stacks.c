@@ -252,19 +252,20 @@ static int emit(struct rc_stacks *t, struct rc_writer *w)
  */
 static bool tracing_frame(struct rc_stacks *t, uint64_t addr)
 {
-	static const char *const glue[] = { "bpf_prog_",     "bpf_trace_run",  "__traceiter_",
-					    "__bpf_trace_",  "bpf_trampoline_", "trace_call_bpf",
-					    "perf_trace_",   "perf_syscall_",   "perf_tp_event" };
+	static const char *const glue[] = { "bpf_trace_run",   "__traceiter_",	 "__bpf_trace_",
+					    "bpf_trampoline_", "trace_call_bpf", "perf_trace_",
+					    "perf_syscall_",   "perf_tp_event",	 "__bpf_prog_run",
+					    "___bpf_prog_run" };
 	const struct rc_ksym *ks;
 	uint64_t off;
 	size_t i;
 
 	if (!t->ksyms)
 		return false;
-	ks = rc_ksyms__find(t->ksyms, addr, &off);
+	ks = rc_ksyms__find(t->ksyms, addr - 1, &off); /* a return address: its call */
 	if (!ks)
 		return false;
-	if (!strcmp(ks->dso, "[bpf]"))
+	if (!strcmp(ks->dso, "[bpf]") && !strncmp(ks->name, "bpf_prog_", 9))
 		return true;
 	for (i = 0; i < ARRAY_SIZE(glue); i++)
 		if (!strncmp(ks->name, glue[i], strlen(glue[i])))
@@ -284,8 +285,10 @@ static int define(struct rc_stacks *t, uint32_t id, uint32_t pid, struct proc_se
 	size_t i, skip = 0;
 	int err;
 
-	while (from_tracepoint && skip < nk && tracing_frame(t, frames[skip]))
-		skip++;
+	/* up to the deepest glue frame among the first few: an unwinder may repeat one */
+	for (i = 0; from_tracepoint && i < nk && i < 8; i++)
+		if (tracing_frame(t, frames[i]))
+			skip = i + 1;
 	frames += skip;
 	nk -= skip;
 	dk = (struct rc_disk_stack){
