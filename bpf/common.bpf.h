@@ -378,6 +378,36 @@ static __always_inline __u32 rc_take_stack(void *ctx, __u64 *frames, __u64 flags
 	return ((__u32)n / sizeof(__u64)) & 0xff;
 }
 
+/*
+ * The current task's stacks into @frames, as knobs.stacks asks (with
+ * @all, both whatever it says): the kernel's, then the user's after it.
+ * Their frame counts in *@nk and *@nu; the header flags that say which
+ * was cut.
+ */
+static __always_inline __u16 rc_take_stacks(void *ctx, __u64 *frames, bool all, __u32 *nk,
+					    __u32 *nu)
+{
+	__u16 flags = 0;
+	bool cut;
+
+	*nk = *nu = 0;
+	if (all || (knobs.stacks & RC_KNOB_STACK_KERNEL)) {
+		*nk = rc_take_stack(ctx, frames, 0, &cut);
+		if (*nk > RC_STACK_MAX)
+			*nk = RC_STACK_MAX;
+		if (cut)
+			flags |= RC_SAMPLE_F_KSTACK_CUT;
+	}
+	if (all || (knobs.stacks & RC_KNOB_STACK_USER)) {
+		*nu = rc_take_stack(ctx, &frames[*nk & 0xff], BPF_F_USER_STACK, &cut);
+		if (*nu > RC_STACK_MAX)
+			*nu = RC_STACK_MAX;
+		if (cut)
+			flags |= RC_SAMPLE_F_USTACK_CUT;
+	}
+	return flags;
+}
+
 /* The image of @t's process: its leader's start time and execs (events.h RC_IMAGE()). */
 static __always_inline __u64 rc_image(const struct task_struct *t)
 {
@@ -419,9 +449,8 @@ static __always_inline void rc_emit_stack(void *ctx, const struct rc_ev_hdr *ev)
 	struct rc_bpf_stats *st = rc_stats();
 	__u32 zero = 0, lvl, nk, nu, size;
 	struct rc_stack_buf *b;
-	__u16 flags = 0;
 	__u32 *nest;
-	bool cut;
+	__u16 flags;
 	long err;
 
 	nest = bpf_map_lookup_elem(&stacknest, &zero);
@@ -435,16 +464,7 @@ static __always_inline void rc_emit_stack(void *ctx, const struct rc_ev_hdr *ev)
 		__sync_fetch_and_add(&st->dropped[RC_EV_STACK], 1);
 		goto out;
 	}
-	nk = rc_take_stack(ctx, b->frames, 0, &cut);
-	if (nk > RC_STACK_MAX)
-		nk = RC_STACK_MAX;
-	if (cut)
-		flags |= RC_SAMPLE_F_KSTACK_CUT;
-	nu = rc_take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
-	if (nu > RC_STACK_MAX)
-		nu = RC_STACK_MAX;
-	if (cut)
-		flags |= RC_SAMPLE_F_USTACK_CUT;
+	flags = rc_take_stacks(ctx, b->frames, true, &nk, &nu);
 	size = sizeof(b->s) + (nk + nu) * sizeof(__u64);
 	b->s.hdr = *ev;
 	b->s.hdr.type = RC_EV_STACK;

@@ -62,9 +62,7 @@ static __always_inline void switched_out(void *ctx, struct rc_bpf_stats *st,
 {
 	__u32 tid = prev->pid, zero = 0;
 	struct rc_offcpu_buf *b, *z;
-	bool cut;
 	__u32 nk, nu;
-	__u16 flags = 0;
 
 	z = bpf_map_lookup_elem(&offcpu_zero, &zero);
 	if (!z || bpf_map_update_elem(&offcpu, &tid, z, BPF_ANY)) {
@@ -75,17 +73,7 @@ static __always_inline void switched_out(void *ctx, struct rc_bpf_stats *st,
 	b = bpf_map_lookup_elem(&offcpu, &tid);
 	if (!b)
 		return;
-	nk = rc_take_stack(ctx, b->frames, 0, &cut);
-	if (nk > RC_STACK_MAX)
-		nk = RC_STACK_MAX;
-	if (cut)
-		flags |= RC_SAMPLE_F_KSTACK_CUT;
-	nu = rc_take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
-	if (nu > RC_STACK_MAX)
-		nu = RC_STACK_MAX;
-	if (cut)
-		flags |= RC_SAMPLE_F_USTACK_CUT;
-	b->e.hdr.flags = flags;
+	b->e.hdr.flags = rc_take_stacks(ctx, b->frames, true, &nk, &nu);
 	b->e.nkernel = nk;
 	b->e.nuser = nu;
 	b->e.image = nu ? rc_image(prev) : 0;

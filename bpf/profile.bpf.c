@@ -51,8 +51,7 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *t = rc_current();
 	struct rc_bpf_stats *st = rc_stats();
 	struct rc_sample_buf *b;
-	__u32 zero = 0, nk = 0, nu = 0, size;
-	bool cut;
+	__u32 zero = 0, nk, nu, size;
 	__u16 flags = 0;
 
 	if (!st)
@@ -65,22 +64,9 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 		return rc_dropped(st, RC_EV_SAMPLE);
 	if (rc_user_mode(&ctx->regs))
 		flags |= RC_SAMPLE_F_USER;
-	if (knobs.stacks & RC_KNOB_STACK_KERNEL) {
-		nk = rc_take_stack(ctx, b->frames, 0, &cut);
-		if (nk > RC_STACK_MAX)
-			nk = RC_STACK_MAX;
-		if (cut)
-			flags |= RC_SAMPLE_F_KSTACK_CUT;
-	}
-	if (knobs.stacks & RC_KNOB_STACK_USER) {
-		nu = rc_take_stack(ctx, &b->frames[nk], BPF_F_USER_STACK, &cut);
-		if (nu > RC_STACK_MAX)
-			nu = RC_STACK_MAX;
-		if (cut)
-			flags |= RC_SAMPLE_F_USTACK_CUT;
-		if (!nu && t->mm)
-			flags |= RC_SAMPLE_F_USTACK_FAIL;
-	}
+	flags |= rc_take_stacks(ctx, b->frames, false, &nk, &nu);
+	if ((knobs.stacks & RC_KNOB_STACK_USER) && !nu && t->mm)
+		flags |= RC_SAMPLE_F_USTACK_FAIL;
 	size = sizeof(b->s) + (nk + nu) * sizeof(__u64);
 	rc_fill_hdr(&b->s.hdr, t, RC_EV_SAMPLE, size);
 	b->s.hdr.flags = flags;
