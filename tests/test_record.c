@@ -641,8 +641,15 @@ void test_record_wakeup_ms(void)
 		return;
 	slow = steady_chunks(NULL);
 	fast = steady_chunks("50");
-	ASSERT_TRUE(slow >= 1 && slow <= 4, "about a chunk a second without --wakeup-ms");
+	/*
+	 * A chunk a flush, and the counters' blocks each flush what is held:
+	 * 2 s give 2 to 5; under valgrind, on a loaded machine, start-up and
+	 * stop stretch the run, so the bound is loose and the ratio is what
+	 * is checked.
+	 */
+	ASSERT_TRUE(slow >= 1 && slow <= 8, "about a chunk a second without --wakeup-ms");
 	ASSERT_TRUE(fast >= 20, "a chunk every 50 ms or so with --wakeup-ms 50");
+	ASSERT_TRUE(fast >= 3 * slow, "many more chunks with --wakeup-ms 50");
 	tmpdir_cleanup();
 }
 
