@@ -507,32 +507,40 @@ out:
 }
 
 /*
- * Both CPUs storm into a ring that wakes the reader only past 1M of 4M.
- * Both producers can find the mark already passed when they submit: a
+ * Both CPUs storm into a ring that wakes the reader only past a quarter of
+ * it. Both producers can find the mark already passed when they submit: a
  * wakeup forced only on the record that crosses it would be missed, the
  * reader would sleep until its timeout, and most events would be lost
  * (93% when this was measured). Each CPU looks for a sleeping reader on
  * its own (rc_wakeup_flags()).
  *
- * A reader slowed by the sanitizers, or by TCG (make vmtest), cannot keep
- * up with two storming CPUs, and nothing slows the producers down for it:
- * it loses a tenth to a third (10% in the 6.1 guest, 20% to 32% under
- * ASan), where a missed wakeup loses most. The bound is looser there.
+ * The reader's timeout is 10 s (--flush-ms), longer than the storm, so a
+ * reader never woken reads the ring at most twice: at the timeout and at
+ * the end. Capturing more than four rings' worth proves it was woken
+ * during the storm, however slow it is. A reader slowed by the sanitizers
+ * or by TCG (make vmtest) cannot keep up with two storming CPUs, and
+ * nothing slows the producers for it: it loses a tenth to two thirds,
+ * depending on the machine's load. There only the four rings are asserted,
+ * with a 1M ring; a plain build on real hardware must also lose under 10%.
  */
 #if defined(__SANITIZE_ADDRESS__)
-#define WAKEUP_LOSS_MAX_PERCENT 50
+#define SLOW_READER 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define WAKEUP_LOSS_MAX_PERCENT 50
+#define SLOW_READER 1
 #endif
 #endif
-#ifndef WAKEUP_LOSS_MAX_PERCENT
-#define WAKEUP_LOSS_MAX_PERCENT 10
+#ifndef SLOW_READER
+#define SLOW_READER 0
 #endif
 
 void test_record_wakeup_both_cpus(void)
 {
 	const char *out = tmpfile_path("both.rcap");
+	bool slow = SLOW_READER || getenv("RINGCAP_VMTEST");
+	/* a syscall record and the BPF ring's 8-byte header */
+	const uint64_t rec_bytes = sizeof(struct rc_ev_syscall) + 8;
+	const uint64_t ring = slow ? 1u << 20 : 4u << 20;
 	struct facts f = {};
 	struct run r = {};
 
@@ -550,7 +558,8 @@ void test_record_wakeup_both_cpus(void)
 	if (!ASSERT_EQ(
 		run_sync(&r,
 			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
-				     "--ringbuf-size", "4M", "--wakeup", "1M", "-o", (char *)out,
+				     "--ringbuf-size", slow ? "1M" : "4M", "--wakeup",
+				     slow ? "256K" : "1M", "--flush-ms", "10000", "-o", (char *)out,
 				     "--", (char *)bin("rc_load"), "storm", "200000", "2", NULL },
 			 60000),
 		0, "record") ||
@@ -560,10 +569,11 @@ void test_record_wakeup_both_cpus(void)
 	ASSERT_EQ(f.captured, f.nrec, "captured = records in the file");
 	ASSERT_TRUE(f.getppid <= 400000 && f.getppid + (long)f.dropped >= 400000,
 		    "every getppid() in the file or dropped");
-	printf("    %lu made, %lu dropped\n", (unsigned long)f.made, (unsigned long)f.dropped);
-	ASSERT_TRUE(f.dropped * 100 <
-			f.made * (getenv("RINGCAP_VMTEST") ? 50 : WAKEUP_LOSS_MAX_PERCENT),
-		    "a reader that wakes up");
+	printf("    %lu made, %lu dropped, %lu rings' worth captured\n", (unsigned long)f.made,
+	       (unsigned long)f.dropped, (unsigned long)(f.captured * rec_bytes / ring));
+	ASSERT_TRUE(f.captured * rec_bytes > 4 * ring, "the reader was woken during the storm");
+	if (!slow)
+		ASSERT_TRUE(f.dropped * 100 < f.made * 10, "a reader that keeps up");
 out:
 	run_free(&r);
 	unlink(out);
