@@ -52,10 +52,10 @@ SAN_FLAGS := $(if $(filter 1,$(SAN)),-fsanitize=address$(comma)undefined \
 PC_STATIC := $(if $(filter 1,$(STATIC)),--static)
 ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DRINGCAP_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ilib -Ibpf \
-	$(shell $(PKG_CONFIG) --cflags libbpf libzstd zlib libxxhash 2>/dev/null) -MMD -MP
+	$(shell $(PKG_CONFIG) --cflags libbpf libdw libzstd zlib libxxhash 2>/dev/null) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS) $(if $(filter 1,$(STATIC)),-static)
-LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libzstd zlib libxxhash 2>/dev/null || \
-	echo -lbpf -lzstd -lz -lxxhash) -lelf -lpthread -lm
+LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libdw libzstd zlib libxxhash 2>/dev/null || \
+	echo -lbpf -ldw -lzstd -lz -lxxhash) -lelf -lpthread -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP

@@ -10,7 +10,7 @@
 set -eu
 
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
-libxxhash-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
+libxxhash-dev libdw-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
 trace-cmd binutils"
 for arg in "$@"; do
 	case "$arg" in
@@ -18,7 +18,7 @@ for arg in "$@"; do
 	--arm64)
 		pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm cpio
 busybox-static libbpf-dev:arm64 libelf-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64
-libxxhash-dev:arm64"
+libxxhash-dev:arm64 libdw-dev:arm64 libbz2-dev:arm64 liblzma-dev:arm64"
 		arm64=1
 		;;
 	*)
