@@ -1192,3 +1192,96 @@ out:
 	rc_symtab_builder__free(&b);
 	rc_symtab__free(&t);
 }
+
+/* ---- symbol_sideband: mappings by time, as perf's side-band records give them -- */
+
+/* Note this test's own code mapping for the fake process @tgid at @ts. */
+static int note_self(struct rc_usym *u, int tgid, uint64_t ts, const char *path, uint64_t start,
+		     uint64_t end, uint64_t pgoff, bool by_identity)
+{
+	struct rc_usym_mapping mp = { .start = start, .end = end, .pgoff = pgoff, .path = path };
+
+	mp.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (mp.fd < 0)
+		return -errno;
+	if (by_identity) {
+		/* the side-band handed this file over already: its identity alone */
+		if (fstat(mp.fd, &mp.st)) {
+			close(mp.fd);
+			return -errno;
+		}
+		mp.has_st = true;
+		close(mp.fd);
+		mp.fd = -1;
+	}
+	return rc_usym__note_map(u, tgid, ts, &mp);
+}
+
+/*
+ * Processes that never existed (pids above any pid_max), so that nothing
+ * comes from /proc: an exec's image, mappings by their time, a second
+ * exec, a fork seeing its parent's, records applied out of order, a
+ * build-id that contradicts the file, a file known by its identity.
+ */
+void test_symbol_sideband(void)
+{
+	uint64_t a = (uintptr_t)usym_target_a, b = (uintptr_t)usym_target_b, start, pgoff, end;
+	const int P = 1 << 29, C = P + 1, Q = P + 2, R = P + 3, S = P + 4;
+	struct rc_usym_mapping bad = { 0 };
+	struct rc_usym_hit hit;
+	struct rc_usym *u;
+	char path[512];
+
+	unsetenv("RINGCAP_DEBUG_DIR");
+	if (!ASSERT_TRUE(maps_find(getpid(), a, &start, &pgoff, path, sizeof(path)), "maps") ||
+	    !ASSERT_EQ(path[0], '/', "a file"))
+		return;
+	end = (a > b ? a : b) + 64;
+	u = rc_usym__new();
+	if (!ASSERT_OK_PTR(u, "new"))
+		return;
+	/* an exec at 100, the code mapped at 150 */
+	ASSERT_OK(rc_usym__note_image(u, P, 100, 0), "exec");
+	ASSERT_OK(note_self(u, P, 150, path, start, end, pgoff, false), "map");
+	if (ASSERT_EQ(rc_usym__resolve_at(u, P, 200, a, &hit), 0, "after the mapping")) {
+		ASSERT_STREQ(hit.sym, "usym_target_a", "named");
+		ASSERT_STREQ(hit.dso, path, "its file");
+		ASSERT_EQ(hit.file_off, a - start + pgoff, "file offset");
+	}
+	ASSERT_EQ(rc_usym__resolve_at(u, P, 120, a, &hit), -ENOENT, "before the mapping");
+	ASSERT_EQ(rc_usym__resolve_at(u, P, 50, a, &hit), -ENOENT, "before the exec");
+	/* a second exec at 300: its image starts empty, the first's stays for its samples */
+	ASSERT_OK(rc_usym__note_image(u, P, 300, 0), "exec again");
+	ASSERT_EQ(rc_usym__resolve_at(u, P, 350, a, &hit), -ENOENT, "the new image");
+	ASSERT_EQ(rc_usym__resolve_at(u, P, 250, a, &hit), 0, "the old image's sample");
+	/* a child forked at 260, no exec: its parent's mappings then */
+	ASSERT_OK(rc_usym__note_image(u, C, 260, P), "fork");
+	if (ASSERT_EQ(rc_usym__resolve_at(u, C, 270, b, &hit), 0, "the child"))
+		ASSERT_STREQ(hit.sym, "usym_target_b", "the parent's mapping");
+	ASSERT_EQ(rc_usym__resolve_at(u, C, 250, b, &hit), -ENOENT, "before the fork");
+	/* the mapping's record applied before its exec's (another CPU's ring) */
+	ASSERT_OK(note_self(u, Q, 520, path, start, end, pgoff, false), "map first");
+	ASSERT_OK(rc_usym__note_image(u, Q, 500, 0), "exec after");
+	ASSERT_EQ(rc_usym__resolve_at(u, Q, 530, a, &hit), 0, "moved to its exec's image");
+	ASSERT_EQ(rc_usym__resolve_at(u, Q, 510, a, &hit), -ENOENT, "not before it was made");
+	/* the kernel's build-id for the mapping is not the file's: the file is not used */
+	if (rc_usym__resolve_at(u, P, 200, a, &hit) == 0 && hit.build_id) {
+		bad = (struct rc_usym_mapping){ .start = start, .end = end, .pgoff = pgoff,
+						.path = path, .build_id_size = 20 };
+		memset(bad.build_id, 0xab, sizeof(bad.build_id));
+		bad.fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_OK(rc_usym__note_map(u, R, 10, &bad), "map, another build-id");
+		if (ASSERT_EQ(rc_usym__resolve_at(u, R, 20, a, &hit), 1, "the path alone")) {
+			ASSERT_TRUE(!hit.sym, "no name");
+			ASSERT_STREQ(hit.dso, path, "the path");
+		}
+	} else {
+		printf("%s: no build-id in the test program: that case is not tried\n", __func__);
+	}
+	/* a file handed over before: found by its identity */
+	ASSERT_OK(note_self(u, S, 10, path, start, end, pgoff, true), "map by identity");
+	if (ASSERT_EQ(rc_usym__resolve_at(u, S, 20, a, &hit), 0, "by identity"))
+		ASSERT_STREQ(hit.sym, "usym_target_a", "named by identity");
+	ASSERT_EQ(rc_usym__note_image(u, -1, 1, 0), -EINVAL, "negative");
+	rc_usym__free(u);
+}

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 struct rc_usym;
 
@@ -112,5 +113,83 @@ bool rc_usym__has(const struct rc_usym *u, int tgid);
  * was never snapshotted.
  */
 int rc_usym__resolve(struct rc_usym *u, int tgid, uint64_t addr, struct rc_usym_hit *out);
+
+/**
+ * struct rc_usym_mapping - a code mapping as perf's side-band saw it made
+ * @start: its first address
+ * @end: past its last
+ * @pgoff: its offset in the file
+ * @path: the file's path as the process named it, or "[vdso]", "//anon", ...
+ * @fd: the file, opened while the process lived (map_files), or -1; taken
+ *	by rc_usym__note_map(), closed on error too
+ * @st: its fstat() when @has_st (with @fd, or when @fd was an open file
+ *	already handed over: the dso is then found by this identity)
+ * @has_st: @st is set
+ * @build_id: the build-id the kernel gave (PERF_RECORD_MISC_MMAP_BUILD_ID)
+ * @build_id_size: its bytes; 0 when not given
+ */
+struct rc_usym_mapping {
+	uint64_t start, end, pgoff;
+	const char *path;
+	int fd;
+	struct stat st;
+	bool has_st;
+	unsigned char build_id[20];
+	unsigned int build_id_size;
+};
+
+/**
+ * rc_usym__note_image() - a process's new image, as the side-band saw it
+ * @u: the symbolizer
+ * @tgid: the process
+ * @ts: when (the capture's clock)
+ * @parent: the process it was forked from, its mappings then its own; 0
+ *	    for an exec, whose image starts empty
+ *
+ * The side-band (capture/sideband.h) keeps a process's images by time: an
+ * address at time T is looked up in the image begun last before T, among
+ * the mappings made in it before T (rc_usym__resolve_at()). Those kept
+ * apart from what rc_usym__add_process() snapshots, which stays the
+ * fallback. Mappings noted in the image before with a time at or after
+ * @ts (read out of order across CPUs) move to the new one.
+ *
+ * Return: 0; -EINVAL for a negative @tgid; -ENOMEM.
+ */
+int rc_usym__note_image(struct rc_usym *u, int tgid, uint64_t ts, int parent);
+
+/**
+ * rc_usym__note_map() - a code mapping a process made, as the side-band saw it
+ * @u: the symbolizer
+ * @tgid: the process
+ * @ts: when (the capture's clock)
+ * @mp: the mapping; its @fd is taken
+ *
+ * The mapping goes into @tgid's image current at @ts. Its file is the dso
+ * of @mp->fd, or the dso already known by @mp->st; when the kernel gave a
+ * build-id and the file's differs, the file is not used (its addresses
+ * resolve to the path alone). "[vdso]" is read from /proc/@tgid/mem, or,
+ * the process gone, taken from a vdso of the same size already read.
+ *
+ * Return: 0; -EINVAL; -ENOMEM.
+ */
+int rc_usym__note_map(struct rc_usym *u, int tgid, uint64_t ts, struct rc_usym_mapping *mp);
+
+/**
+ * rc_usym__resolve_at() - rc_usym__resolve() at a time, side-band first
+ * @u: the symbolizer
+ * @tgid: the process
+ * @ts: when the address was taken (the capture's clock)
+ * @addr: the address
+ * @out: as for rc_usym__resolve()
+ *
+ * The mapping of @addr made last before @ts in @tgid's side-band image at
+ * @ts; else the snapshot's (rc_usym__resolve()), unless that image began
+ * with an exec the side-band saw the mappings of; else, for an image
+ * begun by a fork, the parent's at the fork.
+ *
+ * Return: as rc_usym__resolve().
+ */
+int rc_usym__resolve_at(struct rc_usym *u, int tgid, uint64_t ts, uint64_t addr,
+			struct rc_usym_hit *out);
 
 #endif /* RINGCAP_SYMBOL_USYM_H */
