@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "events.h"
 #include "internal.h"
+#include "capture/sideband.h"
 #include "capture/stacks.h"
 #include "format/format.h"
 #include "format/writer.h"
@@ -60,6 +61,8 @@ struct rc_stacks {
 	uint32_t npsyms, npstacks;
 	struct rc_strbuf key;
 	struct rc_stacks_stats st;
+	struct rc_sideband *sb; /* perf's side-band: mappings as they are made; NULL: none */
+	uint64_t ts;		/* the time of the sample whose stack is named */
 };
 
 struct rc_stacks *rc_stacks__new(void)
@@ -172,6 +175,22 @@ static struct proc_seen *proc_of(struct rc_stacks *t, uint32_t pid, uint64_t ima
 	return p;
 }
 
+/*
+ * A user address at the time of the sample being named: what the
+ * side-band saw mapped then first (capture/sideband.h), then the mappings
+ * read from /proc. On a miss, what the side-band saw since the batch began.
+ */
+static int resolve_user(struct rc_stacks *t, uint32_t pid, uint64_t addr, struct rc_usym_hit *hit)
+{
+	int found = rc_usym__resolve_at(t->usym, pid, t->ts, addr, hit);
+
+	if (found != -ENOENT || !t->sb)
+		return found;
+	if (rc_sideband__apply(t->sb, t->usym))
+		pr_debug("stacks: out of memory noting the side-band's mappings\n");
+	return rc_usym__resolve_at(t->usym, pid, t->ts, addr, hit);
+}
+
 static struct frame_name name_user(struct rc_stacks *t, uint32_t pid, struct proc_seen *p,
 				   uint64_t addr, bool caller)
 {
@@ -179,10 +198,10 @@ static struct frame_name name_user(struct rc_stacks *t, uint32_t pid, struct pro
 	struct rc_usym_hit hit;
 	int found;
 
-	found = rc_usym__resolve(t->usym, pid, addr - caller, &hit);
+	found = resolve_user(t, pid, addr - caller, &hit);
 	/* mapped since the mappings were read (a dlopen()): read them again, not too often */
 	if (found == -ENOENT && now_ns() - p->when >= REFRESH_NS && !read_maps(t, pid, p))
-		found = rc_usym__resolve(t->usym, pid, addr - caller, &hit);
+		found = resolve_user(t, pid, addr - caller, &hit);
 	if (found == 0 && hit.sym && hit.sym_off < UINT32_MAX &&
 	    !sym_id(t, hit.sym, hit.dso ? hit.dso : "[unknown]", &fn.sym)) {
 		fn.off = hit.sym_off + caller;
@@ -362,6 +381,9 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 	size_t in = 0, out = 0;
 	int err = 0;
 
+	/* the mappings made up to now: before the samples of the batch are named */
+	if (t->sb && rc_sideband__apply(t->sb, t->usym))
+		pr_debug("stacks: out of memory noting the side-band's mappings\n");
 	while (!err && *len - in >= sizeof(struct rc_ev_hdr)) {
 		struct rc_ev_sample e;
 		size_t size;
@@ -394,6 +416,7 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 					e.nkernel = 1;
 			}
 			frames = fbuf;
+			t->ts = e.hdr.ts;
 			err = stack_of(t, &e, frames, &e.stack_id);
 			if (err)
 				break;
@@ -430,6 +453,11 @@ int rc_stacks__load_kernel(struct rc_stacks *t)
 		return 0;
 	pr_warn("kernel frames will not be named: cannot read /proc/kallsyms: %s\n", strerror(errno));
 	return -errno;
+}
+
+void rc_stacks__set_sideband(struct rc_stacks *t, struct rc_sideband *sb)
+{
+	t->sb = sb;
 }
 
 struct rc_stacks_stats rc_stacks__stats(const struct rc_stacks *t)

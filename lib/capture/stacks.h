@@ -7,9 +7,11 @@
  *
  * Naming happens here, when a stack is first seen, so that the file needs
  * nothing else to be read anywhere: kernel frames from /proc/kallsyms,
- * user frames from the process's mappings and files, taken when its first
- * sample is seen (symbol/usym.h), so it may exit before the capture ends.
- * It runs on the writer's thread, never on the drain's.
+ * user frames from the process's mappings and files (symbol/usym.h): as
+ * perf's side-band records said they were made, their files opened then
+ * (capture/sideband.h), and from /proc/PID/maps when its first sample is
+ * seen, so it may exit before the capture ends. It runs on the writer's
+ * thread, never on the drain's.
  */
 #ifndef RINGCAP_CAPTURE_STACKS_H
 #define RINGCAP_CAPTURE_STACKS_H
@@ -19,6 +21,7 @@
 
 struct rc_writer;
 struct rc_stacks;
+struct rc_sideband;
 
 /**
  * struct rc_stacks_stats - what naming found, for the log and tests
@@ -64,6 +67,17 @@ int rc_stacks__load_kernel(struct rc_stacks *t);
  * Return: 0, or -errno of the writer or of memory.
  */
 int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len);
+
+/**
+ * rc_stacks__set_sideband() - name user frames with perf's side-band too
+ * @t: the table
+ * @sb: the side-band (capture/sideband.h), or NULL to stop using it
+ *
+ * Before each batch, and on a miss, what the side-band saw is handed to
+ * the symbolizer; a user frame is named through the mappings its process
+ * had at the sample's time, then those read from /proc.
+ */
+void rc_stacks__set_sideband(struct rc_stacks *t, struct rc_sideband *sb);
 
 /**
  * rc_stacks__stats() - the counts so far

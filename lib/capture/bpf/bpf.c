@@ -390,6 +390,16 @@ static int bpf_start(struct rc_capture *c, int fd)
 				     .no_compress = s->c.opts.no_compress };
 	int err;
 
+	/* mappings made from now on: before the first sample */
+	if (s->sb) {
+		err = rc_sideband__start(s->sb);
+		if (err) {
+			pr_warn("failed to start reading perf's side-band records: %s\n",
+				strerror(-err));
+			return err;
+		}
+		rc_stacks__set_sideband(s->c.stacks, s->sb);
+	}
 	/*
 	 * Attach before the header is written: once the file is not empty,
 	 * tracing is on. Events of the meantime wait in the ring.
@@ -530,6 +540,21 @@ static int bpf_stop(struct rc_capture *c)
 	return rc_batcher__finish(&s->bt, err);
 }
 
+static void log_sideband(struct rc_bpf *s)
+{
+	struct rc_sideband_stats st = rc_sideband__stats(s->sb);
+
+	pr_info("side-band: %llu records, %llu code mappings (%llu files opened), %llu execs, "
+		"%llu new processes\n",
+		(unsigned long long)st.records, (unsigned long long)st.maps,
+		(unsigned long long)st.opened, (unsigned long long)st.execs,
+		(unsigned long long)st.forks);
+	if (st.lost || st.dropped)
+		pr_warn("side-band: %llu records lost by the kernel, %llu not kept: frames of "
+			"the processes they were of may be [unknown]\n",
+			(unsigned long long)st.lost, (unsigned long long)st.dropped);
+}
+
 void rc_bpf__teardown(struct rc_capture *c)
 {
 	struct rc_bpf *s = to_bpf(c);
@@ -537,6 +562,13 @@ void rc_bpf__teardown(struct rc_capture *c)
 	if (s->attached)
 		detach_sources(s);
 	rc_batcher__destroy(&s->bt);
+	if (s->sb) {
+		log_sideband(s);
+		if (s->c.stacks)
+			rc_stacks__set_sideband(s->c.stacks, NULL);
+		rc_sideband__free(s->sb);
+		s->sb = NULL;
+	}
 	rc_ringbuf__destroy(&s->rb);
 	rc_perfbuf__destroy(&s->pb);
 	rc_perfbuf__destroy(&s->nb);

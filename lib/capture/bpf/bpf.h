@@ -12,6 +12,7 @@
 #include "capture/backend.h"
 #include "capture/batch.h"
 #include "capture/dyn.h"
+#include "capture/sideband.h"
 #include "capture/bpf/perfbuf.h"
 #include "capture/bpf/ringbuf.h"
 #include "capture/bpf/sampler.h"
@@ -28,8 +29,9 @@ struct offcpu_bpf;
 /*
  * With stacks, the writer names them, reading a process's mappings when
  * its first stack comes: batches go to it at least this often, and the
- * drain wakes as often (RC_STACKS_WAKEUP_MS), so that a short-lived
- * process is still there.
+ * drain wakes as often (RC_STACKS_WAKEUP_MS), so that a process running
+ * before the capture is still there. Those started since are known from
+ * perf's side-band records (sideband.h), read at once.
  */
 #define RC_STACKS_HANDOFF_NS 100000000ull
 #define RC_STACKS_WAKEUP_MS  100
@@ -51,6 +53,7 @@ struct rc_bpf {
 	struct dyn_bpf *dyn;	      /* tracepoints by name, uprobes */
 	struct profile_bpf *prof;     /* record -F / -c */
 	struct rc_sampler sampler;    /* its perf events */
+	struct rc_sideband *sb;	      /* with stacks: perf's mapping records (sideband.h) */
 	struct offcpu_bpf *offcpu;    /* record --off-cpu */
 	struct rc_features feat;      /* what this kernel has, probed at open */
 	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */

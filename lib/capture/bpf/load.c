@@ -545,6 +545,22 @@ static int need_stacks(struct rc_bpf *s)
 	return s->c.stacks ? 0 : -errno;
 }
 
+/*
+ * Stacks: perf's side-band records, so that the mappings of processes
+ * that live shorter than a batch, and what processes dlopen(), are known.
+ * Without them, mappings come from /proc alone, as the first stack of each
+ * process finds them: said once.
+ */
+static void open_sideband(struct rc_bpf *s)
+{
+	s->sb = rc_sideband__open(s->c.ncpus);
+	if (!s->sb)
+		pr_warn(
+		    "mappings are read from /proc alone: a process gone before its first "
+		    "stack is named will have [unknown] frames (perf's side-band records: %s)\n",
+		    strerror(errno));
+}
+
 /* record -F / -c: the sampling program, and a perf event a CPU to run it */
 static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 {
@@ -607,6 +623,7 @@ static int open_sources(struct rc_bpf *s)
 		err = need_stacks(s); /* -g: the events' stack records */
 	if (!err && s->c.stacks) {
 		rc_stacks__load_kernel(s->c.stacks); /* failing, frames go unnamed: said */
+		open_sideband(s);
 		/* read often, so that the writer meets a process while it lives (bpf.h) */
 		if (!s->c.opts.wakeup_ms) {
 			s->c.opts.wakeup_ms = RC_STACKS_WAKEUP_MS;
