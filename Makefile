@@ -69,7 +69,7 @@ LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS)) $(OUTPUT)/lib/sysc
 # only the files that include a BPF skeleton wait for them
 SKEL_USERS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(shell grep -l '\.skel\.h"' $(LIB_SRCS)))
 CMD_OBJS := $(patsubst cmd/%.c,$(OUTPUT)/cmd/%.o,$(wildcard cmd/*.c))
-TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/workload.c tests/profwork.c,$(wildcard tests/*.c)))
+TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/workload.c tests/profwork.c tests/profdl.c,$(wildcard tests/*.c)))
 MAN_SRCS := $(wildcard man/*.rst)
 MANS := $(patsubst man/%.rst,$(OUTPUT)/man/%,$(MAN_SRCS))
 
@@ -89,7 +89,7 @@ endif
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
 	$(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 
-all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/rc_load \
+all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load \
 	$(OUTPUT)/rc_floor man $(USER_BPF)
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
@@ -187,7 +187,15 @@ $(OUTPUT)/rc_prof: tests/profwork.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -falign-loops=64 \
 		$(if $(filter x86,$(ARCH)),-mno-omit-leaf-frame-pointer) \
-		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static) $< -o $@
+		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static -DRC_PROF_STATIC) $< -o $@
+
+# What rc_prof dlshort dlopen()s: frame pointers too. A static rc_prof
+# (cross-built) cannot dlopen(): it says so, and the test asks no more.
+$(OUTPUT)/librc_prof_dl.so: tests/profdl.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fPIC -shared \
+		$(if $(filter x86,$(ARCH)),-mno-omit-leaf-frame-pointer) \
+		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $< -o $@
 
 $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 	$(call msg,MAN,$@)
@@ -244,7 +252,7 @@ FUZZ_LONG_SECONDS ?= 1800
 fuzz-long:
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
 
-test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/rc_load $(USER_BPF)
+test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load $(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
 
 # The integration tests with every ringcap they start under valgrind's

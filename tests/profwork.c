@@ -14,7 +14,18 @@
  *   rc_prof block OUT        sleep 300 ms in blk_a and 200 ms in blk_b, 100 ms at a
  *                            time, write each one's time asleep (ns) to OUT, then
  *                            stay 2 s more (in main)
+ *   rc_prof dlshort N MS LIB OUT
+ *                            N times, one after the other, exec a child that burns MS ms
+ *                            in burn_a, then dlopen()s LIB and burns MS ms in its
+ *                            rc_dl_burn, and exits; then sleep 300 ms. OUT gets
+ *                            "burn_a NS" and "rc_dl_burn NS", the children's total CPU
+ *                            times; where there is no dlopen() (a static build), the
+ *                            children do not try it: rc_dl_burn 0, then "nodl"
  */
+#ifndef RC_PROF_STATIC
+#include <dlfcn.h>
+#endif
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +263,87 @@ static NOINLINE int burn(long ms, const char *out)
 	return fclose(f) ? 1 : 0;
 }
 
+/* A child of dlshort: burn_a, then the library's rc_dl_burn; their CPU times to stdout. */
+static NOINLINE int dlchild(long ms, const char *lib)
+{
+	uint64_t a = burn_a((uint64_t)ms * 1000000);
+#ifdef RC_PROF_STATIC
+	(void)lib;
+	printf("%llu nodl\n", (unsigned long long)a);
+	return 0;
+#else
+	uint64_t (*fn)(uint64_t);
+	uint64_t d;
+	void *h;
+
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "rc_prof: %s\n", dlerror());
+		return 1;
+	}
+	fn = (uint64_t(*)(uint64_t))dlsym(h, "rc_dl_burn");
+	if (!fn)
+		return 1;
+	d = fn((uint64_t)ms * 1000000);
+	printf("%llu %llu\n", (unsigned long long)a, (unsigned long long)d);
+	return 0;
+#endif
+}
+
+/* dlshort: @n children exec'd one after the other, their times summed into @out. */
+static NOINLINE int dlshort(long n, const char *ms, const char *lib, const char *out)
+{
+	unsigned long long a = 0, d = 0, ca, cd;
+	bool nodl = false;
+	char line[128], self[4096];
+	ssize_t len;
+	long i;
+	FILE *f;
+
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0)
+		return 1;
+	self[len] = '\0';
+	for (i = 0; i < n; i++) {
+		int fds[2], st;
+		pid_t pid;
+
+		if (pipe(fds))
+			return 1;
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (!pid) {
+			dup2(fds[1], 1);
+			close(fds[0]);
+			close(fds[1]);
+			/* by its path, so that its name is rc_prof */
+			execl(self, "rc_prof", "dlchild", ms, lib, (char *)NULL);
+			_exit(127);
+		}
+		close(fds[1]);
+		f = fdopen(fds[0], "r");
+		if (!f || !fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		if (f)
+			fclose(f);
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+		if (sscanf(line, "%llu nodl", &ca) == 1 && strstr(line, "nodl"))
+			a += ca, nodl = true;
+		else if (sscanf(line, "%llu %llu", &ca, &cd) == 2)
+			a += ca, d += cd;
+		else
+			return 1;
+	}
+	usleep(300000);
+	f = fopen(out, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "burn_a %llu\nrc_dl_burn %llu\n%s", a, d, nodl ? "nodl\n" : "");
+	return fclose(f) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "burn"))
@@ -277,6 +369,12 @@ int main(int argc, char **argv)
 		usleep(300000);
 		return 0;
 	}
-	fprintf(stderr, "usage: rc_prof burn MS OUT | sys MS | child MS OUT | work N OUT | block OUT\n");
+	if (argc >= 4 && !strcmp(argv[1], "dlchild"))
+		return dlchild(atol(argv[2]), argv[3]);
+	if (argc >= 6 && !strcmp(argv[1], "dlshort"))
+		return dlshort(atol(argv[2]), argv[3], argv[4], argv[5]);
+	fprintf(stderr,
+		"usage: rc_prof burn MS OUT | sys MS | child MS OUT | work N OUT | block OUT "
+		"| dlshort N MS LIB OUT\n");
 	return 2;
 }

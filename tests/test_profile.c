@@ -30,6 +30,10 @@ struct prof_facts {
 	uint64_t kernel_under;	/* samples with sys_heavy and kernel frames */
 	uint64_t sys_heavy;	/* samples with sys_heavy */
 	uint64_t unnamed_user;	/* frames in rc_prof's own file without a name */
+	uint64_t leaf_unknown; /* samples whose sampled user address is in no file known, or unnamed
+				  in ours */
+	uint64_t dl_named;     /* samples of rc_prof with rc_dl_burn of librc_prof_dl.so on them */
+	uint64_t dl_unnamed;   /* frames in librc_prof_dl.so without a name */
 	uint64_t made, dropped, captured;
 	uint32_t max_id;
 	bool truncated;
@@ -71,6 +75,34 @@ static bool has_frame(const struct rc_stack *st, const char *name, bool user)
 	return false;
 }
 
+/* Was the sample taken in an execve()? */
+static bool in_execve(const struct rc_stack *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nkernel; i++)
+		if (st->frames[i].sym && strstr(st->frames[i].sym, "execve"))
+			return true;
+	return false;
+}
+
+/* A frame of @st's user stack in @name, of a file whose path ends with @dso. */
+static bool has_frame_in(const struct rc_stack *st, const char *name, const char *dso)
+{
+	size_t i, n = strlen(dso), len;
+
+	for (i = st->nkernel; i < (size_t)st->nkernel + st->nuser; i++) {
+		const struct rc_frame *fr = &st->frames[i];
+
+		if (!fr->sym || strcmp(fr->sym, name) || !fr->dso)
+			continue;
+		len = strlen(fr->dso);
+		if (len >= n && !strcmp(fr->dso + len - n, dso))
+			return true;
+	}
+	return false;
+}
+
 static int gather(const char *path, struct prof_facts *f)
 {
 	static const char *const burns[3] = { "burn_a", "burn_b", "burn_c" };
@@ -104,10 +136,27 @@ static int gather(const char *path, struct prof_facts *f)
 			f->sys_heavy++;
 			f->kernel_under += s->nkernel > 0;
 		}
+		f->dl_named += has_frame_in(s, "rc_dl_burn", "/librc_prof_dl.so");
+		/*
+		 * The sampled address, always a real one (its callers, from a
+		 * frame-pointer walk through code without, may not be): named,
+		 * but in an execve(), whose user registers are the old image's.
+		 */
+		if (s->nuser && !s->frames[s->nkernel].sym && !in_execve(s)) {
+			const char *d = s->frames[s->nkernel].dso;
+
+			f->leaf_unknown += !d || !strcmp(d, "[unknown]") || strstr(d, "rc_prof");
+		}
 		/* libc may have no symbol table here: its frames are the file and offset */
-		for (i = s->nkernel; i < (uint32_t)s->nkernel + s->nuser; i++)
-			f->unnamed_user += !s->frames[i].sym &&
-					   (!s->frames[i].dso || strstr(s->frames[i].dso, "rc_prof"));
+		for (i = s->nkernel; i < (uint32_t)s->nkernel + s->nuser; i++) {
+			const struct rc_frame *fr = &s->frames[i];
+
+			if (fr->sym)
+				continue;
+			f->unnamed_user += !fr->dso || (strstr(fr->dso, "rc_prof") &&
+							!strstr(fr->dso, "librc_prof_dl"));
+			f->dl_unnamed += fr->dso && strstr(fr->dso, "librc_prof_dl.so");
+		}
 	}
 	st = rc_reader__stats(r);
 	for (i = 0; st && i < st->nentries; i++) {
@@ -284,6 +333,7 @@ static void profile_exited(void)
 	/* the child had exited 300 ms before the capture ended: named all the same */
 	assert_shares(&f, share);
 	ASSERT_LT(f.unnamed_user * 100, f.samples, "the exited child's frames named, all but 1%");
+	ASSERT_LT(f.leaf_unknown * 100, f.samples, "the exited child's sampled addresses named");
 out:
 	run_free(&r);
 	tmpdir_cleanup();
@@ -312,6 +362,77 @@ static void profile_short_lived(void)
 	assert_ledger(&f);
 	ASSERT_TRUE(f.in[0] + f.in[1] + f.in[2] >= 20, "samples in burn_* named");
 	ASSERT_LT(f.unnamed_user * 100, f.samples, "its frames named, all but 1%");
+	ASSERT_LT(f.leaf_unknown * 100, f.samples, "its sampled addresses named, all but 1%");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * Twenty processes, one after the other, that each live about 30 ms: 15 ms
+ * of CPU in burn_a, then 15 ms in rc_dl_burn of a library they dlopen()
+ * then. The writer meets their samples up to 100 ms later, when they are
+ * gone: their mappings come from perf's side-band records, and the files
+ * were opened as they were mapped. Both functions named, by the samples
+ * the children's own CPU times call for; their frames named, all but 1%.
+ * A static rc_prof (cross-built) has no dlopen(): the library is skipped.
+ */
+static void profile_short_dlopen(void)
+{
+	const char *out = tmpfile_path("dl.rcap"), *truth = tmpfile_path("truth");
+	unsigned long long ns[2] = {};
+	unsigned long hz = strtoul(rate(), NULL, 10);
+	struct prof_facts f = {};
+	struct run r = {};
+	char what[128];
+	bool nodl;
+	FILE *fp;
+	int k;
+
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(),
+					    "-g", "-o", (char *)out, "--", (char *)bin("rc_prof"),
+					    "dlshort", "20", "15", (char *)bin("librc_prof_dl.so"),
+					    (char *)truth, NULL },
+				120000),
+		       0, "record")) {
+		printf("%s: stderr: %s\n", __func__, r.err ? r.err : "");
+		goto out;
+	}
+	if (!ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	fp = fopen(truth, "r");
+	if (!ASSERT_TRUE(fp != NULL, "the children's times"))
+		goto out;
+	k = fscanf(fp, "burn_a %llu rc_dl_burn %llu", &ns[0], &ns[1]);
+	fclose(fp);
+	if (!ASSERT_EQ(k, 2, "the children's times read"))
+		goto out;
+	nodl = !ns[1]; /* a static rc_prof: no dlopen() */
+	assert_ledger(&f);
+	for (k = 0; k < 2; k++) {
+		/* samples due: CPU time x rate; a third of them, and 20, on a loaded machine */
+		uint64_t due = ns[k] * hz / 1000000000ull, got = k ? f.dl_named : f.in[0];
+
+		if (k && nodl) {
+			printf("%s: rc_prof is static (no dlopen()): the library is not tried\n",
+			       __func__);
+			break;
+		}
+		snprintf(what, sizeof(what), "%s named: %llu samples, %llu due",
+			 k ? "rc_dl_burn (dlopen()ed)" : "burn_a (the executable)",
+			 (unsigned long long)got, (unsigned long long)due);
+		ASSERT_TRUE(due >= 60 && got * 3 >= due && got <= due * 2, what);
+	}
+	snprintf(what, sizeof(what), "the library's frames named: %llu without a name",
+		 (unsigned long long)f.dl_unnamed);
+	ASSERT_LT(f.dl_unnamed * 100, f.samples, what);
+	snprintf(what, sizeof(what), "the children's frames named: %llu of %llu samples' not",
+		 (unsigned long long)f.unnamed_user, (unsigned long long)f.samples);
+	ASSERT_LT(f.unnamed_user * 100, f.samples, what);
+	snprintf(what, sizeof(what), "the sampled addresses named: %llu of %llu samples' not",
+		 (unsigned long long)f.leaf_unknown, (unsigned long long)f.samples);
+	ASSERT_LT(f.leaf_unknown * 100, f.samples, what);
 out:
 	run_free(&r);
 	tmpdir_cleanup();
@@ -545,6 +666,12 @@ void test_profile_short_lived(void)
 {
 	if (need_root())
 		profile_short_lived();
+}
+
+void test_profile_short_dlopen(void)
+{
+	if (need_root())
+		profile_short_dlopen();
 }
 
 void test_profile_offcpu(void)
