@@ -193,7 +193,7 @@ static void queue(struct rc_sideband *sb, struct note *n)
 		n->seq = sb->seq++;
 		sb->q[sb->nq++] = *n;
 		sb->st.maps += n->kind == NOTE_MAP;
-		sb->st.opened += n->kind == NOTE_MAP && n->mp.fd >= 0;
+		sb->st.opened += n->kind == NOTE_MAP && n->mp.has_st;
 		sb->st.execs += n->kind == NOTE_EXEC;
 		sb->st.forks += n->kind == NOTE_FORK;
 	} else {
@@ -207,7 +207,8 @@ static void queue(struct rc_sideband *sb, struct note *n)
 /*
  * The file of code mapping @n, opened now: through map_files, which gives
  * the very file mapped (deleted, or in another mount namespace), else by
- * its path under the process's root. A file whose identity was handed
+ * its path under the process's root, else, the process gone, by its path
+ * here. A file whose identity was handed
  * over already is closed again: the writer finds it by its identity.
  */
 static void open_mapping(struct rc_sideband *sb, struct note *n, const char *path)
@@ -230,6 +231,13 @@ static void open_mapping(struct rc_sideband *sb, struct note *n, const char *pat
 		k = snprintf(buf, sizeof(buf), "/proc/%d/root%s", n->pid, path);
 		if (k > 0 && (size_t)k < sizeof(buf))
 			fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		/*
+		 * Gone already (a loaded machine kept us from it): the path as
+		 * we see it, as the /proc snapshot does; a build-id from the
+		 * kernel that this file does not have rules it out later.
+		 */
+		if (fd < 0 && (errno == ENOENT || errno == ESRCH))
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	}
 	if (fd < 0)
 		return;

@@ -31,7 +31,8 @@ struct rc_usym;
  * struct rc_sideband_stats - what the side-band saw, for the log and tests
  * @records: records read
  * @maps: code mappings noted
- * @opened: of them, files opened while the process lived
+ * @opened: of them, files opened when the record was read (each file's
+ *	   descriptor is handed over once; later ones are closed again)
  * @execs: execs noted
  * @forks: new processes noted
  * @lost: records the kernel lost (PERF_RECORD_LOST), the rings full
