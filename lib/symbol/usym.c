@@ -605,7 +605,8 @@ int rc_usym__add_process(struct rc_usym *u, int tgid)
 	err = err ?: snap_read_perfmap(s, tgid);
 	if (err)
 		goto err_out;
-	qsort(s->maps, s->nr_maps, sizeof(*s->maps), map_cmp);
+	if (s->nr_maps) /* none (a kernel thread, an exec half done): maps is NULL */
+		qsort(s->maps, s->nr_maps, sizeof(*s->maps), map_cmp);
 	p = proc_find(u, tgid);
 	if (p) {
 		/* names it returned stay valid: the old snapshot is kept aside */
