@@ -31,6 +31,7 @@ enum {
 	OPT_CHECK,
 	OPT_CALL_GRAPH,
 	OPT_OFF_CPU,
+	OPT_DEBUGINFOD,
 };
 
 #define MAX_SETS 64
@@ -52,6 +53,8 @@ static struct env {
 	uint64_t freq, period;
 	enum rc_call_graph call_graph;
 	bool off_cpu;
+	bool debuginfod;
+	const char *debuginfod_urls;
 } env;
 
 static const struct argp_option opts[] = {
@@ -90,6 +93,9 @@ static const struct argp_option opts[] = {
 	{ NULL, 'g', NULL, 0, "The same as --call-graph=fp" },
 	{ "off-cpu", OPT_OFF_CPU, NULL, 0,
 	  "Time tasks spend blocked, with the stacks they blocked in (as offcputime)" },
+	{ "debuginfod", OPT_DEBUGINFOD, "URLS", OPTION_ARG_OPTIONAL,
+	  "Ask debuginfod servers (URLS, else $DEBUGINFOD_URLS) for the debug files of stripped "
+	  "programs that are not found locally, while recording" },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Print what this kernel has that record uses, a line each, and what record would "
 	  "use on it; record nothing" },
@@ -112,6 +118,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PROGRESS:
 		env.progress = true;
+		break;
+	case OPT_DEBUGINFOD:
+		env.debuginfod = true;
+		env.debuginfod_urls = arg;
 		break;
 	case OPT_FLUSH_MS:
 		if (!parse_long(arg, 10, 60000, &v))
@@ -234,6 +244,26 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/*
+ * --debuginfod: its URLS for this process only (set after the command is
+ * forked, which keeps its environment); none, and none in the environment
+ * either, is said, not an error.
+ */
+static void setup_debuginfod(void)
+{
+	const char *urls;
+
+	if (env.debuginfod_urls && setenv("DEBUGINFOD_URLS", env.debuginfod_urls, 1))
+		say("--debuginfod: %s\n", strerror(errno));
+	urls = getenv("DEBUGINFOD_URLS");
+	if (!urls || !*urls) {
+		say("--debuginfod: no URLS and DEBUGINFOD_URLS is not set: debug files are "
+		    "looked for locally only\n");
+		return;
+	}
+	rc_set_debuginfod(true);
 }
 
 static void check_line(const char *what, bool yes)
@@ -519,6 +549,8 @@ int cmd_record(int argc, char **argv)
 		err = workload_fork(&wl, scope.cmd);
 	if (err)
 		goto out;
+	if (env.debuginfod)
+		setup_debuginfod();
 	s = capture_open(&ro);
 	if (!s) {
 		err = -errno;

@@ -11,7 +11,7 @@ set -eu
 
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 libxxhash-dev libdw-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
-trace-cmd binutils"
+trace-cmd binutils debuginfod libdebuginfod1 chromium"
 for arg in "$@"; do
 	case "$arg" in
 	--vmtest) pkgs="$pkgs qemu-system-x86 busybox-static cpio" ;;

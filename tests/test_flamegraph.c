@@ -2,7 +2,10 @@
 /*
  * The flame graph writer: a document that parses as XML, frames as wide as
  * their weight, sorted and stacked as flamegraph.pl draws them, names
- * escaped, colours by name, and an empty graph that says so.
+ * escaped, colours by name, and an empty graph that says so. And a real
+ * capture's flame graph in a real browser (Debian's chromium, headless):
+ * drawn (a screenshot that is not blank), and its script working (a click
+ * zooms, a hover tells, no error).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "decode/flamegraph.h"
+#include "run_util.h"
 #include "test_progs.h"
 
 #define FG_SPAN 1180.0 /* the width of "all", px */
@@ -550,4 +554,219 @@ void test_flamegraph_escape(void)
 out:
 	free(svg);
 	rc_fg__free(g);
+}
+
+/* ---- flamegraph_browser: in Debian's chromium, headless ---------------- */
+
+/* Run before the viewer's script: an error it throws is kept on the root element. */
+static const char browser_pre[] =
+    "<script type=\"text/ecmascript\"><![CDATA[\n"
+    "window.addEventListener(\"error\", function (e) {\n"
+    "\tdocument.documentElement.setAttribute(\"data-error\", String(e.message));\n"
+    "});\n"
+    "]]></script>\n";
+
+/* Run after it: a hover and a click on burn_a, as a user's, then a mark that it ran. */
+static const char browser_post[] =
+    "<script type=\"text/ecmascript\"><![CDATA[\n"
+    "(function () {\n"
+    "\tvar frames = document.getElementById(\"frames\"), g = null, i;\n"
+    "\n"
+    "\tfor (i = 0; i < frames.children.length; i++)\n"
+    "\t\tif (frames.children[i].querySelector(\"title\").textContent.indexOf(\"burn_a \") === 0)\n"
+    "\t\t\tg = frames.children[i];\n"
+    "\tg.dispatchEvent(new MouseEvent(\"mouseover\", { bubbles: true }));\n"
+    "\tg.dispatchEvent(new MouseEvent(\"click\", { bubbles: true }));\n"
+    "\tdocument.documentElement.setAttribute(\"data-check\", \"done\");\n"
+    "})();\n"
+    "]]></script>\n";
+
+/* @svg with browser_pre before its script and browser_post after, into @path. */
+static bool save_instrumented(const char *svg, const char *path)
+{
+	const char *script = strstr(svg, "<script"), *end = svg ? strstr(svg, "</svg>") : NULL;
+	FILE *f;
+	bool ok;
+
+	if (!script || !end || end < script)
+		return false;
+	f = fopen(path, "we");
+	if (!f)
+		return false;
+	ok = fwrite(svg, 1, script - svg, f) == (size_t)(script - svg) &&
+	     fputs(browser_pre, f) >= 0 &&
+	     fwrite(script, 1, end - script, f) == (size_t)(end - script) &&
+	     fputs(browser_post, f) >= 0 && fputs(end, f) >= 0;
+	return !fclose(f) && ok;
+}
+
+/*
+ * Chromium headless on file://@svg, told what to do by @what ("--screenshot=..."
+ * or "--dump-dom"), with a profile and a home of its own in @profile. Nothing it
+ * would fetch on its own (updates, sync, metrics, names) can leave the
+ * machine: background networking off, every host name unresolvable.
+ */
+static int chromium(struct run *r, const char *exe, const char *profile, const char *what,
+		    const char *svg)
+{
+	char user_dir[600], url[600], home[600], config[600], cache[600];
+
+	snprintf(user_dir, sizeof(user_dir), "--user-data-dir=%s", profile);
+	snprintf(url, sizeof(url), "file://%s", svg);
+	/* and nothing written to our home either */
+	snprintf(home, sizeof(home), "HOME=%s", profile);
+	snprintf(config, sizeof(config), "XDG_CONFIG_HOME=%s/config", profile);
+	snprintf(cache, sizeof(cache), "XDG_CACHE_HOME=%s/cache", profile);
+	return run_sync(r,
+			(char *[]){ "/usr/bin/env",
+				    home,
+				    config,
+				    cache,
+				    (char *)exe,
+				    "--headless",
+				    "--disable-gpu",
+				    "--no-sandbox",
+				    user_dir,
+				    "--no-first-run",
+				    "--disable-background-networking",
+				    "--disable-component-update",
+				    "--disable-sync",
+				    "--disable-extensions",
+				    "--disable-default-apps",
+				    "--disable-breakpad",
+				    "--host-resolver-rules=MAP * ~NOTFOUND",
+				    "--hide-scrollbars",
+				    "--window-size=1200,800",
+				    (char *)what,
+				    url,
+				    NULL },
+			90000);
+}
+
+/* The value of @attr in the first tag after @from (NULL: none), into @out. */
+static bool attr_after(const char *from, const char *attr, char *out, size_t sz)
+{
+	char key[64];
+	const char *p, *q;
+
+	if (!from)
+		return false;
+	snprintf(key, sizeof(key), " %s=\"", attr);
+	p = strstr(from, key);
+	if (!p)
+		return false;
+	p += strlen(key);
+	q = strchr(p, '"');
+	if (!q || (size_t)(q - p) >= sz)
+		return false;
+	memcpy(out, p, q - p);
+	out[q - p] = '\0';
+	return true;
+}
+
+static void browser_check(const char *exe)
+{
+	const char *src = getenv("RINGCAP_SRCDIR");
+	const char *cap = tmpfile_path("prof.rcap"), *svg_path = tmpfile_path("flame.svg");
+	const char *inst_path = tmpfile_path("flame-check.svg"), *shot = tmpfile_path("shot.png");
+	char checker[4096], svg_abs[4096], inst_abs[4096], what[4200], val[64];
+	unsigned long w = 0, h = 0, nonwhite = 0, vivid = 0, colours = 0;
+	struct run r = {};
+	const char *p;
+
+	snprintf(checker, sizeof(checker), "%s/tests/png_check.py", src ? src : "..");
+	/* a real capture: rc_prof burning 5:3:2 in burn_a, burn_b, burn_c */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "199",
+					    "-g", "-o", (char *)cap, "--", (char *)bin("rc_prof"),
+					    "burn", "1000", (char *)tmpfile_path("truth"), NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "report", "--format",
+					    "flamegraph", (char *)cap, NULL },
+				60000),
+		       0, "report --format flamegraph") ||
+	    !ASSERT_TRUE(xml_ok(r.out), "parses as XML") ||
+	    !ASSERT_TRUE(save_text(svg_path, r.out), "save the SVG") ||
+	    !ASSERT_TRUE(save_instrumented(r.out, inst_path), "save an instrumented copy"))
+		goto out;
+	/* self-contained: the only URLs are XML namespaces, nothing to fetch */
+	for (p = r.out; (p = strstr(p, "://")); p += 3)
+		if (!ASSERT_TRUE(p - r.out >= 4 && !strncmp(p - 4, "http://www.w3.org/", 18),
+				 "no URL but a namespace"))
+			break;
+	ASSERT_TRUE(!strstr(r.out, "href"), "no link, no external script");
+	run_free(&r);
+	if (!realpath(svg_path, svg_abs) || !realpath(inst_path, inst_abs)) {
+		test__fail(__FILE__, __LINE__, "realpath", "%s", strerror(errno));
+		goto out;
+	}
+
+	/* drawn: a screenshot with the frames' colours over much of it */
+	snprintf(what, sizeof(what), "--screenshot=%s", shot);
+	if (!ASSERT_EQ(chromium(&r, exe, tmpfile_path("profile1"), what, svg_abs), 0,
+		       "chromium --screenshot"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ "/usr/bin/python3", checker, (char *)shot, NULL }, 60000),
+		0, "png_check.py") ||
+	    !ASSERT_EQ(sscanf(r.out, "%lu %lu %lu %lu %lu", &w, &h, &nonwhite, &vivid, &colours), 5,
+		       "its figures"))
+		goto out;
+	printf("    screenshot %lux%lu: %lu pixels not white, %lu in the frames' colours, "
+	       "%lu colours\n",
+	       w, h, nonwhite, vivid, colours);
+	ASSERT_TRUE(w == 1200 && h == 800, "the window's size");
+	/* the graph is ~300 px of the 800 px high window, its frames a third of that */
+	ASSERT_TRUE(nonwhite * 100 >= w * h * 15, "15% of it or more drawn");
+	ASSERT_TRUE(vivid * 100 >= w * h * 5, "5% of it or more in the frames' colours");
+	ASSERT_TRUE(colours >= 10, "frames of many colours");
+	run_free(&r);
+
+	/* its script: loads without an error, a hover tells, a click zooms */
+	if (!ASSERT_EQ(chromium(&r, exe, tmpfile_path("profile2"), "--dump-dom", inst_abs), 0,
+		       "chromium --dump-dom"))
+		goto out;
+	ASSERT_HAS(r.out, "data-check=\"done\"", "the check ran");
+	p = strstr(r.out, "data-error=\"");
+	if (p)
+		printf("    the page's error: %.200s\n", p);
+	ASSERT_TRUE(!p, "no script error");
+	ASSERT_HAS(r.out, ">Function: burn_a (", "hovering burn_a tells its name");
+	ASSERT_TRUE(attr_after(strstr(r.out, "<title>burn_a ("), "width", val, sizeof(val)) &&
+			!strcmp(val, "1180.00"),
+		    "clicking burn_a zooms it to the full width");
+	ASSERT_TRUE(attr_after(strstr(r.out, "id=\"unzoom\""), "class", val, sizeof(val)) &&
+			!strstr(val, "hide"),
+		    "and shows Reset Zoom");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_flamegraph_browser(void)
+{
+	char exe[512] = "";
+	FILE *p;
+
+	if (!getenv("RINGCAP_VMTEST")) {
+		p = popen("command -v chromium 2>/dev/null", "r");
+		if (p) {
+			if (!fgets(exe, sizeof(exe), p))
+				exe[0] = '\0';
+			pclose(p);
+		}
+		exe[strcspn(exe, "\n")] = '\0';
+	}
+	if (!exe[0] || access("/usr/bin/python3", X_OK)) {
+		test__skip("no chromium (Debian's package) or python3 here, as in the kernel "
+			   "matrix's guests: this test runs on the host");
+		return;
+	}
+	if (need_root())
+		browser_check(exe);
 }

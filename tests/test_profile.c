@@ -7,6 +7,8 @@
  * ends named all the same, each stack stored once, and the ledger exact.
  * Off-CPU (--off-cpu): the time rc_prof blocks in two functions, as it
  * times it, from the records with those functions on their stacks.
+ * With --debuginfod: a stripped rc_prof named from its debug file, served
+ * by a local debuginfod and nowhere else.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include "run_util.h"
 #include "test_progs.h"
 #include "ringcap.h"
@@ -644,6 +654,302 @@ static void profile_refusals(void)
 	tmpdir_cleanup();
 }
 
+/* ---- profile_debuginfod: a stripped program's debug file from a server - */
+
+__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int n, st;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	st = system(cmd);
+	if (st)
+		printf("    '%s': status %d\n", cmd, st);
+	return st;
+}
+
+/* The first line @cmd prints, without its newline; false if none. */
+static bool sh_line(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	bool ok;
+
+	if (!p)
+		return false;
+	ok = fgets(out, len, p) != NULL;
+	pclose(p);
+	if (ok)
+		out[strcspn(out, "\n")] = '\0';
+	return ok && out[0];
+}
+
+/* A TCP port on 127.0.0.1 free when asked (the kernel's pick); 0 if none. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+
+	if (fd < 0)
+		return 0;
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &alen))
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* A socket listening on 127.0.0.1, its port in *@port, that accepts nothing: -1 if none. */
+static int listen_mute(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	/* connections complete in the backlog; requests are never read */
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* The HTTP status of GET @path from 127.0.0.1:@port; 0 if there is no answer. */
+static int http_status(int port, const char *path)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { .tv_sec = 5 };
+	char req[512], resp[64];
+	int fd, n, status = 0;
+	size_t got = 0;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) || write(fd, req, n) != n)
+		goto out;
+	while (got < sizeof(resp) - 1 && (n = read(fd, resp + got, sizeof(resp) - 1 - got)) > 0)
+		got += n;
+	resp[got] = '\0';
+	if (sscanf(resp, "HTTP/%*s %d", &status) != 1)
+		status = 0;
+out:
+	close(fd);
+	return status;
+}
+
+/*
+ * A debuginfod serving @dir on a free port, its database @db; it has
+ * indexed @bid's debug file on return. Its port, or 0 (failed).
+ */
+static int start_debuginfod(struct run *srv, const char *exe, const char *dir, const char *db,
+			    const char *bid)
+{
+	char port_s[16], path[256];
+	int attempt, port, waited;
+
+	snprintf(path, sizeof(path), "/buildid/%s/debuginfo", bid);
+	/* the port may be taken between our pick and its bind: pick again */
+	for (attempt = 0; attempt < 3; attempt++) {
+		port = free_port();
+		if (!port)
+			return 0;
+		snprintf(port_s, sizeof(port_s), "%d", port);
+		if (run_start(srv, (char *[]){ (char *)exe, "-F", (char *)dir, "-p", port_s, "-d",
+					       (char *)db, NULL }))
+			return 0;
+		/* -F scans @dir at once (a thread of its own): poll until it has the file */
+		for (waited = 0; waited < 30000; waited += 100) {
+			if (waitpid(srv->pid, &srv->status, WNOHANG) == srv->pid) {
+				srv->pid = 0;
+				break;
+			}
+			if (http_status(port, path) == 200)
+				return port;
+			usleep(100000);
+		}
+		if (srv->pid > 0) {
+			kill(srv->pid, SIGKILL);
+			waitpid(srv->pid, &srv->status, 0);
+		}
+		printf("    debuginfod on port %d: not serving %s\n", port, path);
+		run_free(srv);
+		unlink(db);
+	}
+	return 0;
+}
+
+/* Record rc_prof's burn with @extra (an option or NULL), DEBUGINFOD_URLS @urls (NULL: unset). */
+static bool record_stripped(const char *prof, const char *out, const char *truth, const char *urls,
+			    const char *cache, const char *extra, struct run *r)
+{
+	const char *had = getenv("DEBUGINFOD_URLS");
+	char *saved = had ? strdup(had) : NULL;
+	int status;
+
+	/* the child inherits them; ours are put back */
+	if (urls)
+		setenv("DEBUGINFOD_URLS", urls, 1);
+	else
+		unsetenv("DEBUGINFOD_URLS");
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	status = run_sync(r,
+			  (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+				      "-o", (char *)out, extra ? (char *)extra : "-q", "--",
+				      (char *)prof, "burn", "1000", (char *)truth, NULL },
+			  120000);
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	if (saved)
+		setenv("DEBUGINFOD_URLS", saved, 1);
+	else
+		unsetenv("DEBUGINFOD_URLS");
+	free(saved);
+	return ASSERT_EQ(status, 0, "record");
+}
+
+/* The capture names burn_a, burn_b, burn_c in their shares, or names none of them. */
+static void assert_named(const char *out, const char *truth, bool named, const char *what)
+{
+	struct prof_facts f = {};
+	double share[3];
+
+	printf("    %s\n", what);
+	if (!ASSERT_OK(gather(out, &f), "read capture"))
+		return;
+	assert_ledger(&f);
+	ASSERT_TRUE(f.samples >= 100, "samples of the burn");
+	if (named) {
+		if (ASSERT_TRUE(read_truth(truth, share), "the workload's own times"))
+			assert_shares(&f, share);
+		ASSERT_LT(f.unnamed_user * 100, f.samples, "its frames named, all but 1%");
+		return;
+	}
+	ASSERT_EQ(f.in[0] + f.in[1] + f.in[2], 0, "no burn_ function named");
+	ASSERT_TRUE(f.unnamed_user >= f.samples, "its frames the file and offset");
+}
+
+static void profile_debuginfod(void)
+{
+	const char *dir = tmpdir(), *truth = tmpfile_path("truth");
+	char exe[512], bid[130], cmd[1024], url[64], prof[512], srv_dir[512], db[512], cache[512];
+	struct run srv = {}, r = {};
+	int port = 0, mute = -1;
+	time_t t0;
+
+	if (getenv("RINGCAP_VMTEST") ||
+	    !sh_line("command -v debuginfod 2>/dev/null", exe, sizeof(exe)) ||
+	    system("{ command -v objcopy && command -v readelf; } >/dev/null 2>&1")) {
+		test__skip("no debuginfod (Debian's package) or binutils here, as in the kernel "
+			   "matrix's guests: this test runs on the host");
+		goto out;
+	}
+	snprintf(prof, sizeof(prof), "%s/bin/rc_prof", dir);
+	snprintf(srv_dir, sizeof(srv_dir), "%s/srv", dir);
+	snprintf(db, sizeof(db), "%s/db.sqlite", dir);
+	/*
+	 * rc_prof (-g) stripped of everything but .dynsym, which has none of
+	 * its functions; no .gnu_debuglink; its debug file only in srv/. No
+	 * debug directory holds it (RINGCAP_DEBUG_DIR empty).
+	 */
+	if (sh("src=$(realpath '%s') && cd '%s' && mkdir bin srv empty c1 c2 c3 && "
+	       "objcopy --only-keep-debug \"$src\" srv/rc_prof.debug && "
+	       "objcopy --strip-all \"$src\" bin/rc_prof",
+	       bin("rc_prof"), dir)) {
+		test__fail(__FILE__, __LINE__, "setup", "could not make the stripped program");
+		goto out;
+	}
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' 2>/dev/null | sed -n 's/.*Build ID: //p'",
+		 prof);
+	if (!ASSERT_TRUE(sh_line(cmd, bid, sizeof(bid)), "rc_prof has a build-id"))
+		goto out;
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -S '%s' 2>/dev/null | grep -qE '[.]symtab|[.]gnu_debuglink|[.]debug_'",
+		 prof);
+	ASSERT_TRUE(system(cmd) != 0, "the stripped program: no .symtab, .gnu_debuglink or DWARF");
+	ASSERT_EQ(sh("readelf -s '%s/srv/rc_prof.debug' 2>/dev/null | grep -q ' burn_a$'", dir), 0,
+		  "the debug file has burn_a");
+	snprintf(cmd, sizeof(cmd), "%s/empty", dir);
+	setenv("RINGCAP_DEBUG_DIR", cmd, 1);
+	port = start_debuginfod(&srv, exe, srv_dir, db, bid);
+	if (!ASSERT_TRUE(port > 0, "debuginfod serving the debug file"))
+		goto out;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+
+	/* --debuginfod, DEBUGINFOD_URLS: named from what the server gave */
+	snprintf(cache, sizeof(cache), "%s/c1", dir);
+	if (record_stripped(prof, tmpfile_path("d1.rcap"), truth, url, cache, "--debuginfod", &r)) {
+		ASSERT_HAS(r.err, "debuginfod: asking http://127.0.0.1:", "said once on stderr");
+		assert_named(tmpfile_path("d1.rcap"), truth, true, "--debuginfod, DEBUGINFOD_URLS");
+		snprintf(cmd, sizeof(cmd), "%s/%s/debuginfo", cache, bid);
+		ASSERT_OK(access(cmd, R_OK), "in the client's cache");
+	}
+	run_free(&r);
+	/* --debuginfod=URL: the same */
+	snprintf(cmd, sizeof(cmd), "--debuginfod=%s", url);
+	snprintf(cache, sizeof(cache), "%s/c2", dir);
+	if (record_stripped(prof, tmpfile_path("d2.rcap"), truth, NULL, cache, cmd, &r))
+		assert_named(tmpfile_path("d2.rcap"), truth, true, "--debuginfod=URL");
+	run_free(&r);
+	/* DEBUGINFOD_URLS without --debuginfod: not asked (perf does the same) */
+	snprintf(cache, sizeof(cache), "%s/c3", dir);
+	if (record_stripped(prof, tmpfile_path("d3.rcap"), truth, url, cache, NULL, &r)) {
+		assert_named(tmpfile_path("d3.rcap"), truth, false,
+			     "DEBUGINFOD_URLS without --debuginfod");
+		ASSERT_TRUE(!strstr(r.err, "debuginfod"), "nothing said");
+	}
+	run_free(&r);
+	/* --debuginfod without URLs: not asked, and said */
+	if (record_stripped(prof, tmpfile_path("d4.rcap"), truth, NULL, cache, "--debuginfod",
+			    &r)) {
+		assert_named(tmpfile_path("d4.rcap"), truth, false,
+			     "--debuginfod, no DEBUGINFOD_URLS");
+		ASSERT_HAS(r.err, "--debuginfod: no URLS", "said");
+	}
+	snprintf(cmd, sizeof(cmd), "%s/%s", cache, bid);
+	ASSERT_TRUE(access(cmd, F_OK), "the server never asked: nothing in that cache");
+	run_free(&r);
+	/* a server that never answers: one query, DEBUGINFOD_TIMEOUT long, then none */
+	mute = listen_mute(&port);
+	if (!ASSERT_TRUE(mute >= 0, "a server that never answers"))
+		goto out;
+	snprintf(cmd, sizeof(cmd), "--debuginfod=http://127.0.0.1:%d", port);
+	snprintf(cache, sizeof(cache), "%s/c4", dir);
+	setenv("DEBUGINFOD_TIMEOUT", "2", 1);
+	t0 = time(NULL);
+	if (record_stripped(prof, tmpfile_path("d5.rcap"), truth, NULL, cache, cmd, &r)) {
+		assert_named(tmpfile_path("d5.rcap"), truth, false, "a server that never answers");
+		ASSERT_HAS(r.err, "no more queries in this capture", "given up, and said");
+		ASSERT_LT((long)(time(NULL) - t0), 30, "seconds the capture took");
+	}
+	unsetenv("DEBUGINFOD_TIMEOUT");
+out:
+	if (mute >= 0)
+		close(mute);
+	unsetenv("RINGCAP_DEBUG_DIR");
+	if (srv.pid > 0) {
+		kill(srv.pid, SIGTERM);
+		if (run_wait(&srv, 20000))
+			printf("    debuginfod: %s\n", srv.err ? srv.err : "");
+	}
+	run_free(&srv);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
 void test_profile_shares(void)
 {
 	if (need_root())
@@ -690,4 +996,10 @@ void test_profile_refusals(void)
 {
 	if (need_root())
 		profile_refusals();
+}
+
+void test_profile_debuginfod(void)
+{
+	if (need_root())
+		profile_debuginfod();
 }

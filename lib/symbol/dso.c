@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "internal.h"
+#include "symbol/debuginfod.h"
 #include "symbol/dso.h"
 #include "util/mem.h"
 
@@ -306,6 +307,47 @@ static int file_crc32(int fd, uint32_t *out)
 	return err;
 }
 
+/* How a candidate debug file is matched to its file. */
+enum dbg_match {
+	DBG_BY_ID,	  /* found by build-id: it must match when the file has one */
+	DBG_BY_LINK,	  /* found by debuglink: build-ids match, or else the CRC */
+	DBG_BY_ID_STRICT, /* from a server: it must have the file's build-id */
+};
+
+/*
+ * Is @fd the debug file of the file @main (@main_st)? It must have a
+ * .symtab, not be the file itself, and match as @how says.
+ */
+static bool debug_check(int fd, const struct elf_info *main, const struct stat *main_st,
+			enum dbg_match how)
+{
+	struct elf_info dbg = { 0 };
+	bool ok = false;
+	uint32_t crc = 0;
+	struct stat st;
+	Elf *e;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_dev == main_st->st_dev && st.st_ino == main_st->st_ino))
+		return false;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e)
+		return false;
+	ok = !elf_inspect(e, &dbg, false) && dbg.has_symtab;
+	elf_end(e);
+	if (!ok)
+		goto out;
+	if (main->bid_len && dbg.bid_len)
+		ok = main->bid_len == dbg.bid_len && !memcmp(main->bid, dbg.bid, dbg.bid_len);
+	else if (how == DBG_BY_LINK)
+		ok = !file_crc32(fd, &crc) && crc == main->link_crc;
+	else if (how == DBG_BY_ID_STRICT)
+		ok = false;
+out:
+	free(dbg.segs);
+	return ok;
+}
+
 /*
  * Is @path the debug file of the file @main (@main_st)? Its fd if so, -1 if not.
  * It must have a .symtab, not be the file itself, and match: by build-id when
@@ -314,36 +356,14 @@ static int file_crc32(int fd, uint32_t *out)
 static int debug_try(const char *path, const struct elf_info *main, const struct stat *main_st,
 		     bool by_link)
 {
-	struct elf_info dbg = { 0 };
-	bool ok = false;
-	uint32_t crc = 0;
-	struct stat st;
-	Elf *e;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (st.st_dev == main_st->st_dev && st.st_ino == main_st->st_ino))
-		goto out;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e)
-		goto out;
-	ok = !elf_inspect(e, &dbg, false) && dbg.has_symtab;
-	elf_end(e);
-	if (!ok)
-		goto out;
-	if (main->bid_len && dbg.bid_len)
-		ok = main->bid_len == dbg.bid_len && !memcmp(main->bid, dbg.bid, dbg.bid_len);
-	else if (by_link)
-		ok = !file_crc32(fd, &crc) && crc == main->link_crc;
-	if (!ok)
-		pr_debug("usym: '%s' is not the debug file it is named for\n", path);
-out:
-	free(dbg.segs);
-	if (ok)
+	if (debug_check(fd, main, main_st, by_link ? DBG_BY_LINK : DBG_BY_ID))
 		return fd;
+	pr_debug("usym: '%s' is not the debug file it is named for\n", path);
 	close(fd);
 	return -1;
 }
@@ -373,8 +393,8 @@ static int debug_try_at(const struct rc_dso_where *w, bool root_first, const cha
 }
 
 /* The debug file of @path, found as gdb and perf look: by build-id, then by debuglink. */
-static int debug_find(const char *path, const struct elf_info *in, const struct stat *st,
-		      const struct rc_dso_where *w)
+static int debug_find_local(const char *path, const struct elf_info *in, const struct stat *st,
+			    const struct rc_dso_where *w)
 {
 	char cand[PATH_MAX], dir[PATH_MAX], bid[2 * BUILD_ID_MAX + 1];
 	const char *slash;
@@ -412,6 +432,29 @@ static int debug_find(const char *path, const struct elf_info *in, const struct 
 		if (fd >= 0)
 			return fd;
 	}
+	return -1;
+}
+
+/*
+ * The debug file of @path: found locally, else (when rc_set_debuginfod()
+ * allows it) from a debuginfod server by build-id, checked to have it.
+ */
+static int debug_find(const char *path, const struct elf_info *in, const struct stat *st,
+		      const struct rc_dso_where *w)
+{
+	int fd = debug_find_local(path, in, st, w);
+
+	if (fd >= 0 || !in->bid_len)
+		return fd;
+	fd = rc_debuginfod__find(in->bid, in->bid_len);
+	if (fd < 0)
+		return -1;
+	if (debug_check(fd, in, st, DBG_BY_ID_STRICT)) {
+		pr_debug("usym: '%s': its debug file from debuginfod\n", path);
+		return fd;
+	}
+	pr_warn("debuginfod: what came back for '%s' is not its debug file\n", path);
+	close(fd);
 	return -1;
 }
 
