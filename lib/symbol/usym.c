@@ -63,6 +63,7 @@ struct rc_usym {
 	struct htab dsos;  /* struct rc_dso, by file identity or image */
 	struct usym_snap *replaced;
 	int fds, fd_budget;
+	bool lines; /* read DWARF for source lines (rc_usym__set_lines()) */
 };
 
 /* ---- a small hash table ------------------------------------------------ */
@@ -244,6 +245,11 @@ void rc_usym__free(struct rc_usym *u)
 	free(u->procs.v);
 	free(u->dsos.v);
 	free(u);
+}
+
+void rc_usym__set_lines(struct rc_usym *u, bool on)
+{
+	u->lines = on;
 }
 
 bool rc_usym__has(const struct rc_usym *u, int tgid)
@@ -578,6 +584,7 @@ int rc_usym__add_process(struct rc_usym *u, int tgid)
 	}
 	dir = getenv("RINGCAP_DEBUG_DIR");
 	where.debug_dir = dir && *dir ? dir : "/usr/lib/debug";
+	where.lines = u->lines;
 	/* another mount namespace: its files are under /proc/PID/root */
 	snprintf(root, sizeof(root), "/proc/%d/root", tgid);
 	if (!stat(root, &st_root) && !stat("/", &st_slash) &&
@@ -667,6 +674,8 @@ int rc_usym__resolve(struct rc_usym *u, int tgid, uint64_t addr, struct rc_usym_
 		dso_load(u, m->dso);
 		if (!rc_dso__vaddr(m->dso, out->file_off, &vaddr))
 			return 1;
+		out->lines = m->dso->lines;
+		out->vaddr = vaddr;
 		out->sym = rc_symtab__find(&m->dso->syms, vaddr, &out->sym_off);
 		return out->sym ? 0 : 1;
 	}
