@@ -31,6 +31,7 @@ enum {
 	OPT_CHECK,
 	OPT_CALL_GRAPH,
 	OPT_OFF_CPU,
+	OPT_SRCLINES,
 };
 
 #define MAX_SETS 64
@@ -52,6 +53,7 @@ static struct env {
 	uint64_t freq, period;
 	enum rc_call_graph call_graph;
 	bool off_cpu;
+	bool srclines;
 } env;
 
 static const struct argp_option opts[] = {
@@ -88,6 +90,9 @@ static const struct argp_option opts[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "fp", 0,
 	  "Take each sample's kernel and user stack: fp, by frame pointers" },
 	{ NULL, 'g', NULL, 0, "The same as --call-graph=fp" },
+	{ "srclines", OPT_SRCLINES, NULL, 0,
+	  "With stacks: give user frames their source file:line and the functions inlined "
+	  "at them, from DWARF in their files or debug files" },
 	{ "off-cpu", OPT_OFF_CPU, NULL, 0,
 	  "Time tasks spend blocked, with the stacks they blocked in (as offcputime)" },
 	{ "check", OPT_CHECK, NULL, 0,
@@ -165,6 +170,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_OFF_CPU:
 		env.off_cpu = true;
 		break;
+	case OPT_SRCLINES:
+		env.srclines = true;
+		break;
+
 	case OPT_CALL_GRAPH:
 		if (strcmp(arg, "fp"))
 			argp_error(state,
@@ -225,6 +234,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		    (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
 			argp_error(state, "-F, -c and --off-cpu use ringcap's BPF programs: not with "
 					  "--bpf or --transport ftrace");
+		if (env.srclines && !(env.freq || env.period || env.off_cpu || env.call_graph))
+			argp_error(state, "--srclines names the frames of stacks: with -F, -c, -g "
+					  "or --off-cpu");
 		if (env.call_graph && (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
 			argp_error(state, "-g takes stacks with ringcap's BPF programs: not with --bpf "
 					  "or --transport ftrace");
@@ -498,6 +510,7 @@ int cmd_record(int argc, char **argv)
 		ro.sample_freq = env.freq;
 		ro.sample_period = env.period;
 	}
+	ro.srclines = env.srclines;
 	ro.call_graph = env.call_graph; /* samples', off-CPU records', and every event's stacks */
 	if (env.off_cpu)
 		ro.events |= RC_EVENT_BIT(RC_OFFCPU_ID);
