@@ -32,6 +32,7 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_OFF_CPU,
 	OPT_DEBUGINFOD,
+	OPT_SRCLINES,
 };
 
 #define MAX_SETS 64
@@ -55,6 +56,7 @@ static struct env {
 	bool off_cpu;
 	bool debuginfod;
 	const char *debuginfod_urls;
+	bool srclines;
 } env;
 
 static const struct argp_option opts[] = {
@@ -91,6 +93,9 @@ static const struct argp_option opts[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "fp", 0,
 	  "Take each sample's kernel and user stack: fp, by frame pointers" },
 	{ NULL, 'g', NULL, 0, "The same as --call-graph=fp" },
+	{ "srclines", OPT_SRCLINES, NULL, 0,
+	  "With stacks: give user frames their source file:line and the functions inlined "
+	  "at them, from DWARF in their files or debug files" },
 	{ "off-cpu", OPT_OFF_CPU, NULL, 0,
 	  "Time tasks spend blocked, with the stacks they blocked in (as offcputime)" },
 	{ "debuginfod", OPT_DEBUGINFOD, "URLS", OPTION_ARG_OPTIONAL,
@@ -175,6 +180,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_OFF_CPU:
 		env.off_cpu = true;
 		break;
+	case OPT_SRCLINES:
+		env.srclines = true;
+		break;
+
 	case OPT_CALL_GRAPH:
 		if (strcmp(arg, "fp"))
 			argp_error(state,
@@ -235,6 +244,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		    (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
 			argp_error(state, "-F, -c and --off-cpu use ringcap's BPF programs: not with "
 					  "--bpf or --transport ftrace");
+		if (env.srclines && !(env.freq || env.period || env.off_cpu || env.call_graph))
+			argp_error(state, "--srclines names the frames of stacks: with -F, -c, -g "
+					  "or --off-cpu");
 		if (env.call_graph && (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
 			argp_error(state, "-g takes stacks with ringcap's BPF programs: not with --bpf "
 					  "or --transport ftrace");
@@ -528,6 +540,7 @@ int cmd_record(int argc, char **argv)
 		ro.sample_freq = env.freq;
 		ro.sample_period = env.period;
 	}
+	ro.srclines = env.srclines;
 	ro.call_graph = env.call_graph; /* samples', off-CPU records', and every event's stacks */
 	if (env.off_cpu)
 		ro.events |= RC_EVENT_BIT(RC_OFFCPU_ID);

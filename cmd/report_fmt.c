@@ -612,14 +612,24 @@ static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec, bool
 		const struct rc_frame *f = &st->frames[i];
 
 		rc_frame__name(f, name, sizeof(name));
-		if (f->sym)
-			snprintf(line, sizeof(line), "\t%16llx %s+0x%llx (%s)\n",
+		if (f->flags & RC_FRAME_F_INLINE) /* as perf script: no offset, "(inlined)" */
+			snprintf(line, sizeof(line), "\t%16llx %s (inlined) (%s)",
+				 (unsigned long long)f->addr, f->sym ? f->sym : "[unknown]",
+				 f->dso ? f->dso : "[unknown]");
+		else if (f->sym)
+			snprintf(line, sizeof(line), "\t%16llx %s+0x%llx (%s)",
 				 (unsigned long long)f->addr, name, (unsigned long long)f->off,
 				 f->dso ? f->dso : "[unknown]");
 		else
-			snprintf(line, sizeof(line), "\t%16llx %s\n", (unsigned long long)f->addr,
+			snprintf(line, sizeof(line), "\t%16llx %s", (unsigned long long)f->addr,
 				 name);
 		rc_strbuf__append(&o->buf, line, strlen(line));
+		/* its source line, where record found one (record --srclines) */
+		if (f->file && f->line)
+			rc_strbuf__printf(&o->buf, " %s:%u", f->file, f->line);
+		else if (f->file)
+			rc_strbuf__printf(&o->buf, " %s", f->file);
+		APPEND_LIT(&o->buf, "\n");
 	}
 	if (st->flags & (RC_STACK_F_KERNEL_CUT | RC_STACK_F_USER_CUT))
 		APPEND_LIT(&o->buf, "\t[stack cut: deeper than its frames]\n");

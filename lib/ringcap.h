@@ -907,21 +907,32 @@ const struct rc_stats *rc_reader__stats(const struct rc_reader *r);
  * @sym: the function, NULL when none is known
  * @dso: the file it is in ("[kernel.kallsyms]", a module's "[name]",
  *	"[vdso]", a path), NULL when not even that is known
- * @off: into @sym; when @sym is NULL, into @dso's file
+ * @off: into @sym; when @sym is NULL, into @dso's file; 0 for an inlined frame
+ * @file: the source file of @line (record --srclines, from DWARF), NULL if unknown
+ * @line: for the innermost frame at @addr, its source line; for a frame
+ *	  that code was inlined into, the line of that call; 0 if unknown
+ * @flags: RC_FRAME_F_INLINE: a function inlined into the frame after it
+ *	   (same @addr); @sym is its name, NULL if DWARF names none
  */
 struct rc_frame {
 	uint64_t addr;
 	const char *sym;
 	const char *dso;
 	uint64_t off;
+	const char *file;
+	uint32_t line;
+	uint32_t flags;
 };
+
+#define RC_FRAME_F_INLINE 0x1 /* inlined into the frame after it: no call, no frame of its own */
 
 /**
  * struct rc_stack - a call stack of the capture, stored once, named by its id
  * @id: what samples carry (rc_ev_sample.stack_id in events.h), from 1
  * @pid: the process of its user frames; 0 when it has none
  * @nkernel: kernel frames, first in @frames, innermost first
- * @nuser: user frames after them, innermost first
+ * @nuser: user frames after them, innermost first; inlined frames
+ *	   (RC_FRAME_F_INLINE) are counted, before the frame they are in
  * @flags: RC_STACK_F_KERNEL_CUT, RC_STACK_F_USER_CUT: deeper than what was taken
  * @frames: @nkernel + @nuser of them
  */
@@ -1547,6 +1558,12 @@ struct rc_record_opts {
 	uint64_t sample_freq;
 	uint64_t sample_period;
 	enum rc_call_graph call_graph;
+	/*
+	 * User frames get their source file and line and the functions
+	 * inlined at them, from DWARF in their files or debug files (LINES
+	 * blocks, ringcap-file(5)).
+	 */
+	bool srclines;
 };
 
 /**

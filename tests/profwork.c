@@ -11,6 +11,10 @@
  *                            waits for it, then sleeps 300 ms; OUT as for burn
  *   rc_prof work N OUT       N rounds of fixed work, 5:3:2 in work_a, work_b and work_c
  *                            (the benchmark's), and write the wall time taken (ns) to OUT
+ *   rc_prof inline MS OUT    burn MS ms of CPU in inl_inner, inlined (always_inline)
+ *                            into inl_outer, inlined into burn_inl; write the time (ns)
+ *                            to OUT. The lines marked LINE: below are the test's
+ *                            expected lines (test_profile.c profile_inline)
  *   rc_prof block OUT        sleep 300 ms in blk_a and 200 ms in blk_b, 100 ms at a
  *                            time, write each one's time asleep (ns) to OUT, then
  *                            stay 2 s more (in main)
@@ -47,6 +51,7 @@ uint64_t blk_b(void);
 void work_a(unsigned int units);
 void work_b(unsigned int units);
 void work_c(unsigned int units);
+uint64_t burn_inl(uint64_t ns);
 
 static uint64_t cpu_ns(void)
 {
@@ -85,6 +90,38 @@ NOINLINE uint64_t burn_b(uint64_t ns)
 NOINLINE uint64_t burn_c(uint64_t ns)
 {
 	return spin(ns);
+}
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* The spin of spin(), spelled out: every line of it is inl_inner's */
+static ALWAYS_INLINE uint64_t inl_inner(uint64_t ns)
+{ /* LINE: inl_inner begin */
+	struct timespec ts;
+	uint64_t t0, t;
+	unsigned int i;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	t0 = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	do {
+		for (i = 0; i < 20000; i++)
+			sink += i * 7;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	} while (t - t0 < ns);
+	return t - t0;
+} /* LINE: inl_inner end */
+
+static ALWAYS_INLINE uint64_t inl_outer(uint64_t ns)
+{
+	uint64_t spent = inl_inner(ns); /* LINE: inl_outer call */
+
+	return spent;
+}
+
+NOINLINE uint64_t burn_inl(uint64_t ns)
+{
+	return inl_outer(ns); /* LINE: burn_inl call */
 }
 
 /*
@@ -344,8 +381,21 @@ static NOINLINE int dlshort(long n, const char *ms, const char *lib, const char 
 	return fclose(f) ? 1 : 0;
 }
 
+static NOINLINE int burn_inline(long ms, const char *out)
+{
+	uint64_t spent = burn_inl((uint64_t)ms * 1000000);
+	FILE *f = fopen(out, "w");
+
+	if (!f)
+		return 1;
+	fprintf(f, "burn_inl %llu\n", (unsigned long long)spent);
+	return fclose(f) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "inline"))
+		return burn_inline(atol(argv[2]), argv[3]);
 	if (argc >= 4 && !strcmp(argv[1], "burn"))
 		return burn(atol(argv[2]), argv[3]);
 	if (argc >= 4 && !strcmp(argv[1], "work"))
@@ -375,6 +425,6 @@ int main(int argc, char **argv)
 		return dlshort(atol(argv[2]), argv[3], argv[4], argv[5]);
 	fprintf(stderr,
 		"usage: rc_prof burn MS OUT | sys MS | child MS OUT | work N OUT | block OUT "
-		"| dlshort N MS LIB OUT\n");
+		"| inline MS OUT | dlshort N MS LIB OUT\n");
 	return 2;
 }

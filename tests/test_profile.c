@@ -950,6 +950,182 @@ out:
 	tmpdir_cleanup();
 }
 
+/* ---- profile_inline: record --srclines, inline frames and source lines -- */
+
+/* The line of tests/profwork.c that holds "LINE: @what"; 0 if none. */
+static int marker_line(const char *what)
+{
+	const char *src = getenv("RINGCAP_SRCDIR");
+	char path[PATH_MAX], line[512], tag[128];
+	int n = 0, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/profwork.c", src ? src : "..");
+	snprintf(tag, sizeof(tag), "/* LINE: %s */", what);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, tag))
+			found = n;
+	}
+	fclose(f);
+	return found;
+}
+
+static bool is_profwork(const struct rc_frame *fr)
+{
+	size_t n = fr->file ? strlen(fr->file) : 0;
+
+	return n >= strlen("/profwork.c") && !strcmp(fr->file + n - strlen("/profwork.c"),
+						      "/profwork.c");
+}
+
+struct inline_facts {
+	uint64_t burn_inl;	 /* samples with burn_inl's own frame on their stack */
+	uint64_t chain;		 /* of them, with inl_inner and inl_outer inlined in it, lines right */
+	uint64_t marked_frames;	 /* frames with RC_FRAME_F_INLINE or a file, anywhere */
+	uint64_t bad_addr;	 /* inline frames whose address is not their frame's */
+};
+
+static int gather_inline(const char *path, const int lines[4], struct inline_facts *f)
+{
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_rec_hdr *rec;
+	int err;
+
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		const struct rc_stack *s;
+		uint32_t id;
+		size_t i, n;
+
+		if (rec->type != SAMPLE_ID || strncmp(rec->comm, "rc_prof", 16))
+			continue;
+		memcpy(&id, (const char *)rec + 56, sizeof(id)); /* rc_ev_sample.stack_id */
+		s = rc_reader__stack(r, id);
+		if (!s)
+			continue;
+		n = (size_t)s->nkernel + s->nuser;
+		for (i = 0; i < n; i++) {
+			const struct rc_frame *fr = &s->frames[i];
+
+			f->marked_frames += (fr->flags & RC_FRAME_F_INLINE) || fr->file;
+			if ((fr->flags & RC_FRAME_F_INLINE) &&
+			    (i + 1 >= n || s->frames[i + 1].addr != fr->addr))
+				f->bad_addr++;
+		}
+		for (i = s->nkernel; i < n; i++) {
+			const struct rc_frame *fr = &s->frames[i], *outer, *inner;
+
+			if (!fr->sym || strcmp(fr->sym, "burn_inl") || (fr->flags & RC_FRAME_F_INLINE))
+				continue;
+			f->burn_inl++;
+			if (i < (size_t)s->nkernel + 2)
+				break;
+			outer = &s->frames[i - 1];
+			inner = &s->frames[i - 2];
+			/* burn_inl at its call of inl_outer, inl_outer at its call of inl_inner */
+			if (is_profwork(fr) && fr->line == (uint32_t)lines[3] &&
+			    (outer->flags & RC_FRAME_F_INLINE) && outer->sym &&
+			    !strcmp(outer->sym, "inl_outer") && is_profwork(outer) &&
+			    outer->line == (uint32_t)lines[2] && (inner->flags & RC_FRAME_F_INLINE) &&
+			    inner->sym && !strcmp(inner->sym, "inl_inner") && is_profwork(inner) &&
+			    inner->line > (uint32_t)lines[0] && inner->line < (uint32_t)lines[1])
+				f->chain++;
+			break;
+		}
+	}
+	rc_reader__free(r);
+	return err;
+}
+
+static void profile_inline(void)
+{
+	const char *out = tmpfile_path("inl.rcap"), *plain = tmpfile_path("plain.rcap");
+	const char *truth = tmpfile_path("truth");
+	struct inline_facts f = {}, g = {};
+	struct run r = {}, rep = {};
+	char what[160];
+	int lines[4];
+
+	lines[0] = marker_line("inl_inner begin");
+	lines[1] = marker_line("inl_inner end");
+	lines[2] = marker_line("inl_outer call");
+	lines[3] = marker_line("burn_inl call");
+	if (!ASSERT_TRUE(lines[0] && lines[1] > lines[0] && lines[2] && lines[3],
+			 "the LINE: markers of tests/profwork.c"))
+		goto out;
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+					    "--srclines", "-o", (char *)out, "--",
+					    (char *)bin("rc_prof"), "inline", "1000", (char *)truth,
+					    NULL },
+				120000),
+		       0, "record --srclines") ||
+	    !ASSERT_OK(gather_inline(out, lines, &f), "read capture"))
+		goto out;
+	/* 1 s at 499 Hz (or less where the kernel lowers the rate): a loaded machine keeps 50 */
+	snprintf(what, sizeof(what), "samples in burn_inl: %llu", (unsigned long long)f.burn_inl);
+	ASSERT_TRUE(f.burn_inl >= 50, what);
+	/* all but its prologue and epilogue, where nothing is inlined */
+	snprintf(what, sizeof(what), "inl_inner in inl_outer in burn_inl, lines right: %llu of %llu",
+		 (unsigned long long)f.chain, (unsigned long long)f.burn_inl);
+	ASSERT_TRUE(f.chain * 10 >= f.burn_inl * 9, what);
+	ASSERT_EQ(f.bad_addr, 0, "an inline frame has its frame's address");
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
+					   (char *)out, NULL },
+			       60000),
+		      0, "report --format folded"))
+		ASSERT_HAS(rep.out, ";burn_inline;burn_inl;inl_outer;inl_inner ",
+			   "inlined functions as frames, outermost first");
+	run_free(&rep);
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--stacks", (char *)out,
+					   NULL },
+			       60000),
+		      0, "report --stacks")) {
+		ASSERT_HAS(rep.out, " inl_inner (inlined) (", "an inlined frame, marked");
+		ASSERT_HAS(rep.out, " inl_outer (inlined) (", "and the one it is inlined into");
+		ASSERT_HAS(rep.out, "/rc_prof) ", "the frame's file, then the source line");
+		snprintf(what, sizeof(what), "profwork.c:%d\n", lines[2]);
+		ASSERT_HAS(rep.out, what, "inl_outer at its call of inl_inner");
+		ASSERT_HAS(rep.out, " burn_inl+0x", "the frame it is inlined in");
+		snprintf(what, sizeof(what), "profwork.c:%d\n", lines[3]);
+		ASSERT_HAS(rep.out, what, "burn_inl at its call of inl_outer");
+	}
+	run_free(&rep);
+	/* inline functions are functions: inl_inner takes the self time */
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--summary", "-t", "60",
+					   (char *)out, NULL },
+			       60000),
+		      0, "report --summary")) {
+		ASSERT_HAS(rep.out, "%  inl_inner\n", "inl_inner among the functions");
+		ASSERT_HAS(rep.out, "%  burn_inl\n", "and burn_inl");
+	}
+	run_free(&rep);
+	/* without --srclines: the frames alone */
+	run_free(&r);
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+					   "-o", (char *)plain, "--", (char *)bin("rc_prof"),
+					   "inline", "300", (char *)truth, NULL },
+			       120000),
+		      0, "record") &&
+	    ASSERT_OK(gather_inline(plain, lines, &g), "read capture")) {
+		ASSERT_TRUE(g.burn_inl > 0, "samples in burn_inl");
+		ASSERT_EQ(g.marked_frames, 0, "no inline frame, no line");
+	}
+out:
+	run_free(&r);
+	run_free(&rep);
+	tmpdir_cleanup();
+}
+
 void test_profile_shares(void)
 {
 	if (need_root())
@@ -1002,4 +1178,10 @@ void test_profile_debuginfod(void)
 {
 	if (need_root())
 		profile_debuginfod();
+}
+
+void test_profile_inline(void)
+{
+	if (need_root())
+		profile_inline();
 }

@@ -526,11 +526,13 @@ void test_resync_blocks(void)
 		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_TRAILER, RC_MAX_TRAILER - 8, false),
 			    "1 GiB, of its shape");
 		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_TRAILER, 100, false), "not of its shape");
-		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_STACKS + 1, RC_MAX_BLOCK, false),
+		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_LINES + 1, RC_MAX_BLOCK, false),
 			    "a later type, in order");
-		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_STACKS + 1, 8, true), "never found");
+		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_LINES + 1, 8, true), "never found");
 		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_STACKS, 8, true), "stacks: found");
 		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_STACKS, 4, false), "stacks: too short");
+		ASSERT_TRUE(rc_block__len_fits(RC_BLOCK_LINES, 16, true), "lines: found");
+		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_LINES, 8, false), "lines: too short");
 		ASSERT_TRUE(!rc_block__len_fits(RC_BLOCK_CHUNK, 4097, false), "a chunk's header");
 	}
 	if (test__start_subtest("trailer_magic")) {

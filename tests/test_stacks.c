@@ -4,7 +4,8 @@
  * samples as the BPF program writes them, frames and all, through the
  * recorder's interning into a file; the reader names every frame, shares
  * a stack between the samples that have it, and still has it after
- * skipping chunks with --since. Malformed STACKS payloads add nothing.
+ * skipping chunks with --since; with source lines too (LINES blocks).
+ * Malformed STACKS and LINES payloads add nothing.
  */
 #include <errno.h>
 #include <linux/types.h>
@@ -24,6 +25,7 @@
 uint64_t stk_leaf(uint64_t x);
 uint64_t stk_caller(uint64_t x);
 
+static const int stk_leaf_line = __LINE__ + 1;
 __attribute__((noinline)) uint64_t stk_leaf(uint64_t x)
 {
 	return x * 3 + 1;
@@ -98,7 +100,17 @@ static bool kernel_symbol(uint64_t *addr, char *name, size_t len)
 	return ok;
 }
 
-static void roundtrip(void)
+/* Does @fr say it is in this file, within a few lines of @line? */
+static bool in_this_file(const struct rc_frame *fr, int line)
+{
+	size_t n = fr->file ? strlen(fr->file) : 0, m = strlen("test_stacks.c");
+
+	return n >= m && !strcmp(fr->file + n - m, "test_stacks.c") && fr->line >= (uint32_t)line &&
+	       fr->line <= (uint32_t)line + 3 && !(fr->flags & RC_FRAME_F_INLINE);
+}
+
+/* With @lines, the recorder gives user frames their source lines (this file is built -g). */
+static void roundtrip(bool lines)
 {
 	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 16384 };
 	size_t len = 0, i, cap = NREC * 128;
@@ -116,6 +128,7 @@ static void roundtrip(void)
 
 	if (!ASSERT_OK_PTR(buf, "buffer") || !ASSERT_OK_PTR(t, "table"))
 		goto out;
+	rc_stacks__set_lines(t, lines);
 	if (!kernel_symbol(&kaddr, kname, sizeof(kname))) {
 		test__skip("kernel symbols hidden (not root?) or no do_sys_open in /proc/kallsyms");
 		goto out;
@@ -137,6 +150,8 @@ static void roundtrip(void)
 	ASSERT_EQ(ss.stacks, 2, "two distinct stacks");
 	ASSERT_EQ(ss.samples, NREC - NREC / 3, "samples taken off");
 	ASSERT_EQ(ss.unnamed, 0, "every frame named");
+	/* the three user frames: stk_leaf, stk_caller's call, and stk_leaf's as a caller */
+	ASSERT_EQ(ss.lines, lines ? 3 : 0, "frames given a source line");
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r = rc_reader__open(path);
@@ -173,6 +188,15 @@ static void roundtrip(void)
 		ASSERT_STREQ(s->frames[2].sym, "stk_leaf", "caller frame named");
 		ASSERT_EQ(s->frames[2].off, 2, "its offset: of the address, not of address - 1");
 		ASSERT_HAS(s->frames[2].dso, "test_progs", "user file");
+		ASSERT_TRUE(!s->frames[0].file && !s->frames[0].line, "no line for the kernel's");
+		if (!lines) {
+			ASSERT_TRUE(!s->frames[1].file && !s->frames[2].file, "no lines asked");
+			continue;
+		}
+		/* stk_leaf + 1: in its first lines; its +2 as a caller is at +1 too */
+		ASSERT_TRUE(in_this_file(&s->frames[1], stk_leaf_line), "the leaf's line");
+		ASSERT_TRUE(in_this_file(&s->frames[2], stk_leaf_line), "the caller's line");
+		ASSERT_EQ(s->frames[1].flags, 0, "not inlined");
 	}
 	ASSERT_EQ(err, 0, "read to the end");
 	ASSERT_EQ(nsamples, NREC - NREC / 3, "samples read");
@@ -265,12 +289,129 @@ out:
 	rc_stacktab__free(&tab);
 }
 
+/* A LINES payload for stack @stack of one frame: file @file "a.c", a location of @nloc frames. */
+static size_t lines_payload(unsigned char *p, uint32_t stack, uint32_t file, uint16_t nloc,
+			    uint16_t nframes)
+{
+	struct rc_disk_lines dl = { .nfiles = 1, .nlocs = 1, .nstacks = 1 };
+	struct rc_disk_srcfile sf = { .id = file, .len = 3 };
+	struct rc_disk_loc loc = { .id = 1, .nframes = nloc };
+	struct rc_disk_locframe lf = { .sym = 1, .file = 1, .line = 10 };
+	struct rc_disk_stacklines sl = { .id = stack, .nframes = nframes };
+	uint32_t locid = 1;
+	size_t len = 0, i;
+
+	memset(p, 0, 512);
+	memcpy(p, &dl, sizeof(dl));
+	len += sizeof(dl);
+	memcpy(p + len, &sf, sizeof(sf));
+	memcpy(p + len + sizeof(sf), "a.c", 3);
+	len += 16;
+	memcpy(p + len, &loc, sizeof(loc));
+	len += sizeof(loc);
+	for (i = 0; i < nloc && i < 8; i++) {
+		/* the last is the frame's own: no symbol, line 20 */
+		lf.sym = i + 1 < nloc ? 1 : 0;
+		lf.line = i + 1 < nloc ? 10 : 20;
+		memcpy(p + len, &lf, sizeof(lf));
+		len += sizeof(lf);
+	}
+	memcpy(p + len, &sl, sizeof(sl));
+	len += sizeof(sl);
+	for (i = 0; i < nframes && i < 8; i++, len += sizeof(locid))
+		memcpy(p + len, &locid, sizeof(locid));
+	return (len + 7) & ~(size_t)7;
+}
+
+/* LINES payloads: every length and id checked; a stack given lines once, if its frames match. */
+static void lines_malformed(void)
+{
+	unsigned char p[256] = {}, q[512];
+	struct rc_disk_stacks ds = { .nsyms = 1, .nstacks = 1 };
+	struct rc_disk_sym sy = { .id = 1, .name_len = 3, .dso_len = 4 };
+	struct rc_disk_stack dk = { .id = 1, .nkernel = 0, .nuser = 1 };
+	struct rc_disk_frame df = { .addr = 0x1000, .sym = 1, .off = 5 };
+	struct rc_stacktab tab = {};
+	const struct rc_stack *s;
+	const char *why = NULL;
+	size_t len = 0, qlen;
+
+	memcpy(p, &ds, sizeof(ds));
+	len += sizeof(ds);
+	memcpy(p + len, &sy, sizeof(sy));
+	memcpy(p + len + sizeof(sy), "fooxdso", 7);
+	len += 16;
+	memcpy(p + len, &dk, sizeof(dk));
+	len += sizeof(dk);
+	memcpy(p + len, &df, sizeof(df));
+	len += sizeof(df);
+	if (!ASSERT_OK(rc_stacktab__add_block(&tab, p, len, &why), "stacks"))
+		goto out;
+
+	qlen = lines_payload(q, 1, 1, 2, 1);
+	ASSERT_EQ(rc_stacktab__add_lines(&tab, q, qlen - 1, &why), -EBADMSG, "cut short");
+	ASSERT_EQ(rc_stacktab__add_lines(&tab, q, qlen + 8, &why), -EBADMSG, "bytes after");
+	ASSERT_EQ(rc_stacktab__add_lines(&tab, q, 12, &why), -EBADMSG, "shorter than its counts");
+	qlen = lines_payload(q, 1, 0, 2, 1);
+	ASSERT_EQ(rc_stacktab__add_lines(&tab, q, qlen, &why), -EBADMSG, "file id 0");
+	qlen = lines_payload(q, 1, 1, 0, 1);
+	ASSERT_EQ(rc_stacktab__add_lines(&tab, q, qlen, &why), -EBADMSG, "a location of no frame");
+	qlen = lines_payload(q, 1, 1, 33, 1);
+	ASSERT_EQ(rc_stacktab__add_lines(&tab, q, qlen, &why), -EBADMSG,
+		  "a location past its frames' room");
+	qlen = lines_payload(q, 0, 1, 2, 1);
+	ASSERT_EQ(rc_stacktab__add_lines(&tab, q, qlen, &why), -EBADMSG, "stack id 0");
+	qlen = lines_payload(q, 1, 1, 2, 5000);
+	ASSERT_EQ(rc_stacktab__add_lines(&tab, q, qlen, &why), -EBADMSG, "too many frames");
+	s = rc_stacktab__stack(&tab, 1);
+	if (!ASSERT_TRUE(s && s->nuser == 1 && !s->frames[0].file, "nothing taken"))
+		goto out;
+	/* frames that are not the stack's: passed over, the stack as it was */
+	qlen = lines_payload(q, 1, 2, 2, 2);
+	ASSERT_OK(rc_stacktab__add_lines(&tab, q, qlen, &why), "another frame count");
+	s = rc_stacktab__stack(&tab, 1);
+	ASSERT_TRUE(s->nuser == 1 && !s->frames[0].file, "not taken for the stack");
+	/* a stack never defined: passed over */
+	qlen = lines_payload(q, 9, 3, 2, 1);
+	ASSERT_OK(rc_stacktab__add_lines(&tab, q, qlen, &why), "a stack not defined");
+	/* well formed: a function inlined into the frame */
+	qlen = lines_payload(q, 1, 1, 2, 1);
+	if (!ASSERT_OK(rc_stacktab__add_lines(&tab, q, qlen, &why), "well formed"))
+		goto out;
+	s = rc_stacktab__stack(&tab, 1);
+	if (ASSERT_TRUE(s && s->nkernel == 0 && s->nuser == 2, "an inlined frame added")) {
+		ASSERT_EQ(s->frames[0].flags, RC_FRAME_F_INLINE, "marked inline");
+		ASSERT_STREQ(s->frames[0].sym, "foo", "its function");
+		ASSERT_STREQ(s->frames[0].dso, "xdso", "the frame's file");
+		ASSERT_EQ(s->frames[0].addr, 0x1000, "the frame's address");
+		ASSERT_EQ(s->frames[0].off, 0, "no offset");
+		ASSERT_STREQ(s->frames[0].file, "a.c", "its source");
+		ASSERT_EQ(s->frames[0].line, 10, "its line");
+		ASSERT_EQ(s->frames[1].flags, 0, "the frame itself");
+		ASSERT_EQ(s->frames[1].off, 5, "its offset");
+		ASSERT_EQ(s->frames[1].line, 20, "at the call's line");
+	}
+	/* lines once: a second block for it is passed over */
+	qlen = lines_payload(q, 1, 1, 3, 1);
+	ASSERT_OK(rc_stacktab__add_lines(&tab, q, qlen, &why), "again");
+	s = rc_stacktab__stack(&tab, 1);
+	ASSERT_TRUE(s && s->nuser == 2, "the first stands");
+out:
+	rc_stacktab__free(&tab);
+}
+
 void test_stacks_roundtrip(void)
 {
-	roundtrip();
+	if (test__start_subtest("symbols"))
+		roundtrip(false);
+	if (test__start_subtest("lines"))
+		roundtrip(true);
 }
 
 void test_stacks_malformed(void)
 {
-	malformed();
+	if (test__start_subtest("stacks"))
+		malformed();
+	if (test__start_subtest("lines"))
+		lines_malformed();
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "symbol/perfmap.h"
 #include "symbol/symtab.h"
+#include "symbol/srcline.h"
 #include "symbol/usym.h"
 #include "test_progs.h"
 
@@ -519,6 +520,8 @@ out:
 
 /* ---- symbol_debuglink: stripped programs and their debug files --------- */
 
+#define PROG_TARGET_LINE 10 /* rc_dbg_target's, in prog_src */
+
 static const char prog_src[] =
     "#include <unistd.h>\n"
     "#ifdef OTHER\n"
@@ -529,6 +532,7 @@ static const char prog_src[] =
     "#endif\n"
     "/* an assembly routine: a label, no type, no size */\n"
     "__asm__(\".text\\n.globl rc_asm_label\\nrc_asm_label:\\n\\tnop\\n\\tret\\n\");\n"
+    /* line 10: PROG_TARGET_LINE */
     "__attribute__((noinline)) int rc_dbg_target(int x) { return x * K + (x >> 2) - 1; }\n"
     "int main(void)\n"
     "{\n"
@@ -670,11 +674,28 @@ static void run_case(struct rc_usym *u, const char *dir, const struct dbg_case *
 	if (!c->found) {
 		ASSERT_EQ(err, 1, "the file alone");
 		ASSERT_TRUE(!hit.sym, "no name from a debug file not its own");
+		ASSERT_TRUE(!hit.lines, "no lines from a debug file not its own");
 		return;
 	}
 	ASSERT_EQ(err, 0, "resolve");
 	ASSERT_STREQ(hit.sym, "rc_dbg_target", "name from the debug file");
 	ASSERT_EQ(hit.sym_off, 0, "at its start");
+	/* its source line, from the DWARF of the debug file (or of the file, unstripped) */
+	if (ASSERT_OK_PTR(hit.lines, "lines")) {
+		struct rc_srcline_frame fr[4];
+		size_t flen;
+
+		ASSERT_EQ(hit.vaddr, vaddr, "the ELF address");
+		err = rc_srcline__find(hit.lines, hit.vaddr, fr, 4);
+		if (ASSERT_EQ(err, 1, "one frame: nothing inlined there")) {
+			flen = fr[0].file ? strlen(fr[0].file) : 0;
+			ASSERT_TRUE(flen >= 7 && !strcmp(fr[0].file + flen - 7, "/prog.c"),
+				    "the source file");
+			ASSERT_EQ(fr[0].line, PROG_TARGET_LINE, "rc_dbg_target's line");
+			ASSERT_STREQ(fr[0].func, "rc_dbg_target",
+				     "the function, as DWARF names it");
+		}
+	}
 	err = rc_usym__resolve(u, pid, addr + 1, &hit);
 	ASSERT_EQ(err, 0, "resolve +1");
 	ASSERT_EQ(hit.sym_off, 1, "a byte in");
@@ -712,6 +733,13 @@ void test_symbol_debuglink(void)
 		{ "crc", "c", STRIP_LINK_C("\"$D/prog.debug\""), true },
 		{ "crc_mismatch", "c",
 		  STRIP_LINK_C("\"$D/prog.debug\"") " && cp d.debug \"$D/prog.debug\"", false },
+		/* DWARF alone stripped: names from the file, lines from the debug file */
+		{ "strip_debug", "a",
+		  "cp a.debug \"$D/prog.debug\" && objcopy --strip-debug "
+		  "--add-gnu-debuglink=\"$D/prog.debug\" a.full \"$D/prog\"",
+		  true },
+		/* not stripped: lines from the file itself */
+		{ "unstripped", "a", "cp a.full \"$D/prog\"", true },
 		/* a PIE whose code's file offsets are not its addresses */
 		{ "pie_shifted_text", "e", STRIP_LINK_X("e", "\"$D/prog.debug\""), true },
 	};
@@ -753,6 +781,7 @@ void test_symbol_debuglink(void)
 	u = rc_usym__new();
 	if (!ASSERT_OK_PTR(u, "new"))
 		goto out;
+	rc_usym__set_lines(u, true);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (test__start_subtest(cases[i].name))
 			run_case(u, dir, &cases[i]);
@@ -762,6 +791,123 @@ out:
 #undef STRIP_LINK_X
 #undef STRIP_LINK
 #undef STRIP_LINK_C
+}
+
+/* ---- symbol_srcline: inline frames and lines, straight from libdw ------- */
+
+static const char inl_src[] =
+    "static volatile int sink;\n"				     /* 1 */
+    "static inline __attribute__((always_inline)) void in2(int n)\n" /* 2 */
+    "{\n"							     /* 3 */
+    "	for (int i = 0; i < n; i++)\n"				     /* 4 */
+    "		sink += i * 3;\n"				     /* 5 */
+    "}\n"							     /* 6 */
+    "static inline __attribute__((always_inline)) void in1(int n)\n" /* 7 */
+    "{\n"							     /* 8 */
+    "	in2(n + 1);\n"						     /* 9: in2 inlined here */
+    "	sink++;\n"						     /* 10 */
+    "}\n"							     /* 11 */
+    "__attribute__((noinline)) void rc_outer(int n)\n"		     /* 12 */
+    "{\n"							     /* 13 */
+    "	in1(n * 2);\n"						     /* 14: in1 inlined here */
+    "}\n"							     /* 15 */
+    "int main(int argc, char **argv) { (void)argv; rc_outer(argc); return 0; }\n";
+
+/* nm -S: @sym's address and size in @file. */
+static bool nm_range(const char *file, const char *sym, uint64_t *addr, uint64_t *size)
+{
+	char cmd[700], line[512], name[256], type;
+	bool found = false;
+	uint64_t a, sz;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S '%s'", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return false;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %c %255s", &a, &sz, &type, name) == 4 &&
+		    !strcmp(name, sym)) {
+			*addr = a;
+			*size = sz;
+			found = true;
+		}
+	pclose(p);
+	return found;
+}
+
+void test_symbol_srcline(void)
+{
+	char tmpl[] = "/tmp/rc_srcline.XXXXXX", *dir, path[600];
+	struct rc_srcline_frame fr[RC_SRCLINE_MAX], again[RC_SRCLINE_MAX];
+	uint64_t addr = 0, size = 0, a, three = 0;
+	struct rc_srcline *sl = NULL;
+	int n, fd = -1;
+	FILE *f;
+
+	if (system("{ command -v cc && command -v nm; } >/dev/null") != 0) {
+		test__skip("no cc or binutils");
+		return;
+	}
+	dir = mkdtemp(tmpl);
+	if (!ASSERT_OK_PTR(dir, "mkdtemp"))
+		return;
+	snprintf(path, sizeof(path), "%s/inl.c", dir);
+	f = fopen(path, "we");
+	if (!ASSERT_OK_PTR(f, "source"))
+		goto out;
+	fputs(inl_src, f);
+	fclose(f);
+	if (sh("cd '%s' && cc -g -O1 inl.c -o inl && cc -O1 inl.c -o nodwarf", dir)) {
+		test__fail(__FILE__, __LINE__, "build", "could not build the program");
+		goto out;
+	}
+	/* without DWARF: none */
+	snprintf(path, sizeof(path), "%s/nodwarf", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	errno = 0;
+	sl = fd >= 0 ? rc_srcline__open(fd, path) : NULL;
+	ASSERT_TRUE(!sl && errno == ENOENT, "no .debug_info: ENOENT");
+	rc_srcline__free(sl);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/inl", dir);
+	if (!ASSERT_TRUE(nm_range(path, "rc_outer", &addr, &size) && size, "rc_outer's range"))
+		goto out;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	sl = fd >= 0 ? rc_srcline__open(fd, path) : NULL;
+	/* the descriptor is not needed once open */
+	if (fd >= 0)
+		close(fd);
+	if (!ASSERT_OK_PTR(sl, "open"))
+		goto out;
+	/* the loop of in2: in2 in in1 in rc_outer, each at the line of the call in it */
+	for (a = addr; a < addr + size && !three; a++) {
+		n = rc_srcline__find(sl, a, fr, RC_SRCLINE_MAX);
+		if (n == 3 && fr[0].line == 5)
+			three = a;
+	}
+	if (!ASSERT_TRUE(three, "an address in in2's loop"))
+		goto out;
+	n = rc_srcline__find(sl, three, fr, RC_SRCLINE_MAX);
+	if (ASSERT_EQ(n, 3, "three frames")) {
+		ASSERT_STREQ(fr[0].func, "in2", "innermost: in2");
+		ASSERT_STREQ(fr[1].func, "in1", "in1");
+		ASSERT_EQ(fr[1].line, 9, "in1, at its call of in2");
+		ASSERT_STREQ(fr[2].func, "rc_outer", "the function it is all in");
+		ASSERT_EQ(fr[2].line, 14, "rc_outer, at its call of in1");
+		ASSERT_HAS(fr[0].file, "inl.c", "in2's file");
+		ASSERT_HAS(fr[1].file, "inl.c", "the call's file");
+	}
+	/* asked again: the cache, the same answer; room for fewer: cut */
+	ASSERT_EQ(rc_srcline__find(sl, three, again, RC_SRCLINE_MAX), 3, "again");
+	ASSERT_TRUE(!memcmp(fr, again, 3 * sizeof(*fr)), "the same frames");
+	ASSERT_EQ(rc_srcline__find(sl, three, again, 1), 1, "room for one");
+	/* an address no CU holds */
+	ASSERT_EQ(rc_srcline__find(sl, 0x10, fr, RC_SRCLINE_MAX), 0, "outside the code");
+out:
+	rc_srcline__free(sl);
+	sh("rm -rf '%s'", dir);
 }
 
 /* ---- symbol_bad_elf: damaged files give the file alone, never a crash -- */
@@ -990,7 +1136,7 @@ void test_symbol_bad_elf(void)
 	size_t len = 0, n, i, off, nr = 0;
 	struct rc_usym_hit hit;
 	struct rc_usym *u = NULL;
-	int k, err, fd, zeros = 0, ones = 0, fds;
+	int k, err, fd, zeros = 0, ones = 0, fds, with_lines = 0;
 	struct rlimit rl, low;
 	bool limited = false;
 
@@ -1060,6 +1206,8 @@ void test_symbol_bad_elf(void)
 	u = rc_usym__new();
 	if (!ASSERT_OK_PTR(u, "new"))
 		goto out;
+	/* their DWARF read too, damaged as it is */
+	rc_usym__set_lines(u, true);
 	fds = count_fds();
 	if (!ASSERT_OK(rc_usym__add_process(u, getpid()), "snapshot"))
 		goto out;
@@ -1074,12 +1222,22 @@ void test_symbol_bad_elf(void)
 					 "a name"))
 				goto out;
 			ASSERT_EQ(hit.file_off, off, "file offset");
+			if (hit.lines) {
+				struct rc_srcline_frame fr[RC_SRCLINE_MAX];
+
+				if (!ASSERT_TRUE(rc_srcline__find(hit.lines, hit.vaddr, fr,
+								  RC_SRCLINE_MAX) >= 0,
+						 "lines of damaged DWARF: some or none"))
+					goto out;
+				with_lines++;
+			}
 			zeros += err == 0;
 			ones += err == 1;
 		}
 	}
 	/* most damage leaves some symbols readable, some leaves none */
 	ASSERT_TRUE(zeros > 0 && ones > 0, "both outcomes");
+	ASSERT_TRUE(with_lines > 0, "some DWARF still read");
 out:
 	for (i = 0; i < nr; i++)
 		munmap(maps[i].addr, maps[i].len);

@@ -12,6 +12,7 @@
 #include "format/format.h"
 #include "format/writer.h"
 #include "symbol/ksym.h"
+#include "symbol/srcline.h"
 #include "symbol/usym.h"
 #include "util/keymap.h"
 #include "util/mem.h"
@@ -23,6 +24,7 @@
 struct frame_name {
 	uint32_t sym;
 	uint32_t off;
+	uint32_t loc; /* its source location (LINES block); 0: none */
 	bool named; /* a function; else a file and offset, or nothing */
 	bool nowhere; /* a user address in no mapping read: looked up again after a refresh */
 };
@@ -63,6 +65,15 @@ struct rc_stacks {
 	struct rc_stacks_stats st;
 	struct rc_sideband *sb; /* perf's side-band: mappings as they are made; NULL: none */
 	uint64_t ts;		/* the time of the sample whose stack is named */
+	/* source lines (rc_stacks__set_lines()): files and locations, each defined once */
+	bool lines;
+	struct rc_keymap files; /* path: its id */
+	uint32_t nfiles;
+	struct rc_keymap locs; /* its struct rc_disk_locframe entries: its id */
+	uint32_t nlocs;
+	struct rc_strbuf pfiles, plocs, plines; /* the definitions not yet written */
+	uint32_t npfiles, nplocs, nplines;
+	struct rc_strbuf lkey;
 };
 
 struct rc_stacks *rc_stacks__new(void)
@@ -136,6 +147,69 @@ static struct frame_name name_kernel(struct rc_stacks *t, uint64_t addr, bool ca
 	return fn;
 }
 
+/* The id of source file @path, defining it when new. */
+static int file_id(struct rc_stacks *t, const char *path, uint32_t *id)
+{
+	size_t len = strnlen(path, NAME_MAX_LEN);
+	struct rc_disk_srcfile sf;
+	static const char zeros[8];
+	int added, err;
+
+	if (!len) {
+		*id = 0;
+		return 0;
+	}
+	added = rc_keymap__intern(&t->files, path, len, t->nfiles + 1, id);
+	if (added <= 0)
+		return added;
+	t->nfiles++;
+	sf = (struct rc_disk_srcfile){ .id = *id, .len = len };
+	err = rc_strbuf__append(&t->pfiles, &sf, sizeof(sf));
+	err = err ?: rc_strbuf__append(&t->pfiles, path, len);
+	err = err ?: rc_strbuf__append(&t->pfiles, zeros, (8 - len % 8) % 8);
+	t->npfiles++;
+	return err;
+}
+
+/*
+ * The location of the ELF address @vaddr of @dso through its lines @sl:
+ * the functions inlined there (named as symbols of @dso) and the lines,
+ * as a location id, defined when new; 0 when DWARF says nothing of it.
+ */
+static int loc_id(struct rc_stacks *t, struct rc_srcline *sl, uint64_t vaddr, const char *dso,
+		  uint32_t *id)
+{
+	struct rc_srcline_frame fr[RC_SRCLINE_MAX];
+	struct rc_disk_locframe lf[RC_SRCLINE_MAX];
+	struct rc_disk_loc dl;
+	int n, i, added, err = 0;
+
+	*id = 0;
+	n = rc_srcline__find(sl, vaddr, fr, RC_SRCLINE_MAX < RC_MAX_LOC_FRAMES ? RC_SRCLINE_MAX
+										: RC_MAX_LOC_FRAMES);
+	if (n <= 0)
+		return n;
+	for (i = 0; !err && i < n; i++) {
+		lf[i] = (struct rc_disk_locframe){ .line = fr[i].line };
+		if (fr[i].file)
+			err = file_id(t, fr[i].file, &lf[i].file);
+		/* an inlined function's name; the last is the frame's, as its symbol names it */
+		if (!err && i + 1 < n && fr[i].func)
+			err = sym_id(t, fr[i].func, dso, &lf[i].sym);
+	}
+	if (err)
+		return err;
+	added = rc_keymap__intern(&t->locs, lf, n * sizeof(*lf), t->nlocs + 1, id);
+	if (added <= 0)
+		return added;
+	t->nlocs++;
+	dl = (struct rc_disk_loc){ .id = *id, .nframes = n };
+	err = rc_strbuf__append(&t->plocs, &dl, sizeof(dl));
+	err = err ?: rc_strbuf__append(&t->plocs, lf, n * sizeof(*lf));
+	t->nplocs++;
+	return err;
+}
+
 static int read_maps(struct rc_stacks *t, uint32_t pid, struct proc_seen *p)
 {
 	int err = rc_usym__add_process(t->usym, pid);
@@ -206,6 +280,8 @@ static struct frame_name name_user(struct rc_stacks *t, uint32_t pid, struct pro
 	    !sym_id(t, hit.sym, hit.dso ? hit.dso : "[unknown]", &fn.sym)) {
 		fn.off = hit.sym_off + caller;
 		fn.named = true;
+		if (hit.lines && !loc_id(t, hit.lines, hit.vaddr, hit.dso, &fn.loc) && fn.loc)
+			t->st.lines++;
 	} else if (found >= 0 && hit.dso && !sym_id(t, NULL, hit.dso, &fn.sym)) {
 		fn.off = hit.file_off + caller < UINT32_MAX ? hit.file_off + caller : UINT32_MAX;
 	} else {
@@ -249,18 +325,31 @@ static int name_frame(struct rc_stacks *t, uint32_t pid, struct proc_seen *p, ui
 static int emit(struct rc_stacks *t, struct rc_writer *w)
 {
 	struct rc_disk_stacks ds = { .nsyms = t->npsyms, .nstacks = t->npstacks };
+	struct rc_disk_lines dl = { .nfiles = t->npfiles, .nlocs = t->nplocs,
+				    .nstacks = t->nplines };
 	struct rc_strbuf *p = &t->key;
-	int err;
+	int err = 0;
 
-	if (!t->npsyms && !t->npstacks)
-		return 0;
-	p->len = 0;
-	err = rc_strbuf__append(p, &ds, sizeof(ds));
-	err = err ?: rc_strbuf__append(p, t->psyms.buf, t->psyms.len);
-	err = err ?: rc_strbuf__append(p, t->pstacks.buf, t->pstacks.len);
-	err = err ?: rc_writer__add_stacks(w, p->buf, p->len);
+	if (t->npsyms || t->npstacks) {
+		p->len = 0;
+		err = rc_strbuf__append(p, &ds, sizeof(ds));
+		err = err ?: rc_strbuf__append(p, t->psyms.buf, t->psyms.len);
+		err = err ?: rc_strbuf__append(p, t->pstacks.buf, t->pstacks.len);
+		err = err ?: rc_writer__add_stacks(w, p->buf, p->len);
+	}
+	/* after the stacks and the symbols it refers to */
+	if (!err && (t->npfiles || t->nplocs || t->nplines)) {
+		p->len = 0;
+		err = rc_strbuf__append(p, &dl, sizeof(dl));
+		err = err ?: rc_strbuf__append(p, t->pfiles.buf, t->pfiles.len);
+		err = err ?: rc_strbuf__append(p, t->plocs.buf, t->plocs.len);
+		err = err ?: rc_strbuf__append(p, t->plines.buf, t->plines.len);
+		err = err ?: rc_writer__add_lines(w, p->buf, p->len);
+	}
 	t->psyms.len = t->pstacks.len = 0;
 	t->npsyms = t->npstacks = 0;
+	t->pfiles.len = t->plocs.len = t->plines.len = 0;
+	t->npfiles = t->nplocs = t->nplines = 0;
 	return err;
 }
 
@@ -293,6 +382,26 @@ static bool tracing_frame(struct rc_stacks *t, uint64_t addr)
 }
 
 /*
+ * Frame @i of @n has location @loc: its place in the stack's location ids
+ * (t->lkey), the frames before it given none.
+ */
+static int lines_of(struct rc_stacks *t, size_t i, size_t n, uint32_t loc)
+{
+	size_t have = t->lkey.len / sizeof(uint32_t);
+	int err;
+
+	if (!have) {
+		err = rc_strbuf__reserve(&t->lkey, n * sizeof(uint32_t));
+		if (err)
+			return err;
+		memset(t->lkey.buf, 0, n * sizeof(uint32_t));
+		t->lkey.len = n * sizeof(uint32_t);
+	}
+	memcpy(t->lkey.buf + i * sizeof(uint32_t), &loc, sizeof(loc));
+	return 0;
+}
+
+/*
  * Define a new stack @id of @pid: its entry and its frames, named. With
  * @from_tracepoint, the tracing machinery's frames at its top are left out.
  */
@@ -315,6 +424,7 @@ static int define(struct rc_stacks *t, uint32_t id, uint32_t pid, struct proc_se
 	};
 
 	err = rc_strbuf__append(&t->pstacks, &dk, sizeof(dk));
+	t->lkey.len = 0;
 	for (i = 0; !err && i < (size_t)nk + nu; i++) {
 		/* a stack taken on a tracepoint: its kernel frames are all return addresses */
 		bool user = i >= nk, caller = i != nk && (i != 0 || from_tracepoint);
@@ -325,6 +435,18 @@ static int define(struct rc_stacks *t, uint32_t id, uint32_t pid, struct proc_se
 		df.sym = fn.sym;
 		df.off = fn.off;
 		err = err ?: rc_strbuf__append(&t->pstacks, &df, sizeof(df));
+		if (!err && fn.loc)
+			err = lines_of(t, i, nk + nu, fn.loc);
+	}
+	/* its frames' locations, when one has any */
+	if (!err && t->lkey.len) {
+		static const char zeros[8];
+		struct rc_disk_stacklines sl = { .id = id, .nframes = nk + nu };
+
+		err = rc_strbuf__append(&t->plines, &sl, sizeof(sl));
+		err = err ?: rc_strbuf__append(&t->plines, t->lkey.buf, t->lkey.len);
+		err = err ?: rc_strbuf__append(&t->plines, zeros, (8 - t->lkey.len % 8) % 8);
+		t->nplines++;
 	}
 	t->npstacks++;
 	t->st.stacks++;
@@ -426,7 +548,9 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 			in += size;
 			out += sizeof(e);
 			t->st.samples++;
-			if (t->psyms.len + t->pstacks.len > PENDING_MAX)
+			if (t->psyms.len + t->pstacks.len + t->pfiles.len + t->plocs.len +
+				    t->plines.len >
+			    PENDING_MAX)
 				err = emit(t, w);
 			continue;
 		}
@@ -460,6 +584,12 @@ void rc_stacks__set_sideband(struct rc_stacks *t, struct rc_sideband *sb)
 	t->sb = sb;
 }
 
+void rc_stacks__set_lines(struct rc_stacks *t, bool on)
+{
+	t->lines = on;
+	rc_usym__set_lines(t->usym, on);
+}
+
 struct rc_stacks_stats rc_stacks__stats(const struct rc_stacks *t)
 {
 	return t->st;
@@ -480,5 +610,11 @@ void rc_stacks__free(struct rc_stacks *t)
 	rc_strbuf__free(&t->psyms);
 	rc_strbuf__free(&t->pstacks);
 	rc_strbuf__free(&t->key);
+	rc_keymap__free(&t->files);
+	rc_keymap__free(&t->locs);
+	rc_strbuf__free(&t->pfiles);
+	rc_strbuf__free(&t->plocs);
+	rc_strbuf__free(&t->plines);
+	rc_strbuf__free(&t->lkey);
 	free(t);
 }

@@ -16,6 +16,7 @@
 #ifndef RINGCAP_CAPTURE_STACKS_H
 #define RINGCAP_CAPTURE_STACKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,9 +32,10 @@ struct rc_sideband;
  * @unnamed: of them, those without a symbol (a file and offset, or nothing)
  * @bad: sample records whose frame counts did not match their size (left as they were)
  * @over: samples past the file's most stacks (RC_MAX_STACK_ID), kept without one
+ * @lines: of the frames named, those given a source location (rc_stacks__set_lines())
  */
 struct rc_stacks_stats {
-	uint64_t stacks, samples, frames, unnamed, bad, over;
+	uint64_t stacks, samples, frames, unnamed, bad, over, lines;
 };
 
 /**
@@ -56,6 +58,17 @@ struct rc_stacks *rc_stacks__new(void);
  * Return: 0, or -errno (said: kernel frames are then left unnamed).
  */
 int rc_stacks__load_kernel(struct rc_stacks *t);
+
+/**
+ * rc_stacks__set_lines() - give user frames their source lines and inline frames
+ * @t: the table
+ * @on: whether to, for processes first seen from now on
+ *
+ * User frames in files with DWARF (in them, or in their debug files) get
+ * their source file and line, and the functions inlined at their address,
+ * written in LINES blocks (ringcap-file(5)) after the STACKS blocks.
+ */
+void rc_stacks__set_lines(struct rc_stacks *t, bool on);
 
 /**
  * rc_stacks__take() - take the stacks off the samples of a batch

@@ -26,7 +26,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 7
+#define RC_VERSION_MINOR 8
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -34,6 +34,7 @@
 #define RC_BLOCK_TRAILER 4
 #define RC_BLOCK_END	 5
 #define RC_BLOCK_STACKS	 6 /* v1.7: symbols and stacks, each defined once, before first use */
+#define RC_BLOCK_LINES	 7 /* v1.8: source lines and inline frames of stacks already defined */
 
 /* Header sections: u16 id, u16 reserved (0), u32 len, u8 data[len] */
 #define RC_SEC_INFO    1
@@ -176,6 +177,59 @@ struct rc_disk_frame {
 	uint32_t off; /* into the symbol; or, for a symbol without a name, into its file */
 };
 _Static_assert(sizeof(struct rc_disk_frame) == 16, "rc_disk_frame layout");
+
+/*
+ * lines payload (a LINES block, after the STACKS block of the stacks it
+ * tells of): this, then nfiles source files, nlocs locations, nstacks
+ * stacks' locations. Older readers skip the block: their stacks lack
+ * inline frames and lines, and nothing else.
+ */
+struct rc_disk_lines {
+	uint32_t nfiles;
+	uint32_t nlocs;
+	uint32_t nstacks;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_lines) == 16, "rc_disk_lines layout");
+
+/* A source file: this, then len bytes of its path, then zero padding to a multiple of 8. */
+struct rc_disk_srcfile {
+	uint32_t id; /* 1, 2, ... in the file; its own numbering, not the symbols' */
+	uint16_t len;
+	uint16_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_srcfile) == 8, "rc_disk_srcfile layout");
+
+/*
+ * A location: this, then nframes struct rc_disk_locframe, innermost first:
+ * the functions inlined at an address, then the frame's own function, last.
+ */
+struct rc_disk_loc {
+	uint32_t id; /* 1, 2, ... in the file */
+	uint16_t nframes;
+	uint16_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_loc) == 8, "rc_disk_loc layout");
+
+struct rc_disk_locframe {
+	uint32_t sym;  /* an inlined function's symbol (its dso the frame's); 0 for the last */
+	uint32_t file; /* a source file's id; 0: unknown */
+	uint32_t line; /* 0: unknown */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_locframe) == 16, "rc_disk_locframe layout");
+
+/* A stack's locations: this, then nframes u32 location ids (0: none), zero padding to 8. */
+struct rc_disk_stacklines {
+	uint32_t id; /* a stack defined before, whose nkernel + nuser is nframes */
+	uint16_t nframes;
+	uint16_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_stacklines) == 8, "rc_disk_stacklines layout");
+
+#define RC_MAX_LOC_FRAMES 32 /* frames of a location: 31 inlined functions at most */
+#define RC_MAX_LOC_ID	  (1u << 24)
+#define RC_MAX_FILE_ID	  (1u << 22)
 
 #define RC_MAX_STACK_ID	 (1u << 22)
 #define RC_MAX_SYM_ID	 (1u << 22)

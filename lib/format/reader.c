@@ -572,6 +572,14 @@ static int load_stacks(struct rc_reader *r, uint64_t off)
 	return err == -EBADMSG ? block_lost(r, off, why) : err;
 }
 
+static int load_lines(struct rc_reader *r, uint64_t off)
+{
+	const char *why = NULL;
+	int err = rc_stacktab__add_lines(&r->stacks, r->payload.buf, r->payload.len, &why);
+
+	return err == -EBADMSG ? block_lost(r, off, why) : err;
+}
+
 static int load_stats(struct rc_reader *r, uint64_t off)
 {
 	const unsigned char *p = (const unsigned char *)r->payload.buf;
@@ -700,6 +708,9 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 		case RC_BLOCK_STACKS:
 			err = load_stacks(r, off);
 			break;
+		case RC_BLOCK_LINES:
+			err = load_lines(r, off);
+			break;
 		case RC_BLOCK_TRAILER:
 			err = load_trailer(r, off);
 			break;
@@ -791,14 +802,17 @@ static bool stacks_before(struct rc_reader *r, uint64_t to)
 			    !rc_input__read_at(&r->in, &dc, sizeof(dc), pos + RC_BLOCK_HDR_SIZE))
 				return false;
 			next += dc.data_size;
-		} else if (h[2] == RC_BLOCK_STACKS) {
+		} else if (h[2] == RC_BLOCK_STACKS || h[2] == RC_BLOCK_LINES) {
 			r->payload.len = 0;
 			if (!rc_block__len_fits(h[2], h[1] - 8, false) ||
 			    rc_strbuf__reserve(&r->payload, h[1] - 8) ||
 			    !rc_input__read_at(&r->in, r->payload.buf, h[1] - 8, pos + RC_BLOCK_HDR_SIZE))
 				return false;
 			if (rc_block_crc(h[2], r->payload.buf, h[1] - 8) == h[3] &&
-			    rc_stacktab__add_block(&r->stacks, r->payload.buf, h[1] - 8, &why) == -ENOMEM)
+			    (h[2] == RC_BLOCK_STACKS
+				 ? rc_stacktab__add_block(&r->stacks, r->payload.buf, h[1] - 8, &why)
+				 : rc_stacktab__add_lines(&r->stacks, r->payload.buf, h[1] - 8,
+							  &why)) == -ENOMEM)
 				return false;
 		}
 		if (next > to)

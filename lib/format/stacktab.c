@@ -140,6 +140,200 @@ int rc_stacktab__add_block(struct rc_stacktab *t, const void *p, size_t len, con
 	return walk(t, NULL, p, len, why) ?: walk(t, t, p, len, why);
 }
 
+/* ---- LINES blocks ------------------------------------------------------ */
+
+/* Grow a table of @elem-sized slots to hold id @id, new slots zeroed. */
+static int grow_zeroed(void **arr, size_t *n, size_t *cap, size_t elem, size_t id)
+{
+	int err;
+
+	if (id <= *n)
+		return 0;
+	err = rc_ensure_mem(arr, cap, elem, id, 64);
+	if (err)
+		return err;
+	memset((char *)*arr + *n * elem, 0, (id - *n) * elem);
+	*n = id;
+	return 0;
+}
+
+/* A stack's frames with its locations' lines and inline frames; NULL on -ENOMEM. */
+static struct rc_frame *expand(const struct rc_stacktab *t, const struct rc_stack *st,
+			       const uint32_t *locs, size_t nf, uint16_t *nkernel, uint16_t *nuser)
+{
+	size_t k, j, total = 0, out = 0;
+	struct rc_frame *fr;
+
+	for (k = 0; k < nf; k++) {
+		uint32_t l = locs[k];
+
+		total += l && l <= t->nlocs && t->locs[l - 1].n ? t->locs[l - 1].n : 1;
+	}
+	fr = calloc(total, sizeof(*fr));
+	if (!fr)
+		return NULL;
+	*nkernel = *nuser = 0;
+	for (k = 0; k < nf; k++) {
+		const struct rc_stacktab_loc *loc = NULL;
+		const struct rc_frame *f = &st->frames[k];
+		size_t n = 1;
+
+		if (locs[k] && locs[k] <= t->nlocs && t->locs[locs[k] - 1].n) {
+			loc = &t->locs[locs[k] - 1];
+			n = loc->n;
+		}
+		for (j = 0; j < n; j++, out++) {
+			const struct rc_disk_locframe *lf = loc ? &loc->frames[j] : NULL;
+
+			fr[out] = *f;
+			if (lf) {
+				fr[out].file = lf->file && lf->file <= t->nfiles ? t->files[lf->file - 1]
+										  : NULL;
+				fr[out].line = lf->line;
+			}
+			if (j + 1 < n) { /* inlined into the frame after it */
+				fr[out].sym = lf->sym && lf->sym <= t->nsyms ? t->syms[lf->sym - 1].name
+									      : NULL;
+				fr[out].off = 0;
+				fr[out].flags |= RC_FRAME_F_INLINE;
+			}
+		}
+		if (k < st->nkernel)
+			*nkernel += n;
+		else
+			*nuser += n;
+	}
+	return fr;
+}
+
+/* Walk a LINES payload, checking it against @bounds; with @t, take what it defines. */
+static int walk_lines(const struct rc_stacktab *bounds, struct rc_stacktab *t,
+		      const unsigned char *p, size_t len, const char **why)
+{
+	uint64_t max_file, max_loc;
+	struct rc_disk_lines dl;
+	size_t pos = sizeof(dl), k;
+	uint32_t i;
+
+	if (len < sizeof(dl)) {
+		*why = "lines block shorter than its counts";
+		return -EBADMSG;
+	}
+	memcpy(&dl, p, sizeof(dl));
+	max_file = (uint64_t)bounds->nfiles + dl.nfiles + ID_GAP;
+	max_loc = (uint64_t)bounds->nlocs + dl.nlocs + ID_GAP;
+	for (i = 0; i < dl.nfiles; i++) {
+		struct rc_disk_srcfile sf;
+		size_t n;
+
+		if (len - pos < sizeof(sf)) {
+			*why = "lines block: file past its end";
+			return -EBADMSG;
+		}
+		memcpy(&sf, p + pos, sizeof(sf));
+		n = pad8(sizeof(sf) + (size_t)sf.len);
+		if (!sf.id || sf.id > RC_MAX_FILE_ID || sf.id > max_file || !sf.len ||
+		    n > len - pos) {
+			*why = "lines block: file id or length out of range";
+			return -EBADMSG;
+		}
+		if (t && (sf.id > t->nfiles || !t->files[sf.id - 1])) {
+			if (grow_zeroed((void **)&t->files, &t->nfiles, &t->files_cap,
+					sizeof(*t->files), sf.id))
+				return -ENOMEM;
+			t->files[sf.id - 1] = strndup((const char *)p + pos + sizeof(sf), sf.len);
+			if (!t->files[sf.id - 1])
+				return -ENOMEM;
+		}
+		pos += n;
+	}
+	for (i = 0; i < dl.nlocs; i++) {
+		struct rc_disk_loc dloc;
+		size_t n;
+
+		if (len - pos < sizeof(dloc)) {
+			*why = "lines block: location past its end";
+			return -EBADMSG;
+		}
+		memcpy(&dloc, p + pos, sizeof(dloc));
+		n = (size_t)dloc.nframes * sizeof(struct rc_disk_locframe);
+		if (!dloc.id || dloc.id > RC_MAX_LOC_ID || dloc.id > max_loc || !dloc.nframes ||
+		    dloc.nframes > RC_MAX_LOC_FRAMES || n > len - pos - sizeof(dloc)) {
+			*why = "lines block: location id or length out of range";
+			return -EBADMSG;
+		}
+		pos += sizeof(dloc);
+		if (t && (dloc.id > t->nlocs || !t->locs[dloc.id - 1].n)) {
+			struct rc_stacktab_loc *l;
+
+			if (grow_zeroed((void **)&t->locs, &t->nlocs, &t->locs_cap, sizeof(*t->locs),
+					dloc.id))
+				return -ENOMEM;
+			l = &t->locs[dloc.id - 1];
+			l->frames = malloc(n);
+			if (!l->frames)
+				return -ENOMEM;
+			memcpy(l->frames, p + pos, n);
+			l->n = dloc.nframes;
+		}
+		pos += n;
+	}
+	for (i = 0; i < dl.nstacks; i++) {
+		uint32_t locs[2 * RC_MAX_FRAMES];
+		struct rc_disk_stacklines sl;
+		struct rc_stack *st;
+		struct rc_frame *fr;
+		uint16_t nk, nu;
+		size_t n;
+
+		if (len - pos < sizeof(sl)) {
+			*why = "lines block: stack past its end";
+			return -EBADMSG;
+		}
+		memcpy(&sl, p + pos, sizeof(sl));
+		n = pad8(sizeof(sl) + (size_t)sl.nframes * sizeof(uint32_t));
+		if (!sl.id || sl.id > RC_MAX_STACK_ID || sl.nframes > 2 * RC_MAX_FRAMES ||
+		    n > len - pos) {
+			*why = "lines block: stack id or length out of range";
+			return -EBADMSG;
+		}
+		memcpy(locs, p + pos + sizeof(sl), sl.nframes * sizeof(uint32_t));
+		pos += n;
+		for (k = 0; k < sl.nframes; k++) {
+			if (locs[k] > RC_MAX_LOC_ID) {
+				*why = "lines block: location id out of range";
+				return -EBADMSG;
+			}
+		}
+		if (!t || sl.id > t->nstacks || !t->stacks[sl.id - 1].frames ||
+		    (sl.id <= t->nlined && t->lined[sl.id - 1]))
+			continue;
+		st = &t->stacks[sl.id - 1];
+		if ((size_t)st->nkernel + st->nuser != sl.nframes)
+			continue; /* not the stack it was written for: its frames stay as they are */
+		if (grow_zeroed((void **)&t->lined, &t->nlined, &t->lined_cap, 1, sl.id))
+			return -ENOMEM;
+		fr = expand(t, st, locs, sl.nframes, &nk, &nu);
+		if (!fr)
+			return -ENOMEM;
+		free((void *)st->frames);
+		st->frames = fr;
+		st->nkernel = nk;
+		st->nuser = nu;
+		t->lined[sl.id - 1] = 1;
+	}
+	if (pos != len) {
+		*why = "lines block: bytes after its entries";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int rc_stacktab__add_lines(struct rc_stacktab *t, const void *p, size_t len, const char **why)
+{
+	return walk_lines(t, NULL, p, len, why) ?: walk_lines(t, t, p, len, why);
+}
+
 const struct rc_stack *rc_stacktab__stack(const struct rc_stacktab *t, uint32_t id)
 {
 	if (!id || id > t->nstacks || !t->stacks[id - 1].frames)
@@ -157,7 +351,14 @@ void rc_stacktab__free(struct rc_stacktab *t)
 	}
 	for (i = 0; i < t->nstacks; i++)
 		free((void *)t->stacks[i].frames);
+	for (i = 0; i < t->nfiles; i++)
+		free(t->files[i]);
+	for (i = 0; i < t->nlocs; i++)
+		free(t->locs[i].frames);
 	free(t->syms);
 	free(t->stacks);
+	free(t->lined);
+	free(t->files);
+	free(t->locs);
 	memset(t, 0, sizeof(*t));
 }

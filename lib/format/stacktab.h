@@ -9,10 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "ringcap.h"
+#include "format/format.h"
 
 struct rc_stacktab_sym {
 	char *name; /* NULL: none */
 	char *dso;  /* NULL: none */
+};
+
+/* A location of a LINES block: its frames as the block gives them; n 0: undefined. */
+struct rc_stacktab_loc {
+	struct rc_disk_locframe *frames;
+	size_t n;
 };
 
 /**
@@ -21,12 +28,23 @@ struct rc_stacktab_sym {
  * @nsyms: slots
  * @stacks: by id; frames NULL: undefined
  * @nstacks: slots
+ * @lined: by stack id, its lines taken (a LINES block's); @nlined slots
+ * @files: source files by id; NULL: undefined
+ * @nfiles: slots
+ * @locs: locations by id
+ * @nlocs: slots
  */
 struct rc_stacktab {
 	struct rc_stacktab_sym *syms;
 	size_t nsyms, syms_cap;
 	struct rc_stack *stacks;
 	size_t nstacks, stacks_cap;
+	unsigned char *lined;
+	size_t nlined, lined_cap;
+	char **files;
+	size_t nfiles, files_cap;
+	struct rc_stacktab_loc *locs;
+	size_t nlocs, locs_cap;
 };
 
 /**
@@ -41,6 +59,24 @@ struct rc_stacktab {
  * nothing; -ENOMEM.
  */
 int rc_stacktab__add_block(struct rc_stacktab *t, const void *p, size_t len, const char **why);
+
+/**
+ * rc_stacktab__add_lines() - take the source lines of a LINES block's payload
+ * @t: the table
+ * @p: the payload, its CRC checked
+ * @len: its length
+ * @why: set to what is wrong when it is malformed
+ *
+ * A stack defined before, not yet given lines, whose frame count is the
+ * block's for it, gets its frames' files and lines, and the functions
+ * inlined at each inserted before it (RC_FRAME_F_INLINE). A stack not
+ * defined, or given lines already, is passed over; so is a second
+ * definition of a file or location id.
+ *
+ * Return: 0; -EBADMSG with *@why set for a malformed payload, which adds
+ * nothing; -ENOMEM.
+ */
+int rc_stacktab__add_lines(struct rc_stacktab *t, const void *p, size_t len, const char **why);
 
 /**
  * rc_stacktab__stack() - a defined stack

@@ -486,6 +486,11 @@ int rc_writer__add_stacks(struct rc_writer *w, const void *payload, size_t len)
 	return write_block(w, RC_BLOCK_STACKS, payload, len);
 }
 
+int rc_writer__add_lines(struct rc_writer *w, const void *payload, size_t len)
+{
+	return write_block(w, RC_BLOCK_LINES, payload, len);
+}
+
 void rc_writer__add_late(struct rc_writer *w, uint64_t n)
 {
 	w->tr.late += n;

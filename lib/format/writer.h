@@ -44,6 +44,19 @@ int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, co
 int rc_writer__add_stacks(struct rc_writer *w, const void *payload, size_t len);
 
 /**
+ * rc_writer__add_lines() - write a LINES block
+ * @w: the writer
+ * @payload: struct rc_disk_lines and its entries (format.h)
+ * @len: its length, at most RC_MAX_BLOCK
+ *
+ * As rc_writer__add_stacks(), after the STACKS block of the stacks it
+ * gives lines to.
+ *
+ * Return: 0, -E2BIG, or the write's error.
+ */
+int rc_writer__add_lines(struct rc_writer *w, const void *payload, size_t len);
+
+/**
  * rc_writer__add_late() - count records of chunks built elsewhere as out of order
  * @w: the writer
  * @n: records written after a record of a later time

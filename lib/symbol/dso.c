@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "symbol/debuginfod.h"
 #include "symbol/dso.h"
+#include "symbol/srcline.h"
 #include "util/mem.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -35,6 +36,7 @@ struct elf_info {
 	unsigned char bid[BUILD_ID_MAX];
 	size_t bid_len;
 	bool has_symtab;
+	bool has_debug_info;
 	char link[NAME_MAX + 1]; /* .gnu_debuglink's file name, "" if none */
 	uint32_t link_crc;
 };
@@ -147,10 +149,13 @@ static int elf_inspect(Elf *e, struct elf_info *in, bool segs)
 			in->has_symtab = true;
 		else if (sh.sh_type == SHT_NOTE && !in->bid_len)
 			notes_build_id(elf_getdata(scn, NULL), in);
-		else if (sh.sh_type == SHT_PROGBITS && shstrndx != SHN_UNDEF && !in->link[0]) {
+		else if (sh.sh_type == SHT_PROGBITS && shstrndx != SHN_UNDEF) {
 			name = elf_strptr(e, shstrndx, sh.sh_name);
-			if (name && !strcmp(name, ".gnu_debuglink"))
+			if (name && !strcmp(name, ".gnu_debuglink") && !in->link[0])
 				read_debuglink(e, scn, in);
+			else if (name && sh.sh_size &&
+				 (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+				in->has_debug_info = true;
 		}
 	}
 	err = read_phdrs(e, in, segs);
@@ -512,7 +517,8 @@ struct rc_dso *rc_dso__open_fd(int fd, const struct stat *st, const char *path,
 		return d;
 	}
 	dso_take(d, &in);
-	if (!in.has_symtab)
+	d->want_lines = where->lines;
+	if (!in.has_symtab || (where->lines && !in.has_debug_info))
 		d->dbg_fd = debug_find(path, &in, st, where);
 	elf_end(e);
 	return d;
@@ -558,6 +564,17 @@ struct rc_dso *rc_dso__from_image(const void *img, size_t len, const char *name)
 	return d;
 }
 
+/* The DWARF of the debug file, else of the file: what has none leaves @d->lines NULL. */
+static void dso_load_lines(struct rc_dso *d)
+{
+	if (d->dbg_fd >= 0)
+		d->lines = rc_srcline__open(d->dbg_fd, d->name);
+	if (!d->lines && d->fd >= 0)
+		d->lines = rc_srcline__open(d->fd, d->name);
+	if (!d->lines && errno != ENOENT)
+		pr_debug("usym: '%s': no source lines: %s\n", d->name, strerror(errno));
+}
+
 void rc_dso__load(struct rc_dso *d)
 {
 	struct rc_symtab_builder b = { 0 };
@@ -576,6 +593,8 @@ void rc_dso__load(struct rc_dso *d)
 	if (err)
 		pr_debug("usym: '%s': no symbols: %s\n", d->name, strerror(-err));
 	rc_symtab_builder__free(&b);
+	if (d->want_lines)
+		dso_load_lines(d);
 	if (d->fd >= 0)
 		close(d->fd);
 	if (d->dbg_fd >= 0)
@@ -613,6 +632,7 @@ void rc_dso__free(struct rc_dso *d)
 	if (d->dbg_fd >= 0)
 		close(d->dbg_fd);
 	rc_symtab__free(&d->syms);
+	rc_srcline__free(d->lines);
 	free(d->segs);
 	free(d->build_id);
 	free(d->name);

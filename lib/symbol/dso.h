@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include "symbol/symtab.h"
 
+struct rc_srcline;
+
 /* A PT_LOAD segment: the file's bytes [off, off + filesz) are at vaddr. */
 struct rc_dso_seg {
 	uint64_t off;
@@ -30,6 +32,9 @@ struct rc_dso_seg {
  * @fd: the file, open until its symbols are loaded; -1
  * @dbg_fd: its separate debug file, the one to take .symtab from; -1
  * @loaded: @syms has been read (or could not be): @fd and @dbg_fd are closed
+ * @want_lines: read its DWARF too when its symbols are read
+ * @lines: its source lines (symbol/srcline.h), read with its symbols when
+ *	   @want_lines and it or its debug file has DWARF; else NULL
  * @st: the file's identity (st_dev, st_ino, st_size, st_mtim, st_ctim); zero for an image
  * @img_hash: for an image, a hash of its bytes
  * @img_len: for an image, its size
@@ -43,6 +48,8 @@ struct rc_dso {
 	int fd;
 	int dbg_fd;
 	bool loaded;
+	bool want_lines;
+	struct rc_srcline *lines;
 	struct stat st;
 	uint64_t img_hash;
 	size_t img_len;
@@ -52,10 +59,13 @@ struct rc_dso {
  * struct rc_dso_where - where to look for a file's debug file
  * @root: the process's root ("/proc/PID/root"), NULL when it is ours
  * @debug_dir: the global debug directory: $RINGCAP_DEBUG_DIR or /usr/lib/debug
+ * @lines: source lines are wanted: a file without .debug_info has its debug
+ *	   file looked for too, and its DWARF is read with its symbols
  */
 struct rc_dso_where {
 	const char *root;
 	const char *debug_dir;
+	bool lines;
 };
 
 /**
@@ -67,7 +77,8 @@ struct rc_dso_where {
  * @where: where else to look for its debug file
  *
  * Reads its headers, PT_LOAD segments and build-id now, and when it has no
- * .symtab, finds and opens its separate debug file: by build-id in
+ * .symtab (or, with @where->lines, no .debug_info), finds and opens its
+ * separate debug file: by build-id in
  * @where->debug_dir/.build-id/, then by .gnu_debuglink in the file's
  * directory, its .debug/ and @where->debug_dir/DIR/. A debug file counts
  * when its build-id matches, or, when either has none, when the debuglink's
@@ -96,7 +107,8 @@ struct rc_dso *rc_dso__from_image(const void *img, size_t len, const char *name)
  * @d: the dso
  *
  * Takes .symtab from the debug file when there is one, else the file's
- * .symtab, else its .dynsym; then closes both. A failure leaves the dso
+ * .symtab, else its .dynsym; when @d->want_lines, reads the DWARF of the
+ * debug file, else of the file, into @d->lines; then closes both. A failure leaves the dso
  * without symbols, not an error: its addresses resolve to the file alone.
  */
 void rc_dso__load(struct rc_dso *d);

@@ -64,6 +64,7 @@ struct rc_usym {
 	struct usym_snap *replaced;
 	int fds, fd_budget;
 	struct htab sbprocs; /* struct usym_sbproc, by tgid: what the side-band saw */
+	bool lines; /* read DWARF for source lines (rc_usym__set_lines()) */
 };
 
 static void sb_free(struct rc_usym *u);
@@ -248,6 +249,11 @@ void rc_usym__free(struct rc_usym *u)
 	free(u->procs.v);
 	free(u->dsos.v);
 	free(u);
+}
+
+void rc_usym__set_lines(struct rc_usym *u, bool on)
+{
+	u->lines = on;
 }
 
 bool rc_usym__has(const struct rc_usym *u, int tgid)
@@ -582,6 +588,7 @@ int rc_usym__add_process(struct rc_usym *u, int tgid)
 	}
 	dir = getenv("RINGCAP_DEBUG_DIR");
 	where.debug_dir = dir && *dir ? dir : "/usr/lib/debug";
+	where.lines = u->lines;
 	/* another mount namespace: its files are under /proc/PID/root */
 	snprintf(root, sizeof(root), "/proc/%d/root", tgid);
 	if (!stat(root, &st_root) && !stat("/", &st_slash) &&
@@ -672,6 +679,8 @@ int rc_usym__resolve(struct rc_usym *u, int tgid, uint64_t addr, struct rc_usym_
 		dso_load(u, m->dso);
 		if (!rc_dso__vaddr(m->dso, out->file_off, &vaddr))
 			return 1;
+		out->lines = m->dso->lines;
+		out->vaddr = vaddr;
 		out->sym = rc_symtab__find(&m->dso->syms, vaddr, &out->sym_off);
 		return out->sym ? 0 : 1;
 	}
@@ -862,6 +871,7 @@ static int sb_file_dso(struct rc_usym *u, int tgid, struct rc_usym_mapping *mp, 
 	}
 	dir = getenv("RINGCAP_DEBUG_DIR");
 	where.debug_dir = dir && *dir ? dir : "/usr/lib/debug";
+	where.lines = u->lines;
 	/* another mount namespace: its debug files are under /proc/PID/root (while it lives) */
 	snprintf(root, sizeof(root), "/proc/%d/root", tgid);
 	if (!stat(root, &st_root) && !stat("/", &st_slash) &&
@@ -1011,6 +1021,8 @@ static int map_hit(struct rc_usym *u, const struct usym_map *m, uint64_t addr,
 	dso_load(u, m->dso);
 	if (!rc_dso__vaddr(m->dso, out->file_off, &vaddr))
 		return 1;
+	out->lines = m->dso->lines;
+	out->vaddr = vaddr;
 	out->sym = rc_symtab__find(&m->dso->syms, vaddr, &out->sym_off);
 	return out->sym ? 0 : 1;
 }

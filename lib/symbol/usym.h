@@ -27,6 +27,10 @@ struct rc_usym;
  *	      "libc.so.6+0x1234"; in an anonymous mapping, its offset there;
  *	      for a perf map's symbol, the address itself
  * @build_id: the object's GNU build-id in hex, or NULL
+ * @lines: the object's source lines (symbol/srcline.h), when
+ *	   rc_usym__set_lines() asked for them and it has DWARF; else NULL.
+ *	   Valid until rc_usym__free()
+ * @vaddr: the address's ELF virtual address in the object (when @lines)
  */
 struct rc_usym_hit {
 	const char *sym;
@@ -34,6 +38,8 @@ struct rc_usym_hit {
 	const char *dso;
 	uint64_t file_off;
 	const char *build_id;
+	struct rc_srcline *lines;
+	uint64_t vaddr;
 };
 
 /**
@@ -50,6 +56,17 @@ struct rc_usym *rc_usym__new(void);
  * The names and paths it returned are freed with it.
  */
 void rc_usym__free(struct rc_usym *u);
+
+/**
+ * rc_usym__set_lines() - read source lines too
+ * @u: the symbolizer
+ * @on: whether files snapshotted from now on have their DWARF read
+ *
+ * Off by default. On, a file without .debug_info has its debug file looked
+ * for too (as one without .symtab does), and the DWARF of the debug file,
+ * or of the file, is read with its symbols, for rc_usym_hit.lines.
+ */
+void rc_usym__set_lines(struct rc_usym *u, bool on);
 
 /**
  * rc_usym__add_process() - snapshot a process's executable mappings

@@ -533,6 +533,33 @@ static size_t stacks_payload(unsigned char *p, uint32_t first)
 	return len + sizeof(fr);
 }
 
+/* A LINES payload for stack @first: a function inlined into its user frame, and lines. */
+static size_t lines_payload(unsigned char *p, uint32_t first)
+{
+	struct rc_disk_lines dl = { .nfiles = 1, .nlocs = 1, .nstacks = 1 };
+	struct rc_disk_srcfile sf = { .id = first, .len = 7 };
+	struct rc_disk_loc loc = { .id = first, .nframes = 2 };
+	struct rc_disk_locframe lf[2] = { { .sym = first, .file = first, .line = 10 },
+					  { .sym = 0, .file = first, .line = 20 } };
+	struct rc_disk_stacklines sl = { .id = first, .nframes = 2 };
+	uint32_t locs[2] = { 0, first };
+	size_t len = 0;
+
+	memcpy(p + len, &dl, sizeof(dl));
+	len += sizeof(dl);
+	memcpy(p + len, &sf, sizeof(sf));
+	memcpy(p + len + sizeof(sf), "src/a.c\0", 8);
+	len += 16;
+	memcpy(p + len, &loc, sizeof(loc));
+	len += sizeof(loc);
+	memcpy(p + len, lf, sizeof(lf));
+	len += sizeof(lf);
+	memcpy(p + len, &sl, sizeof(sl));
+	len += sizeof(sl);
+	memcpy(p + len, locs, sizeof(locs));
+	return len + sizeof(locs);
+}
+
 static int write_stacks_seed(const char *dir, const char *name)
 {
 	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 512, .reorder_ns = 1 };
@@ -558,6 +585,7 @@ static int write_stacks_seed(const char *dir, const char *name)
 	}
 	for (id = 1; !err && id <= 5; id += 2) {
 		err = rc_writer__add_stacks(w, p, stacks_payload(p, id));
+		err = err ?: rc_writer__add_lines(w, p, lines_payload(p, id));
 		for (i = 0; !err && i < 12; i++) {
 			struct rc_ev_sample e = { .ip = 0x401000, .period = 1000, .stack_id = id };
 

@@ -542,7 +542,10 @@ static int need_stacks(struct rc_bpf *s)
 	if (s->c.stacks)
 		return 0;
 	s->c.stacks = rc_stacks__new();
-	return s->c.stacks ? 0 : -errno;
+	if (!s->c.stacks)
+		return -errno;
+	rc_stacks__set_lines(s->c.stacks, s->c.opts.srclines);
+	return 0;
 }
 
 /*
