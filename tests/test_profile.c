@@ -680,28 +680,40 @@ static void profile_not_run(void)
 	const char *ctl_out = tmpfile_path("ctl.rcap"), *out = tmpfile_path("storm.rcap");
 	struct not_run_facts ctl = {}, f = {};
 	uint64_t ctl_ns, ns;
-	double ctl_share, share;
+	double ctl_share = 0, share;
 	struct run st = {};
 	char what[128];
+	int tries;
 
-	ctl_ns = record_sys(ctl_out, NULL);
 	ns = record_sys(out, "raw_syscalls:sys_enter");
-	if (!ctl_ns || !ns)
+	if (!ns || !ASSERT_OK(gather_not_run(out, &f), "read the capture"))
 		goto out;
-	if (!ASSERT_OK(gather_not_run(ctl_out, &ctl), "read the control") ||
-	    !ASSERT_OK(gather_not_run(out, &f), "read the capture"))
-		goto out;
-	assert_asked(&ctl, ctl_ns, 1000000);
 	assert_asked(&f, ns, 1000000);
-	if (!ASSERT_TRUE(ctl.asked0 > 500 && f.asked0 > 500, "CPU 0 sampled for 0.5 s"))
+	if (!ASSERT_TRUE(f.asked0 > 500, "CPU 0 sampled for 0.5 s"))
 		goto out;
-	ctl_share = (double)ctl.not_run0 / ctl.asked0;
 	share = (double)f.not_run0 / f.asked0;
-	printf("# CPU 0: %" PRIu64 " of %" PRIu64 " samples not run (%.1f%%) with the tracepoint "
-	       "program, %" PRIu64 " of %" PRIu64 " (%.1f%%) without\n",
-	       f.not_run0, f.asked0, share * 100, ctl.not_run0, ctl.asked0, ctl_share * 100);
 	snprintf(what, sizeof(what), "%.1f%% of CPU 0's samples skipped", share * 100);
 	ASSERT_TRUE(share >= 0.05, what);
+	/*
+	 * Without the tracepoint program, far fewer: up to three tries, as
+	 * another user's classic tracepoint program on CPU 0 skips ours too.
+	 */
+	for (tries = 0; tries < 3; tries++) {
+		ctl = (struct not_run_facts){};
+		ctl_ns = record_sys(ctl_out, NULL);
+		if (!ctl_ns || !ASSERT_OK(gather_not_run(ctl_out, &ctl), "read the control"))
+			goto out;
+		assert_asked(&ctl, ctl_ns, 1000000);
+		if (!ASSERT_TRUE(ctl.asked0 > 500, "CPU 0 sampled for 0.5 s"))
+			goto out;
+		ctl_share = (double)ctl.not_run0 / ctl.asked0;
+		printf("# CPU 0: %" PRIu64 " of %" PRIu64 " samples not run (%.1f%%) with the "
+		       "tracepoint program, %" PRIu64 " of %" PRIu64 " (%.1f%%) without\n",
+		       f.not_run0, f.asked0, share * 100, ctl.not_run0, ctl.asked0,
+		       ctl_share * 100);
+		if (ctl_share < share / 2)
+			break;
+	}
 	snprintf(what, sizeof(what), "%.1f%% without the tracepoint program, %.1f%% with",
 		 ctl_share * 100, share * 100);
 	ASSERT_TRUE(ctl_share < share / 2, what);
