@@ -52,11 +52,12 @@ static uint64_t max_sample_rate(void)
 }
 
 /*
- * The throttle records' ring: a page of data holds 128 of them (32 bytes
- * each), and the kernel throttles at most once a tick; it is read once a
- * second (RC_STATS_NS), so lost ones are possible at HZ=1000 and counted.
+ * The throttle records' ring: 64 KiB holds 2048 of them (32 bytes each).
+ * The kernel throttles an event at most once a tick and unthrottles it at
+ * a later one, and the ring is read once a second (RC_STATS_NS): enough
+ * at HZ=1000. Lost ones are counted (PERF_RECORD_LOST) and said.
  */
-#define RC_SAMPLER_RING_BYTES (4 * 4096)
+#define RC_SAMPLER_RING_BYTES (64 * 1024)
 
 /*
  * Keep a dup of the event's fd to read its count after the link took it,
@@ -64,6 +65,7 @@ static uint64_t max_sample_rate(void)
  */
 static void keep_counting(struct rc_sampler_cpu *c, int fd)
 {
+	size_t page = sysconf(_SC_PAGESIZE);
 	int err;
 
 	c->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -71,7 +73,8 @@ static void keep_counting(struct rc_sampler_cpu *c, int fd)
 		pr_info("sampling: no dup of the event to count it: %s\n", strerror(errno));
 		return;
 	}
-	err = rc_perf_ring__map(&c->ring, c->fd, RC_SAMPLER_RING_BYTES, false);
+	err = rc_perf_ring__map(&c->ring, c->fd,
+				page > RC_SAMPLER_RING_BYTES ? page : RC_SAMPLER_RING_BYTES, false);
 	if (err)
 		pr_info("sampling: no ring for the throttle records: %s\n", strerror(-err));
 }
