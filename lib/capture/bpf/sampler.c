@@ -52,12 +52,13 @@ static uint64_t max_sample_rate(void)
 }
 
 /*
- * The throttle records' ring: 64 KiB holds 2048 of them (32 bytes each).
+ * The throttle records' ring: 128 KiB holds 4096 of them (32 bytes each).
  * The kernel throttles an event at most once a tick and unthrottles it at
- * a later one, and the ring is read once a second (RC_STATS_NS): enough
- * at HZ=1000. Lost ones are counted (PERF_RECORD_LOST) and said.
+ * a later one, and the ring is read once a second (RC_STATS_NS): two
+ * seconds' worth at HZ=1000. Lost ones are counted (PERF_RECORD_LOST) and
+ * said.
  */
-#define RC_SAMPLER_RING_BYTES (64 * 1024)
+#define RC_SAMPLER_RING_BYTES (128 * 1024)
 
 /*
  * Keep a dup of the event's fd to read its count after the link took it,
