@@ -266,6 +266,7 @@ struct rc_bpf_stats {
 	__u64 dropped[RC_EV_SLOTS];
 	__u64 filtered[RC_EV_SLOTS];
 	__u64 since_query; /* bytes this CPU submitted, every program's, since it last looked */
+	__u64 period_sum;  /* the sampling program's: its runs' sample periods, summed */
 };
 
 /*

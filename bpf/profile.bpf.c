@@ -9,9 +9,10 @@
  * interrupt (cpu-clock's hrtimer) or an NMI (cycles), on top of whatever
  * ran on the CPU, a tracepoint program of ours included. So it touches
  * nothing a task-context program uses mid-update: its own per-CPU buffer,
- * its own counter slot (RC_EV_SAMPLE). The ring's since_query word is
- * shared, and a sample landing inside another program's update of it can
- * lose one update, which only moves a wake-up check (rc_wakeup_flags()).
+ * its own counter slot (RC_EV_SAMPLE) and period_sum. The ring's
+ * since_query word is shared, and a sample landing inside another
+ * program's update of it can lose one update, which only moves a wake-up
+ * check (rc_wakeup_flags()).
  */
 #include "common.bpf.h"
 
@@ -56,6 +57,8 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 
 	if (!st)
 		return 0;
+	/* every run, filtered too: against the event's count, the runs the kernel skipped */
+	st->period_sum += ctx->sample_period;
 	if (!rc_task_wanted(t))
 		return rc_filtered(st, RC_EV_SAMPLE);
 	st->made[RC_EV_SAMPLE]++;

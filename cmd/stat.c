@@ -99,7 +99,7 @@ static const char *event_name(const struct view *v, uint32_t id)
 
 static bool row_used(const struct rc_ledger_row *r)
 {
-	return r->made || r->in_file || r->filtered || r->missed;
+	return r->made || r->in_file || r->filtered || r->missed || r->not_run || r->throttled;
 }
 
 static void print_row(const struct view *v, const char *name, const struct rc_ledger_row *r)
@@ -193,6 +193,13 @@ static void show_plain(const struct view *v)
 			printf("# possibly lost: the kernel skipped %" PRIu64
 			       " runs of ringcap's programs (BPF recursion)\n",
 			       v->led.total.missed);
+		if (v->led.total.not_run || v->led.total.throttles)
+			printf("# samples never run (estimated from the sampling events' counts): "
+			       "%" PRIu64 ", %" PRIu64 " of them throttled (%" PRIu64
+			       " times, %.1f ms), the others skipped while another BPF program "
+			       "ran on the CPU, or a timer late\n",
+			       v->led.total.not_run, v->led.total.throttled, v->led.total.throttles,
+			       v->led.total.throttled_ns / 1e6);
 		if (v->led.worst_dropped)
 			printf("# worst second: %" PRIu64 " of %" PRIu64
 			       " events dropped, at %.1f s\n",
@@ -227,6 +234,10 @@ static void json_row(struct json *j, const struct view *v, const struct rc_ledge
 	json_u64(j, "dropped", r->dropped);
 	json_u64(j, "filtered", r->filtered);
 	json_u64(j, "missed", r->missed);
+	json_u64(j, "not_run", r->not_run);
+	json_u64(j, "throttled", r->throttled);
+	json_u64(j, "throttled_ns", r->throttled_ns);
+	json_u64(j, "throttles", r->throttles);
 }
 
 /* "corrupt": what damage cost (zeros when none), and where the first was. */

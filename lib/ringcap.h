@@ -399,6 +399,11 @@ struct rc_stat_entry {
 	uint64_t filtered; /* events out of scope: not made, not dropped */
 	uint64_t captured; /* records read by user space */
 	uint64_t missed;   /* the kernel did not run the program (recursion) */
+	/* sampling events (record -F / -c), estimated from their counts: */
+	uint64_t not_run;      /* samples asked for that the program never ran for */
+	uint64_t throttled;    /* of those, while the kernel throttled the event */
+	uint64_t throttled_ns; /* time throttled */
+	uint64_t throttles;    /* times throttled */
 };
 
 /* The cpu of an entry counted for all CPUs together (missed). */
@@ -430,6 +435,7 @@ struct rc_stats_point {
 	uint64_t missed;
 	uint64_t ring_hwm;
 	uint64_t ring_pending;
+	uint64_t not_run, throttled; /* samples: struct rc_stat_entry */
 };
 
 /**
@@ -489,9 +495,17 @@ void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt);
  * @captured: read from the ring
  * @in_file: records in the file (0 for a live count)
  * @missed: runs of a program the kernel skipped (an upper bound)
+ * @not_run: samples asked for (-F, -c) that the program never ran for:
+ *	skipped while another BPF program ran on the CPU, throttled, or a
+ *	timer late; estimated (rc_sampler__estimate())
+ * @throttled: of @not_run, those of the time the kernel throttled the
+ *	sampling events: estimated
+ * @throttled_ns: time the sampling events were throttled
+ * @throttles: times they were throttled
  */
 struct rc_ledger_row {
 	uint64_t made, dropped, filtered, captured, in_file, missed;
+	uint64_t not_run, throttled, throttled_ns, throttles;
 };
 
 /**

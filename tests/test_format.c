@@ -748,3 +748,78 @@ void test_format_event_flags(void)
 	rc_strbuf__free(&sb);
 	free(mc.buf);
 }
+
+/* ---- stats entries: v1.0's 48 bytes, v1.8's 80 (sampling) -------------- */
+
+static const struct rc_stats *read_stats(struct rc_reader *r)
+{
+	const struct rc_rec_hdr *rec;
+
+	while (rc_reader__next(r, &rec) > 0)
+		;
+	return rc_reader__stats(r);
+}
+
+void test_format_stats_entries(void)
+{
+	struct rc_stat_entry e = { .cpu = 1,
+				   .type = 7,
+				   .made = 10,
+				   .dropped = 1,
+				   .filtered = 2,
+				   .captured = 9,
+				   .missed = 3,
+				   .not_run = 40,
+				   .throttled = 30,
+				   .throttled_ns = 123456789,
+				   .throttles = 5 };
+	struct rc_stats in = { .ts = 77, .nentries = 1, .entries = &e };
+	struct rc_writer_opts wo = { .sz = sizeof(wo) };
+	struct rc_disk_stats ds = { .ts = 88, .nentries = 1, .entry_size = RC_DISK_STAT_V1_0 };
+	struct rc_disk_stat de = { .cpu = 0, .type = 7, .made = 5, .captured = 5, .missed = 2 };
+	unsigned char old[sizeof(ds) + RC_DISK_STAT_V1_0];
+	const struct rc_stats *st;
+	struct mem_capture mc = {};
+	struct rc_reader *r = NULL;
+	struct rc_strbuf sb = {};
+	uint32_t hsz;
+
+	/* written and read back whole */
+	if (!ASSERT_OK(write_mem_capture(&mc, &wo, NULL, 0, &in), "write"))
+		goto out;
+	r = rc_reader__open_mem(mc.buf, mc.len);
+	if (!ASSERT_OK_PTR(r, "open"))
+		goto out;
+	st = read_stats(r);
+	if (ASSERT_OK_PTR(st, "stats") && ASSERT_EQ(st->nentries, 1, "entries")) {
+		ASSERT_EQ(st->entries[0].missed, 3, "missed");
+		ASSERT_EQ(st->entries[0].not_run, 40, "not_run");
+		ASSERT_EQ(st->entries[0].throttled, 30, "throttled");
+		ASSERT_EQ(st->entries[0].throttled_ns, 123456789, "throttled_ns");
+		ASSERT_EQ(st->entries[0].throttles, 5, "throttles");
+	}
+	rc_reader__free(r);
+	r = NULL;
+	/* a v1.0 block, entries of 48 bytes: read, with no sampling counts */
+	memcpy(&hsz, mc.buf + 4, 4);
+	rc_strbuf__append(&sb, mc.buf, 8 + hsz);
+	memcpy(old, &ds, sizeof(ds));
+	memcpy(old + sizeof(ds), &de, RC_DISK_STAT_V1_0);
+	put_block(&sb, 8 + sizeof(old), RC_BLOCK_STATS, old, sizeof(old));
+	r = rc_reader__open_mem(sb.buf, sb.len);
+	if (!ASSERT_OK_PTR(r, "open v1.0 stats"))
+		goto out;
+	st = read_stats(r);
+	ASSERT_TRUE(!rc_reader__corrupt(r, NULL), "not damaged");
+	if (ASSERT_OK_PTR(st, "stats") && ASSERT_EQ(st->nentries, 1, "entries")) {
+		ASSERT_EQ(st->ts, 88, "ts");
+		ASSERT_EQ(st->entries[0].made, 5, "made");
+		ASSERT_EQ(st->entries[0].missed, 2, "missed");
+		ASSERT_EQ(st->entries[0].not_run, 0, "not_run");
+		ASSERT_EQ(st->entries[0].throttles, 0, "throttles");
+	}
+out:
+	rc_reader__free(r);
+	rc_strbuf__free(&sb);
+	free(mc.buf);
+}

@@ -4,7 +4,8 @@
  * rc_prof, whose functions burn known shares of its CPU time and time
  * themselves; the shares the samples give must match. Also: kernel frames
  * under a syscall-heavy function, a process that exits before the capture
- * ends named all the same, each stack stored once, and the ledger exact.
+ * ends named all the same, each stack stored once, and the ledger exact,
+ * samples the program never ran for included (skipped, throttled).
  * Off-CPU (--off-cpu): the time rc_prof blocks in two functions, as it
  * times it, from the records with those functions on their stacks.
  * With --debuginfod: a stripped rc_prof named from its debug file, served
@@ -28,6 +29,7 @@
 #include "run_util.h"
 #include "test_progs.h"
 #include "ringcap.h"
+#include "capture/bpf/sampler.h"
 
 #define SAMPLE_ID 7 /* RC_SAMPLE_ID */
 #define OFFCPU_ID 8 /* RC_OFFCPU_ID */
@@ -1184,4 +1186,282 @@ void test_profile_inline(void)
 {
 	if (need_root())
 		profile_inline();
+}
+
+/* ---- samples never run: skipped, throttled (rc_sampler__estimate()) ------ */
+
+/* What a capture's ledger says of its samples, all CPUs and CPU 0's. */
+struct not_run_facts {
+	uint64_t asked, not_run, throttled, throttled_ns, throttles; /* asked: runs + not_run */
+	uint64_t asked0, not_run0;
+	uint64_t span_ns; /* first record to last */
+};
+
+static int gather_not_run(const char *path, struct not_run_facts *f)
+{
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_trailer *tr;
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	uint32_t i;
+	int err;
+
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0)
+		;
+	st = rc_reader__stats(r);
+	for (i = 0; st && i < st->nentries; i++) {
+		const struct rc_stat_entry *e = &st->entries[i];
+		uint64_t asked = e->made + e->filtered + e->not_run;
+
+		if (e->type != SAMPLE_ID)
+			continue;
+		f->asked += asked;
+		f->not_run += e->not_run;
+		f->throttled += e->throttled;
+		f->throttled_ns += e->throttled_ns;
+		f->throttles += e->throttles;
+		if (e->cpu == 0) {
+			f->asked0 += asked;
+			f->not_run0 += e->not_run;
+		}
+	}
+	tr = rc_reader__trailer(r);
+	if (tr && tr->last_ts > tr->first_ts)
+		f->span_ns = tr->last_ts - tr->first_ts;
+	rc_reader__free(r);
+	return err;
+}
+
+/*
+ * The samples asked for add up to the time sampled: every period of
+ * each online CPU, from the first record to the last at least, and at
+ * most for as long as ringcap ran.
+ */
+static void assert_asked(const struct not_run_facts *f, uint64_t wall_ns, uint64_t period)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double lo = (double)f->span_ns * ncpus / period, hi = (double)wall_ns * ncpus / period;
+	char what[160];
+
+	snprintf(what, sizeof(what),
+		 "%" PRIu64 " samples asked for (runs + not run): %.0f to %.0f periods of %ld CPUs",
+		 f->asked, lo, hi, ncpus);
+	ASSERT_TRUE(f->asked >= lo * 0.98 && f->asked <= hi * 1.02, what);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ringcap record ARGS... -o @out -- taskset -c 0 rc_prof sys 1000; its wall time, or 0 */
+static uint64_t record_sys(const char *out, const char *event)
+{
+	char *argv[20] = { (char *)bin("ringcap"), "record", "-q", "-c", "1000000" };
+	struct run r = {};
+	uint64_t t0 = now_ns(), ns;
+	int n = 5;
+
+	if (event) {
+		argv[n++] = "-e";
+		argv[n++] = (char *)event;
+	}
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	argv[n++] = "--";
+	argv[n++] = "taskset";
+	argv[n++] = "-c";
+	argv[n++] = "0";
+	argv[n++] = (char *)bin("rc_prof");
+	argv[n++] = "sys";
+	argv[n++] = "1000";
+	ns = ASSERT_EQ(run_sync(&r, argv, 120000), 0, "record") ? now_ns() - t0 : 0;
+	if (ns == 0)
+		fprintf(stderr, "%s", r.err ?: "");
+	run_free(&r);
+	return ns;
+}
+
+/*
+ * A CPU busy with getppid() while a classic tracepoint program runs at
+ * each syscall (raw_syscalls:sys_enter): cpu-clock's hrtimer lands inside
+ * it, and the kernel skips the sampling program then, counting nothing.
+ * The ledger's estimate of those skips, on CPU 0 where the workload runs,
+ * against the same workload without the tracepoint program.
+ */
+static void profile_not_run(void)
+{
+	const char *ctl_out = tmpfile_path("ctl.rcap"), *out = tmpfile_path("storm.rcap");
+	struct not_run_facts ctl = {}, f = {};
+	uint64_t ctl_ns, ns;
+	double ctl_share = 0, share;
+	struct run st = {};
+	char what[128];
+	int tries;
+
+	ns = record_sys(out, "raw_syscalls:sys_enter");
+	if (!ns || !ASSERT_OK(gather_not_run(out, &f), "read the capture"))
+		goto out;
+	assert_asked(&f, ns, 1000000);
+	if (!ASSERT_TRUE(f.asked0 > 500, "CPU 0 sampled for 0.5 s"))
+		goto out;
+	share = (double)f.not_run0 / f.asked0;
+	snprintf(what, sizeof(what), "%.1f%% of CPU 0's samples skipped", share * 100);
+	ASSERT_TRUE(share >= 0.05, what);
+	/*
+	 * Without the tracepoint program, far fewer: up to three tries, as
+	 * another user's classic tracepoint program on CPU 0 skips ours too.
+	 */
+	for (tries = 0; tries < 3; tries++) {
+		ctl = (struct not_run_facts){};
+		ctl_ns = record_sys(ctl_out, NULL);
+		if (!ctl_ns || !ASSERT_OK(gather_not_run(ctl_out, &ctl), "read the control"))
+			goto out;
+		assert_asked(&ctl, ctl_ns, 1000000);
+		if (!ASSERT_TRUE(ctl.asked0 > 500, "CPU 0 sampled for 0.5 s"))
+			goto out;
+		ctl_share = (double)ctl.not_run0 / ctl.asked0;
+		printf("# CPU 0: %" PRIu64 " of %" PRIu64 " samples not run (%.1f%%) with the "
+		       "tracepoint program, %" PRIu64 " of %" PRIu64 " (%.1f%%) without\n",
+		       f.not_run0, f.asked0, share * 100, ctl.not_run0, ctl.asked0,
+		       ctl_share * 100);
+		if (ctl_share < share / 2)
+			break;
+	}
+	snprintf(what, sizeof(what), "%.1f%% without the tracepoint program, %.1f%% with",
+		 ctl_share * 100, share * 100);
+	ASSERT_TRUE(ctl_share < share / 2, what);
+	ASSERT_EQ(f.throttles, 0, "not throttled");
+	if (ASSERT_EQ(run_sync(&st, (char *[]){ (char *)bin("ringcap"), "stat", (char *)out, NULL },
+			       60000),
+		      0, "stat"))
+		ASSERT_HAS(st.out, "# samples never run", "stat says so");
+	run_free(&st);
+	if (ASSERT_EQ(
+		run_sync(&st,
+			 (char *[]){ (char *)bin("ringcap"), "stat", "--json", (char *)out, NULL },
+			 60000),
+		0, "stat --json"))
+		ASSERT_HAS(st.out, "\"not_run\":", "in the JSON");
+out:
+	run_free(&st);
+	tmpdir_cleanup();
+}
+
+#define MAX_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
+
+static int write_max_rate(unsigned long v)
+{
+	FILE *fp = fopen(MAX_RATE_PATH, "w");
+	int err = 0;
+
+	if (!fp)
+		return -errno;
+	if (fprintf(fp, "%lu\n", v) < 0)
+		err = -EIO;
+	if (fclose(fp) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * Sampling at 20 kHz under a limit of 4000 a second: the kernel
+ * throttles each event every tick. The ledger has the throttled time from
+ * the kernel's throttle records, the samples it cost, and still adds up.
+ */
+static void profile_throttled(void)
+{
+	const char *out = tmpfile_path("thr.rcap");
+	unsigned long found = max_rate();
+	struct not_run_facts f = {};
+	uint64_t t0, ns = 0;
+	struct run r = {};
+	char script[512], what[160];
+	int rc;
+
+	if (!ASSERT_TRUE(found > 0, "kernel.perf_event_max_sample_rate"))
+		return;
+	snprintf(script, sizeof(script), "%s sys 1000 & %s sys 1000; wait", bin("rc_prof"),
+		 bin("rc_prof"));
+	/* never raised: the kernel may have lowered it for a reason (emulation) */
+	if (!ASSERT_OK(write_max_rate(found < 4000 ? found : 4000), "lower the limit"))
+		return;
+	t0 = now_ns();
+	rc = run_sync(&r,
+		      (char *[]){ (char *)bin("ringcap"), "record", "-q", "-c", "50000", "-o",
+				  (char *)out, "--", "/bin/sh", "-c", script, NULL },
+		      120000);
+	ns = now_ns() - t0;
+	/* what it was, even if the kernel lowered it meanwhile */
+	ASSERT_OK(write_max_rate(found), "restore the limit");
+	if (!ASSERT_EQ(rc, 0, "record")) {
+		fprintf(stderr, "%s", r.err ?: "");
+		goto out;
+	}
+	if (!ASSERT_OK(gather_not_run(out, &f), "read the capture"))
+		goto out;
+	printf("# throttled %" PRIu64 " times, %.1f ms: %" PRIu64 " samples, of %" PRIu64
+	       " not run and %" PRIu64 " asked for\n",
+	       f.throttles, f.throttled_ns / 1e6, f.throttled, f.not_run, f.asked);
+	ASSERT_TRUE(f.throttles > 0, "throttled");
+	ASSERT_TRUE(f.throttled_ns > 0 && f.throttled_ns <= ns * sysconf(_SC_NPROCESSORS_ONLN),
+		    "throttled time, within the capture's");
+	ASSERT_TRUE(f.throttled <= f.not_run, "throttled samples are samples not run");
+	snprintf(what, sizeof(what),
+		 "%" PRIu64 " of %" PRIu64 " samples not run are throttled ones", f.throttled,
+		 f.not_run);
+	ASSERT_TRUE(f.throttled >= f.not_run / 2, what);
+	/* 20 kHz, at most 4000 taken a second: most of them not run */
+	ASSERT_TRUE(f.not_run > f.asked / 2, "most samples not run");
+	assert_asked(&f, ns, 50000);
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* The estimate's arithmetic, on counts made up to come out round. */
+void test_profile_estimate(void)
+{
+	struct rc_sampler_counts c = { .count = 7000000000ull, .enabled = 10000000000ull };
+	uint64_t not_run, throttled;
+
+	/* cpu-clock: 10 s enabled, 1 ms: 10000 asked; 3 s throttled: 3000 */
+	c.throttled_ns = 3000000000ull;
+	rc_sampler__estimate(&c, true, 6000, 6000 * 1000000ull, 1000000, &not_run, &throttled);
+	ASSERT_EQ(not_run, 4000, "cpu-clock: not run");
+	ASSERT_EQ(throttled, 3000, "cpu-clock: throttled");
+	/* no runs yet: the period asked for */
+	rc_sampler__estimate(&c, true, 0, 0, 1000000, &not_run, &throttled);
+	ASSERT_EQ(not_run, 10000, "no runs: every period");
+	/* cycles: 6e9 counted in 8 s not throttled, mean period 1e6: 6000 + 1500 throttled */
+	c = (struct rc_sampler_counts){ .count = 6000000000ull,
+					.enabled = 10000000000ull,
+					.throttled_ns = 2000000000ull };
+	rc_sampler__estimate(&c, false, 5000, 5000 * 1000000ull, 0, &not_run, &throttled);
+	ASSERT_EQ(not_run, 2500, "cycles: not run");
+	ASSERT_EQ(throttled, 1500, "cycles: throttled");
+	/* more runs than asked (a partial period, a race): none, never negative */
+	c = (struct rc_sampler_counts){ .count = 999999, .enabled = 999999 };
+	rc_sampler__estimate(&c, true, 1, 1000000, 1000000, &not_run, &throttled);
+	ASSERT_EQ(not_run, 0, "no more runs than asked: 0");
+	/* no period known: nothing said */
+	rc_sampler__estimate(&c, false, 0, 0, 0, &not_run, &throttled);
+	ASSERT_EQ(not_run, 0, "no period: 0");
+}
+
+void test_profile_not_run(void)
+{
+	if (need_root())
+		profile_not_run();
+}
+
+void test_profile_throttled(void)
+{
+	if (need_root())
+		profile_throttled();
 }

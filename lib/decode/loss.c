@@ -31,6 +31,10 @@ static void add_row(struct rc_ledger_row *to, const struct rc_ledger_row *r)
 	to->captured += r->captured;
 	to->in_file += r->in_file;
 	to->missed += r->missed;
+	to->not_run += r->not_run;
+	to->throttled += r->throttled;
+	to->throttled_ns += r->throttled_ns;
+	to->throttles += r->throttles;
 }
 
 void rc_ledger__add_record(struct rc_ledger *l, const struct rc_meta *m,
@@ -60,7 +64,11 @@ void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st)
 					   .dropped = e->dropped,
 					   .filtered = e->filtered,
 					   .captured = e->captured,
-					   .missed = e->missed };
+					   .missed = e->missed,
+					   .not_run = e->not_run,
+					   .throttled = e->throttled,
+					   .throttled_ns = e->throttled_ns,
+					   .throttles = e->throttles };
 
 		if (e->type < RC_LEDGER_EVENTS)
 			add_row(&l->by_event[e->type], &r);

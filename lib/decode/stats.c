@@ -15,5 +15,7 @@ void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt)
 		pt->filtered += st->entries[i].filtered;
 		pt->captured += st->entries[i].captured;
 		pt->missed += st->entries[i].missed;
+		pt->not_run += st->entries[i].not_run;
+		pt->throttled += st->entries[i].throttled;
 	}
 }

@@ -122,7 +122,8 @@ struct rc_disk_stats {
 	uint64_t user_dropped;
 	uint64_t writer_wait_ns;
 	uint32_t nentries;
-	uint32_t entry_size; /* sizeof(struct rc_disk_stat) in v1.0; later minors may grow it */
+	uint32_t entry_size; /* 48 in v1.0, 80 from v1.1 (struct rc_disk_stat); later minors may
+				grow it */
 };
 _Static_assert(sizeof(struct rc_disk_stats) == 56, "rc_disk_stats layout");
 
@@ -134,8 +135,14 @@ struct rc_disk_stat {
 	uint64_t filtered;
 	uint64_t captured;
 	uint64_t missed;
+	/* from v1.1 (entry_size 80); a smaller entry_size has none: zeros */
+	uint64_t not_run;
+	uint64_t throttled;
+	uint64_t throttled_ns;
+	uint64_t throttles;
 };
-_Static_assert(sizeof(struct rc_disk_stat) == 48, "rc_disk_stat layout");
+_Static_assert(sizeof(struct rc_disk_stat) == 80, "rc_disk_stat layout");
+#define RC_DISK_STAT_V1_0 48 /* the smallest entry_size: v1.0's, up to missed */
 
 /*
  * stacks payload: this, then nsyms symbol entries, then nstacks stack

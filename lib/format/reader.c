@@ -590,7 +590,7 @@ static int load_stats(struct rc_reader *r, uint64_t off)
 	if (r->payload.len < sizeof(ds))
 		return block_lost(r, off, "stats block too short");
 	memcpy(&ds, p, sizeof(ds));
-	if (ds.entry_size < sizeof(struct rc_disk_stat))
+	if (ds.entry_size < RC_DISK_STAT_V1_0)
 		return block_lost(r, off, "stats entry size too small");
 	if (ds.nentries > (r->payload.len - sizeof(ds)) / ds.entry_size)
 		return block_lost(r, off, "stats count larger than its block");
@@ -598,16 +598,22 @@ static int load_stats(struct rc_reader *r, uint64_t off)
 	if (!entries)
 		return -ENOMEM;
 	for (i = 0; i < ds.nentries; i++) {
-		struct rc_disk_stat de;
+		struct rc_disk_stat de = {};
 
-		memcpy(&de, p + sizeof(ds) + (size_t)i * ds.entry_size, sizeof(de));
+		/* an older file's entries are shorter: what they lack stays 0 */
+		memcpy(&de, p + sizeof(ds) + (size_t)i * ds.entry_size,
+		       ds.entry_size < sizeof(de) ? ds.entry_size : sizeof(de));
 		entries[i] = (struct rc_stat_entry){ .cpu = de.cpu,
 						     .type = de.type,
 						     .made = de.made,
 						     .dropped = de.dropped,
 						     .filtered = de.filtered,
 						     .captured = de.captured,
-						     .missed = de.missed };
+						     .missed = de.missed,
+						     .not_run = de.not_run,
+						     .throttled = de.throttled,
+						     .throttled_ns = de.throttled_ns,
+						     .throttles = de.throttles };
 	}
 	free(r->stats.entries);
 	r->stats = (struct rc_stats){ .ts = ds.ts,

@@ -522,7 +522,11 @@ int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 					   .dropped = e->dropped,
 					   .filtered = e->filtered,
 					   .captured = e->captured,
-					   .missed = e->missed };
+					   .missed = e->missed,
+					   .not_run = e->not_run,
+					   .throttled = e->throttled,
+					   .throttled_ns = e->throttled_ns,
+					   .throttles = e->throttles };
 
 		err = rc_strbuf__append(&sb, &de, sizeof(de));
 	}

@@ -75,6 +75,7 @@ struct rc_bpf {
 	uint64_t malformed;
 	struct rc_bpf_stats *percpu;
 	bool attached;
+	bool warned_throttle_lost; /* add_sampling() said throttle records were lost */
 	bool sc_refused; /* the raw syscall programs did not load: rc_bpf__sc_key() */
 	uint64_t ring_hwm;
 	uint64_t handed_off; /* stacks: CLOCK_MONOTONIC of the last batch given to the writer */
