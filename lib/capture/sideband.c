@@ -204,6 +204,23 @@ static void queue(struct rc_sideband *sb, struct note *n)
 		note_drop(n);
 }
 
+/* A file's identity, as the symbolizer's dsos are found by (symbol/usym.h). */
+struct file_id {
+	uint64_t dev, ino, size, mtime, mtime_ns, ctime, ctime_ns;
+};
+
+static void file_id_of(const struct stat *st, struct file_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->size = st->st_size;
+	id->mtime = st->st_mtim.tv_sec;
+	id->mtime_ns = st->st_mtim.tv_nsec;
+	id->ctime = st->st_ctim.tv_sec;
+	id->ctime_ns = st->st_ctim.tv_nsec;
+}
+
 /*
  * The file of code mapping @n, opened now: through map_files, which gives
  * the very file mapped (deleted, or in another mount namespace), else by
@@ -213,9 +230,7 @@ static void queue(struct rc_sideband *sb, struct note *n)
  */
 static void open_mapping(struct rc_sideband *sb, struct note *n, const char *path)
 {
-	struct {
-		uint64_t dev, ino, size, mtime, mtime_ns, ctime, ctime_ns;
-	} id;
+	struct file_id id;
 	char buf[PATH_MAX + 64];
 	size_t len = strlen(path);
 	uint32_t found;
@@ -246,14 +261,7 @@ static void open_mapping(struct rc_sideband *sb, struct note *n, const char *pat
 		return;
 	}
 	n->mp.has_st = true;
-	memset(&id, 0, sizeof(id));
-	id.dev = n->mp.st.st_dev;
-	id.ino = n->mp.st.st_ino;
-	id.size = n->mp.st.st_size;
-	id.mtime = n->mp.st.st_mtim.tv_sec;
-	id.mtime_ns = n->mp.st.st_mtim.tv_nsec;
-	id.ctime = n->mp.st.st_ctim.tv_sec;
-	id.ctime_ns = n->mp.st.st_ctim.tv_nsec;
+	file_id_of(&n->mp.st, &id);
 	if (rc_keymap__intern(&sb->files, &id, sizeof(id), sb->nfiles, &found) == 1) {
 		sb->nfiles++;
 		n->mp.fd = fd;
@@ -446,6 +454,38 @@ static int note_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/*
+ * The thread hands a file's descriptor with the first mapping of it that
+ * it reads, CPU after CPU: in time order, a mapping of the same file on
+ * a ring read later may come first, and the symbolizer, finding no file
+ * of that identity yet and no descriptor, would leave it unnamed. The
+ * descriptor goes to the first in time. What was applied before holds it
+ * already: the descriptor was with a record read earlier, so applied at
+ * the latest with this one.
+ */
+static void fds_to_first(struct note *q, size_t nq)
+{
+	struct rc_keymap first = {};
+	struct file_id id;
+	uint32_t at;
+	size_t i;
+
+	for (i = 0; i < nq; i++) {
+		struct note *n = &q[i];
+
+		if (n->kind != NOTE_MAP || !n->mp.has_st)
+			continue;
+		file_id_of(&n->mp.st, &id);
+		if (rc_keymap__intern(&first, &id, sizeof(id), i, &at) != 0)
+			continue; /* the first (or no memory: left as it is) */
+		if (n->mp.fd >= 0 && q[at].mp.fd < 0) {
+			q[at].mp.fd = n->mp.fd;
+			n->mp.fd = -1;
+		}
+	}
+	rc_keymap__free(&first);
+}
+
 int rc_sideband__apply(struct rc_sideband *sb, struct rc_usym *u)
 {
 	struct note *q;
@@ -464,6 +504,7 @@ int rc_sideband__apply(struct rc_sideband *sb, struct rc_usym *u)
 		return 0; /* q is NULL: qsort() must not see it */
 	/* in time order: each CPU's ring is, the rings together are not */
 	qsort(q, nq, sizeof(*q), note_cmp);
+	fds_to_first(q, nq);
 	for (i = 0; i < nq; i++) {
 		struct note *n = &q[i];
 
