@@ -37,6 +37,7 @@
 #define RING_BYTES   (128u << 10) /* each CPU's data ring: 2^n pages */
 #define PENDING_MAX  65536	  /* records waiting for the writer, at most */
 #define SAMPLE_ID_SZ 24		  /* sample_id_all's trailer: pid, tid, time, cpu, res */
+#define SYNC_WAIT_MS 500	  /* rc_sideband__sync(): a pass of the thread waited for, at most */
 
 enum note_kind { NOTE_EXEC, NOTE_FORK, NOTE_MAP };
 
@@ -61,6 +62,9 @@ struct rc_sideband {
 	uint32_t nfiles;
 	uint64_t seq;
 	pthread_mutex_t mu; /* guards what follows */
+	pthread_cond_t passed; /* @pass_ts moved on, or the thread is done */
+	uint64_t pass_ts;      /* the boot clock when the last whole pass over the rings began */
+	bool done;	       /* the thread returned */
 	struct note *q;
 	size_t nq, qcap;
 	struct rc_sideband_stats st;
@@ -118,11 +122,26 @@ struct rc_sideband *rc_sideband__open(int ncpus)
 		.clockid = CLOCK_BOOTTIME, /* bpf_ktime_get_boot_ns(): the records' time */
 	};
 	struct rc_sideband *sb = calloc(1, sizeof(*sb));
+	pthread_condattr_t ca;
 	int cpu, err, opened = 0;
 
 	if (!sb)
 		return NULL;
 	pthread_mutex_init(&sb->mu, NULL);
+	if (pthread_condattr_init(&ca)) {
+		free(sb);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	err = pthread_cond_init(&sb->passed, &ca);
+	pthread_condattr_destroy(&ca);
+	if (err) {
+		pthread_mutex_destroy(&sb->mu);
+		free(sb);
+		errno = err;
+		return NULL;
+	}
 	sb->ncpus = ncpus;
 	sb->stop_fd = -1;
 	sb->fds = malloc(ncpus * sizeof(*sb->fds));
@@ -372,7 +391,8 @@ static void on_record(struct rc_sideband *sb, const struct rc_perf_rec *rec)
 
 static void read_rings(struct rc_sideband *sb)
 {
-	uint64_t n = 0;
+	/* what the kernel published before now is read in this pass */
+	uint64_t n = 0, start = rc_now_ns(CLOCK_BOOTTIME);
 	int cpu;
 
 	for (cpu = 0; cpu < sb->ncpus; cpu++) {
@@ -392,6 +412,16 @@ static void read_rings(struct rc_sideband *sb)
 	}
 	pthread_mutex_lock(&sb->mu);
 	sb->st.records += n;
+	sb->pass_ts = start;
+	pthread_cond_broadcast(&sb->passed);
+	pthread_mutex_unlock(&sb->mu);
+}
+
+static void reader_done(struct rc_sideband *sb)
+{
+	pthread_mutex_lock(&sb->mu);
+	sb->done = true;
+	pthread_cond_broadcast(&sb->passed);
 	pthread_mutex_unlock(&sb->mu);
 }
 
@@ -399,10 +429,13 @@ static void *reader_main(void *arg)
 {
 	struct rc_sideband *sb = arg;
 	struct pollfd *pfd = calloc(sb->ncpus + 1, sizeof(*pfd));
-	int cpu, n = 0;
+	const char *lag = getenv("RINGCAP_SIDEBAND_LAG_MS");
+	int cpu, n = 0, nwait, timeout = 50;
+	uint64_t kicks;
 
 	if (!pfd) {
 		pr_warn("side-band: out of memory: mappings are read from /proc alone\n");
+		reader_done(sb);
 		return NULL;
 	}
 	pfd[n].fd = sb->stop_fd;
@@ -413,19 +446,30 @@ static void *reader_main(void *arg)
 		pfd[n].fd = sb->fds[cpu];
 		pfd[n++].events = POLLIN;
 	}
+	/* a thread that lags (tests): the rings read every LAG ms, or when asked */
+	nwait = n;
+	if (lag && atoi(lag) > 0) {
+		timeout = atoi(lag);
+		nwait = 1;
+	}
 	for (;;) {
 		/* a timeout too: a wakeup the kernel folded into another is not waited for long */
-		int k = poll(pfd, n, 50);
+		int k = poll(pfd, nwait, timeout);
 
 		if (k < 0 && errno != EINTR) {
 			pr_warn("side-band: poll: %s\n", strerror(errno));
 			break;
 		}
+		/* woken by rc_sideband__sync() or __free(): clear it (@stop says which) */
+		if (k > 0 && (pfd[0].revents & POLLIN) &&
+		    read(sb->stop_fd, &kicks, sizeof(kicks)) < 0 && errno != EAGAIN)
+			pr_debug("side-band: eventfd: %s\n", strerror(errno));
 		read_rings(sb);
 		if (__atomic_load_n(&sb->stop, __ATOMIC_ACQUIRE))
 			break;
 	}
 	free(pfd);
+	reader_done(sb);
 	return NULL;
 }
 
@@ -528,6 +572,26 @@ int rc_sideband__apply(struct rc_sideband *sb, struct rc_usym *u)
 	return err;
 }
 
+void rc_sideband__sync(struct rc_sideband *sb, uint64_t ts)
+{
+	uint64_t one = 1, until;
+	struct timespec abs;
+
+	if (!sb || !sb->running)
+		return;
+	until = rc_now_ns(CLOCK_MONOTONIC) + SYNC_WAIT_MS * 1000000ull;
+	abs.tv_sec = until / 1000000000ull;
+	abs.tv_nsec = until % 1000000000ull;
+	pthread_mutex_lock(&sb->mu);
+	if (sb->pass_ts <= ts && !sb->done &&
+	    write(sb->stop_fd, &one, sizeof(one)) != sizeof(one))
+		pr_debug("side-band: cannot wake its thread: %s\n", strerror(errno));
+	while (sb->pass_ts <= ts && !sb->done)
+		if (pthread_cond_timedwait(&sb->passed, &sb->mu, &abs) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&sb->mu);
+}
+
 struct rc_sideband_stats rc_sideband__stats(struct rc_sideband *sb)
 {
 	struct rc_sideband_stats st;
@@ -566,6 +630,7 @@ void rc_sideband__free(struct rc_sideband *sb)
 	free(sb->q);
 	free(sb->rings);
 	free(sb->fds);
+	pthread_cond_destroy(&sb->passed);
 	pthread_mutex_destroy(&sb->mu);
 	free(sb);
 }
