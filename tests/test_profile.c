@@ -384,16 +384,21 @@ static void profile_short_dlopen(const char *lag_ms)
 	unsigned long hz = strtoul(rate(), NULL, 10);
 	struct prof_facts f = {};
 	struct run r = {};
-	char what[128];
+	char what[128], ms[16];
 	bool nodl;
 	FILE *fp;
 	int k;
 
+	/*
+	 * 15 ms in each function, more where the kernel lowered the rate (a
+	 * slow guest): 90 samples due of each, at least.
+	 */
+	snprintf(ms, sizeof(ms), "%lu", hz && 4500 / hz > 15 ? 4500 / hz + 1 : 15);
 	if (lag_ms)
 		setenv("RINGCAP_SIDEBAND_LAG_MS", lag_ms, 1);
 	k = run_sync(&r,
 		     (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g", "-o",
-				 (char *)out, "--", (char *)bin("rc_prof"), "dlshort", "20", "15",
+				 (char *)out, "--", (char *)bin("rc_prof"), "dlshort", "20", ms,
 				 (char *)bin("librc_prof_dl.so"), (char *)truth, NULL },
 		     120000);
 	unsetenv("RINGCAP_SIDEBAND_LAG_MS");
