@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "internal.h"
 #include "symbol/perfmap.h"
 #include "symbol/symtab.h"
 #include "symbol/srcline.h"
@@ -1441,5 +1442,42 @@ void test_symbol_sideband(void)
 	if (ASSERT_EQ(rc_usym__resolve_at(u, S, 20, a, &hit), 0, "by identity"))
 		ASSERT_STREQ(hit.sym, "usym_target_a", "named by identity");
 	ASSERT_EQ(rc_usym__note_image(u, -1, 1, 0), -EINVAL, "negative");
+	rc_usym__free(u);
+}
+
+/*
+ * A snapshot from /proc is of the image the process had when it was read:
+ * a sample of a later image (an exec, or a fork of a new process under the
+ * pid) is not named through it, whatever the address.
+ */
+void test_symbol_sideband_snapshot(void)
+{
+	uint64_t a = (uintptr_t)usym_target_a, t0, t1;
+	struct rc_usym_hit hit;
+	struct rc_usym *u;
+	int me = getpid();
+
+	unsetenv("RINGCAP_DEBUG_DIR");
+	u = rc_usym__new();
+	if (!ASSERT_OK_PTR(u, "new"))
+		return;
+	t0 = rc_now_ns(CLOCK_BOOTTIME);
+	if (!ASSERT_OK(rc_usym__add_process(u, me), "snapshot"))
+		goto out;
+	t1 = rc_now_ns(CLOCK_BOOTTIME);
+	/* the side-band knows the process, from before the snapshot: a mapping elsewhere */
+	ASSERT_OK(rc_usym__note_image(u, me, t0 - 1000, 0), "exec before");
+	if (ASSERT_EQ(rc_usym__resolve_at(u, me, t1 + 10, a, &hit), 0, "the snapshot's image"))
+		ASSERT_STREQ(hit.sym, "usym_target_a", "named through the snapshot");
+	/* an exec after the snapshot, its mappings not seen yet */
+	ASSERT_OK(rc_usym__note_image(u, me, t1 + 1000, 0), "exec after");
+	ASSERT_EQ(rc_usym__resolve_at(u, me, t1 + 2000, a, &hit), -ENOENT,
+		  "the new image: not through the old image's snapshot");
+	ASSERT_EQ(rc_usym__resolve_at(u, me, t1 + 10, a, &hit), 0, "the old image's sample");
+	/* the pid reused: a process forked from one without that mapping */
+	ASSERT_OK(rc_usym__note_image(u, me, t1 + 3000, 1 << 29), "fork");
+	ASSERT_EQ(rc_usym__resolve_at(u, me, t1 + 4000, a, &hit), -ENOENT,
+		  "the new process: not through the old one's snapshot");
+out:
 	rc_usym__free(u);
 }

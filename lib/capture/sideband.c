@@ -37,6 +37,7 @@
 #define RING_BYTES   (128u << 10) /* each CPU's data ring: 2^n pages */
 #define PENDING_MAX  65536	  /* records waiting for the writer, at most */
 #define SAMPLE_ID_SZ 24		  /* sample_id_all's trailer: pid, tid, time, cpu, res */
+#define SYNC_WAIT_MS 500	  /* rc_sideband__sync(): a pass of the thread waited for, at most */
 
 enum note_kind { NOTE_EXEC, NOTE_FORK, NOTE_MAP };
 
@@ -61,6 +62,9 @@ struct rc_sideband {
 	uint32_t nfiles;
 	uint64_t seq;
 	pthread_mutex_t mu; /* guards what follows */
+	pthread_cond_t passed; /* @pass_ts moved on, or the thread is done */
+	uint64_t pass_ts;      /* the boot clock when the last whole pass over the rings began */
+	bool done;	       /* the thread returned */
 	struct note *q;
 	size_t nq, qcap;
 	struct rc_sideband_stats st;
@@ -118,11 +122,26 @@ struct rc_sideband *rc_sideband__open(int ncpus)
 		.clockid = CLOCK_BOOTTIME, /* bpf_ktime_get_boot_ns(): the records' time */
 	};
 	struct rc_sideband *sb = calloc(1, sizeof(*sb));
+	pthread_condattr_t ca;
 	int cpu, err, opened = 0;
 
 	if (!sb)
 		return NULL;
 	pthread_mutex_init(&sb->mu, NULL);
+	if (pthread_condattr_init(&ca)) {
+		free(sb);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	err = pthread_cond_init(&sb->passed, &ca);
+	pthread_condattr_destroy(&ca);
+	if (err) {
+		pthread_mutex_destroy(&sb->mu);
+		free(sb);
+		errno = err;
+		return NULL;
+	}
 	sb->ncpus = ncpus;
 	sb->stop_fd = -1;
 	sb->fds = malloc(ncpus * sizeof(*sb->fds));
@@ -204,6 +223,53 @@ static void queue(struct rc_sideband *sb, struct note *n)
 		note_drop(n);
 }
 
+/* A file's identity, as the symbolizer's dsos are found by (symbol/usym.h). */
+struct file_id {
+	uint64_t dev, ino, size, mtime, mtime_ns, ctime, ctime_ns;
+};
+
+static void file_id_of(const struct stat *st, struct file_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->size = st->st_size;
+	id->mtime = st->st_mtim.tv_sec;
+	id->mtime_ns = st->st_mtim.tv_nsec;
+	id->ctime = st->st_ctim.tv_sec;
+	id->ctime_ns = st->st_ctim.tv_nsec;
+}
+
+/*
+ * @path opened for reading if it is a regular file; -1 with errno set
+ * else. A path a record names is the process's to choose, and a device's
+ * open() is its driver's to act on (a watchdog's arms it): the path is
+ * opened with O_PATH first, which calls no driver, and reopened through
+ * /proc/self/fd once it is known to be a regular file.
+ */
+static int open_regular(const char *path)
+{
+	char self[64];
+	struct stat st;
+	int fd, rd, err;
+
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	err = fstat(fd, &st) ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
+	if (err) {
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	rd = open(self, O_RDONLY | O_CLOEXEC);
+	err = errno;
+	close(fd);
+	errno = err;
+	return rd;
+}
+
 /*
  * The file of code mapping @n, opened now: through map_files, which gives
  * the very file mapped (deleted, or in another mount namespace), else by
@@ -213,9 +279,7 @@ static void queue(struct rc_sideband *sb, struct note *n)
  */
 static void open_mapping(struct rc_sideband *sb, struct note *n, const char *path)
 {
-	struct {
-		uint64_t dev, ino, size, mtime, mtime_ns, ctime, ctime_ns;
-	} id;
+	struct file_id id;
 	char buf[PATH_MAX + 64];
 	size_t len = strlen(path);
 	uint32_t found;
@@ -226,18 +290,19 @@ static void open_mapping(struct rc_sideband *sb, struct note *n, const char *pat
 		return;
 	k = snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, n->pid,
 		     n->mp.start, n->mp.end);
-	fd = k > 0 && (size_t)k < sizeof(buf) ? open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	fd = k > 0 && (size_t)k < sizeof(buf) ? open_regular(buf) : -1;
 	if (fd < 0 && (len < 10 || strcmp(path + len - 10, " (deleted)"))) {
 		k = snprintf(buf, sizeof(buf), "/proc/%d/root%s", n->pid, path);
+		errno = ENAMETOOLONG;
 		if (k > 0 && (size_t)k < sizeof(buf))
-			fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			fd = open_regular(buf);
 		/*
 		 * Gone already (a loaded machine kept us from it): the path as
 		 * we see it, as the /proc snapshot does; a build-id from the
 		 * kernel that this file does not have rules it out later.
 		 */
 		if (fd < 0 && (errno == ENOENT || errno == ESRCH))
-			fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			fd = open_regular(path);
 	}
 	if (fd < 0)
 		return;
@@ -246,14 +311,7 @@ static void open_mapping(struct rc_sideband *sb, struct note *n, const char *pat
 		return;
 	}
 	n->mp.has_st = true;
-	memset(&id, 0, sizeof(id));
-	id.dev = n->mp.st.st_dev;
-	id.ino = n->mp.st.st_ino;
-	id.size = n->mp.st.st_size;
-	id.mtime = n->mp.st.st_mtim.tv_sec;
-	id.mtime_ns = n->mp.st.st_mtim.tv_nsec;
-	id.ctime = n->mp.st.st_ctim.tv_sec;
-	id.ctime_ns = n->mp.st.st_ctim.tv_nsec;
+	file_id_of(&n->mp.st, &id);
 	if (rc_keymap__intern(&sb->files, &id, sizeof(id), sb->nfiles, &found) == 1) {
 		sb->nfiles++;
 		n->mp.fd = fd;
@@ -364,7 +422,8 @@ static void on_record(struct rc_sideband *sb, const struct rc_perf_rec *rec)
 
 static void read_rings(struct rc_sideband *sb)
 {
-	uint64_t n = 0;
+	/* what the kernel published before now is read in this pass */
+	uint64_t n = 0, start = rc_now_ns(CLOCK_BOOTTIME);
 	int cpu;
 
 	for (cpu = 0; cpu < sb->ncpus; cpu++) {
@@ -384,6 +443,16 @@ static void read_rings(struct rc_sideband *sb)
 	}
 	pthread_mutex_lock(&sb->mu);
 	sb->st.records += n;
+	sb->pass_ts = start;
+	pthread_cond_broadcast(&sb->passed);
+	pthread_mutex_unlock(&sb->mu);
+}
+
+static void reader_done(struct rc_sideband *sb)
+{
+	pthread_mutex_lock(&sb->mu);
+	sb->done = true;
+	pthread_cond_broadcast(&sb->passed);
 	pthread_mutex_unlock(&sb->mu);
 }
 
@@ -391,10 +460,13 @@ static void *reader_main(void *arg)
 {
 	struct rc_sideband *sb = arg;
 	struct pollfd *pfd = calloc(sb->ncpus + 1, sizeof(*pfd));
-	int cpu, n = 0;
+	const char *lag = getenv("RINGCAP_SIDEBAND_LAG_MS");
+	int cpu, n = 0, nwait, timeout = 50;
+	uint64_t kicks;
 
 	if (!pfd) {
 		pr_warn("side-band: out of memory: mappings are read from /proc alone\n");
+		reader_done(sb);
 		return NULL;
 	}
 	pfd[n].fd = sb->stop_fd;
@@ -405,19 +477,30 @@ static void *reader_main(void *arg)
 		pfd[n].fd = sb->fds[cpu];
 		pfd[n++].events = POLLIN;
 	}
+	/* a thread that lags (tests): the rings read every LAG ms, or when asked */
+	nwait = n;
+	if (lag && atoi(lag) > 0) {
+		timeout = atoi(lag);
+		nwait = 1;
+	}
 	for (;;) {
 		/* a timeout too: a wakeup the kernel folded into another is not waited for long */
-		int k = poll(pfd, n, 50);
+		int k = poll(pfd, nwait, timeout);
 
 		if (k < 0 && errno != EINTR) {
 			pr_warn("side-band: poll: %s\n", strerror(errno));
 			break;
 		}
+		/* woken by rc_sideband__sync() or __free(): clear it (@stop says which) */
+		if (k > 0 && (pfd[0].revents & POLLIN) &&
+		    read(sb->stop_fd, &kicks, sizeof(kicks)) < 0 && errno != EAGAIN)
+			pr_debug("side-band: eventfd: %s\n", strerror(errno));
 		read_rings(sb);
 		if (__atomic_load_n(&sb->stop, __ATOMIC_ACQUIRE))
 			break;
 	}
 	free(pfd);
+	reader_done(sb);
 	return NULL;
 }
 
@@ -446,6 +529,38 @@ static int note_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/*
+ * The thread hands a file's descriptor with the first mapping of it that
+ * it reads, CPU after CPU: in time order, a mapping of the same file on
+ * a ring read later may come first, and the symbolizer, finding no file
+ * of that identity yet and no descriptor, would leave it unnamed. The
+ * descriptor goes to the first in time. What was applied before holds it
+ * already: the descriptor was with a record read earlier, so applied at
+ * the latest with this one.
+ */
+static void fds_to_first(struct note *q, size_t nq)
+{
+	struct rc_keymap first = {};
+	struct file_id id;
+	uint32_t at;
+	size_t i;
+
+	for (i = 0; i < nq; i++) {
+		struct note *n = &q[i];
+
+		if (n->kind != NOTE_MAP || !n->mp.has_st)
+			continue;
+		file_id_of(&n->mp.st, &id);
+		if (rc_keymap__intern(&first, &id, sizeof(id), i, &at) != 0)
+			continue; /* the first (or no memory: left as it is) */
+		if (n->mp.fd >= 0 && q[at].mp.fd < 0) {
+			q[at].mp.fd = n->mp.fd;
+			n->mp.fd = -1;
+		}
+	}
+	rc_keymap__free(&first);
+}
+
 int rc_sideband__apply(struct rc_sideband *sb, struct rc_usym *u)
 {
 	struct note *q;
@@ -464,6 +579,7 @@ int rc_sideband__apply(struct rc_sideband *sb, struct rc_usym *u)
 		return 0; /* q is NULL: qsort() must not see it */
 	/* in time order: each CPU's ring is, the rings together are not */
 	qsort(q, nq, sizeof(*q), note_cmp);
+	fds_to_first(q, nq);
 	for (i = 0; i < nq; i++) {
 		struct note *n = &q[i];
 
@@ -485,6 +601,26 @@ int rc_sideband__apply(struct rc_sideband *sb, struct rc_usym *u)
 	}
 	free(q);
 	return err;
+}
+
+void rc_sideband__sync(struct rc_sideband *sb, uint64_t ts)
+{
+	uint64_t one = 1, until;
+	struct timespec abs;
+
+	if (!sb || !sb->running)
+		return;
+	until = rc_now_ns(CLOCK_MONOTONIC) + SYNC_WAIT_MS * 1000000ull;
+	abs.tv_sec = until / 1000000000ull;
+	abs.tv_nsec = until % 1000000000ull;
+	pthread_mutex_lock(&sb->mu);
+	if (sb->pass_ts <= ts && !sb->done &&
+	    write(sb->stop_fd, &one, sizeof(one)) != sizeof(one))
+		pr_debug("side-band: cannot wake its thread: %s\n", strerror(errno));
+	while (sb->pass_ts <= ts && !sb->done)
+		if (pthread_cond_timedwait(&sb->passed, &sb->mu, &abs) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&sb->mu);
 }
 
 struct rc_sideband_stats rc_sideband__stats(struct rc_sideband *sb)
@@ -525,6 +661,7 @@ void rc_sideband__free(struct rc_sideband *sb)
 	free(sb->q);
 	free(sb->rings);
 	free(sb->fds);
+	pthread_cond_destroy(&sb->passed);
 	pthread_mutex_destroy(&sb->mu);
 	free(sb);
 }

@@ -15,6 +15,10 @@
  * thread-safe), at its next batch: rc_sideband__apply(). Processes that
  * live less than a batch, and code a process dlopen()s, are so named.
  *
+ * For tests, $RINGCAP_SIDEBAND_LAG_MS makes the thread lag as on a loaded
+ * machine: it reads the rings that often only, or when asked to
+ * (rc_sideband__sync()).
+ *
  * The processes running at start are read from /proc when their first
  * stack comes, as before (stacks.h): the side-band adds what they map and
  * exec later.
@@ -73,6 +77,19 @@ int rc_sideband__start(struct rc_sideband *sb);
  * Return: 0, or -ENOMEM (what could not be noted is dropped).
  */
 int rc_sideband__apply(struct rc_sideband *sb, struct rc_usym *u);
+
+/**
+ * rc_sideband__sync() - wait until the records the kernel had before @ts are read
+ * @sb: the side-band, or NULL
+ * @ts: a sample's time (CLOCK_BOOTTIME)
+ *
+ * The kernel writes a mapping's PERF_RECORD_MMAP2 before the mmap() that
+ * made it returns, so before any sample in it: once a pass over the rings
+ * begun after @ts is done, every mapping such a sample can be in is
+ * waiting for rc_sideband__apply(). The thread is woken for one if need
+ * be (it lags on a loaded machine), waited for 500 ms at most.
+ */
+void rc_sideband__sync(struct rc_sideband *sb, uint64_t ts);
 
 /**
  * rc_sideband__stats() - the counts so far

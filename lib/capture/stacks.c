@@ -252,7 +252,8 @@ static struct proc_seen *proc_of(struct rc_stacks *t, uint32_t pid, uint64_t ima
 /*
  * A user address at the time of the sample being named: what the
  * side-band saw mapped then first (capture/sideband.h), then the mappings
- * read from /proc. On a miss, what the side-band saw since the batch began.
+ * read from /proc. On a miss, what the side-band saw since the batch began,
+ * the records of before the sample read first (rc_sideband__sync()).
  */
 static int resolve_user(struct rc_stacks *t, uint32_t pid, uint64_t addr, struct rc_usym_hit *hit)
 {
@@ -260,6 +261,7 @@ static int resolve_user(struct rc_stacks *t, uint32_t pid, uint64_t addr, struct
 
 	if (found != -ENOENT || !t->sb)
 		return found;
+	rc_sideband__sync(t->sb, t->ts);
 	if (rc_sideband__apply(t->sb, t->usym))
 		pr_debug("stacks: out of memory noting the side-band's mappings\n");
 	return rc_usym__resolve_at(t->usym, pid, t->ts, addr, hit);

@@ -39,6 +39,7 @@ struct usym_snap {
 	size_t nr_maps, maps_cap;
 	struct rc_symtab perfmap;
 	char *perfmap_name;	/* "[perf-PID.map]"; NULL when none was read */
+	uint64_t taken[2];	/* CLOCK_BOOTTIME before and after /proc/PID/maps was read */
 	struct usym_snap *next; /* in the list of those replaced */
 };
 
@@ -586,6 +587,7 @@ int rc_usym__add_process(struct rc_usym *u, int tgid)
 		fclose(f);
 		return -ENOMEM;
 	}
+	s->taken[0] = rc_now_ns(CLOCK_BOOTTIME);
 	dir = getenv("RINGCAP_DEBUG_DIR");
 	where.debug_dir = dir && *dir ? dir : "/usr/lib/debug";
 	where.lines = u->lines;
@@ -606,6 +608,7 @@ int rc_usym__add_process(struct rc_usym *u, int tgid)
 	}
 	free(line);
 	fclose(f);
+	s->taken[1] = rc_now_ns(CLOCK_BOOTTIME);
 	/* a zombie's maps are empty */
 	if (!err && !lines && proc_gone(tgid))
 		err = -ESRCH;
@@ -1032,21 +1035,34 @@ static int resolve_at(struct rc_usym *u, int tgid, uint64_t ts, uint64_t addr,
 {
 	const struct usym_sbimg *img = NULL;
 	const struct usym_sbproc *p;
+	const struct usym_proc *sp;
 	const struct usym_map *m;
+	bool snap_other = false;
+	size_t at;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	p = sbproc_find(u, tgid);
 	if (p) {
-		img = &p->imgs[sbimg_at(p, ts)];
+		at = sbimg_at(p, ts);
+		img = &p->imgs[at];
 		m = sbimg_find(img, ts, addr);
 		if (m)
 			return map_hit(u, m, addr, out);
 		/* an exec the side-band saw the mappings of: a snapshot may be another image's */
 		if (img->exec && img->nr_maps)
 			return -ENOENT;
+		/*
+		 * The snapshot is of the image the process had while /proc was
+		 * read: another than @ts's (an exec or a fork of a reused pid
+		 * between them), its addresses mean other things.
+		 */
+		sp = proc_find(u, tgid);
+		if (sp && (sbimg_at(p, sp->snap->taken[0]) != at ||
+			   sbimg_at(p, sp->snap->taken[1]) != at))
+			snap_other = true;
 	}
-	ret = rc_usym__resolve(u, tgid, addr, out);
+	ret = snap_other ? -ENOENT : rc_usym__resolve(u, tgid, addr, out);
 	if (ret != -ENOENT || !img || !img->parent || depth >= 8)
 		return ret;
 	return resolve_at(u, img->parent, img->since, addr, out, depth + 1);

@@ -201,8 +201,10 @@ int rc_usym__note_map(struct rc_usym *u, int tgid, uint64_t ts, struct rc_usym_m
  *
  * The mapping of @addr made last before @ts in @tgid's side-band image at
  * @ts; else the snapshot's (rc_usym__resolve()), unless that image began
- * with an exec the side-band saw the mappings of; else, for an image
- * begun by a fork, the parent's at the fork.
+ * with an exec the side-band saw the mappings of, or the snapshot was
+ * taken in another of its images (rc_usym__add_process() notes when, on
+ * CLOCK_BOOTTIME, the capture's clock); else, for an image begun by a
+ * fork, the parent's at the fork.
  *
  * Return: as rc_usym__resolve().
  */
