@@ -31,6 +31,7 @@
 #include "capture/sideband.h"
 #include "capture/perf/ring.h"
 #include "symbol/usym.h"
+#include "util/file.h"
 #include "util/keymap.h"
 #include "util/mem.h"
 
@@ -241,36 +242,6 @@ static void file_id_of(const struct stat *st, struct file_id *id)
 }
 
 /*
- * @path opened for reading if it is a regular file; -1 with errno set
- * else. A path a record names is the process's to choose, and a device's
- * open() is its driver's to act on (a watchdog's arms it): the path is
- * opened with O_PATH first, which calls no driver, and reopened through
- * /proc/self/fd once it is known to be a regular file.
- */
-static int open_regular(const char *path)
-{
-	char self[64];
-	struct stat st;
-	int fd, rd, err;
-
-	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	err = fstat(fd, &st) ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
-	if (err) {
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	rd = open(self, O_RDONLY | O_CLOEXEC);
-	err = errno;
-	close(fd);
-	errno = err;
-	return rd;
-}
-
-/*
  * The file of code mapping @n, opened now: through map_files, which gives
  * the very file mapped (deleted, or in another mount namespace), else by
  * its path under the process's root, else, the process gone, by its path
@@ -290,19 +261,19 @@ static void open_mapping(struct rc_sideband *sb, struct note *n, const char *pat
 		return;
 	k = snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, n->pid,
 		     n->mp.start, n->mp.end);
-	fd = k > 0 && (size_t)k < sizeof(buf) ? open_regular(buf) : -1;
+	fd = k > 0 && (size_t)k < sizeof(buf) ? rc_open_regular(buf) : -1;
 	if (fd < 0 && (len < 10 || strcmp(path + len - 10, " (deleted)"))) {
 		k = snprintf(buf, sizeof(buf), "/proc/%d/root%s", n->pid, path);
 		errno = ENAMETOOLONG;
 		if (k > 0 && (size_t)k < sizeof(buf))
-			fd = open_regular(buf);
+			fd = rc_open_regular(buf);
 		/*
 		 * Gone already (a loaded machine kept us from it): the path as
 		 * we see it, as the /proc snapshot does; a build-id from the
 		 * kernel that this file does not have rules it out later.
 		 */
 		if (fd < 0 && (errno == ENOENT || errno == ESRCH))
-			fd = open_regular(path);
+			fd = rc_open_regular(path);
 	}
 	if (fd < 0)
 		return;

@@ -18,6 +18,7 @@
 #include "symbol/dso.h"
 #include "symbol/perfmap.h"
 #include "symbol/usym.h"
+#include "util/file.h"
 #include "util/mem.h"
 
 #define FD_BUDGET_MAX 256	/* files held open for later, at most */
@@ -335,14 +336,14 @@ static int snap_add_file(struct rc_usym *u, int tgid, struct usym_map *m, char *
 	n = snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, tgid, m->start,
 		     m->end);
 	if (n > 0 && (size_t)n < sizeof(buf))
-		fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		fd = rc_open_regular(buf);
 	if (fd < 0 && w->root) {
 		n = snprintf(buf, sizeof(buf), "%s%s", w->root, path);
 		if (n > 0 && (size_t)n < sizeof(buf))
-			fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			fd = rc_open_regular(buf);
 	}
 	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		fd = rc_open_regular(path);
 	if (fd < 0)
 		pr_debug("usym: %d: cannot open '%s': %s\n", tgid, path, strerror(errno));
 	else if ((err = file_dso(u, fd, path, w, &m->dso)))
