@@ -51,6 +51,7 @@ static struct env {
 	size_t nsets;
 	uint64_t freq, period;
 	enum rc_call_graph call_graph;
+	uint32_t ustack_size; /* --call-graph=dwarf,SIZE */
 	bool off_cpu;
 } env;
 
@@ -85,8 +86,9 @@ static const struct argp_option opts[] = {
 	  "besides any -e events; like perf record -F" },
 	{ "count", 'c', "PERIOD", 0,
 	  "Sample every PERIOD events instead (cycles; ns of cpu-clock)" },
-	{ "call-graph", OPT_CALL_GRAPH, "fp", 0,
-	  "Take each sample's kernel and user stack: fp, by frame pointers" },
+	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0,
+	  "Take each sample's kernel and user stack: fp, by frame pointers; dwarf, the user "
+	  "stack unwound by its CFI from SIZE bytes copied (default 8192)" },
 	{ NULL, 'g', NULL, 0, "The same as --call-graph=fp" },
 	{ "off-cpu", OPT_OFF_CPU, NULL, 0,
 	  "Time tasks spend blocked, with the stacks they blocked in (as offcputime)" },
@@ -166,12 +168,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.off_cpu = true;
 		break;
 	case OPT_CALL_GRAPH:
-		if (strcmp(arg, "fp"))
+		if (!strcmp(arg, "fp")) {
+			env.call_graph = RC_CALL_GRAPH_FP;
+			break;
+		}
+		if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
 			argp_error(state,
-				   "invalid --call-graph '%s': fp (frame pointers) is what this "
-				   "version takes",
+				   "invalid --call-graph '%s': fp (frame pointers) or dwarf[,SIZE]",
 				   arg);
-		env.call_graph = RC_CALL_GRAPH_FP;
+		env.call_graph = RC_CALL_GRAPH_DWARF;
+		env.ustack_size = RC_DWARF_STACK_DEFAULT;
+		if (arg[5] && (!parse_long(arg + 6, 8, RC_DWARF_STACK_MAX, &v) || v % 8))
+			argp_error(state,
+				   "invalid --call-graph '%s': SIZE is the bytes of user stack "
+				   "each sample copies, a multiple of 8 from 8 to %d",
+				   arg, RC_DWARF_STACK_MAX);
+		if (arg[5])
+			env.ustack_size = v;
 		break;
 	case OPT_BPF:
 		env.bpf = arg;
@@ -499,6 +512,7 @@ int cmd_record(int argc, char **argv)
 		ro.sample_period = env.period;
 	}
 	ro.call_graph = env.call_graph; /* samples', off-CPU records', and every event's stacks */
+	ro.ustack_size = env.ustack_size;
 	if (env.off_cpu)
 		ro.events |= RC_EVENT_BIT(RC_OFFCPU_ID);
 	if (env.bpf) {

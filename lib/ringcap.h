@@ -1478,10 +1478,16 @@ int rc_features__probe(struct rc_features *f);
  */
 const char *rc_features__missing(const struct rc_features *f, enum rc_feature_need need);
 
+/* --call-graph=dwarf,SIZE: the bytes of user stack a sample copies, by default and at most */
+#define RC_DWARF_STACK_DEFAULT 8192
+#define RC_DWARF_STACK_MAX     64000
+
 /* The stacks a sample takes (record -g, --call-graph). */
 enum rc_call_graph {
 	RC_CALL_GRAPH_NONE = 0,
 	RC_CALL_GRAPH_FP, /* kernel and user stacks, walked by frame pointers in the kernel */
+	/* samples: the kernel's stack, and user stacks unwound from a copy by their CFI */
+	RC_CALL_GRAPH_DWARF,
 };
 
 struct rc_record_opts {
@@ -1530,6 +1536,8 @@ struct rc_record_opts {
 	uint64_t sample_freq;
 	uint64_t sample_period;
 	enum rc_call_graph call_graph;
+	/* RC_CALL_GRAPH_DWARF: bytes of user stack a sample copies (0: RC_DWARF_STACK_DEFAULT) */
+	uint32_t ustack_size;
 };
 
 /**

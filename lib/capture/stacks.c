@@ -11,6 +11,7 @@
 #include "format/format.h"
 #include "format/writer.h"
 #include "symbol/ksym.h"
+#include "symbol/unwind.h"
 #include "symbol/usym.h"
 #include "util/keymap.h"
 #include "util/mem.h"
@@ -56,6 +57,7 @@ struct rc_stacks {
 	struct rc_ksyms *ksyms;
 	bool ksyms_tried;
 	struct rc_usym *usym;
+	struct rc_unwind *unwind; /* --call-graph=dwarf: made at the first such sample */
 	struct rc_strbuf psyms, pstacks; /* the definitions not yet written */
 	uint32_t npsyms, npstacks;
 	struct rc_strbuf key;
@@ -136,6 +138,9 @@ static struct frame_name name_kernel(struct rc_stacks *t, uint64_t addr, bool ca
 static int read_maps(struct rc_stacks *t, uint32_t pid, struct proc_seen *p)
 {
 	int err = rc_usym__add_process(t->usym, pid);
+
+	if (t->unwind && !err)
+		rc_unwind__forget(t->unwind, pid); /* its files, reported anew */
 
 	p->when = now_ns();
 	if (err)
@@ -357,6 +362,90 @@ static int stack_of(struct rc_stacks *t, const struct rc_ev_sample *e, const uin
 		      e->hdr.type != RC_EV_SAMPLE);
 }
 
+/*
+ * --call-graph=dwarf: sample @e's user stack, unwound from the registers
+ * and stack bytes @u it carries, into @frames after its kernel frames;
+ * sets its nuser and flags. Return: 0, or -ENOMEM.
+ */
+static int unwind_user(struct rc_stacks *t, struct rc_ev_sample *e, const struct rc_ustack *u,
+		       const void *bytes, uint64_t *frames)
+{
+	struct rc_unwind_regs in = { .regs = (const uint64_t *)u->regs, .stack = bytes, .len = u->copied };
+	uint64_t t0;
+	size_t n;
+	int end;
+
+	if (u->flags & RC_USTACK_F_KTHREAD)
+		return 0;
+	t->st.dwarf++;
+	t->st.dwarf_short += !!(u->flags & RC_USTACK_F_SHORT);
+	if (u->flags & RC_USTACK_F_NOREGS) {
+		e->hdr.flags |= RC_SAMPLE_F_USTACK_FAIL;
+		t->st.dwarf_nocfi++;
+		return 0;
+	}
+	if (!t->unwind) {
+		t->unwind = rc_unwind__new(t->usym);
+		if (!t->unwind)
+			return -ENOMEM;
+	}
+	/* its mappings, read now if new: the files the unwinder needs */
+	if (!proc_of(t, e->hdr.pid, e->image))
+		return -ENOMEM;
+	t0 = now_ns();
+	end = rc_unwind__stack(t->unwind, e->hdr.pid, e->hdr.tid, &in, frames + e->nkernel,
+			       RC_STACK_MAX, &n);
+	t->st.unwind_ns += now_ns() - t0;
+	if (end < 0)
+		return end;
+	switch (end) {
+	case RC_UNWIND_CUT:
+		e->hdr.flags |= RC_SAMPLE_F_USTACK_CUT;
+		/* fallthrough */
+	case RC_UNWIND_FULL:
+		t->st.dwarf_full++;
+		break;
+	case RC_UNWIND_EARLY:
+		t->st.dwarf_early++;
+		break;
+	default:
+		t->st.dwarf_nocfi++;
+		break;
+	}
+	if (!n) { /* not even the sampled address: the one the registers give */
+#if defined(__x86_64__)
+		frames[e->nkernel] = u->regs[16];
+#else
+		frames[e->nkernel] = u->regs[32];
+#endif
+		n = 1;
+	}
+	e->nuser = n;
+	return 0;
+}
+
+/*
+ * A dwarf sample @rec of @size bytes (profile.bpf.c's layout, events.h
+ * struct rc_ustack) into @e and @frames, as an fp sample's: its kernel
+ * frames, then the user frames unwound. Return: 0; 1 when its sizes do not
+ * add up (left as it is); -ENOMEM.
+ */
+static int take_dwarf(struct rc_stacks *t, struct rc_ev_sample *e, const unsigned char *rec,
+		      size_t size, uint64_t *frames)
+{
+	size_t fixed = sizeof(*e) + sizeof(struct rc_ustack);
+	struct rc_ustack u;
+
+	if (size < fixed)
+		return 1;
+	memcpy(&u, rec + sizeof(*e), sizeof(u));
+	if (e->nuser || e->nkernel > RC_STACK_MAX || u.copied % 8 ||
+	    size - fixed != (size_t)e->nkernel * sizeof(uint64_t) + u.copied)
+		return 1;
+	memcpy(frames, rec + fixed, (size_t)e->nkernel * sizeof(uint64_t));
+	return unwind_user(t, e, &u, rec + fixed + (size_t)e->nkernel * sizeof(uint64_t), frames);
+}
+
 int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len)
 {
 	size_t in = 0, out = 0;
@@ -377,6 +466,19 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 			uint64_t fbuf[2 * RC_STACK_MAX];
 
 			memcpy(&e, buf + in, sizeof(e));
+			if (e.hdr.type == RC_EV_SAMPLE && (e.hdr.flags & RC_SAMPLE_F_DWARF)) {
+				err = take_dwarf(t, &e, buf + in, size, fbuf);
+				if (err < 0)
+					break;
+				e.hdr.flags &= ~RC_SAMPLE_F_DWARF;
+				if (err) {
+					err = 0;
+					t->st.bad++;
+					goto drop;
+				}
+				frames = fbuf;
+				goto take;
+			}
 			if (size - sizeof(e) != ((size_t)e.nkernel + e.nuser) * sizeof(uint64_t) ||
 			    e.nkernel > RC_STACK_MAX || e.nuser > RC_STACK_MAX) {
 				t->st.bad++;
@@ -394,6 +496,7 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 					e.nkernel = 1;
 			}
 			frames = fbuf;
+take:
 			err = stack_of(t, &e, frames, &e.stack_id);
 			if (err)
 				break;
@@ -405,6 +508,16 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 			t->st.samples++;
 			if (t->psyms.len + t->pstacks.len > PENDING_MAX)
 				err = emit(t, w);
+			continue;
+		}
+		if (0) {
+drop: /* a dwarf sample whose sizes do not add up: kept without its stack */
+			e.nkernel = e.nuser = 0;
+			e.stack_id = 0;
+			e.hdr.size = sizeof(e);
+			memcpy(buf + out, &e, sizeof(e));
+			in += size;
+			out += sizeof(e);
 			continue;
 		}
 keep:
@@ -448,6 +561,7 @@ void rc_stacks__free(struct rc_stacks *t)
 	free(t->names);
 	free(t->seen);
 	rc_ksyms__free(t->ksyms);
+	rc_unwind__free(t->unwind);
 	rc_usym__free(t->usym);
 	rc_strbuf__free(&t->psyms);
 	rc_strbuf__free(&t->pstacks);

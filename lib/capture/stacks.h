@@ -28,9 +28,16 @@ struct rc_stacks;
  * @unnamed: of them, those without a symbol (a file and offset, or nothing)
  * @bad: sample records whose frame counts did not match their size (left as they were)
  * @over: samples past the file's most stacks (RC_MAX_STACK_ID), kept without one
+ * @dwarf: samples of a user task whose stack was unwound from a copy (--call-graph=dwarf)
+ * @dwarf_full: of them, unwound to the outermost frame (or to RC_STACK_MAX frames)
+ * @dwarf_early: stopped past the first frame: the copy ended, or a frame had no CFI
+ * @dwarf_nocfi: no caller found: the sampled address had no CFI (or no registers)
+ * @dwarf_short: copies the kernel gave short (a page unreadable, or the stack's end)
+ * @unwind_ns: time spent unwinding them, in the writer's thread
  */
 struct rc_stacks_stats {
 	uint64_t stacks, samples, frames, unnamed, bad, over;
+	uint64_t dwarf, dwarf_full, dwarf_early, dwarf_nocfi, dwarf_short, unwind_ns;
 };
 
 /**

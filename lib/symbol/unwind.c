@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * User stacks unwound from a copy with libdw's dwfl_frame (unwind.h): a
+ * Dwfl a process, its files reported from the symbolizer's snapshot, the
+ * thread's state given by callbacks that read the sample's registers and
+ * stack copy, never the live process.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+#include "internal.h"
+#include "symbol/unwind.h"
+#include "symbol/usym.h"
+
+#define CACHE_MAX 16 /* processes whose files stay reported */
+
+struct uw_proc {
+	Dwfl *dwfl; /* NULL: a free slot */
+	int tgid;
+	bool attached; /* dwfl_attach_state() succeeded: it has a module to take the arch from */
+	uint64_t used; /* the unwinder's tick at its last use */
+};
+
+/* The sample being unwound, for the callbacks. */
+struct uw_sample {
+	const struct rc_unwind_regs *in;
+	uint32_t tid;
+	uint64_t *ips;
+	size_t max, n;
+	bool cut;      /* ips filled */
+	bool mem_miss; /* a read fell outside the copy */
+};
+
+struct rc_unwind {
+	struct rc_usym *usym;
+	struct uw_proc procs[CACHE_MAX];
+	uint64_t tick;
+	struct uw_sample cur;
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+};
+
+static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct rc_unwind *uw = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = uw;
+	return uw->cur.tid;
+}
+
+static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct rc_unwind *uw = arg;
+	const struct rc_unwind_regs *in = uw->cur.in;
+	uint64_t sp;
+
+	(void)dwfl;
+#if defined(__x86_64__)
+	sp = in->regs[19];
+#elif defined(__aarch64__)
+	sp = in->regs[31];
+#else
+	sp = 0;
+#endif
+	if (in->len < sizeof(*result) || addr < sp || addr - sp > in->len - sizeof(*result)) {
+		((struct rc_unwind *)arg)->cur.mem_miss = true;
+		return false;
+	}
+	memcpy(result, (const char *)in->stack + (addr - sp), sizeof(*result));
+	return true;
+}
+
+/* The sample's registers in DWARF's numbering (the psABIs'). */
+static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct rc_unwind *uw = arg;
+	const uint64_t *r = uw->cur.in->regs;
+#if defined(__x86_64__)
+	/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip, from struct pt_regs's words */
+	static const unsigned char from[17] = { 10, 12, 11, 5, 13, 14, 4, 19, 9,
+						8,  7,	6,  3, 2,  1,  0, 16 };
+	Dwarf_Word dw[17];
+	size_t i;
+
+	for (i = 0; i < 17; i++)
+		dw[i] = r[from[i]];
+	return dwfl_thread_state_registers(thread, 0, 17, dw);
+#elif defined(__aarch64__)
+	/* x0-x30, sp; the pc apart */
+	Dwarf_Word dw[32];
+	size_t i;
+
+	for (i = 0; i < 32; i++)
+		dw[i] = r[i];
+	if (!dwfl_thread_state_registers(thread, 0, 32, dw))
+		return false;
+	dwfl_thread_state_register_pc(thread, r[32]);
+	return true;
+#else
+	(void)thread;
+	(void)r;
+	return false;
+#endif
+}
+
+static const Dwfl_Thread_Callbacks uw_thread_cbs = {
+	.next_thread = uw_next_thread,
+	.memory_read = uw_memory_read,
+	.set_initial_registers = uw_set_initial_registers,
+};
+
+struct rc_unwind *rc_unwind__new(struct rc_usym *u)
+{
+	struct rc_unwind *uw = calloc(1, sizeof(*uw));
+
+	if (!uw)
+		return rc_err_ptr(-ENOMEM);
+	uw->usym = u;
+	uw->cb.find_elf = dwfl_build_id_find_elf;
+	uw->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	uw->cb.section_address = dwfl_offline_section_address;
+	uw->cb.debuginfo_path = &uw->debuginfo_path;
+	return uw;
+}
+
+static void proc_drop(struct uw_proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	memset(p, 0, sizeof(*p));
+}
+
+void rc_unwind__free(struct rc_unwind *uw)
+{
+	size_t i;
+
+	if (!uw)
+		return;
+	for (i = 0; i < CACHE_MAX; i++)
+		proc_drop(&uw->procs[i]);
+	free(uw);
+}
+
+void rc_unwind__forget(struct rc_unwind *uw, int tgid)
+{
+	size_t i;
+
+	for (i = 0; i < CACHE_MAX; i++)
+		if (uw->procs[i].dwfl && uw->procs[i].tgid == tgid)
+			proc_drop(&uw->procs[i]);
+}
+
+struct report_ctx {
+	Dwfl *dwfl;
+	int tgid;
+};
+
+/* Report one file mapping: the file through map_files while the process lives, else its path. */
+static int report_map(const struct rc_usym_map *m, void *arg)
+{
+	const struct report_ctx *rc = arg;
+	const char *file = m->path;
+	char buf[96];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, rc->tgid,
+		     m->start, m->end);
+	if (n > 0 && (size_t)n < sizeof(buf) && !access(buf, R_OK))
+		file = buf;
+	if (!dwfl_report_elf(rc->dwfl, m->path, file, -1, m->bias, true))
+		pr_debug("unwind: %d: cannot report '%s': %s\n", rc->tgid, m->path,
+			 dwfl_errmsg(-1));
+	return 0;
+}
+
+/* The Dwfl of @tgid, its files reported at first use; NULL when it cannot have one. */
+static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid)
+{
+	struct uw_proc *p, *lru = &uw->procs[0];
+	struct report_ctx rc;
+	size_t i;
+
+	uw->tick++;
+	for (i = 0; i < CACHE_MAX; i++) {
+		p = &uw->procs[i];
+		if (p->dwfl && p->tgid == tgid) {
+			p->used = uw->tick;
+			return p;
+		}
+		if (!p->dwfl || (lru->dwfl && p->used < lru->used))
+			lru = p;
+	}
+	proc_drop(lru);
+	p = lru;
+	p->dwfl = dwfl_begin(&uw->cb);
+	if (!p->dwfl)
+		return NULL;
+	p->tgid = tgid;
+	p->used = uw->tick;
+	rc = (struct report_ctx){ .dwfl = p->dwfl, .tgid = tgid };
+	dwfl_report_begin(p->dwfl);
+	rc_usym__for_each_file(uw->usym, tgid, report_map, &rc);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	/* the architecture from its modules: none, nothing to unwind with */
+	p->attached = dwfl_attach_state(p->dwfl, NULL, tgid, &uw_thread_cbs, uw);
+	if (!p->attached)
+		pr_debug("unwind: %d: %s\n", tgid, dwfl_errmsg(-1));
+	return p;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct uw_sample *s = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	if (s->n == s->max) {
+		s->cut = true;
+		return DWARF_CB_ABORT;
+	}
+	/* as bpf_get_stack() gives them: callers by return address (the names take one off) */
+	s->ips[s->n++] = pc;
+	return DWARF_CB_OK;
+}
+
+int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, const struct rc_unwind_regs *in,
+		     uint64_t *ips, size_t max, size_t *n)
+{
+	struct uw_proc *p;
+	int ret;
+
+	*n = 0;
+	p = proc_get(uw, tgid);
+	if (!p)
+		return -ENOMEM;
+	if (!p->attached || !max)
+		return RC_UNWIND_NOCFI;
+	uw->cur = (struct uw_sample){ .in = in, .tid = tid, .ips = ips, .max = max };
+	ret = dwfl_getthread_frames(p->dwfl, tid, frame_cb, &uw->cur);
+	*n = uw->cur.n;
+	if (uw->cur.cut)
+		return RC_UNWIND_CUT;
+	if (ret == 0)
+		return RC_UNWIND_FULL;
+	if (uw->cur.n <= 1 && !uw->cur.mem_miss)
+		return RC_UNWIND_NOCFI;
+	return RC_UNWIND_EARLY;
+}
