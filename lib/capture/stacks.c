@@ -405,6 +405,9 @@ static int unwind_user(struct rc_stacks *t, struct rc_ev_sample *e, const struct
 	case RC_UNWIND_FULL:
 		t->st.dwarf_full++;
 		break;
+	case RC_UNWIND_COPY_END:
+		t->st.dwarf_copy_end++;
+		break;
 	case RC_UNWIND_EARLY:
 		t->st.dwarf_early++;
 		break;
@@ -548,6 +551,21 @@ int rc_stacks__load_kernel(struct rc_stacks *t)
 struct rc_stacks_stats rc_stacks__stats(const struct rc_stacks *t)
 {
 	return t->st;
+}
+
+void rc_stacks__log(const struct rc_stacks *t)
+{
+	const struct rc_stacks_stats *s = &t->st;
+
+	if (!s->dwarf)
+		return;
+	pr_info("dwarf unwinding: %llu user stacks: %llu to the outermost frame, %llu stopped "
+		"at the copy's end, %llu stopped early, %llu without CFI; %llu short copies; "
+		"%.1f us a stack\n",
+		(unsigned long long)s->dwarf, (unsigned long long)s->dwarf_full,
+		(unsigned long long)s->dwarf_copy_end, (unsigned long long)s->dwarf_early,
+		(unsigned long long)s->dwarf_nocfi,
+		(unsigned long long)s->dwarf_short, s->unwind_ns / 1e3 / s->dwarf);
 }
 
 void rc_stacks__free(struct rc_stacks *t)

@@ -249,9 +249,10 @@ int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, const struct 
 	*n = uw->cur.n;
 	if (uw->cur.cut)
 		return RC_UNWIND_CUT;
+	/* libdw ends quietly, as at the outermost frame, when a return address cannot be read */
+	if (uw->cur.mem_miss)
+		return RC_UNWIND_COPY_END;
 	if (ret == 0)
 		return RC_UNWIND_FULL;
-	if (uw->cur.n <= 1 && !uw->cur.mem_miss)
-		return RC_UNWIND_NOCFI;
-	return RC_UNWIND_EARLY;
+	return uw->cur.n <= 1 ? RC_UNWIND_NOCFI : RC_UNWIND_EARLY;
 }
