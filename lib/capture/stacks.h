@@ -35,7 +35,7 @@ struct rc_stacks;
  * @dwarf_nocfi: no caller found: the sampled address had no CFI (or no registers)
  * @dwarf_short: copies that came back short: a page could not be read, or
  *		 (most often, and harmless) the stack ended before SIZE bytes
- * @unwind_ns: time spent unwinding them, in the writer's thread
+ * @unwind_ns: the writer thread's CPU time spent unwinding them
  */
 struct rc_stacks_stats {
 	uint64_t stacks, samples, frames, unnamed, bad, over;
