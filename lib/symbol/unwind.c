@@ -11,19 +11,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 #include "internal.h"
 #include "symbol/unwind.h"
 #include "symbol/usym.h"
 
-#define CACHE_MAX 16 /* processes whose files stay reported */
+#define CACHE_MAX  16  /* processes whose files stay reported */
+#define MODS_MAX   128 /* files reported, at most (libdw holds each open, its debug file too) */
 
 struct uw_proc {
 	Dwfl *dwfl; /* NULL: a free slot */
 	int tgid;
 	bool attached; /* dwfl_attach_state() succeeded: it has a module to take the arch from */
 	uint64_t used; /* the unwinder's tick at its last use */
+	size_t nmods;  /* files reported */
 };
 
 /* The sample being unwound, for the callbacks. */
@@ -40,6 +43,7 @@ struct rc_unwind {
 	struct rc_usym *usym;
 	struct uw_proc procs[CACHE_MAX];
 	uint64_t tick;
+	size_t nmods, mods_max; /* files reported, in every process; the budget */
 	struct uw_sample cur;
 	Dwfl_Callbacks cb;
 	char *debuginfo_path;
@@ -120,10 +124,17 @@ static const Dwfl_Thread_Callbacks uw_thread_cbs = {
 struct rc_unwind *rc_unwind__new(struct rc_usym *u)
 {
 	struct rc_unwind *uw = calloc(1, sizeof(*uw));
+	struct rlimit rl;
 
 	if (!uw)
 		return rc_err_ptr(-ENOMEM);
+
 	uw->usym = u;
+	/* a file and its debug file open for each: an eighth of what we may open */
+	uw->mods_max = MODS_MAX;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 8 < MODS_MAX)
+		uw->mods_max = rl.rlim_cur / 8 ?: 1;
 	uw->cb.find_elf = dwfl_build_id_find_elf;
 	uw->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	uw->cb.section_address = dwfl_offline_section_address;
@@ -131,11 +142,25 @@ struct rc_unwind *rc_unwind__new(struct rc_usym *u)
 	return uw;
 }
 
-static void proc_drop(struct uw_proc *p)
+static void proc_drop(struct rc_unwind *uw, struct uw_proc *p)
 {
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
+	uw->nmods -= p->nmods;
 	memset(p, 0, sizeof(*p));
+}
+
+/* The least recently used process other than @keep, NULL when none */
+static struct uw_proc *proc_lru(struct rc_unwind *uw, const struct uw_proc *keep)
+{
+	struct uw_proc *lru = NULL;
+	size_t i;
+
+	for (i = 0; i < CACHE_MAX; i++)
+		if (uw->procs[i].dwfl && &uw->procs[i] != keep &&
+		    (!lru || uw->procs[i].used < lru->used))
+			lru = &uw->procs[i];
+	return lru;
 }
 
 void rc_unwind__free(struct rc_unwind *uw)
@@ -145,7 +170,7 @@ void rc_unwind__free(struct rc_unwind *uw)
 	if (!uw)
 		return;
 	for (i = 0; i < CACHE_MAX; i++)
-		proc_drop(&uw->procs[i]);
+		proc_drop(uw, &uw->procs[i]);
 	free(uw);
 }
 
@@ -155,18 +180,19 @@ void rc_unwind__forget(struct rc_unwind *uw, int tgid)
 
 	for (i = 0; i < CACHE_MAX; i++)
 		if (uw->procs[i].dwfl && uw->procs[i].tgid == tgid)
-			proc_drop(&uw->procs[i]);
+			proc_drop(uw, &uw->procs[i]);
 }
 
 struct report_ctx {
 	Dwfl *dwfl;
 	int tgid;
+	size_t nmods;
 };
 
 /* Report one file mapping: the file through map_files while the process lives, else its path. */
 static int report_map(const struct rc_usym_map *m, void *arg)
 {
-	const struct report_ctx *rc = arg;
+	struct report_ctx *rc = arg;
 	const char *file = m->path;
 	char buf[96];
 	int n;
@@ -178,6 +204,8 @@ static int report_map(const struct rc_usym_map *m, void *arg)
 	if (!dwfl_report_elf(rc->dwfl, m->path, file, -1, m->bias, true))
 		pr_debug("unwind: %d: cannot report '%s': %s\n", rc->tgid, m->path,
 			 dwfl_errmsg(-1));
+	else
+		rc->nmods++;
 	return 0;
 }
 
@@ -198,7 +226,7 @@ static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid)
 		if (!p->dwfl || (lru->dwfl && p->used < lru->used))
 			lru = p;
 	}
-	proc_drop(lru);
+	proc_drop(uw, lru);
 	p = lru;
 	p->dwfl = dwfl_begin(&uw->cb);
 	if (!p->dwfl)
@@ -209,6 +237,11 @@ static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid)
 	dwfl_report_begin(p->dwfl);
 	rc_usym__for_each_file(uw->usym, tgid, report_map, &rc);
 	dwfl_report_end(p->dwfl, NULL, NULL);
+	p->nmods = rc.nmods;
+	uw->nmods += rc.nmods;
+	/* within the budget of open files: the others' least recently used go */
+	while (uw->nmods > uw->mods_max && (lru = proc_lru(uw, p)))
+		proc_drop(uw, lru);
 	/* the architecture from its modules: none, nothing to unwind with */
 	p->attached = dwfl_attach_state(p->dwfl, NULL, tgid, &uw_thread_cbs, uw);
 	if (!p->attached)
