@@ -118,7 +118,7 @@ _Static_assert(sizeof(struct rc_ev_exit) == 48, "rc_ev_exit layout");
 #define RC_SAMPLE_F_KSTACK_CUT	 0x2 /* the kernel stack filled RC_STACK_MAX frames: cut */
 #define RC_SAMPLE_F_USTACK_CUT	 0x4 /* the user stack filled RC_STACK_MAX frames: cut */
 #define RC_SAMPLE_F_USTACK_FAIL	 0x8 /* the user stack could not be read */
-#define RC_SAMPLE_F_DWARF	 0x10 /* --call-graph=dwarf: a struct rc_ustack before the kernel frames */
+#define RC_SAMPLE_F_DWARF	 0x10 /* --call-graph=dwarf: a struct rc_ustack follows */
 
 struct rc_ev_sample {
 	struct rc_ev_hdr hdr;
@@ -141,13 +141,13 @@ _Static_assert(sizeof(struct rc_ev_sample) == 72, "rc_ev_sample layout");
  * from sp up. User space unwinds it into user frames and takes it all
  * off: it never reaches a file.
  */
-#define RC_USTACK_NREGS 34
-#define RC_USTACK_MAX	64000 /* bytes of stack a sample copies, at most: a record's size is a __u16 */
-#define RC_USTACK_DEFAULT 8192 /* perf's default */
+#define RC_USTACK_NREGS	  34
+#define RC_USTACK_MAX	  64000 /* bytes a sample copies, at most: a record's size is a __u16 */
+#define RC_USTACK_DEFAULT 8192	/* perf's default */
 
 /* rc_ustack.flags */
-#define RC_USTACK_F_SHORT 0x1 /* fewer bytes than asked: a page could not be read (or the stack ended) */
-#define RC_USTACK_F_NOREGS 0x2 /* the task's user registers could not be read: no bytes */
+#define RC_USTACK_F_SHORT   0x1 /* fewer bytes than asked: a page unreadable, or the stack's end */
+#define RC_USTACK_F_NOREGS  0x2 /* the task's user registers could not be read: no bytes */
 #define RC_USTACK_F_KTHREAD 0x4 /* a kernel thread's sample: no user part */
 
 struct rc_ustack {

@@ -104,7 +104,8 @@ static int gather(const char *path, struct prof_facts *f)
 			f->in[k] += has_frame(s, burns[k], true);
 		for (k = 0; k < 3; k++)
 			if (has_frame(s, burns[k], true)) {
-				f->called += has_frame(s, "burn", true) && has_frame(s, "main", true);
+				f->called +=
+				    has_frame(s, "burn", true) && has_frame(s, "main", true);
 				break;
 			}
 		if (has_frame(s, "sys_heavy", true)) {
@@ -279,10 +280,10 @@ static void profile_dwarf(void)
 	struct stat sb;
 
 	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-v", "-F", rate(),
-					    "--call-graph=dwarf", "-o", (char *)out, "--",
-					    (char *)bin("rc_prof_nofp"), "burn", "2000", (char *)truth,
-					    NULL },
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-v", "-F",
+					    rate(), "--call-graph=dwarf", "-o", (char *)out, "--",
+					    (char *)bin("rc_prof_nofp"), "burn", "2000",
+					    (char *)truth, NULL },
 				120000),
 		       0, "record --call-graph=dwarf"))
 		goto out;
@@ -316,12 +317,13 @@ static void profile_dwarf(void)
 	run_free(&r);
 
 	/* the same binary by frame pointers: burn_* without their callers */
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
-					    "-o", (char *)out, "--", (char *)bin("rc_prof_nofp"),
-					    "burn", "1000", (char *)truth, NULL },
-				120000),
-		       0, "record -g") ||
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+				     "-o", (char *)out, "--", (char *)bin("rc_prof_nofp"), "burn",
+				     "1000", (char *)truth, NULL },
+			 120000),
+		0, "record -g") ||
 	    !ASSERT_OK(gather(out, &g), "read capture"))
 		goto out;
 	all = g.in[0] + g.in[1] + g.in[2];
@@ -349,10 +351,10 @@ static void profile_dwarf(void)
 
 	/* 64 bytes reach burn's frame, not main's: the copy's end stops them, counted */
 	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-v", "-F", rate(),
-					   "--call-graph=dwarf,64", "-o", (char *)out, "--",
-					   (char *)bin("rc_prof_nofp"), "burn", "500", (char *)truth,
-					   NULL },
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-v", "-F",
+					   rate(), "--call-graph=dwarf,64", "-o", (char *)out, "--",
+					   (char *)bin("rc_prof_nofp"), "burn", "500",
+					   (char *)truth, NULL },
 			       120000),
 		      0, "record --call-graph=dwarf,64") &&
 	    ASSERT_TRUE(dwarf_line(r.err, v), "record -v says how the unwinding went")) {

@@ -57,7 +57,7 @@ struct rc_stacks {
 	struct rc_ksyms *ksyms;
 	bool ksyms_tried;
 	struct rc_usym *usym;
-	struct rc_unwind *unwind; /* --call-graph=dwarf: made at the first such sample */
+	struct rc_unwind *unwind;	 /* --call-graph=dwarf: made at the first such sample */
 	struct rc_strbuf psyms, pstacks; /* the definitions not yet written */
 	uint32_t npsyms, npstacks;
 	struct rc_strbuf key;
@@ -379,7 +379,9 @@ static int stack_of(struct rc_stacks *t, const struct rc_ev_sample *e, const uin
 static int unwind_user(struct rc_stacks *t, struct rc_ev_sample *e, const struct rc_ustack *u,
 		       const void *bytes, uint64_t *frames)
 {
-	struct rc_unwind_regs in = { .regs = (const uint64_t *)u->regs, .stack = bytes, .len = u->copied };
+	struct rc_unwind_regs in = { .regs = (const uint64_t *)u->regs,
+				     .stack = bytes,
+				     .len = u->copied };
 	uint64_t t0;
 	size_t n;
 	int end;
@@ -458,10 +460,59 @@ static int take_dwarf(struct rc_stacks *t, struct rc_ev_sample *e, const unsigne
 	return unwind_user(t, e, &u, rec + fixed + (size_t)e->nkernel * sizeof(uint64_t), frames);
 }
 
+/* What rc_stacks__take() does with a record (frames_of()) */
+enum take_what {
+	TAKE_STACK,    /* its stack's frames are in the buffer: intern them */
+	TAKE_NO_STACK, /* a dwarf sample whose sizes do not add up: kept without a stack */
+	TAKE_KEEP,     /* not ours, or damaged: kept as it is */
+};
+
+/*
+ * Record @rec of @size bytes, its first bytes in @e: its frames into
+ * @fbuf (kernel, then user), unwound for a dwarf sample. Return: an enum
+ * take_what, or -ENOMEM.
+ */
+static int frames_of(struct rc_stacks *t, struct rc_ev_sample *e, const unsigned char *rec,
+		     size_t size, uint64_t *fbuf)
+{
+	int err;
+
+	if ((e->hdr.type != RC_EV_SAMPLE && e->hdr.type != RC_EV_OFFCPU &&
+	     e->hdr.type != RC_EV_STACK) ||
+	    size < sizeof(*e))
+		return TAKE_KEEP;
+	memcpy(e, rec, sizeof(*e));
+	if (e->hdr.type == RC_EV_SAMPLE && (e->hdr.flags & RC_SAMPLE_F_DWARF)) {
+		e->hdr.flags &= ~RC_SAMPLE_F_DWARF;
+		err = take_dwarf(t, e, rec, size, fbuf);
+		if (err > 0)
+			t->st.bad++;
+		return err < 0 ? err : err ? TAKE_NO_STACK : TAKE_STACK;
+	}
+	if (size - sizeof(*e) != ((size_t)e->nkernel + e->nuser) * sizeof(uint64_t) ||
+	    e->nkernel > RC_STACK_MAX || e->nuser > RC_STACK_MAX) {
+		t->st.bad++;
+		return TAKE_KEEP;
+	}
+	memcpy(fbuf, rec + sizeof(*e), size - sizeof(*e));
+	if (size == sizeof(*e)) {
+		if (e->hdr.type != RC_EV_SAMPLE)
+			return TAKE_KEEP; /* an off-CPU or stack record without a stack */
+		/* a sample without -g: the stack of its one instruction */
+		fbuf[0] = e->ip;
+		if (e->hdr.flags & RC_SAMPLE_F_USER)
+			e->nuser = 1;
+		else
+			e->nkernel = 1;
+	}
+	return TAKE_STACK;
+}
+
 int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len)
 {
+	uint64_t fbuf[2 * RC_STACK_MAX];
 	size_t in = 0, out = 0;
-	int err = 0;
+	int err = 0, what;
 
 	while (!err && *len - in >= sizeof(struct rc_ev_hdr)) {
 		struct rc_ev_sample e;
@@ -471,72 +522,32 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 		size = e.hdr.size;
 		if (size < sizeof(e.hdr) || size > *len - in)
 			break; /* never: the drain checked every record */
-		if ((e.hdr.type == RC_EV_SAMPLE || e.hdr.type == RC_EV_OFFCPU ||
-		     e.hdr.type == RC_EV_STACK) &&
-		    size >= sizeof(e)) {
-			const uint64_t *frames;
-			uint64_t fbuf[2 * RC_STACK_MAX];
-
-			memcpy(&e, buf + in, sizeof(e));
-			if (e.hdr.type == RC_EV_SAMPLE && (e.hdr.flags & RC_SAMPLE_F_DWARF)) {
-				err = take_dwarf(t, &e, buf + in, size, fbuf);
-				if (err < 0)
-					break;
-				e.hdr.flags &= ~RC_SAMPLE_F_DWARF;
-				if (err) {
-					err = 0;
-					t->st.bad++;
-					goto drop;
-				}
-				frames = fbuf;
-				goto take;
-			}
-			if (size - sizeof(e) != ((size_t)e.nkernel + e.nuser) * sizeof(uint64_t) ||
-			    e.nkernel > RC_STACK_MAX || e.nuser > RC_STACK_MAX) {
-				t->st.bad++;
-				goto keep;
-			}
-			memcpy(fbuf, buf + in + sizeof(e), size - sizeof(e));
-			if (size == sizeof(e)) {
-				if (e.hdr.type != RC_EV_SAMPLE)
-					goto keep; /* an off-CPU or stack record without a stack */
-				/* a sample without -g: the stack of its one instruction */
-				fbuf[0] = e.ip;
-				if (e.hdr.flags & RC_SAMPLE_F_USER)
-					e.nuser = 1;
-				else
-					e.nkernel = 1;
-			}
-			frames = fbuf;
-take:
-			err = stack_of(t, &e, frames, &e.stack_id);
+		what = frames_of(t, &e, buf + in, size, fbuf);
+		if (what < 0) {
+			err = what;
+			break;
+		}
+		if (what == TAKE_KEEP) {
+			if (out != in)
+				memmove(buf + out, buf + in, size);
+			in += size;
+			out += size;
+			continue;
+		}
+		e.stack_id = 0;
+		if (what == TAKE_STACK) {
+			err = stack_of(t, &e, fbuf, &e.stack_id);
 			if (err)
 				break;
-			e.nkernel = e.nuser = 0;
-			e.hdr.size = sizeof(e);
-			memcpy(buf + out, &e, sizeof(e));
-			in += size;
-			out += sizeof(e);
 			t->st.samples++;
-			if (t->psyms.len + t->pstacks.len > PENDING_MAX)
-				err = emit(t, w);
-			continue;
 		}
-		if (0) {
-drop: /* a dwarf sample whose sizes do not add up: kept without its stack */
-			e.nkernel = e.nuser = 0;
-			e.stack_id = 0;
-			e.hdr.size = sizeof(e);
-			memcpy(buf + out, &e, sizeof(e));
-			in += size;
-			out += sizeof(e);
-			continue;
-		}
-keep:
-		if (out != in)
-			memmove(buf + out, buf + in, size);
+		e.nkernel = e.nuser = 0;
+		e.hdr.size = sizeof(e);
+		memcpy(buf + out, &e, sizeof(e));
 		in += size;
-		out += size;
+		out += sizeof(e);
+		if (t->psyms.len + t->pstacks.len > PENDING_MAX)
+			err = emit(t, w);
 	}
 	if (out != in) { /* a tail the loop did not take: kept as it was */
 		memmove(buf + out, buf + in, *len - in);
@@ -573,8 +584,8 @@ void rc_stacks__log(const struct rc_stacks *t)
 		"%.1f us a stack\n",
 		(unsigned long long)s->dwarf, (unsigned long long)s->dwarf_full,
 		(unsigned long long)s->dwarf_copy_end, (unsigned long long)s->dwarf_early,
-		(unsigned long long)s->dwarf_nocfi,
-		(unsigned long long)s->dwarf_short, s->unwind_ns / 1e3 / s->dwarf);
+		(unsigned long long)s->dwarf_nocfi, (unsigned long long)s->dwarf_short,
+		s->unwind_ns / 1e3 / s->dwarf);
 }
 
 void rc_stacks__free(struct rc_stacks *t)

@@ -39,7 +39,8 @@ struct rc_stacks;
  */
 struct rc_stacks_stats {
 	uint64_t stacks, samples, frames, unnamed, bad, over;
-	uint64_t dwarf, dwarf_full, dwarf_copy_end, dwarf_early, dwarf_nocfi, dwarf_short, unwind_ns;
+	uint64_t dwarf, dwarf_full, dwarf_copy_end, dwarf_early, dwarf_nocfi, dwarf_short,
+	    unwind_ns;
 };
 
 /**

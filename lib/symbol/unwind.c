@@ -18,8 +18,8 @@
 #include "symbol/unwind.h"
 #include "symbol/usym.h"
 
-#define CACHE_MAX  16  /* processes whose files stay reported */
-#define MODS_MAX   128 /* files reported, at most (libdw holds each open, its debug file too) */
+#define CACHE_MAX 16  /* processes whose files stay reported */
+#define MODS_MAX  128 /* files reported, at most (libdw holds each open, its debug file too) */
 
 struct uw_proc {
 	Dwfl *dwfl; /* NULL: a free slot */

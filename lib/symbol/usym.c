@@ -711,7 +711,8 @@ int rc_usym__for_each_file(const struct rc_usym *u, int tgid,
 		for (k = 0; k < m->dso->nr_segs; k++) {
 			const struct rc_dso_seg *g = &m->dso->segs[k];
 
-			if (g->off < m->pgoff + (m->end - m->start) && m->pgoff < g->off + g->filesz)
+			if (g->off < m->pgoff + (m->end - m->start) &&
+			    m->pgoff < g->off + g->filesz)
 				break;
 		}
 		if (k == m->dso->nr_segs)

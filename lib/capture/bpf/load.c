@@ -109,8 +109,8 @@ static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 		.snap_type = o->overwrite ? o->snap_type : 0,
 		.snap_nr = o->snap_nr,
 		.stacks = o->call_graph != RC_CALL_GRAPH_NONE
-				  ? RC_KNOB_STACK_KERNEL | RC_KNOB_STACK_USER
-				  : 0,
+			      ? RC_KNOB_STACK_KERNEL | RC_KNOB_STACK_USER
+			      : 0,
 		.max_stack = max_stack(),
 	};
 
