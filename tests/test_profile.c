@@ -657,6 +657,21 @@ static void profile_refusals(void)
 		  64, "-g with ftrace refused");
 	ASSERT_HAS(r.err, "BPF", "why");
 	run_free(&r);
+	/* --call-graph: fp, or dwarf with a size a multiple of 8, at most 64000 */
+	for (int i = 0; i < 4; i++) {
+		static const char *const bad[] = { "--call-graph=dwarf,12",
+						   "--call-graph=dwarf,64008",
+						   "--call-graph=dwarfx", "--call-graph=lbr" };
+
+		ASSERT_EQ(run_sync(&r,
+				   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "99",
+					       (char *)bad[i], "-o", (char *)tmpfile_path("x.rcap"),
+					       "--", "true", NULL },
+				   60000),
+			  64, bad[i]);
+		ASSERT_HAS(r.err, "invalid --call-graph", "refused, and why");
+		run_free(&r);
+	}
 	tmpdir_cleanup();
 }
 
