@@ -280,6 +280,7 @@ static int check_kernel(void)
 	check_line("bpf_ktime_get_boot_ns (5.8)", f.ktime_boot);
 	check_line("bpf_get_attach_cookie in tracepoints (5.15)", f.attach_cookie);
 	check_line("BPF atomic and/or (5.12)", f.atomics);
+	check_line("bpf_task_pt_regs in perf_event programs (5.15)", f.task_pt_regs);
 	check_line("uprobes", f.uprobes);
 	check_line("tracefs", f.tracefs);
 	check_line("ftrace ring-buffer mapping (6.10)", f.ftrace_mmap);
@@ -296,6 +297,8 @@ static int check_kernel(void)
 	check_source(&f, "-e SYSTEM:NAME (tracepoints)", RC_NEED_TRACEPOINTS);
 	check_source(&f, "-e uprobe:BINARY:FUNCTION", RC_NEED_UPROBES);
 	check_source(&f, "a command's children (record -- CMD)", RC_NEED_FOLLOW);
+	printf("  %-50s %s\n", "-F --call-graph dwarf",
+	       f.task_pt_regs ? "yes" : "no: needs bpf_task_pt_regs (Linux 5.15)");
 	printf("  %-50s %s\n", "--transport ftrace",
 	       f.ftrace_mmap ? "yes" : "no: needs tracefs ring-buffer mapping (Linux 6.10)");
 	return 0;

@@ -1442,6 +1442,7 @@ struct rc_features {
 	bool ktime_boot;       /* bpf_ktime_get_boot_ns (5.8) */
 	bool attach_cookie;    /* bpf_get_attach_cookie in tracepoints (5.15) */
 	bool atomics;	       /* BPF atomic and/or (5.12) */
+	bool task_pt_regs;     /* bpf_task_pt_regs in perf_event programs (5.15): dwarf stacks */
 	bool uprobes;	       /* the uprobe perf PMU */
 	bool tracefs;
 	bool ftrace_mmap; /* tracefs ring-buffer mapping (6.10) */

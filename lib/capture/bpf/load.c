@@ -566,6 +566,11 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 	if (s->c.opts.call_graph == RC_CALL_GRAPH_DWARF) {
 		uint32_t size = s->c.opts.ustack_size ?: RC_USTACK_DEFAULT;
 
+		if (!s->feat.task_pt_regs) {
+			pr_warn("--call-graph dwarf needs the BPF helper bpf_task_pt_regs in "
+				"perf_event programs (Linux 5.15)\n");
+			return -EOPNOTSUPP;
+		}
 		if (size % 8 || size > RC_USTACK_MAX) {
 			pr_warn("invalid dwarf stack size %u: a multiple of 8, at most %u\n", size,
 				RC_USTACK_MAX);
