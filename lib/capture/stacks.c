@@ -422,6 +422,9 @@ static int unwind_user(struct rc_stacks *t, struct rc_ev_sample *e, const struct
 	case RC_UNWIND_EARLY:
 		t->st.dwarf_early++;
 		break;
+	case RC_UNWIND_NOFILES:
+		t->st.dwarf_nofiles++;
+		break;
 	default:
 		t->st.dwarf_nocfi++;
 		break;
@@ -580,12 +583,12 @@ void rc_stacks__log(const struct rc_stacks *t)
 	if (!s->dwarf)
 		return;
 	pr_info("dwarf unwinding: %llu user stacks: %llu to the outermost frame, %llu stopped "
-		"at the copy's end, %llu stopped early, %llu without CFI; %llu short copies; "
-		"%.1f us a stack\n",
+		"at the copy's end, %llu stopped early, %llu without CFI, %llu of processes gone "
+		"before their files were read; %llu short copies; %.1f us a stack\n",
 		(unsigned long long)s->dwarf, (unsigned long long)s->dwarf_full,
 		(unsigned long long)s->dwarf_copy_end, (unsigned long long)s->dwarf_early,
-		(unsigned long long)s->dwarf_nocfi, (unsigned long long)s->dwarf_short,
-		s->unwind_ns / 1e3 / s->dwarf);
+		(unsigned long long)s->dwarf_nocfi, (unsigned long long)s->dwarf_nofiles,
+		(unsigned long long)s->dwarf_short, s->unwind_ns / 1e3 / s->dwarf);
 }
 
 void rc_stacks__free(struct rc_stacks *t)

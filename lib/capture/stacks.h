@@ -33,14 +33,15 @@ struct rc_stacks;
  * @dwarf_copy_end: stopped by the end of the copy (a deeper stack than SIZE bytes)
  * @dwarf_early: stopped past the first frame otherwise: a frame had no CFI
  * @dwarf_nocfi: no caller found: the sampled address had no CFI (or no registers)
+ * @dwarf_nofiles: none of the process's files read: it was gone when the writer met it
  * @dwarf_short: copies that came back short: a page could not be read, or
  *		 (most often, and harmless) the stack ended before SIZE bytes
  * @unwind_ns: the writer thread's CPU time spent unwinding them
  */
 struct rc_stacks_stats {
 	uint64_t stacks, samples, frames, unnamed, bad, over;
-	uint64_t dwarf, dwarf_full, dwarf_copy_end, dwarf_early, dwarf_nocfi, dwarf_short,
-	    unwind_ns;
+	uint64_t dwarf, dwarf_full, dwarf_copy_end, dwarf_early, dwarf_nocfi, dwarf_nofiles,
+	    dwarf_short, unwind_ns;
 };
 
 /**

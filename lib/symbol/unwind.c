@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <gelf.h>
 #include <elfutils/libdwfl.h>
 #include "internal.h"
 #include "symbol/unwind.h"
@@ -115,6 +116,46 @@ static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 #endif
 }
 
+/* Has @elf a section named @name? */
+static bool has_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n =
+		    gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+
+		if (n && !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A file's debug file, for its .debug_frame, only when the file has no
+ * .eh_frame. libdw asks for it whenever .eh_frame has no rule for an
+ * address, which is at the outermost frame of every stack (_start's
+ * return address is undefined): for Debian's libc, with libc6-dbg
+ * installed, that read and decompressed its debug file anew for each
+ * process unwound, most of a system-wide capture's unwinding time.
+ */
+static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+
+	if (elf && has_section(elf, ".eh_frame"))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Thread_Callbacks uw_thread_cbs = {
 	.next_thread = uw_next_thread,
 	.memory_read = uw_memory_read,
@@ -136,7 +177,7 @@ struct rc_unwind *rc_unwind__new(struct rc_usym *u)
 	    rl.rlim_cur / 8 < MODS_MAX)
 		uw->mods_max = rl.rlim_cur / 8 ?: 1;
 	uw->cb.find_elf = dwfl_build_id_find_elf;
-	uw->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	uw->cb.find_debuginfo = uw_find_debuginfo;
 	uw->cb.section_address = dwfl_offline_section_address;
 	uw->cb.debuginfo_path = &uw->debuginfo_path;
 	return uw;
@@ -275,6 +316,8 @@ int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, const struct 
 	p = proc_get(uw, tgid);
 	if (!p)
 		return -ENOMEM;
+	if (!p->nmods)
+		return RC_UNWIND_NOFILES;
 	if (!p->attached || !max)
 		return RC_UNWIND_NOCFI;
 	uw->cur = (struct uw_sample){ .in = in, .tid = tid, .ips = ips, .max = max };

@@ -24,6 +24,7 @@ enum rc_unwind_end {
 	RC_UNWIND_COPY_END, /* stopped by a read past the stack copy: SIZE was too small */
 	RC_UNWIND_EARLY,    /* stopped past the first frame otherwise: a frame had no CFI */
 	RC_UNWIND_NOCFI,    /* no caller at all: the sampled address has no CFI, or no file */
+	RC_UNWIND_NOFILES,  /* none of the process's files could be read (it was gone) */
 };
 
 /**
