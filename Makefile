@@ -90,7 +90,7 @@ endif
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
 	$(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 
-all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load \
+all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load \
 	$(OUTPUT)/rc_floor man $(USER_BPF)
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
@@ -198,6 +198,13 @@ $(OUTPUT)/librc_prof_dl.so: tests/profdl.c | $(OUTPUT)
 		$(if $(filter x86,$(ARCH)),-mno-omit-leaf-frame-pointer) \
 		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $< -o $@
 
+# The same workload without frame pointers, as most of Debian's binaries
+# are (.eh_frame kept, as GCC always makes it): what --call-graph=dwarf unwinds
+$(OUTPUT)/rc_prof_nofp: tests/profwork.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O1 -fomit-frame-pointer -falign-loops=64 \
+		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static) $< -o $@
+
 $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 	$(call msg,MAN,$@)
 	$(Q)$(RST2MAN) --halt=warning $< > $@
@@ -253,7 +260,8 @@ FUZZ_LONG_SECONDS ?= 1800
 fuzz-long:
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
 
-test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load $(USER_BPF)
+test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof \
+	$(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load $(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
 
 # The integration tests with every ringcap they start under valgrind's
@@ -306,7 +314,7 @@ bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 	$(Q)$(MAKE) --no-print-directory bench-profile
 
 # ringcap record -F 999 -g against perf record -g and --call-graph dwarf
-bench-profile: $(OUTPUT)/ringcap $(OUTPUT)/rc_prof
+bench-profile: $(OUTPUT)/ringcap $(OUTPUT)/rc_prof $(OUTPUT)/rc_prof_nofp
 	$(Q)python3 tests/bench/profile.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		-o $(OUTPUT)/bench-profile.md
 

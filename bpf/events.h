@@ -118,6 +118,7 @@ _Static_assert(sizeof(struct rc_ev_exit) == 48, "rc_ev_exit layout");
 #define RC_SAMPLE_F_KSTACK_CUT	 0x2 /* the kernel stack filled RC_STACK_MAX frames: cut */
 #define RC_SAMPLE_F_USTACK_CUT	 0x4 /* the user stack filled RC_STACK_MAX frames: cut */
 #define RC_SAMPLE_F_USTACK_FAIL	 0x8 /* the user stack could not be read */
+#define RC_SAMPLE_F_DWARF	 0x10 /* --call-graph=dwarf: a struct rc_ustack follows */
 
 struct rc_ev_sample {
 	struct rc_ev_hdr hdr;
@@ -129,6 +130,35 @@ struct rc_ev_sample {
 	__u64 image; /* the process's image: its start time plus its execs (RC_IMAGE()) */
 };
 _Static_assert(sizeof(struct rc_ev_sample) == 72, "rc_ev_sample layout");
+
+/*
+ * --call-graph=dwarf: what a sample carries for unwinding its user stack
+ * offline (lib/symbol/unwind.h). After the struct rc_ev_sample (nuser 0,
+ * RC_SAMPLE_F_DWARF) comes this: the task's user registers as the kernel
+ * saved them (x86-64: struct pt_regs, the UAPI user_regs_struct's order,
+ * 21 words; arm64: struct user_pt_regs, x0-x30, sp, pc, pstate, 34 words);
+ * then the nkernel kernel frames, then the copied bytes of the user stack
+ * from sp up. User space unwinds it into user frames and takes it all
+ * off: it never reaches a file.
+ */
+#define RC_USTACK_NREGS	  34
+#define RC_USTACK_MAX	  64000 /* bytes a sample copies, at most: a record's size is a __u16 */
+#define RC_USTACK_DEFAULT 8192	/* perf's default */
+
+/* rc_ustack.flags */
+#define RC_USTACK_F_SHORT   0x1 /* fewer bytes than asked: a page unreadable, or the stack's end */
+#define RC_USTACK_F_NOREGS  0x2 /* the task's user registers could not be read: no bytes */
+#define RC_USTACK_F_KTHREAD 0x4 /* a kernel thread's sample: no user part */
+
+struct rc_ustack {
+	__u64 regs[RC_USTACK_NREGS];
+	__u64 sp;     /* the user stack pointer: the first byte copied */
+	__u32 size;   /* bytes asked for */
+	__u32 copied; /* bytes that follow, a multiple of 8 */
+	__u32 flags;
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct rc_ustack) == 8 * RC_USTACK_NREGS + 24, "rc_ustack layout");
 
 /*
  * Which image of a process a user address belongs to: an exec replaces

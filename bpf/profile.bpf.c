@@ -46,6 +46,147 @@ struct {
 #error "rc_user_mode(): unknown architecture"
 #endif
 
+/*
+ * --call-graph=dwarf: bytes of user stack to copy with each sample
+ * (rc_ustack, events.h); 0 for frame-pointer stacks.
+ */
+const volatile __u32 ustack_size = 0;
+
+/* Room for a stack copy starting anywhere in its last page, past RC_USTACK_MAX */
+#define RC_USTACK_SPAN	(65536 + 4096)
+#define RC_USTACK_PAGES (RC_USTACK_MAX / 4096 + 2)
+
+#if defined(__TARGET_ARCH_x86)
+#define RC_REGS_WORDS 21 /* struct pt_regs, r15 to ss */
+#define RC_REGS_SP    19
+#elif defined(__TARGET_ARCH_arm64)
+#define RC_REGS_WORDS 34 /* struct user_pt_regs, x0 to pstate */
+#define RC_REGS_SP    31
+#endif
+
+/*
+ * A dwarf sample as it goes into the ring: the sample, the registers,
+ * then its kernel frames and the stack's bytes, each as long as it is.
+ */
+struct rc_dwarf_buf {
+	struct rc_ev_sample s;
+	struct rc_ustack u;
+	__u64 frames[RC_STACK_MAX];
+	char stack[RC_USTACK_SPAN];
+};
+
+/*
+ * Too big for a per-CPU array (32 KiB a value at most): an array of a
+ * value a CPU (user space sets max_entries), indexed by the CPU. Only
+ * handle_sample uses it, and it never nests in itself on a CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rc_dwarf_buf);
+} ustackbuf SEC(".maps");
+
+/*
+ * Copy ustack_size bytes of the user stack from @sp to @dst (after @nk
+ * kernel frames in @b): in one read, or when a page of it cannot be read
+ * (never faulted in, or past the stack's end: this runs in an interrupt
+ * and cannot fault), page by page up to the first that cannot. Returns the
+ * bytes copied, a multiple of 8.
+ */
+static __always_inline __u32 copy_ustack(struct rc_dwarf_buf *b, __u32 nk, __u64 sp)
+{
+	const __u32 want = ustack_size & ~7u;
+	__u32 base = (nk & 0xff) * 8, off = 0, len, i;
+
+	if (want > RC_USTACK_MAX)
+		return 0;
+	if (!bpf_probe_read_user((char *)b->frames + base, want, (const void *)sp))
+		return want;
+	for (i = 0; i < RC_USTACK_PAGES; i++) {
+		len = 4096 - ((sp + off) & 4095);
+		if (len > want - off)
+			len = want - off;
+		/* bounds the verifier sees, whatever the compiler made of the above */
+		barrier_var(len);
+		len &= 0x1fff;
+		if (!len || len > 4096)
+			break;
+		barrier_var(off);
+		off &= 0xffff;
+		if (bpf_probe_read_user((char *)b->frames + base + off, len,
+					(const void *)(sp + off)))
+			break;
+		off += len;
+		if (off >= want)
+			break;
+	}
+	return off & ~7u;
+}
+
+/*
+ * A dwarf sample: the kernel stack as -g takes it, the task's user
+ * registers (those it entered the kernel with, when the sample hit the
+ * kernel) and a copy of its user stack, in one record, unwound in user
+ * space (rc_stacks__take()).
+ */
+static __always_inline int sample_dwarf(struct bpf_perf_event_data *ctx, struct task_struct *t,
+					struct rc_bpf_stats *st, __u16 flags)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), nk = 0, size;
+	struct rc_dwarf_buf *b;
+	const void *regs;
+	bool cut;
+
+	b = bpf_map_lookup_elem(&ustackbuf, &cpu);
+	if (!b)
+		return rc_dropped(st, RC_EV_SAMPLE);
+	if (knobs.stacks & RC_KNOB_STACK_KERNEL) {
+		nk = rc_take_stack(ctx, b->frames, 0, &cut);
+		if (nk > RC_STACK_MAX)
+			nk = RC_STACK_MAX;
+		if (cut)
+			flags |= RC_SAMPLE_F_KSTACK_CUT;
+	}
+	b->u.size = ustack_size;
+	b->u.copied = 0;
+	b->u.flags = 0;
+	b->u.__pad = 0;
+	b->u.sp = 0;
+	if (!t->mm) {
+		b->u.flags = RC_USTACK_F_KTHREAD;
+	} else {
+		regs = (const void *)bpf_task_pt_regs(t);
+		if (bpf_probe_read_kernel(b->u.regs, RC_REGS_WORDS * 8, regs)) {
+			b->u.flags = RC_USTACK_F_NOREGS;
+		} else {
+			b->u.sp = b->u.regs[RC_REGS_SP];
+			b->u.copied = copy_ustack(b, nk, b->u.sp);
+			if (b->u.copied < b->u.size)
+				b->u.flags = RC_USTACK_F_SHORT;
+		}
+	}
+	size = sizeof(b->s) + sizeof(b->u) + nk * sizeof(__u64) + (b->u.copied & 0xffff);
+	rc_fill_hdr(&b->s.hdr, t, RC_EV_SAMPLE, size);
+	b->s.hdr.flags = flags | RC_SAMPLE_F_DWARF;
+	b->s.ip = PT_REGS_IP(&ctx->regs);
+	b->s.period = ctx->sample_period;
+	b->s.stack_id = 0;
+	b->s.nkernel = nk;
+	b->s.nuser = 0;
+	b->s.image = t->mm ? rc_image(t) : 0;
+	if (size > sizeof(*b))
+		return 0; /* never: tells the verifier the size's bound */
+	if (knobs.transport == RC_KNOB_PERFBUF) {
+		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, b, size) < 0)
+			rc_count_drop(st, RC_EV_SAMPLE);
+		return 0;
+	}
+	if (bpf_ringbuf_output(&events, b, size, rc_wakeup_flags(&st->since_query, size)))
+		rc_count_drop(st, RC_EV_SAMPLE);
+	return 0;
+}
+
 SEC("perf_event")
 int handle_sample(struct bpf_perf_event_data *ctx)
 {
@@ -67,6 +208,8 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 		return rc_dropped(st, RC_EV_SAMPLE);
 	if (rc_user_mode(&ctx->regs))
 		flags |= RC_SAMPLE_F_USER;
+	if (ustack_size)
+		return sample_dwarf(ctx, t, st, flags);
 	flags |= rc_take_stacks(ctx, b->frames, false, &nk, &nu);
 	if ((knobs.stacks & RC_KNOB_STACK_USER) && !nu && t->mm)
 		flags |= RC_SAMPLE_F_USTACK_FAIL;

@@ -53,6 +53,7 @@ static struct env {
 	size_t nsets;
 	uint64_t freq, period;
 	enum rc_call_graph call_graph;
+	uint32_t ustack_size; /* --call-graph=dwarf,SIZE */
 	bool off_cpu;
 	bool debuginfod;
 	const char *debuginfod_urls;
@@ -90,8 +91,9 @@ static const struct argp_option opts[] = {
 	  "besides any -e events; like perf record -F" },
 	{ "count", 'c', "PERIOD", 0,
 	  "Sample every PERIOD events instead (cycles; ns of cpu-clock)" },
-	{ "call-graph", OPT_CALL_GRAPH, "fp", 0,
-	  "Take each sample's kernel and user stack: fp, by frame pointers" },
+	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0,
+	  "Take each sample's kernel and user stack: fp, by frame pointers; dwarf, the user "
+	  "stack unwound by its CFI from SIZE bytes copied (default 8192)" },
 	{ NULL, 'g', NULL, 0, "The same as --call-graph=fp" },
 	{ "srclines", OPT_SRCLINES, NULL, 0,
 	  "With stacks: give user frames their source file:line and the functions inlined "
@@ -185,12 +187,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 
 	case OPT_CALL_GRAPH:
-		if (strcmp(arg, "fp"))
+		if (!strcmp(arg, "fp")) {
+			env.call_graph = RC_CALL_GRAPH_FP;
+			break;
+		}
+		if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
 			argp_error(state,
-				   "invalid --call-graph '%s': fp (frame pointers) is what this "
-				   "version takes",
+				   "invalid --call-graph '%s': fp (frame pointers) or dwarf[,SIZE]",
 				   arg);
-		env.call_graph = RC_CALL_GRAPH_FP;
+		env.call_graph = RC_CALL_GRAPH_DWARF;
+		env.ustack_size = RC_DWARF_STACK_DEFAULT;
+		if (arg[5] && (!parse_long(arg + 6, 8, RC_DWARF_STACK_MAX, &v) || v % 8))
+			argp_error(state,
+				   "invalid --call-graph '%s': SIZE is the bytes of user stack "
+				   "each sample copies, a multiple of 8 from 8 to %d",
+				   arg, RC_DWARF_STACK_MAX);
+		if (arg[5])
+			env.ustack_size = v;
 		break;
 	case OPT_BPF:
 		env.bpf = arg;
@@ -309,6 +322,7 @@ static int check_kernel(void)
 	check_line("bpf_ktime_get_boot_ns (5.8)", f.ktime_boot);
 	check_line("bpf_get_attach_cookie in tracepoints (5.15)", f.attach_cookie);
 	check_line("BPF atomic and/or (5.12)", f.atomics);
+	check_line("bpf_task_pt_regs in perf_event programs (5.15)", f.task_pt_regs);
 	check_line("uprobes", f.uprobes);
 	check_line("tracefs", f.tracefs);
 	check_line("ftrace ring-buffer mapping (6.10)", f.ftrace_mmap);
@@ -325,6 +339,8 @@ static int check_kernel(void)
 	check_source(&f, "-e SYSTEM:NAME (tracepoints)", RC_NEED_TRACEPOINTS);
 	check_source(&f, "-e uprobe:BINARY:FUNCTION", RC_NEED_UPROBES);
 	check_source(&f, "a command's children (record -- CMD)", RC_NEED_FOLLOW);
+	printf("  %-50s %s\n", "-F --call-graph dwarf",
+	       f.task_pt_regs ? "yes" : "no: needs bpf_task_pt_regs (Linux 5.15)");
 	printf("  %-50s %s\n", "--transport ftrace",
 	       f.ftrace_mmap ? "yes" : "no: needs tracefs ring-buffer mapping (Linux 6.10)");
 	return 0;
@@ -542,6 +558,7 @@ int cmd_record(int argc, char **argv)
 	}
 	ro.srclines = env.srclines;
 	ro.call_graph = env.call_graph; /* samples', off-CPU records', and every event's stacks */
+	ro.ustack_size = env.ustack_size;
 	if (env.off_cpu)
 		ro.events |= RC_EVENT_BIT(RC_OFFCPU_ID);
 	if (env.bpf) {

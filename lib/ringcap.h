@@ -1484,6 +1484,7 @@ struct rc_features {
 	bool ktime_boot;       /* bpf_ktime_get_boot_ns (5.8) */
 	bool attach_cookie;    /* bpf_get_attach_cookie in tracepoints (5.15) */
 	bool atomics;	       /* BPF atomic and/or (5.12) */
+	bool task_pt_regs;     /* bpf_task_pt_regs in perf_event programs (5.15): dwarf stacks */
 	bool uprobes;	       /* the uprobe perf PMU */
 	bool tracefs;
 	bool ftrace_mmap; /* tracefs ring-buffer mapping (6.10) */
@@ -1520,10 +1521,16 @@ int rc_features__probe(struct rc_features *f);
  */
 const char *rc_features__missing(const struct rc_features *f, enum rc_feature_need need);
 
+/* --call-graph=dwarf,SIZE: the bytes of user stack a sample copies, by default and at most */
+#define RC_DWARF_STACK_DEFAULT 8192
+#define RC_DWARF_STACK_MAX     64000
+
 /* The stacks a sample takes (record -g, --call-graph). */
 enum rc_call_graph {
 	RC_CALL_GRAPH_NONE = 0,
 	RC_CALL_GRAPH_FP, /* kernel and user stacks, walked by frame pointers in the kernel */
+	/* samples: the kernel's stack, and user stacks unwound from a copy by their CFI */
+	RC_CALL_GRAPH_DWARF,
 };
 
 struct rc_record_opts {
@@ -1578,6 +1585,8 @@ struct rc_record_opts {
 	 * blocks, ringcap-file(5)).
 	 */
 	bool srclines;
+	/* RC_CALL_GRAPH_DWARF: bytes of user stack a sample copies (0: RC_DWARF_STACK_DEFAULT) */
+	uint32_t ustack_size;
 };
 
 /**

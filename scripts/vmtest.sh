@@ -62,7 +62,7 @@ for t in "$QEMU" busybox cpio apt-get dpkg-deb; do
 	command -v "$t" >/dev/null ||
 		die "$t is missing: scripts/deps.sh --vmtest installs what the kernel matrix needs"
 done
-for f in ringcap test_progs rc_workload rc_load rc_prof; do
+for f in ringcap test_progs rc_workload rc_load rc_prof rc_prof_nofp; do
 	[ -x "$BUILD/$f" ] || die "$BUILD/$f is missing: run make first"
 done
 mkdir -p "$CACHE"
@@ -150,12 +150,16 @@ build_initramfs() {
 	done
 	cp "$BUILD/rc_workload" "$BUILD/rc_load" "$ROOT/ringcap/"
 	# rc_prof is dynamic where it can be (its stacks go through libc), static when cross-built
-	if file -L "$BUILD/rc_prof" | grep -q 'statically linked'; then
-		cp "$BUILD/rc_prof" "$ROOT/ringcap/"
-	else
-		add_with_libs "$BUILD/rc_prof"
-		mv "$ROOT$BUILD/rc_prof" "$ROOT/ringcap/rc_prof"
-		# what rc_prof dlshort dlopen()s (a static one cannot: the test asks no more there)
+	for f in rc_prof rc_prof_nofp; do
+		if file -L "$BUILD/$f" | grep -q 'statically linked'; then
+			cp "$BUILD/$f" "$ROOT/ringcap/"
+		else
+			add_with_libs "$BUILD/$f"
+			mv "$ROOT$BUILD/$f" "$ROOT/ringcap/$f"
+		fi
+	done
+	# what rc_prof dlshort dlopen()s (a static one cannot: the test asks no more there)
+	if ! file -L "$BUILD/rc_prof" | grep -q 'statically linked'; then
 		cp "$BUILD/librc_prof_dl.so" "$ROOT/ringcap/"
 	fi
 	# the tests read build-ids with readelf (the host's: x86 only)

@@ -46,6 +46,8 @@ struct prof_facts {
 				  in ours */
 	uint64_t dl_named;     /* samples of rc_prof with rc_dl_burn of librc_prof_dl.so on them */
 	uint64_t dl_unnamed;   /* frames in librc_prof_dl.so without a name */
+	uint64_t called;	/* of in[], samples with main and burn on their stack too */
+	const char *comm;	/* the workload's task name: "rc_prof" when NULL */
 	uint64_t made, dropped, captured;
 	uint32_t max_id;
 	bool truncated;
@@ -140,10 +142,16 @@ static int gather(const char *path, struct prof_facts *f)
 		f->with_stack++;
 		if (id > f->max_id)
 			f->max_id = id;
-		if (strncmp(rec->comm, "rc_prof", 16))
+		if (strncmp(rec->comm, f->comm ? f->comm : "rc_prof", 16))
 			continue;
 		for (k = 0; k < 3; k++)
 			f->in[k] += has_frame(s, burns[k], true);
+		for (k = 0; k < 3; k++)
+			if (has_frame(s, burns[k], true)) {
+				f->called +=
+				    has_frame(s, "burn", true) && has_frame(s, "main", true);
+				break;
+			}
 		if (has_frame(s, "sys_heavy", true)) {
 			f->sys_heavy++;
 			f->kernel_under += s->nkernel > 0;
@@ -285,6 +293,155 @@ static void profile_shares(void)
 		      0, "report --summary")) {
 		ASSERT_HAS(rep.out, "CHILDREN     SELF  FUNCTION", "the functions table");
 		ASSERT_HAS(rep.out, "%  burn_a\n", "burn_a in it");
+	}
+out:
+	run_free(&r);
+	run_free(&rep);
+	tmpdir_cleanup();
+}
+
+/*
+ * The numbers of record -v's "dwarf unwinding:" line: user stacks, to
+ * the outermost frame, stopped at the copy's end, short copies.
+ */
+static bool dwarf_line(const char *err, uint64_t v[4])
+{
+	const char *p = err ? strstr(err, "dwarf unwinding: ") : NULL;
+	unsigned long long a, b, c, d, e, h, g;
+
+	if (!p || sscanf(p,
+			 "dwarf unwinding: %llu user stacks: %llu to the outermost frame, %llu "
+			 "stopped at the copy's end, %llu stopped early, %llu without CFI, %llu "
+			 "of processes gone before their files were read; %llu short copies;",
+			 &a, &b, &c, &d, &e, &h, &g) != 7)
+		return false;
+	v[0] = a;
+	v[1] = b;
+	v[2] = c;
+	v[3] = g;
+	return true;
+}
+
+/*
+ * --call-graph=dwarf: rc_prof_nofp, the same workload built without frame
+ * pointers, unwound from stack copies by its CFI: main calls burn calls
+ * burn_*, in the shares it timed. The frame-pointer walk of the same
+ * binary cannot find those callers, so they are dwarf's work. Also: the
+ * perf buffer carries the big records too; the largest copy runs past the
+ * stack's top and comes back short, counted; a copy too small to reach
+ * main stops at its end, and says so.
+ */
+static void profile_dwarf(void)
+{
+	const char *out = tmpfile_path("dwarf.rcap"), *truth = tmpfile_path("truth");
+	struct prof_facts f = { .comm = "rc_prof_nofp" }, g = { .comm = "rc_prof_nofp" };
+	uint64_t all, v[4];
+	struct run r = {}, rep = {};
+	double share[3];
+	char what[128];
+	struct stat sb;
+
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-v", "-F",
+					    rate(), "--call-graph=dwarf", "-o", (char *)out, "--",
+					    (char *)bin("rc_prof_nofp"), "burn", "2000",
+					    (char *)truth, NULL },
+				120000),
+		       0, "record --call-graph=dwarf"))
+		goto out;
+	if (!ASSERT_TRUE(read_truth(truth, share), "the workload's own times") ||
+	    !ASSERT_OK(gather(out, &f), "read capture"))
+		goto out;
+	assert_ledger(&f);
+	assert_shares(&f, share);
+	all = f.in[0] + f.in[1] + f.in[2];
+	snprintf(what, sizeof(what), "main and burn above burn_*: %llu of %llu samples",
+		 (unsigned long long)f.called, (unsigned long long)all);
+	ASSERT_TRUE(f.called * 100 >= all * 95, what);
+	if (ASSERT_TRUE(dwarf_line(r.err, v), "record -v says how the unwinding went")) {
+		snprintf(what, sizeof(what), "%llu of %llu unwound to the outermost frame",
+			 (unsigned long long)v[1], (unsigned long long)v[0]);
+		ASSERT_TRUE(v[0] >= all && v[1] * 100 >= v[0] * 95, what);
+		ASSERT_TRUE(v[3] <= v[0], "short copies at most one a stack");
+	}
+	/* the copies never reach the file: as small as with -g */
+	if (ASSERT_OK(stat(out, &sb), "stat"))
+		ASSERT_LT((uint64_t)sb.st_size / (f.samples ? f.samples : 1), 64,
+			  "bytes a sample, all in");
+	if (ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
+					   (char *)out, NULL },
+			       60000),
+		      0, "report --format folded"))
+		ASSERT_HAS(rep.out, ";main;burn;burn_a ", "main calls burn calls burn_a");
+	run_free(&rep);
+	run_free(&r);
+
+	/* the same binary by frame pointers: burn_* without their callers */
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
+				     "-o", (char *)out, "--", (char *)bin("rc_prof_nofp"), "burn",
+				     "1000", (char *)truth, NULL },
+			 120000),
+		0, "record -g") ||
+	    !ASSERT_OK(gather(out, &g), "read capture"))
+		goto out;
+	all = g.in[0] + g.in[1] + g.in[2];
+	snprintf(what, sizeof(what), "fp: main and burn above burn_* in %llu of %llu samples",
+		 (unsigned long long)g.called, (unsigned long long)all);
+	ASSERT_TRUE(all >= 100 && g.called * 2 < all, what);
+	run_free(&r);
+
+	/* the perf buffer: records up to 64 KiB through each CPU's ring */
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(),
+					   "--call-graph=dwarf", "--transport", "perfbuf", "-o",
+					   (char *)out, "--", (char *)bin("rc_prof_nofp"), "burn",
+					   "500", (char *)truth, NULL },
+			       120000),
+		      0, "record --call-graph=dwarf --transport perfbuf") &&
+	    ASSERT_EQ(run_sync(&rep,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
+					   (char *)out, NULL },
+			       60000),
+		      0, "report --format folded"))
+		ASSERT_HAS(rep.out, ";main;burn;burn_a ", "perfbuf: main calls burn calls burn_a");
+	run_free(&rep);
+	run_free(&r);
+
+	/*
+	 * The most a sample copies, 64000 bytes: past the top of the main
+	 * thread's stack (its arguments and environment, above main), so the
+	 * copies come back short, counted, and unwind all the same.
+	 */
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-v", "-F",
+					   rate(), "--call-graph=dwarf,64000", "-o", (char *)out,
+					   "--", (char *)bin("rc_prof_nofp"), "burn", "500",
+					   (char *)truth, NULL },
+			       120000),
+		      0, "record --call-graph=dwarf,64000") &&
+	    ASSERT_TRUE(dwarf_line(r.err, v), "record -v says how the unwinding went")) {
+		snprintf(what, sizeof(what), "%llu of %llu copies short, %llu unwound to the end",
+			 (unsigned long long)v[3], (unsigned long long)v[0],
+			 (unsigned long long)v[1]);
+		ASSERT_TRUE(v[0] > 0 && v[3] * 100 >= v[0] * 90 && v[1] * 100 >= v[0] * 90, what);
+	}
+	run_free(&r);
+
+	/* 64 bytes reach burn's frame, not main's: the copy's end stops them, counted */
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "-v", "-F",
+					   rate(), "--call-graph=dwarf,64", "-o", (char *)out, "--",
+					   (char *)bin("rc_prof_nofp"), "burn", "500",
+					   (char *)truth, NULL },
+			       120000),
+		      0, "record --call-graph=dwarf,64") &&
+	    ASSERT_TRUE(dwarf_line(r.err, v), "record -v says how the unwinding went")) {
+		snprintf(what, sizeof(what), "%llu of %llu stopped at the copy's end",
+			 (unsigned long long)v[2], (unsigned long long)v[0]);
+		ASSERT_TRUE(v[0] > 0 && v[2] * 100 >= v[0] * 90, what);
 	}
 out:
 	run_free(&r);
@@ -660,6 +817,21 @@ static void profile_refusals(void)
 		  64, "-g with ftrace refused");
 	ASSERT_HAS(r.err, "BPF", "why");
 	run_free(&r);
+	/* --call-graph: fp, or dwarf with a size a multiple of 8, at most 64000 */
+	for (int i = 0; i < 4; i++) {
+		static const char *const bad[] = { "--call-graph=dwarf,12",
+						   "--call-graph=dwarf,64008",
+						   "--call-graph=dwarfx", "--call-graph=lbr" };
+
+		ASSERT_EQ(run_sync(&r,
+				   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "99",
+					       (char *)bad[i], "-o", (char *)tmpfile_path("x.rcap"),
+					       "--", "true", NULL },
+				   60000),
+			  64, bad[i]);
+		ASSERT_HAS(r.err, "invalid --call-graph", "refused, and why");
+		run_free(&r);
+	}
 	tmpdir_cleanup();
 }
 
@@ -1139,6 +1311,12 @@ void test_profile_shares(void)
 {
 	if (need_root())
 		profile_shares();
+}
+
+void test_profile_dwarf(void)
+{
+	if (need_root())
+		profile_dwarf();
 }
 
 void test_profile_kernel(void)

@@ -88,6 +88,8 @@ void rc_capture__release(struct rc_capture *c)
 	c->schema = NULL;
 	free(c->last.entries);
 	c->last.entries = NULL;
+	if (c->stacks)
+		rc_stacks__log(c->stacks);
 	rc_stacks__free(c->stacks);
 	c->stacks = NULL;
 }

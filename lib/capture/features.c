@@ -197,6 +197,7 @@ int rc_features__probe(struct rc_features *f)
 		f->ktime_boot = helper_ok(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_ktime_get_boot_ns);
 		f->attach_cookie = helper_ok(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_get_attach_cookie);
 		f->atomics = atomics_ok();
+		f->task_pt_regs = helper_ok(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs);
 		probe_btf(f);
 	}
 	f->uprobes = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);

@@ -13,6 +13,7 @@
 #include "format/writer.h"
 #include "symbol/ksym.h"
 #include "symbol/srcline.h"
+#include "symbol/unwind.h"
 #include "symbol/usym.h"
 #include "util/keymap.h"
 #include "util/mem.h"
@@ -59,6 +60,7 @@ struct rc_stacks {
 	struct rc_ksyms *ksyms;
 	bool ksyms_tried;
 	struct rc_usym *usym;
+	struct rc_unwind *unwind;	 /* --call-graph=dwarf: made at the first such sample */
 	struct rc_strbuf psyms, pstacks; /* the definitions not yet written */
 	uint32_t npsyms, npstacks;
 	struct rc_strbuf key;
@@ -88,6 +90,15 @@ struct rc_stacks *rc_stacks__new(void)
 		return NULL;
 	}
 	return t;
+}
+
+/* This thread's CPU time, ns: what unwinding costs, whatever else runs */
+static uint64_t cpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 static uint64_t now_ns(void)
@@ -213,6 +224,9 @@ static int loc_id(struct rc_stacks *t, struct rc_srcline *sl, uint64_t vaddr, co
 static int read_maps(struct rc_stacks *t, uint32_t pid, struct proc_seen *p)
 {
 	int err = rc_usym__add_process(t->usym, pid);
+
+	if (t->unwind && !err)
+		rc_unwind__forget(t->unwind, pid); /* its files, reported anew */
 
 	p->when = now_ns();
 	if (err)
@@ -500,10 +514,151 @@ static int stack_of(struct rc_stacks *t, const struct rc_ev_sample *e, const uin
 		      e->hdr.type != RC_EV_SAMPLE);
 }
 
+/*
+ * --call-graph=dwarf: sample @e's user stack, unwound from the registers
+ * and stack bytes @u it carries, into @frames after its kernel frames;
+ * sets its nuser and flags. Return: 0, or -ENOMEM.
+ */
+static int unwind_user(struct rc_stacks *t, struct rc_ev_sample *e, const struct rc_ustack *u,
+		       const void *bytes, uint64_t *frames)
+{
+	struct rc_unwind_regs in = { .regs = (const uint64_t *)u->regs,
+				     .stack = bytes,
+				     .len = u->copied };
+	uint64_t t0;
+	size_t n;
+	int end;
+
+	if (u->flags & RC_USTACK_F_KTHREAD)
+		return 0;
+	t->st.dwarf++;
+	t->st.dwarf_short += !!(u->flags & RC_USTACK_F_SHORT);
+	if (u->flags & RC_USTACK_F_NOREGS) {
+		e->hdr.flags |= RC_SAMPLE_F_USTACK_FAIL;
+		t->st.dwarf_nocfi++;
+		return 0;
+	}
+	if (!t->unwind) {
+		t->unwind = rc_unwind__new(t->usym);
+		if (!t->unwind)
+			return -ENOMEM;
+	}
+	/* its mappings, read now if new: the files the unwinder needs */
+	if (!proc_of(t, e->hdr.pid, e->image))
+		return -ENOMEM;
+	t0 = cpu_now_ns();
+	end = rc_unwind__stack(t->unwind, e->hdr.pid, e->hdr.tid, &in, frames + e->nkernel,
+			       RC_STACK_MAX, &n);
+	t->st.unwind_ns += cpu_now_ns() - t0;
+	if (end < 0)
+		return end;
+	switch (end) {
+	case RC_UNWIND_CUT:
+		e->hdr.flags |= RC_SAMPLE_F_USTACK_CUT;
+		/* fallthrough */
+	case RC_UNWIND_FULL:
+		t->st.dwarf_full++;
+		break;
+	case RC_UNWIND_COPY_END:
+		t->st.dwarf_copy_end++;
+		break;
+	case RC_UNWIND_EARLY:
+		t->st.dwarf_early++;
+		break;
+	case RC_UNWIND_NOFILES:
+		t->st.dwarf_nofiles++;
+		break;
+	default:
+		t->st.dwarf_nocfi++;
+		break;
+	}
+	if (!n) { /* not even the sampled address: the one the registers give */
+#if defined(__x86_64__)
+		frames[e->nkernel] = u->regs[16];
+#else
+		frames[e->nkernel] = u->regs[32];
+#endif
+		n = 1;
+	}
+	e->nuser = n;
+	return 0;
+}
+
+/*
+ * A dwarf sample @rec of @size bytes (profile.bpf.c's layout, events.h
+ * struct rc_ustack) into @e and @frames, as an fp sample's: its kernel
+ * frames, then the user frames unwound. Return: 0; 1 when its sizes do not
+ * add up (left as it is); -ENOMEM.
+ */
+static int take_dwarf(struct rc_stacks *t, struct rc_ev_sample *e, const unsigned char *rec,
+		      size_t size, uint64_t *frames)
+{
+	size_t fixed = sizeof(*e) + sizeof(struct rc_ustack);
+	struct rc_ustack u;
+
+	if (size < fixed)
+		return 1;
+	memcpy(&u, rec + sizeof(*e), sizeof(u));
+	if (e->nuser || e->nkernel > RC_STACK_MAX || u.copied % 8 ||
+	    size - fixed != (size_t)e->nkernel * sizeof(uint64_t) + u.copied)
+		return 1;
+	memcpy(frames, rec + fixed, (size_t)e->nkernel * sizeof(uint64_t));
+	return unwind_user(t, e, &u, rec + fixed + (size_t)e->nkernel * sizeof(uint64_t), frames);
+}
+
+/* What rc_stacks__take() does with a record (frames_of()) */
+enum take_what {
+	TAKE_STACK,    /* its stack's frames are in the buffer: intern them */
+	TAKE_NO_STACK, /* a dwarf sample whose sizes do not add up: kept without a stack */
+	TAKE_KEEP,     /* not ours, or damaged: kept as it is */
+};
+
+/*
+ * Record @rec of @size bytes, its first bytes in @e: its frames into
+ * @fbuf (kernel, then user), unwound for a dwarf sample. Return: an enum
+ * take_what, or -ENOMEM.
+ */
+static int frames_of(struct rc_stacks *t, struct rc_ev_sample *e, const unsigned char *rec,
+		     size_t size, uint64_t *fbuf)
+{
+	int err;
+
+	if ((e->hdr.type != RC_EV_SAMPLE && e->hdr.type != RC_EV_OFFCPU &&
+	     e->hdr.type != RC_EV_STACK) ||
+	    size < sizeof(*e))
+		return TAKE_KEEP;
+	memcpy(e, rec, sizeof(*e));
+	if (e->hdr.type == RC_EV_SAMPLE && (e->hdr.flags & RC_SAMPLE_F_DWARF)) {
+		e->hdr.flags &= ~RC_SAMPLE_F_DWARF;
+		err = take_dwarf(t, e, rec, size, fbuf);
+		if (err > 0)
+			t->st.bad++;
+		return err < 0 ? err : err ? TAKE_NO_STACK : TAKE_STACK;
+	}
+	if (size - sizeof(*e) != ((size_t)e->nkernel + e->nuser) * sizeof(uint64_t) ||
+	    e->nkernel > RC_STACK_MAX || e->nuser > RC_STACK_MAX) {
+		t->st.bad++;
+		return TAKE_KEEP;
+	}
+	memcpy(fbuf, rec + sizeof(*e), size - sizeof(*e));
+	if (size == sizeof(*e)) {
+		if (e->hdr.type != RC_EV_SAMPLE)
+			return TAKE_KEEP; /* an off-CPU or stack record without a stack */
+		/* a sample without -g: the stack of its one instruction */
+		fbuf[0] = e->ip;
+		if (e->hdr.flags & RC_SAMPLE_F_USER)
+			e->nuser = 1;
+		else
+			e->nkernel = 1;
+	}
+	return TAKE_STACK;
+}
+
 int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len)
 {
+	uint64_t fbuf[2 * RC_STACK_MAX];
 	size_t in = 0, out = 0;
-	int err = 0;
+	int err = 0, what;
 
 	/* the mappings made up to now: before the samples of the batch are named */
 	if (t->sb && rc_sideband__apply(t->sb, t->usym))
@@ -516,51 +671,34 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 		size = e.hdr.size;
 		if (size < sizeof(e.hdr) || size > *len - in)
 			break; /* never: the drain checked every record */
-		if ((e.hdr.type == RC_EV_SAMPLE || e.hdr.type == RC_EV_OFFCPU ||
-		     e.hdr.type == RC_EV_STACK) &&
-		    size >= sizeof(e)) {
-			const uint64_t *frames;
-			uint64_t fbuf[2 * RC_STACK_MAX];
-
-			memcpy(&e, buf + in, sizeof(e));
-			if (size - sizeof(e) != ((size_t)e.nkernel + e.nuser) * sizeof(uint64_t) ||
-			    e.nkernel > RC_STACK_MAX || e.nuser > RC_STACK_MAX) {
-				t->st.bad++;
-				goto keep;
-			}
-			memcpy(fbuf, buf + in + sizeof(e), size - sizeof(e));
-			if (size == sizeof(e)) {
-				if (e.hdr.type != RC_EV_SAMPLE)
-					goto keep; /* an off-CPU or stack record without a stack */
-				/* a sample without -g: the stack of its one instruction */
-				fbuf[0] = e.ip;
-				if (e.hdr.flags & RC_SAMPLE_F_USER)
-					e.nuser = 1;
-				else
-					e.nkernel = 1;
-			}
-			frames = fbuf;
-			t->ts = e.hdr.ts;
-			err = stack_of(t, &e, frames, &e.stack_id);
-			if (err)
-				break;
-			e.nkernel = e.nuser = 0;
-			e.hdr.size = sizeof(e);
-			memcpy(buf + out, &e, sizeof(e));
+		t->ts = e.hdr.ts; /* the side-band's mappings as of it */
+		what = frames_of(t, &e, buf + in, size, fbuf);
+		if (what < 0) {
+			err = what;
+			break;
+		}
+		if (what == TAKE_KEEP) {
+			if (out != in)
+				memmove(buf + out, buf + in, size);
 			in += size;
-			out += sizeof(e);
-			t->st.samples++;
-			if (t->psyms.len + t->pstacks.len + t->pfiles.len + t->plocs.len +
-				    t->plines.len >
-			    PENDING_MAX)
-				err = emit(t, w);
+			out += size;
 			continue;
 		}
-keep:
-		if (out != in)
-			memmove(buf + out, buf + in, size);
+		e.stack_id = 0;
+		if (what == TAKE_STACK) {
+			err = stack_of(t, &e, fbuf, &e.stack_id);
+			if (err)
+				break;
+			t->st.samples++;
+		}
+		e.nkernel = e.nuser = 0;
+		e.hdr.size = sizeof(e);
+		memcpy(buf + out, &e, sizeof(e));
 		in += size;
-		out += size;
+		out += sizeof(e);
+		if (t->psyms.len + t->pstacks.len + t->pfiles.len + t->plocs.len + t->plines.len >
+		    PENDING_MAX)
+			err = emit(t, w);
 	}
 	if (out != in) { /* a tail the loop did not take: kept as it was */
 		memmove(buf + out, buf + in, *len - in);
@@ -597,6 +735,21 @@ struct rc_stacks_stats rc_stacks__stats(const struct rc_stacks *t)
 	return t->st;
 }
 
+void rc_stacks__log(const struct rc_stacks *t)
+{
+	const struct rc_stacks_stats *s = &t->st;
+
+	if (!s->dwarf)
+		return;
+	pr_info("dwarf unwinding: %llu user stacks: %llu to the outermost frame, %llu stopped "
+		"at the copy's end, %llu stopped early, %llu without CFI, %llu of processes gone "
+		"before their files were read; %llu short copies; %.1f us a stack\n",
+		(unsigned long long)s->dwarf, (unsigned long long)s->dwarf_full,
+		(unsigned long long)s->dwarf_copy_end, (unsigned long long)s->dwarf_early,
+		(unsigned long long)s->dwarf_nocfi, (unsigned long long)s->dwarf_nofiles,
+		(unsigned long long)s->dwarf_short, s->unwind_ns / 1e3 / s->dwarf);
+}
+
 void rc_stacks__free(struct rc_stacks *t)
 {
 	if (!t)
@@ -608,6 +761,7 @@ void rc_stacks__free(struct rc_stacks *t)
 	free(t->names);
 	free(t->seen);
 	rc_ksyms__free(t->ksyms);
+	rc_unwind__free(t->unwind);
 	rc_usym__free(t->usym);
 	rc_strbuf__free(&t->psyms);
 	rc_strbuf__free(&t->pstacks);

@@ -33,9 +33,20 @@ struct rc_sideband;
  * @bad: sample records whose frame counts did not match their size (left as they were)
  * @over: samples past the file's most stacks (RC_MAX_STACK_ID), kept without one
  * @lines: of the frames named, those given a source location (rc_stacks__set_lines())
+ * @dwarf: samples of a user task whose stack was unwound from a copy (--call-graph=dwarf)
+ * @dwarf_full: of them, unwound to the outermost frame (or to RC_STACK_MAX frames)
+ * @dwarf_copy_end: stopped by the end of the copy (a deeper stack than SIZE bytes)
+ * @dwarf_early: stopped past the first frame otherwise: a frame had no CFI
+ * @dwarf_nocfi: no caller found: the sampled address had no CFI (or no registers)
+ * @dwarf_nofiles: none of the process's files read: it was gone when the writer met it
+ * @dwarf_short: copies that came back short: a page could not be read, or
+ *		 (most often, and harmless) the stack ended before SIZE bytes
+ * @unwind_ns: the writer thread's CPU time spent unwinding them
  */
 struct rc_stacks_stats {
 	uint64_t stacks, samples, frames, unnamed, bad, over, lines;
+	uint64_t dwarf, dwarf_full, dwarf_copy_end, dwarf_early, dwarf_nocfi, dwarf_nofiles,
+	    dwarf_short, unwind_ns;
 };
 
 /**
@@ -97,6 +108,16 @@ void rc_stacks__set_sideband(struct rc_stacks *t, struct rc_sideband *sb);
  * @t: the table
  */
 struct rc_stacks_stats rc_stacks__stats(const struct rc_stacks *t);
+
+/**
+ * rc_stacks__log() - say at the info level how the dwarf unwinding went
+ * @t: the table
+ *
+ * One line (ringcap record -v), when samples were unwound from copies:
+ * how many reached the outermost frame, stopped early, found no CFI; the
+ * copies that came back short; the mean time an unwinding took.
+ */
+void rc_stacks__log(const struct rc_stacks *t);
 
 /**
  * rc_stacks__free() - free the table

@@ -1074,3 +1074,44 @@ int rc_usym__resolve_at(struct rc_usym *u, int tgid, uint64_t ts, uint64_t addr,
 {
 	return resolve_at(u, tgid, ts, addr, out, 0);
 }
+
+int rc_usym__for_each_file(const struct rc_usym *u, int tgid,
+			   int (*fn)(const struct rc_usym_map *m, void *arg), void *arg)
+{
+	const struct usym_proc *p = proc_find(u, tgid);
+	const struct usym_snap *s;
+	size_t i, k;
+	int err;
+
+	if (!p)
+		return -ENOENT;
+	s = p->snap;
+	for (i = 0; i < s->nr_maps; i++) {
+		const struct usym_map *m = &s->maps[i];
+		struct rc_usym_map out;
+
+		if (!m->file || !m->dso || m->dso->img_len)
+			continue;
+		/* the segment whose file bytes the mapping holds */
+		for (k = 0; k < m->dso->nr_segs; k++) {
+			const struct rc_dso_seg *g = &m->dso->segs[k];
+
+			if (g->off < m->pgoff + (m->end - m->start) &&
+			    m->pgoff < g->off + g->filesz)
+				break;
+		}
+		if (k == m->dso->nr_segs)
+			continue;
+		out = (struct rc_usym_map){
+			.start = m->start,
+			.end = m->end,
+			.pgoff = m->pgoff,
+			.path = m->name,
+			.bias = m->start - m->pgoff + m->dso->segs[k].off - m->dso->segs[k].vaddr,
+		};
+		err = fn(&out, arg);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -211,4 +211,34 @@ int rc_usym__note_map(struct rc_usym *u, int tgid, uint64_t ts, struct rc_usym_m
 int rc_usym__resolve_at(struct rc_usym *u, int tgid, uint64_t ts, uint64_t addr,
 			struct rc_usym_hit *out);
 
+/**
+ * struct rc_usym_map - a file's executable mapping in a snapshot
+ * @start: its first address
+ * @end: past its last
+ * @pgoff: the file offset mapped at @start
+ * @path: the file's path, as the process named it
+ * @bias: what the process adds to the file's ELF virtual addresses
+ *	  (start - pgoff + p_offset - p_vaddr of the PT_LOAD segment mapped)
+ */
+struct rc_usym_map {
+	uint64_t start, end, pgoff;
+	const char *path;
+	uint64_t bias;
+};
+
+/**
+ * rc_usym__for_each_file() - the file mappings of a process's snapshot
+ * @u: the symbolizer
+ * @tgid: the process, snapshotted
+ * @fn: called for each executable mapping of an ELF file (not the [vdso],
+ *	not files that could not be read), in address order; a non-zero
+ *	return stops the walk and is returned
+ * @arg: for @fn
+ *
+ * Return: 0, @fn's non-zero return, or -ENOENT when @tgid was never
+ * snapshotted.
+ */
+int rc_usym__for_each_file(const struct rc_usym *u, int tgid,
+			   int (*fn)(const struct rc_usym_map *m, void *arg), void *arg);
+
 #endif /* RINGCAP_SYMBOL_USYM_H */

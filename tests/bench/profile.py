@@ -8,6 +8,8 @@ samples the whole system at 999 Hz (cpu-clock here: no hardware PMU) for
 the run:
 
   ringcap record -a -F 999 -g          (frame pointers, stacks stored once)
+  ringcap record -a -F 999 --call-graph dwarf   (8 KiB of stack a sample,
+                                       unwound while recording, stacks stored once)
   perf record -a -F 999 -g             (frame pointers)
   perf record -a -F 999 --call-graph dwarf   (8 KiB of stack a sample)
 
@@ -68,6 +70,9 @@ def recorders(build, tmp):
     return [
         Recorder("ringcap record -F 999 -g", [rc, "record", "-q", "-a", "-F", HZ, "-g", "-o", r_out],
                  r_out),
+        Recorder("ringcap record -F 999 --call-graph dwarf",
+                 [rc, "record", "-q", "-v", "-a", "-F", HZ, "--call-graph", "dwarf", "-o",
+                  r_out + ".dwarf"], r_out + ".dwarf"),
         Recorder("perf record -F 999 -g", ["perf", "record", "-q", "-a", "-F", HZ, "-g", "-o",
                                            p_out], p_out),
         Recorder("perf record -F 999 --call-graph dwarf",
@@ -81,10 +86,14 @@ def traced(build, rec, rounds, tmp):
     for f in (rec.out, rec.out + ".old"):
         if os.path.exists(f):
             os.unlink(f)
-    p = subprocess.Popen(rec.argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # stderr to a file: a pipe nobody reads could fill and stop the recorder (-v)
+    err = open(os.path.join(tmp, "stderr"), "w+")
+    p = subprocess.Popen(rec.argv, stdout=subprocess.DEVNULL, stderr=err)
+    p.stderr = err
     time.sleep(WARMUP_S)
     if p.poll() is not None:
-        sys.exit("bench-profile: %s exited early: %s" % (rec.name, p.stderr.read().decode()))
+        err.seek(0)
+        sys.exit("bench-profile: %s exited early: %s" % (rec.name, err.read()))
     wall = run_workload(build, rounds, tmp)
     p.send_signal(signal.SIGINT)
     _, status, ru = os.wait4(p.pid, 0)
@@ -92,9 +101,14 @@ def traced(build, rec, rounds, tmp):
     # perf ends by SIGINT again (or exits 130) once its file is complete
     ok = (os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 130)) or \
         (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT)
+    err.seek(0)
+    text = err.read()
+    err.close()
     if not ok:
-        sys.exit("bench-profile: %s failed: %s" % (rec.name, p.stderr.read().decode()))
-    return wall, int((ru.ru_utime + ru.ru_stime) * 1e9)
+        sys.exit("bench-profile: %s failed: %s" % (rec.name, text))
+    # ringcap -v, dwarf: the writer's time unwinding a stack
+    m = re.search(r"dwarf unwinding: .*; ([\d.]+) us a stack", text)
+    return wall, int((ru.ru_utime + ru.ru_stime) * 1e9), float(m.group(1)) if m else None
 
 
 def samples_ringcap(build, path):
@@ -161,7 +175,7 @@ def main():
         for run in range(a.runs):
             for rec in recs:
                 base = run_workload(build, a.rounds, tmp)
-                wall, cpu = traced(build, rec, a.rounds, tmp)
+                wall, cpu, unwind_us = traced(build, rec, a.rounds, tmp)
                 if rec.name.startswith("ringcap"):
                     n, lost = samples_ringcap(build, rec.out)
                 else:
@@ -169,7 +183,7 @@ def main():
                 size = os.path.getsize(rec.out)
                 res.setdefault(rec.name, []).append({
                     "slowdown": wall / base, "cpu_ns": cpu / max(n, 1), "bytes": size / max(n, 1),
-                    "samples": n, "lost": lost, "size": size})
+                    "samples": n, "lost": lost, "size": size, "unwind_us": unwind_us})
                 print("bench-profile: run %d %-42s %.3fx, %d samples, %.0f B a sample, %d lost"
                       % (run + 1, rec.name, wall / base, n, size / max(n, 1), lost),
                       file=sys.stderr)
@@ -189,6 +203,11 @@ def main():
         lines.append("| %s | %.3fx | %.1f us | %.1f | %d | %d |"
                      % (rec, med("slowdown"), med("cpu_ns") / 1e3, med("bytes"), med("samples"),
                         max(r["lost"] for r in rows)))
+    for rec in res:
+        us = [r["unwind_us"] for r in res[rec] if r["unwind_us"] is not None]
+        if us:
+            lines += ["", "%s: %.1f us to unwind a stack in the writer's thread (median of "
+                      "the runs' means, from record -v)" % (rec, statistics.median(us))]
     lines += ["", "Top functions of rc_prof by self samples, last run:", "",
               "| | " + " | ".join(tops) + " |", "|---" * (len(tops) + 1) + "|"]
     for i in range(10):

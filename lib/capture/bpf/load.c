@@ -80,6 +80,9 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 	return 0;
 }
 
+_Static_assert(RC_DWARF_STACK_DEFAULT == RC_USTACK_DEFAULT && RC_DWARF_STACK_MAX == RC_USTACK_MAX,
+	       "ringcap.h and events.h agree on dwarf stack sizes");
+
 /* Frames a stack takes a side: RC_STACK_MAX, or kernel.perf_event_max_stack when less. */
 static __u32 max_stack(void)
 {
@@ -105,9 +108,9 @@ static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 		    o->transport == RC_TRANSPORT_PERFBUF ? RC_KNOB_PERFBUF : RC_KNOB_RINGBUF,
 		.snap_type = o->overwrite ? o->snap_type : 0,
 		.snap_nr = o->snap_nr,
-		.stacks = o->call_graph == RC_CALL_GRAPH_FP
-				  ? RC_KNOB_STACK_KERNEL | RC_KNOB_STACK_USER
-				  : 0,
+		.stacks = o->call_graph != RC_CALL_GRAPH_NONE
+			      ? RC_KNOB_STACK_KERNEL | RC_KNOB_STACK_USER
+			      : 0,
 		.max_stack = max_stack(),
 	};
 
@@ -579,6 +582,25 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 	if (!s->prof)
 		return load_failed("sampling", -errno);
 	s->prof->rodata->knobs = *k;
+	if (s->c.opts.call_graph == RC_CALL_GRAPH_DWARF) {
+		uint32_t size = s->c.opts.ustack_size ?: RC_USTACK_DEFAULT;
+
+		if (!s->feat.task_pt_regs) {
+			pr_warn("--call-graph dwarf needs the BPF helper bpf_task_pt_regs in "
+				"perf_event programs (Linux 5.15)\n");
+			return -EOPNOTSUPP;
+		}
+		if (size % 8 || size > RC_USTACK_MAX) {
+			pr_warn("invalid dwarf stack size %u: a multiple of 8, at most %u\n", size,
+				RC_USTACK_MAX);
+			return -EINVAL;
+		}
+		/* a stack copy's buffer for each CPU (profile.bpf.c) */
+		s->prof->rodata->ustack_size = size;
+		err = bpf_map__set_max_entries(s->prof->maps.ustackbuf, s->c.ncpus);
+		if (err)
+			return load_failed("sampling", err);
+	}
 	err = share_maps(s, s->prof->obj);
 	err = err ?: profile_bpf__load(s->prof);
 	return err ? load_failed("sampling", err) : 0;

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * User stacks unwound from a copy with libdw's dwfl_frame (unwind.h): a
+ * Dwfl a process, its files reported from the symbolizer's snapshot, the
+ * thread's state given by callbacks that read the sample's registers and
+ * stack copy, never the live process.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <gelf.h>
+#include <elfutils/libdwfl.h>
+#include "internal.h"
+#include "symbol/unwind.h"
+#include "symbol/usym.h"
+
+#define CACHE_MAX 16  /* processes whose files stay reported */
+#define MODS_MAX  128 /* files reported, at most (libdw holds each open, its debug file too) */
+
+struct uw_proc {
+	Dwfl *dwfl; /* NULL: a free slot */
+	int tgid;
+	bool attached; /* dwfl_attach_state() succeeded: it has a module to take the arch from */
+	uint64_t used; /* the unwinder's tick at its last use */
+	size_t nmods;  /* files reported */
+};
+
+/* The sample being unwound, for the callbacks. */
+struct uw_sample {
+	const struct rc_unwind_regs *in;
+	uint32_t tid;
+	uint64_t *ips;
+	size_t max, n;
+	bool cut;      /* ips filled */
+	bool mem_miss; /* a read fell outside the copy */
+};
+
+struct rc_unwind {
+	struct rc_usym *usym;
+	struct uw_proc procs[CACHE_MAX];
+	uint64_t tick;
+	size_t nmods, mods_max; /* files reported, in every process; the budget */
+	struct uw_sample cur;
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+};
+
+static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct rc_unwind *uw = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = uw;
+	return uw->cur.tid;
+}
+
+static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct rc_unwind *uw = arg;
+	const struct rc_unwind_regs *in = uw->cur.in;
+	uint64_t sp;
+
+	(void)dwfl;
+#if defined(__x86_64__)
+	sp = in->regs[19];
+#elif defined(__aarch64__)
+	sp = in->regs[31];
+#else
+	sp = 0;
+#endif
+	if (in->len < sizeof(*result) || addr < sp || addr - sp > in->len - sizeof(*result)) {
+		((struct rc_unwind *)arg)->cur.mem_miss = true;
+		return false;
+	}
+	memcpy(result, (const char *)in->stack + (addr - sp), sizeof(*result));
+	return true;
+}
+
+/* The sample's registers in DWARF's numbering (the psABIs'). */
+static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct rc_unwind *uw = arg;
+	const uint64_t *r = uw->cur.in->regs;
+#if defined(__x86_64__)
+	/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip, from struct pt_regs's words */
+	static const unsigned char from[17] = { 10, 12, 11, 5, 13, 14, 4, 19, 9,
+						8,  7,	6,  3, 2,  1,  0, 16 };
+	Dwarf_Word dw[17];
+	size_t i;
+
+	for (i = 0; i < 17; i++)
+		dw[i] = r[from[i]];
+	return dwfl_thread_state_registers(thread, 0, 17, dw);
+#elif defined(__aarch64__)
+	/* x0-x30, sp; the pc apart */
+	Dwarf_Word dw[32];
+	size_t i;
+
+	for (i = 0; i < 32; i++)
+		dw[i] = r[i];
+	if (!dwfl_thread_state_registers(thread, 0, 32, dw))
+		return false;
+	dwfl_thread_state_register_pc(thread, r[32]);
+	return true;
+#else
+	(void)thread;
+	(void)r;
+	return false;
+#endif
+}
+
+/* Has @elf a section named @name? */
+static bool has_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n =
+		    gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+
+		if (n && !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A file's debug file, for its .debug_frame, only when the file has no
+ * .eh_frame. libdw asks for it whenever .eh_frame has no rule for an
+ * address, which is at the outermost frame of every stack (_start's
+ * return address is undefined): for Debian's libc, with libc6-dbg
+ * installed, that read and decompressed its debug file anew for each
+ * process unwound, most of a system-wide capture's unwinding time.
+ */
+static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+
+	if (elf && has_section(elf, ".eh_frame"))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
+static const Dwfl_Thread_Callbacks uw_thread_cbs = {
+	.next_thread = uw_next_thread,
+	.memory_read = uw_memory_read,
+	.set_initial_registers = uw_set_initial_registers,
+};
+
+struct rc_unwind *rc_unwind__new(struct rc_usym *u)
+{
+	struct rc_unwind *uw = calloc(1, sizeof(*uw));
+	struct rlimit rl;
+
+	if (!uw)
+		return rc_err_ptr(-ENOMEM);
+
+	uw->usym = u;
+	/* a file and its debug file open for each: an eighth of what we may open */
+	uw->mods_max = MODS_MAX;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 8 < MODS_MAX)
+		uw->mods_max = rl.rlim_cur / 8 ?: 1;
+	uw->cb.find_elf = dwfl_build_id_find_elf;
+	uw->cb.find_debuginfo = uw_find_debuginfo;
+	uw->cb.section_address = dwfl_offline_section_address;
+	uw->cb.debuginfo_path = &uw->debuginfo_path;
+	return uw;
+}
+
+static void proc_drop(struct rc_unwind *uw, struct uw_proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	uw->nmods -= p->nmods;
+	memset(p, 0, sizeof(*p));
+}
+
+/* The least recently used process other than @keep, NULL when none */
+static struct uw_proc *proc_lru(struct rc_unwind *uw, const struct uw_proc *keep)
+{
+	struct uw_proc *lru = NULL;
+	size_t i;
+
+	for (i = 0; i < CACHE_MAX; i++)
+		if (uw->procs[i].dwfl && &uw->procs[i] != keep &&
+		    (!lru || uw->procs[i].used < lru->used))
+			lru = &uw->procs[i];
+	return lru;
+}
+
+void rc_unwind__free(struct rc_unwind *uw)
+{
+	size_t i;
+
+	if (!uw)
+		return;
+	for (i = 0; i < CACHE_MAX; i++)
+		proc_drop(uw, &uw->procs[i]);
+	free(uw);
+}
+
+void rc_unwind__forget(struct rc_unwind *uw, int tgid)
+{
+	size_t i;
+
+	for (i = 0; i < CACHE_MAX; i++)
+		if (uw->procs[i].dwfl && uw->procs[i].tgid == tgid)
+			proc_drop(uw, &uw->procs[i]);
+}
+
+struct report_ctx {
+	Dwfl *dwfl;
+	int tgid;
+	size_t nmods;
+};
+
+/* Report one file mapping: the file through map_files while the process lives, else its path. */
+static int report_map(const struct rc_usym_map *m, void *arg)
+{
+	struct report_ctx *rc = arg;
+	const char *file = m->path;
+	char buf[96];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, rc->tgid,
+		     m->start, m->end);
+	if (n > 0 && (size_t)n < sizeof(buf) && !access(buf, R_OK))
+		file = buf;
+	if (!dwfl_report_elf(rc->dwfl, m->path, file, -1, m->bias, true))
+		pr_debug("unwind: %d: cannot report '%s': %s\n", rc->tgid, m->path,
+			 dwfl_errmsg(-1));
+	else
+		rc->nmods++;
+	return 0;
+}
+
+/* The Dwfl of @tgid, its files reported at first use; NULL when it cannot have one. */
+static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid)
+{
+	struct uw_proc *p, *lru = &uw->procs[0];
+	struct report_ctx rc;
+	size_t i;
+
+	uw->tick++;
+	for (i = 0; i < CACHE_MAX; i++) {
+		p = &uw->procs[i];
+		if (p->dwfl && p->tgid == tgid) {
+			p->used = uw->tick;
+			return p;
+		}
+		if (!p->dwfl || (lru->dwfl && p->used < lru->used))
+			lru = p;
+	}
+	proc_drop(uw, lru);
+	p = lru;
+	p->dwfl = dwfl_begin(&uw->cb);
+	if (!p->dwfl)
+		return NULL;
+	p->tgid = tgid;
+	p->used = uw->tick;
+	rc = (struct report_ctx){ .dwfl = p->dwfl, .tgid = tgid };
+	dwfl_report_begin(p->dwfl);
+	rc_usym__for_each_file(uw->usym, tgid, report_map, &rc);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	p->nmods = rc.nmods;
+	uw->nmods += rc.nmods;
+	/* within the budget of open files: the others' least recently used go */
+	while (uw->nmods > uw->mods_max && (lru = proc_lru(uw, p)))
+		proc_drop(uw, lru);
+	/* the architecture from its modules: none, nothing to unwind with */
+	p->attached = dwfl_attach_state(p->dwfl, NULL, tgid, &uw_thread_cbs, uw);
+	if (!p->attached)
+		pr_debug("unwind: %d: %s\n", tgid, dwfl_errmsg(-1));
+	return p;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct uw_sample *s = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	if (s->n == s->max) {
+		s->cut = true;
+		return DWARF_CB_ABORT;
+	}
+	/* as bpf_get_stack() gives them: callers by return address (the names take one off) */
+	s->ips[s->n++] = pc;
+	return DWARF_CB_OK;
+}
+
+int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, const struct rc_unwind_regs *in,
+		     uint64_t *ips, size_t max, size_t *n)
+{
+	struct uw_proc *p;
+	int ret;
+
+	*n = 0;
+	p = proc_get(uw, tgid);
+	if (!p)
+		return -ENOMEM;
+	if (!p->nmods)
+		return RC_UNWIND_NOFILES;
+	if (!p->attached || !max)
+		return RC_UNWIND_NOCFI;
+	uw->cur = (struct uw_sample){ .in = in, .tid = tid, .ips = ips, .max = max };
+	ret = dwfl_getthread_frames(p->dwfl, tid, frame_cb, &uw->cur);
+	*n = uw->cur.n;
+	if (uw->cur.cut)
+		return RC_UNWIND_CUT;
+	/* libdw ends quietly, as at the outermost frame, when a return address cannot be read */
+	if (uw->cur.mem_miss)
+		return RC_UNWIND_COPY_END;
+	if (ret == 0)
+		return RC_UNWIND_FULL;
+	return uw->cur.n <= 1 ? RC_UNWIND_NOCFI : RC_UNWIND_EARLY;
+}

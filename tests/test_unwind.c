@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CFI unwinder (lib/symbol/unwind.h) on the test's own stack, without
+ * BPF: registers taken by a few instructions, a copy of the stack above
+ * them read as the sampling program reads it (page by page, stopping at
+ * the first that cannot be read), and the frames unwound must be the
+ * calls that led there, named. test_progs is built at -O2 without frame
+ * pointers: only the CFI can find the callers.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include "events.h"
+#include "symbol/unwind.h"
+#include "symbol/usym.h"
+#include "test_progs.h"
+
+#define COPY 8192
+
+/* global, so that their names are in .symtab under these names */
+struct snap;
+int rc_test_unwind_leaf(struct snap *s);
+int rc_test_unwind_mid(struct snap *s);
+int rc_test_unwind_top(struct snap *s);
+
+struct snap {
+	uint64_t regs[RC_USTACK_NREGS];
+	unsigned char stack[COPY];
+	size_t len;
+};
+
+/* Copy what can be read of [sp, sp + COPY) into @s, a page at a time. */
+static void copy_stack(struct snap *s, uint64_t sp)
+{
+	size_t off = 0, len;
+
+	while (off < COPY) {
+		struct iovec local, remote;
+
+		len = 4096 - ((sp + off) & 4095);
+		if (len > COPY - off)
+			len = COPY - off;
+		local = (struct iovec){ .iov_base = s->stack + off, .iov_len = len };
+		remote =
+		    (struct iovec){ .iov_base = (void *)(uintptr_t)(sp + off), .iov_len = len };
+		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)len)
+			break;
+		off += len;
+	}
+	s->len = off & ~(size_t)7;
+}
+
+/* The registers here, in the kernel's layout (events.h struct rc_ustack), and the stack. */
+__attribute__((noinline, noipa)) int rc_test_unwind_leaf(struct snap *s)
+{
+#if defined(__x86_64__)
+	uint64_t ip, sp, bp;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	s->regs[16] = ip;
+	s->regs[19] = sp;
+	s->regs[4] = bp;
+#elif defined(__aarch64__)
+	uint64_t pc, sp, fp, lr;
+
+	__asm__ volatile("adr %0, .\n\tmov %1, sp\n\tmov %2, x29\n\tmov %3, x30"
+			 : "=r"(pc), "=r"(sp), "=r"(fp), "=r"(lr));
+	s->regs[32] = pc;
+	s->regs[31] = sp;
+	s->regs[29] = fp;
+	s->regs[30] = lr;
+#else
+	return -EOPNOTSUPP;
+#endif
+	copy_stack(s, sp);
+	return 0;
+}
+
+__attribute__((noinline, noipa)) int rc_test_unwind_mid(struct snap *s)
+{
+	int err = rc_test_unwind_leaf(s);
+
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+	return err;
+}
+
+__attribute__((noinline, noipa)) int rc_test_unwind_top(struct snap *s)
+{
+	int err = rc_test_unwind_mid(s);
+
+	__asm__ volatile("" ::: "memory");
+	return err;
+}
+
+/* The symbol of frame @i: the sampled address itself, callers at their call (ip - 1). */
+static const char *name_of(struct rc_usym *u, const uint64_t *ips, size_t i)
+{
+	struct rc_usym_hit hit;
+
+	if (rc_usym__resolve(u, getpid(), ips[i] - (i > 0), &hit) != 0)
+		return "?";
+	return hit.sym;
+}
+
+void test_symbol_unwind(void)
+{
+	static const char *const want[] = { "rc_test_unwind_leaf", "rc_test_unwind_mid",
+					    "rc_test_unwind_top", "test_symbol_unwind" };
+	struct snap *s = calloc(1, sizeof(*s));
+	struct rc_unwind_regs in;
+	struct rc_unwind *uw = NULL;
+	struct rc_usym *u = NULL;
+	uint64_t ips[RC_STACK_MAX];
+	size_t n = 0, i;
+	char what[96];
+	int end;
+
+	if (!ASSERT_OK_PTR(s, "calloc"))
+		return;
+	if (rc_test_unwind_top(s) == -EOPNOTSUPP) {
+		test__skip("no unwinding test for this architecture");
+		goto out;
+	}
+	u = rc_usym__new();
+	uw = u ? rc_unwind__new(u) : NULL;
+	if (!ASSERT_OK_PTR(uw, "rc_unwind__new") ||
+	    !ASSERT_OK(rc_usym__add_process(u, getpid()), "snapshot of ourselves"))
+		goto out;
+	in = (struct rc_unwind_regs){ .regs = s->regs, .stack = s->stack, .len = s->len };
+	end = rc_unwind__stack(uw, getpid(), gettid(), &in, ips, RC_STACK_MAX, &n);
+	snprintf(what, sizeof(what), "how it ended: %d, %zu frames, %zu bytes copied", end, n,
+		 s->len);
+	ASSERT_TRUE(end >= 0 && end != RC_UNWIND_NOCFI && end != RC_UNWIND_EARLY, what);
+	if (!ASSERT_TRUE(n >= 4, "four frames at least"))
+		goto out;
+	for (i = 0; i < 4; i++) {
+		snprintf(what, sizeof(what), "frame %zu: %s", i, want[i]);
+		ASSERT_STREQ(name_of(u, ips, i) ?: "(null)", want[i], what);
+	}
+	/* too small a copy stops at its end, and says so */
+	in.len = 16;
+	end = rc_unwind__stack(uw, getpid(), gettid(), &in, ips, RC_STACK_MAX, &n);
+	ASSERT_EQ(end, RC_UNWIND_COPY_END, "a 16-byte copy: stopped at its end");
+	/* no more frames than room for */
+	in.len = s->len;
+	end = rc_unwind__stack(uw, getpid(), gettid(), &in, ips, 2, &n);
+	ASSERT_EQ(end, RC_UNWIND_CUT, "two frames of room: cut");
+	ASSERT_EQ(n, 2, "two frames");
+out:
+	rc_unwind__free(uw);
+	rc_usym__free(u);
+	free(s);
+}
