@@ -46,6 +46,7 @@ struct prof_facts {
 				  in ours */
 	uint64_t dl_named;     /* samples of rc_prof with rc_dl_burn of librc_prof_dl.so on them */
 	uint64_t dl_unnamed;   /* frames in librc_prof_dl.so without a name */
+	uint64_t dl_called;    /* of dl_named, those with dlchild and main on the stack too */
 	uint64_t called;	/* of in[], samples with main and burn on their stack too */
 	const char *comm;	/* the workload's task name: "rc_prof" when NULL */
 	uint64_t made, dropped, captured;
@@ -156,7 +157,10 @@ static int gather(const char *path, struct prof_facts *f)
 			f->sys_heavy++;
 			f->kernel_under += s->nkernel > 0;
 		}
-		f->dl_named += has_frame_in(s, "rc_dl_burn", "/librc_prof_dl.so");
+		if (has_frame_in(s, "rc_dl_burn", "/librc_prof_dl.so")) {
+			f->dl_named++;
+			f->dl_called += has_frame(s, "dlchild", true) && has_frame(s, "main", true);
+		}
 		/*
 		 * The sampled address, always a real one (its callers, from a
 		 * frame-pointer walk through code without, may not be): named,
@@ -546,7 +550,7 @@ out:
  * the children's own CPU times call for; their frames named, all but 1%.
  * A static rc_prof (cross-built) has no dlopen(): the library is skipped.
  */
-static void profile_short_dlopen(const char *lag_ms)
+static void profile_short_dlopen(const char *lag_ms, const char *call_graph)
 {
 	const char *out = tmpfile_path("dl.rcap"), *truth = tmpfile_path("truth");
 	unsigned long long ns[2] = {};
@@ -566,8 +570,9 @@ static void profile_short_dlopen(const char *lag_ms)
 	if (lag_ms)
 		setenv("RINGCAP_SIDEBAND_LAG_MS", lag_ms, 1);
 	k = run_sync(&r,
-		     (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g", "-o",
-				 (char *)out, "--", (char *)bin("rc_prof"), "dlshort", "20", ms,
+		     (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(),
+				 (char *)call_graph, "-o", (char *)out, "--", (char *)bin("rc_prof"),
+				 "dlshort", "20", ms,
 				 (char *)bin("librc_prof_dl.so"), (char *)truth, NULL },
 		     120000);
 	unsetenv("RINGCAP_SIDEBAND_LAG_MS");
@@ -600,6 +605,10 @@ static void profile_short_dlopen(const char *lag_ms)
 			 (unsigned long long)got, (unsigned long long)due);
 		ASSERT_TRUE(due >= 60 && got * 3 >= due && got <= due * 2, what);
 	}
+	/* unwound from the library's code into the executable's: its CFI reported to libdw */
+	snprintf(what, sizeof(what), "rc_dl_burn's samples under dlchild and main: %llu of %llu",
+		 (unsigned long long)f.dl_called, (unsigned long long)f.dl_named);
+	ASSERT_TRUE(f.dl_called * 100 >= f.dl_named * 90, what);
 	snprintf(what, sizeof(what), "the library's frames named: %llu without a name",
 		 (unsigned long long)f.dl_unnamed);
 	ASSERT_LT(f.dl_unnamed * 100, f.samples, what);
@@ -1340,7 +1349,18 @@ void test_profile_short_lived(void)
 void test_profile_short_dlopen(void)
 {
 	if (need_root())
-		profile_short_dlopen(NULL);
+		profile_short_dlopen(NULL, "-g");
+}
+
+/*
+ * The same unwound by --call-graph=dwarf: the unwinder is given the
+ * mappings each sample's process had at its time, the side-band's, the
+ * library among them once dlopen()ed, though the process is gone.
+ */
+void test_profile_short_dlopen_dwarf(void)
+{
+	if (need_root())
+		profile_short_dlopen(NULL, "--call-graph=dwarf");
 }
 
 /*
@@ -1351,7 +1371,7 @@ void test_profile_short_dlopen(void)
 void test_profile_sideband_lag(void)
 {
 	if (need_root())
-		profile_short_dlopen("5000");
+		profile_short_dlopen("5000", "-g");
 }
 
 void test_profile_offcpu(void)

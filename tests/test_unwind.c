@@ -133,7 +133,7 @@ void test_symbol_unwind(void)
 	    !ASSERT_OK(rc_usym__add_process(u, getpid()), "snapshot of ourselves"))
 		goto out;
 	in = (struct rc_unwind_regs){ .regs = s->regs, .stack = s->stack, .len = s->len };
-	end = rc_unwind__stack(uw, getpid(), gettid(), &in, ips, RC_STACK_MAX, &n);
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, RC_STACK_MAX, &n);
 	snprintf(what, sizeof(what), "how it ended: %d, %zu frames, %zu bytes copied", end, n,
 		 s->len);
 	ASSERT_TRUE(end >= 0 && end != RC_UNWIND_NOCFI && end != RC_UNWIND_EARLY, what);
@@ -145,11 +145,11 @@ void test_symbol_unwind(void)
 	}
 	/* too small a copy stops at its end, and says so */
 	in.len = 16;
-	end = rc_unwind__stack(uw, getpid(), gettid(), &in, ips, RC_STACK_MAX, &n);
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, RC_STACK_MAX, &n);
 	ASSERT_EQ(end, RC_UNWIND_COPY_END, "a 16-byte copy: stopped at its end");
 	/* no more frames than room for */
 	in.len = s->len;
-	end = rc_unwind__stack(uw, getpid(), gettid(), &in, ips, 2, &n);
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, 2, &n);
 	ASSERT_EQ(end, RC_UNWIND_CUT, "two frames of room: cut");
 	ASSERT_EQ(n, 2, "two frames");
 out:

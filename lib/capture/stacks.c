@@ -547,7 +547,7 @@ static int unwind_user(struct rc_stacks *t, struct rc_ev_sample *e, const struct
 	if (!proc_of(t, e->hdr.pid, e->image))
 		return -ENOMEM;
 	t0 = cpu_now_ns();
-	end = rc_unwind__stack(t->unwind, e->hdr.pid, e->hdr.tid, &in, frames + e->nkernel,
+	end = rc_unwind__stack(t->unwind, e->hdr.pid, e->hdr.tid, e->hdr.ts, &in, frames + e->nkernel,
 			       RC_STACK_MAX, &n);
 	t->st.unwind_ns += cpu_now_ns() - t0;
 	if (end < 0)

@@ -26,6 +26,7 @@ struct uw_proc {
 	Dwfl *dwfl; /* NULL: a free slot */
 	int tgid;
 	bool attached; /* dwfl_attach_state() succeeded: it has a module to take the arch from */
+	uint64_t sig;  /* of the mappings reported (maps_sig()) */
 	uint64_t used; /* the unwinder's tick at its last use */
 	size_t nmods;  /* files reported */
 };
@@ -250,10 +251,33 @@ static int report_map(const struct rc_usym_map *m, void *arg)
 	return 0;
 }
 
-/* The Dwfl of @tgid, its files reported at first use; NULL when it cannot have one. */
-static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid)
+/* FNV-1a over a mapping, into the signature @arg points at */
+static int sig_map(const struct rc_usym_map *m, void *arg)
+{
+	uint64_t *h = arg;
+	const uint64_t v[] = { m->start, m->end, m->pgoff, m->bias, (uintptr_t)m->path };
+	const unsigned char *b = (const unsigned char *)v;
+	size_t i;
+
+	for (i = 0; i < sizeof(v); i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ull;
+	return 0;
+}
+
+/* What identifies the mappings @tgid had at @ts: a changed one asks for a new Dwfl. */
+static uint64_t maps_sig(const struct rc_unwind *uw, int tgid, uint64_t ts)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	rc_usym__for_each_file_at(uw->usym, tgid, ts, sig_map, &h);
+	return h;
+}
+
+/* The Dwfl of @tgid's mappings at @ts, reported at first use; NULL when it cannot have one. */
+static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid, uint64_t ts)
 {
 	struct uw_proc *p, *lru = &uw->procs[0];
+	uint64_t sig = maps_sig(uw, tgid, ts);
 	struct report_ctx rc;
 	size_t i;
 
@@ -261,9 +285,15 @@ static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid)
 	for (i = 0; i < CACHE_MAX; i++) {
 		p = &uw->procs[i];
 		if (p->dwfl && p->tgid == tgid) {
-			p->used = uw->tick;
-			return p;
+			if (p->sig == sig) {
+				p->used = uw->tick;
+				return p;
+			}
+			proc_drop(uw, p); /* an exec, a dlopen(), a reused pid */
 		}
+	}
+	for (i = 0; i < CACHE_MAX; i++) {
+		p = &uw->procs[i];
 		if (!p->dwfl || (lru->dwfl && p->used < lru->used))
 			lru = p;
 	}
@@ -273,10 +303,11 @@ static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid)
 	if (!p->dwfl)
 		return NULL;
 	p->tgid = tgid;
+	p->sig = sig;
 	p->used = uw->tick;
 	rc = (struct report_ctx){ .dwfl = p->dwfl, .tgid = tgid };
 	dwfl_report_begin(p->dwfl);
-	rc_usym__for_each_file(uw->usym, tgid, report_map, &rc);
+	rc_usym__for_each_file_at(uw->usym, tgid, ts, report_map, &rc);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->nmods = rc.nmods;
 	uw->nmods += rc.nmods;
@@ -306,14 +337,14 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, const struct rc_unwind_regs *in,
-		     uint64_t *ips, size_t max, size_t *n)
+int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
+		     const struct rc_unwind_regs *in, uint64_t *ips, size_t max, size_t *n)
 {
 	struct uw_proc *p;
 	int ret;
 
 	*n = 0;
-	p = proc_get(uw, tgid);
+	p = proc_get(uw, tgid, ts);
 	if (!p)
 		return -ENOMEM;
 	if (!p->nmods)

@@ -69,21 +69,26 @@ void rc_unwind__forget(struct rc_unwind *uw, int tgid);
  * rc_unwind__stack() - unwind a user stack
  * @uw: the unwinder
  * @tgid: the process, snapshotted in the symbolizer (rc_usym__add_process())
+ *	  or its mappings noted from the side-band (rc_usym__note_map())
  * @tid: the thread
+ * @ts: the sample's time: the mappings are those the process had then
+ *	(rc_usym__for_each_file_at())
  * @in: its registers and stack copy
  * @ips: set to the frames, innermost first: the sampled address, then
  *	 return addresses (as bpf_get_stack() gives them)
  * @max: room in @ips
  * @n: set to the frames found
  *
- * The files of the process's executable mappings are reported to libdw at
- * its first unwinding (and after rc_unwind__forget()), opened through
+ * The files of the process's executable mappings at @ts are reported to
+ * libdw at its first unwinding, and again when they differ from those
+ * reported (an exec, a dlopen(), a reused pid: a signature of the
+ * mappings is compared at each call), opened through
  * /proc/@tgid/map_files/ while the process lives, else by their path;
  * libdw keeps them, for the last 16 processes unwound.
  *
  * Return: how it ended (enum rc_unwind_end), or -ENOMEM.
  */
-int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, const struct rc_unwind_regs *in,
-		     uint64_t *ips, size_t max, size_t *n);
+int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
+		     const struct rc_unwind_regs *in, uint64_t *ips, size_t max, size_t *n);
 
 #endif /* RINGCAP_SYMBOL_UNWIND_H */

@@ -1075,43 +1075,103 @@ int rc_usym__resolve_at(struct rc_usym *u, int tgid, uint64_t ts, uint64_t addr,
 	return resolve_at(u, tgid, ts, addr, out, 0);
 }
 
+/* @fn of @m when it maps an ELF file's bytes: 0 when it does not; else @fn's return, or 1. */
+static int file_map_out(const struct usym_map *m,
+			int (*fn)(const struct rc_usym_map *m, void *arg), void *arg)
+{
+	struct rc_usym_map out;
+	size_t k;
+
+	if (!m->file || !m->dso || m->dso->img_len)
+		return 0;
+	/* the segment whose file bytes the mapping holds */
+	for (k = 0; k < m->dso->nr_segs; k++) {
+		const struct rc_dso_seg *g = &m->dso->segs[k];
+
+		if (g->off < m->pgoff + (m->end - m->start) && m->pgoff < g->off + g->filesz)
+			break;
+	}
+	if (k == m->dso->nr_segs)
+		return 0;
+	out = (struct rc_usym_map){
+		.start = m->start,
+		.end = m->end,
+		.pgoff = m->pgoff,
+		.path = m->name,
+		.bias = m->start - m->pgoff + m->dso->segs[k].off - m->dso->segs[k].vaddr,
+	};
+	return fn(&out, arg) ?: 1;
+}
+
+/* The snapshot's file mappings to @fn: how many, or @fn's error. */
+static int snap_files(const struct usym_snap *s,
+		      int (*fn)(const struct rc_usym_map *m, void *arg), void *arg)
+{
+	int ret, n = 0;
+	size_t i;
+
+	for (i = 0; i < s->nr_maps; i++) {
+		ret = file_map_out(&s->maps[i], fn, arg);
+		if (ret < 0)
+			return ret;
+		n += ret;
+	}
+	return n;
+}
+
 int rc_usym__for_each_file(const struct rc_usym *u, int tgid,
 			   int (*fn)(const struct rc_usym_map *m, void *arg), void *arg)
 {
 	const struct usym_proc *p = proc_find(u, tgid);
-	const struct usym_snap *s;
-	size_t i, k;
-	int err;
+	int ret;
 
 	if (!p)
 		return -ENOENT;
-	s = p->snap;
-	for (i = 0; i < s->nr_maps; i++) {
-		const struct usym_map *m = &s->maps[i];
-		struct rc_usym_map out;
+	ret = snap_files(p->snap, fn, arg);
+	return ret < 0 ? ret : 0;
+}
 
-		if (!m->file || !m->dso || m->dso->img_len)
-			continue;
-		/* the segment whose file bytes the mapping holds */
-		for (k = 0; k < m->dso->nr_segs; k++) {
-			const struct rc_dso_seg *g = &m->dso->segs[k];
+/* As resolve_at() chooses mappings: the side-band's image at @ts, the snapshot, the parent's. */
+static int files_at(const struct rc_usym *u, int tgid, uint64_t ts,
+		    int (*fn)(const struct rc_usym_map *m, void *arg), void *arg, int depth)
+{
+	const struct usym_sbimg *img = NULL;
+	const struct usym_sbproc *p = sbproc_find(u, tgid);
+	const struct usym_proc *sp = proc_find(u, tgid);
+	bool snap_other = false;
+	int ret, n = 0;
+	size_t at, i;
 
-			if (g->off < m->pgoff + (m->end - m->start) &&
-			    m->pgoff < g->off + g->filesz)
-				break;
+	if (p) {
+		at = sbimg_at(p, ts);
+		img = &p->imgs[at];
+		for (i = 0; i < img->nr_maps; i++) {
+			if (img->maps[i].ts > ts)
+				continue;
+			ret = file_map_out(&img->maps[i].m, fn, arg);
+			if (ret < 0)
+				return ret;
+			n += ret;
 		}
-		if (k == m->dso->nr_segs)
-			continue;
-		out = (struct rc_usym_map){
-			.start = m->start,
-			.end = m->end,
-			.pgoff = m->pgoff,
-			.path = m->name,
-			.bias = m->start - m->pgoff + m->dso->segs[k].off - m->dso->segs[k].vaddr,
-		};
-		err = fn(&out, arg);
-		if (err)
-			return err;
+		if (img->exec && img->nr_maps)
+			return n;
+		if (sp && (sbimg_at(p, sp->snap->taken[0]) != at ||
+			   sbimg_at(p, sp->snap->taken[1]) != at))
+			snap_other = true;
 	}
-	return 0;
+	if (sp && !snap_other) {
+		ret = snap_files(sp->snap, fn, arg);
+		if (ret < 0)
+			return ret;
+		n += ret;
+	}
+	if (n || !img || !img->parent || depth >= 8)
+		return n;
+	return files_at(u, img->parent, img->since, fn, arg, depth + 1);
+}
+
+int rc_usym__for_each_file_at(const struct rc_usym *u, int tgid, uint64_t ts,
+			      int (*fn)(const struct rc_usym_map *m, void *arg), void *arg)
+{
+	return files_at(u, tgid, ts, fn, arg, 0);
 }

@@ -241,4 +241,24 @@ struct rc_usym_map {
 int rc_usym__for_each_file(const struct rc_usym *u, int tgid,
 			   int (*fn)(const struct rc_usym_map *m, void *arg), void *arg);
 
+/**
+ * rc_usym__for_each_file_at() - the file mappings a process had at a time
+ * @u: the symbolizer
+ * @tgid: the process
+ * @ts: when (the capture's clock), as for rc_usym__resolve_at()
+ * @fn: as for rc_usym__for_each_file(); the mappings the side-band saw
+ *	made before @ts in the image @ts is in, then the snapshot's (when it
+ *	is of that image and the image is not an exec whose mappings the
+ *	side-band saw), and, when there are none, the parent's at the fork
+ * @arg: for @fn
+ *
+ * The files rc_usym__resolve_at() would name @ts's addresses through:
+ * what an unwinder needs to report for a sample at @ts.
+ *
+ * Return: how many mappings went to @fn (0 when none is known), or @fn's
+ * negative return.
+ */
+int rc_usym__for_each_file_at(const struct rc_usym *u, int tgid, uint64_t ts,
+			      int (*fn)(const struct rc_usym_map *m, void *arg), void *arg);
+
 #endif /* RINGCAP_SYMBOL_USYM_H */
