@@ -581,6 +581,13 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (env.debuginfod)
 		setup_debuginfod();
+	else
+		/*
+		 * Nor does libdw ask (its standard debug-file search, for a
+		 * file without .eh_frame that --call-graph=dwarf unwinds, asks
+		 * $DEBUGINFOD_URLS's servers): perf clears it the same way.
+		 */
+		unsetenv("DEBUGINFOD_URLS");
 	s = capture_open(&ro);
 	if (!s) {
 		err = -errno;
