@@ -449,8 +449,10 @@ static void lines_bounded(void)
 	memcpy(p + len, &loc, sizeof(loc));
 	len += sizeof(loc);
 	for (i = 0; i < nloc; i++, len += sizeof(struct rc_disk_locframe)) {
-		struct rc_disk_locframe lf = { .sym = i + 1 < nloc ? 1 : 0, .file = 1,
-					       .line = i + 1 < nloc ? 10 : 20 };
+		bool inlined = i + 1 < nloc;
+		struct rc_disk_locframe lf = { .sym = inlined ? 1 : 0,
+					       .file = 1,
+					       .line = inlined ? 10 : 20 };
 
 		memcpy(p + len, &lf, sizeof(lf));
 	}

@@ -216,7 +216,8 @@ static struct rc_frame *expand(const struct rc_stacktab *t, const struct rc_stac
 			fr[out] = *f;
 			if (!lf)
 				continue;
-			fr[out].file = lf->file && lf->file <= t->nfiles ? t->files[lf->file - 1] : NULL;
+			fr[out].file =
+			    lf->file && lf->file <= t->nfiles ? t->files[lf->file - 1] : NULL;
 			fr[out].line = lf->line;
 			if (j + 1 < loc->n) { /* inlined into the frame after it */
 				fr[out].sym = lf->sym && lf->sym <= t->nsyms ? t->syms[lf->sym - 1].name

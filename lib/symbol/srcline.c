@@ -39,7 +39,8 @@ struct rc_srcline {
 	size_t nentries, entries_cap;
 	struct rc_srcline_frame *frames;
 	size_t nframes, frames_cap;
-	struct rc_keymap paths; /* a relative file's path joined to its CU's directory: index in pathv */
+	/* a relative file's path joined to its CU's directory: its index in pathv */
+	struct rc_keymap paths;
 	char **pathv;
 	size_t npaths, paths_cap;
 };
