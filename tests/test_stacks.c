@@ -400,6 +400,87 @@ out:
 	rc_stacktab__free(&tab);
 }
 
+/*
+ * A few bytes of locations cannot make a stack of thousands of frames: a
+ * stack of 512 user frames, each at a location of 31 inlined functions,
+ * gets at most RC_MAX_INLINED inlined frames; the frames past them keep
+ * their own lines. (Unbounded, it had 16,384 frames: 48 bytes each from
+ * 4 bytes of the file, and report's functions pass is quadratic in them.)
+ */
+static void lines_bounded(void)
+{
+	const size_t nf = RC_MAX_FRAMES, nloc = RC_MAX_LOC_FRAMES;
+	struct rc_disk_stacks ds = { .nsyms = 1, .nstacks = 1 };
+	struct rc_disk_sym sy = { .id = 1, .name_len = 3, .dso_len = 4 };
+	struct rc_disk_stack dk = { .id = 1, .nuser = nf };
+	struct rc_disk_lines dl = { .nfiles = 1, .nlocs = 1, .nstacks = 1 };
+	struct rc_disk_srcfile sf = { .id = 1, .len = 3 };
+	struct rc_disk_loc loc = { .id = 1, .nframes = nloc };
+	struct rc_disk_stacklines sl = { .id = 1, .nframes = nf };
+	struct rc_stacktab tab = {};
+	const struct rc_stack *s;
+	const char *why = NULL;
+	unsigned char *p = calloc(1, 64 + nf * sizeof(struct rc_disk_frame) + nloc * 16 + nf * 4);
+	size_t len = 0, i, inl = 0;
+	uint32_t one = 1;
+
+	if (!ASSERT_OK_PTR(p, "calloc"))
+		return;
+	memcpy(p, &ds, sizeof(ds));
+	len += sizeof(ds);
+	memcpy(p + len, &sy, sizeof(sy));
+	memcpy(p + len + sizeof(sy), "fooxdso", 7);
+	len += 16;
+	memcpy(p + len, &dk, sizeof(dk));
+	len += sizeof(dk);
+	for (i = 0; i < nf; i++, len += sizeof(struct rc_disk_frame)) {
+		struct rc_disk_frame df = { .addr = 0x1000 + i, .sym = 1, .off = i };
+
+		memcpy(p + len, &df, sizeof(df));
+	}
+	if (!ASSERT_OK(rc_stacktab__add_block(&tab, p, len, &why), "stacks"))
+		goto out;
+	len = 0;
+	memcpy(p, &dl, sizeof(dl));
+	len += sizeof(dl);
+	memcpy(p + len, &sf, sizeof(sf));
+	memcpy(p + len + sizeof(sf), "a.c", 3);
+	len += 16;
+	memcpy(p + len, &loc, sizeof(loc));
+	len += sizeof(loc);
+	for (i = 0; i < nloc; i++, len += sizeof(struct rc_disk_locframe)) {
+		bool inlined = i + 1 < nloc;
+		struct rc_disk_locframe lf = { .sym = inlined ? 1 : 0,
+					       .file = 1,
+					       .line = inlined ? 10 : 20 };
+
+		memcpy(p + len, &lf, sizeof(lf));
+	}
+	memcpy(p + len, &sl, sizeof(sl));
+	len += sizeof(sl);
+	for (i = 0; i < nf; i++, len += sizeof(one))
+		memcpy(p + len, &one, sizeof(one));
+	if (!ASSERT_OK(rc_stacktab__add_lines(&tab, p, len, &why), "lines"))
+		goto out;
+	s = rc_stacktab__stack(&tab, 1);
+	if (!ASSERT_OK_PTR(s, "stack"))
+		goto out;
+	ASSERT_EQ(s->nkernel, 0, "no kernel frames");
+	ASSERT_TRUE(s->nuser <= nf + RC_MAX_INLINED, "frames bounded");
+	for (i = 0; i < s->nuser; i++)
+		inl += !!(s->frames[i].flags & RC_FRAME_F_INLINE);
+	ASSERT_EQ(s->nuser - inl, nf, "every frame of the stack kept");
+	ASSERT_TRUE(inl > 0 && inl <= RC_MAX_INLINED, "inlined frames, up to the bound");
+	ASSERT_EQ(s->frames[0].flags, RC_FRAME_F_INLINE, "the first frame's inlined functions");
+	ASSERT_EQ(s->frames[s->nuser - 1].flags, 0, "the last frame alone");
+	ASSERT_EQ(s->frames[s->nuser - 1].line, 20, "with its own line");
+	ASSERT_EQ(s->frames[s->nuser - 1].off, nf - 1, "and its offset");
+	ASSERT_STREQ(s->frames[s->nuser - 1].file, "a.c", "and file");
+out:
+	rc_stacktab__free(&tab);
+	free(p);
+}
+
 void test_stacks_roundtrip(void)
 {
 	if (test__start_subtest("symbols"))
@@ -414,4 +495,6 @@ void test_stacks_malformed(void)
 		malformed();
 	if (test__start_subtest("lines"))
 		lines_malformed();
+	if (test__start_subtest("lines_bounded"))
+		lines_bounded();
 }

@@ -122,9 +122,11 @@ static int sym_id(struct rc_stacks *t, const char *name, const char *dso, uint32
 	err = err ?: rc_strbuf__append(&t->key, dso, dlen);
 	if (err)
 		return err;
-	added = rc_keymap__intern(&t->syms, t->key.buf, t->key.len, t->nsyms + 1, id);
-	if (added <= 0)
-		return added;
+	/* past the ids a reader takes, a new name is none (0): its block stays readable */
+	added = rc_keymap__intern(&t->syms, t->key.buf, t->key.len,
+				  t->nsyms + 1 < RC_MAX_SYM_ID ? t->nsyms + 1 : 0, id);
+	if (added <= 0 || !*id)
+		return added < 0 ? added : 0;
 	t->nsyms++;
 	ds = (struct rc_disk_sym){ .id = *id, .name_len = nlen, .dso_len = dlen };
 	err = rc_strbuf__append(&t->psyms, &ds, sizeof(ds));
@@ -170,9 +172,10 @@ static int file_id(struct rc_stacks *t, const char *path, uint32_t *id)
 		*id = 0;
 		return 0;
 	}
-	added = rc_keymap__intern(&t->files, path, len, t->nfiles + 1, id);
-	if (added <= 0)
-		return added;
+	added = rc_keymap__intern(&t->files, path, len,
+				  t->nfiles + 1 < RC_MAX_FILE_ID ? t->nfiles + 1 : 0, id);
+	if (added <= 0 || !*id) /* past the ids a reader takes: unknown */
+		return added < 0 ? added : 0;
 	t->nfiles++;
 	sf = (struct rc_disk_srcfile){ .id = *id, .len = len };
 	err = rc_strbuf__append(&t->pfiles, &sf, sizeof(sf));
@@ -210,9 +213,10 @@ static int loc_id(struct rc_stacks *t, struct rc_srcline *sl, uint64_t vaddr, co
 	}
 	if (err)
 		return err;
-	added = rc_keymap__intern(&t->locs, lf, n * sizeof(*lf), t->nlocs + 1, id);
-	if (added <= 0)
-		return added;
+	added = rc_keymap__intern(&t->locs, lf, n * sizeof(*lf),
+				  t->nlocs + 1 < RC_MAX_LOC_ID ? t->nlocs + 1 : 0, id);
+	if (added <= 0 || !*id) /* past the ids a reader takes: none */
+		return added < 0 ? added : 0;
 	t->nlocs++;
 	dl = (struct rc_disk_loc){ .id = *id, .nframes = n };
 	err = rc_strbuf__append(&t->plocs, &dl, sizeof(dl));

@@ -122,7 +122,7 @@ struct rc_disk_stats {
 	uint64_t user_dropped;
 	uint64_t writer_wait_ns;
 	uint32_t nentries;
-	uint32_t entry_size; /* 48 in v1.0, 80 from v1.1 (struct rc_disk_stat); later minors may
+	uint32_t entry_size; /* 48 in v1.0, 80 from v1.8 (struct rc_disk_stat); later minors may
 				grow it */
 };
 _Static_assert(sizeof(struct rc_disk_stats) == 56, "rc_disk_stats layout");
@@ -135,7 +135,7 @@ struct rc_disk_stat {
 	uint64_t filtered;
 	uint64_t captured;
 	uint64_t missed;
-	/* from v1.1 (entry_size 80); a smaller entry_size has none: zeros */
+	/* from v1.8 (entry_size 80); a smaller entry_size has none: zeros */
 	uint64_t not_run;
 	uint64_t throttled;
 	uint64_t throttled_ns;
@@ -235,6 +235,7 @@ struct rc_disk_stacklines {
 _Static_assert(sizeof(struct rc_disk_stacklines) == 8, "rc_disk_stacklines layout");
 
 #define RC_MAX_LOC_FRAMES 32 /* frames of a location: 31 inlined functions at most */
+#define RC_MAX_INLINED	  2048 /* inlined entries a reader takes a side of a stack */
 #define RC_MAX_LOC_ID	  (1u << 24)
 #define RC_MAX_FILE_ID	  (1u << 22)
 

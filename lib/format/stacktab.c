@@ -157,41 +157,69 @@ static int grow_zeroed(void **arr, size_t *n, size_t *cap, size_t elem, size_t i
 	return 0;
 }
 
-/* A stack's frames with its locations' lines and inline frames; NULL on -ENOMEM. */
+/*
+ * Of location @l's entries, how many a frame takes: none when @l is not a
+ * location; all while its side's inlined entries stay within @room, which
+ * they use; else only the last, the frame's own line.
+ */
+static size_t loc_take(const struct rc_stacktab *t, uint32_t l, size_t *room)
+{
+	size_t n;
+
+	if (!l || l > t->nlocs || !t->locs[l - 1].n)
+		return 0;
+	n = t->locs[l - 1].n;
+	if (n - 1 > *room)
+		return 1;
+	*room -= n - 1;
+	return n;
+}
+
+/*
+ * A stack's frames with its locations' lines and inline frames, at most
+ * RC_MAX_INLINED inlined entries a side (a file's stacks are read whole:
+ * a few bytes of locations must not make thousands of frames a stack);
+ * NULL on -ENOMEM.
+ */
 static struct rc_frame *expand(const struct rc_stacktab *t, const struct rc_stack *st,
 			       const uint32_t *locs, size_t nf, uint16_t *nkernel, uint16_t *nuser)
 {
-	size_t k, j, total = 0, out = 0;
+	size_t k, j, total = 0, out = 0, room = 0;
 	struct rc_frame *fr;
 
 	for (k = 0; k < nf; k++) {
-		uint32_t l = locs[k];
-
-		total += l && l <= t->nlocs && t->locs[l - 1].n ? t->locs[l - 1].n : 1;
+		if (k == 0 || k == st->nkernel)
+			room = RC_MAX_INLINED;
+		total += loc_take(t, locs[k], &room) ?: 1;
 	}
-	fr = calloc(total, sizeof(*fr));
+	fr = calloc(total ? total : 1, sizeof(*fr));
 	if (!fr)
 		return NULL;
 	*nkernel = *nuser = 0;
 	for (k = 0; k < nf; k++) {
 		const struct rc_stacktab_loc *loc = NULL;
 		const struct rc_frame *f = &st->frames[k];
-		size_t n = 1;
+		size_t n, first = 0;
 
-		if (locs[k] && locs[k] <= t->nlocs && t->locs[locs[k] - 1].n) {
+		if (k == 0 || k == st->nkernel)
+			room = RC_MAX_INLINED;
+		n = loc_take(t, locs[k], &room);
+		if (n) {
 			loc = &t->locs[locs[k] - 1];
-			n = loc->n;
+			first = loc->n - n; /* past the room: the frame's own entry alone */
+		} else {
+			n = 1;
 		}
-		for (j = 0; j < n; j++, out++) {
+		for (j = first; j < first + n; j++, out++) {
 			const struct rc_disk_locframe *lf = loc ? &loc->frames[j] : NULL;
 
 			fr[out] = *f;
-			if (lf) {
-				fr[out].file = lf->file && lf->file <= t->nfiles ? t->files[lf->file - 1]
-										  : NULL;
-				fr[out].line = lf->line;
-			}
-			if (j + 1 < n) { /* inlined into the frame after it */
+			if (!lf)
+				continue;
+			fr[out].file =
+			    lf->file && lf->file <= t->nfiles ? t->files[lf->file - 1] : NULL;
+			fr[out].line = lf->line;
+			if (j + 1 < loc->n) { /* inlined into the frame after it */
 				fr[out].sym = lf->sym && lf->sym <= t->nsyms ? t->syms[lf->sym - 1].name
 									      : NULL;
 				fr[out].off = 0;

@@ -39,6 +39,10 @@ struct rc_srcline {
 	size_t nentries, entries_cap;
 	struct rc_srcline_frame *frames;
 	size_t nframes, frames_cap;
+	/* a relative file's path joined to its CU's directory: its index in pathv */
+	struct rc_keymap paths;
+	char **pathv;
+	size_t npaths, paths_cap;
 };
 
 /* Does @e have a .debug_info section (compressed or not) with bytes? */
@@ -154,6 +158,48 @@ static const char *die_func_name(Dwarf_Die *die)
 	return name ?: dwarf_diename(die);
 }
 
+/*
+ * @file as eu-addr2line prints it: a relative name (DWARF 5's, of a file
+ * in a directory named relative to the compilation's) after the CU's
+ * DW_AT_comp_dir. Joined names are kept until rc_srcline__free(); on
+ * -ENOMEM, @file as it is.
+ */
+static const char *full_path(struct rc_srcline *s, Dwarf_Die *cu, const char *file)
+{
+	size_t dlen, flen, sep;
+	Dwarf_Attribute mem;
+	const char *dir;
+	uint32_t idx;
+	char *joined;
+	int added;
+
+	if (file && !strcmp(file, "???")) /* libdw's name of DWARF 4's file 0: none */
+		return NULL;
+	if (!file || file[0] == '/')
+		return file;
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &mem));
+	if (!dir || !*dir)
+		return file;
+	dlen = strlen(dir);
+	flen = strlen(file);
+	sep = dir[dlen - 1] != '/';
+	if (rc_ensure_arr(&s->pathv, &s->paths_cap, s->npaths + 1, 16))
+		return file;
+	joined = malloc(dlen + sep + flen + 1);
+	if (!joined)
+		return file;
+	memcpy(joined, dir, dlen);
+	joined[dlen] = '/';
+	memcpy(joined + dlen + sep, file, flen + 1);
+	added = rc_keymap__intern(&s->paths, joined, dlen + sep + flen, s->npaths, &idx);
+	if (added <= 0) {
+		free(joined);
+		return added < 0 ? file : s->pathv[idx];
+	}
+	s->pathv[s->npaths++] = joined;
+	return joined;
+}
+
 /* The call site of an inlined subroutine's DIE: its file (in @cu's table) and line. */
 static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles,
 		      struct rc_srcline_frame *out)
@@ -221,6 +267,8 @@ static size_t lookup(struct rc_srcline *s, uint64_t vaddr, struct rc_srcline_fra
 		n++;
 	}
 	free(scopes);
+	for (i = 0; i < (int)n; i++)
+		out[i].file = full_path(s, cu, out[i].file);
 	elf_errno();
 	dwarf_errno();
 	return n;
@@ -262,6 +310,10 @@ void rc_srcline__free(struct rc_srcline *s)
 		free(s->bufs[--s->nbufs]);
 	free(s->bufs);
 	rc_keymap__free(&s->cache);
+	rc_keymap__free(&s->paths);
+	while (s->npaths)
+		free(s->pathv[--s->npaths]);
+	free(s->pathv);
 	free(s->entries);
 	free(s->frames);
 	free(s);

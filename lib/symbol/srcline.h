@@ -18,7 +18,8 @@ struct rc_srcline;
  * struct rc_srcline_frame - a function an address is in, inlined or not
  * @func: its name (the linkage name when DWARF has one, as .symtab names
  *	  it), NULL when DWARF names none
- * @file: the source file of @line, as DWARF names it (usually absolute);
+ * @file: the source file of @line, as DWARF names it, after its CU's
+ *	  DW_AT_comp_dir when relative (as eu-addr2line prints it);
  *	  NULL when not known
  * @line: for the innermost frame, the address's line; for the others,
  *	  the line of the call inlined into them; 0 when not known
