@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <linux/types.h>
@@ -108,6 +109,38 @@ static const char *name_of(struct rc_usym *u, const uint64_t *ips, size_t i)
 	return hit.sym;
 }
 
+/*
+ * A sampled address in no file (a JIT's code: anonymous memory) has no
+ * CFI. libdw then tries the frame pointer, a register like any other in
+ * code built without them, here a small number: its reads fall outside
+ * the copy, below it, which is no sign that a bigger copy would have gone
+ * further. Without CFI, and said so; not stopped at the copy's end.
+ */
+static void no_cfi(struct rc_unwind *uw, struct snap *s)
+{
+	struct rc_unwind_regs in = { .regs = s->regs, .stack = s->stack, .len = s->len };
+	uint64_t ips[RC_STACK_MAX], saved[RC_USTACK_NREGS];
+	void *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t n = 0;
+	int end;
+
+	if (!ASSERT_TRUE(jit != MAP_FAILED, "mmap"))
+		return;
+	memcpy(saved, s->regs, sizeof(saved));
+#if defined(__x86_64__)
+	s->regs[16] = (uintptr_t)jit + 16;
+	s->regs[4] = 0x1000;
+#elif defined(__aarch64__)
+	s->regs[32] = (uintptr_t)jit + 16;
+	s->regs[29] = 0x1000;
+#endif
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, RC_STACK_MAX, &n);
+	ASSERT_EQ(end, RC_UNWIND_NOCFI, "an address in no file: no CFI, not the copy's end");
+	ASSERT_LT(n, 2, "the sampled address at most");
+	memcpy(s->regs, saved, sizeof(saved));
+	munmap(jit, 4096);
+}
+
 void test_symbol_unwind(void)
 {
 	static const char *const want[] = { "rc_test_unwind_leaf", "rc_test_unwind_mid",
@@ -152,6 +185,7 @@ void test_symbol_unwind(void)
 	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, 2, &n);
 	ASSERT_EQ(end, RC_UNWIND_CUT, "two frames of room: cut");
 	ASSERT_EQ(n, 2, "two frames");
+	no_cfi(uw, s);
 out:
 	rc_unwind__free(uw);
 	rc_usym__free(u);

@@ -37,8 +37,9 @@ struct uw_sample {
 	uint32_t tid;
 	uint64_t *ips;
 	size_t max, n;
-	bool cut;      /* ips filled */
-	bool mem_miss; /* a read fell outside the copy */
+	bool cut;	/* ips filled */
+	bool past_copy; /* a read fell above the copy's end ... */
+	size_t miss_at; /* ... while the caller of frame miss_at - 1 was unwound */
 };
 
 struct rc_unwind {
@@ -77,7 +78,16 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	sp = 0;
 #endif
 	if (in->len < sizeof(*result) || addr < sp || addr - sp > in->len - sizeof(*result)) {
-		((struct rc_unwind *)arg)->cur.mem_miss = true;
+		/*
+		 * Only a read above the copy says a bigger copy could have gone
+		 * further: one below sp is of a garbage address (libdw's frame
+		 * pointer fallback where there is no CFI reads through rbp/x29,
+		 * a general register in code built without frame pointers).
+		 */
+		if (addr >= sp && addr - sp >= in->len) {
+			((struct rc_unwind *)arg)->cur.past_copy = true;
+			((struct rc_unwind *)arg)->cur.miss_at = uw->cur.n;
+		}
 		return false;
 	}
 	memcpy(result, (const char *)in->stack + (addr - sp), sizeof(*result));
@@ -356,8 +366,13 @@ int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
 	*n = uw->cur.n;
 	if (uw->cur.cut)
 		return RC_UNWIND_CUT;
-	/* libdw ends quietly, as at the outermost frame, when a return address cannot be read */
-	if (uw->cur.mem_miss)
+	/*
+	 * libdw ends quietly, as at the outermost frame, when a return
+	 * address cannot be read: the copy's end when the last frame's
+	 * caller was looked for above it (a miss in an earlier frame, whose
+	 * caller was found all the same, is not why it stopped).
+	 */
+	if (uw->cur.past_copy && uw->cur.miss_at == uw->cur.n)
 		return RC_UNWIND_COPY_END;
 	if (ret == 0)
 		return RC_UNWIND_FULL;
