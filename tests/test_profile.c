@@ -841,6 +841,15 @@ static void profile_refusals(void)
 		ASSERT_HAS(r.err, "invalid --call-graph", "refused, and why");
 		run_free(&r);
 	}
+	/* a perf ring of one page a CPU holds no 8 KiB stack copy: every sample would be lost */
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "99",
+				       "--call-graph=dwarf", "--transport", "perfbuf", "-m", "1",
+				       "-o", (char *)tmpfile_path("x.rcap"), "--", "true", NULL },
+			   60000),
+		  1, "dwarf records larger than the ring refused");
+	ASSERT_HAS(r.err, "use a larger ring (-m)", "refused, and what to do");
+	run_free(&r);
 	tmpdir_cleanup();
 }
 
