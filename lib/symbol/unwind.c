@@ -36,6 +36,7 @@ struct uw_sample {
 	const struct rc_unwind_regs *in;
 	uint32_t tid;
 	uint64_t *ips;
+	uint64_t *act; /* NULL, or a bit a frame: an activation past the first */
 	size_t max, n;
 	bool cut;	/* ips filled */
 	bool past_copy; /* a read fell above the copy's end ... */
@@ -334,6 +335,7 @@ static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid, uint64_t ts)
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct uw_sample *s = arg;
+	bool act = false;
 	Dwarf_Addr pc;
 
 	if (!dwfl_frame_pc(state, &pc, NULL))
@@ -344,16 +346,26 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	/* as bpf_get_stack() gives them: callers by return address (the names take one off) */
 	s->ips[s->n++] = pc;
+	/*
+	 * Past the first, is it an activation (libdw: this frame's or its
+	 * caller's CFI is a signal frame's)? Asking unwinds its caller now,
+	 * as the next step would, after n counts it (uw_memory_read()).
+	 */
+	if (s->act && s->n > 1 && dwfl_frame_pc(state, &pc, &act) && act)
+		s->act[(s->n - 1) / 64] |= 1ull << ((s->n - 1) % 64);
 	return DWARF_CB_OK;
 }
 
 int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
-		     const struct rc_unwind_regs *in, uint64_t *ips, size_t max, size_t *n)
+		     const struct rc_unwind_regs *in, uint64_t *ips, uint64_t *act, size_t max,
+		     size_t *n)
 {
 	struct uw_proc *p;
 	int ret;
 
 	*n = 0;
+	if (act)
+		memset(act, 0, (max + 63) / 64 * sizeof(*act));
 	p = proc_get(uw, tgid, ts);
 	if (!p)
 		return -ENOMEM;
@@ -361,7 +373,7 @@ int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
 		return RC_UNWIND_NOFILES;
 	if (!p->attached || !max)
 		return RC_UNWIND_NOCFI;
-	uw->cur = (struct uw_sample){ .in = in, .tid = tid, .ips = ips, .max = max };
+	uw->cur = (struct uw_sample){ .in = in, .tid = tid, .ips = ips, .act = act, .max = max };
 	ret = dwfl_getthread_frames(p->dwfl, tid, frame_cb, &uw->cur);
 	*n = uw->cur.n;
 	if (uw->cur.cut)
