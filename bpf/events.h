@@ -148,7 +148,7 @@ _Static_assert(sizeof(struct rc_ev_sample) == 72, "rc_ev_sample layout");
 /* rc_ustack.flags */
 #define RC_USTACK_F_SHORT   0x1 /* fewer bytes than asked: a page unreadable, or the stack's end */
 #define RC_USTACK_F_NOREGS  0x2 /* the task's user registers could not be read: no bytes */
-#define RC_USTACK_F_KTHREAD 0x4 /* a kernel thread's sample: no user part */
+#define RC_USTACK_F_KTHREAD 0x4 /* no user part: a kernel thread, or a thread never in user mode */
 
 struct rc_ustack {
 	__u64 regs[RC_USTACK_NREGS];

@@ -59,10 +59,14 @@ const volatile __u32 ustack_size = 0;
 #if defined(__TARGET_ARCH_x86)
 #define RC_REGS_WORDS 21 /* struct pt_regs, r15 to ss */
 #define RC_REGS_SP    19
+#define RC_REGS_PC    16
 #elif defined(__TARGET_ARCH_arm64)
 #define RC_REGS_WORDS 34 /* struct user_pt_regs, x0 to pstate */
 #define RC_REGS_SP    31
+#define RC_REGS_PC    32
 #endif
+
+#define RC_PF_KTHREAD 0x00200000 /* include/linux/sched.h PF_KTHREAD, the same since 2.6 */
 
 /*
  * A dwarf sample as it goes into the ring: the sample, the registers,
@@ -153,12 +157,22 @@ static __always_inline int sample_dwarf(struct bpf_perf_event_data *ctx, struct 
 	b->u.flags = 0;
 	b->u.__pad = 0;
 	b->u.sp = 0;
-	if (!t->mm) {
+	/*
+	 * No user registers, as perf_sample_regs_user() decides: a kernel
+	 * thread, by its flag, as one that borrows a process's mm
+	 * (kthread_use_mm(): vhost, aio) has an mm but no user context. And a
+	 * thread that never ran in user mode (an io_uring worker: user space's
+	 * thread, created by the kernel), whose saved registers copy_thread()
+	 * left with sp and pc 0.
+	 */
+	if (!t->mm || (t->flags & RC_PF_KTHREAD)) {
 		b->u.flags = RC_USTACK_F_KTHREAD;
 	} else {
 		regs = (const void *)bpf_task_pt_regs(t);
 		if (bpf_probe_read_kernel(b->u.regs, RC_REGS_WORDS * 8, regs)) {
 			b->u.flags = RC_USTACK_F_NOREGS;
+		} else if (!b->u.regs[RC_REGS_SP] && !b->u.regs[RC_REGS_PC]) {
+			b->u.flags = RC_USTACK_F_KTHREAD;
 		} else {
 			b->u.sp = b->u.regs[RC_REGS_SP];
 			b->u.copied = copy_ustack(b, nk, b->u.sp);

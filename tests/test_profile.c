@@ -391,10 +391,16 @@ static void profile_dwarf(void)
 		0, "record -g") ||
 	    !ASSERT_OK(gather(out, &g), "read capture"))
 		goto out;
+	/*
+	 * Samples due: a second at rate(), as low as 125 Hz where a slow
+	 * guest lowered the kernel's limit (to HZ at least); a third of them
+	 * on a loaded machine. 100 was most of what such a guest gives.
+	 */
 	all = g.in[0] + g.in[1] + g.in[2];
 	snprintf(what, sizeof(what), "fp: main and burn above burn_* in %llu of %llu samples",
 		 (unsigned long long)g.called, (unsigned long long)all);
-	ASSERT_TRUE(all >= 100 && g.called * 2 < all, what);
+	ASSERT_TRUE(all >= 20 && all * 3 >= strtoull(rate(), NULL, 10) && g.called * 2 < all,
+		    what);
 	run_free(&r);
 
 	/* the perf buffer: records up to 64 KiB through each CPU's ring */
@@ -841,6 +847,15 @@ static void profile_refusals(void)
 		ASSERT_HAS(r.err, "invalid --call-graph", "refused, and why");
 		run_free(&r);
 	}
+	/* a perf ring of one page a CPU holds no 8 KiB stack copy: every sample would be lost */
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "99",
+				       "--call-graph=dwarf", "--transport", "perfbuf", "-m", "1",
+				       "-o", (char *)tmpfile_path("x.rcap"), "--", "true", NULL },
+			   60000),
+		  1, "dwarf records larger than the ring refused");
+	ASSERT_HAS(r.err, "use a larger ring (-m)", "refused, and what to do");
+	run_free(&r);
 	tmpdir_cleanup();
 }
 

@@ -8,10 +8,12 @@
  * pointers: only the CFI can find the callers.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <linux/types.h>
@@ -108,6 +110,126 @@ static const char *name_of(struct rc_usym *u, const uint64_t *ips, size_t i)
 	return hit.sym;
 }
 
+/*
+ * A sampled address in no file (a JIT's code: anonymous memory) has no
+ * CFI. libdw then tries the frame pointer, a register like any other in
+ * code built without them, here a small number: its reads fall outside
+ * the copy, below it, which is no sign that a bigger copy would have gone
+ * further. Without CFI, and said so; not stopped at the copy's end.
+ */
+static void no_cfi(struct rc_unwind *uw, struct snap *s)
+{
+	struct rc_unwind_regs in = { .regs = s->regs, .stack = s->stack, .len = s->len };
+	uint64_t ips[RC_STACK_MAX], saved[RC_USTACK_NREGS];
+	void *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t n = 0;
+	int end;
+
+	if (!ASSERT_TRUE(jit != MAP_FAILED, "mmap"))
+		return;
+	memcpy(saved, s->regs, sizeof(saved));
+#if defined(__x86_64__)
+	s->regs[16] = (uintptr_t)jit + 16;
+	s->regs[4] = 0x1000;
+#elif defined(__aarch64__)
+	s->regs[32] = (uintptr_t)jit + 16;
+	s->regs[29] = 0x1000;
+#endif
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, NULL, RC_STACK_MAX, &n);
+	ASSERT_EQ(end, RC_UNWIND_NOCFI, "an address in no file: no CFI, not the copy's end");
+	ASSERT_LT(n, 2, "the sampled address at most");
+	memcpy(s->regs, saved, sizeof(saved));
+	munmap(jit, 4096);
+}
+
+static struct snap *sig_snap;
+static int sig_err;
+
+__attribute__((noinline, noipa)) static void on_sig(int sig)
+{
+	(void)sig;
+	sig_err = rc_test_unwind_top(sig_snap);
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
+/*
+ * Through a signal handler: the handler returns to the signal trampoline
+ * (its sa_restorer on x86-64, __restore_rt) at its first instruction,
+ * and the trampoline resumes the interrupted frame where it was: both are
+ * activations, whose address named as a call's (address - 1) is the byte
+ * before, another function's or none. They are said so, and the frames
+ * under the signal, down to this function, unwind and are named.
+ */
+void test_symbol_unwind_signal(void)
+{
+	struct snap *s = calloc(1, sizeof(*s));
+	struct sigaction sa = { .sa_handler = on_sig }, old;
+	uint64_t ips[RC_STACK_MAX], act[2];
+	struct rc_unwind_regs in;
+	struct rc_unwind *uw = NULL;
+	struct rc_usym *u = NULL;
+	size_t n = 0, i, nact = 0, top = 0, mine = 0;
+	char what[128];
+	int end;
+
+	if (!ASSERT_OK_PTR(s, "calloc"))
+		return;
+	sig_snap = s;
+	if (!ASSERT_OK(sigaction(SIGUSR1, &sa, NULL), "sigaction") ||
+	    !ASSERT_OK(raise(SIGUSR1), "raise") ||
+	    !ASSERT_OK(sigaction(SIGUSR1, NULL, &old), "the handler's restorer"))
+		goto out;
+	signal(SIGUSR1, SIG_DFL);
+#if !defined(__x86_64__)
+	/* arm64's trampoline is the vdso's, which is no file: not given to libdw (unwind.c) */
+	sig_err = -EOPNOTSUPP;
+#endif
+	if (sig_err == -EOPNOTSUPP) {
+		test__skip("no signal unwinding test for this architecture");
+		goto out;
+	}
+	u = rc_usym__new();
+	uw = u ? rc_unwind__new(u) : NULL;
+	if (!ASSERT_OK_PTR(uw, "rc_unwind__new") ||
+	    !ASSERT_OK(rc_usym__add_process(u, getpid()), "snapshot of ourselves"))
+		goto out;
+	in = (struct rc_unwind_regs){ .regs = s->regs, .stack = s->stack, .len = s->len };
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, act, RC_STACK_MAX, &n);
+	snprintf(what, sizeof(what), "how it ended: %d, %zu frames", end, n);
+	ASSERT_EQ(end, RC_UNWIND_FULL, what);
+	for (i = 0; i < n; i++) {
+		bool a = act[i / 64] >> (i % 64) & 1;
+		struct rc_usym_hit hit;
+		const char *sym = NULL;
+
+		if (!rc_usym__resolve(u, getpid(), ips[i] - (i > 0 && !a), &hit))
+			sym = hit.sym;
+		nact += a;
+		if (sym && !strcmp(sym, "rc_test_unwind_top"))
+			top = i;
+		if (sym && !strcmp(sym, "test_symbol_unwind_signal"))
+			mine = i;
+	}
+	/* leaf, mid, top, on_sig, the trampoline, the frames raise() was in, ..., this one */
+	snprintf(what, sizeof(what), "rc_test_unwind_top at %zu, this function at %zu, of %zu", top,
+		 mine, n);
+	if (!ASSERT_TRUE(top == 2 && mine > top + 3, what))
+		goto out;
+	snprintf(what, sizeof(what), "%zu activations past the first frame", nact);
+	ASSERT_EQ(nact, 2, what);
+	ASSERT_TRUE(act[0] >> (top + 2) & act[0] >> (top + 3) & 1,
+		    "the trampoline and the interrupted frame are those");
+#if defined(__x86_64__)
+	/* glibc gives the kernel its trampoline, and gives it back */
+	ASSERT_EQ(ips[top + 2], (uint64_t)(uintptr_t)old.sa_restorer,
+		  "the frame after the handler's: the trampoline, at its start");
+#endif
+out:
+	rc_unwind__free(uw);
+	rc_usym__free(u);
+	free(s);
+}
+
 void test_symbol_unwind(void)
 {
 	static const char *const want[] = { "rc_test_unwind_leaf", "rc_test_unwind_mid",
@@ -133,7 +255,7 @@ void test_symbol_unwind(void)
 	    !ASSERT_OK(rc_usym__add_process(u, getpid()), "snapshot of ourselves"))
 		goto out;
 	in = (struct rc_unwind_regs){ .regs = s->regs, .stack = s->stack, .len = s->len };
-	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, RC_STACK_MAX, &n);
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, NULL, RC_STACK_MAX, &n);
 	snprintf(what, sizeof(what), "how it ended: %d, %zu frames, %zu bytes copied", end, n,
 		 s->len);
 	ASSERT_TRUE(end >= 0 && end != RC_UNWIND_NOCFI && end != RC_UNWIND_EARLY, what);
@@ -145,13 +267,14 @@ void test_symbol_unwind(void)
 	}
 	/* too small a copy stops at its end, and says so */
 	in.len = 16;
-	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, RC_STACK_MAX, &n);
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, NULL, RC_STACK_MAX, &n);
 	ASSERT_EQ(end, RC_UNWIND_COPY_END, "a 16-byte copy: stopped at its end");
 	/* no more frames than room for */
 	in.len = s->len;
-	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, 2, &n);
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, NULL, 2, &n);
 	ASSERT_EQ(end, RC_UNWIND_CUT, "two frames of room: cut");
 	ASSERT_EQ(n, 2, "two frames");
+	no_cfi(uw, s);
 out:
 	rc_unwind__free(uw);
 	rc_usym__free(u);

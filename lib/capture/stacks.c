@@ -67,6 +67,8 @@ struct rc_stacks {
 	struct rc_stacks_stats st;
 	struct rc_sideband *sb; /* perf's side-band: mappings as they are made; NULL: none */
 	uint64_t ts;		/* the time of the sample whose stack is named */
+	/* its user frames unwound from a copy that are activations (rc_unwind__stack()) */
+	uint64_t act[(RC_STACK_MAX + 63) / 64];
 	/* source lines (rc_stacks__set_lines()): files and locations, each defined once */
 	bool lines;
 	struct rc_keymap files; /* path: its id */
@@ -421,6 +423,14 @@ static int lines_of(struct rc_stacks *t, size_t i, size_t n, uint32_t loc)
 	return 0;
 }
 
+_Static_assert(RC_STACK_MAX <= 128, "rc_stacks.act: two words");
+
+/* Is user frame @i of the record being taken an activation (t->act)? */
+static bool act_at(const struct rc_stacks *t, size_t i)
+{
+	return i < RC_STACK_MAX && (t->act[i / 64] >> (i % 64) & 1);
+}
+
 /*
  * Define a new stack @id of @pid: its entry and its frames, named. With
  * @from_tracepoint, the tracing machinery's frames at its top are left out.
@@ -446,8 +456,13 @@ static int define(struct rc_stacks *t, uint32_t id, uint32_t pid, struct proc_se
 	err = rc_strbuf__append(&t->pstacks, &dk, sizeof(dk));
 	t->lkey.len = 0;
 	for (i = 0; !err && i < (size_t)nk + nu; i++) {
-		/* a stack taken on a tracepoint: its kernel frames are all return addresses */
-		bool user = i >= nk, caller = i != nk && (i != 0 || from_tracepoint);
+		/*
+		 * A stack taken on a tracepoint: its kernel frames are all
+		 * return addresses. A user frame unwound from a copy may be
+		 * where a signal handler resumes: named as it is.
+		 */
+		bool user = i >= nk, caller = i != nk && (i != 0 || from_tracepoint) &&
+					      !(user && act_at(t, i - nk));
 		struct rc_disk_frame df = { .addr = frames[i] };
 		struct frame_name fn = {};
 
@@ -508,6 +523,9 @@ static int stack_of(struct rc_stacks *t, const struct rc_ev_sample *e, const uin
 	t->key.len = 0;
 	err = rc_strbuf__append(&t->key, head, sizeof(head));
 	err = err ?: rc_strbuf__append(&t->key, frames, nf * sizeof(*frames));
+	/* the same addresses, named otherwise: another stack (never seen, but cheap) */
+	if (!err && (t->act[0] | t->act[1]))
+		err = rc_strbuf__append(&t->key, t->act, sizeof(t->act));
 	if (err)
 		return err;
 	added = rc_keymap__intern(&t->stacks, t->key.buf, t->key.len, t->nstacks + 1, id);
@@ -552,7 +570,7 @@ static int unwind_user(struct rc_stacks *t, struct rc_ev_sample *e, const struct
 		return -ENOMEM;
 	t0 = cpu_now_ns();
 	end = rc_unwind__stack(t->unwind, e->hdr.pid, e->hdr.tid, e->hdr.ts, &in, frames + e->nkernel,
-			       RC_STACK_MAX, &n);
+			       t->act, RC_STACK_MAX, &n);
 	t->st.unwind_ns += cpu_now_ns() - t0;
 	if (end < 0)
 		return end;
@@ -627,6 +645,7 @@ static int frames_of(struct rc_stacks *t, struct rc_ev_sample *e, const unsigned
 {
 	int err;
 
+	memset(t->act, 0, sizeof(t->act)); /* only a dwarf sample's frames have any */
 	if ((e->hdr.type != RC_EV_SAMPLE && e->hdr.type != RC_EV_OFFCPU &&
 	     e->hdr.type != RC_EV_STACK) ||
 	    size < sizeof(*e))

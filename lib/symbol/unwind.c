@@ -36,9 +36,11 @@ struct uw_sample {
 	const struct rc_unwind_regs *in;
 	uint32_t tid;
 	uint64_t *ips;
+	uint64_t *act; /* NULL, or a bit a frame: an activation past the first */
 	size_t max, n;
-	bool cut;      /* ips filled */
-	bool mem_miss; /* a read fell outside the copy */
+	bool cut;	/* ips filled */
+	bool past_copy; /* a read fell above the copy's end ... */
+	size_t miss_at; /* ... while the caller of frame miss_at - 1 was unwound */
 };
 
 struct rc_unwind {
@@ -77,7 +79,16 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	sp = 0;
 #endif
 	if (in->len < sizeof(*result) || addr < sp || addr - sp > in->len - sizeof(*result)) {
-		((struct rc_unwind *)arg)->cur.mem_miss = true;
+		/*
+		 * Only a read above the copy says a bigger copy could have gone
+		 * further: one below sp is of a garbage address (libdw's frame
+		 * pointer fallback where there is no CFI reads through rbp/x29,
+		 * a general register in code built without frame pointers).
+		 */
+		if (addr >= sp && addr - sp >= in->len) {
+			((struct rc_unwind *)arg)->cur.past_copy = true;
+			((struct rc_unwind *)arg)->cur.miss_at = uw->cur.n;
+		}
 		return false;
 	}
 	memcpy(result, (const char *)in->stack + (addr - sp), sizeof(*result));
@@ -324,6 +335,7 @@ static struct uw_proc *proc_get(struct rc_unwind *uw, int tgid, uint64_t ts)
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct uw_sample *s = arg;
+	bool act = false;
 	Dwarf_Addr pc;
 
 	if (!dwfl_frame_pc(state, &pc, NULL))
@@ -334,16 +346,26 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	/* as bpf_get_stack() gives them: callers by return address (the names take one off) */
 	s->ips[s->n++] = pc;
+	/*
+	 * Past the first, is it an activation (libdw: this frame's or its
+	 * caller's CFI is a signal frame's)? Asking unwinds its caller now,
+	 * as the next step would, after n counts it (uw_memory_read()).
+	 */
+	if (s->act && s->n > 1 && dwfl_frame_pc(state, &pc, &act) && act)
+		s->act[(s->n - 1) / 64] |= 1ull << ((s->n - 1) % 64);
 	return DWARF_CB_OK;
 }
 
 int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
-		     const struct rc_unwind_regs *in, uint64_t *ips, size_t max, size_t *n)
+		     const struct rc_unwind_regs *in, uint64_t *ips, uint64_t *act, size_t max,
+		     size_t *n)
 {
 	struct uw_proc *p;
 	int ret;
 
 	*n = 0;
+	if (act)
+		memset(act, 0, (max + 63) / 64 * sizeof(*act));
 	p = proc_get(uw, tgid, ts);
 	if (!p)
 		return -ENOMEM;
@@ -351,13 +373,18 @@ int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
 		return RC_UNWIND_NOFILES;
 	if (!p->attached || !max)
 		return RC_UNWIND_NOCFI;
-	uw->cur = (struct uw_sample){ .in = in, .tid = tid, .ips = ips, .max = max };
+	uw->cur = (struct uw_sample){ .in = in, .tid = tid, .ips = ips, .act = act, .max = max };
 	ret = dwfl_getthread_frames(p->dwfl, tid, frame_cb, &uw->cur);
 	*n = uw->cur.n;
 	if (uw->cur.cut)
 		return RC_UNWIND_CUT;
-	/* libdw ends quietly, as at the outermost frame, when a return address cannot be read */
-	if (uw->cur.mem_miss)
+	/*
+	 * libdw ends quietly, as at the outermost frame, when a return
+	 * address cannot be read: the copy's end when the last frame's
+	 * caller was looked for above it (a miss in an earlier frame, whose
+	 * caller was found all the same, is not why it stopped).
+	 */
+	if (uw->cur.past_copy && uw->cur.miss_at == uw->cur.n)
 		return RC_UNWIND_COPY_END;
 	if (ret == 0)
 		return RC_UNWIND_FULL;

@@ -76,6 +76,11 @@ void rc_unwind__forget(struct rc_unwind *uw, int tgid);
  * @in: its registers and stack copy
  * @ips: set to the frames, innermost first: the sampled address, then
  *	 return addresses (as bpf_get_stack() gives them)
+ * @act: NULL, or a bitmap of @max bits, set to those of the frames past the
+ *	 first whose address is where to resume rather than a return address
+ *	 (libdw's activations: the signal trampoline a handler returns to, at
+ *	 its first instruction, and the frame the signal interrupted): named
+ *	 as they are, not as a call (address - 1)
  * @max: room in @ips
  * @n: set to the frames found
  *
@@ -89,6 +94,7 @@ void rc_unwind__forget(struct rc_unwind *uw, int tgid);
  * Return: how it ended (enum rc_unwind_end), or -ENOMEM.
  */
 int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
-		     const struct rc_unwind_regs *in, uint64_t *ips, size_t max, size_t *n);
+		     const struct rc_unwind_regs *in, uint64_t *ips, uint64_t *act, size_t max,
+		     size_t *n);
 
 #endif /* RINGCAP_SYMBOL_UNWIND_H */

@@ -584,6 +584,7 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 	s->prof->rodata->knobs = *k;
 	if (s->c.opts.call_graph == RC_CALL_GRAPH_DWARF) {
 		uint32_t size = s->c.opts.ustack_size ?: RC_USTACK_DEFAULT;
+		size_t rec;
 
 		if (!s->feat.task_pt_regs) {
 			pr_warn("--call-graph dwarf needs the BPF helper bpf_task_pt_regs in "
@@ -593,6 +594,24 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 		if (size % 8 || size > RC_USTACK_MAX) {
 			pr_warn("invalid dwarf stack size %u: a multiple of 8, at most %u\n", size,
 				RC_USTACK_MAX);
+			return -EINVAL;
+		}
+		/*
+		 * The largest record, in the BPF ring (its 8-byte header) or
+		 * in a CPU's perf ring (perf's header, the raw size word):
+		 * a ring that cannot hold one would drop every such sample.
+		 */
+		rec = sizeof(struct rc_ev_sample) + sizeof(struct rc_ustack) +
+		      RC_STACK_MAX * sizeof(uint64_t) + size;
+		rec = s->c.transport == RC_TRANSPORT_PERFBUF ? 8 + ((4 + rec + 7) & ~(size_t)7)
+							     : (8 + rec + 7) & ~(size_t)7;
+		if (s->c.opts.ringbuf_size < rec) {
+			pr_warn("--call-graph dwarf,%u: a sample takes up to %zu bytes, more than "
+				"the %s ring's %llu: use a larger ring (%s) or a smaller SIZE\n",
+				size, rec,
+				s->c.transport == RC_TRANSPORT_PERFBUF ? "CPU's perf" : "BPF",
+				(unsigned long long)s->c.opts.ringbuf_size,
+				s->c.transport == RC_TRANSPORT_PERFBUF ? "-m" : "--ringbuf-size");
 			return -EINVAL;
 		}
 		/* a stack copy's buffer for each CPU (profile.bpf.c) */
