@@ -334,6 +334,18 @@ static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
 static __always_inline void rc_emit_stack(void *ctx, const struct rc_ev_hdr *ev);
 
 /*
+ * Copy @size bytes of @buf into the ring: for records built in a buffer
+ * of the program's own (a sample, an off-CPU record, an event's stack).
+ * Return: 0, or the helper's negative error (a full ring).
+ */
+static __always_inline long rc_output(void *ctx, struct rc_bpf_stats *st, void *buf, __u32 size)
+{
+	if (knobs.transport == RC_KNOB_PERFBUF)
+		return bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, size);
+	return bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags(&st->since_query, size));
+}
+
+/*
  * Submit a record of @size bytes from rc_reserve(); ringbuf: waking the
  * reader as rc_wakeup_flags() says.
  *
@@ -476,10 +488,7 @@ static __always_inline void rc_emit_stack(void *ctx, const struct rc_ev_hdr *ev)
 	b->s.nkernel = nk;
 	b->s.nuser = nu;
 	b->s.image = nu ? rc_image(rc_current()) : 0;
-	if (knobs.transport == RC_KNOB_PERFBUF)
-		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, b, size);
-	else
-		err = bpf_ringbuf_output(&events, b, size, rc_wakeup_flags(&st->since_query, size));
+	err = rc_output(ctx, st, b, size);
 	if (err)
 		__sync_fetch_and_add(&st->dropped[RC_EV_STACK], 1);
 out:

@@ -111,12 +111,8 @@ static __always_inline void switched_in(void *ctx, struct rc_bpf_stats *st,
 	rc_comm_words(next, (__u64 *)b->e.hdr.comm);
 	b->e.blocked = now - b->e.start;
 	b->e.stack_id = 0;
-	if (knobs.transport == RC_KNOB_PERFBUF) {
-		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, b, size) < 0)
-			rc_count_drop(st, RC_EV_OFFCPU);
-	} else if (bpf_ringbuf_output(&events, b, size, rc_wakeup_flags(&st->since_query, size))) {
+	if (rc_output(ctx, st, b, size))
 		rc_count_drop(st, RC_EV_OFFCPU);
-	}
 	bpf_map_delete_elem(&offcpu, &tid); /* written: the next needs a switch-out of its own */
 }
 

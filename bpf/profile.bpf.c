@@ -191,12 +191,7 @@ static __always_inline int sample_dwarf(struct bpf_perf_event_data *ctx, struct 
 	b->s.image = t->mm ? rc_image(t) : 0;
 	if (size > sizeof(*b))
 		return 0; /* never: tells the verifier the size's bound */
-	if (knobs.transport == RC_KNOB_PERFBUF) {
-		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, b, size) < 0)
-			rc_count_drop(st, RC_EV_SAMPLE);
-		return 0;
-	}
-	if (bpf_ringbuf_output(&events, b, size, rc_wakeup_flags(&st->since_query, size)))
+	if (rc_output(ctx, st, b, size))
 		rc_count_drop(st, RC_EV_SAMPLE);
 	return 0;
 }
@@ -239,12 +234,7 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 	b->s.image = t->mm ? rc_image(t) : 0;
 	if (size > sizeof(*b))
 		return 0; /* never: tells the verifier the size's bound */
-	if (knobs.transport == RC_KNOB_PERFBUF) {
-		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, b, size) < 0)
-			rc_count_drop(st, RC_EV_SAMPLE);
-		return 0;
-	}
-	if (bpf_ringbuf_output(&events, b, size, rc_wakeup_flags(&st->since_query, size)))
+	if (rc_output(ctx, st, b, size))
 		rc_count_drop(st, RC_EV_SAMPLE);
 	return 0;
 }

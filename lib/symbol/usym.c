@@ -321,6 +321,26 @@ static int file_dso(struct rc_usym *u, int fd, const char *path, const struct rc
 	return 0;
 }
 
+/*
+ * Where @tgid's files' debug files are looked for: the debug directory,
+ * and, in another mount namespace, under its root (@root, 32 bytes, is
+ * filled then), as long as it lives.
+ */
+static struct rc_dso_where where_of(const struct rc_usym *u, int tgid, char *root)
+{
+	struct rc_dso_where where = { 0 };
+	struct stat st_root, st_slash;
+	const char *dir = getenv("RINGCAP_DEBUG_DIR");
+
+	where.debug_dir = dir && *dir ? dir : "/usr/lib/debug";
+	where.lines = u->lines;
+	snprintf(root, 32, "/proc/%d/root", tgid);
+	if (!stat(root, &st_root) && !stat("/", &st_slash) &&
+	    (st_root.st_dev != st_slash.st_dev || st_root.st_ino != st_slash.st_ino))
+		where.root = root;
+	return where;
+}
+
 /* A file's executable mapping: the file through map_files, the process's root, or as named. */
 static int snap_add_file(struct rc_usym *u, int tgid, struct usym_map *m, char *path,
 			 const struct rc_dso_where *w)
@@ -566,13 +586,11 @@ static int map_cmp(const void *pa, const void *pb)
 
 int rc_usym__add_process(struct rc_usym *u, int tgid)
 {
-	struct rc_dso_where where = { 0 };
-	struct stat st_root, st_slash;
+	struct rc_dso_where where;
 	char path[64], root[32];
 	struct usym_snap *s;
 	struct usym_proc *p;
 	size_t cap = 0, lines = 0;
-	const char *dir;
 	char *line = NULL;
 	int err = 0;
 	FILE *f;
@@ -589,14 +607,7 @@ int rc_usym__add_process(struct rc_usym *u, int tgid)
 		return -ENOMEM;
 	}
 	s->taken[0] = rc_now_ns(CLOCK_BOOTTIME);
-	dir = getenv("RINGCAP_DEBUG_DIR");
-	where.debug_dir = dir && *dir ? dir : "/usr/lib/debug";
-	where.lines = u->lines;
-	/* another mount namespace: its files are under /proc/PID/root */
-	snprintf(root, sizeof(root), "/proc/%d/root", tgid);
-	if (!stat(root, &st_root) && !stat("/", &st_slash) &&
-	    (st_root.st_dev != st_slash.st_dev || st_root.st_ino != st_slash.st_ino))
-		where.root = root;
+	where = where_of(u, tgid, root);
 	while (!err) {
 		errno = 0;
 		if (getline(&line, &cap, f) < 0) {
@@ -853,10 +864,8 @@ static void bytes_hex(const unsigned char *b, size_t n, char *out)
 /* A file's dso: found by its identity, else opened from @fd (taken either way). */
 static int sb_file_dso(struct rc_usym *u, int tgid, struct rc_usym_mapping *mp, struct rc_dso **out)
 {
-	struct rc_dso_where where = { 0 };
-	struct stat st_root, st_slash;
+	struct rc_dso_where where;
 	struct dso_key key = { 0 };
-	const char *dir;
 	char root[32];
 	int fd;
 
@@ -873,14 +882,7 @@ static int sb_file_dso(struct rc_usym *u, int tgid, struct rc_usym_mapping *mp, 
 		mp->fd = -1;
 		return 0;
 	}
-	dir = getenv("RINGCAP_DEBUG_DIR");
-	where.debug_dir = dir && *dir ? dir : "/usr/lib/debug";
-	where.lines = u->lines;
-	/* another mount namespace: its debug files are under /proc/PID/root (while it lives) */
-	snprintf(root, sizeof(root), "/proc/%d/root", tgid);
-	if (!stat(root, &st_root) && !stat("/", &st_slash) &&
-	    (st_root.st_dev != st_slash.st_dev || st_root.st_ino != st_slash.st_ino))
-		where.root = root;
+	where = where_of(u, tgid, root);
 	fd = mp->fd;
 	mp->fd = -1;
 	return file_dso(u, fd, mp->path, &where, out);
