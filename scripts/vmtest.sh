@@ -149,6 +149,9 @@ build_initramfs() {
 		mv "$ROOT$BUILD/$f" "$ROOT/ringcap/$f"
 	done
 	cp "$BUILD/rc_workload" "$BUILD/rc_load" "$ROOT/ringcap/"
+	# profile_inline reads the LINE: markers of rc_prof's source, from ../tests
+	mkdir -p "$ROOT/tests"
+	cp tests/profwork.c "$ROOT/tests/"
 	# rc_prof is dynamic where it can be (its stacks go through libc), static when cross-built
 	for f in rc_prof rc_prof_nofp; do
 		if file -L "$BUILD/$f" | grep -q 'statically linked'; then
