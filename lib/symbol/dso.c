@@ -560,7 +560,7 @@ struct rc_dso *rc_dso__from_image(const void *img, size_t len, const char *name)
 	rc_symtab_builder__free(&b);
 	free(in.segs);
 	elf_end(e);
-	free(copy);
+	d->img = copy; /* elf_memory() did not take it: kept for an unwinder */
 	return d;
 }
 
@@ -633,6 +633,7 @@ void rc_dso__free(struct rc_dso *d)
 		close(d->dbg_fd);
 	rc_symtab__free(&d->syms);
 	rc_srcline__free(d->lines);
+	free(d->img);
 	free(d->segs);
 	free(d->build_id);
 	free(d->name);

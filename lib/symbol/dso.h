@@ -38,6 +38,7 @@ struct rc_dso_seg {
  * @st: the file's identity (st_dev, st_ino, st_size, st_mtim, st_ctim); zero for an image
  * @img_hash: for an image, a hash of its bytes
  * @img_len: for an image, its size
+ * @img: for an image, its bytes (an unwinder reads its CFI); NULL for a file
  */
 struct rc_dso {
 	char *name;
@@ -53,6 +54,7 @@ struct rc_dso {
 	struct stat st;
 	uint64_t img_hash;
 	size_t img_len;
+	void *img;
 };
 
 /**

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <gelf.h>
@@ -242,19 +243,61 @@ struct report_ctx {
 	size_t nmods;
 };
 
-/* Report one file mapping: the file through map_files while the process lives, else its path. */
+/*
+ * The [vdso]'s bytes in a memory file, for libdw, which opens ELF objects
+ * by name: its path under /proc/self/fd in @buf (64 bytes); the file's
+ * descriptor, to close once reported, or -1.
+ */
+static int image_file(const struct rc_usym_map *m, char *buf)
+{
+	const char *p = m->image;
+	size_t done = 0;
+	ssize_t n;
+	int fd;
+
+	fd = memfd_create("ringcap-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (done < m->image_len) {
+		n = write(fd, p + done, m->image_len - done);
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += n;
+	}
+	snprintf(buf, 64, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+/*
+ * Report one file mapping: the file through map_files while the process
+ * lives, else its path; the [vdso] from the bytes read of it.
+ */
 static int report_map(const struct rc_usym_map *m, void *arg)
 {
 	struct report_ctx *rc = arg;
 	const char *file = m->path;
 	char buf[96];
-	int n;
+	Dwfl_Module *mod;
+	int n, img = -1;
 
-	n = snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, rc->tgid,
-		     m->start, m->end);
-	if (n > 0 && (size_t)n < sizeof(buf) && !access(buf, R_OK))
+	if (m->image) {
+		img = image_file(m, buf);
+		if (img < 0)
+			return 0;
 		file = buf;
-	if (!dwfl_report_elf(rc->dwfl, m->path, file, -1, m->bias, true))
+	} else {
+		n = snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			     rc->tgid, m->start, m->end);
+		if (n > 0 && (size_t)n < sizeof(buf) && !access(buf, R_OK))
+			file = buf;
+	}
+	/* libdw opens the file itself: the memory file may go once it has */
+	mod = dwfl_report_elf(rc->dwfl, m->path, file, -1, m->bias, true);
+	if (img >= 0)
+		close(img);
+	if (!mod)
 		pr_debug("unwind: %d: cannot report '%s': %s\n", rc->tgid, m->path,
 			 dwfl_errmsg(-1));
 	else

@@ -1084,7 +1084,7 @@ static int file_map_out(const struct usym_map *m,
 	struct rc_usym_map out;
 	size_t k;
 
-	if (!m->file || !m->dso || m->dso->img_len)
+	if (!m->dso || (!m->file && !m->dso->img) || (m->file && m->dso->img_len))
 		return 0;
 	/* the segment whose file bytes the mapping holds */
 	for (k = 0; k < m->dso->nr_segs; k++) {
@@ -1101,6 +1101,8 @@ static int file_map_out(const struct usym_map *m,
 		.pgoff = m->pgoff,
 		.path = m->name,
 		.bias = m->start - m->pgoff + m->dso->segs[k].off - m->dso->segs[k].vaddr,
+		.image = m->dso->img,
+		.image_len = m->dso->img_len,
 	};
 	return fn(&out, arg) ?: 1;
 }

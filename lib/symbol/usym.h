@@ -217,6 +217,8 @@ int rc_usym__resolve_at(struct rc_usym *u, int tgid, uint64_t ts, uint64_t addr,
  * @end: past its last
  * @pgoff: the file offset mapped at @start
  * @path: the file's path, as the process named it
+ * @image: for the [vdso], its bytes (read from the process); NULL for a file
+ * @image_len: their size
  * @bias: what the process adds to the file's ELF virtual addresses
  *	  (start - pgoff + p_offset - p_vaddr of the PT_LOAD segment mapped)
  */
@@ -224,14 +226,17 @@ struct rc_usym_map {
 	uint64_t start, end, pgoff;
 	const char *path;
 	uint64_t bias;
+	const void *image;
+	size_t image_len;
 };
 
 /**
  * rc_usym__for_each_file() - the file mappings of a process's snapshot
  * @u: the symbolizer
  * @tgid: the process, snapshotted
- * @fn: called for each executable mapping of an ELF file (not the [vdso],
- *	not files that could not be read), in address order; a non-zero
+ * @fn: called for each executable mapping of an ELF file (not files that
+ *	could not be read) and for the [vdso] read from the process, with
+ *	its bytes, in address order; a non-zero
  *	return stops the walk and is returned
  * @arg: for @fn
  *
