@@ -738,48 +738,90 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 	}
 }
 
-/* The file offset of the first chunk that ends at or after @ts, from the trailer. */
-static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
+/*
+ * The trailer, read from the end of a seekable file or memory without
+ * moving the reader: its payload checked (END block, lengths, CRC, index
+ * count), in a buffer to free; NULL when there is none to trust.
+ */
+static unsigned char *tail_trailer(struct rc_reader *r, struct rc_disk_trailer *dt, uint64_t *at)
 {
-	uint32_t h[4], crc;
-	uint64_t size, toff, found = 0;
-	struct rc_disk_trailer dt;
+	uint32_t h[4];
+	uint64_t size, toff;
 	unsigned char *p;
-	uint32_t i;
 
 	if (!rc_input__size(&r->in, &size))
-		return 0;
+		return NULL;
 	/* END block: 16-byte block header, then the trailer's offset */
 	if (size < 24 || !rc_input__read_at(&r->in, h, 16, size - 24) || h[0] != RC_FRAME_MAGIC ||
 	    h[1] != 16 || h[2] != RC_BLOCK_END || !rc_input__read_at(&r->in, &toff, 8, size - 8) ||
 	    rc_block_crc(RC_BLOCK_END, &toff, 8) != h[3] || toff < r->in.offset ||
 	    toff > size - 24 - RC_BLOCK_HDR_SIZE)
-		return 0;
+		return NULL;
 	if (!rc_input__read_at(&r->in, h, 16, toff) || h[0] != RC_FRAME_MAGIC ||
-	    h[2] != RC_BLOCK_TRAILER || h[1] < 8 + sizeof(dt) || h[1] - 8 > RC_MAX_TRAILER ||
+	    h[2] != RC_BLOCK_TRAILER || h[1] < 8 + sizeof(*dt) || h[1] - 8 > RC_MAX_TRAILER ||
 	    toff + 8 + h[1] > size - 24)
-		return 0;
+		return NULL;
 	p = malloc(h[1] - 8);
 	if (!p)
-		return 0;
-	if (rc_input__read_at(&r->in, p, h[1] - 8, toff + 16)) {
-		crc = rc_block_crc(RC_BLOCK_TRAILER, p, h[1] - 8);
-		memcpy(&dt, p, sizeof(dt));
-		if (crc == h[3] &&
-		    dt.nindex <= (h[1] - 8 - sizeof(dt)) / sizeof(struct rc_disk_index)) {
-			for (i = 0; i < dt.nindex; i++) {
-				struct rc_disk_index di;
+		return NULL;
+	if (rc_input__read_at(&r->in, p, h[1] - 8, toff + 16) &&
+	    rc_block_crc(RC_BLOCK_TRAILER, p, h[1] - 8) == h[3]) {
+		memcpy(dt, p, sizeof(*dt));
+		if (dt->nindex <= (h[1] - 8 - sizeof(*dt)) / sizeof(struct rc_disk_index)) {
+			*at = toff;
+			return p;
+		}
+	}
+	free(p);
+	return NULL;
+}
 
-				memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
-				if (di.last_ts >= ts) {
-					found = di.offset;
-					break;
-				}
-			}
+/* The file offset of the first chunk that ends at or after @ts, from the trailer. */
+static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
+{
+	struct rc_disk_trailer dt;
+	uint64_t toff, found = 0;
+	unsigned char *p;
+	uint32_t i;
+
+	p = tail_trailer(r, &dt, &toff);
+	if (!p)
+		return 0;
+	for (i = 0; i < dt.nindex; i++) {
+		struct rc_disk_index di;
+
+		memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
+		if (di.last_ts >= ts) {
+			found = di.offset;
+			break;
 		}
 	}
 	free(p);
 	return found >= r->in.offset && found < toff ? found : 0;
+}
+
+bool rc_reader__span(struct rc_reader *r, uint64_t *first, uint64_t *last, uint64_t *nrec)
+{
+	struct rc_disk_trailer dt;
+	unsigned char *p;
+	uint64_t toff;
+
+	if (r->have_trailer) {
+		*first = r->trailer.first_ts;
+		*last = r->trailer.last_ts;
+		*nrec = r->trailer.nrec;
+		return true;
+	}
+	if (r->nchunks || r->raw.len || r->dmg.ns || r->skipped)
+		return false; /* read from the tail only before reading on */
+	p = tail_trailer(r, &dt, &toff);
+	if (!p)
+		return false;
+	free(p);
+	*first = dt.first_ts;
+	*last = dt.last_ts;
+	*nrec = dt.nrec;
+	return true;
 }
 
 /*
