@@ -128,12 +128,17 @@ void capture_say_end(int how);
 
 /* ---- report --format folded / flamegraph (report_profile.c) ------------ */
 
-/* The profile's records of @kind as folded stacks on stdout, sorted; 0 or -errno. */
-int show_folded(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind);
-/* Its top @top functions, with and without their callees, on stdout; 0 or -errno. */
-int show_functions(const struct rc_reader *r, const struct rc_profile *p,
-		   enum rc_profile_kind kind, size_t top);
-/* Its records of @kind as an SVG flame graph on stdout; 0 or -errno. */
-int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind);
+/* A file's profile, and the reader of its stacks: a report of several files has one each. */
+struct prof_src {
+	const struct rc_reader *r;
+	const struct rc_profile *p;
+};
+
+/* The profiles' records of @kind as folded stacks on stdout, sorted, merged; 0 or -errno. */
+int show_folded(const struct prof_src *ps, size_t n, enum rc_profile_kind kind);
+/* Their top @top functions, with and without their callees, on stdout; 0 or -errno. */
+int show_functions(const struct prof_src *ps, size_t n, enum rc_profile_kind kind, size_t top);
+/* Their records of @kind as an SVG flame graph on stdout; 0 or -errno. */
+int show_flamegraph(const struct prof_src *ps, size_t n, enum rc_profile_kind kind);
 
 #endif

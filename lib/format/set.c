@@ -275,9 +275,12 @@ struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 		f->r = rc_reader__open(f->path);
 		if (!f->r) {
 			err = -errno;
-			if (err == -ENOMEM)
-				pr_warn("'%s': %s\n", f->path, strerror(ENOMEM));
-			/* the reader said why, naming the file */
+			/* the reader said what it met; this names the file */
+			pr_warn("failed to read '%s': %s\n", f->path,
+				err == -EBADMSG	  ? "not a capture, or its header is corrupt"
+				: err == -ENODATA ? "empty, or cut short inside its header"
+				: err == -EPROTONOSUPPORT ? "another major version of the format"
+							  : strerror(-err));
 			break;
 		}
 		f->m = rc_reader__meta(f->r);
