@@ -349,6 +349,23 @@ struct rc_note {
 	uint32_t len;
 };
 
+/**
+ * struct rc_run - where a file stands in its run of `ringcap record` (v1.9)
+ * @id: random, the same in every file of one run
+ * @boot_id: the kernel's boot id (/proc/sys/kernel/random/boot_id) as 16
+ *	bytes; zeros if unknown
+ * @seq: 1 for a run's first file, +1 a file
+ * @flags: RC_RUN_F_*
+ * @start_ts: capture clock at the run's start (its first file's start_ts)
+ */
+struct rc_run {
+	uint8_t id[16], boot_id[16];
+	uint32_t seq, flags;
+	uint64_t start_ts;
+};
+
+#define RC_RUN_F_ROTATING 0x1 /* the run switches files: more may follow this one */
+
 struct rc_meta {
 	uint16_t version_major;
 	uint16_t version_minor;
@@ -358,8 +375,8 @@ struct rc_meta {
 	uint32_t recorder_pid;
 	uint32_t transport;	/* RC_TRANSPORT_* */
 	uint32_t flags;		/* RC_META_* */
-	uint64_t start_ts;	/* capture clock at start, ns */
-	int64_t wall_offset_ns; /* CLOCK_REALTIME - capture clock */
+	uint64_t start_ts;	/* capture clock at the file's start, ns */
+	int64_t wall_offset_ns; /* CLOCK_REALTIME - capture clock, when the file began */
 	uint64_t ringbuf_size;	/* perfbuf: each CPU's ring */
 	const char *host;
 	const char *kernel;
@@ -368,6 +385,9 @@ struct rc_meta {
 	const struct rc_schema *schema;
 	uint32_t nnotes;
 	const struct rc_note *notes;
+	/* v1.9: the run; a writer writes it as given, a seq of 0 as 1 */
+	struct rc_run run;
+	bool has_run; /* read from the file: false before v1.9 (run zeroed) */
 };
 
 /**
@@ -404,6 +424,12 @@ struct rc_stat_entry {
 	uint64_t throttled;    /* of those, while the kernel throttled the event */
 	uint64_t throttled_ns; /* time throttled */
 	uint64_t throttles;    /* times throttled */
+	/*
+	 * Made (counted in @made) before the counters were taken, and neither
+	 * dropped nor read from the ring by then: written after them (v1.9;
+	 * 0 in older files and in a run's last counters).
+	 */
+	uint64_t in_flight;
 };
 
 /* The cpu of an entry counted for all CPUs together (missed). */
@@ -734,6 +760,21 @@ int rc_writer__flush(struct rc_writer *w, bool all);
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);
 
 /**
+ * rc_writer__add_base() - write a BASE block: the run's counters when the file began
+ * @w: the writer, nothing added to it yet
+ * @st: the counters, copied: the last ones written to the run's file before
+ *	this one
+ *
+ * For the second and later files of a run (rc_meta.run.seq > 1): a reader
+ * counts the file's span as its last counters less these
+ * (ringcap-file(5), ROTATION).
+ *
+ * Return: 0; -EINVAL once anything but the header was written; -E2BIG;
+ * -ENOMEM; or an error of writing (sticky).
+ */
+int rc_writer__add_base(struct rc_writer *w, const struct rc_stats *st);
+
+/**
  * rc_writer__finish() - flush every record, and end the file
  * @w: the writer
  *
@@ -929,6 +970,20 @@ bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d);
  * rc_reader__next(); NULL before the first one.
  */
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r);
+
+/**
+ * rc_reader__base() - the run's counters when the file began (v1.9)
+ * @r: the reader
+ *
+ * Read with the header, from the BASE block that follows it in the second
+ * and later files of a rotated run: the same counters as the last block of
+ * the file before. A file's own span is its last counters less these.
+ *
+ * Return: the counters, valid until rc_reader__free(); NULL when the file
+ * has none (a run's first file, a file before v1.9, or a damaged block):
+ * read them as all zeros.
+ */
+const struct rc_stats *rc_reader__base(const struct rc_reader *r);
 
 /**
  * struct rc_frame - a frame of a stack, named as the capture names it

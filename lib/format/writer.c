@@ -29,6 +29,7 @@ struct rc_writer {
 	int fd;
 	int err; /* sticky: the first write error */
 	uint64_t offset;
+	uint64_t header_end; /* the offset after the header block */
 	ZSTD_CCtx *cctx;
 	size_t chunk_size;
 	uint64_t reorder_ns;
@@ -129,6 +130,7 @@ struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 	rc_strbuf__free(&hdr);
 	if (err)
 		goto err_out;
+	w->header_end = w->offset;
 	return w;
 
 err_out:
@@ -496,7 +498,8 @@ void rc_writer__add_late(struct rc_writer *w, uint64_t n)
 	w->tr.late += n;
 }
 
-int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
+/* A STATS or BASE payload: struct rc_disk_stats, then its entries. */
+static int encode_stats(struct rc_strbuf *sb, const struct rc_stats *st)
 {
 	struct rc_disk_stats ds = {
 		.ts = st->ts,
@@ -508,12 +511,10 @@ int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 		.nentries = st->nentries,
 		.entry_size = sizeof(struct rc_disk_stat),
 	};
-	struct rc_strbuf sb = {};
 	uint32_t i;
 	int err;
 
-	err = rc_writer__flush(w, false);
-	err = err ?: rc_strbuf__append(&sb, &ds, sizeof(ds));
+	err = rc_strbuf__append(sb, &ds, sizeof(ds));
 	for (i = 0; !err && i < st->nentries; i++) {
 		const struct rc_stat_entry *e = &st->entries[i];
 		struct rc_disk_stat de = { .cpu = e->cpu,
@@ -526,11 +527,37 @@ int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 					   .not_run = e->not_run,
 					   .throttled = e->throttled,
 					   .throttled_ns = e->throttled_ns,
-					   .throttles = e->throttles };
+					   .throttles = e->throttles,
+					   .in_flight = e->in_flight };
 
-		err = rc_strbuf__append(&sb, &de, sizeof(de));
+		err = rc_strbuf__append(sb, &de, sizeof(de));
 	}
+	return err;
+}
+
+int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
+{
+	struct rc_strbuf sb = {};
+	int err;
+
+	err = rc_writer__flush(w, false);
+	err = err ?: encode_stats(&sb, st);
 	err = err ?: write_block(w, RC_BLOCK_STATS, sb.buf, sb.len);
+	rc_strbuf__free(&sb);
+	return err;
+}
+
+int rc_writer__add_base(struct rc_writer *w, const struct rc_stats *st)
+{
+	struct rc_strbuf sb = {};
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (w->offset != w->header_end || w->nrefs)
+		return -EINVAL;
+	err = encode_stats(&sb, st);
+	err = err ?: write_block(w, RC_BLOCK_BASE, sb.buf, sb.len);
 	rc_strbuf__free(&sb);
 	return err;
 }

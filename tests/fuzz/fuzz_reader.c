@@ -218,6 +218,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	st = rc_reader__stats(r);
 	if (st)
 		rc_stats__totals(st, &pt);
+	st = rc_reader__base(r);
+	if (st)
+		rc_stats__totals(st, &pt);
 	hist = rc_reader__history(r, &n);
 	(void)hist;
 	rc_reader__truncated(r);
