@@ -1115,8 +1115,10 @@ struct rc_set;
  * Every file's header is read (rc_reader__open()); a file named twice is
  * read once. Files of one host (the same host name) share the capture
  * clock and merge by it; files of several hosts merge by wall-clock time,
- * each file's time plus its own wall_offset_ns (rc_set__by_wall()). The
- * files are sorted by their start in that time, then by name.
+ * each file's time plus its own wall_offset_ns (rc_set__by_wall()). One
+ * host is one boot: the same boot id in both files' RUN sections (v1.9),
+ * else the same host name. The files are sorted by their start in that
+ * time, then by their seq in their run, then by name.
  *
  * Return: the set, to free with rc_set__free(); NULL with errno set, the
  * failure logged (RC_WARN) naming the file or pattern: ENOENT for a
@@ -1187,10 +1189,12 @@ bool rc_set__by_wall(const struct rc_set *s);
 uint64_t rc_set__time(const struct rc_set *s, size_t i, uint64_t ts);
 
 /**
- * rc_set__start() - the earliest start of the set's files, in the set's time
+ * rc_set__start() - where the set's times count from, in the set's time
  * @s: the set
  *
- * Return: the start of file 0.
+ * Return: the earliest start of its files, or of their runs (rc_run
+ * start_ts) when earlier: a rotated run whose first files are gone still
+ * counts from its start.
  */
 uint64_t rc_set__start(const struct rc_set *s);
 

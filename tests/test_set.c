@@ -25,8 +25,8 @@
  * ret = @tag + i (to tell files apart), in small chunks, host @host, its
  * wall-clock offset @wall, its start @t0.
  */
-static bool write_file(const char *path, const char *host, int64_t wall, uint64_t t0, uint64_t step,
-		       unsigned int n, long tag, size_t cut)
+static bool write_file_boot(const char *path, const char *host, int64_t wall, uint64_t t0,
+			    uint64_t step, unsigned int n, long tag, size_t cut, uint8_t boot)
 {
 	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 2048 };
 	struct rc_ev_syscall *recs = calloc(n ? n : 1, sizeof(*recs));
@@ -42,6 +42,9 @@ static bool write_file(const char *path, const char *host, int64_t wall, uint64_
 	m.host = host;
 	m.wall_offset_ns = wall;
 	m.start_ts = t0;
+	m.run.seq = 1;
+	m.run.start_ts = t0;
+	memset(m.run.boot_id, boot, sizeof(m.run.boot_id));
 	for (i = 0; i < n; i++) {
 		recs[i].hdr.ts = t0 + step * i;
 		recs[i].hdr.pid = recs[i].hdr.tid = 100;
@@ -62,6 +65,12 @@ out:
 	free(mc.buf);
 	free(recs);
 	return ok;
+}
+
+static bool write_file(const char *path, const char *host, int64_t wall, uint64_t t0, uint64_t step,
+		       unsigned int n, long tag, size_t cut)
+{
+	return write_file_boot(path, host, wall, t0, step, n, tag, cut, 0);
 }
 
 struct merged {
@@ -283,6 +292,23 @@ void test_set_hosts(void)
 	ASSERT_EQ(n, 200, "records");
 	/* A, B, A, B...: they alternate on the wall clock, which the capture clocks do not */
 	ASSERT_EQ(switches, 199, "interleaved");
+	rc_set__free(s);
+
+	/* one host name, two boots (a reboot between): the wall clock */
+	if (!ASSERT_TRUE(write_file_boot(a, "same", 1000, 1000, 10, 10, 1000000, 0, 1), "boot 1") ||
+	    !ASSERT_TRUE(write_file_boot(b, "same", 1000, 1000, 10, 10, 2000000, 0, 2), "boot 2"))
+		goto out;
+	s = rc_set__open(paths, 2);
+	if (ASSERT_OK_PTR(s, "open boots"))
+		ASSERT_TRUE(rc_set__by_wall(s), "two boots: the wall clock");
+	rc_set__free(s);
+	/* one boot id, the host renamed: one clock */
+	if (!ASSERT_TRUE(write_file_boot(b, "renamed", 1000, 1000, 10, 10, 2000000, 0, 1),
+			 "renamed"))
+		goto out;
+	s = rc_set__open(paths, 2);
+	if (ASSERT_OK_PTR(s, "open renamed"))
+		ASSERT_TRUE(!rc_set__by_wall(s), "one boot: the capture clock");
 out:
 	rc_set__free(s);
 	tmpdir_cleanup();

@@ -32,6 +32,7 @@ struct set_file {
 };
 
 struct rc_set {
+	uint64_t start; /* the earliest file's start, or its run's */
 	struct set_file *files;
 	size_t n, cap;
 	size_t *heap; /* file indexes, by their next record's time, then index */
@@ -180,11 +181,24 @@ static int add_arg(struct rc_set *s, const char *arg)
 	return add_path(s, arg);
 }
 
-/* Whether two files' times are of one clock: one boot of one host. */
+static bool boot_known(const struct rc_meta *m)
+{
+	static const uint8_t zero[16];
+
+	return m->has_run && memcmp(m->run.boot_id, zero, sizeof(zero));
+}
+
+/*
+ * Whether two files' times are of one clock: one boot of one host. By the
+ * boot id of their RUN sections (v1.9) when both know it; else by the host
+ * name.
+ */
 static bool same_clock(const struct rc_meta *a, const struct rc_meta *b)
 {
 	const char *ha = a->host ? a->host : "", *hb = b->host ? b->host : "";
 
+	if (boot_known(a) && boot_known(b))
+		return !memcmp(a->run.boot_id, b->run.boot_id, sizeof(a->run.boot_id));
 	return !strcmp(ha, hb);
 }
 
@@ -194,6 +208,8 @@ static int cmp_file(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	if (x->m->run.seq != y->m->run.seq)
+		return x->m->run.seq < y->m->run.seq ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 
@@ -245,6 +261,7 @@ struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 {
 	struct rc_set *s = calloc(1, sizeof(*s));
 	size_t i, j;
+	uint64_t t;
 	int err = s ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < npaths; i++)
@@ -294,6 +311,12 @@ struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 
 		f->off = s->wall ? (uint64_t)f->m->wall_offset_ns : 0;
 		f->start = f->m->start_ts + f->off;
+		/* a rotated run's later files count from the run's start */
+		t = (f->m->has_run && f->m->run.start_ts && f->m->run.start_ts < f->m->start_ts
+			 ? f->m->run.start_ts
+			 : f->m->start_ts) +
+		    f->off;
+		s->start = !i || t < s->start ? t : s->start;
 	}
 	if (s->n > 1 && strcmp(s->files[0].path, "-"))
 		qsort(s->files, s->n, sizeof(*s->files), cmp_file);
@@ -342,7 +365,7 @@ uint64_t rc_set__time(const struct rc_set *s, size_t i, uint64_t ts)
 
 uint64_t rc_set__start(const struct rc_set *s)
 {
-	return s->n ? s->files[0].start : 0;
+	return s->start;
 }
 
 bool rc_set__skipped(const struct rc_set *s, size_t i)
