@@ -508,6 +508,22 @@ struct rc_trailer {
  */
 void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt);
 
+/**
+ * rc_stats__span() - the counters of one file of a run: its last less those it began with
+ * @end: the file's last counters (rc_reader__stats() at its end)
+ * @base: the run's counters when it began (rc_reader__base()); NULL: zeros
+ * @out: filled: @end's entries, each less @base's of its CPU and event
+ *	(0 when that went back), made being (END.made - BASE.made) +
+ *	BASE.in_flight - END.in_flight (ringcap-file(5), RUN); ring sizes as
+ *	@end's. Free @out->entries
+ *
+ * The records in the file are then @out's captured, and the files of a
+ * run sum to its totals.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_stats__span(const struct rc_stats *end, const struct rc_stats *base, struct rc_stats *out);
+
 /* ---- the loss ledger -------------------------------------------------- */
 
 #define RC_LEDGER_EVENTS 4096 /* event ids are at most 4095 (ringcap-file(5)) */
@@ -615,6 +631,15 @@ void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st);
  * @bytes: bytes passed over
  */
 void rc_ledger__add_corrupt(struct rc_ledger *l, uint64_t chunks, uint64_t records, uint64_t bytes);
+
+/**
+ * rc_ledger__add() - add one file's ledger to a sum of several
+ * @to: allocated: every row, count and loss of @from added; the second
+ *	with the most drops kept when @from's dropped more. @to->st is left
+ *	to the caller (the counters the sum shows)
+ * @from: counted
+ */
+void rc_ledger__add(struct rc_ledger *to, const struct rc_ledger *from);
 
 /**
  * rc_ledger__missing() - read from the ring but not in the file

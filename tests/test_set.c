@@ -370,3 +370,354 @@ void test_set_bad(void)
 out:
 	tmpdir_cleanup();
 }
+
+/* ---- ringcap report and stat over several files ----------------------- */
+
+#define RUN_FILES 5
+
+/*
+ * File @k (1 to 5) of a synthetic rotated run: 100 * k records from k s,
+ * k dropped in it, k events in flight at its end (none at the run's end),
+ * its BASE the counters the file before ended with.
+ */
+static struct rc_stat_entry run_end(unsigned int k)
+{
+	struct rc_stat_entry e = { .cpu = 0, .type = RC_EV_SYSCALL };
+	unsigned int j;
+
+	for (j = 1; j <= k; j++) {
+		e.captured += 100 * j;
+		e.dropped += j;
+	}
+	e.in_flight = k == RUN_FILES ? 0 : k;
+	e.made = e.captured + e.dropped + e.in_flight;
+	return e;
+}
+
+static bool write_run_file(const char *dir, unsigned int k)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 4096 };
+	struct rc_stat_entry be = run_end(k - 1), ee = run_end(k);
+	struct rc_stats base = { .ts = k * 1000000000ull, .nentries = 1, .entries = &be };
+	struct rc_stats end = { .ts = k * 1000000000ull + 500000000,
+				.nentries = 1,
+				.entries = &ee };
+	struct rc_ev_syscall e = {};
+	struct rc_writer *w;
+	struct rc_meta m;
+	char path[4096];
+	unsigned int i;
+	int fd, err;
+
+	test_meta(&m);
+	for (i = 0; i < 16; i++) {
+		m.run.id[i] = 0xc0 + i;
+		m.run.boot_id[i] = 0x20 + i;
+	}
+	m.run.seq = k;
+	m.run.flags = RC_RUN_F_ROTATING;
+	m.run.start_ts = 1000000000ull;
+	m.start_ts = k * 1000000000ull;
+	snprintf(path, sizeof(path), "%s/run.rcap.%06u", dir, k);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return false;
+	w = rc_writer__new(fd, &m, &wo);
+	err = w ? 0 : -errno;
+	err = err ?: k > 1 ? rc_writer__add_base(w, &base) : 0;
+	for (i = 0; !err && i < 100 * k; i++) {
+		e.hdr = (struct rc_ev_hdr){ .ts = k * 1000000000ull + i * 1000000ull,
+					    .pid = 100,
+					    .tid = 100,
+					    .type = RC_EV_SYSCALL,
+					    .size = sizeof(e) };
+		e.nr = 110;
+		err = rc_writer__add(w, &e, sizeof(e));
+	}
+	err = err ?: rc_writer__add_stats(w, &end);
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	close(fd);
+	return !err;
+}
+
+/* A number after "key": in ringcap's compact JSON, after @obj when given. */
+static long long json_num(const char *json, const char *obj, const char *key)
+{
+	const char *p = obj ? strstr(json, obj) : json;
+	char pat[64];
+	long long v;
+
+	if (!p)
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(p, pat);
+	if (!p || sscanf(p + strlen(pat), "%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+/* python3 checks @json (stat --json of a run): the per-file lines add up to the total. */
+static bool files_add_up(const char *json)
+{
+	static const char *const script =
+	    "import json,sys\n"
+	    "d=json.loads(sys.argv[1])\n"
+	    "for k in ['made','in_file','dropped','captured']:\n"
+	    "  s=sum(f['total'][k] for f in d['files'])\n"
+	    "  if s!=d['total'][k]: print(k,s,d['total'][k]); sys.exit(1)\n";
+	char *out = NULL;
+	int rc = run_py(script, (char *[]){ (char *)json, NULL }, &out);
+
+	free(out);
+	return rc == 0;
+}
+
+void test_set_cli_run(void)
+{
+	char *rc = (char *)bin("ringcap");
+	char dir[1024], p1[4096], p3[4096];
+	struct run r = {};
+	unsigned int k;
+	const char *sp;
+
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir());
+	if (!ASSERT_OK(mkdir(dir, 0755), "mkdir"))
+		goto out;
+	for (k = 1; k <= RUN_FILES; k++)
+		if (!ASSERT_TRUE(write_run_file(dir, k), "write run"))
+			goto out;
+
+	/* the whole run: the files sum to its totals, each adds up, nothing missing */
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", "--json", dir, NULL }, 60000), 0,
+		       "stat run"))
+		goto out;
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "made"), 1515, "run: made");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "in_file"), 1500, "run: in files");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "dropped"), 15, "run: dropped");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "run: nothing missing");
+	ASSERT_EQ(json_num(r.out, NULL, "lost"), 15, "run: lost = dropped");
+	ASSERT_HAS(r.out, "\"missing_spans\":[]", "no span missing");
+	ASSERT_TRUE(files_add_up(r.out), "the files add up");
+	run_free(&r);
+
+	/* the first file and the third deleted: two spans named, with their events */
+	snprintf(p1, sizeof(p1), "%s/run.rcap.000001", dir);
+	snprintf(p3, sizeof(p3), "%s/run.rcap.000003", dir);
+	if (!ASSERT_OK(unlink(p1), "rm 1") || !ASSERT_OK(unlink(p3), "rm 3"))
+		goto out;
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", "--json", dir, NULL }, 60000), 0,
+		       "stat gaps"))
+		goto out;
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "made"), 202 + 404 + 505, "present: made");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "in_file"), 1100, "present: in files");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "no false mismatch");
+	ASSERT_TRUE(files_add_up(r.out), "the files still add up");
+	sp = strstr(r.out, "\"missing_spans\":[");
+	if (ASSERT_OK_PTR(sp, "spans")) {
+		ASSERT_EQ(json_num(sp, NULL, "seq_from"), 1, "span 1 from");
+		ASSERT_EQ(json_num(sp, NULL, "seq_to"), 1, "span 1 to");
+		ASSERT_EQ(json_num(sp, NULL, "made"), 101, "span 1: made");
+		ASSERT_EQ(json_num(sp, NULL, "dropped"), 1, "span 1: dropped");
+		sp = strstr(sp, "},{");
+		if (ASSERT_OK_PTR(sp, "span 2")) {
+			ASSERT_EQ(json_num(sp, NULL, "seq_from"), 3, "span 2 from");
+			ASSERT_EQ(json_num(sp, NULL, "seq_to"), 3, "span 2 to");
+			ASSERT_EQ(json_num(sp, NULL, "made"), 303, "span 2: made");
+			ASSERT_EQ(json_num(sp, NULL, "dropped"), 3, "span 2: dropped");
+		}
+	}
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", dir, NULL }, 60000), 0, "stat text"))
+		goto out;
+	ASSERT_HAS(r.out, "# missing: run c0c1c2c3, file 1 ", "span 1 named");
+	ASSERT_HAS(r.out, "101 events made, 1 dropped", "span 1 counted");
+	ASSERT_HAS(r.out, "# missing: run c0c1c2c3, file 3 ", "span 3 named");
+	ASSERT_HAS(r.out, "303 events made, 3 dropped", "span 3 counted");
+	ASSERT_HAS(r.out, "# 3 files: complete, 1100 events", "summed");
+	run_free(&r);
+
+	/* report: the 1100 records, in order, times from the run's start */
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ rc, "report", "--format", "csv", dir, NULL }, 60000), 0,
+		"report"))
+		goto out;
+	ASSERT_HAS(r.out, "\n1.000000000,2000000000,",
+		   "times from the run's start (file 2 at 1 s)");
+	{
+		unsigned long lines = 0;
+		double prev = -1, t;
+		bool ordered = true;
+		const char *l;
+
+		for (l = strchr(r.out, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+			if (sscanf(l + 1, "%lf,", &t) != 1)
+				continue;
+			ordered &= t >= prev;
+			prev = t;
+			lines++;
+		}
+		ASSERT_EQ(lines, 1100, "report: every record");
+		ASSERT_TRUE(ordered, "report: in time order");
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_set_cli_range(void)
+{
+	char *rc = (char *)bin("ringcap");
+	char p[3][4096], dir[1024], glob[4096];
+	struct run r = {};
+	unsigned int i;
+
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir());
+	if (!ASSERT_OK(mkdir(dir, 0755), "mkdir"))
+		goto out;
+	/* [0 s, 1 s), [2 s, 3 s), [4 s, 5 s) from the first file's start, 1 ms a record */
+	for (i = 0; i < 3; i++) {
+		snprintf(p[i], sizeof(p[i]), "%s/capture%u.rcap", dir, i + 1);
+		if (!ASSERT_TRUE(write_file(p[i], "h1", 0, (1 + 2ull * i) * 1000000000ull, 1000000,
+					    1000, (i + 1) * 1000000l, 0),
+				 "write"))
+			goto out;
+	}
+	snprintf(glob, sizeof(glob), "%s/capture*.rcap", dir);
+	/* 2.2 s to 2.5 s: 301 records, file 2's; files 1 and 3 not read past their trailers */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "report", "-v", "--format", "json", "--since",
+					    "2.2", "--until", "2.5", glob, NULL },
+				60000),
+		       0, "report window"))
+		goto out;
+	{
+		unsigned long n = 0;
+		const char *l;
+
+		for (l = r.out; (l = strstr(l, "{\"time\":")); l++)
+			n++;
+		ASSERT_EQ(n, 301, "events in the window");
+	}
+	ASSERT_HAS(r.err, "capture1.rcap' is outside the range", "file 1 passed over");
+	ASSERT_HAS(r.err, "capture3.rcap' is outside the range", "file 3 passed over");
+	ASSERT_TRUE(!strstr(r.err, "capture2.rcap' is outside"), "file 2 read");
+	ASSERT_HAS(r.out, "{\"time\":2.200000000,", "first in the window");
+	ASSERT_HAS(r.out, "{\"time\":2.500000000,", "last in the window");
+	run_free(&r);
+	/* across the files: 0.9 s to 4.05 s, 100 + 1000 + 51 */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "report", "--format", "csv", "--since", "0.9",
+					    "--until", "4.05", p[2], p[0], p[1], NULL },
+				60000),
+		       0, "report across"))
+		goto out;
+	{
+		unsigned long n = 0;
+		const char *l;
+
+		for (l = strchr(r.out, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
+			n++;
+		ASSERT_EQ(n, 1151, "events across the files");
+	}
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_set_cli_hosts(void)
+{
+	char *rc = (char *)bin("ringcap");
+	char a[4096], b[4096];
+	struct run r = {};
+	const char *l;
+	int alt = 0;
+
+	/* as test_set_hosts: B's records 0.5 ms after A's on the wall clock */
+	snprintf(a, sizeof(a), "%s/capture1.rcap", tmpdir());
+	snprintf(b, sizeof(b), "%s/capture2.rcap", tmpdir());
+	if (!ASSERT_TRUE(write_file(a, "hostA", 1700000000000000000ll, 9000000000000ull, 1000000,
+				    20, 1000000, 0),
+			 "a") ||
+	    !ASSERT_TRUE(write_file(b, "hostB",
+				    1700000000000000000ll + 9000000000000ll - 5000000000ll + 500000,
+				    5000000000ull, 1000000, 20, 2000000, 0),
+			 "b"))
+		goto out;
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", b, a, NULL }, 60000), 0, "text"))
+		goto out;
+	/* a host column; A, B, A, B... */
+	for (l = r.out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		alt += !strncmp(l, alt % 2 ? "hostB " : "hostA ", 6);
+	ASSERT_EQ(alt, 40, "hosts alternate, shown");
+	ASSERT_HAS(r.out, "hostB            ", "host column");
+	ASSERT_HAS(r.out, "0.000500000: syscall", "B's first at 0.5 ms on the wall clock");
+	run_free(&r);
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ rc, "report", "--format", "json", a, b, NULL }, 60000), 0,
+		"json"))
+		goto out;
+	ASSERT_HAS(r.out, "{\"time\":0.000000000,\"ts\":9000000000000,\"host\":\"hostA\"",
+		   "json: A's host");
+	ASSERT_HAS(r.out, "{\"time\":0.000500000,\"ts\":5000000000,\"host\":\"hostB\"",
+		   "json: B's host");
+	run_free(&r);
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ rc, "report", "--format", "csv", a, b, NULL }, 60000), 0,
+		"csv"))
+		goto out;
+	ASSERT_HAS(r.out, "time,ts,cpu,pid,tid,comm,event,host,", "csv: a host column");
+	ASSERT_HAS(r.out, ",syscall,hostB,", "csv: B's host");
+	run_free(&r);
+	/* one host: no host column */
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", "--format", "csv", a, NULL }, 60000),
+		       0, "csv one"))
+		goto out;
+	ASSERT_TRUE(!strstr(r.out, ",host,"), "one host: none shown");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_set_cli_bad(void)
+{
+	char *rc = (char *)bin("ringcap");
+	char dir[1024], txt[4096], good[4096], glob[4096];
+	struct run r = {};
+
+	snprintf(dir, sizeof(dir), "%s/b", tmpdir());
+	snprintf(txt, sizeof(txt), "%s/notes.txt", dir);
+	snprintf(good, sizeof(good), "%s/capture1.rcap", dir);
+	snprintf(glob, sizeof(glob), "%s/none*.rcap", dir);
+	if (!ASSERT_OK(mkdir(dir, 0755), "mkdir"))
+		goto out;
+	/* an empty directory: an error naming it, for report and stat */
+	ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", dir, NULL }, 60000), 1, "report empty");
+	ASSERT_HAS(r.err, "no capture files in directory", "empty said");
+	run_free(&r);
+	ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", dir, NULL }, 60000), 1, "stat empty");
+	ASSERT_HAS(r.err, "no capture files in directory", "stat: empty said");
+	run_free(&r);
+	/* a glob of nothing */
+	ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", glob, NULL }, 60000), 1, "glob");
+	ASSERT_HAS(r.err, "no file matches", "glob said");
+	run_free(&r);
+	/* a file that is not a capture, named */
+	if (!ASSERT_TRUE(save_text(txt, "these are notes, not a capture: long enough\n"), "txt"))
+		goto out;
+	ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", txt, NULL }, 60000), 1, "not a capture");
+	ASSERT_HAS(r.err, "notes.txt", "named");
+	run_free(&r);
+	/* a directory with a capture and the notes: the notes passed over */
+	if (!ASSERT_TRUE(write_file(good, "h1", 0, 1000, 10, 50, 1000000, 0), "good"))
+		goto out;
+	ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", "-v", dir, NULL }, 60000), 0, "dir");
+	ASSERT_HAS(r.err, "notes.txt' is not a capture file: passed over", "note");
+	run_free(&r);
+	ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", "--json", dir, NULL }, 60000), 0,
+		  "stat dir");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "in_file"), 50, "stat dir: its events");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}

@@ -403,6 +403,9 @@ void rc_set__set_range(struct rc_set *s, uint64_t since, uint64_t until)
 		if ((since || until != UINT64_MAX) && rc_reader__span(f->r, &first, &last, &nrec) &&
 		    (!nrec || first > fu || last < fs)) {
 			f->skipped = true;
+			pr_info(
+			    "note: '%s' is outside the range: only its header and trailer read\n",
+			    f->path);
 			continue;
 		}
 		rc_reader__set_range(f->r, fs, fu);
