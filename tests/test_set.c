@@ -721,3 +721,108 @@ out:
 	run_free(&r);
 	tmpdir_cleanup();
 }
+
+#define N_CALLS	  20000
+#define N_CALLS_S "20000"
+
+/* Lines of @out (report --format json) of getppid calls; their "time"s into @t (or not). */
+static unsigned long getppid_lines(const char *out, double *t, size_t cap, bool *ordered)
+{
+	unsigned long n = 0;
+	double prev = -1e18, x;
+	const char *l;
+
+	*ordered = true;
+	for (l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (sscanf(l, "{\"time\":%lf,", &x) != 1)
+			continue;
+		*ordered &= x >= prev;
+		prev = x;
+		if (!strstr(l, "\"nr\":\"getppid\"") ||
+		    strstr(l, "\n") < strstr(l, "\"nr\":\"getppid\""))
+			continue;
+		if (t && n < cap)
+			t[n] = x;
+		n++;
+	}
+	return n;
+}
+
+void test_set_record(void)
+{
+	char *rc = (char *)bin("ringcap"), *wl = (char *)bin("rc_workload");
+	char dir[1024], p[3][4096], glob[4096], since[32], until[32];
+	double *t = calloc(3 * N_CALLS + 16, sizeof(*t));
+	long long in_file = 0, made = 0;
+	unsigned long n, want, i;
+	struct run r = {};
+	bool ordered;
+
+	if (!ASSERT_OK_PTR(t, "alloc") || !need_root())
+		goto out;
+	snprintf(dir, sizeof(dir), "%s/rec", tmpdir());
+	if (!ASSERT_OK(mkdir(dir, 0755), "mkdir"))
+		goto out;
+	/* three separate captures of N getppid() calls each, one after another */
+	for (i = 0; i < 3; i++) {
+		snprintf(p[i], sizeof(p[i]), "%s/c%lu.rcap", dir, i + 1);
+		if (!ASSERT_EQ(run_sync(&r,
+					(char *[]){ rc, "record", "-q", "-e", "syscalls", "-o",
+						    p[i], "--", wl, "getppid", N_CALLS_S, NULL },
+					120000),
+			       0, "record"))
+			goto out;
+		run_free(&r);
+		if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", "--json", p[i], NULL }, 60000),
+			       0, "stat one"))
+			goto out;
+		in_file += json_num(r.out, "\"total\":{", "in_file");
+		made += json_num(r.out, "\"total\":{", "made");
+		run_free(&r);
+	}
+
+	/* the directory: 3N calls, every event in time order */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "report", "--event", "syscalls", "--format", "json",
+					    dir, NULL },
+				120000),
+		       0, "report dir"))
+		goto out;
+	n = getppid_lines(r.out, t, 3 * N_CALLS + 16, &ordered);
+	ASSERT_EQ(n, 3 * N_CALLS, "3N getppid calls");
+	ASSERT_TRUE(ordered, "in time order across the files");
+	run_free(&r);
+
+	/* a window from a call in the first file to one in the third, by the records' own times */
+	snprintf(since, sizeof(since), "%.9f", t[N_CALLS / 2]);
+	snprintf(until, sizeof(until), "%.9f", t[2 * N_CALLS + N_CALLS / 3]);
+	for (i = 0, want = 0; i < n; i++)
+		want += t[i] >= t[N_CALLS / 2] && t[i] <= t[2 * N_CALLS + N_CALLS / 3];
+	snprintf(glob, sizeof(glob), "%s/c*.rcap", dir);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "report", "--event", "syscalls", "--format", "json",
+					    "--since", since, "--until", until, glob, NULL },
+				120000),
+		       0, "report window"))
+		goto out;
+	n = getppid_lines(r.out, NULL, 0, &ordered);
+	ASSERT_EQ(n, want, "the window's calls");
+	ASSERT_TRUE(want > N_CALLS * 3 / 2, "a window across the files");
+	run_free(&r);
+
+	/* stat of the three: the ledgers summed, each file adding up */
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ rc, "stat", "--json", p[2], p[0], p[1], NULL }, 60000), 0,
+		"stat three"))
+		goto out;
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "in_file"), in_file, "summed: in files");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "made"), made, "summed: made");
+	ASSERT_TRUE(in_file >= 3 * N_CALLS, "at least the calls");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "nothing missing");
+	ASSERT_TRUE(files_add_up(r.out), "the files add up");
+	ASSERT_HAS(r.out, "\"source\":\"3 files\"", "three files");
+out:
+	free(t);
+	run_free(&r);
+	tmpdir_cleanup();
+}
