@@ -241,7 +241,8 @@ static const char *transport_args[][2] = {
 };
 
 /* N getppid() by the workload, rotated by @sw: the files sum to N, with the drops. */
-static void count_run(int t, const char *sw, const char *n_s, long n, size_t min_files)
+static void count_run(int t, const char *sw, const char *n_s, long n, size_t min_files,
+		      const char *ring)
 {
 	const char *prefix = tmpfile_path("run.rcap");
 	bool ft = t == 2;
@@ -255,8 +256,11 @@ static void count_run(int t, const char *sw, const char *n_s, long n, size_t min
 			 (char *[]){ (char *)bin("ringcap"), "record", "-q",
 				     (char *)transport_args[t][0], (char *)transport_args[t][1],
 				     "-e", ft ? "syscalls:sys_enter_getppid" : "syscalls",
-				     ft ? "--buffer-size" : "--ringbuf-size", "32M", swopt, "-o",
-				     (char *)prefix, "--", (char *)bin("rc_workload"),
+				     ft	      ? "--buffer-size"
+				     : t == 1 ? "-m"
+					      : "--ringbuf-size",
+				     (char *)ring, swopt, "-o", (char *)prefix, "--",
+				     (char *)bin("rc_workload"),
 				     !strcmp(sw, "1s") ? "steady" : "getppid", (char *)n_s,
 				     !strcmp(sw, "1s") ? "5" : NULL, NULL },
 			 120000),
@@ -267,8 +271,8 @@ static void count_run(int t, const char *sw, const char *n_s, long n, size_t min
 	check_run(prefix, 1, &sum, NULL, 0);
 	if (!sum.ok)
 		goto out;
-	printf("    %s %s: %zu files, %ld records, %llu dropped\n", transport_args[t][1], sw,
-	       sum.nfiles, sum.nrec, (unsigned long long)sum.dropped);
+	printf("    %s %s, ring %s: %zu files, %ld records, %llu dropped\n", transport_args[t][1],
+	       sw, ring, sum.nfiles, sum.nrec, (unsigned long long)sum.dropped);
 	ASSERT_GE((long)sum.nfiles, (long)min_files, "files");
 	ASSERT_EQ(sum.made, sum.nrec + sum.dropped, "the run: made = in its files + dropped");
 	ASSERT_LE(sum.getppid, n, "no getppid doubled");
@@ -292,10 +296,15 @@ void test_rotate_count(void)
 		snprintf(name, sizeof(name), "%s_size", transport_args[t][1]);
 		if (test__start_subtest(name))
 			count_run(t, "64K", t == 2 ? "900000" : "700000", t == 2 ? 900000 : 700000,
-				  4);
+				  4, "32M");
 		snprintf(name, sizeof(name), "%s_time", transport_args[t][1]);
 		if (test__start_subtest(name))
-			count_run(t, "1s", "20000", 100000, 4);
+			count_run(t, "1s", "20000", 100000, 4, "32M");
+		/* a small ring drops: each file's ledger still adds up, drops included */
+		snprintf(name, sizeof(name), "%s_drops", transport_args[t][1]);
+		if (test__start_subtest(name))
+			count_run(t, "64K", t == 2 ? "900000" : "700000", t == 2 ? 900000 : 700000,
+				  2, t == 2 ? "16K" : "4K");
 	}
 }
 
@@ -522,4 +531,57 @@ void test_rotate_stdout_refused(void)
 		0, "refused"))
 		ASSERT_HAS(r.err, "not with -o -", "says why");
 	run_free(&r);
+}
+
+/*
+ * SIGHUP without --switch-output: the file ends and -o starts afresh; the
+ * file ended is renamed to its rotation name while -o still names it, and
+ * left where logrotate moved it otherwise. Nothing lost or doubled.
+ */
+void test_rotate_hup(void)
+{
+	const char *out = tmpfile_path("hup.rcap"), *moved = tmpfile_path("moved.rcap");
+	long getppid = 0;
+	struct rfile f = {};
+	struct run r = {};
+	glob_t g = {};
+	size_t i;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(
+		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					  "-o", (char *)out, "--", (char *)bin("rc_workload"),
+					  "steady", "20000", "4", NULL }),
+		"start") ||
+	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
+		goto out;
+	usleep(800000);
+	kill(r.pid, SIGHUP); /* -o still names it: renamed to hup.rcap.*.000001 */
+	usleep(800000);
+	ASSERT_OK(rename(out, moved), "logrotate's rename");
+	kill(r.pid, SIGHUP); /* moved away: left there, complete */
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0"))
+		goto out;
+	if (!ASSERT_EQ(run_files(out, &g), 1, "one renamed file"))
+		goto out;
+	{
+		const char *paths[3] = { g.gl_pathv[0], moved, out };
+
+		for (i = 0; i < 3; i++) {
+			if (!ASSERT_OK(read_file(paths[i], &f, NULL, 0), paths[i]))
+				break;
+			ASSERT_TRUE(f.complete, "complete");
+			ASSERT_EQ(f.seq, i + 1, "seq");
+			ASSERT_EQ(f.nrec, f.end.captured - f.base.captured, "in the file");
+			getppid += f.getppid;
+			rfile_free(&f);
+		}
+	}
+	ASSERT_EQ(getppid, 80000, "every getppid, once");
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
 }
