@@ -67,6 +67,8 @@
  * @file_written: bytes of the current file (atomic)
  * @queued_raw: bytes of records the drain handed to be written, in all
  *	(the drain's): less @raw_written, what is still to be written
+ * @ring_pending: bytes the rings held at the drain's last read, which a
+ *	stop reads and writes too (--max-size; 0: the last counters' say)
  */
 struct rc_capture {
 	struct rc_record_opts opts;
@@ -95,6 +97,7 @@ struct rc_capture {
 	uint64_t nrec_base, bytes_base, raw_base, late_base;
 	uint64_t file_written;
 	uint64_t queued_raw;
+	uint64_t ring_pending;
 };
 
 /* Bytes a file takes besides its records' chunks: counters, trailer, end. */

@@ -106,7 +106,8 @@ int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 
 /*
  * --max-size without rotation: stop once the file, with what was read and
- * is not written yet (compressed as the file so far was), reaches it.
+ * is not written yet and what the rings hold (compressed as the file so
+ * far was), reaches it.
  */
 static void check_max_size(struct rc_capture *c, uint64_t file)
 {
@@ -114,6 +115,9 @@ static void check_max_size(struct rc_capture *c, uint64_t file)
 	uint64_t all = __atomic_load_n(&c->written, __ATOMIC_RELAXED);
 	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
 	double ratio = raw && all < raw ? (double)all / raw : 1.0;
+
+	/* and what the rings hold, which the stop reads and writes */
+	pending += c->ring_pending ?: c->last.ring_pending;
 
 	if (file + (uint64_t)(pending * ratio) + RC_STATS_ROOM < c->opts.max_size)
 		return;
