@@ -116,7 +116,15 @@ enum capture_end {
 	CAPTURE_DURATION,
 	CAPTURE_WORKLOAD_EXITED,
 	CAPTURE_TARGETS_GONE,
+	CAPTURE_LIMIT, /* --max-size, --min-free: rc_session__limit() says which */
 };
+
+/*
+ * Before capture_run(): @hup, SIGHUP switches files (rc_session__switch())
+ * instead of stopping; @rotating, SIGUSR2 does too (after a flight
+ * recorder's snapshot).
+ */
+void capture_set_switching(bool hup, bool rotating);
 
 /*
  * Drain until a signal, -d, the workload's exit, or the -p processes' exit.

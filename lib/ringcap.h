@@ -1826,6 +1826,20 @@ struct rc_record_opts {
 	bool srclines;
 	/* RC_CALL_GRAPH_DWARF: bytes of user stack a sample copies (0: RC_DWARF_STACK_DEFAULT) */
 	uint32_t ustack_size;
+	/*
+	 * The files (ringcap-record(1), ROTATION). @output: -o, the capture's
+	 * path (NULL: not a file of a path, e.g. stdout): a switch
+	 * (rc_session__switch()) ends the file and starts it again there,
+	 * and when rotating it is the prefix of the run's files' names.
+	 * Rotating when @switch_size, @switch_ns or @switch_signal is set.
+	 */
+	const char *output;
+	uint64_t switch_size;	   /* switch once a file holds this many bytes; 0: never */
+	uint64_t switch_ns;	   /* switch every this long; 0: never */
+	bool switch_signal;	   /* rotating, switched only by rc_session__switch() */
+	uint32_t switch_max_files; /* keep the newest this many of the run's files; 0: all */
+	uint64_t max_size; /* the file's cap: stop there; rotating, the run's files' together */
+	uint64_t min_free; /* stop (rotating: first delete the oldest) below this free space */
 };
 
 /**
@@ -1888,7 +1902,9 @@ int rc_session__add_target(struct rc_session *s, pid_t pid);
  * rc_session__start() - turn tracing on and start the capture file
  * @s: an opened session, not started
  * @fd: the capture file, not closed by the session; < 0: nothing is
- *	written, records are read, counted and discarded (live counters)
+ *	written, records are read, counted and discarded (live counters).
+ *	Rotating (rc_record_opts.switch_*), pass -1: the session makes the
+ *	run's files from rc_record_opts.output itself
  *
  * Attaches the programs (or turns the instance on), then writes the
  * capture header to @fd and starts the writer: once the file is not
@@ -1929,6 +1945,43 @@ int rc_session__drain(struct rc_session *s, int ms);
  * first error of reading or writing.
  */
 int rc_session__stop(struct rc_session *s);
+/**
+ * rc_session__switch() - end the capture file and go on in the next
+ * @s: a started session writing to a file of a path (rc_record_opts.output)
+ *
+ * The counters go to the file, then, on the thread that writes, every
+ * record they count, the trailer; the next file follows: rotating, under
+ * its rotation name; else at the same path, the file just ended renamed to
+ * its rotation name first if the path still names it. The rings are read
+ * all along. Without a path (stdout), nothing is done.
+ *
+ * Return: 0; -EINVAL without a file of a path; or -errno.
+ */
+int rc_session__switch(struct rc_session *s);
+
+/**
+ * rc_session__limit() - whether a cap stopped the capture
+ * @s: the session
+ *
+ * rc_session__drain() returns early once --max-size (without rotation) or
+ * --min-free is reached, or the next file could not be made: stop the
+ * session then (rc_session__stop()); the file is complete.
+ *
+ * Return: the message saying which cap, and what of, without newline;
+ * NULL while none is reached.
+ */
+const char *rc_session__limit(const struct rc_session *s);
+
+/**
+ * rc_session__files() - the files of the run so far
+ * @s: the session, stopped: the names are the writing thread's until then
+ * @first: set to the oldest file of the run still on disk (NULL: none)
+ * @last: set to the current (or last) file (NULL: none)
+ *
+ * Return: how many files the run made (1 unless it switched).
+ */
+uint32_t rc_session__files(const struct rc_session *s, const char **first, const char **last);
+
 /* Why a snapshot was taken (the ringcap:snapshot record's reason). */
 enum rc_snapshot_why {
 	RC_SNAPSHOT_SIGNAL = 1, /* SIGUSR2 */

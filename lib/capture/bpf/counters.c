@@ -273,6 +273,7 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 		user_stats(s, st);
 	add_sampling(s, st);
 	add_missed(s, st);
+	rc_stats__set_in_flight(st);
 	return 0;
 }
 
