@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -823,6 +824,93 @@ void test_set_record(void)
 	ASSERT_HAS(r.out, "\"source\":\"3 files\"", "three files");
 out:
 	free(t);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* The sum of "made" (or another key) of every object of the missing_spans array. */
+static long long spans_sum(const char *json, const char *key, int *nspans)
+{
+	const char *p = strstr(json, "\"missing_spans\":[");
+	long long sum = 0;
+
+	*nspans = 0;
+	while (p && (p = strstr(p, "\"seq_from\":"))) {
+		sum += json_num(p, NULL, key);
+		(*nspans)++;
+		p++;
+	}
+	return sum;
+}
+
+/*
+ * A rotated run with files deleted: --switch-max-files deletes the oldest,
+ * and the test the middle one of those left. stat names the spans, and
+ * they and the files present add up to what the run made.
+ */
+void test_set_rotated_gaps(void)
+{
+	char *rc = (char *)bin("ringcap"), *wl = (char *)bin("rc_workload");
+	char dir[1024], prefix[4096], pat[4096];
+	unsigned long long captured = 0, dropped = 0;
+	unsigned int nfiles = 0;
+	int nspans = 0;
+	glob_t g = {};
+	struct run r = {};
+	const char *p;
+
+	if (!need_root())
+		goto out;
+	snprintf(dir, sizeof(dir), "%s/rot", tmpdir());
+	snprintf(prefix, sizeof(prefix), "%s/run.rcap", dir);
+	snprintf(pat, sizeof(pat), "%s/run.rcap.*", dir);
+	if (!ASSERT_OK(mkdir(dir, 0755), "mkdir"))
+		goto out;
+	/* uncompressed, to make many files quickly; the newest 3 kept */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "record", "-e", "syscalls", "--no-compress",
+					    "--switch-output=2M", "--switch-max-files=3", "-o",
+					    prefix, "--", wl, "getppid", "300000", NULL },
+				120000),
+		       0, "record"))
+		goto out;
+	p = strstr(r.err, " events captured, ");
+	while (p && p > r.err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!ASSERT_OK_PTR(p, "the summary") ||
+	    !ASSERT_EQ(sscanf(p, "%llu events captured, %llu dropped", &captured, &dropped), 2,
+		       "its counts"))
+		goto out;
+	p = strstr(r.err, " files of this run");
+	while (p && p > r.err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!ASSERT_OK_PTR(p, "files made") || !ASSERT_EQ(sscanf(p, "%u", &nfiles), 1, "count"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_OK(glob(pat, 0, NULL, &g), "glob") || !ASSERT_EQ(g.gl_pathc, 3, "3 files left"))
+		goto out;
+	if (!ASSERT_OK(unlink(g.gl_pathv[1]), "delete the middle one"))
+		goto out;
+
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", "--json", dir, NULL }, 60000), 0,
+		       "stat"))
+		goto out;
+	/* what the run made: in the files present, and in the spans named */
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "made") + spans_sum(r.out, "made", &nspans),
+		  captured + dropped, "files and spans add up to the run");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "dropped") + spans_sum(r.out, "dropped", &nspans),
+		  dropped, "drops too");
+	ASSERT_EQ(nspans, (nfiles > 3) + 1, "a span for the deleted oldest, one for the middle");
+	ASSERT_TRUE(captured + dropped >= 300000, "the calls, at least");
+	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "no false mismatch");
+	ASSERT_TRUE(files_add_up(r.out), "the files add up");
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", pat, NULL }, 60000), 0, "stat text"))
+		goto out;
+	ASSERT_HAS(r.out, "# missing: run ", "spans named");
+	ASSERT_HAS(r.out, "not in these files", "as missing");
+out:
+	globfree(&g);
 	run_free(&r);
 	tmpdir_cleanup();
 }
