@@ -631,6 +631,24 @@ static int say_files(const struct rc_set *set)
 	return ret;
 }
 
+/* -v: what was read of the files, for measuring what --since and --until save. */
+static void say_read(const struct rc_set *set)
+{
+	uint64_t chunks = 0, raw = 0;
+	size_t i, n = rc_set__nfiles(set), skipped = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct rc_reader *r = rc_set__reader(set, i);
+
+		skipped += rc_set__skipped(set, i);
+		chunks += rc_reader__chunks(r);
+		raw += rc_reader__raw_bytes(r);
+	}
+	say("read: %" PRIu64 " chunks decompressed (%" PRIu64 " bytes of records) of %zu "
+	    "file%s, %zu passed over whole\n",
+	    chunks, raw, n, n == 1 ? "" : "s", skipped);
+}
+
 static void analysis_free(struct analysis *a, struct src *srcs, size_t n)
 {
 	size_t i;
@@ -770,6 +788,8 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	ret = say_files(set);
+	if (verbosity)
+		say_read(set);
 out:
 	if (err < 0 && !ret)
 		ret = err;
