@@ -899,6 +899,8 @@ bool rc_reader__span(struct rc_reader *r, uint64_t *first, uint64_t *last, uint6
 	if (!p)
 		return false;
 	free(p);
+	if (dt.nrec && dt.first_ts > dt.last_ts)
+		return false; /* not a span: read the file, which checks its trailer */
 	*first = dt.first_ts;
 	*last = dt.last_ts;
 	*nrec = dt.nrec;
