@@ -594,7 +594,7 @@ static void say_damage(const char *path, const struct rc_reader *r)
 /* After reading: what each file lost or lacked, said once a file; RC_EXIT_TRUNCATED or 0. */
 static int say_files(const struct rc_set *set)
 {
-	struct rc_stats_point totals;
+	struct rc_stats_point totals, base;
 	uint64_t dropped = 0;
 	size_t i, n = rc_set__nfiles(set);
 	int ret = 0;
@@ -606,8 +606,14 @@ static int say_files(const struct rc_set *set)
 		if (rc_set__skipped(set, i))
 			continue;
 		if (rc_reader__stats(r)) {
+			/* a rotated run's counters are cumulative: the file's own are less its BASE */
 			rc_stats__totals(rc_reader__stats(r), &totals);
 			dropped += totals.dropped;
+			if (rc_reader__base(r)) {
+				rc_stats__totals(rc_reader__base(r), &base);
+				dropped -= base.dropped < totals.dropped ? base.dropped
+									 : totals.dropped;
+			}
 		}
 		if (rc_reader__corrupt(r, NULL)) {
 			say_damage(path, r);
@@ -625,9 +631,10 @@ static int say_files(const struct rc_set *set)
 		say("warning: %" PRIu64 " events were dropped in the kernel (ring full): "
 		    "see 'ringcap stat %s'\n",
 		    dropped, rc_set__path(set, 0));
-	else if (dropped) /* counters are cumulative over a rotated run: stat has the ledger */
-		say("warning: events were dropped in the kernel (ring full): see 'ringcap stat' "
-		    "of these files\n");
+	else if (dropped)
+		say("warning: %" PRIu64 " events were dropped in the kernel (ring full): see "
+		    "'ringcap stat' of these files\n",
+		    dropped);
 	return ret;
 }
 
