@@ -749,6 +749,40 @@ static unsigned long getppid_lines(const char *out, double *t, size_t cap, bool 
 	return n;
 }
 
+/*
+ * A copy of the capture @from as if from another host: its records as
+ * they are, its header's host, boot id and wall-clock offset changed
+ * (@shift ns added to the offset), through the writer API.
+ */
+static bool copy_as_host(const char *from, const char *to, const char *host, int64_t shift)
+{
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r = rc_reader__open(from);
+	struct rc_writer *w = NULL;
+	struct rc_meta m;
+	int fd = -1, err;
+
+	if (!r)
+		return false;
+	m = *rc_reader__meta(r);
+	m.host = host;
+	m.wall_offset_ns += shift;
+	memset(m.run.boot_id, 0x77, sizeof(m.run.boot_id));
+	m.run.id[0] ^= 0xff;
+	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	w = fd >= 0 ? rc_writer__new(fd, &m, NULL) : NULL;
+	err = w ? 0 : -EIO;
+	while (!err && (err = rc_reader__next(r, &rec)) > 0)
+		err = rc_writer__add(w, rec, rec->size);
+	err = err ?: rc_writer__add_stats(w, rc_reader__stats(r));
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	rc_reader__free(r);
+	return !err;
+}
+
 void test_set_record(void)
 {
 	char *rc = (char *)bin("ringcap"), *wl = (char *)bin("rc_workload");
@@ -822,6 +856,51 @@ void test_set_record(void)
 	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "nothing missing");
 	ASSERT_TRUE(files_add_up(r.out), "the files add up");
 	ASSERT_HAS(r.out, "\"source\":\"3 files\"", "three files");
+	run_free(&r);
+
+	/*
+	 * Two hosts: the first capture copied as from "otherhost", its wall
+	 * offset moved so that on the wall clock it starts with the third.
+	 * Merged by wall clock, each event's host shown.
+	 */
+	{
+		const struct rc_meta *m1, *m3;
+		struct rc_reader *r1 = rc_reader__open(p[0]), *r3 = rc_reader__open(p[2]);
+		char other[4096];
+		int64_t shift = 0;
+		unsigned long other_n = 0, here_n = 0;
+		const char *l;
+
+		if (r1 && r3) {
+			m1 = rc_reader__meta(r1);
+			m3 = rc_reader__meta(r3);
+			/* wall(start1) + shift = wall(start3) */
+			shift = ((int64_t)m3->start_ts + m3->wall_offset_ns) -
+				((int64_t)m1->start_ts + m1->wall_offset_ns);
+		}
+		rc_reader__free(r1);
+		rc_reader__free(r3);
+		snprintf(other, sizeof(other), "%s/other.rcap", tmpdir());
+		if (!ASSERT_TRUE(shift > 0, "wall offsets") ||
+		    !ASSERT_TRUE(copy_as_host(p[0], other, "otherhost", shift), "copy as a host"))
+			goto out;
+		if (!ASSERT_EQ(run_sync(&r,
+					(char *[]){ rc, "report", "--event", "syscalls", "--format",
+						    "json", p[2], other, NULL },
+					120000),
+			       0, "report two hosts"))
+			goto out;
+		n = getppid_lines(r.out, NULL, 0, &ordered);
+		ASSERT_EQ(n, 2 * N_CALLS, "two hosts: 2N calls");
+		ASSERT_TRUE(ordered, "two hosts: in wall-clock order");
+		for (l = r.out; (l = strstr(l, "\"host\":\"otherhost\"")); l++)
+			other_n++;
+		for (l = r.out; (l = strstr(l, "\"host\":\"")); l++)
+			here_n++;
+		ASSERT_TRUE(other_n >= N_CALLS, "the other host's events named");
+		ASSERT_TRUE(here_n > other_n + N_CALLS - 1, "every event's host shown");
+		ASSERT_HAS(r.out, "{\"time\":0.0", "times from the start on the wall clock");
+	}
 out:
 	free(t);
 	run_free(&r);
