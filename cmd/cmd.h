@@ -31,6 +31,8 @@ int parse_size(const char *s, uint64_t *out);
 bool parse_long(const char *s, long min, long max, long *out);
 /* Human-readable byte count ("1.5 MiB") into buf. */
 const char *human_bytes(uint64_t n, char *buf, size_t len);
+/* The open-files limit raised to its hard limit: report and stat open a descriptor a capture. */
+void raise_nofile(void);
 /* A status line on stderr: redrawn in place on a terminal, a new line otherwise. */
 void status_line(bool tty, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Erase the status line before anything else is printed. */

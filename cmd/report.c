@@ -719,6 +719,7 @@ int cmd_report(int argc, char **argv)
 		return -err;
 	if (!env.ninputs)
 		env.inputs[env.ninputs++] = "ringcap.rcap";
+	raise_nofile();
 	set = rc_set__open(env.inputs, env.ninputs);
 	if (!set)
 		return -errno; /* the set said why, naming the file */

@@ -752,6 +752,7 @@ static int stat_files(void)
 	struct rc_set *set;
 	int err = 0;
 
+	raise_nofile();
 	set = rc_set__open(env.inputs, env.ninputs);
 	if (!set)
 		return -errno; /* the set said why, naming the file */

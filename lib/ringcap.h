@@ -1167,8 +1167,11 @@ size_t rc_set__nfiles(const struct rc_set *s);
  * @i: the file
  *
  * For the file's header (rc_reader__meta()), stacks (rc_reader__stack()),
- * counters, trailer and state once read. Do not call rc_reader__next() or
- * rc_reader__set_range() on it: the set does.
+ * counters, trailer and state once read. When reading through
+ * rc_set__next(), do not call rc_reader__next() or rc_reader__set_range()
+ * on it: the set does. A caller that wants each file whole (ringcap stat)
+ * may read the readers one by one instead, and not call rc_set__next().
+ * Each file's reader holds its descriptor from rc_set__open() on.
  *
  * Return: the reader, owned by @s; NULL when @i is past the last file.
  */

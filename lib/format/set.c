@@ -257,6 +257,25 @@ static size_t heap_pop(struct rc_set *s)
 	return top;
 }
 
+/* Why rc_reader__open() failed, in words naming the cause (its own message does not name the file).
+ */
+static const char *open_error(int err)
+{
+	switch (err) {
+	case -EBADMSG:
+		return "not a capture, or its header is corrupt";
+	case -ENODATA:
+		return "empty, or cut short inside its header";
+	case -EPROTONOSUPPORT:
+		return "another major version of the format";
+	case -EMFILE:
+	case -ENFILE:
+		return "too many files open at once: raise 'ulimit -n'";
+	default:
+		return strerror(-err);
+	}
+}
+
 struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 {
 	struct rc_set *s = calloc(1, sizeof(*s));
@@ -293,11 +312,7 @@ struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 		if (!f->r) {
 			err = -errno;
 			/* the reader said what it met; this names the file */
-			pr_warn("failed to read '%s': %s\n", f->path,
-				err == -EBADMSG	  ? "not a capture, or its header is corrupt"
-				: err == -ENODATA ? "empty, or cut short inside its header"
-				: err == -EPROTONOSUPPORT ? "another major version of the format"
-							  : strerror(-err));
+			pr_warn("failed to read '%s': %s\n", f->path, open_error(err));
 			break;
 		}
 		f->m = rc_reader__meta(f->r);
