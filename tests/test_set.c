@@ -993,3 +993,78 @@ out:
 	run_free(&r);
 	tmpdir_cleanup();
 }
+
+/*
+ * Profiles across files: each file's stack ids are its own, so the folded
+ * stacks of two captures read as one are those of each, summed by line.
+ */
+void test_set_profile(void)
+{
+	static const char *const script =
+	    "import collections,sys\n"
+	    "def fold(p):\n"
+	    "  c=collections.Counter()\n"
+	    "  for l in open(p):\n"
+	    "    k,v=l.rstrip().rsplit(' ',1); c[k]+=int(v)\n"
+	    "  return c\n"
+	    "a=fold(sys.argv[1]); a.update(fold(sys.argv[2])); b=fold(sys.argv[3])\n"
+	    "sys.exit(0 if a==b and sum(b.values())>100 else 1)\n";
+	char *rc = (char *)bin("ringcap"), *prof = (char *)bin("rc_prof");
+	const char *p1 = tmpfile_path("p1.rcap"), *p2 = tmpfile_path("p2.rcap");
+	const char *f1 = tmpfile_path("f1"), *f2 = tmpfile_path("f2"), *f12 = tmpfile_path("f12");
+	struct run r = {};
+	char *out = NULL;
+
+	if (!need_root())
+		goto out;
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "record", "-q", "-F", "999", "-g", "-o", (char *)p1,
+					    "--", prof, "burn", "300", "/dev/null", NULL },
+				120000),
+		       0, "record 1"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "record", "-q", "-F", "999", "-g", "-o", (char *)p2,
+					    "--", prof, "work", "2000", "/dev/null", NULL },
+				120000),
+		       0, "record 2"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "report", "--format", "folded", (char *)p1, NULL },
+				60000),
+		       0, "folded 1") ||
+	    !ASSERT_TRUE(save_text(f1, r.out), "save 1"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "report", "--format", "folded", (char *)p2, NULL },
+				60000),
+		       0, "folded 2") ||
+	    !ASSERT_TRUE(save_text(f2, r.out), "save 2"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "report", "--format", "folded", (char *)p2,
+					    (char *)p1, NULL },
+				60000),
+		       0, "folded both") ||
+	    !ASSERT_TRUE(save_text(f12, r.out), "save both"))
+		goto out;
+	ASSERT_EQ(run_py(script, (char *[]){ (char *)f1, (char *)f2, (char *)f12, NULL }, &out), 0,
+		  "the files' folded stacks, summed");
+	run_free(&r);
+	/* the summary's functions: both programs' */
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ rc, "report", "--summary", (char *)p1, (char *)p2, NULL },
+			 60000),
+		0, "summary"))
+		goto out;
+	ASSERT_HAS(r.out, "burn_a", "the first's functions");
+	ASSERT_HAS(r.out, "work_a", "the second's functions");
+out:
+	free(out);
+	run_free(&r);
+	tmpdir_cleanup();
+}
