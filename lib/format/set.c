@@ -276,11 +276,57 @@ static const char *open_error(int err)
 	}
 }
 
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	size_t idx;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The same file named twice (a directory and a glob) is read once: its first naming kept. */
+static int dedupe(struct rc_set *s)
+{
+	struct file_id *id = calloc(s->n ? s->n : 1, sizeof(*id));
+	size_t i, k = 0, nid = 0;
+	struct stat st;
+
+	if (!id)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		if (stat(s->files[i].path, &st) || !S_ISREG(st.st_mode))
+			continue; /* standard input, or what the reader will refuse */
+		id[nid++] = (struct file_id){ st.st_dev, st.st_ino, i };
+	}
+	qsort(id, nid, sizeof(*id), cmp_id);
+	for (i = 1; i < nid; i++) {
+		if (id[i].dev != id[i - 1].dev || id[i].ino != id[i - 1].ino)
+			continue;
+		free(s->files[id[i].idx].path);
+		s->files[id[i].idx].path = NULL; /* a repeat: dropped below */
+	}
+	free(id);
+	for (i = 0; i < s->n; i++)
+		if (s->files[i].path)
+			s->files[k++] = s->files[i];
+	s->n = k;
+	return 0;
+}
+
 struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 {
 	struct rc_set *s = calloc(1, sizeof(*s));
-	size_t i, j;
 	uint64_t t;
+	size_t i;
 	int err = s ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < npaths; i++)
@@ -289,22 +335,7 @@ struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 		pr_warn("no capture files given\n");
 		err = -ENOENT;
 	}
-	/* the same file named twice (a directory and a glob) is read once */
-	for (i = 0; !err && i < s->n; i++) {
-		struct stat a, b;
-
-		if (stat(s->files[i].path, &a))
-			continue;
-		for (j = i + 1; j < s->n; j++) {
-			if (stat(s->files[j].path, &b) || a.st_dev != b.st_dev ||
-			    a.st_ino != b.st_ino)
-				continue;
-			free(s->files[j].path);
-			memmove(&s->files[j], &s->files[j + 1], (s->n - j - 1) * sizeof(*s->files));
-			s->n--;
-			j--;
-		}
-	}
+	err = err ?: dedupe(s);
 	for (i = 0; !err && i < s->n; i++) {
 		struct set_file *f = &s->files[i];
 
