@@ -5,9 +5,11 @@
 A syscall storm (rc_workload steady RATE SECONDS: RATE getppid() a second,
 evenly) is recorded twice, once as one file and once rotated
 (--switch-output=TIME), with ringcap record -e syscalls. Then, for each,
-ringcap report -v --format csv reads all of it, and the last second of it
-(--since the last record's time less 1 s: whole files passed over by
-their trailers, chunks by the index, neither decompressed); median wall
+ringcap report -v --format csv reads all of it, its first second (--until
+1: later chunks passed over by their headers, later files by their
+trailers) and its last second (--since the last record's time less 1 s:
+earlier files passed over by their trailers, the chunks before it by the
+index; neither decompressed); median wall
 time of --runs, with the chunks decompressed and the bytes of records
 they held (report -v's "read:" line) and the events printed.
 
@@ -36,10 +38,12 @@ def duration(rc, inputs):
     return json.loads(st.stdout)["duration_s"]
 
 
-def report(rc, inputs, since):
+def report(rc, inputs, since, until):
     cmd = [rc, "report", "-v", "--format", "csv"] + inputs
     if since is not None:
         cmd += ["--since", "%.3f" % since]
+    if until is not None:
+        cmd += ["--until", "%.3f" % until]
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines = 0
@@ -85,8 +89,10 @@ def main():
                 else [one]
             size = sum(os.path.getsize(f) for f in files)
             last = duration(rc, inputs)
-            for what, since in (("all", None), ("last 1 s", max(last - 1.0, 0.0))):
-                runs = [report(rc, inputs, since) for _ in range(a.runs)]
+            for what, since, until in (("all", None, None),
+                                       ("first 1 s", None, 1.0),
+                                       ("last 1 s", max(last - 1.0, 0.0), None)):
+                runs = [report(rc, inputs, since, until) for _ in range(a.runs)]
                 wall = statistics.median(r[0] for r in runs)
                 _, chunks, raw, nfiles, skipped, events = runs[-1]
                 rows.append((name, nfiles, size, what, wall, chunks, raw, skipped, events))
