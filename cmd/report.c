@@ -606,13 +606,13 @@ static int say_files(const struct rc_set *set)
 		if (rc_set__skipped(set, i))
 			continue;
 		if (rc_reader__stats(r)) {
-			/* a rotated run's counters are cumulative: the file's own are less its BASE */
+			/* a run's counters are cumulative: the file's own are less its BASE */
 			rc_stats__totals(rc_reader__stats(r), &totals);
 			dropped += totals.dropped;
 			if (rc_reader__base(r)) {
 				rc_stats__totals(rc_reader__base(r), &base);
-				dropped -= base.dropped < totals.dropped ? base.dropped
-									 : totals.dropped;
+				dropped -=
+				    base.dropped < totals.dropped ? base.dropped : totals.dropped;
 			}
 		}
 		if (rc_reader__corrupt(r, NULL)) {
