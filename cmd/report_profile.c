@@ -92,9 +92,10 @@ static int fold(const struct prof_src *ps, size_t nps, enum rc_profile_kind kind
 		rows += ps[s].p->nrows;
 	v = calloc(rows ? rows : 1, sizeof(*v));
 	err = v ? 0 : -ENOMEM;
-	for (s = 0, i = 0; !err && s < nps; i = 0, s++)
-		for (; !err && i < ps[s].p->nrows; i++) {
-			const struct rc_profile *p = ps[s].p;
+	for (s = 0; !err && s < nps; s++) {
+		const struct rc_profile *p = ps[s].p;
+
+		for (i = 0; !err && i < p->nrows; i++) {
 			const char *f;
 
 			if (p->rows[i].kind != kind)
@@ -111,9 +112,10 @@ static int fold(const struct prof_src *ps, size_t nps, enum rc_profile_kind kind
 				err = -ENOMEM;
 				break;
 			}
-			v[n++].count =
-			    p->rows[i].weight; /* merged as it is, shown as shown_weight() says */
+			/* merged as it is, shown as shown_weight() says */
+			v[n++].count = p->rows[i].weight;
 		}
+	}
 	rc_strbuf__free(&names);
 	rc_strbuf__free(&line);
 	if (!err && n) {
@@ -173,9 +175,10 @@ int show_flamegraph(const struct prof_src *ps, size_t nps, enum rc_profile_kind 
 	struct rc_fg *g = rc_fg__new();
 	int err = g ? 0 : -errno;
 
-	for (s = 0, i = 0; !err && s < nps; i = 0, s++)
-		for (; !err && i < ps[s].p->nrows; i++) {
-			const struct rc_profile *p = ps[s].p;
+	for (s = 0; !err && s < nps; s++) {
+		const struct rc_profile *p = ps[s].p;
+
+		for (i = 0; !err && i < p->nrows; i++) {
 			const char *f;
 
 			if (p->rows[i].kind != kind || !shown_weight(&p->rows[i]))
@@ -186,6 +189,7 @@ int show_flamegraph(const struct prof_src *ps, size_t nps, enum rc_profile_kind 
 				frames[k] = f;
 			err = err ?: rc_fg__add(g, frames, nframes, shown_weight(&p->rows[i]));
 		}
+	}
 	err = err ?: rc_fg__write(g, &o, stdout);
 	rc_fg__free(g);
 	free(frames);
