@@ -585,3 +585,45 @@ out:
 	run_free(&r);
 	tmpdir_cleanup();
 }
+
+/*
+ * --min-free=0 on a small tmpfs: a write meets ENOSPC. The file is cut
+ * back to its last complete chunk and ended there, complete; exit 0, with
+ * the cause said.
+ */
+void test_rotate_enospc(void)
+{
+	const char *dir = tmpfile_path("full"), *out = tmpfile_path("full/full.rcap");
+	struct rfile f = {};
+	struct run r = {};
+	bool mounted = false;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
+	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=8m"), "mount tmpfs"))
+		goto out;
+	mounted = true;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--no-compress", "--min-free=0", "-o", (char *)out, "--",
+				     (char *)bin("rc_workload"), "getppid", "50000000", NULL },
+			 120000),
+		0, "record ends the file complete")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	ASSERT_HAS(r.err, "No space left on device", "says why");
+	ASSERT_HAS(r.err, "cut back to its last complete chunk", "says what of the file");
+	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
+		ASSERT_TRUE(f.complete, "complete: trailer and end block");
+		ASSERT_GE(f.nrec, 1000, "records");
+	}
+out:
+	rfile_free(&f);
+	run_free(&r);
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
+}

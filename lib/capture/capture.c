@@ -352,3 +352,24 @@ void rc_stats__set_in_flight(struct rc_stats *st)
 		e->in_flight = e->made > out ? e->made - out : 0;
 	}
 }
+
+int rc_capture__write_failed(struct rc_capture *c, int err)
+{
+	const struct rc_trailer *tr;
+
+	if (c->salvaged)
+		return 0;
+	if ((err != -ENOSPC && err != -EDQUOT && err != -EFBIG) || !c->w ||
+	    rc_writer__salvage(c->w))
+		return err;
+	c->salvaged = true;
+	tr = rc_writer__totals(c->w);
+	rc_capture__set_limit(c, RC_LIMIT_NO_SPACE,
+			      "writing failed: %s: '%s' was cut back to its last complete chunk "
+			      "and ended there, complete, with %llu events; those read after them "
+			      "are not in it (ringcap stat counts them missing)",
+			      strerror(-err), c->rotor_on ? c->rot.cur : "the capture",
+			      (unsigned long long)tr->nrec);
+	rc_capture__publish(c);
+	return 0;
+}
