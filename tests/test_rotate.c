@@ -200,6 +200,8 @@ static void check_run(const char *prefix, uint32_t first_seq, struct run_sum *su
 			break;
 		}
 		sum->ok &= ASSERT_TRUE(f.complete, "each file complete alone");
+		if (!first_seq) /* the first left after deletions: its own */
+			first_seq = f.seq;
 		sum->ok &= ASSERT_EQ(f.seq, first_seq + i, "seq");
 		if (i)
 			sum->ok &= ASSERT_OK(memcmp(f.run_id, prev.run_id, 16), "one run id");
@@ -441,6 +443,43 @@ static long file_size(const char *path)
 	struct stat st;
 
 	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* --max-size with rotation: the run's files together under it, the oldest deleted. */
+void test_rotate_max_total(void)
+{
+	const char *prefix = tmpfile_path("total.rcap");
+	struct run_sum sum;
+	struct run r = {};
+	long total = 0;
+	glob_t g = {};
+	size_t i, n;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--switch-output=128K", "--max-size=1M", "-o", (char *)prefix,
+				     "--", (char *)bin("rc_workload"), "getppid", "3000000", NULL },
+			 120000),
+		0, "record")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	n = run_files(prefix, &g);
+	for (i = 0; i < n; i++)
+		total += file_size(g.gl_pathv[i]);
+	check_run(prefix, 0, &sum, NULL, 0);
+	printf("    %zu files left, %ld bytes\n", sum.nfiles, total);
+	ASSERT_TRUE(sum.ok, "the files left: each complete, seq without gaps to the last");
+	ASSERT_GE((long)sum.nfiles, 3, "files left");
+	/* the current file may pass its switch size by a chunk before the next check */
+	ASSERT_LE(total, (1l << 20) + (256l << 10), "under the cap");
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
 }
 
 /* --max-size without rotation: a complete file under the cap and a chunk, and why. */
