@@ -116,7 +116,7 @@ struct rc_capture {
  * struct rc_backend_ops - what a backend does, called by the engine
  * @name: for messages
  * @add_target: trace process @pid (and its threads) too
- * @start: turn tracing on and, when @fd >= 0, make @c->w on it; @c->meta is filled
+ * @start: turn tracing on and make @c->w (rc_capture__open_file()); @c->meta is filled
  * @read: read what is ready, up to a pass's worth; records read, or -errno
  * @wait: sleep until the rings have data or @ms pass; < 0 on error
  * @push_stats: take the counters and send them to the file
