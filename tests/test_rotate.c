@@ -666,3 +666,62 @@ out:
 		umount2(dir, MNT_DETACH);
 	tmpdir_cleanup();
 }
+
+/*
+ * --overwrite --switch-output: each SIGUSR2 snapshot goes to a file of its
+ * own (perf's flight recorder), the exit's to the last: one ringcap:snapshot
+ * record in each, the run's seq without gaps.
+ */
+void test_rotate_flight_recorder(void)
+{
+	const char *prefix = tmpfile_path("fr.rcap");
+	const struct rc_rec_hdr *rec;
+	struct run r = {};
+	glob_t g = {};
+	size_t i, n = 0;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(
+		run_start(&r,
+			  (char *[]){ (char *)bin("ringcap"), "record", "-q", "--overwrite", "-e",
+				      "syscalls", "--switch-output", "-o", (char *)prefix, "--",
+				      (char *)bin("rc_workload"), "steady", "10000", "3", NULL }),
+		"start"))
+		goto out;
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
+	usleep(800000);
+	kill(r.pid, SIGUSR2);
+	usleep(800000);
+	kill(r.pid, SIGUSR2);
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0"))
+		goto out;
+	n = run_files(prefix, &g);
+	if (!ASSERT_EQ(n, 3, "a file a snapshot"))
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct rc_reader *rd = rc_reader__open(g.gl_pathv[i]);
+		long snaps = 0, recs = 0;
+
+		if (!ASSERT_OK_PTR(rd, "open"))
+			break;
+		ASSERT_EQ(rc_reader__meta(rd)->run.seq, i + 1, "seq");
+		while (rc_reader__next(rd, &rec) > 0) {
+			snaps += rec->type == RC_REC_SNAPSHOT;
+			recs++;
+		}
+		ASSERT_TRUE(rc_reader__trailer(rd) != NULL, "complete");
+		ASSERT_EQ(snaps, 1, "one snapshot");
+		ASSERT_GE(recs, 100, "its records");
+		rc_reader__free(rd);
+	}
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}

@@ -20,7 +20,12 @@ void rc_capture__init(struct rc_capture *c, const struct rc_record_opts *opts)
 	c->clock_every = 1;
 }
 
-static bool rotating(const struct rc_capture *c);
+/* --switch-output: the files are a run named after -o */
+/* --switch-output: the files are a run named after -o */
+static bool rotating(const struct rc_capture *c)
+{
+	return c->opts.switch_size || c->opts.switch_ns || c->opts.switch_signal;
+}
 
 /* The run's random id, and the kernel's boot id (zeros when it cannot be read). */
 static void run_ids(struct rc_run *run)
@@ -89,8 +94,6 @@ void rc_capture__fill_meta(struct rc_capture *c)
 	m->run.flags = rotating(c) ? RC_RUN_F_ROTATING : 0;
 	m->run.start_ts = m->start_ts;
 }
-
-static bool rotating(const struct rc_capture *c);
 
 int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 {
@@ -207,11 +210,6 @@ void rc_capture__release(struct rc_capture *c)
 		rc_stacks__log(c->stacks);
 	rc_stacks__free(c->stacks);
 	c->stacks = NULL;
-}
-
-static bool rotating(const struct rc_capture *c)
-{
-	return c->opts.switch_size || c->opts.switch_ns || c->opts.switch_signal;
 }
 
 void rc_capture__publish(struct rc_capture *c)
