@@ -69,6 +69,8 @@
  *	(the drain's): less @raw_written, what is still to be written
  * @ring_pending: bytes the rings held at the drain's last read, which a
  *	stop reads and writes too (--max-size; 0: the last counters' say)
+ * @pending_est: bytes the file is still to get, a stop included (atomic:
+ *	the drain's estimate, for --min-free on the thread that writes)
  * @salvaged: a write met a full disk, and the file was ended at its last
  *	complete chunk (rc_capture__write_failed()): nothing more is written
  */
@@ -100,6 +102,7 @@ struct rc_capture {
 	uint64_t file_written;
 	uint64_t queued_raw;
 	uint64_t ring_pending;
+	uint64_t pending_est;
 	bool salvaged;
 };
 

@@ -108,21 +108,25 @@ int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 }
 
 /*
- * --max-size without rotation: stop once the file, with what was read and
- * is not written yet and what the rings hold (compressed as the file so
- * far was), reaches it.
+ * What the file is still to get: what was read and is not written yet,
+ * and what the rings hold, which a stop reads and writes too, compressed
+ * as the run so far was.
  */
-static void check_max_size(struct rc_capture *c, uint64_t file)
+static uint64_t pending_bytes(struct rc_capture *c)
 {
 	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_RELAXED);
 	uint64_t all = __atomic_load_n(&c->written, __ATOMIC_RELAXED);
 	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
 	double ratio = raw && all < raw ? (double)all / raw : 1.0;
 
-	/* and what the rings hold, which the stop reads and writes */
 	pending += c->ring_pending ?: c->last.ring_pending;
+	return (uint64_t)(pending * ratio) + RC_STATS_ROOM;
+}
 
-	if (file + (uint64_t)(pending * ratio) + RC_STATS_ROOM < c->opts.max_size)
+/* --max-size without rotation: stop once the file, with what it is still to get, reaches it. */
+static void check_max_size(struct rc_capture *c, uint64_t file, uint64_t pending)
+{
+	if (file + pending < c->opts.max_size)
 		return;
 	rc_capture__set_limit(c, RC_LIMIT_MAX_SIZE,
 			      "the file reached --max-size=%llu MiB: stopping, with '%s' complete",
@@ -133,14 +137,17 @@ static void check_max_size(struct rc_capture *c, uint64_t file)
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
 static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t now)
 {
-	uint64_t file;
+	uint64_t file, pending;
 
 	if (!c->has_file)
 		return 0;
 	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
+	pending = pending_bytes(c);
+	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
+	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 	if (!rotating(c)) {
 		if (c->opts.max_size)
-			check_max_size(c, file);
+			check_max_size(c, file, pending);
 		return 0;
 	}
 	/* one at a time: the size is the old file's until the writer has switched */
@@ -317,8 +324,8 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 
 void rc_capture__check_space(struct rc_capture *c)
 {
+	uint64_t avail, want;
 	char fs[PATH_MAX];
-	uint64_t avail;
 
 	if (!c->rotor_on || __atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
 		return;
@@ -326,10 +333,12 @@ void rc_capture__check_space(struct rc_capture *c)
 		rc_rotor__prune(&c->rot, rc_writer__bytes(c->w));
 	if (!c->opts.min_free || rc_rotor__free_bytes(&c->rot, &avail, NULL, 0))
 		return;
-	while (avail < c->opts.min_free && c->rot.rotating && rc_rotor__drop_oldest(&c->rot))
+	/* what the file is still to get, a stop included, must fit above the floor */
+	want = c->opts.min_free + __atomic_load_n(&c->pending_est, __ATOMIC_RELAXED);
+	while (avail < want && c->rot.rotating && rc_rotor__drop_oldest(&c->rot))
 		if (rc_rotor__free_bytes(&c->rot, &avail, NULL, 0))
 			return;
-	if (avail >= c->opts.min_free)
+	if (avail >= want)
 		return;
 	rc_rotor__free_bytes(&c->rot, &avail, fs, sizeof(fs));
 	rc_capture__set_limit(c, RC_LIMIT_MIN_FREE,
