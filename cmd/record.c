@@ -737,7 +737,9 @@ int cmd_record(int argc, char **argv)
 	else if (!env.quiet)
 		capture_say_end(how);
 	err = rc_session__stop(s) ?: (how < 0 ? how : 0);
-	if (err)
+	if (err && how != CAPTURE_LIMIT && rc_session__limit(s))
+		say("%s\n", rc_session__limit(s)); /* the next file could not be made */
+	else if (err)
 		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);
 	else if (!env.quiet) {
 		workload_end(&wl);

@@ -1928,7 +1928,9 @@ int rc_session__start(struct rc_session *s, int fd);
  * when there is one. Between reads it sleeps on the rings (RC_DRAIN_POLL,
  * and always for a flight recorder) or reads again at once
  * (RC_DRAIN_BUSY). A signal does not end it early: the wait it interrupts
- * counts as a wake-up.
+ * counts as a wake-up. Rotating, it switches files when the current one
+ * reaches rc_record_opts.switch_size or switch_ns has passed; it returns
+ * early when a cap is reached (rc_session__limit()).
  *
  * Return: records read (at most INT32_MAX), or -errno of reading or
  * writing.

@@ -200,6 +200,8 @@ static void check_run(const char *prefix, uint32_t first_seq, struct run_sum *su
 			break;
 		}
 		sum->ok &= ASSERT_TRUE(f.complete, "each file complete alone");
+		if (!first_seq) /* the first left after deletions: its own */
+			first_seq = f.seq;
 		sum->ok &= ASSERT_EQ(f.seq, first_seq + i, "seq");
 		if (i)
 			sum->ok &= ASSERT_OK(memcmp(f.run_id, prev.run_id, 16), "one run id");
@@ -443,6 +445,43 @@ static long file_size(const char *path)
 	return stat(path, &st) ? -1 : st.st_size;
 }
 
+/* --max-size with rotation: the run's files together under it, the oldest deleted. */
+void test_rotate_max_total(void)
+{
+	const char *prefix = tmpfile_path("total.rcap");
+	struct run_sum sum;
+	struct run r = {};
+	long total = 0;
+	glob_t g = {};
+	size_t i, n;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--switch-output=128K", "--max-size=1M", "-o", (char *)prefix,
+				     "--", (char *)bin("rc_workload"), "getppid", "3000000", NULL },
+			 120000),
+		0, "record")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	n = run_files(prefix, &g);
+	for (i = 0; i < n; i++)
+		total += file_size(g.gl_pathv[i]);
+	check_run(prefix, 0, &sum, NULL, 0);
+	printf("    %zu files left, %ld bytes\n", sum.nfiles, total);
+	ASSERT_TRUE(sum.ok, "the files left: each complete, seq without gaps to the last");
+	ASSERT_GE((long)sum.nfiles, 3, "files left");
+	/* the current file may pass its switch size by a chunk before the next check */
+	ASSERT_LE(total, (1l << 20) + (256l << 10), "under the cap");
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
 /* --max-size without rotation: a complete file under the cap and a chunk, and why. */
 void test_rotate_max_size(void)
 {
@@ -580,6 +619,107 @@ void test_rotate_hup(void)
 		}
 	}
 	ASSERT_EQ(getppid, 80000, "every getppid, once");
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * --min-free=0 on a small tmpfs: a write meets ENOSPC. The file is cut
+ * back to its last complete chunk and ended there, complete; exit 0, with
+ * the cause said.
+ */
+void test_rotate_enospc(void)
+{
+	const char *dir = tmpfile_path("full"), *out = tmpfile_path("full/full.rcap");
+	struct rfile f = {};
+	struct run r = {};
+	bool mounted = false;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
+	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=8m"), "mount tmpfs"))
+		goto out;
+	mounted = true;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--no-compress", "--min-free=0", "-o", (char *)out, "--",
+				     (char *)bin("rc_workload"), "getppid", "50000000", NULL },
+			 120000),
+		0, "record ends the file complete")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	ASSERT_HAS(r.err, "No space left on device", "says why");
+	ASSERT_HAS(r.err, "cut back to its last complete chunk", "says what of the file");
+	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
+		ASSERT_TRUE(f.complete, "complete: trailer and end block");
+		ASSERT_GE(f.nrec, 1000, "records");
+	}
+out:
+	rfile_free(&f);
+	run_free(&r);
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
+}
+
+/*
+ * --overwrite --switch-output: each SIGUSR2 snapshot goes to a file of its
+ * own (perf's flight recorder), the exit's to the last: one ringcap:snapshot
+ * record in each, the run's seq without gaps.
+ */
+void test_rotate_flight_recorder(void)
+{
+	const char *prefix = tmpfile_path("fr.rcap");
+	const struct rc_rec_hdr *rec;
+	struct run r = {};
+	glob_t g = {};
+	size_t i, n = 0;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(
+		run_start(&r,
+			  (char *[]){ (char *)bin("ringcap"), "record", "-q", "--overwrite", "-e",
+				      "syscalls", "--switch-output", "-o", (char *)prefix, "--",
+				      (char *)bin("rc_workload"), "steady", "10000", "3", NULL }),
+		"start"))
+		goto out;
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
+	usleep(800000);
+	kill(r.pid, SIGUSR2);
+	usleep(800000);
+	kill(r.pid, SIGUSR2);
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0"))
+		goto out;
+	n = run_files(prefix, &g);
+	if (!ASSERT_EQ(n, 3, "a file a snapshot"))
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct rc_reader *rd = rc_reader__open(g.gl_pathv[i]);
+		long snaps = 0, recs = 0;
+
+		if (!ASSERT_OK_PTR(rd, "open"))
+			break;
+		ASSERT_EQ(rc_reader__meta(rd)->run.seq, i + 1, "seq");
+		while (rc_reader__next(rd, &rec) > 0) {
+			snaps += rec->type == RC_REC_SNAPSHOT;
+			recs++;
+		}
+		ASSERT_TRUE(rc_reader__trailer(rd) != NULL, "complete");
+		ASSERT_EQ(snaps, 1, "one snapshot");
+		ASSERT_GE(recs, 100, "its records");
+		rc_reader__free(rd);
+	}
 out:
 	globfree(&g);
 	run_free(&r);

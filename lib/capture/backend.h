@@ -69,6 +69,10 @@
  *	(the drain's): less @raw_written, what is still to be written
  * @ring_pending: bytes the rings held at the drain's last read, which a
  *	stop reads and writes too (--max-size; 0: the last counters' say)
+ * @pending_est: bytes the file is still to get, a stop included (atomic:
+ *	the drain's estimate, for --min-free on the thread that writes)
+ * @salvaged: a write met a full disk, and the file was ended at its last
+ *	complete chunk (rc_capture__write_failed()): nothing more is written
  */
 struct rc_capture {
 	struct rc_record_opts opts;
@@ -98,6 +102,8 @@ struct rc_capture {
 	uint64_t file_written;
 	uint64_t queued_raw;
 	uint64_t ring_pending;
+	uint64_t pending_est;
+	bool salvaged;
 };
 
 /* Bytes a file takes besides its records' chunks: counters, trailer, end. */
@@ -107,12 +113,13 @@ struct rc_capture {
 #define RC_LIMIT_MAX_SIZE 1 /* --max-size without rotation: the file reached it */
 #define RC_LIMIT_MIN_FREE 2 /* --min-free: the file system is nearly full */
 #define RC_LIMIT_NO_FILE  3 /* the next file could not be made */
+#define RC_LIMIT_NO_SPACE 4 /* a write met a full disk: the file was cut back and ended */
 
 /**
  * struct rc_backend_ops - what a backend does, called by the engine
  * @name: for messages
  * @add_target: trace process @pid (and its threads) too
- * @start: turn tracing on and, when @fd >= 0, make @c->w on it; @c->meta is filled
+ * @start: turn tracing on and make @c->w (rc_capture__open_file()); @c->meta is filled
  * @read: read what is ready, up to a pass's worth; records read, or -errno
  * @wait: sleep until the rings have data or @ms pass; < 0 on error
  * @push_stats: take the counters and send them to the file
@@ -200,6 +207,19 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base);
  * that is not enough, sets @c->limit for the drain to stop.
  */
 void rc_capture__check_space(struct rc_capture *c);
+
+/**
+ * rc_capture__write_failed() - a write of the file failed: end it complete if it can be
+ * @c: the capture; called on the thread that writes
+ * @err: the error
+ *
+ * On a full disk (ENOSPC, EDQUOT, EFBIG) the file is cut back to its last
+ * complete chunk and ended with its trailer (rc_writer__salvage()), and
+ * the capture is to stop (RC_LIMIT_NO_SPACE): nothing more is written.
+ *
+ * Return: 0 when the file is complete that way (or was already); else @err.
+ */
+int rc_capture__write_failed(struct rc_capture *c, int err);
 
 /**
  * rc_capture__set_limit() - stop the capture for a cap: @why, and the message

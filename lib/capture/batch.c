@@ -86,8 +86,9 @@ static void *writer_main(void *arg)
 		pthread_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
 
-		if (!failed)
-			err = write_item(b, &it);
+		/* a full disk: the file ended at its last complete chunk, nothing more written */
+		if (!failed && !b->c->salvaged)
+			err = rc_capture__write_failed(b->c, write_item(b, &it));
 		if (it.kind == RC_ITEM_STATS)
 			free(it.st.entries);
 		done = it.kind == RC_ITEM_FINISH || it.kind == RC_ITEM_CUT;

@@ -20,7 +20,12 @@ void rc_capture__init(struct rc_capture *c, const struct rc_record_opts *opts)
 	c->clock_every = 1;
 }
 
-static bool rotating(const struct rc_capture *c);
+/* --switch-output: the files are a run named after -o */
+/* --switch-output: the files are a run named after -o */
+static bool rotating(const struct rc_capture *c)
+{
+	return c->opts.switch_size || c->opts.switch_ns || c->opts.switch_signal;
+}
 
 /* The run's random id, and the kernel's boot id (zeros when it cannot be read). */
 static void run_ids(struct rc_run *run)
@@ -90,8 +95,6 @@ void rc_capture__fill_meta(struct rc_capture *c)
 	m->run.start_ts = m->start_ts;
 }
 
-static bool rotating(const struct rc_capture *c);
-
 int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 {
 	if (!ops->switch_file || !c->rotor_on || !c->started || c->stopped)
@@ -105,21 +108,25 @@ int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 }
 
 /*
- * --max-size without rotation: stop once the file, with what was read and
- * is not written yet and what the rings hold (compressed as the file so
- * far was), reaches it.
+ * What the file is still to get: what was read and is not written yet,
+ * and what the rings hold, which a stop reads and writes too, compressed
+ * as the run so far was.
  */
-static void check_max_size(struct rc_capture *c, uint64_t file)
+static uint64_t pending_bytes(struct rc_capture *c)
 {
 	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_RELAXED);
 	uint64_t all = __atomic_load_n(&c->written, __ATOMIC_RELAXED);
 	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
 	double ratio = raw && all < raw ? (double)all / raw : 1.0;
 
-	/* and what the rings hold, which the stop reads and writes */
 	pending += c->ring_pending ?: c->last.ring_pending;
+	return (uint64_t)(pending * ratio) + RC_STATS_ROOM;
+}
 
-	if (file + (uint64_t)(pending * ratio) + RC_STATS_ROOM < c->opts.max_size)
+/* --max-size without rotation: stop once the file, with what it is still to get, reaches it. */
+static void check_max_size(struct rc_capture *c, uint64_t file, uint64_t pending)
+{
+	if (file + pending < c->opts.max_size)
 		return;
 	rc_capture__set_limit(c, RC_LIMIT_MAX_SIZE,
 			      "the file reached --max-size=%llu MiB: stopping, with '%s' complete",
@@ -130,14 +137,17 @@ static void check_max_size(struct rc_capture *c, uint64_t file)
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
 static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t now)
 {
-	uint64_t file;
+	uint64_t file, pending;
 
 	if (!c->has_file)
 		return 0;
 	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
+	pending = pending_bytes(c);
+	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
+	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 	if (!rotating(c)) {
 		if (c->opts.max_size)
-			check_max_size(c, file);
+			check_max_size(c, file, pending);
 		return 0;
 	}
 	/* one at a time: the size is the old file's until the writer has switched */
@@ -207,11 +217,6 @@ void rc_capture__release(struct rc_capture *c)
 		rc_stacks__log(c->stacks);
 	rc_stacks__free(c->stacks);
 	c->stacks = NULL;
-}
-
-static bool rotating(const struct rc_capture *c)
-{
-	return c->opts.switch_size || c->opts.switch_ns || c->opts.switch_signal;
 }
 
 void rc_capture__publish(struct rc_capture *c)
@@ -319,8 +324,8 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 
 void rc_capture__check_space(struct rc_capture *c)
 {
+	uint64_t avail, want;
 	char fs[PATH_MAX];
-	uint64_t avail;
 
 	if (!c->rotor_on || __atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
 		return;
@@ -328,10 +333,12 @@ void rc_capture__check_space(struct rc_capture *c)
 		rc_rotor__prune(&c->rot, rc_writer__bytes(c->w));
 	if (!c->opts.min_free || rc_rotor__free_bytes(&c->rot, &avail, NULL, 0))
 		return;
-	while (avail < c->opts.min_free && c->rot.rotating && rc_rotor__drop_oldest(&c->rot))
+	/* what the file is still to get, a stop included, must fit above the floor */
+	want = c->opts.min_free + __atomic_load_n(&c->pending_est, __ATOMIC_RELAXED);
+	while (avail < want && c->rot.rotating && rc_rotor__drop_oldest(&c->rot))
 		if (rc_rotor__free_bytes(&c->rot, &avail, NULL, 0))
 			return;
-	if (avail >= c->opts.min_free)
+	if (avail >= want)
 		return;
 	rc_rotor__free_bytes(&c->rot, &avail, fs, sizeof(fs));
 	rc_capture__set_limit(c, RC_LIMIT_MIN_FREE,
@@ -351,4 +358,25 @@ void rc_stats__set_in_flight(struct rc_stats *st)
 
 		e->in_flight = e->made > out ? e->made - out : 0;
 	}
+}
+
+int rc_capture__write_failed(struct rc_capture *c, int err)
+{
+	const struct rc_trailer *tr;
+
+	if (c->salvaged)
+		return 0;
+	if ((err != -ENOSPC && err != -EDQUOT && err != -EFBIG) || !c->w ||
+	    rc_writer__salvage(c->w))
+		return err;
+	c->salvaged = true;
+	tr = rc_writer__totals(c->w);
+	rc_capture__set_limit(c, RC_LIMIT_NO_SPACE,
+			      "writing failed: %s: '%s' was cut back to its last complete chunk "
+			      "and ended there, complete, with %llu events; those read after them "
+			      "are not in it (ringcap stat counts them missing)",
+			      strerror(-err), c->rotor_on ? c->rot.cur : "the capture",
+			      (unsigned long long)tr->nrec);
+	rc_capture__publish(c);
+	return 0;
 }

@@ -245,8 +245,8 @@ static long bpf_read(struct rc_capture *c, uint64_t end)
 	long n = read_ring(s, false);
 	uint64_t now;
 
-	/* what the ring holds still: written too before a stop (--max-size) */
-	if (c->opts.max_size && n >= 0)
+	/* what the ring holds still: written too before a stop (--max-size, --min-free) */
+	if ((c->opts.max_size || c->opts.min_free) && n >= 0)
 		c->ring_pending = s->ring->pending(s);
 
 	if (n < 0 || !c->stacks || !s->bt.cur->len)

@@ -196,14 +196,14 @@ static int end_chunk(struct rc_ftrace *f)
 	err = rc_ftenc__end(f->enc, &dc, &data);
 	if (err)
 		return err;
-	if (!f->c.w) {
+	if (!f->c.w || f->c.salvaged) {
 		rc_ft_written(&f->order, dc.last_ts);
-		return 0; /* counting only */
+		return 0; /* counting only, or the disk was full */
 	}
 	if (f->werr)
 		return f->werr;
 	rc_capture__check_space(&f->c);
-	err = rc_writer__add_chunk(f->c.w, &dc, data);
+	err = rc_capture__write_failed(&f->c, rc_writer__add_chunk(f->c.w, &dc, data));
 	if (err) {
 		f->werr = err;
 		return err;
@@ -346,10 +346,10 @@ static int write_stats(struct rc_ftrace *f)
 	int err = take_stats(f);
 
 	f->c.last_stats = rc_now_ns(CLOCK_MONOTONIC);
-	if (err || !f->c.w)
+	if (err || !f->c.w || f->c.salvaged)
 		return err;
 	rc_capture__check_space(&f->c);
-	err = f->werr ?: rc_writer__add_stats(f->c.w, &f->c.last);
+	err = f->werr ?: rc_capture__write_failed(&f->c, rc_writer__add_stats(f->c.w, &f->c.last));
 	if (err)
 		f->werr = err;
 	rc_capture__publish(&f->c);
@@ -367,8 +367,8 @@ static int ft_switch(struct rc_capture *c)
 	struct rc_ftrace *f = (struct rc_ftrace *)c;
 	int err;
 
-	if (!f->c.w)
-		return -EINVAL;
+	if (!f->c.w || f->c.salvaged)
+		return f->c.w ? 0 : -EINVAL;
 	err = end_chunk(f) ?: write_stats(f);
 	if (err)
 		return err;
@@ -635,9 +635,9 @@ static int ft_stop(struct rc_capture *cap)
 		pr_warn("%llu events reached their ring after events of a later time were "
 			"written: they are out of order in the file\n",
 			(unsigned long long)f->order.late);
-	if (f->c.w)
+	if (f->c.w && !f->c.salvaged)
 		rc_writer__add_late(f->c.w, f->order.late - f->c.late_base);
-	if (!f->c.w)
+	if (!f->c.w || f->c.salvaged)
 		return err;
 	if (!err && !f->werr)
 		err = rc_writer__finish(f->c.w);
