@@ -84,7 +84,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-long valgrind bench bench-burst bench-profile vmtest
+.PHONY: all check test clean install uninstall man demo fuzz fuzz-long valgrind bench bench-burst bench-profile bench-range vmtest
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -314,6 +314,11 @@ bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 	$(Q)$(MAKE) --no-print-directory bench-profile
 
 # ringcap record -F 999 -g against perf record -g and --call-graph dwarf
+# report --since of the last second of a large capture (one file, rotated) against all of it
+bench-range: $(OUTPUT)/ringcap $(OUTPUT)/rc_workload
+	$(Q)python3 tests/bench/range.py $(OUTPUT) --runs $(or $(RUNS),3) \
+		$(if $(BENCH_SECONDS),--seconds $(BENCH_SECONDS)) -o $(OUTPUT)/bench-range.md
+
 bench-profile: $(OUTPUT)/ringcap $(OUTPUT)/rc_prof $(OUTPUT)/rc_prof_nofp
 	$(Q)python3 tests/bench/profile.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		-o $(OUTPUT)/bench-profile.md

@@ -31,6 +31,8 @@ int parse_size(const char *s, uint64_t *out);
 bool parse_long(const char *s, long min, long max, long *out);
 /* Human-readable byte count ("1.5 MiB") into buf. */
 const char *human_bytes(uint64_t n, char *buf, size_t len);
+/* The open-files limit raised to its hard limit: report and stat open a descriptor a capture. */
+void raise_nofile(void);
 /* A status line on stderr: redrawn in place on a terminal, a new line otherwise. */
 void status_line(bool tty, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Erase the status line before anything else is printed. */
@@ -116,7 +118,15 @@ enum capture_end {
 	CAPTURE_DURATION,
 	CAPTURE_WORKLOAD_EXITED,
 	CAPTURE_TARGETS_GONE,
+	CAPTURE_LIMIT, /* --max-size, --min-free: rc_session__limit() says which */
 };
+
+/*
+ * Before capture_run(): @hup, SIGHUP switches files (rc_session__switch())
+ * instead of stopping; @rotating, SIGUSR2 does too (after a flight
+ * recorder's snapshot).
+ */
+void capture_set_switching(bool hup, bool rotating);
 
 /*
  * Drain until a signal, -d, the workload's exit, or the -p processes' exit.
@@ -128,12 +138,17 @@ void capture_say_end(int how);
 
 /* ---- report --format folded / flamegraph (report_profile.c) ------------ */
 
-/* The profile's records of @kind as folded stacks on stdout, sorted; 0 or -errno. */
-int show_folded(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind);
-/* Its top @top functions, with and without their callees, on stdout; 0 or -errno. */
-int show_functions(const struct rc_reader *r, const struct rc_profile *p,
-		   enum rc_profile_kind kind, size_t top);
-/* Its records of @kind as an SVG flame graph on stdout; 0 or -errno. */
-int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind);
+/* A file's profile, and the reader of its stacks: a report of several files has one each. */
+struct prof_src {
+	const struct rc_reader *r;
+	const struct rc_profile *p;
+};
+
+/* The profiles' records of @kind as folded stacks on stdout, sorted, merged; 0 or -errno. */
+int show_folded(const struct prof_src *ps, size_t n, enum rc_profile_kind kind);
+/* Their top @top functions, with and without their callees, on stdout; 0 or -errno. */
+int show_functions(const struct prof_src *ps, size_t n, enum rc_profile_kind kind, size_t top);
+/* Their records of @kind as an SVG flame graph on stdout; 0 or -errno. */
+int show_flamegraph(const struct prof_src *ps, size_t n, enum rc_profile_kind kind);
 
 #endif

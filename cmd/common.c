@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cmd.h"
@@ -150,4 +151,15 @@ void status_clear(bool tty)
 {
 	if (tty)
 		fprintf(stderr, "\r\033[K");
+}
+
+void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	/* a set of captures holds a descriptor a file: a long rotated run has many */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl); /* best effort: the set says EMFILE if short */
+	}
 }

@@ -33,7 +33,13 @@ enum {
 	OPT_OFF_CPU,
 	OPT_DEBUGINFOD,
 	OPT_SRCLINES,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_MAX_SIZE,
+	OPT_MIN_FREE,
 };
+
+#define DEFAULT_MIN_FREE (64ull << 20)
 
 #define MAX_SETS 64
 
@@ -58,6 +64,11 @@ static struct env {
 	bool debuginfod;
 	const char *debuginfod_urls;
 	bool srclines;
+	const char *switch_output; /* as given, for messages */
+	uint64_t switch_size, switch_ns;
+	bool switch_signal;
+	uint32_t switch_max_files;
+	uint64_t max_size, min_free;
 } env;
 
 static const struct argp_option opts[] = {
@@ -103,6 +114,18 @@ static const struct argp_option opts[] = {
 	{ "debuginfod", OPT_DEBUGINFOD, "URLS", OPTION_ARG_OPTIONAL,
 	  "Ask debuginfod servers (URLS, else $DEBUGINFOD_URLS) for the debug files of stripped "
 	  "programs that are not found locally, while recording" },
+	{ "switch-output", OPT_SWITCH_OUTPUT, "SIZE|TIME|signal", OPTION_ARG_OPTIONAL,
+	  "Write a sequence of files, -o FILE the prefix of their names: a new one each SIZE "
+	  "bytes (100M, 1G), each TIME (30s, 10m, 1h, 1d), or at each SIGUSR2 (signal, the "
+	  "default)" },
+	{ "switch-max-files", OPT_SWITCH_MAX_FILES, "N", 0,
+	  "With --switch-output: keep the newest N files of the run, deleting older ones" },
+	{ "max-size", OPT_MAX_SIZE, "SIZE", 0,
+	  "Stop when the file reaches SIZE; with --switch-output, keep the run's files under "
+	  "SIZE in all, deleting the oldest" },
+	{ "min-free", OPT_MIN_FREE, "SIZE", 0,
+	  "Stop cleanly (with --switch-output: first delete the run's oldest files) when the "
+	  "file system has less than SIZE free (default: 64M; 0: never)" },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Print what this kernel has that record uses, a line each, and what record would "
 	  "use on it; record nothing" },
@@ -111,6 +134,44 @@ static const struct argp_option opts[] = {
 	  "matching the glob given as argument, like 'block:*'" },
 	{},
 };
+
+/* --switch-output: "signal", a size (a B, K, M or G suffix) or a time (s, m, h, d). */
+static int parse_switch(const char *arg)
+{
+	static const struct {
+		char unit;
+		uint64_t ns;
+	} times[] = { { 's', 1000000000ull },
+		      { 'm', 60000000000ull },
+		      { 'h', 3600000000000ull },
+		      { 'd', 86400000000000ull } };
+	size_t len = strlen(arg), i;
+	long v;
+
+	env.switch_size = env.switch_ns = 0;
+	env.switch_signal = false;
+	if (!strcmp(arg, "signal")) {
+		env.switch_signal = true;
+		return 0;
+	}
+	for (i = 0; len > 1 && i < sizeof(times) / sizeof(times[0]); i++) {
+		char num[32];
+
+		if (arg[len - 1] != times[i].unit || len - 1 >= sizeof(num))
+			continue;
+		memcpy(num, arg, len - 1);
+		num[len - 1] = '\0';
+		if (!parse_long(num, 1, 1000000, &v) || (uint64_t)v > UINT64_MAX / times[i].ns)
+			return -EINVAL;
+		env.switch_ns = v * times[i].ns;
+		return 0;
+	}
+	/* a size: with its unit, so that a bare number is not taken for one */
+	if (!len || !strchr("BbKkMmGg", arg[len - 1]) || parse_size(arg, &env.switch_size) ||
+	    env.switch_size < (64u << 10))
+		return -EINVAL;
+	return 0;
+}
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
@@ -221,9 +282,43 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "too many --set: at most %d", MAX_SETS);
 		env.sets[env.nsets++] = arg;
 		break;
+	case OPT_SWITCH_OUTPUT:
+		env.switch_output = arg ? arg : "signal";
+		if (parse_switch(env.switch_output))
+			argp_error(
+			    state,
+			    "invalid --switch-output '%s': signal, a size (100M, 1G: B, K, M "
+			    "or G, 64K at least) or a time (30s, 10m, 1h, 1d)",
+			    env.switch_output);
+		break;
+	case OPT_SWITCH_MAX_FILES:
+		if (!parse_long(arg, 1, 1000000, &v))
+			argp_error(state, "invalid --switch-max-files '%s': files, 1 or more", arg);
+		env.switch_max_files = v;
+		break;
+	case OPT_MAX_SIZE:
+		if (parse_size(arg, &env.max_size) || env.max_size < (1u << 20))
+			argp_error(state, "invalid --max-size '%s': a size of 1M or more (K, M, G)",
+				   arg);
+		break;
+	case OPT_MIN_FREE:
+		if (parse_size(arg, &env.min_free))
+			argp_error(state, "invalid --min-free '%s': a size (K, M, G), or 0", arg);
+		break;
 	case ARGP_KEY_END:
 		if (env.list || env.check)
 			break; /* the argument is a glob, not a command */
+		if (env.switch_output && !strcmp(env.output, "-"))
+			argp_error(state,
+				   "--switch-output writes a sequence of files named after -o "
+				   "FILE: not with -o - (stdout)");
+		if (env.switch_max_files && !env.switch_output)
+			argp_error(state, "--switch-max-files is for --switch-output");
+		if (env.switch_output && env.max_size && env.switch_size > env.max_size)
+			argp_error(state,
+				   "--switch-output=%s is larger than --max-size: a file would "
+				   "pass the cap on all of them",
+				   env.switch_output);
 		if (env.snapshot_on && !env.overwrite)
 			argp_error(state,
 				   "--snapshot-on is for the flight recorder: add --overwrite");
@@ -446,7 +541,16 @@ static void print_summary(struct rc_session *s, const char *path)
 {
 	struct rc_stats_point pt;
 	uint64_t raw, bytes = rc_session__bytes(s, &raw);
-	char b[32];
+	const char *first, *last;
+	uint32_t nfiles = rc_session__files(s, &first, &last);
+	char b[32], files[3 * PATH_MAX];
+
+	if (nfiles > 1 || env.switch_output) {
+		snprintf(files, sizeof(files),
+			 "%u files of this run, the first '%s', the last '%s'", nfiles,
+			 first ? first : "", last ? last : "");
+		path = files;
+	}
 
 	rc_stats__totals(rc_session__stats(s), &pt);
 	say("%llu events captured, %llu dropped%s; %s written to %s (%.1fx compressed, "
@@ -534,7 +638,7 @@ int cmd_record(int argc, char **argv)
 	struct rc_session *s = NULL;
 	int err, how, fd = -1;
 
-	env = (struct env){ .output = DEFAULT_OUTPUT };
+	env = (struct env){ .output = DEFAULT_OUTPUT, .min_free = DEFAULT_MIN_FREE };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
@@ -570,6 +674,14 @@ int cmd_record(int argc, char **argv)
 		ro.bpf_sets = env.sets;
 		ro.nbpf_sets = env.nsets;
 	}
+	if (strcmp(env.output, "-"))
+		ro.output = env.output;
+	ro.switch_size = env.switch_size;
+	ro.switch_ns = env.switch_ns;
+	ro.switch_signal = env.switch_signal;
+	ro.switch_max_files = env.switch_max_files;
+	ro.max_size = env.max_size;
+	ro.min_free = env.min_free;
 	if (!err && env.snapshot_on)
 		err = parse_snapshot_on(&ro, env.snapshot_on);
 	err = err ?: install_signals();
@@ -598,28 +710,36 @@ int cmd_record(int argc, char **argv)
 		if (err)
 			goto out;
 	}
-	fd = open_output(env.output);
-	if (fd < 0) {
-		err = fd;
-		goto out;
+	if (!env.switch_output) {
+		fd = open_output(env.output);
+		if (fd < 0) {
+			err = fd;
+			goto out;
+		}
 	}
 	err = rc_session__start(s, fd);
 	if (!err && wl.pid > 0)
 		err = workload_start(&wl);
 	if (err) {
 		/* nothing was captured: leave no file behind that looks like one */
-		if (fd != STDOUT_FILENO)
+		if (fd >= 0 && fd != STDOUT_FILENO)
 			unlink(env.output);
 		goto out;
 	}
+	/* SIGHUP: the next file, as logrotate expects, when there is a file of a path */
+	capture_set_switching(ro.output != NULL, env.switch_output != NULL);
 	how = capture_run(s, &wl, env.quiet || !(prog.tty || env.progress) ? NULL : show_progress,
 			  &prog);
 	if (prog.last)
 		status_clear(prog.tty);
-	if (!env.quiet)
+	if (how == CAPTURE_LIMIT)
+		say("%s\n", rc_session__limit(s));
+	else if (!env.quiet)
 		capture_say_end(how);
 	err = rc_session__stop(s) ?: (how < 0 ? how : 0);
-	if (err)
+	if (err && how != CAPTURE_LIMIT && rc_session__limit(s))
+		say("%s\n", rc_session__limit(s)); /* the next file could not be made */
+	else if (err)
 		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);
 	else if (!env.quiet) {
 		workload_end(&wl);

@@ -11,7 +11,8 @@
 #include "cmd.h"
 #include "report_fmt.h"
 
-#define MAX_LIST 1024
+#define MAX_LIST   1024
+#define MAX_INPUTS 4096
 
 enum {
 	OPT_SUMMARY = 256,
@@ -41,7 +42,8 @@ enum profile_kind {
 };
 
 static struct env {
-	const char *input;
+	const char *inputs[MAX_INPUTS]; /* files, directories, globs */
+	size_t ninputs;
 	enum report_format format;
 	enum profile_kind profile;
 	bool summary;
@@ -57,13 +59,16 @@ static struct env {
 } env;
 
 static const struct argp_option opts[] = {
-	{ "input", 'i', "FILE", 0, "Capture to read (default: ringcap.rcap; - for stdin)" },
+	{ "input", 'i', "FILE", 0,
+	  "Capture to read (default: ringcap.rcap; - for stdin); more files, directories and "
+	  "globs as arguments" },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
 	  "text (default), json (JSON Lines), csv, perfetto; for samples, folded (collapsed "
 	  "stacks) or flamegraph (an SVG)" },
 	{ "summary", OPT_SUMMARY, NULL, 0,
 	  "Counts by event, process and syscall, with latencies; for samples, the top functions" },
-	{ "stacks", OPT_STACKS, NULL, 0, "text: each sample's stack under it, as perf script prints it" },
+	{ "stacks", OPT_STACKS, NULL, 0,
+	  "text: each sample's stack under it, as perf script prints it" },
 	{ "hist", OPT_HIST, "WHAT", 0,
 	  "A log2 histogram: syscall (durations) or runq (wakeup to running)" },
 	{ "top", 't', "N", 0, "Rows in each summary table (default: 10)" },
@@ -109,7 +114,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'i':
-		env.input = arg;
+	case ARGP_KEY_ARG:
+		if (env.ninputs == MAX_INPUTS)
+			argp_error(state, "at most %d captures: name their directory instead",
+				   MAX_INPUTS);
+		env.inputs[env.ninputs++] = arg;
 		break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "text"))
@@ -173,11 +182,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_UNTIL:
 		env.until = arg;
-		break;
-	case ARGP_KEY_ARG:
-		if (state->arg_num > 0 || (env.input && strcmp(env.input, arg)))
-			argp_error(state, "one capture file at a time");
-		env.input = arg;
 		break;
 	case ARGP_KEY_END:
 		if ((env.summary || env.hist) && (env.format != FMT_TEXT || env.profile))
@@ -246,9 +250,59 @@ static int parse_time(const char *s, const struct rc_meta *m, uint64_t *ts)
 	return rc_meta__from_wall_ns(m, wall, ts) ? 0 : -EINVAL;
 }
 
-static int setup_filter(struct rc_filter *f, const struct rc_meta *m)
+/* A time of the set (rc_set__time()) in file @i's clock, clamped to it. */
+static uint64_t file_ts(const struct rc_set *set, size_t i, uint64_t t)
+{
+	uint64_t off = rc_set__time(set, i, 0);
+	int64_t o = (int64_t)off;
+
+	if (o >= 0)
+		return t < off ? 0 : t - off;
+	return t > UINT64_MAX + o ? UINT64_MAX : t - off;
+}
+
+/*
+ * --since and --until, in the set's time: read against the first file's
+ * header, whose start is where times count from (the set's start).
+ */
+static int parse_range(const struct rc_set *set, const struct rc_meta *m0, uint64_t *since,
+		       uint64_t *until)
+{
+	uint64_t ts;
+
+	*since = 0;
+	*until = UINT64_MAX;
+	if (env.since) {
+		if (parse_time(env.since, m0, &ts)) {
+			say("invalid --since '%s': seconds from the start, or a time like "
+			    "14:03:05\n",
+			    env.since);
+			return -EINVAL;
+		}
+		*since = rc_set__time(set, 0, ts);
+	}
+	if (env.until) {
+		if (parse_time(env.until, m0, &ts)) {
+			say("invalid --until '%s': seconds from the start, or a time like "
+			    "14:03:05\n",
+			    env.until);
+			return -EINVAL;
+		}
+		*until = rc_set__time(set, 0, ts);
+	}
+	return 0;
+}
+
+/*
+ * The filter of one file: its --event names found in its schema, *@found
+ * counting for each name whether this file has it. A file with none of
+ * them keeps none of its records.
+ */
+static int setup_filter(struct rc_filter *f, const struct rc_meta *m, uint64_t since,
+			uint64_t until, bool *found)
 {
 	char *copy, *tok, *save = NULL;
+	size_t k = 0;
 	int err = 0;
 
 	*f = (struct rc_filter){ .pids = env.pids,
@@ -258,17 +312,8 @@ static int setup_filter(struct rc_filter *f, const struct rc_meta *m)
 				 .cpus = env.cpus,
 				 .ncpus = env.ncpus,
 				 .comm = env.comm,
-				 .until = UINT64_MAX };
-	if (env.since && parse_time(env.since, m, &f->since)) {
-		say("invalid --since '%s': seconds from the start, or a time like 14:03:05\n",
-		    env.since);
-		return -EINVAL;
-	}
-	if (env.until && parse_time(env.until, m, &f->until)) {
-		say("invalid --until '%s': seconds from the start, or a time like 14:03:05\n",
-		    env.until);
-		return -EINVAL;
-	}
+				 .since = since,
+				 .until = until };
 	if (!env.events)
 		return 0;
 	copy = strdup(env.events);
@@ -277,7 +322,33 @@ static int setup_filter(struct rc_filter *f, const struct rc_meta *m)
 	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
 		err = rc_filter__add_event(f, m->schema, tok);
 		if (err == -ENOENT)
+			err = 0;
+		else if (!err && k < MAX_LIST)
+			found[k] = true;
+		k++;
+	}
+	free(copy);
+	return err;
+}
+
+/* Every --event name is in some file; else say which is not. */
+static int check_events(const bool *found)
+{
+	char *copy, *tok, *save = NULL;
+	size_t k = 0;
+	int err = 0;
+
+	if (!env.events)
+		return 0;
+	copy = strdup(env.events);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++) {
+		if (k < MAX_LIST && !found[k]) {
 			say("no event '%s' in this capture: see 'ringcap report --summary'\n", tok);
+			err = -ENOENT;
+			break;
+		}
 	}
 	free(copy);
 	return err;
@@ -325,7 +396,7 @@ static const char *syscall_name(const struct rc_meta *m, uint64_t nr, char *buf,
 	return buf;
 }
 
-static void show_summary(const struct rc_meta *m, struct rc_summary *s)
+static void show_summary(const struct rc_meta *m, struct rc_summary *s, size_t nfiles)
 {
 	size_t i, top = env.top ? env.top : 10;
 	char nb[32];
@@ -334,6 +405,8 @@ static void show_summary(const struct rc_meta *m, struct rc_summary *s)
 	printf("# capture of %s, kernel %s, %s, %u CPUs\n", m->host ? m->host : "?",
 	       m->kernel ? m->kernel : "?", m->arch ? m->arch : "?", m->ncpus);
 	printf("# command: %s\n", m->cmdline ? m->cmdline : "?");
+	if (nfiles > 1)
+		printf("# %zu files, read as one (the first's host and command above)\n", nfiles);
 	printf("# %" PRIu64 " events over %.3f s\n\n", s->nrec,
 	       s->nrec ? (s->last_ts - s->first_ts) / 1e9 : 0.0);
 
@@ -395,68 +468,103 @@ static void show_hist(const struct rc_hist *h, const char *unit, const char *wha
 	}
 }
 
-struct analysis {
+/*
+ * One capture file of the report: its header as shown (times from the
+ * set's start), its filter, its profile (stack ids are the file's own), and
+ * the last record seen, for a stack record's event.
+ */
+struct src {
+	struct rc_meta view;
+	struct rc_filter filter;
 	struct rc_profile prof;
+	struct prof_src ps;
+	const struct rc_event_desc *stack_ev;
+	const struct rc_field *dur; /* syscall's duration, for --hist syscall */
+	uint16_t syscall_id;
+	struct rc_rec_hdr prev;
+	bool kept;
+};
+
+struct analysis {
 	struct rc_summary sum;
 	struct rc_hist hist;
 	struct rc_runq runq;
-	const struct rc_field *dur; /* syscall's duration, for --hist syscall */
-	uint16_t syscall_id;
+	struct prof_src *ps; /* each file's profile and stacks */
+	size_t n;
+	uint64_t samples, offcpu, events; /* every file's */
 };
 
-static int analyse(struct analysis *a, const struct rc_meta *m, const struct rc_rec_hdr *rec)
+static int analyse(struct analysis *a, struct src *src, const struct rc_rec_hdr *rec)
 {
+	const struct rc_meta *m = &src->view;
+
 	if (env.profile)
-		return rc_profile__add(&a->prof, m, rec);
+		return rc_profile__add(&src->prof, m, rec);
 	if (env.summary)
-		return rc_summary__add(&a->sum, m, rec) ?: rc_profile__add(&a->prof, m, rec);
+		return rc_summary__add(&a->sum, m, rec) ?: rc_profile__add(&src->prof, m, rec);
 	if (env.hist == HIST_RUNQ)
 		return rc_runq__add(&a->runq, m, rec);
-	if (a->dur && rec->type == a->syscall_id)
-		rc_hist__add(&a->hist, rc_field__u64(a->dur, rec, 0));
+	if (src->dur && rec->type == src->syscall_id)
+		rc_hist__add(&a->hist, rc_field__u64(src->dur, rec, 0));
 	return 0;
 }
 
-static void analysis_init(struct analysis *a, const struct rc_meta *m)
+static void src_init(struct src *src, const struct rc_meta *m, const struct rc_reader *r,
+		     uint64_t t0)
 {
 	const struct rc_event_desc *ev = rc_schema__event_by_name(m->schema, "syscall");
 
-	memset(a, 0, sizeof(*a));
-	a->dur = rc_event__field(ev, "duration");
-	a->syscall_id = ev ? ev->id : 0;
-	a->runq.div = 1000; /* microseconds, as bcc's runqlat */
+	memset(src, 0, sizeof(*src));
+	src->view = *m;
+	src->view.start_ts = t0;
+	src->dur = rc_event__field(ev, "duration");
+	src->syscall_id = ev ? ev->id : 0;
+	src->stack_ev = rc_schema__event_by_name(m->schema, "stack");
+	src->ps = (struct prof_src){ .r = r, .p = &src->prof };
 }
 
-static int analysis_show(struct analysis *a, const struct rc_meta *m, const struct rc_reader *r)
+static int analysis_show(struct analysis *a, const struct rc_meta *m)
 {
 	/* samples when there are, else time blocked, else events' stacks; --event picks */
-	enum rc_profile_kind kind = a->prof.samples ? RC_PROFILE_CPU
-				    : a->prof.offcpu ? RC_PROFILE_OFFCPU
-						     : RC_PROFILE_EVENTS;
+	enum rc_profile_kind kind = a->samples	? RC_PROFILE_CPU
+				    : a->offcpu ? RC_PROFILE_OFFCPU
+						: RC_PROFILE_EVENTS;
+	size_t top = env.top ? env.top : 10;
+	bool any_dur = false;
 	int err = 0;
+	size_t i;
 
-	if (env.profile && !a->prof.samples && !a->prof.offcpu && !a->prof.events)
+	for (i = 0; i < a->n; i++) {
+		a->samples += a->ps[i].p->samples;
+		a->offcpu += a->ps[i].p->offcpu;
+		a->events += a->ps[i].p->events;
+	}
+	kind = a->samples ? RC_PROFILE_CPU : a->offcpu ? RC_PROFILE_OFFCPU : RC_PROFILE_EVENTS;
+	if (env.profile && !a->samples && !a->offcpu && !a->events)
 		say("no stacks in this capture: record them with -F HZ -g, --off-cpu, or -e EVENTS "
 		    "-g\n");
-	if (env.profile && a->prof.samples && a->prof.offcpu)
+	if (env.profile && a->samples && a->offcpu)
 		say("note: this capture has off-CPU records too: --event offcpu shows them\n");
-	if (env.profile && (a->prof.samples || a->prof.offcpu) && a->prof.events)
+	if (env.profile && (a->samples || a->offcpu) && a->events)
 		say("note: this capture has events' stacks too: --event stack shows them\n");
 	if (env.profile == PROFILE_FOLDED)
-		return show_folded(r, &a->prof, kind);
+		return show_folded(a->ps, a->n, kind);
 	if (env.profile == PROFILE_FLAMEGRAPH)
-		return show_flamegraph(r, &a->prof, kind);
+		return show_flamegraph(a->ps, a->n, kind);
 	if (env.summary) {
-		show_summary(m, &a->sum);
-		if (a->prof.samples)
-			err = show_functions(r, &a->prof, RC_PROFILE_CPU, env.top ? env.top : 10);
-		if (!err && a->prof.offcpu)
-			err = show_functions(r, &a->prof, RC_PROFILE_OFFCPU, env.top ? env.top : 10);
-		if (!err && a->prof.events)
-			err = show_functions(r, &a->prof, RC_PROFILE_EVENTS, env.top ? env.top : 10);
+		show_summary(m, &a->sum, a->n);
+		if (a->samples)
+			err = show_functions(a->ps, a->n, RC_PROFILE_CPU, top);
+		if (!err && a->offcpu)
+			err = show_functions(a->ps, a->n, RC_PROFILE_OFFCPU, top);
+		if (!err && a->events)
+			err = show_functions(a->ps, a->n, RC_PROFILE_EVENTS, top);
 		return err;
 	} else if (env.hist == HIST_SYSCALL) {
-		if (!a->dur)
+		for (i = 0; i < a->n; i++)
+			any_dur |= rc_schema__event_by_name(rc_reader__meta(a->ps[i].r)->schema,
+							    "syscall") != NULL;
+		if (!any_dur)
 			say("no syscall events in this capture: record them with -e syscalls\n");
 		show_hist(&a->hist, "nsecs", "syscall duration");
 	} else if (env.hist == HIST_RUNQ) {
@@ -468,13 +576,13 @@ static int analysis_show(struct analysis *a, const struct rc_meta *m, const stru
 	return 0;
 }
 
-/* Where the file was damaged, and what it lost: chunks passed over, whose events are not shown. */
-static void say_damage(const struct rc_reader *r)
+/* Where a file was damaged, and what it lost: chunks passed over, whose events are not shown. */
+static void say_damage(const char *path, const struct rc_reader *r)
 {
 	struct rc_damage d;
 
 	rc_reader__corrupt(r, &d);
-	say("warning: '%s' is damaged: %s\n", env.input, rc_reader__error(r));
+	say("warning: '%s' is damaged: %s\n", path, rc_reader__error(r));
 	say("warning: %s%" PRIu64 " chunk%s of %" PRIu64 " events lost to damage%s, %" PRIu64
 	    " bytes in %" PRIu64 " stretch%s: shown are the events of the %" PRIu64
 	    " chunks read\n",
@@ -483,11 +591,100 @@ static void say_damage(const struct rc_reader *r)
 	    d.stretches == 1 ? "" : "es", rc_reader__chunks(r));
 }
 
-static void analysis_free(struct analysis *a)
+/* After reading: what each file lost or lacked, said once a file; RC_EXIT_TRUNCATED or 0. */
+static int say_files(const struct rc_set *set)
 {
-	rc_profile__free(&a->prof);
+	struct rc_stats_point totals, base;
+	uint64_t dropped = 0;
+	size_t i, n = rc_set__nfiles(set);
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct rc_reader *r = rc_set__reader(set, i);
+		const char *path = rc_set__path(set, i);
+
+		if (rc_set__skipped(set, i))
+			continue;
+		if (rc_reader__stats(r)) {
+			/* a run's counters are cumulative: the file's own are less its BASE */
+			rc_stats__totals(rc_reader__stats(r), &totals);
+			dropped += totals.dropped;
+			if (rc_reader__base(r)) {
+				rc_stats__totals(rc_reader__base(r), &base);
+				dropped -=
+				    base.dropped < totals.dropped ? base.dropped : totals.dropped;
+			}
+		}
+		if (rc_reader__corrupt(r, NULL)) {
+			say_damage(path, r);
+			ret = RC_EXIT_TRUNCATED;
+		}
+		if (rc_reader__truncated(r)) {
+			say("warning: '%s' is truncated at byte %" PRIu64 " (recorder killed, "
+			    "disk full, or still being written): shown are the events of its "
+			    "%" PRIu64 " complete chunks\n",
+			    path, rc_reader__offset(r), rc_reader__chunks(r));
+			ret = RC_EXIT_TRUNCATED;
+		}
+	}
+	if (dropped && n == 1)
+		say("warning: %" PRIu64 " events were dropped in the kernel (ring full): "
+		    "see 'ringcap stat %s'\n",
+		    dropped, rc_set__path(set, 0));
+	else if (dropped)
+		say("warning: %" PRIu64 " events were dropped in the kernel (ring full): see "
+		    "'ringcap stat' of these files\n",
+		    dropped);
+	return ret;
+}
+
+/* -v: what was read of the files, for measuring what --since and --until save. */
+static void say_read(const struct rc_set *set)
+{
+	uint64_t chunks = 0, raw = 0;
+	size_t i, n = rc_set__nfiles(set), skipped = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct rc_reader *r = rc_set__reader(set, i);
+
+		skipped += rc_set__skipped(set, i);
+		chunks += rc_reader__chunks(r);
+		raw += rc_reader__raw_bytes(r);
+	}
+	say("read: %" PRIu64 " chunks decompressed (%" PRIu64 " bytes of records) of %zu "
+	    "file%s, %zu passed over whole\n",
+	    chunks, raw, n, n == 1 ? "" : "s", skipped);
+}
+
+static void analysis_free(struct analysis *a, struct src *srcs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; srcs && i < n; i++) {
+		rc_profile__free(&srcs[i].prof);
+		rc_filter__free(&srcs[i].filter);
+	}
 	rc_summary__free(&a->sum);
 	rc_runq__free(&a->runq);
+	free(a->ps);
+}
+
+/*
+ * Whether a record is kept: an event's stack record goes with its event,
+ * the record before it of the same time, thread and CPU in its file, kept
+ * when that was (or when the filter names "stack" itself).
+ */
+static bool keep_record(struct src *src, const struct rc_rec_hdr *rec)
+{
+	bool is_stack = src->stack_ev && rec->type == src->stack_ev->id;
+	bool keep = is_stack ? (src->kept && rec->ts == src->prev.ts && rec->tid == src->prev.tid &&
+				rec->cpu == src->prev.cpu) ||
+				   rc_filter__match(&src->filter, &src->view, rec)
+			     : rc_filter__match(&src->filter, &src->view, rec);
+
+	src->kept = keep && !is_stack;
+	src->prev = *rec;
+	return keep;
 }
 
 int cmd_report(int argc, char **argv)
@@ -496,70 +693,80 @@ int cmd_report(int argc, char **argv)
 	static const struct argp argp = {
 		.options = opts,
 		.parser = parse_arg,
-		.args_doc = "[FILE]",
-		.doc = "Decode a capture: events in time order, as text, JSON Lines, CSV or a "
-		       "Perfetto timeline; a summary; or a latency histogram.",
+		.args_doc = "[FILE|DIR|GLOB...]",
+		.doc = "Decode captures: events in time order, as text, JSON Lines, CSV or a "
+		       "Perfetto timeline; a summary; or a latency histogram. Several files, a "
+		       "directory of them or a quoted glob are read as one, merged in time (by "
+		       "wall-clock time, each event's host shown, when they come from several "
+		       "hosts).",
 		.children = children,
 	};
+	static bool found[MAX_LIST];
+	const struct rc_meta **views = NULL;
 	struct report_out *out = NULL;
 	const struct rc_rec_hdr *rec;
-	const struct rc_meta *m;
-	struct rc_filter filter = {};
-	struct rc_stats_point totals = {};
-	struct analysis a;
-	struct rc_reader *r;
+	struct analysis a = {};
+	struct src *srcs = NULL;
+	struct rc_set *set;
+	uint64_t since, until, t0;
+	size_t i, n, f = 0;
 	bool analysing;
-	const struct rc_event_desc *stack_ev;
-	uint64_t dropped;
-	struct rc_rec_hdr prev = {};
-	bool kept = false;
 	int err, ret = 0;
 
 	env = (struct env){ .format = FMT_TEXT };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
-	if (!env.input)
-		env.input = "ringcap.rcap";
-	r = rc_reader__open(env.input);
-	if (!r)
-		return -errno; /* the reader said why */
-	m = rc_reader__meta(r);
-	stack_ev = rc_schema__event_by_name(m->schema, "stack");
-	analysing = env.summary || env.hist || env.profile;
-	analysis_init(&a, m);
-	err = setup_filter(&filter, m);
+	if (!env.ninputs)
+		env.inputs[env.ninputs++] = "ringcap.rcap";
+	raise_nofile();
+	set = rc_set__open(env.inputs, env.ninputs);
+	if (!set)
+		return -errno; /* the set said why, naming the file */
+	n = rc_set__nfiles(set);
+	srcs = calloc(n, sizeof(*srcs));
+	views = calloc(n, sizeof(*views));
+	a.ps = calloc(n, sizeof(*a.ps));
+	if (!srcs || !views || !a.ps) {
+		err = -ENOMEM;
+		goto out;
+	}
+	a.n = n;
+	a.runq.div = 1000; /* microseconds, as bcc's runqlat */
+	for (i = 0; i < n; i++) {
+		/* times count from the set's start: the earliest file's, in this file's clock */
+		t0 = file_ts(set, i, rc_set__start(set));
+		src_init(&srcs[i], rc_set__meta(set, i), rc_set__reader(set, i), t0);
+		views[i] = &srcs[i].view;
+		a.ps[i] = srcs[i].ps;
+	}
+	memset(found, 0, sizeof(found));
+	err = parse_range(set, views[0], &since, &until);
+	for (i = 0; !err && i < n; i++)
+		err =
+		    setup_filter(&srcs[i].filter, views[i], file_ts(set, i, since),
+				 until == UINT64_MAX ? UINT64_MAX : file_ts(set, i, until), found);
+	err = err ?: check_events(found);
 	if (err)
 		goto out;
-	rc_reader__set_range(r, filter.since, filter.until);
+	rc_set__set_range(set, since, until);
+	analysing = env.summary || env.hist || env.profile;
 	if (!analysing) {
-		out = report_out__new(env.format, m, env.wall ? RC_FMT_WALL : 0);
+		out = report_out__new(env.format, views, n, env.wall ? RC_FMT_WALL : 0,
+				      rc_set__by_wall(set));
 		if (!out) {
 			err = -ENOMEM;
 			goto out;
 		}
-		if (env.stacks || env.format == FMT_PERFETTO)
-			report_out__set_stacks(out, r);
+		for (i = 0; i < n && (env.stacks || env.format == FMT_PERFETTO); i++)
+			report_out__set_stacks(out, i, rc_set__reader(set, i));
 	}
-	while ((err = rc_reader__next(r, &rec)) > 0) {
-		/*
-		 * An event's stack record goes with its event, the record before
-		 * it of the same time, thread and CPU: kept when that was (or
-		 * when the filter names "stack" itself).
-		 */
-		bool is_stack = stack_ev && rec->type == stack_ev->id;
-		bool keep = is_stack ? (kept && rec->ts == prev.ts && rec->tid == prev.tid &&
-					rec->cpu == prev.cpu) ||
-					       rc_filter__match(&filter, m, rec)
-				     : rc_filter__match(&filter, m, rec);
-
-		kept = keep && !is_stack;
-		prev = *rec;
-		if (!keep)
+	while ((err = rc_set__next(set, &rec, &f)) > 0) {
+		if (!keep_record(&srcs[f], rec))
 			continue;
 		if (rec->type >= RC_FIRST_DYN_ID)
-			warn_raw(m, rec->type);
-		err = analysing ? analyse(&a, m, rec) : report_out__event(out, rec);
+			warn_raw(&srcs[f].view, rec->type);
+		err = analysing ? analyse(&a, &srcs[f], rec) : report_out__event(out, f, rec);
 		if (err)
 			break;
 	}
@@ -574,41 +781,30 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (err < 0) {
-		say("%s: %s\n", env.input,
-		    rc_reader__error(r)[0] ? rc_reader__error(r) : strerror(-err));
+		const struct rc_reader *r = rc_set__reader(set, f);
+
+		say("%s: %s\n", rc_set__path(set, f),
+		    r && rc_reader__error(r)[0] ? rc_reader__error(r) : strerror(-err));
 		ret = err;
 		goto out;
 	}
 	if (analysing) {
-		err = analysis_show(&a, m, r);
+		err = analysis_show(&a, views[0]);
 		if (err) {
 			ret = err;
 			goto out;
 		}
 	}
-	if (rc_reader__stats(r))
-		rc_stats__totals(rc_reader__stats(r), &totals);
-	dropped = totals.dropped;
-	if (dropped)
-		say("warning: %" PRIu64 " events were dropped in the kernel (ring full): "
-		    "see 'ringcap stat %s'\n",
-		    dropped, env.input);
-	if (rc_reader__corrupt(r, NULL)) {
-		say_damage(r);
-		ret = RC_EXIT_TRUNCATED;
-	}
-	if (rc_reader__truncated(r)) {
-		say("warning: '%s' is truncated at byte %" PRIu64 " (recorder killed or "
-		    "disk full): shown are the events of its %" PRIu64 " complete chunks\n",
-		    env.input, rc_reader__offset(r), rc_reader__chunks(r));
-		ret = RC_EXIT_TRUNCATED;
-	}
+	ret = say_files(set);
+	if (verbosity)
+		say_read(set);
 out:
 	if (err < 0 && !ret)
 		ret = err;
-	analysis_free(&a);
+	analysis_free(&a, srcs, n);
 	report_out__free(out);
-	rc_filter__free(&filter);
-	rc_reader__free(r);
+	free(srcs);
+	free(views);
+	rc_set__free(set);
 	return ret;
 }

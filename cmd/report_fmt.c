@@ -41,9 +41,22 @@ struct cpu_state {
 	char comm[16];
 };
 
+/* A capture file of the report: its header, stacks, host, and how its events are shown. */
+struct report_src {
+	const struct rc_meta *m;
+	const struct rc_reader *stacks;
+	struct json_fields *jf;
+	uint32_t **colmap;
+};
+
 struct report_out {
 	enum report_format fmt;
-	const struct rc_meta *m;
+	struct report_src *srcs;
+	size_t nsrcs;
+	bool hosts;		 /* files of several hosts: each event's host shown */
+	uint32_t ncpus;		 /* the most CPUs of any file */
+	size_t ncsvfixed;	 /* csv: the columns before the fields */
+	const struct rc_meta *m; /* of the current source: the event being shown */
 	unsigned int flags;
 	struct rc_strbuf buf;
 	bool first;
@@ -58,7 +71,7 @@ struct report_out {
 	uint64_t last_ts;
 	struct thread_name *names;
 	size_t names_cap, names_used;
-	/* text --stacks */
+	/* text --stacks, perfetto: the current source's stacks */
 	const struct rc_reader *stacks;
 	const struct rc_event_desc *stack_ev; /* "stack": the records -g adds after events' */
 	struct rc_rec_hdr prev;		      /* the last record shown: a stack's event */
@@ -96,6 +109,10 @@ static void json_event(struct report_out *o, const struct rc_rec_hdr *rec)
 
 	rc_strbuf__printf(sb, "{\"time\":%.9f,\"ts\":%" PRIu64, rel_seconds(o->m, rec->ts),
 			  rec->ts);
+	if (o->hosts) {
+		APPEND_LIT(sb, ",\"host\":");
+		json_escape(sb, o->m->host ? o->m->host : "", SIZE_MAX);
+	}
 	json_known(sb, "cpu", rec->cpu, no & RC_EVENT_NO_CPU);
 	json_known(sb, "pid", rec->pid, no & RC_EVENT_NO_PID);
 	json_known(sb, "tid", rec->tid, no & RC_EVENT_NO_TID);
@@ -154,23 +171,21 @@ static uint32_t csv_column(struct report_out *o, const char *name)
 	return o->ncols++;
 }
 
-static int csv_begin(struct report_out *o)
+/* The columns of a file's fields: the union's, found or added. */
+static int csv_map(struct report_out *o, struct report_src *src)
 {
-	const struct rc_schema *s = o->m->schema;
+	const struct rc_schema *s = src->m->schema;
 	size_t i;
 	uint32_t e;
 	uint16_t f;
 
-	o->cols = calloc(CSV_MAX_COLUMNS, sizeof(*o->cols));
-	o->colmap = calloc(s->nevents ? s->nevents : 1, sizeof(*o->colmap));
-	if (!o->cols || !o->colmap)
+	src->colmap = calloc(s->nevents ? s->nevents : 1, sizeof(*src->colmap));
+	if (!src->colmap)
 		return -ENOMEM;
-	for (i = 0; i < sizeof(csv_fixed) / sizeof(csv_fixed[0]); i++)
-		csv_column(o, csv_fixed[i]);
 	for (e = 0; e < s->nevents; e++) {
-		o->colmap[e] =
-		    calloc(s->events[e].nfields ? s->events[e].nfields : 1, sizeof(**o->colmap));
-		if (!o->colmap[e])
+		src->colmap[e] =
+		    calloc(s->events[e].nfields ? s->events[e].nfields : 1, sizeof(**src->colmap));
+		if (!src->colmap[e])
 			return -ENOMEM;
 		for (f = 0; f < s->events[e].nfields; f++) {
 			const char *name = s->events[e].fields[f].name;
@@ -178,9 +193,31 @@ static int csv_begin(struct report_out *o)
 			for (i = 0; i < sizeof(csv_fixed) / sizeof(csv_fixed[0]); i++)
 				if (!strcmp(name, csv_fixed[i]))
 					name = csv_renamed[i];
-			o->colmap[e][f] = csv_column(o, name);
+			if (o->hosts && !strcmp(name, "host"))
+				name = "fields.host";
+			src->colmap[e][f] = csv_column(o, name);
 		}
 	}
+	return 0;
+}
+
+static int csv_begin(struct report_out *o)
+{
+	size_t i;
+	int err = 0;
+
+	o->cols = calloc(CSV_MAX_COLUMNS, sizeof(*o->cols));
+	if (!o->cols)
+		return -ENOMEM;
+	for (i = 0; i < sizeof(csv_fixed) / sizeof(csv_fixed[0]); i++)
+		csv_column(o, csv_fixed[i]);
+	if (o->hosts)
+		csv_column(o, "host");
+	o->ncsvfixed = o->ncols;
+	for (i = 0; !err && i < o->nsrcs; i++)
+		err = csv_map(o, &o->srcs[i]);
+	if (err)
+		return err;
 	for (i = 0; i < o->ncols; i++) {
 		if (i)
 			APPEND_LIT(&o->buf, ",");
@@ -252,7 +289,11 @@ static void csv_event(struct report_out *o, const struct rc_rec_hdr *rec)
 		csv_cell(sb, rec->comm, sizeof(rec->comm));
 	APPEND_LIT(sb, ",");
 	csv_cell(sb, ev->name, SIZE_MAX);
-	for (c = sizeof(csv_fixed) / sizeof(csv_fixed[0]); c < o->ncols; c++) {
+	if (o->hosts) {
+		APPEND_LIT(sb, ",");
+		csv_cell(sb, o->m->host ? o->m->host : "", SIZE_MAX);
+	}
+	for (c = o->ncsvfixed; c < o->ncols; c++) {
 		APPEND_LIT(sb, ",");
 		for (f = 0; f < ev->nfields; f++)
 			if (o->colmap[evi][f] == c)
@@ -369,17 +410,20 @@ static bool has_unknown_tasks(const struct rc_schema *s)
 static void perfetto_begin(struct report_out *o)
 {
 	uint32_t cpu;
+	size_t i;
 	char name[32];
 
-	o->cpus = calloc(o->m->ncpus ? o->m->ncpus : 1, sizeof(*o->cpus));
+	o->cpus = calloc(o->ncpus ? o->ncpus : 1, sizeof(*o->cpus));
 	o->first = true;
 	APPEND_LIT(&o->buf, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	meta_name(o, "process_name", CPU_PID, -1, "CPUs", SIZE_MAX);
-	for (cpu = 0; o->cpus && cpu < o->m->ncpus && cpu < 4096; cpu++) {
+	for (cpu = 0; o->cpus && cpu < o->ncpus && cpu < 4096; cpu++) {
 		snprintf(name, sizeof(name), "CPU %u", cpu);
 		meta_name(o, "thread_name", CPU_PID, CPU_PID + cpu, name, SIZE_MAX);
 	}
-	if (has_unknown_tasks(o->m->schema)) {
+	for (i = 0; i < o->nsrcs && !has_unknown_tasks(o->srcs[i].m->schema); i++)
+		;
+	if (i < o->nsrcs) {
 		meta_name(o, "process_name", UNKNOWN_PID, -1, "pid unknown", SIZE_MAX);
 		meta_name(o, "thread_name", UNKNOWN_PID, UNKNOWN_PID, "tid unknown", SIZE_MAX);
 	}
@@ -523,28 +567,51 @@ static void perfetto_end(struct report_out *o)
 {
 	uint32_t cpu;
 
-	for (cpu = 0; o->cpus && cpu < o->m->ncpus; cpu++)
+	for (cpu = 0; o->cpus && cpu < o->ncpus; cpu++)
 		end_cpu_slice(o, cpu, o->last_ts);
 	APPEND_LIT(&o->buf, "\n]}\n");
 }
 
 /* ---- the interface ---------------------------------------------------- */
 
-struct report_out *report_out__new(enum report_format fmt, const struct rc_meta *m,
-				   unsigned int flags)
+/* The file the next event is from: its header, fields, stacks and columns. */
+static void use_src(struct report_out *o, size_t i)
+{
+	struct report_src *src = &o->srcs[i];
+
+	if (o->m == src->m)
+		return;
+	o->m = src->m;
+	o->jf = src->jf;
+	o->colmap = src->colmap;
+	o->stacks = src->stacks;
+	o->snap = rc_schema__event_by_name(o->m->schema, "ringcap:snapshot");
+	o->stack_ev = rc_schema__event_by_name(o->m->schema, "stack");
+}
+
+struct report_out *report_out__new(enum report_format fmt, const struct rc_meta *const *ms,
+				   size_t n, unsigned int flags, bool hosts)
 {
 	struct report_out *o = calloc(1, sizeof(*o));
+	size_t i;
 
 	if (!o)
 		return NULL;
 	o->fmt = fmt;
-	o->m = m;
 	o->flags = flags;
-	o->snap = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
-	o->stack_ev = rc_schema__event_by_name(m->schema, "stack");
-	if (fmt == FMT_JSON || fmt == FMT_PERFETTO) {
-		o->jf = json_fields__new(m->schema);
-		if (!o->jf) {
+	o->hosts = hosts;
+	o->srcs = calloc(n ? n : 1, sizeof(*o->srcs));
+	if (!o->srcs) {
+		free(o);
+		return NULL;
+	}
+	o->nsrcs = n;
+	for (i = 0; i < n; i++) {
+		o->srcs[i].m = ms[i];
+		o->ncpus = ms[i]->ncpus > o->ncpus ? ms[i]->ncpus : o->ncpus;
+		/* files of one run share their schema's layout, but each has its own */
+		if ((fmt == FMT_JSON || fmt == FMT_PERFETTO) &&
+		    !(o->srcs[i].jf = json_fields__new(ms[i]->schema))) {
 			report_out__free(o);
 			return NULL;
 		}
@@ -553,6 +620,7 @@ struct report_out *report_out__new(enum report_format fmt, const struct rc_meta 
 		report_out__free(o);
 		return NULL;
 	}
+	use_src(o, 0);
 	if (fmt == FMT_PERFETTO)
 		perfetto_begin(o);
 	return o;
@@ -577,9 +645,11 @@ static void snapshot_rule(struct report_out *o, const struct rc_rec_hdr *rec)
 	APPEND_LIT(&o->buf, " events ----\n");
 }
 
-void report_out__set_stacks(struct report_out *o, const struct rc_reader *r)
+void report_out__set_stacks(struct report_out *o, size_t src, const struct rc_reader *r)
 {
-	o->stacks = r;
+	o->srcs[src].stacks = r;
+	if (o->m == o->srcs[src].m)
+		o->stacks = r;
 }
 
 /*
@@ -636,8 +706,9 @@ static void stack_lines(struct report_out *o, const struct rc_rec_hdr *rec, bool
 	APPEND_LIT(&o->buf, "\n");
 }
 
-int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
+int report_out__event(struct report_out *o, size_t src, const struct rc_rec_hdr *rec)
 {
+	use_src(o, src);
 	/*
 	 * An event's stack record (record -g): its frames under its event,
 	 * the line before of the same time, thread and CPU, with --stacks.
@@ -654,6 +725,8 @@ int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec)
 	case FMT_TEXT:
 		if (o->snap && rec->type == o->snap->id)
 			snapshot_rule(o, rec);
+		if (o->hosts)
+			rc_strbuf__printf(&o->buf, "%-16s ", o->m->host ? o->m->host : "?");
 		rc_decode__text(&o->buf, o->m, rec, o->flags);
 		APPEND_LIT(&o->buf, "\n");
 		if (o->stacks)
@@ -682,14 +755,20 @@ int report_out__end(struct report_out *o)
 void report_out__free(struct report_out *o)
 {
 	uint32_t e;
+	size_t i;
 
 	if (!o)
 		return;
-	for (e = 0; o->colmap && e < o->m->schema->nevents; e++)
-		free(o->colmap[e]);
-	free(o->colmap);
+	for (i = 0; i < o->nsrcs; i++) {
+		struct report_src *src = &o->srcs[i];
+
+		for (e = 0; src->colmap && e < src->m->schema->nevents; e++)
+			free(src->colmap[e]);
+		free(src->colmap);
+		json_fields__free(src->jf);
+	}
+	free(o->srcs);
 	free(o->cols);
-	json_fields__free(o->jf);
 	free(o->cpus);
 	free(o->names);
 	rc_strbuf__free(&o->buf);

@@ -14,13 +14,18 @@ enum report_format {
 
 struct report_out;
 
-/* Output to stdout, buffered; @flags: RC_FMT_WALL. */
-struct report_out *report_out__new(enum report_format fmt, const struct rc_meta *m,
-				   unsigned int flags);
-/* 0, or -EIO when stdout failed (main says why). */
-int report_out__event(struct report_out *o, const struct rc_rec_hdr *rec);
-/* text: print each sample's stack under it, from @r's definitions. */
-void report_out__set_stacks(struct report_out *o, const struct rc_reader *r);
+/*
+ * Output to stdout, buffered, of the events of @n files (sources), each
+ * decoded with its header @ms[i] (whose start_ts is where times count
+ * from); @flags: RC_FMT_WALL; @hosts: show each event's host (a column of
+ * text and CSV, a field of JSON).
+ */
+struct report_out *report_out__new(enum report_format fmt, const struct rc_meta *const *ms,
+				   size_t n, unsigned int flags, bool hosts);
+/* An event of source @src. 0, or -EIO when stdout failed (main says why). */
+int report_out__event(struct report_out *o, size_t src, const struct rc_rec_hdr *rec);
+/* text: print each sample's stack under it, from @r's definitions, for source @src. */
+void report_out__set_stacks(struct report_out *o, size_t src, const struct rc_reader *r);
 int report_out__end(struct report_out *o);
 void report_out__free(struct report_out *o);
 

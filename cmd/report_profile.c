@@ -80,31 +80,41 @@ static uint64_t shown_weight(const struct rc_profile_row *row)
  * The rows of @kind as folded lines, sorted, equal ones merged (two stacks
  * can name the same functions).
  */
-static int fold(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind,
-		bool mark, struct folded **out, size_t *nout)
+static int fold(const struct prof_src *ps, size_t nps, enum rc_profile_kind kind, bool mark,
+		struct folded **out, size_t *nout)
 {
 	struct rc_strbuf names = {}, line = {};
-	struct folded *v = calloc(p->nrows ? p->nrows : 1, sizeof(*v));
-	size_t i, k, n = 0, nframes;
-	int err = v ? 0 : -ENOMEM;
+	size_t i, k, n = 0, nframes, rows = 0, s;
+	struct folded *v;
+	int err;
 
-	for (i = 0; !err && i < p->nrows; i++) {
-		const char *f;
+	for (s = 0; s < nps; s++)
+		rows += ps[s].p->nrows;
+	v = calloc(rows ? rows : 1, sizeof(*v));
+	err = v ? 0 : -ENOMEM;
+	for (s = 0; !err && s < nps; s++) {
+		const struct rc_profile *p = ps[s].p;
 
-		if (p->rows[i].kind != kind)
-			continue;
-		err = row_frames(r, &p->rows[i], mark, &names, &nframes);
-		line.len = 0;
-		for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
-			err = rc_strbuf__append(&line, k ? ";" : "", !!k) ?: rc_strbuf__append(&line, f, strlen(f));
-		if (err)
-			break;
-		v[n].text = strdup(line.buf);
-		if (!v[n].text) {
-			err = -ENOMEM;
-			break;
+		for (i = 0; !err && i < p->nrows; i++) {
+			const char *f;
+
+			if (p->rows[i].kind != kind)
+				continue;
+			err = row_frames(ps[s].r, &p->rows[i], mark, &names, &nframes);
+			line.len = 0;
+			for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
+				err = rc_strbuf__append(&line, k ? ";" : "", !!k)
+					  ?: rc_strbuf__append(&line, f, strlen(f));
+			if (err)
+				break;
+			v[n].text = strdup(line.buf);
+			if (!v[n].text) {
+				err = -ENOMEM;
+				break;
+			}
+			/* merged as it is, shown as shown_weight() says */
+			v[n++].count = p->rows[i].weight;
 		}
-		v[n++].count = p->rows[i].weight; /* merged as it is, shown as shown_weight() says */
 	}
 	rc_strbuf__free(&names);
 	rc_strbuf__free(&line);
@@ -134,11 +144,11 @@ static void free_folded(struct folded *v, size_t n)
 	free(v);
 }
 
-int show_folded(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind)
+int show_folded(const struct prof_src *ps, size_t nps, enum rc_profile_kind kind)
 {
 	struct folded *v = NULL;
 	size_t i, n = 0;
-	int err = fold(r, p, kind, false, &v, &n);
+	int err = fold(ps, nps, kind, false, &v, &n);
 
 	for (i = 0; !err && i < n; i++) {
 		uint64_t w = kind == RC_PROFILE_OFFCPU ? v[i].count / 1000 : v[i].count;
@@ -150,7 +160,7 @@ int show_folded(const struct rc_reader *r, const struct rc_profile *p, enum rc_p
 	return err;
 }
 
-int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, enum rc_profile_kind kind)
+int show_flamegraph(const struct prof_src *ps, size_t nps, enum rc_profile_kind kind)
 {
 	bool off = kind == RC_PROFILE_OFFCPU;
 	struct rc_fg_opts o = { .title = off ? "Off-CPU flame graph (time blocked)"
@@ -161,20 +171,24 @@ int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, enum 
 				.kernel_marks = true };
 	struct rc_strbuf names = {};
 	const char **frames = NULL;
-	size_t i, k, cap = 0, nframes;
+	size_t i, k, s, cap = 0, nframes;
 	struct rc_fg *g = rc_fg__new();
 	int err = g ? 0 : -errno;
 
-	for (i = 0; !err && i < p->nrows; i++) {
-		const char *f;
+	for (s = 0; !err && s < nps; s++) {
+		const struct rc_profile *p = ps[s].p;
 
-		if (p->rows[i].kind != kind || !shown_weight(&p->rows[i]))
-			continue;
-		err = row_frames(r, &p->rows[i], true, &names, &nframes);
-		err = err ?: rc_ensure_arr(&frames, &cap, nframes, 64);
-		for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
-			frames[k] = f;
-		err = err ?: rc_fg__add(g, frames, nframes, shown_weight(&p->rows[i]));
+		for (i = 0; !err && i < p->nrows; i++) {
+			const char *f;
+
+			if (p->rows[i].kind != kind || !shown_weight(&p->rows[i]))
+				continue;
+			err = row_frames(ps[s].r, &p->rows[i], true, &names, &nframes);
+			err = err ?: rc_ensure_arr(&frames, &cap, nframes, 64);
+			for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
+				frames[k] = f;
+			err = err ?: rc_fg__add(g, frames, nframes, shown_weight(&p->rows[i]));
+		}
 	}
 	err = err ?: rc_fg__write(g, &o, stdout);
 	rc_fg__free(g);
@@ -183,24 +197,97 @@ int show_flamegraph(const struct rc_reader *r, const struct rc_profile *p, enum 
 	return err;
 }
 
-int show_functions(const struct rc_reader *r, const struct rc_profile *p,
-		   enum rc_profile_kind kind, size_t top)
+static int cmp_func_name(const void *a, const void *b)
+{
+	return strcmp(((const struct rc_func_count *)a)->name,
+		      ((const struct rc_func_count *)b)->name);
+}
+
+static int cmp_func_shown(const void *a, const void *b)
+{
+	const struct rc_func_count *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The functions of every file's profile, merged by name: a sample counts
+ * a function once in its own file's count, so the sums count it once too.
+ */
+static int merged_functions(const struct prof_src *ps, size_t nps, enum rc_profile_kind kind,
+			    struct rc_func_count **out, size_t *nout)
+{
+	struct rc_func_count *all = NULL, *f;
+	size_t s, i, k, n = 0, cap = 0, nf;
+	int err = 0;
+
+	for (s = 0; !err && s < nps; s++) {
+		err = rc_profile__functions(ps[s].p, kind, ps[s].r, &f, &nf);
+		if (err)
+			break;
+		err = rc_ensure_arr(&all, &cap, n + nf, 64);
+		if (err) {
+			rc_func_counts__free(f, nf);
+			break;
+		}
+		memcpy(all + n, f, nf * sizeof(*f));
+		n += nf;
+		free(f); /* the names moved to @all */
+	}
+	if (err) {
+		rc_func_counts__free(all, n);
+		return err;
+	}
+	if (nps > 1 && n) {
+		qsort(all, n, sizeof(*all), cmp_func_name);
+		for (i = 1, k = 0; i < n; i++) {
+			if (!strcmp(all[i].name, all[k].name)) {
+				all[k].self += all[i].self;
+				all[k].total += all[i].total;
+				free(all[i].name);
+			} else {
+				all[++k] = all[i];
+			}
+		}
+		n = k + 1;
+		qsort(all, n, sizeof(*all), cmp_func_shown);
+	}
+	*out = all;
+	*nout = n;
+	return 0;
+}
+
+int show_functions(const struct prof_src *ps, size_t nps, enum rc_profile_kind kind, size_t top)
 {
 	bool off = kind == RC_PROFILE_OFFCPU;
-	uint64_t all = off ? p->offcpu_ns : kind == RC_PROFILE_EVENTS ? p->events : p->samples;
+	uint64_t all = 0, samples = 0, offcpu = 0, events = 0, no_stack = 0;
 	struct rc_func_count *f = NULL;
 	size_t i, n = 0;
-	int err = rc_profile__functions(p, kind, r, &f, &n);
+	int err;
 
+	for (i = 0; i < nps; i++) {
+		const struct rc_profile *p = ps[i].p;
+
+		all += off ? p->offcpu_ns : kind == RC_PROFILE_EVENTS ? p->events : p->samples;
+		samples += p->samples;
+		offcpu += p->offcpu;
+		events += p->events;
+		no_stack += p->no_stack;
+	}
+	err = merged_functions(ps, nps, kind, &f, &n);
 	if (err)
 		return err;
 	if (off)
-		printf("\n# %" PRIu64 " off-CPU records, %.3f s blocked\n", p->offcpu, all / 1e9);
+		printf("\n# %" PRIu64 " off-CPU records, %.3f s blocked\n", offcpu, all / 1e9);
 	else if (kind == RC_PROFILE_EVENTS)
-		printf("\n# %" PRIu64 " events with their stacks\n", p->events);
+		printf("\n# %" PRIu64 " events with their stacks\n", events);
 	else
-		printf("\n# %" PRIu64 " samples%s\n", p->samples,
-		       p->no_stack ? "; some without a stack (record -g takes them)" : "");
+		printf("\n# %" PRIu64 " samples%s\n", samples,
+		       no_stack ? "; some without a stack (record -g takes them)" : "");
 	printf("%8s %8s  %s\n", "CHILDREN", "SELF", "FUNCTION");
 	for (i = 0; all && i < n && i < top; i++)
 		printf("%7.2f%% %7.2f%%  %s\n", 100.0 * f[i].total / all, 100.0 * f[i].self / all,

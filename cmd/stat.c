@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cmd.h"
 #include "json.h"
+#include "util/mem.h"
 
-#define LIVE_EVENTS 64 /* built-in event ids are below this */
+#define LIVE_EVENTS 64	 /* built-in event ids are below this */
+#define MAX_INPUTS  4096 /* files, directories and globs named */
 
 enum {
 	OPT_JSON = 256,
@@ -20,7 +23,8 @@ enum {
 };
 
 static struct env {
-	const char *input;
+	const char *inputs[MAX_INPUTS];
+	size_t ninputs;
 	bool json;
 	bool fail_on_drops;
 	uint64_t max_drops;
@@ -56,16 +60,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		/* after "--": the command and its arguments; before it: a file */
 		if (env.dashdash && state->next - 1 > env.dashdash)
 			return ARGP_ERR_UNKNOWN;
-		if (env.input)
-			argp_error(state, "one capture file at a time");
-		env.input = arg;
+		if (env.ninputs == MAX_INPUTS)
+			argp_error(state, "at most %d captures: name their directory instead",
+				   MAX_INPUTS);
+		env.inputs[env.ninputs++] = arg;
 		break;
 	case ARGP_KEY_ARGS:
 		scope.cmd = state->argv + state->next;
 		break;
 	case ARGP_KEY_END:
 		scope_check(state);
-		if (env.input && (scope.given || scope.cmd))
+		if (env.ninputs && (scope.given || scope.cmd))
 			argp_error(state, "a capture file, or what to trace live: not both");
 		break;
 	default:
@@ -257,7 +262,13 @@ static void show_damage_json(struct json *j, const struct view *v)
 	json_end_object(j);
 }
 
-static void show_json(const struct view *v)
+struct file_view;
+struct gap;
+static void show_files_json(struct json *j, const struct file_view *fv, size_t n,
+			    const struct gap *g, size_t ng);
+
+static void show_json(const struct view *v, const struct file_view *fv, size_t nfv,
+		      const struct gap *g, size_t ng)
 {
 	struct json j = { .f = stdout };
 	uint32_t i;
@@ -324,15 +335,19 @@ static void show_json(const struct view *v)
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	/* several files, or a rotated run's file with files missing before it */
+	if (nfv > 1 || ng)
+		show_files_json(&j, fv, nfv, g, ng);
 	json_end_object(&j);
 }
 
-static int show(const struct view *v)
+static int show(const struct view *v, const struct file_view *fv, size_t nfv, const struct gap *g,
+		size_t ng)
 {
 	uint64_t n = rc_ledger__lost(&v->led);
 
 	if (env.json)
-		show_json(v);
+		show_json(v, fv, nfv, g, ng);
 	else
 		show_plain(v);
 	if (env.fail_on_drops && n > env.max_drops) {
@@ -354,72 +369,425 @@ static void note_lost(struct view *v, const struct rc_event_desc *ev, const stru
 			    fl && rc_field__u64(fl, rec, 0) & 1 /* RC_LOST_F_AT_END */);
 }
 
-static int stat_file(void)
+/*
+ * One capture file, read whole: its ledger over its own span (its last
+ * counters less those it began with, rc_stats__span()), and what the
+ * stat of several files shows of it.
+ */
+struct file_view {
+	struct view v;
+	const struct rc_meta *m;
+	const struct rc_stats *base, *end; /* the run's counters at its start and end */
+	struct rc_stats span;		   /* end less base: the ledger's counters */
+	uint64_t first, last;		   /* its records' times, and its last counters' */
+};
+
+static int read_file(struct rc_reader *r, const char *path, struct file_view *fv)
 {
 	const struct rc_stats_point *hist;
 	const struct rc_trailer *tr;
 	const struct rc_rec_hdr *rec;
-	const struct rc_meta *m;
+	const struct rc_meta *m = rc_reader__meta(r);
 	const struct rc_event_desc *lost_ev, *snap_ev;
-	struct view v = { .source = env.input };
-	uint64_t first = 0, last = 0;
-	struct rc_reader *r;
+	struct view *v = &fv->v;
 	size_t nhist;
 	int err;
 
-	r = rc_reader__open(env.input);
-	if (!r)
-		return -errno;
-	m = rc_reader__meta(r);
-	v.schema = m->schema;
-	err = rc_ledger__alloc(&v.led, m->ncpus);
+	fv->m = m;
+	v->source = path;
+	v->schema = m->schema;
+	err = rc_ledger__alloc(&v->led, m->ncpus);
 	if (err)
-		goto out;
-	v.led.overwrite = m->flags & RC_META_OVERWRITE;
+		return err;
+	v->led.overwrite = m->flags & RC_META_OVERWRITE;
 	lost_ev = rc_schema__event_by_name(m->schema, "ringcap:lost");
 	snap_ev = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
 	while ((err = rc_reader__next(r, &rec)) > 0) {
-		if (!v.nrec++)
-			first = rec->ts;
-		last = rec->ts > last ? rec->ts : last;
+		if (!v->nrec++)
+			fv->first = rec->ts;
+		fv->last = rec->ts > fv->last ? rec->ts : fv->last;
 		/* records of ringcap's own, not events: counted apart */
 		if (lost_ev && rec->type == lost_ev->id) {
-			note_lost(&v, lost_ev, rec);
+			note_lost(v, lost_ev, rec);
 			continue;
 		}
 		if (snap_ev && rec->type == snap_ev->id) {
-			v.led.snapshots++;
+			v->led.snapshots++;
 			continue;
 		}
-		rc_ledger__add_record(&v.led, m, rec);
+		rc_ledger__add_record(&v->led, m, rec);
 	}
 	if (err < 0) {
-		say("%s: %s\n", env.input, rc_reader__error(r));
+		say("%s: %s\n", path, rc_reader__error(r));
+		return err;
+	}
+	v->truncated = rc_reader__truncated(r);
+	v->damaged = rc_reader__corrupt(r, &v->dmg);
+	v->damage = rc_reader__error(r);
+	if (v->damaged) {
+		say("warning: '%s' is damaged: %s\n", path, v->damage);
+		rc_ledger__add_corrupt(&v->led, v->dmg.chunks, v->dmg.records, v->dmg.bytes);
+	}
+	fv->end = rc_reader__stats(r);
+	fv->base = rc_reader__base(r);
+	if (fv->end) {
+		err = rc_stats__span(fv->end, fv->base, &fv->span);
+		if (err)
+			return err;
+		v->led.st = &fv->span;
+	}
+	v->chunks = rc_reader__chunks(r);
+	v->file_bytes = rc_reader__offset(r);
+	tr = rc_reader__trailer(r);
+	v->raw_bytes = rc_reader__raw_bytes(r);
+	v->late = tr ? tr->late : 0;
+	if (fv->end && fv->end->ts > fv->last)
+		fv->last = fv->end->ts;
+	if (!v->nrec && !fv->end)
+		fv->first = fv->last = m->start_ts;
+	v->duration =
+	    fv->last > m->start_ts ? (fv->last - m->start_ts) / 1e9 : (fv->last - fv->first) / 1e9;
+	rc_ledger__count(&v->led, v->led.st);
+	hist = rc_reader__history(r, &nhist);
+	if (fv->base) {
+		/* a later file of a run: its first second from the counters it began with */
+		struct rc_stats_point b;
+		size_t i;
+
+		rc_stats__totals(fv->base, &b);
+		b.ts = m->start_ts;
+		for (i = 0; i < nhist; i++)
+			rc_ledger__note_interval(&v->led, i ? &hist[i - 1] : &b, &hist[i],
+						 ((i ? hist[i - 1].ts : b.ts) - b.ts) / 1e9);
+	} else {
+		rc_ledger__worst_second(&v->led, hist, nhist, m->start_ts);
+	}
+	return 0;
+}
+
+static void file_view_free(struct file_view *fv)
+{
+	rc_ledger__free(&fv->v.led);
+	free(fv->span.entries);
+}
+
+/* ---- several files: a line each, missing spans, the sum ---------------- */
+
+/* A wall-clock time, UTC, to the millisecond: "2026-11-26 06:15:12.345". */
+static const char *utc(const struct rc_meta *m, uint64_t ts, char *buf, size_t len)
+{
+	int64_t wall;
+	time_t secs;
+	struct tm tm;
+	size_t k;
+
+	if (!rc_meta__wall_ns(m, ts, &wall) || wall < 0) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	secs = wall / 1000000000;
+	if (!gmtime_r(&secs, &tm) || !(k = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	snprintf(buf + k, len - k, ".%03lld", (long long)(wall % 1000000000 / 1000000));
+	return buf;
+}
+
+static const char *run_short(const struct rc_meta *m, char *buf, size_t len)
+{
+	if (!m->has_run)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%02x%02x%02x%02x", m->run.id[0], m->run.id[1], m->run.id[2],
+			 m->run.id[3]);
+	return buf;
+}
+
+/* A stats' totals of what the span formulas need. */
+struct run_point {
+	bool known;
+	uint64_t made, in_flight, dropped;
+};
+
+static struct run_point run_point(const struct rc_stats *st)
+{
+	struct run_point p = { .known = st != NULL };
+	uint32_t i;
+
+	for (i = 0; st && i < st->nentries; i++) {
+		p.made += st->entries[i].made;
+		p.in_flight += st->entries[i].in_flight;
+		p.dropped += st->entries[i].dropped;
+	}
+	return p;
+}
+
+/*
+ * Files missing from a rotated run (ringcap-file(5), RUN): seq numbers
+ * between those present, or before the first; the events made and dropped
+ * then, from the counters on either side.
+ */
+struct gap {
+	const struct file_view *before, *after; /* before: NULL when the run's first files */
+	uint32_t seq_from, seq_to;
+	uint64_t from_ts, to_ts; /* in @after's clock */
+	bool known;
+	uint64_t made, dropped;
+};
+
+static int find_gaps(const struct file_view *fv, size_t n, struct gap **out, size_t *nout)
+{
+	struct gap *g = NULL;
+	size_t i, j, k = 0, cap = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct file_view *f = &fv[i], *prev = NULL;
+		struct run_point b, e;
+		struct gap gp = {};
+
+		if (!f->m->has_run)
+			continue;
+		/* the file of the same run just before it in seq (the set sorts by start, seq) */
+		for (j = i; j-- > 0;) {
+			if (fv[j].m->has_run && !memcmp(fv[j].m->run.id, f->m->run.id, 16)) {
+				prev = &fv[j];
+				break;
+			}
+		}
+		if (prev ? f->m->run.seq <= prev->m->run.seq + 1 : f->m->run.seq <= 1)
+			continue;
+		b = run_point(f->base);
+		gp.after = f;
+		gp.before = prev;
+		gp.seq_from = prev ? prev->m->run.seq + 1 : 1;
+		gp.seq_to = f->m->run.seq - 1;
+		gp.to_ts = f->m->start_ts;
+		if (prev) {
+			e = run_point(prev->end);
+			gp.from_ts = prev->last; /* the clock of one boot: the run's */
+			gp.known = b.known && e.known;
+			if (gp.known) {
+				gp.made = (b.made - b.in_flight) - (e.made - e.in_flight);
+				gp.dropped = b.dropped - e.dropped;
+			}
+		} else {
+			gp.from_ts = f->m->run.start_ts;
+			gp.known = b.known;
+			gp.made = b.made - b.in_flight;
+			gp.dropped = b.dropped;
+		}
+		if (rc_ensure_arr(&g, &cap, k + 1, 8)) {
+			free(g);
+			return -ENOMEM;
+		}
+		g[k++] = gp;
+	}
+	*out = g;
+	*nout = k;
+	return 0;
+}
+
+static void show_files_plain(const struct file_view *fv, size_t n, const struct gap *g, size_t ng)
+{
+	char a[40], b[40], run[16];
+	int w = 4;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		w = (int)strlen(fv[i].v.source) > w ? (int)strlen(fv[i].v.source) : w;
+	printf("%-*s %-12s %-8s %6s %-23s %-23s %10s %10s %10s %8s\n", w, "FILE", "HOST", "RUN",
+	       "SEQ", "START (UTC)", "END (UTC)", "RECORDS", "MADE", "DROPPED", "MISSING");
+	for (i = 0; i < n; i++) {
+		const struct file_view *f = &fv[i];
+		const struct rc_ledger_row *t = &f->v.led.total;
+
+		printf("%-*s %-12s %-8s %6u %-23s %-23s %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %8" PRIu64 "%s\n",
+		       w, f->v.source, f->m->host ? f->m->host : "?",
+		       run_short(f->m, run, sizeof(run)), f->m->has_run ? f->m->run.seq : 0,
+		       utc(f->m, f->m->start_ts, a, sizeof(a)), utc(f->m, f->last, b, sizeof(b)),
+		       f->v.nrec, t->made, t->dropped, rc_ledger__missing(&f->v.led, t),
+		       f->v.truncated ? " (truncated)" : "");
+	}
+	for (i = 0; i < ng; i++) {
+		const struct gap *x = &g[i];
+		const struct rc_meta *m = x->after->m;
+
+		printf("# missing: run %s, file%s %u", run_short(m, run, sizeof(run)),
+		       x->seq_to > x->seq_from ? "s" : "", x->seq_from);
+		if (x->seq_to > x->seq_from)
+			printf("-%u", x->seq_to);
+		printf(" (%s to %s, %.3f s): ", utc(m, x->from_ts, a, sizeof(a)),
+		       utc(m, x->to_ts, b, sizeof(b)),
+		       x->to_ts > x->from_ts ? (x->to_ts - x->from_ts) / 1e9 : 0.0);
+		if (x->known)
+			printf("%" PRIu64 " events made, %" PRIu64 " dropped, not in these files "
+			       "(deleted by --switch-max-files or --max-size, or not given)\n",
+			       x->made, x->dropped);
+		else
+			printf("events made unknown: the counters on its side are damaged\n");
+	}
+	printf("\n");
+}
+
+static void show_files_json(struct json *j, const struct file_view *fv, size_t n,
+			    const struct gap *g, size_t ng)
+{
+	char a[40], run[40];
+	size_t i, k;
+
+	json_begin_array(j, "files");
+	for (i = 0; i < n; i++) {
+		const struct file_view *f = &fv[i];
+		int64_t wall;
+
+		json_begin_object(j, NULL);
+		json_string(j, "path", f->v.source);
+		json_string(j, "host", f->m->host ? f->m->host : "");
+		for (k = 0; f->m->has_run && k < 16; k++)
+			snprintf(run + 2 * k, sizeof(run) - 2 * k, "%02x", f->m->run.id[k]);
+		json_string(j, "run", f->m->has_run ? run : "");
+		json_u64(j, "seq", f->m->has_run ? f->m->run.seq : 0);
+		json_string(j, "start", utc(f->m, f->m->start_ts, a, sizeof(a)));
+		json_double(j, "start_wall_s",
+			    rc_meta__wall_ns(f->m, f->m->start_ts, &wall) ? wall / 1e9 : 0.0);
+		json_double(j, "end_wall_s",
+			    rc_meta__wall_ns(f->m, f->last, &wall) ? wall / 1e9 : 0.0);
+		json_u64(j, "events", f->v.nrec);
+		json_bool(j, "complete", !f->v.truncated && !f->v.damaged);
+		json_bool(j, "has_base", f->base != NULL);
+		json_begin_object(j, "total");
+		json_row(j, &f->v, &f->v.led.total);
+		json_end_object(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_begin_array(j, "missing_spans");
+	for (i = 0; i < ng; i++) {
+		const struct gap *x = &g[i];
+
+		json_begin_object(j, NULL);
+		json_string(j, "run", run_short(x->after->m, run, sizeof(run)));
+		json_u64(j, "seq_from", x->seq_from);
+		json_u64(j, "seq_to", x->seq_to);
+		json_double(j, "duration_s",
+			    x->to_ts > x->from_ts ? (x->to_ts - x->from_ts) / 1e9 : 0.0);
+		json_bool(j, "known", x->known);
+		json_u64(j, "made", x->made);
+		json_u64(j, "dropped", x->dropped);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+/* The ledgers of several files summed, as one view; the counters shown as the sum's. */
+static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, struct view *sum,
+		     struct rc_stats *st)
+{
+	uint32_t ncpus = 0;
+	uint64_t first = UINT64_MAX, last = 0, t;
+	bool any_st = false;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		ncpus = fv[i].m->ncpus > ncpus ? fv[i].m->ncpus : ncpus;
+	err = rc_ledger__alloc(&sum->led, ncpus);
+	if (err)
+		return err;
+	*st = (struct rc_stats){};
+	for (i = 0; i < n; i++) {
+		struct file_view *f = &fv[i];
+		const struct rc_stats *s = f->v.led.st;
+
+		/* the worst second, from the set's start */
+		f->v.led.worst_at +=
+		    ((int64_t)rc_set__time(set, i, f->m->start_ts) - (int64_t)rc_set__start(set)) /
+		    1e9;
+		rc_ledger__add(&sum->led, &f->v.led);
+		sum->nrec += f->v.nrec;
+		sum->chunks += f->v.chunks;
+		sum->file_bytes += f->v.file_bytes;
+		sum->raw_bytes += f->v.raw_bytes;
+		sum->late += f->v.late;
+		sum->truncated |= f->v.truncated;
+		if (f->v.damaged && !sum->damaged) {
+			sum->damaged = true;
+			sum->damage = f->v.damage;
+		}
+		sum->dmg.chunks += f->v.dmg.chunks;
+		sum->dmg.records += f->v.dmg.records;
+		sum->dmg.bytes += f->v.dmg.bytes;
+		sum->dmg.stretches += f->v.dmg.stretches;
+		sum->dmg.exact = i ? sum->dmg.exact && (!f->v.damaged || f->v.dmg.exact)
+				   : !f->v.damaged || f->v.dmg.exact;
+		t = rc_set__time(set, i, f->m->start_ts);
+		first = t < first ? t : first;
+		t = rc_set__time(set, i, f->last);
+		last = t > last ? t : last;
+		if (!s)
+			continue;
+		any_st = true;
+		st->ring_size = s->ring_size > st->ring_size ? s->ring_size : st->ring_size;
+		st->ring_hwm = s->ring_hwm > st->ring_hwm ? s->ring_hwm : st->ring_hwm;
+		st->user_dropped += s->user_dropped;
+		st->writer_wait_ns += s->writer_wait_ns;
+	}
+	sum->led.st = any_st ? st : NULL;
+	sum->schema = fv[0].m->schema;
+	first = rc_set__start(set) < first ? rc_set__start(set) : first;
+	sum->duration = last > first ? (last - first) / 1e9 : 0;
+	return 0;
+}
+
+static int stat_files(void)
+{
+	struct file_view *fv = NULL;
+	struct view sum = {};
+	struct rc_stats sum_st;
+	struct gap *gaps = NULL;
+	size_t i, n, ngaps = 0;
+	char src[64];
+	struct rc_set *set;
+	int err = 0;
+
+	raise_nofile();
+	set = rc_set__open(env.inputs, env.ninputs);
+	if (!set)
+		return -errno; /* the set said why, naming the file */
+	n = rc_set__nfiles(set);
+	fv = calloc(n, sizeof(*fv));
+	if (!fv) {
+		err = -ENOMEM;
 		goto out;
 	}
-	v.truncated = rc_reader__truncated(r);
-	v.damaged = rc_reader__corrupt(r, &v.dmg);
-	v.damage = rc_reader__error(r);
-	if (v.damaged) {
-		say("warning: '%s' is damaged: %s\n", env.input, v.damage);
-		rc_ledger__add_corrupt(&v.led, v.dmg.chunks, v.dmg.records, v.dmg.bytes);
+	for (i = 0; !err && i < n; i++)
+		err = read_file(rc_set__reader(set, i), rc_set__path(set, i), &fv[i]);
+	err = err ?: find_gaps(fv, n, &gaps, &ngaps);
+	if (err)
+		goto out;
+	if (n == 1) {
+		if (ngaps && !env.json)
+			show_files_plain(fv, n, gaps, ngaps);
+		err = show(&fv[0].v, fv, n, gaps, ngaps);
+		goto out;
 	}
-	v.led.st = rc_reader__stats(r);
-	v.chunks = rc_reader__chunks(r);
-	v.file_bytes = rc_reader__offset(r);
-	tr = rc_reader__trailer(r);
-	v.raw_bytes = rc_reader__raw_bytes(r);
-	v.late = tr ? tr->late : 0;
-	if (v.led.st && v.led.st->ts > last)
-		last = v.led.st->ts;
-	v.duration = last > m->start_ts ? (last - m->start_ts) / 1e9 : (last - first) / 1e9;
-	rc_ledger__count(&v.led, v.led.st);
-	hist = rc_reader__history(r, &nhist);
-	rc_ledger__worst_second(&v.led, hist, nhist, m->start_ts);
-	err = show(&v);
+	err = sum_views(fv, n, set, &sum, &sum_st);
+	if (err)
+		goto out;
+	snprintf(src, sizeof(src), "%zu files", n);
+	sum.source = src;
+	if (!env.json)
+		show_files_plain(fv, n, gaps, ngaps);
+	err = show(&sum, fv, n, gaps, ngaps);
 out:
-	rc_ledger__free(&v.led);
-	rc_reader__free(r);
+	for (i = 0; fv && i < n; i++)
+		file_view_free(&fv[i]);
+	free(fv);
+	free(gaps);
+	rc_ledger__free(&sum.led);
+	rc_set__free(set);
 	return err;
 }
 
@@ -538,7 +906,7 @@ static int stat_live(int argc, char **argv)
 	rc_ledger__count(&v.led, v.led.st);
 	workload_end(&wl);
 	workload_say_status(&wl);
-	err = show(&v);
+	err = show(&v, NULL, 0, NULL, 0);
 out:
 	workload_end(&wl);
 	rc_ledger__free(&v.led);
@@ -555,14 +923,16 @@ int cmd_stat(int argc, char **argv)
 	static const struct argp argp = {
 		.options = opts,
 		.parser = parse_arg,
-		.args_doc = "[FILE]\n-a -d SECONDS | -p PID | -- COMMAND [ARGS...]",
+		.args_doc = "[FILE|DIR|GLOB...]\n-a -d SECONDS | -p PID | -- COMMAND [ARGS...]",
 		.doc = "Did anything get lost, where, and why: events made, captured, dropped "
-		       "and filtered, per event and per CPU, from a capture file or live.",
+		       "and filtered, per event and per CPU, from capture files or live. Several "
+		       "files (a directory, a quoted glob): a line per file, their ledgers summed, "
+		       "and the spans of a rotated run whose files are missing.",
 		.children = children,
 	};
 	int i, err;
 
-	env = (struct env){ .input = NULL };
+	env = (struct env){ .ninputs = 0 };
 	for (i = 1; i < argc && !env.dashdash; i++)
 		if (!strcmp(argv[i], "--"))
 			env.dashdash = i;
@@ -571,7 +941,7 @@ int cmd_stat(int argc, char **argv)
 		return -err;
 	if (scope.given || scope.cmd)
 		return stat_live(argc, argv);
-	if (!env.input)
-		env.input = "ringcap.rcap";
-	return stat_file();
+	if (!env.ninputs)
+		env.inputs[env.ninputs++] = "ringcap.rcap";
+	return stat_files();
 }

@@ -17,7 +17,11 @@
 
 #define DRAIN_MS 100
 
-static volatile sig_atomic_t stop_signal, snapshot_asked;
+static volatile sig_atomic_t stop_signal, snapshot_asked, hup_asked;
+
+/* SIGHUP switches files (record to a file of a path); SIGUSR2 too, rotating */
+static volatile sig_atomic_t hup_switches;
+static bool usr2_switches;
 
 /* the workload, for a stop at once to take with it; 0: none */
 static volatile sig_atomic_t workload_pid;
@@ -30,12 +34,19 @@ static volatile sig_atomic_t workload_pid;
  * tracefs instance left behind is removed by the next run. SIGHUP never
  * does this: a closing terminal sends it twice (the shell's, then the
  * kernel's to the foreground group), and that stop must be clean.
+ *
+ * When record writes a file of a path, SIGHUP does not stop it: it ends
+ * the file and goes on in the next, as logrotate expects of a daemon.
  */
 static void on_signal(int sig)
 {
 	static const char msg[] = "ringcap: a second signal: stopping at once; the capture holds "
 				  "what was written, up to its last complete chunk\n";
 
+	if (sig == SIGHUP && hup_switches) {
+		hup_asked = 1;
+		return;
+	}
 	if (stop_signal && sig != SIGHUP) {
 		if (workload_pid > 0)
 			kill(workload_pid, SIGKILL);
@@ -207,14 +218,33 @@ double elapsed_since(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* SIGUSR2: a flight recorder's snapshot. */
+void capture_set_switching(bool hup, bool rotating)
+{
+	hup_switches = hup;
+	usr2_switches = rotating;
+}
+
+/* SIGHUP, SIGUSR2 rotating: the next file. */
+static int switch_file(struct rc_session *s, const char *why)
+{
+	int err = rc_session__switch(s);
+
+	if (err)
+		say("%s: switching files failed: %s\n", why, strerror(-err));
+	return err;
+}
+
+/* SIGUSR2: a flight recorder's snapshot; rotating, then the next file (perf's). */
 static int take_snapshot(struct rc_session *s)
 {
+	bool overwrite = rc_session__meta(s) && (rc_session__meta(s)->flags & RC_META_OVERWRITE);
 	long n;
 
-	if (!rc_session__meta(s) || !(rc_session__meta(s)->flags & RC_META_OVERWRITE)) {
+	if (!overwrite && usr2_switches)
+		return switch_file(s, "SIGUSR2");
+	if (!overwrite) {
 		say("SIGUSR2 ignored: snapshots are for the flight recorder (record "
-		    "--overwrite)\n");
+		    "--overwrite), and switching files for --switch-output\n");
 		return 0;
 	}
 	n = rc_session__snapshot(s, RC_SNAPSHOT_SIGNAL);
@@ -224,7 +254,7 @@ static int take_snapshot(struct rc_session *s)
 	}
 	if (verbosity > 0)
 		say("snapshot: %ld events\n", n);
-	return 0;
+	return usr2_switches ? switch_file(s, "SIGUSR2") : 0;
 }
 
 /*
@@ -284,6 +314,14 @@ int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick,
 			if (n < 0)
 				return n;
 		}
+		if (hup_asked) {
+			hup_asked = 0;
+			n = switch_file(s, "SIGHUP");
+			if (n < 0)
+				return n;
+		}
+		if (rc_session__limit(s))
+			return CAPTURE_LIMIT;
 		el = elapsed_since(&t0);
 		if (tick)
 			tick(ctx, s, el);

@@ -349,6 +349,23 @@ struct rc_note {
 	uint32_t len;
 };
 
+/**
+ * struct rc_run - where a file stands in its run of `ringcap record` (v1.9)
+ * @id: random, the same in every file of one run
+ * @boot_id: the kernel's boot id (/proc/sys/kernel/random/boot_id) as 16
+ *	bytes; zeros if unknown
+ * @seq: 1 for a run's first file, +1 a file
+ * @flags: RC_RUN_F_*
+ * @start_ts: capture clock at the run's start (its first file's start_ts)
+ */
+struct rc_run {
+	uint8_t id[16], boot_id[16];
+	uint32_t seq, flags;
+	uint64_t start_ts;
+};
+
+#define RC_RUN_F_ROTATING 0x1 /* the run switches files: more may follow this one */
+
 struct rc_meta {
 	uint16_t version_major;
 	uint16_t version_minor;
@@ -358,8 +375,8 @@ struct rc_meta {
 	uint32_t recorder_pid;
 	uint32_t transport;	/* RC_TRANSPORT_* */
 	uint32_t flags;		/* RC_META_* */
-	uint64_t start_ts;	/* capture clock at start, ns */
-	int64_t wall_offset_ns; /* CLOCK_REALTIME - capture clock */
+	uint64_t start_ts;	/* capture clock at the file's start, ns */
+	int64_t wall_offset_ns; /* CLOCK_REALTIME - capture clock, when the file began */
 	uint64_t ringbuf_size;	/* perfbuf: each CPU's ring */
 	const char *host;
 	const char *kernel;
@@ -368,6 +385,9 @@ struct rc_meta {
 	const struct rc_schema *schema;
 	uint32_t nnotes;
 	const struct rc_note *notes;
+	/* v1.9: the run; a writer writes it as given, a seq of 0 as 1 */
+	struct rc_run run;
+	bool has_run; /* read from the file: false before v1.9 (run zeroed) */
 };
 
 /**
@@ -404,6 +424,12 @@ struct rc_stat_entry {
 	uint64_t throttled;    /* of those, while the kernel throttled the event */
 	uint64_t throttled_ns; /* time throttled */
 	uint64_t throttles;    /* times throttled */
+	/*
+	 * Made (counted in @made) before the counters were taken, and neither
+	 * dropped nor read from the ring by then: written after them (v1.9;
+	 * 0 in older files and in a run's last counters).
+	 */
+	uint64_t in_flight;
 };
 
 /* The cpu of an entry counted for all CPUs together (missed). */
@@ -481,6 +507,22 @@ struct rc_trailer {
  *	ring_pending
  */
 void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt);
+
+/**
+ * rc_stats__span() - the counters of one file of a run: its last less those it began with
+ * @end: the file's last counters (rc_reader__stats() at its end)
+ * @base: the run's counters when it began (rc_reader__base()); NULL: zeros
+ * @out: filled: @end's entries, each less @base's of its CPU and event
+ *	(0 when that went back), made being (END.made - BASE.made) +
+ *	BASE.in_flight - END.in_flight (ringcap-file(5), RUN); ring sizes as
+ *	@end's. Free @out->entries
+ *
+ * The records in the file are then @out's captured, and the files of a
+ * run sum to its totals.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_stats__span(const struct rc_stats *end, const struct rc_stats *base, struct rc_stats *out);
 
 /* ---- the loss ledger -------------------------------------------------- */
 
@@ -589,6 +631,15 @@ void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st);
  * @bytes: bytes passed over
  */
 void rc_ledger__add_corrupt(struct rc_ledger *l, uint64_t chunks, uint64_t records, uint64_t bytes);
+
+/**
+ * rc_ledger__add() - add one file's ledger to a sum of several
+ * @to: allocated: every row, count and loss of @from added; the second
+ *	with the most drops kept when @from's dropped more. @to->st is left
+ *	to the caller (the counters the sum shows)
+ * @from: counted
+ */
+void rc_ledger__add(struct rc_ledger *to, const struct rc_ledger *from);
 
 /**
  * rc_ledger__missing() - read from the ring but not in the file
@@ -734,6 +785,21 @@ int rc_writer__flush(struct rc_writer *w, bool all);
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);
 
 /**
+ * rc_writer__add_base() - write a BASE block: the run's counters when the file began
+ * @w: the writer, nothing added to it yet
+ * @st: the counters, copied: the last ones written to the run's file before
+ *	this one
+ *
+ * For the second and later files of a run (rc_meta.run.seq > 1): a reader
+ * counts the file's span as its last counters less these
+ * (ringcap-file(5), ROTATION).
+ *
+ * Return: 0; -EINVAL once anything but the header was written; -E2BIG;
+ * -ENOMEM; or an error of writing (sticky).
+ */
+int rc_writer__add_base(struct rc_writer *w, const struct rc_stats *st);
+
+/**
  * rc_writer__finish() - flush every record, and end the file
  * @w: the writer
  *
@@ -835,6 +901,21 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec);
 void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until);
 
 /**
+ * rc_reader__span() - the file's record times, from its trailer, without reading the file
+ * @r: the reader, before its first rc_reader__next() (or after its trailer)
+ * @first: set to the earliest record's time
+ * @last: set to the latest record's time
+ * @nrec: set to the records in the file
+ *
+ * Reads the trailer from the end of a seekable file or memory (its END
+ * block, lengths and CRC checked), not moving the reader.
+ *
+ * Return: true when set; false without a trailer to trust (a pipe, a file
+ * cut short or being written, a damaged end) or once reading has begun.
+ */
+bool rc_reader__span(struct rc_reader *r, uint64_t *first, uint64_t *last, uint64_t *nrec);
+
+/**
  * rc_reader__truncated() - whether the file was cut short
  * @r: the reader, after rc_reader__next() returned 0
  *
@@ -914,6 +995,20 @@ bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d);
  * rc_reader__next(); NULL before the first one.
  */
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r);
+
+/**
+ * rc_reader__base() - the run's counters when the file began (v1.9)
+ * @r: the reader
+ *
+ * Read with the header, from the BASE block that follows it in the second
+ * and later files of a rotated run: the same counters as the last block of
+ * the file before. A file's own span is its last counters less these.
+ *
+ * Return: the counters, valid until rc_reader__free(); NULL when the file
+ * has none (a run's first file, a file before v1.9, or a damaged block):
+ * read them as all zeros.
+ */
+const struct rc_stats *rc_reader__base(const struct rc_reader *r);
 
 /**
  * struct rc_frame - a frame of a stack, named as the capture names it
@@ -1029,6 +1124,153 @@ uint64_t rc_reader__raw_bytes(const struct rc_reader *r);
  * pointer @r handed out goes with it, the header and schema included.
  */
 void rc_reader__free(struct rc_reader *r);
+
+/* ---- a set of captures, read as one ----------------------------------- */
+
+struct rc_set;
+
+/**
+ * rc_set__open() - open capture files to read as one, merged in time
+ * @paths: each a file ("-": standard input, alone), a directory (its
+ *	capture files, by name: those that start as a capture does; others are
+ *	passed over with a note, RC_INFO), or a glob pattern (glob(3)) when no
+ *	file has that name
+ * @npaths: entries of @paths
+ *
+ * Every file's header is read (rc_reader__open()); a file named twice is
+ * read once. Files of one host (the same host name) share the capture
+ * clock and merge by it; files of several hosts merge by wall-clock time,
+ * each file's time plus its own wall_offset_ns (rc_set__by_wall()). One
+ * host is one boot: the same boot id in both files' RUN sections (v1.9),
+ * else the same host name. The files are sorted by their start in that
+ * time, then by their seq in their run, then by name.
+ *
+ * Return: the set, to free with rc_set__free(); NULL with errno set, the
+ * failure logged (RC_WARN) naming the file or pattern: ENOENT for a
+ * pattern that matches nothing, a directory with no capture file or no
+ * path at all; E2BIG past 65536 files; rc_reader__open()'s errors.
+ */
+struct rc_set *rc_set__open(const char *const *paths, size_t npaths);
+
+/**
+ * rc_set__nfiles() - the files of a set
+ * @s: the set
+ *
+ * Return: their number, at least 1; files are numbered from 0 in the
+ * set's order (by start).
+ */
+size_t rc_set__nfiles(const struct rc_set *s);
+
+/**
+ * rc_set__reader() - the reader of a file of the set
+ * @s: the set
+ * @i: the file
+ *
+ * For the file's header (rc_reader__meta()), stacks (rc_reader__stack()),
+ * counters, trailer and state once read. When reading through
+ * rc_set__next(), do not call rc_reader__next() or rc_reader__set_range()
+ * on it: the set does. A caller that wants each file whole (ringcap stat)
+ * may read the readers one by one instead, and not call rc_set__next().
+ * Each file's reader holds its descriptor from rc_set__open() on.
+ *
+ * Return: the reader, owned by @s; NULL when @i is past the last file.
+ */
+struct rc_reader *rc_set__reader(const struct rc_set *s, size_t i);
+
+/**
+ * rc_set__meta() - rc_reader__meta() of a file of the set
+ * @s: the set
+ * @i: the file
+ *
+ * Return: the header; NULL when @i is past the last file.
+ */
+const struct rc_meta *rc_set__meta(const struct rc_set *s, size_t i);
+
+/**
+ * rc_set__path() - the path of a file of the set, as found
+ * @s: the set
+ * @i: the file
+ *
+ * Return: the path; NULL when @i is past the last file.
+ */
+const char *rc_set__path(const struct rc_set *s, size_t i);
+
+/**
+ * rc_set__by_wall() - whether the set merges by wall-clock time
+ * @s: the set
+ *
+ * Return: true when its files come from several hosts (or boots): the
+ * set's time is then the wall clock, in ns since the epoch; else it is the
+ * capture clock the files share.
+ */
+bool rc_set__by_wall(const struct rc_set *s);
+
+/**
+ * rc_set__time() - a time of a file, in the set's time
+ * @s: the set
+ * @i: the file
+ * @ts: a time of the file's capture clock
+ *
+ * Return: @ts, plus the file's wall-clock offset when the set merges by
+ * wall-clock time.
+ */
+uint64_t rc_set__time(const struct rc_set *s, size_t i, uint64_t ts);
+
+/**
+ * rc_set__start() - where the set's times count from, in the set's time
+ * @s: the set
+ *
+ * Return: the earliest start of its files, or of their runs (rc_run
+ * start_ts) when earlier: a rotated run whose first files are gone still
+ * counts from its start.
+ */
+uint64_t rc_set__start(const struct rc_set *s);
+
+/**
+ * rc_set__set_range() - read only the files and chunks that can hold a time range
+ * @s: the set, before its first rc_set__next()
+ * @since: the earliest time wanted, in the set's time; 0: from the start
+ * @until: the latest; UINT64_MAX: to the end
+ *
+ * A file whose trailer places all its records outside the range (or that
+ * has none) is not read past its header and trailer (rc_set__skipped());
+ * within the others, rc_reader__set_range() skips chunks. Records outside
+ * the range still come from the chunks read: filter them too.
+ */
+void rc_set__set_range(struct rc_set *s, uint64_t since, uint64_t until);
+
+/**
+ * rc_set__skipped() - whether a file was left unread, outside the range
+ * @s: the set
+ * @i: the file
+ *
+ * Return: true when rc_set__set_range() passed file @i over whole.
+ */
+bool rc_set__skipped(const struct rc_set *s, size_t i);
+
+/**
+ * rc_set__next() - the next record of the set, in time order across its files
+ * @s: the set
+ * @rec: set to the record, valid until the next rc_set__next()
+ * @file: set to the file it is from: decode it with that file's header and
+ *	stacks; on an error, the file that failed
+ *
+ * Records of one time keep file order. Within a file, records come as
+ * rc_reader__next() gives them (late ones, rc_trailer.late, out of order).
+ * A file cut short or damaged ends where its reader stops: check each
+ * reader's rc_reader__truncated() and rc_reader__corrupt() at the end.
+ *
+ * Return: 1 with *@rec and *@file set; 0 when every file has ended; or
+ * rc_reader__next()'s error, its reason in rc_reader__error() of the
+ * reader of *@file.
+ */
+int rc_set__next(struct rc_set *s, const struct rc_rec_hdr **rec, size_t *file);
+
+/**
+ * rc_set__free() - free a set, its readers and what they handed out
+ * @s: the set, or NULL
+ */
+void rc_set__free(struct rc_set *s);
 
 /* ---- decoding --------------------------------------------------------- */
 
@@ -1587,6 +1829,20 @@ struct rc_record_opts {
 	bool srclines;
 	/* RC_CALL_GRAPH_DWARF: bytes of user stack a sample copies (0: RC_DWARF_STACK_DEFAULT) */
 	uint32_t ustack_size;
+	/*
+	 * The files (ringcap-record(1), ROTATION). @output: -o, the capture's
+	 * path (NULL: not a file of a path, e.g. stdout): a switch
+	 * (rc_session__switch()) ends the file and starts it again there,
+	 * and when rotating it is the prefix of the run's files' names.
+	 * Rotating when @switch_size, @switch_ns or @switch_signal is set.
+	 */
+	const char *output;
+	uint64_t switch_size;	   /* switch once a file holds this many bytes; 0: never */
+	uint64_t switch_ns;	   /* switch every this long; 0: never */
+	bool switch_signal;	   /* rotating, switched only by rc_session__switch() */
+	uint32_t switch_max_files; /* keep the newest this many of the run's files; 0: all */
+	uint64_t max_size; /* the file's cap: stop there; rotating, the run's files' together */
+	uint64_t min_free; /* stop (rotating: first delete the oldest) below this free space */
 };
 
 /**
@@ -1649,7 +1905,9 @@ int rc_session__add_target(struct rc_session *s, pid_t pid);
  * rc_session__start() - turn tracing on and start the capture file
  * @s: an opened session, not started
  * @fd: the capture file, not closed by the session; < 0: nothing is
- *	written, records are read, counted and discarded (live counters)
+ *	written, records are read, counted and discarded (live counters).
+ *	Rotating (rc_record_opts.switch_*), pass -1: the session makes the
+ *	run's files from rc_record_opts.output itself
  *
  * Attaches the programs (or turns the instance on), then writes the
  * capture header to @fd and starts the writer: once the file is not
@@ -1670,7 +1928,9 @@ int rc_session__start(struct rc_session *s, int fd);
  * when there is one. Between reads it sleeps on the rings (RC_DRAIN_POLL,
  * and always for a flight recorder) or reads again at once
  * (RC_DRAIN_BUSY). A signal does not end it early: the wait it interrupts
- * counts as a wake-up.
+ * counts as a wake-up. Rotating, it switches files when the current one
+ * reaches rc_record_opts.switch_size or switch_ns has passed; it returns
+ * early when a cap is reached (rc_session__limit()).
  *
  * Return: records read (at most INT32_MAX), or -errno of reading or
  * writing.
@@ -1690,6 +1950,43 @@ int rc_session__drain(struct rc_session *s, int ms);
  * first error of reading or writing.
  */
 int rc_session__stop(struct rc_session *s);
+/**
+ * rc_session__switch() - end the capture file and go on in the next
+ * @s: a started session writing to a file of a path (rc_record_opts.output)
+ *
+ * The counters go to the file, then, on the thread that writes, every
+ * record they count, the trailer; the next file follows: rotating, under
+ * its rotation name; else at the same path, the file just ended renamed to
+ * its rotation name first if the path still names it. The rings are read
+ * all along. Without a path (stdout), nothing is done.
+ *
+ * Return: 0; -EINVAL without a file of a path; or -errno.
+ */
+int rc_session__switch(struct rc_session *s);
+
+/**
+ * rc_session__limit() - whether a cap stopped the capture
+ * @s: the session
+ *
+ * rc_session__drain() returns early once --max-size (without rotation) or
+ * --min-free is reached, or the next file could not be made: stop the
+ * session then (rc_session__stop()); the file is complete.
+ *
+ * Return: the message saying which cap, and what of, without newline;
+ * NULL while none is reached.
+ */
+const char *rc_session__limit(const struct rc_session *s);
+
+/**
+ * rc_session__files() - the files of the run so far
+ * @s: the session, stopped: the names are the writing thread's until then
+ * @first: set to the oldest file of the run still on disk (NULL: none)
+ * @last: set to the current (or last) file (NULL: none)
+ *
+ * Return: how many files the run made (1 unless it switched).
+ */
+uint32_t rc_session__files(const struct rc_session *s, const char **first, const char **last);
+
 /* Why a snapshot was taken (the ringcap:snapshot record's reason). */
 enum rc_snapshot_why {
 	RC_SNAPSHOT_SIGNAL = 1, /* SIGUSR2 */

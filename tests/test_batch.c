@@ -32,6 +32,7 @@ static int batch_capture(int stop_err, struct mem_capture *mc)
 	if (fd < 0)
 		return -errno;
 	c.w = rc_writer__new(fd, &c.meta, &wo);
+	c.has_file = c.w != NULL;
 	err = c.w ? rc_batcher__init(&b, &c) : -errno;
 	err = err ?: rc_batcher__start(&b);
 	for (i = 0; !err && i < N_RECS; i++) {

@@ -823,3 +823,146 @@ out:
 	rc_strbuf__free(&sb);
 	free(mc.buf);
 }
+
+/* ---- v1.9: the RUN section, the BASE block, in_flight ------------------ */
+
+static int run_capture(struct mem_capture *mc, const struct rc_meta *m, const struct rc_stats *base,
+		       const struct rc_stats *end, unsigned int n, int *late_base)
+{
+	struct rc_writer *w;
+	struct rc_strbuf recs = {};
+	char path[64];
+	unsigned int i;
+	int fd, err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		struct rc_ev_syscall e = { .hdr = { .ts = 2000 + i,
+						    .pid = 1,
+						    .tid = 1,
+						    .type = RC_EV_SYSCALL,
+						    .size = sizeof(e) } };
+
+		err = rc_strbuf__append(&recs, &e, sizeof(e));
+	}
+	fd = memfd_create("run", 0);
+	if (fd < 0 || err) {
+		rc_strbuf__free(&recs);
+		return fd < 0 ? -errno : err;
+	}
+	w = rc_writer__new(fd, m, NULL);
+	if (!w) {
+		err = -errno;
+		goto out;
+	}
+	err = base ? rc_writer__add_base(w, base) : 0;
+	err = err ?: rc_writer__add(w, recs.buf, recs.len);
+	*late_base = base ? rc_writer__add_base(w, base) : 0;
+	err = err ?: rc_writer__add_stats(w, end);
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = err ?: slurp(path, mc);
+out:
+	close(fd);
+	rc_strbuf__free(&recs);
+	return err;
+}
+
+void test_format_run(void)
+{
+	struct rc_stat_entry be = {
+		.cpu = 0, .type = 7, .made = 100, .captured = 90, .dropped = 4, .in_flight = 6
+	};
+	struct rc_stat_entry ee = {
+		.cpu = 0, .type = 7, .made = 130, .captured = 115, .dropped = 5, .in_flight = 10
+	};
+	struct rc_stats base = { .ts = 1500, .nentries = 1, .entries = &be };
+	struct rc_stats end = { .ts = 9000, .nentries = 1, .entries = &ee };
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	const struct rc_meta *mr;
+	struct mem_capture mc = {};
+	struct rc_reader *r = NULL;
+	struct rc_meta m;
+	int late = 0, n = 0;
+	char path[4096];
+	unsigned int i;
+
+	test_meta(&m);
+	for (i = 0; i < 16; i++) {
+		m.run.id[i] = 0xa0 + i;
+		m.run.boot_id[i] = 0x10 + i;
+	}
+	m.run.seq = 3;
+	m.run.flags = RC_RUN_F_ROTATING;
+	m.run.start_ts = 500;
+	if (!ASSERT_OK(run_capture(&mc, &m, &base, &end, 25, &late), "write"))
+		goto out;
+	ASSERT_EQ(late, -EINVAL, "no BASE block after the records");
+	r = rc_reader__open_mem(mc.buf, mc.len);
+	if (!ASSERT_OK_PTR(r, "open"))
+		goto out;
+	mr = rc_reader__meta(r);
+	ASSERT_EQ(mr->version_minor, 9, "minor");
+	ASSERT_TRUE(mr->has_run, "has run");
+	ASSERT_OK(memcmp(mr->run.id, m.run.id, 16), "run id");
+	ASSERT_OK(memcmp(mr->run.boot_id, m.run.boot_id, 16), "boot id");
+	ASSERT_EQ(mr->run.seq, 3, "seq");
+	ASSERT_EQ(mr->run.flags, RC_RUN_F_ROTATING, "flags");
+	ASSERT_EQ(mr->run.start_ts, 500, "run start");
+	/* the BASE block is there before the first record */
+	st = rc_reader__base(r);
+	if (ASSERT_OK_PTR(st, "base") && ASSERT_EQ(st->nentries, 1, "base entries")) {
+		ASSERT_EQ(st->ts, 1500, "base ts");
+		ASSERT_EQ(st->entries[0].made, 100, "base made");
+		ASSERT_EQ(st->entries[0].captured, 90, "base captured");
+		ASSERT_EQ(st->entries[0].in_flight, 6, "base in_flight");
+	}
+	while (rc_reader__next(r, &rec) > 0)
+		n++;
+	ASSERT_EQ(n, 25, "records");
+	ASSERT_TRUE(!rc_reader__corrupt(r, NULL) && !rc_reader__truncated(r), "whole");
+	st = rc_reader__stats(r);
+	if (ASSERT_OK_PTR(st, "end") && ASSERT_EQ(st->nentries, 1, "end entries")) {
+		ASSERT_EQ(st->entries[0].in_flight, 10, "end in_flight");
+		/* the ledger of ringcap-file(5): in the file = END - BASE captured */
+		ASSERT_EQ(st->entries[0].captured - 90, n, "in_file");
+		ASSERT_EQ((st->entries[0].made - 100) + 6 - 10, n + (5 - 4), "made");
+	}
+	{
+		size_t nh = 0;
+
+		rc_reader__history(r, &nh);
+		ASSERT_EQ(nh, 1, "BASE not in the history");
+	}
+	rc_reader__free(r);
+	r = NULL;
+	free(mc.buf);
+	mc.buf = NULL;
+
+	/* a run's first file: seq 1 when none is given, no BASE block */
+	test_meta(&m);
+	if (!ASSERT_OK(run_capture(&mc, &m, NULL, &end, 3, &late), "write first"))
+		goto out;
+	r = rc_reader__open_mem(mc.buf, mc.len);
+	if (!ASSERT_OK_PTR(r, "open first"))
+		goto out;
+	ASSERT_TRUE(rc_reader__meta(r)->has_run, "has run");
+	ASSERT_EQ(rc_reader__meta(r)->run.seq, 1, "seq 1");
+	ASSERT_TRUE(rc_reader__base(r) == NULL, "no base");
+	rc_reader__free(r);
+	r = NULL;
+
+	/* a file before v1.9: no run, no base */
+	snprintf(path, sizeof(path), "%s/tests/fixtures/forkexec.rcap",
+		 getenv("RINGCAP_SRCDIR") ?: "..");
+	r = rc_reader__open(path);
+	if (ASSERT_OK_PTR(r, "open fixture")) {
+		ASSERT_TRUE(!rc_reader__meta(r)->has_run, "no run before 1.9");
+		ASSERT_EQ(rc_reader__meta(r)->run.seq, 0, "seq 0");
+		ASSERT_TRUE(rc_reader__base(r) == NULL, "no base before 1.9");
+	}
+out:
+	rc_reader__free(r);
+	free(mc.buf);
+}

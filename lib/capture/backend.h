@@ -18,6 +18,7 @@
 #include "events.h"
 #include "internal.h"
 #include "capture/dyn.h"
+#include "capture/rotate.h"
 #include "capture/stacks.h"
 
 #define RC_STATS_NS 1000000000ull /* the counters go to the file once a second */
@@ -47,6 +48,31 @@
  * @stacks: the stacks samples carry, taken off on the writer's thread (NULL: none)
  * @started: rc_session__start() succeeded
  * @stopped: rc_session__stop() ran
+ * @has_file: records go to a file (@w is set); the drain's test, never @w,
+ *	which the writing thread replaces at a switch
+ * @wopts: every file's writer options
+ * @fmeta: the header of the file being written (the writing thread's):
+ *	@meta, with the file's own start, wall-clock offset and seq
+ * @rot: the run's files (rotate.h), when @rotor_on: the writing thread's
+ * @rotor_on: the files are named by a path (-o), so that they can switch
+ * @next_switch: CLOCK_MONOTONIC of the next timed switch (--switch-output=TIME)
+ * @switches_asked: switches the drain asked for
+ * @switches_done: switches the writing thread made (atomic)
+ * @limit: RC_LIMIT_* (atomic): a cap was reached, the capture is to stop;
+ *	@limit_msg says which, written before @limit is set
+ * @nrec_base: records of the files ended (the writing thread's)
+ * @bytes_base: their bytes
+ * @raw_base: their bytes of records before compression
+ * @late_base: ftrace: late records counted in the files ended
+ * @file_written: bytes of the current file (atomic)
+ * @queued_raw: bytes of records the drain handed to be written, in all
+ *	(the drain's): less @raw_written, what is still to be written
+ * @ring_pending: bytes the rings held at the drain's last read, which a
+ *	stop reads and writes too (--max-size; 0: the last counters' say)
+ * @pending_est: bytes the file is still to get, a stop included (atomic:
+ *	the drain's estimate, for --min-free on the thread that writes)
+ * @salvaged: a write met a full disk, and the file was ended at its last
+ *	complete chunk (rc_capture__write_failed()): nothing more is written
  */
 struct rc_capture {
 	struct rc_record_opts opts;
@@ -63,13 +89,37 @@ struct rc_capture {
 	uint64_t nrec_written, written, raw_written;
 	struct rc_stacks *stacks;
 	bool started, stopped;
+	bool has_file;
+	struct rc_writer_opts wopts;
+	struct rc_meta fmeta;
+	struct rc_rotor rot;
+	bool rotor_on;
+	uint64_t next_switch;
+	uint64_t switches_asked, switches_done;
+	int limit;
+	char limit_msg[768];
+	uint64_t nrec_base, bytes_base, raw_base, late_base;
+	uint64_t file_written;
+	uint64_t queued_raw;
+	uint64_t ring_pending;
+	uint64_t pending_est;
+	bool salvaged;
 };
+
+/* Bytes a file takes besides its records' chunks: counters, trailer, end. */
+#define RC_STATS_ROOM (64u << 10)
+
+/* rc_capture.limit: why the capture is to stop */
+#define RC_LIMIT_MAX_SIZE 1 /* --max-size without rotation: the file reached it */
+#define RC_LIMIT_MIN_FREE 2 /* --min-free: the file system is nearly full */
+#define RC_LIMIT_NO_FILE  3 /* the next file could not be made */
+#define RC_LIMIT_NO_SPACE 4 /* a write met a full disk: the file was cut back and ended */
 
 /**
  * struct rc_backend_ops - what a backend does, called by the engine
  * @name: for messages
  * @add_target: trace process @pid (and its threads) too
- * @start: turn tracing on and, when @fd >= 0, make @c->w on it; @c->meta is filled
+ * @start: turn tracing on and make @c->w (rc_capture__open_file()); @c->meta is filled
  * @read: read what is ready, up to a pass's worth; records read, or -errno
  * @wait: sleep until the rings have data or @ms pass; < 0 on error
  * @push_stats: take the counters and send them to the file
@@ -78,6 +128,8 @@ struct rc_capture {
  * @sample: take the counters now into @c->last
  * @snapshot: flight recorder: write what the rings hold (optional: -EINVAL)
  * @stop: turn tracing off, read the rest, write the ledger, finish the file
+ * @switch_file: end the file and go on in the next (rotation, SIGHUP): the
+ *	counters to the file, then the switch, on the thread that writes
  * @emit_state: write what a reader needs beyond the header to stand on a
  *	file of its own (tasks, mappings, stacks); called for each new file
  *	and each snapshot (optional: nothing beyond the header yet)
@@ -97,6 +149,7 @@ struct rc_backend_ops {
 	int (*sample)(struct rc_capture *c);
 	long (*snapshot)(struct rc_capture *c, enum rc_snapshot_why why);
 	int (*stop)(struct rc_capture *c);
+	int (*switch_file)(struct rc_capture *c);
 	int (*emit_state)(struct rc_capture *c);
 	void (*teardown)(struct rc_capture *c);
 };
@@ -113,6 +166,81 @@ void rc_capture__init(struct rc_capture *c, const struct rc_record_opts *opts);
  * @c: the capture, with @transport, @ncpus, @schema and @dset set
  */
 void rc_capture__fill_meta(struct rc_capture *c);
+
+/**
+ * rc_capture__switch() - switch files now (rc_session__switch())
+ * @c: a started capture
+ * @ops: its backend
+ *
+ * Return: 0, -EINVAL without files of a path, or the backend's error.
+ */
+int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops);
+
+/**
+ * rc_capture__open_file() - the first file's writer, at start
+ * @c: the capture, @meta filled
+ * @fd: the caller's file; < 0: rotating, the file is made here from
+ *	opts.output, else nothing is written
+ *
+ * Return: 0, or -errno (said).
+ */
+int rc_capture__open_file(struct rc_capture *c, int fd);
+
+/**
+ * rc_capture__next_file() - end the current file, start the next
+ * @c: a capture writing to a file; called on the thread that writes
+ * @base: the counters just written to the current file: the next one's BASE
+ *
+ * Finishes the file (every record held written, then the trailer), opens
+ * the next (rotate.h), writes its header and @base, and has the stacks
+ * defined again there.
+ *
+ * Return: 0, or -errno; on failure the capture has no file to go on in.
+ */
+int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base);
+
+/**
+ * rc_capture__check_space() - the caps, before writing: --min-free, --max-size
+ * @c: a capture writing to a file; called on the thread that writes
+ *
+ * Deletes the run's oldest files for space when rotating; else, or when
+ * that is not enough, sets @c->limit for the drain to stop.
+ */
+void rc_capture__check_space(struct rc_capture *c);
+
+/**
+ * rc_capture__write_failed() - a write of the file failed: end it complete if it can be
+ * @c: the capture; called on the thread that writes
+ * @err: the error
+ *
+ * On a full disk (ENOSPC, EDQUOT, EFBIG) the file is cut back to its last
+ * complete chunk and ended with its trailer (rc_writer__salvage()), and
+ * the capture is to stop (RC_LIMIT_NO_SPACE): nothing more is written.
+ *
+ * Return: 0 when the file is complete that way (or was already); else @err.
+ */
+int rc_capture__write_failed(struct rc_capture *c, int err);
+
+/**
+ * rc_capture__set_limit() - stop the capture for a cap: @why, and the message
+ * @c: the capture
+ * @why: RC_LIMIT_*
+ * @fmt: the message, printf-style, without newline
+ */
+void rc_capture__set_limit(struct rc_capture *c, int why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/**
+ * rc_capture__publish() - what the writing thread has written, for the drain
+ * @c: the capture
+ */
+void rc_capture__publish(struct rc_capture *c);
+
+/**
+ * rc_stats__set_in_flight() - each entry's events made and neither dropped nor read yet
+ * @st: counters just taken
+ */
+void rc_stats__set_in_flight(struct rc_stats *st);
 
 /**
  * rc_capture__drain() - the one drain loop

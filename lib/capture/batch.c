@@ -21,31 +21,41 @@ int rc_batcher__init(struct rc_batcher *b, struct rc_capture *c)
 	return 0;
 }
 
-/* Publish what the writer has written, for the counters and the status line. */
-static void publish(struct rc_batcher *b)
+/* The counters last written: the next file's BASE at a switch. */
+static int keep_stats(struct rc_batcher *b, const struct rc_stats *st)
 {
-	struct rc_capture *c = b->c;
+	size_t sz = st->nentries * sizeof(*st->entries);
+	struct rc_stat_entry *e = realloc(b->last.entries, sz ? sz : 1);
 
-	__atomic_store_n(&c->nrec_written, rc_writer__totals(c->w)->nrec, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->written, rc_writer__bytes(c->w), __ATOMIC_RELAXED);
-	__atomic_store_n(&c->raw_written, rc_writer__totals(c->w)->raw_bytes, __ATOMIC_RELAXED);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e, st->entries, sz);
+	b->last = *st;
+	b->last.entries = e;
+	return 0;
 }
 
 static int write_item(struct rc_batcher *b, struct rc_batch_item *it)
 {
 	struct rc_writer *w = b->c->w;
+	int err;
 
 	switch (it->kind) {
 	case RC_ITEM_RECORDS:
+		rc_capture__check_space(b->c);
 		if (b->c->stacks) {
-			int err = rc_stacks__take(b->c->stacks, w, it->b->buf, &it->b->len);
-
+			err = rc_stacks__take(b->c->stacks, w, it->b->buf, &it->b->len);
 			if (err)
 				return err;
 		}
 		return rc_writer__add(w, it->b->buf, it->b->len);
 	case RC_ITEM_STATS:
-		return rc_writer__add_stats(w, &it->st);
+		rc_capture__check_space(b->c);
+		err = rc_writer__add_stats(w, &it->st);
+		return err ?: keep_stats(b, &it->st);
+	case RC_ITEM_SWITCH:
+		/* right after the counters: every record they count is held, or written */
+		return rc_capture__next_file(b->c, &b->last);
 	case RC_ITEM_FLUSH:
 		return rc_writer__flush(w, false);
 	case RC_ITEM_FINISH:
@@ -76,12 +86,13 @@ static void *writer_main(void *arg)
 		pthread_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
 
-		if (!failed)
-			err = write_item(b, &it);
+		/* a full disk: the file ended at its last complete chunk, nothing more written */
+		if (!failed && !b->c->salvaged)
+			err = rc_capture__write_failed(b->c, write_item(b, &it));
 		if (it.kind == RC_ITEM_STATS)
 			free(it.st.entries);
 		done = it.kind == RC_ITEM_FINISH || it.kind == RC_ITEM_CUT;
-		publish(b);
+		rc_capture__publish(b->c);
 
 		pthread_mutex_lock(&b->mu);
 		if (err && !b->werr)
@@ -113,7 +124,7 @@ int rc_batcher__start(struct rc_batcher *b)
 {
 	int err;
 
-	if (!b->c->w) { /* counting only: one batch, reused */
+	if (!b->c->has_file) { /* counting only: one batch, reused */
 		b->cur = b->free_b[--b->nfree];
 		b->cur->len = 0;
 		return 0;
@@ -134,11 +145,12 @@ int rc_batcher__submit(struct rc_batcher *b)
 	uint64_t t0;
 	int err = 0;
 
-	if (!b->c->w) { /* counting only: nothing to write */
+	if (!b->c->has_file) { /* counting only: nothing to write */
 		b->cur->len = 0;
 		return 0;
 	}
 	if (b->cur && b->cur->len) {
+		b->c->queued_raw += b->cur->len;
 		b->cur = NULL;
 		err = push_item(b, &it);
 	}
@@ -175,7 +187,7 @@ int rc_batcher__stats(struct rc_batcher *b, const struct rc_stats *st)
 	struct rc_batch_item it = { .kind = RC_ITEM_STATS, .st = *st };
 	size_t sz = st->nentries * sizeof(*st->entries);
 
-	if (!b->c->w)
+	if (!b->c->has_file)
 		return 0;
 	/* a copy for the writer thread: @st changes at the next sample */
 	it.st.entries = malloc(sz ? sz : 1);
@@ -190,8 +202,17 @@ int rc_batcher__flush(struct rc_batcher *b)
 	struct rc_batch_item it = { .kind = RC_ITEM_FLUSH };
 	int err = rc_batcher__submit(b);
 
-	if (err || !b->c->w)
+	if (err || !b->c->has_file)
 		return err;
+	return push_item(b, &it);
+}
+
+int rc_batcher__switch(struct rc_batcher *b)
+{
+	struct rc_batch_item it = { .kind = RC_ITEM_SWITCH };
+
+	if (!b->c->has_file)
+		return -EINVAL;
 	return push_item(b, &it);
 }
 
@@ -239,6 +260,7 @@ void rc_batcher__destroy(struct rc_batcher *b)
 	}
 	for (i = 0; i < RC_NBATCH; i++)
 		free(b->batches[i].buf);
+	free(b->last.entries);
 	pthread_mutex_destroy(&b->mu);
 	pthread_cond_destroy(&b->cv);
 }

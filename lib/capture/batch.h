@@ -28,6 +28,7 @@ enum rc_batch_item_kind {
 	RC_ITEM_FLUSH,
 	RC_ITEM_FINISH, /* the trailer: the file is complete */
 	RC_ITEM_CUT,	/* every chunk written, no trailer: the file reads as cut short */
+	RC_ITEM_SWITCH, /* after a STATS item: finish the file, go on in the next */
 };
 
 struct rc_batch_item {
@@ -42,6 +43,7 @@ struct rc_batch_item {
  * @cur: the batch the drain fills (NULL only while one is being taken)
  * @werr: the writer's first error (under @mu)
  * @wait_ns: how long the drain waited for a free batch (under @mu)
+ * @last: the counters last written (the writer thread's): a switch's BASE
  */
 struct rc_batcher {
 	struct rc_capture *c;
@@ -57,6 +59,7 @@ struct rc_batcher {
 	unsigned int nfree;
 	int werr;
 	uint64_t wait_ns;
+	struct rc_stats last;
 };
 
 /**
@@ -69,7 +72,7 @@ struct rc_batcher {
 int rc_batcher__init(struct rc_batcher *b, struct rc_capture *c);
 
 /**
- * rc_batcher__start() - take the first batch, and start the writer thread when @c->w is set
+ * rc_batcher__start() - take the first batch, and start the writer thread when writing a file
  * @b: initialised
  *
  * Without a writer (counting only), one batch is reused and nothing is written.
@@ -114,6 +117,17 @@ int rc_batcher__stats(struct rc_batcher *b, const struct rc_stats *st);
  * Return: 0, or the writer's error.
  */
 int rc_batcher__flush(struct rc_batcher *b);
+
+/**
+ * rc_batcher__switch() - have the writer end the file and go on in the next
+ * @b: started with a writer, the counters just sent (rc_batcher__stats())
+ *
+ * The writer thread writes every record it holds to the file, ends it, and
+ * starts the next with those counters as its BASE (rc_capture__next_file()).
+ *
+ * Return: 0, -EINVAL without a file, or the writer's error.
+ */
+int rc_batcher__switch(struct rc_batcher *b);
 
 /**
  * rc_batcher__finish() - submit, then finish the file and join the thread

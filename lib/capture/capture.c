@@ -3,15 +3,68 @@
  * What every capture backend shares (backend.h): the defaults, the
  * header's meta, the one drain loop, and freeing the shared state.
  */
+#include <ctype.h>
+#include <limits.h>
+#include <sys/random.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "capture/backend.h"
+#include "format/writer.h"
 
 void rc_capture__init(struct rc_capture *c, const struct rc_record_opts *opts)
 {
 	memcpy(&c->opts, opts, opts->sz < sizeof(c->opts) ? opts->sz : sizeof(c->opts));
 	c->clock_every = 1;
+}
+
+/* --switch-output: the files are a run named after -o */
+/* --switch-output: the files are a run named after -o */
+static bool rotating(const struct rc_capture *c)
+{
+	return c->opts.switch_size || c->opts.switch_ns || c->opts.switch_signal;
+}
+
+/* The run's random id, and the kernel's boot id (zeros when it cannot be read). */
+static void run_ids(struct rc_run *run)
+{
+	char text[64];
+	size_t i, n = 0;
+	FILE *f;
+
+	if (getrandom(run->id, sizeof(run->id), 0) != (ssize_t)sizeof(run->id)) {
+		uint64_t a = rc_now_ns(CLOCK_REALTIME), b = rc_now_ns(CLOCK_MONOTONIC) ^ getpid();
+
+		memcpy(run->id, &a, 8);
+		memcpy(run->id + 8, &b, 8);
+	}
+	memset(run->boot_id, 0, sizeof(run->boot_id));
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (!f)
+		return;
+	if (fgets(text, sizeof(text), f)) {
+		unsigned char id[16];
+
+		for (i = 0; text[i] && n < 32; i++) {
+			int v = isdigit((unsigned char)text[i]) ? text[i] - '0'
+				: isxdigit((unsigned char)text[i])
+				    ? tolower((unsigned char)text[i]) - 'a' + 10
+				    : -1;
+
+			if (v < 0)
+				continue;
+			if (n % 2)
+				id[n / 2] |= v;
+			else
+				id[n / 2] = v << 4;
+			n++;
+		}
+		if (n == 32)
+			memcpy(run->boot_id, id, sizeof(id));
+	}
+	fclose(f);
 }
 
 void rc_capture__fill_meta(struct rc_capture *c)
@@ -36,6 +89,74 @@ void rc_capture__fill_meta(struct rc_capture *c)
 	m->schema = c->schema;
 	m->notes = c->dset.notes;
 	m->nnotes = c->dset.nnotes;
+	run_ids(&m->run);
+	m->run.seq = 1;
+	m->run.flags = rotating(c) ? RC_RUN_F_ROTATING : 0;
+	m->run.start_ts = m->start_ts;
+}
+
+int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
+{
+	if (!ops->switch_file || !c->rotor_on || !c->started || c->stopped)
+		return -EINVAL;
+	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
+		return 0; /* stopping: the file ends as it is */
+	c->switches_asked++;
+	if (c->opts.switch_ns)
+		c->next_switch = rc_now_ns(CLOCK_MONOTONIC) + c->opts.switch_ns;
+	return ops->switch_file(c);
+}
+
+/*
+ * What the file is still to get: what was read and is not written yet,
+ * and what the rings hold, which a stop reads and writes too, compressed
+ * as the run so far was.
+ */
+static uint64_t pending_bytes(struct rc_capture *c)
+{
+	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_RELAXED);
+	uint64_t all = __atomic_load_n(&c->written, __ATOMIC_RELAXED);
+	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
+	double ratio = raw && all < raw ? (double)all / raw : 1.0;
+
+	pending += c->ring_pending ?: c->last.ring_pending;
+	return (uint64_t)(pending * ratio) + RC_STATS_ROOM;
+}
+
+/* --max-size without rotation: stop once the file, with what it is still to get, reaches it. */
+static void check_max_size(struct rc_capture *c, uint64_t file, uint64_t pending)
+{
+	if (file + pending < c->opts.max_size)
+		return;
+	rc_capture__set_limit(c, RC_LIMIT_MAX_SIZE,
+			      "the file reached --max-size=%llu MiB: stopping, with '%s' complete",
+			      (unsigned long long)(c->opts.max_size >> 20),
+			      c->opts.output ? c->opts.output : "the capture");
+}
+
+/* Rotation by size or time, and --max-size without it: on the drain's thread. */
+static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t now)
+{
+	uint64_t file, pending;
+
+	if (!c->has_file)
+		return 0;
+	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
+	pending = pending_bytes(c);
+	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
+	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
+	if (!rotating(c)) {
+		if (c->opts.max_size)
+			check_max_size(c, file, pending);
+		return 0;
+	}
+	/* one at a time: the size is the old file's until the writer has switched */
+	if (c->switches_asked != __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE))
+		return 0;
+	if ((c->opts.switch_size && file >= c->opts.switch_size) ||
+	    (c->opts.switch_ns && now >= c->next_switch))
+		return rc_capture__switch(c, ops);
+	return 0;
 }
 
 int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, int ms)
@@ -66,7 +187,10 @@ int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, in
 			if (err)
 				return err;
 		}
-		if (now >= end)
+		err = drain_caps(c, ops, now);
+		if (err)
+			return err;
+		if (now >= end || __atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
 			break;
 		if (!busy) {
 			err = ops->wait(
@@ -83,6 +207,7 @@ void rc_capture__release(struct rc_capture *c)
 {
 	rc_writer__free(c->w);
 	c->w = NULL;
+	rc_rotor__free(&c->rot);
 	rc_dyn__free(&c->dset);
 	rc_schema__free(c->schema);
 	c->schema = NULL;
@@ -92,4 +217,166 @@ void rc_capture__release(struct rc_capture *c)
 		rc_stacks__log(c->stacks);
 	rc_stacks__free(c->stacks);
 	c->stacks = NULL;
+}
+
+void rc_capture__publish(struct rc_capture *c)
+{
+	const struct rc_trailer *tr = rc_writer__totals(c->w);
+	uint64_t bytes = rc_writer__bytes(c->w);
+
+	__atomic_store_n(&c->nrec_written, c->nrec_base + tr->nrec, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->written, c->bytes_base + bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->raw_written, c->raw_base + tr->raw_bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->file_written, bytes, __ATOMIC_RELAXED);
+}
+
+void rc_capture__set_limit(struct rc_capture *c, int why, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->limit_msg, sizeof(c->limit_msg), fmt, ap);
+	va_end(ap);
+	__atomic_store_n(&c->limit, why, __ATOMIC_RELEASE);
+}
+
+int rc_capture__open_file(struct rc_capture *c, int fd)
+{
+	int err;
+
+	c->wopts = (struct rc_writer_opts){ .sz = sizeof(c->wopts),
+					    .compress_level = c->opts.compress_level,
+					    .no_compress = c->opts.no_compress };
+	c->fmeta = c->meta;
+	if (rotating(c) && !c->opts.output) {
+		pr_warn("rotating files needs a path to name them by (-o), not stdout\n");
+		return -EINVAL;
+	}
+	if (fd < 0 && !rotating(c))
+		return 0; /* counting only */
+	if (c->opts.output) {
+		c->rot = (struct rc_rotor){ .path = c->opts.output,
+					    .rotating = rotating(c),
+					    .max_files = c->opts.switch_max_files,
+					    .max_size = rotating(c) ? c->opts.max_size : 0,
+					    .fd = -1 };
+		err =
+		    rc_rotor__start(&c->rot, rotating(c) ? -1 : fd,
+				    (uint64_t)((int64_t)c->meta.start_ts + c->meta.wall_offset_ns));
+		if (err)
+			return err;
+		c->rotor_on = true;
+		fd = c->rot.fd;
+	}
+	c->w = rc_writer__new(fd, &c->fmeta, &c->wopts);
+	if (!c->w)
+		return -errno;
+	c->has_file = true;
+	if (c->opts.switch_ns)
+		c->next_switch = rc_now_ns(CLOCK_MONOTONIC) + c->opts.switch_ns;
+	rc_capture__publish(c);
+	return 0;
+}
+
+int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
+{
+	const struct rc_trailer *tr;
+	uint64_t boot, wall, bytes;
+	struct rc_writer *w;
+	int err;
+
+	err = rc_writer__finish(c->w);
+	if (err)
+		return err;
+	tr = rc_writer__totals(c->w);
+	bytes = rc_writer__bytes(c->w);
+	boot = rc_now_ns(CLOCK_BOOTTIME);
+	wall = rc_now_ns(CLOCK_REALTIME);
+	err = rc_rotor__next(&c->rot, bytes, wall);
+	if (err) {
+		rc_capture__set_limit(c, RC_LIMIT_NO_FILE,
+				      "the next file could not be made (%s): '%s' is complete, "
+				      "and the capture stops there",
+				      strerror(-err), c->rot.cur);
+		return err;
+	}
+	c->nrec_base += tr->nrec;
+	c->raw_base += tr->raw_bytes;
+	c->bytes_base += bytes;
+	c->fmeta.start_ts = boot;
+	c->fmeta.wall_offset_ns = (int64_t)(wall - boot);
+	c->fmeta.run.seq = c->rot.seq;
+	c->fmeta.run.flags |= RC_RUN_F_ROTATING;
+	w = rc_writer__new(c->rot.fd, &c->fmeta, &c->wopts);
+	if (!w)
+		return -errno;
+	rc_writer__free(c->w);
+	c->w = w;
+	err = rc_writer__add_base(w, base);
+	if (c->stacks)
+		rc_stacks__new_file(c->stacks);
+	__atomic_add_fetch(&c->switches_done, 1, __ATOMIC_RELEASE);
+	rc_capture__publish(c);
+	return err;
+}
+
+void rc_capture__check_space(struct rc_capture *c)
+{
+	uint64_t avail, want;
+	char fs[PATH_MAX];
+
+	if (!c->rotor_on || __atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
+		return;
+	if (c->rot.rotating && c->opts.max_size)
+		rc_rotor__prune(&c->rot, rc_writer__bytes(c->w));
+	if (!c->opts.min_free || rc_rotor__free_bytes(&c->rot, &avail, NULL, 0))
+		return;
+	/* what the file is still to get, a stop included, must fit above the floor */
+	want = c->opts.min_free + __atomic_load_n(&c->pending_est, __ATOMIC_RELAXED);
+	while (avail < want && c->rot.rotating && rc_rotor__drop_oldest(&c->rot))
+		if (rc_rotor__free_bytes(&c->rot, &avail, NULL, 0))
+			return;
+	if (avail >= want)
+		return;
+	rc_rotor__free_bytes(&c->rot, &avail, fs, sizeof(fs));
+	rc_capture__set_limit(c, RC_LIMIT_MIN_FREE,
+			      "%s has %llu MiB free, under --min-free=%llu MiB: stopping, with "
+			      "'%s' complete",
+			      fs, (unsigned long long)(avail >> 20),
+			      (unsigned long long)(c->opts.min_free >> 20), c->rot.cur);
+}
+
+void rc_stats__set_in_flight(struct rc_stats *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nentries; i++) {
+		struct rc_stat_entry *e = &st->entries[i];
+		uint64_t out = e->dropped + e->captured;
+
+		e->in_flight = e->made > out ? e->made - out : 0;
+	}
+}
+
+int rc_capture__write_failed(struct rc_capture *c, int err)
+{
+	const struct rc_trailer *tr;
+
+	if (c->salvaged)
+		return 0;
+	if ((err != -ENOSPC && err != -EDQUOT && err != -EFBIG) || !c->w ||
+	    rc_writer__salvage(c->w))
+		return err;
+	c->salvaged = true;
+	tr = rc_writer__totals(c->w);
+	rc_capture__set_limit(c, RC_LIMIT_NO_SPACE,
+			      "writing failed: %s: '%s' was cut back to its last complete chunk "
+			      "and ended there, complete, with %llu events; those read after them "
+			      "are not in it (ringcap stat counts them missing)",
+			      strerror(-err), c->rotor_on ? c->rot.cur : "the capture",
+			      (unsigned long long)tr->nrec);
+	rc_capture__publish(c);
+	return 0;
 }

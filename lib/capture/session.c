@@ -85,6 +85,28 @@ int rc_session__stop(struct rc_session *s)
 	return s->ops->stop(c);
 }
 
+int rc_session__switch(struct rc_session *s)
+{
+	return rc_capture__switch(s->c, s->ops);
+}
+
+const char *rc_session__limit(const struct rc_session *s)
+{
+	return __atomic_load_n(&s->c->limit, __ATOMIC_ACQUIRE) ? s->c->limit_msg : NULL;
+}
+
+uint32_t rc_session__files(const struct rc_session *s, const char **first, const char **last)
+{
+	const struct rc_rotor *r = &s->c->rot;
+
+	*first = *last = NULL;
+	if (!s->c->rotor_on)
+		return s->c->has_file;
+	*last = r->cur;
+	*first = r->nfiles ? r->files[0].name : r->cur;
+	return r->seq;
+}
+
 enum rc_transport rc_session__transport(const struct rc_session *s)
 {
 	return s->c->transport;

@@ -731,6 +731,22 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 	return err ?: emit(t, w);
 }
 
+void rc_stacks__new_file(struct rc_stacks *t)
+{
+	/* ids count from 1 again: every symbol, stack, file and location is defined anew */
+	rc_keymap__free(&t->stacks);
+	rc_keymap__free(&t->syms);
+	rc_keymap__free(&t->frames);
+	rc_keymap__free(&t->files);
+	rc_keymap__free(&t->locs);
+	t->nstacks = t->nsyms = t->nfiles = t->nlocs = 0;
+	t->nnames = 0;
+	t->psyms.len = t->pstacks.len = 0;
+	t->npsyms = t->npstacks = 0;
+	t->pfiles.len = t->plocs.len = t->plines.len = 0;
+	t->npfiles = t->nplocs = t->nplines = 0;
+}
+
 int rc_stacks__load_kernel(struct rc_stacks *t)
 {
 	t->ksyms_tried = true;

@@ -93,6 +93,18 @@ void rc_stacks__set_lines(struct rc_stacks *t, bool on);
 int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf, size_t *len);
 
 /**
+ * rc_stacks__new_file() - start the definitions again, for a new file
+ * @t: the table
+ *
+ * A file of a rotated run stands alone: the stacks, symbols, source files
+ * and locations its samples name are defined in it. Called between two
+ * files, when every definition made so far is written (rc_stacks__take()
+ * writes them before it returns); what was learnt of processes and their
+ * mappings is kept.
+ */
+void rc_stacks__new_file(struct rc_stacks *t);
+
+/**
  * rc_stacks__set_sideband() - name user frames with perf's side-band too
  * @t: the table
  * @sb: the side-band (capture/sideband.h), or NULL to stop using it

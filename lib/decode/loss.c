@@ -141,3 +141,26 @@ void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h
 		rc_ledger__note_interval(l, i ? &h[i - 1] : &start, &h[i],
 					 ((i ? h[i - 1].ts : t0) - t0) / 1e9);
 }
+
+void rc_ledger__add(struct rc_ledger *to, const struct rc_ledger *from)
+{
+	uint32_t i;
+
+	for (i = 0; i < RC_LEDGER_EVENTS; i++)
+		add_row(&to->by_event[i], &from->by_event[i]);
+	for (i = 0; i < to->ncpus && i < from->ncpus; i++)
+		add_row(&to->by_cpu[i], &from->by_cpu[i]);
+	add_row(&to->total, &from->total);
+	to->snapshots += from->snapshots;
+	to->lost_in_stream += from->lost_in_stream;
+	to->lost_at_end += from->lost_at_end;
+	to->corrupt_chunks += from->corrupt_chunks;
+	to->corrupt_records += from->corrupt_records;
+	to->corrupt_bytes += from->corrupt_bytes;
+	to->overwrite |= from->overwrite;
+	if (from->worst_dropped > to->worst_dropped) {
+		to->worst_dropped = from->worst_dropped;
+		to->worst_made = from->worst_made;
+		to->worst_at = from->worst_at;
+	}
+}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Counters: totals over CPUs and events. */
+#include <stdlib.h>
 #include "internal.h"
 
 void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt)
@@ -18,4 +19,63 @@ void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt)
 		pt->not_run += st->entries[i].not_run;
 		pt->throttled += st->entries[i].throttled;
 	}
+}
+
+/* @a - @b, or 0 when the counters went back (a damaged or foreign BASE) */
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static const struct rc_stat_entry *find_entry(const struct rc_stats *st, uint32_t cpu,
+					      uint32_t type, uint32_t hint)
+{
+	uint32_t i;
+
+	if (!st)
+		return NULL;
+	/* files of one run list their entries alike: try the same place first */
+	if (hint < st->nentries && st->entries[hint].cpu == cpu && st->entries[hint].type == type)
+		return &st->entries[hint];
+	for (i = 0; i < st->nentries; i++)
+		if (st->entries[i].cpu == cpu && st->entries[i].type == type)
+			return &st->entries[i];
+	return NULL;
+}
+
+int rc_stats__span(const struct rc_stats *end, const struct rc_stats *base, struct rc_stats *out)
+{
+	static const struct rc_stat_entry zero;
+	uint32_t i;
+
+	*out = *end;
+	out->entries = calloc(end->nentries ? end->nentries : 1, sizeof(*out->entries));
+	if (!out->entries)
+		return -ENOMEM;
+	if (base) {
+		out->user_dropped = sub0(end->user_dropped, base->user_dropped);
+		out->writer_wait_ns = sub0(end->writer_wait_ns, base->writer_wait_ns);
+	}
+	for (i = 0; i < end->nentries; i++) {
+		const struct rc_stat_entry *e = &end->entries[i];
+		const struct rc_stat_entry *b = find_entry(base, e->cpu, e->type, i);
+		struct rc_stat_entry *o = &out->entries[i];
+
+		if (!b)
+			b = &zero;
+		*o = *e;
+		/* made before the file began and written in it count here; those after, in the next
+		 */
+		o->made = sub0(sub0(e->made, b->made) + b->in_flight, e->in_flight);
+		o->dropped = sub0(e->dropped, b->dropped);
+		o->filtered = sub0(e->filtered, b->filtered);
+		o->captured = sub0(e->captured, b->captured);
+		o->missed = sub0(e->missed, b->missed);
+		o->not_run = sub0(e->not_run, b->not_run);
+		o->throttled = sub0(e->throttled, b->throttled);
+		o->throttled_ns = sub0(e->throttled_ns, b->throttled_ns);
+		o->throttles = sub0(e->throttles, b->throttles);
+		o->in_flight = 0;
+	}
+	return 0;
 }

@@ -26,7 +26,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 8
+#define RC_VERSION_MINOR 9
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -35,6 +35,7 @@
 #define RC_BLOCK_END	 5
 #define RC_BLOCK_STACKS	 6 /* v1.7: symbols and stacks, each defined once, before first use */
 #define RC_BLOCK_LINES	 7 /* v1.8: source lines and inline frames of stacks already defined */
+#define RC_BLOCK_BASE	 8 /* v1.9: a STATS payload: the run's counters when the file began */
 
 /* Header sections: u16 id, u16 reserved (0), u32 len, u8 data[len] */
 #define RC_SEC_INFO    1
@@ -45,6 +46,7 @@
 #define RC_SEC_ENUM    6
 #define RC_SEC_EVENT   7 /* v1.5: u16 flags after the fields (RC_EVENT_*) */
 #define RC_SEC_NOTE    8 /* v1.3: u16 event id, str16 key, u32 len, u8 data[len] */
+#define RC_SEC_RUN     9 /* v1.9: struct rc_disk_run */
 
 #define RC_CODEC_ZSTD	      1 /* a zstd frame of the records */
 #define RC_CODEC_ZSTD_SHUFFLE 2 /* a zstd frame of the records shuffled (shuffle.h); v1.2 */
@@ -77,6 +79,20 @@ struct rc_disk_info {
 	uint32_t flags; /* RC_META_*; 0 in files before v1.1 */
 };
 _Static_assert(sizeof(struct rc_disk_info) == 48, "rc_disk_info layout");
+
+/*
+ * The RUN section (v1.9): which run of `ringcap record` wrote the file, and
+ * where the file stands in it. Every file from v1.9 has one; a run that
+ * never switches files writes seq 1, flags 0.
+ */
+struct rc_disk_run {
+	uint8_t run_id[16];    /* random, the same in every file of one run */
+	uint8_t boot_id[16];   /* /proc/sys/kernel/random/boot_id; zeros if unknown */
+	uint32_t seq;	       /* 1 for a run's first file, +1 a file */
+	uint32_t flags;	       /* RC_RUN_F_* (ringcap.h) */
+	uint64_t run_start_ts; /* capture clock at the run's start */
+};
+_Static_assert(sizeof(struct rc_disk_run) == 48, "rc_disk_run layout");
 
 struct rc_disk_chunk {
 	uint32_t codec;
@@ -122,8 +138,8 @@ struct rc_disk_stats {
 	uint64_t user_dropped;
 	uint64_t writer_wait_ns;
 	uint32_t nentries;
-	uint32_t entry_size; /* 48 in v1.0, 80 from v1.8 (struct rc_disk_stat); later minors may
-				grow it */
+	uint32_t entry_size; /* 48 in v1.0, 80 in v1.8, 88 from v1.9 (struct rc_disk_stat);
+				later minors may grow it */
 };
 _Static_assert(sizeof(struct rc_disk_stats) == 56, "rc_disk_stats layout");
 
@@ -140,8 +156,10 @@ struct rc_disk_stat {
 	uint64_t throttled;
 	uint64_t throttled_ns;
 	uint64_t throttles;
+	/* from v1.9 (entry_size 88); a smaller entry_size has none: zero */
+	uint64_t in_flight;
 };
-_Static_assert(sizeof(struct rc_disk_stat) == 80, "rc_disk_stat layout");
+_Static_assert(sizeof(struct rc_disk_stat) == 88, "rc_disk_stat layout");
 #define RC_DISK_STAT_V1_0 48 /* the smallest entry_size: v1.0's, up to missed */
 
 /*

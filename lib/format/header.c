@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The file header block: magic, version, then sections (INFO, HOST,
- * KERNEL, ARCH, CMDLINE, ENUM, EVENT, NOTE). Serialised by the writer, parsed
+ * KERNEL, ARCH, CMDLINE, ENUM, EVENT, NOTE, RUN). Serialised by the writer, parsed
  * here for the reader with every length and offset checked before use.
  */
 #include <stdlib.h>
@@ -116,10 +116,17 @@ int rc_format__header(struct rc_strbuf *sb, const struct rc_meta *m)
 		.transport = m->transport,
 		.flags = m->flags,
 	};
+	struct rc_disk_run run = {
+		.seq = m->run.seq ? m->run.seq : 1,
+		.flags = m->run.flags,
+		.run_start_ts = m->run.start_ts,
+	};
 	size_t start;
 	uint32_t i;
 	int err;
 
+	memcpy(run.run_id, m->run.id, sizeof(run.run_id));
+	memcpy(run.boot_id, m->run.boot_id, sizeof(run.boot_id));
 	err = rc_strbuf__append(sb, RC_FILE_MAGIC, 8);
 	err = err ?: rc_put_u16(sb, RC_VERSION_MAJOR) ?: rc_put_u16(sb, RC_VERSION_MINOR);
 	err = err ?: rc_put_u32(sb, 0);
@@ -137,6 +144,10 @@ int rc_format__header(struct rc_strbuf *sb, const struct rc_meta *m)
 		err = put_event(sb, &m->schema->events[i]);
 	for (i = 0; !err && i < m->nnotes; i++)
 		err = put_note(sb, &m->notes[i]);
+	err = err ?: begin_section(sb, RC_SEC_RUN, &start);
+	err = err ?: rc_strbuf__append(sb, &run, sizeof(run));
+	if (!err)
+		end_section(sb, start);
 	return err;
 }
 
@@ -428,6 +439,7 @@ static int parse_section(struct rc_parsed_header *h, uint16_t id, struct cursor 
 {
 	struct rc_meta *m = &h->meta;
 	struct rc_disk_info di;
+	struct rc_disk_run dr;
 
 	switch (id) {
 	case RC_SEC_INFO:
@@ -461,6 +473,21 @@ static int parse_section(struct rc_parsed_header *h, uint16_t id, struct cursor 
 		return parse_event(h, sc);
 	case RC_SEC_NOTE:
 		return parse_note(h, sc);
+	case RC_SEC_RUN:
+		if (m->has_run)
+			return bad(sc, "RUN section repeated");
+		if (sc->left < sizeof(dr))
+			return bad(sc, "RUN section too short");
+		memcpy(&dr, sc->p, sizeof(dr));
+		if (!dr.seq)
+			return bad(sc, "RUN section with sequence number 0");
+		memcpy(m->run.id, dr.run_id, sizeof(m->run.id));
+		memcpy(m->run.boot_id, dr.boot_id, sizeof(m->run.boot_id));
+		m->run.seq = dr.seq;
+		m->run.flags = dr.flags;
+		m->run.start_ts = dr.run_start_ts;
+		m->has_run = true;
+		return 0; /* what follows is a later minor's */
 	default:
 		return 0; /* a section a newer minor version added: skip it */
 	}

@@ -50,6 +50,8 @@ struct rc_reader {
 
 	struct rc_stats stats;
 	bool have_stats;
+	struct rc_stats base; /* the BASE block (v1.9) */
+	bool have_base;
 	struct rc_stats_point *hist;
 	size_t nhist, hist_cap;
 	struct rc_trailer trailer;
@@ -254,6 +256,41 @@ static struct rc_reader *reader_new(void)
 	return r;
 }
 
+static int load_base(struct rc_reader *r, uint64_t off);
+
+/*
+ * The BASE block, when the block after the header is one: read with the
+ * header, so that rc_reader__base() has it before the first record. One
+ * that does not check is passed over as any damaged block is.
+ */
+static int read_base(struct rc_reader *r)
+{
+	const unsigned char *p;
+	uint64_t off = r->in.offset;
+	uint32_t h[4], type;
+	size_t avail;
+	int err;
+
+	if (!r->hdr.meta.has_run || r->hdr.meta.run.seq < 2)
+		return 0;
+	/* a file is looked at in place, so that it can still seek (rc_reader__set_range()) */
+	if (!rc_input__read_at(&r->in, h, sizeof(h), off)) {
+		err = rc_input__peek(&r->in, RC_BLOCK_HDR_SIZE, &p, &avail);
+		if (err || avail < RC_BLOCK_HDR_SIZE)
+			return err;
+		memcpy(h, p, sizeof(h));
+	}
+	if (h[0] != RC_FRAME_MAGIC || h[2] != RC_BLOCK_BASE)
+		return 0;
+	err = read_block(r, &type);
+	if (err == -EBADMSG)
+		err = pass_bad_block(r, off);
+	else if (err > 0)
+		err = load_base(r, off);
+	/* but for memory, a failure stops the reader at its first rc_reader__next() */
+	return err == -ENOMEM ? err : 0;
+}
+
 static struct rc_reader *reader_start(struct rc_reader *r)
 {
 	uint32_t type = 0;
@@ -276,6 +313,7 @@ static struct rc_reader *reader_start(struct rc_reader *r)
 	} else if (err > 0) {
 		err = rc_parse_header(&r->hdr, r->payload.buf, r->payload.len, r->err,
 				      sizeof(r->err));
+		err = err ?: read_base(r);
 	}
 	if (err < 0) {
 		pr_warn("%s\n", r->err);
@@ -580,20 +618,29 @@ static int load_lines(struct rc_reader *r, uint64_t off)
 	return err == -EBADMSG ? block_lost(r, off, why) : err;
 }
 
-static int load_stats(struct rc_reader *r, uint64_t off)
+/*
+ * A STATS or BASE payload into *@st (its entries allocated): NULL, or why
+ * it does not check (-EBADMSG).
+ */
+static int parse_stats(const unsigned char *p, size_t len, struct rc_stats *st, const char **why)
 {
-	const unsigned char *p = (const unsigned char *)r->payload.buf;
 	struct rc_stat_entry *entries;
 	struct rc_disk_stats ds;
 	uint32_t i;
 
-	if (r->payload.len < sizeof(ds))
-		return block_lost(r, off, "stats block too short");
+	if (len < sizeof(ds)) {
+		*why = "stats block too short";
+		return -EBADMSG;
+	}
 	memcpy(&ds, p, sizeof(ds));
-	if (ds.entry_size < RC_DISK_STAT_V1_0)
-		return block_lost(r, off, "stats entry size too small");
-	if (ds.nentries > (r->payload.len - sizeof(ds)) / ds.entry_size)
-		return block_lost(r, off, "stats count larger than its block");
+	if (ds.entry_size < RC_DISK_STAT_V1_0) {
+		*why = "stats entry size too small";
+		return -EBADMSG;
+	}
+	if (ds.nentries > (len - sizeof(ds)) / ds.entry_size) {
+		*why = "stats count larger than its block";
+		return -EBADMSG;
+	}
 	entries = calloc(ds.nentries ? ds.nentries : 1, sizeof(*entries));
 	if (!entries)
 		return -ENOMEM;
@@ -613,19 +660,50 @@ static int load_stats(struct rc_reader *r, uint64_t off)
 						     .not_run = de.not_run,
 						     .throttled = de.throttled,
 						     .throttled_ns = de.throttled_ns,
-						     .throttles = de.throttles };
+						     .throttles = de.throttles,
+						     .in_flight = de.in_flight };
 	}
+	*st = (struct rc_stats){ .ts = ds.ts,
+				 .ring_size = ds.ring_size,
+				 .ring_hwm = ds.ring_hwm,
+				 .ring_pending = ds.ring_pending,
+				 .user_dropped = ds.user_dropped,
+				 .writer_wait_ns = ds.writer_wait_ns,
+				 .nentries = ds.nentries,
+				 .entries = entries };
+	return 0;
+}
+
+static int load_stats(struct rc_reader *r, uint64_t off)
+{
+	const char *why = NULL;
+	struct rc_stats st;
+	int err;
+
+	err = parse_stats((const unsigned char *)r->payload.buf, r->payload.len, &st, &why);
+	if (err)
+		return err == -EBADMSG ? block_lost(r, off, why) : err;
 	free(r->stats.entries);
-	r->stats = (struct rc_stats){ .ts = ds.ts,
-				      .ring_size = ds.ring_size,
-				      .ring_hwm = ds.ring_hwm,
-				      .ring_pending = ds.ring_pending,
-				      .user_dropped = ds.user_dropped,
-				      .writer_wait_ns = ds.writer_wait_ns,
-				      .nentries = ds.nentries,
-				      .entries = entries };
+	r->stats = st;
 	r->have_stats = true;
 	return add_point(r, &r->stats);
+}
+
+/* A BASE block: the first one kept; one met again, or after a chunk, is passed over. */
+static int load_base(struct rc_reader *r, uint64_t off)
+{
+	const char *why = NULL;
+	struct rc_stats st;
+	int err;
+
+	if (r->have_base || r->nchunks || r->have_stats)
+		return 0;
+	err = parse_stats((const unsigned char *)r->payload.buf, r->payload.len, &st, &why);
+	if (err)
+		return err == -EBADMSG ? block_lost(r, off, why) : err;
+	r->base = st;
+	r->have_base = true;
+	return 0;
 }
 
 /*
@@ -711,6 +789,9 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 		case RC_BLOCK_STATS:
 			err = load_stats(r, off);
 			break;
+		case RC_BLOCK_BASE:
+			err = load_base(r, off);
+			break;
 		case RC_BLOCK_STACKS:
 			err = load_stacks(r, off);
 			break;
@@ -738,48 +819,92 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 	}
 }
 
-/* The file offset of the first chunk that ends at or after @ts, from the trailer. */
-static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
+/*
+ * The trailer, read from the end of a seekable file or memory without
+ * moving the reader: its payload checked (END block, lengths, CRC, index
+ * count), in a buffer to free; NULL when there is none to trust.
+ */
+static unsigned char *tail_trailer(struct rc_reader *r, struct rc_disk_trailer *dt, uint64_t *at)
 {
-	uint32_t h[4], crc;
-	uint64_t size, toff, found = 0;
-	struct rc_disk_trailer dt;
+	uint32_t h[4];
+	uint64_t size, toff;
 	unsigned char *p;
-	uint32_t i;
 
 	if (!rc_input__size(&r->in, &size))
-		return 0;
+		return NULL;
 	/* END block: 16-byte block header, then the trailer's offset */
 	if (size < 24 || !rc_input__read_at(&r->in, h, 16, size - 24) || h[0] != RC_FRAME_MAGIC ||
 	    h[1] != 16 || h[2] != RC_BLOCK_END || !rc_input__read_at(&r->in, &toff, 8, size - 8) ||
 	    rc_block_crc(RC_BLOCK_END, &toff, 8) != h[3] || toff < r->in.offset ||
 	    toff > size - 24 - RC_BLOCK_HDR_SIZE)
-		return 0;
+		return NULL;
 	if (!rc_input__read_at(&r->in, h, 16, toff) || h[0] != RC_FRAME_MAGIC ||
-	    h[2] != RC_BLOCK_TRAILER || h[1] < 8 + sizeof(dt) || h[1] - 8 > RC_MAX_TRAILER ||
+	    h[2] != RC_BLOCK_TRAILER || h[1] < 8 + sizeof(*dt) || h[1] - 8 > RC_MAX_TRAILER ||
 	    toff + 8 + h[1] > size - 24)
-		return 0;
+		return NULL;
 	p = malloc(h[1] - 8);
 	if (!p)
-		return 0;
-	if (rc_input__read_at(&r->in, p, h[1] - 8, toff + 16)) {
-		crc = rc_block_crc(RC_BLOCK_TRAILER, p, h[1] - 8);
-		memcpy(&dt, p, sizeof(dt));
-		if (crc == h[3] &&
-		    dt.nindex <= (h[1] - 8 - sizeof(dt)) / sizeof(struct rc_disk_index)) {
-			for (i = 0; i < dt.nindex; i++) {
-				struct rc_disk_index di;
+		return NULL;
+	if (rc_input__read_at(&r->in, p, h[1] - 8, toff + 16) &&
+	    rc_block_crc(RC_BLOCK_TRAILER, p, h[1] - 8) == h[3]) {
+		memcpy(dt, p, sizeof(*dt));
+		if (dt->nindex <= (h[1] - 8 - sizeof(*dt)) / sizeof(struct rc_disk_index)) {
+			*at = toff;
+			return p;
+		}
+	}
+	free(p);
+	return NULL;
+}
 
-				memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
-				if (di.last_ts >= ts) {
-					found = di.offset;
-					break;
-				}
-			}
+/* The file offset of the first chunk that ends at or after @ts, from the trailer. */
+static uint64_t index_lookup(struct rc_reader *r, uint64_t ts)
+{
+	struct rc_disk_trailer dt;
+	uint64_t toff, found = 0;
+	unsigned char *p;
+	uint32_t i;
+
+	p = tail_trailer(r, &dt, &toff);
+	if (!p)
+		return 0;
+	for (i = 0; i < dt.nindex; i++) {
+		struct rc_disk_index di;
+
+		memcpy(&di, p + sizeof(dt) + (size_t)i * sizeof(di), sizeof(di));
+		if (di.last_ts >= ts) {
+			found = di.offset;
+			break;
 		}
 	}
 	free(p);
 	return found >= r->in.offset && found < toff ? found : 0;
+}
+
+bool rc_reader__span(struct rc_reader *r, uint64_t *first, uint64_t *last, uint64_t *nrec)
+{
+	struct rc_disk_trailer dt;
+	unsigned char *p;
+	uint64_t toff;
+
+	if (r->have_trailer) {
+		*first = r->trailer.first_ts;
+		*last = r->trailer.last_ts;
+		*nrec = r->trailer.nrec;
+		return true;
+	}
+	if (r->nchunks || r->raw.len || r->dmg.ns || r->skipped)
+		return false; /* read from the tail only before reading on */
+	p = tail_trailer(r, &dt, &toff);
+	if (!p)
+		return false;
+	free(p);
+	if (dt.nrec && dt.first_ts > dt.last_ts)
+		return false; /* not a span: read the file, which checks its trailer */
+	*first = dt.first_ts;
+	*last = dt.last_ts;
+	*nrec = dt.nrec;
+	return true;
 }
 
 /*
@@ -868,6 +993,11 @@ const struct rc_stats *rc_reader__stats(const struct rc_reader *r)
 	return r->have_stats ? &r->stats : NULL;
 }
 
+const struct rc_stats *rc_reader__base(const struct rc_reader *r)
+{
+	return r->have_base ? &r->base : NULL;
+}
+
 const struct rc_stats_point *rc_reader__history(const struct rc_reader *r, size_t *n)
 {
 	*n = r->nhist;
@@ -911,6 +1041,7 @@ void rc_reader__free(struct rc_reader *r)
 	rc_strbuf__free(&r->raw);
 	rc_stacktab__free(&r->stacks);
 	free(r->stats.entries);
+	free(r->base.entries);
 	free(r->hist);
 	free(r->trailer.index);
 	free(r);

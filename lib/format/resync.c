@@ -23,6 +23,7 @@ bool rc_block__len_fits(uint32_t type, size_t len, bool found)
 	case RC_BLOCK_CHUNK:
 		return len >= sizeof(struct rc_disk_chunk) && len <= MAX_CHUNK_HDR;
 	case RC_BLOCK_STATS:
+	case RC_BLOCK_BASE:
 		return len >= sizeof(struct rc_disk_stats) && len <= RC_MAX_BLOCK;
 	case RC_BLOCK_TRAILER:
 		return len >= sizeof(struct rc_disk_trailer) && len <= RC_MAX_TRAILER &&

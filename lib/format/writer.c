@@ -29,6 +29,8 @@ struct rc_writer {
 	int fd;
 	int err; /* sticky: the first write error */
 	uint64_t offset;
+	uint64_t header_end; /* the offset after the header block */
+	uint64_t good;	     /* the offset after the last complete block (a chunk: its data) */
 	ZSTD_CCtx *cctx;
 	size_t chunk_size;
 	uint64_t reorder_ns;
@@ -87,7 +89,11 @@ static int write_block(struct rc_writer *w, uint32_t type, const void *payload, 
 	hdr[1] = len + 8;
 	hdr[2] = type;
 	hdr[3] = rc_block_crc(type, payload, len);
-	return write_all(w, hdr, sizeof(hdr)) ?: write_all(w, payload, len);
+	if (write_all(w, hdr, sizeof(hdr)) || write_all(w, payload, len))
+		return w->err;
+	if (type != RC_BLOCK_CHUNK) /* a chunk is complete with its data (put_chunk()) */
+		w->good = w->offset;
+	return 0;
 }
 
 struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
@@ -129,6 +135,7 @@ struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 	rc_strbuf__free(&hdr);
 	if (err)
 		goto err_out;
+	w->header_end = w->offset;
 	return w;
 
 err_out:
@@ -269,6 +276,7 @@ static int put_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const 
 	err = err ?: add_index(w, &ci);
 	if (err)
 		return err;
+	w->good = w->offset;
 	if (!w->tr.nchunks || dc->first_ts < w->tr.first_ts)
 		w->tr.first_ts = dc->first_ts;
 	if (dc->last_ts > w->tr.last_ts)
@@ -496,7 +504,8 @@ void rc_writer__add_late(struct rc_writer *w, uint64_t n)
 	w->tr.late += n;
 }
 
-int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
+/* A STATS or BASE payload: struct rc_disk_stats, then its entries. */
+static int encode_stats(struct rc_strbuf *sb, const struct rc_stats *st)
 {
 	struct rc_disk_stats ds = {
 		.ts = st->ts,
@@ -508,12 +517,10 @@ int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 		.nentries = st->nentries,
 		.entry_size = sizeof(struct rc_disk_stat),
 	};
-	struct rc_strbuf sb = {};
 	uint32_t i;
 	int err;
 
-	err = rc_writer__flush(w, false);
-	err = err ?: rc_strbuf__append(&sb, &ds, sizeof(ds));
+	err = rc_strbuf__append(sb, &ds, sizeof(ds));
 	for (i = 0; !err && i < st->nentries; i++) {
 		const struct rc_stat_entry *e = &st->entries[i];
 		struct rc_disk_stat de = { .cpu = e->cpu,
@@ -526,16 +533,43 @@ int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 					   .not_run = e->not_run,
 					   .throttled = e->throttled,
 					   .throttled_ns = e->throttled_ns,
-					   .throttles = e->throttles };
+					   .throttles = e->throttles,
+					   .in_flight = e->in_flight };
 
-		err = rc_strbuf__append(&sb, &de, sizeof(de));
+		err = rc_strbuf__append(sb, &de, sizeof(de));
 	}
+	return err;
+}
+
+int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
+{
+	struct rc_strbuf sb = {};
+	int err;
+
+	err = rc_writer__flush(w, false);
+	err = err ?: encode_stats(&sb, st);
 	err = err ?: write_block(w, RC_BLOCK_STATS, sb.buf, sb.len);
 	rc_strbuf__free(&sb);
 	return err;
 }
 
-int rc_writer__finish(struct rc_writer *w)
+int rc_writer__add_base(struct rc_writer *w, const struct rc_stats *st)
+{
+	struct rc_strbuf sb = {};
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (w->offset != w->header_end || w->nrefs)
+		return -EINVAL;
+	err = encode_stats(&sb, st);
+	err = err ?: write_block(w, RC_BLOCK_BASE, sb.buf, sb.len);
+	rc_strbuf__free(&sb);
+	return err;
+}
+
+/* The trailer, for the chunks written, and the end block. */
+static int write_trailer(struct rc_writer *w)
 {
 	struct rc_disk_trailer dt;
 	struct rc_strbuf sb = {};
@@ -543,9 +577,6 @@ int rc_writer__finish(struct rc_writer *w)
 	uint32_t i;
 	int err;
 
-	err = rc_writer__flush(w, true);
-	if (err)
-		return err;
 	dt = (struct rc_disk_trailer){ .nrec = w->tr.nrec,
 				       .nchunks = w->tr.nchunks,
 				       .first_ts = w->tr.first_ts,
@@ -565,6 +596,36 @@ int rc_writer__finish(struct rc_writer *w)
 	err = err ?: write_block(w, RC_BLOCK_END, &trailer_off, sizeof(trailer_off));
 	rc_strbuf__free(&sb);
 	return err;
+}
+
+int rc_writer__finish(struct rc_writer *w)
+{
+	return rc_writer__flush(w, true) ?: write_trailer(w);
+}
+
+int rc_writer__salvage(struct rc_writer *w)
+{
+	int err = w->err;
+
+	if (!err)
+		return -EINVAL;
+	if (ftruncate(w->fd, w->good) || lseek(w->fd, w->good, SEEK_SET) < 0)
+		return err; /* a pipe: it ends where the write failed */
+	w->offset = w->good;
+	/* what is held is not written: the reader counts it missing (cut short) */
+	w->nrefs = w->kept_refs = 0;
+	w->held.len = w->kept = w->raw.len = 0;
+	w->err = 0;
+	err = write_trailer(w);
+	if (err) {
+		/* not even the trailer fits: a file cut short at its last complete block */
+		if (ftruncate(w->fd, w->good))
+			pr_warn("failed to cut the capture back: %s\n", strerror(errno));
+		w->err = err;
+		return err;
+	}
+	w->err = -ECANCELED; /* complete: nothing more is added */
+	return 0;
 }
 
 const struct rc_trailer *rc_writer__totals(const struct rc_writer *w)

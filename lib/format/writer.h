@@ -85,4 +85,20 @@ const struct rc_trailer *rc_writer__totals(const struct rc_writer *w);
  */
 uint64_t rc_writer__bytes(const struct rc_writer *w);
 
+/**
+ * rc_writer__salvage() - end a file whose write failed, at its last complete block
+ * @w: a writer whose write failed (a full disk: ENOSPC)
+ *
+ * Cuts the file back (ftruncate()) to the end of its last complete block
+ * or chunk, drops the records held, and writes the trailer of the chunks
+ * written and the end block: a complete file, short of what was held and
+ * of the chunk being written. When even the trailer does not fit, the
+ * file is cut back there again and reads as cut short. Nothing can be
+ * added afterwards.
+ *
+ * Return: 0 for a complete file; the write's error when @w cannot seek (a
+ * pipe) or the trailer could not be written; -EINVAL when no write failed.
+ */
+int rc_writer__salvage(struct rc_writer *w);
+
 #endif /* RINGCAP_FORMAT_WRITER_H */

@@ -168,6 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    .until = UINT64_MAX };
 	struct rc_ledger led = {};
 	struct rc_runq runq = { .div = 1000 };
+	uint64_t first, last, nrec;
+	struct rc_stats span;
 	int i;
 	const struct rc_rec_hdr *rec;
 	const struct rc_stats_point *hist;
@@ -188,9 +190,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	m = rc_reader__meta(r);
 	for (i = 0; i < 4; i++)
-		outs[i] = report_out__new(i, m, i ? 0 : RC_FMT_WALL);
+		outs[i] = report_out__new(i, &m, 1, i ? 0 : RC_FMT_WALL, i & 1 /* hosts shown */);
 	rc_filter__add_event(&filter, m->schema, "sched");
 	rc_ledger__alloc(&led, m->ncpus);
+	/* the trailer read from the end, as a set does to pass files over */
+	rc_reader__span(r, &first, &last, &nrec);
 	rc_reader__set_range(r, size > 100 ? data[100] : 0, UINT64_MAX);
 	while (rc_reader__next(r, &rec) > 0) {
 		sb.len = 0;
@@ -203,19 +207,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rc_ledger__add_record(&led, m, rec);
 		for (i = 0; i < 4; i++)
 			if (outs[i])
-				report_out__event(outs[i], rec);
+				report_out__event(outs[i], 0, rec);
 	}
 	for (i = 0; i < 4; i++) {
 		if (outs[i])
 			report_out__end(outs[i]);
 		report_out__free(outs[i]);
 	}
+	/* a file of a run: its counters less its BASE, as stat counts it */
+	if (rc_reader__stats(r) && !rc_stats__span(rc_reader__stats(r), rc_reader__base(r), &span))
+		free(span.entries);
 	rc_ledger__count(&led, rc_reader__stats(r));
 	rc_ledger__free(&led);
 	rc_runq__free(&runq);
 	rc_filter__free(&filter);
 	rc_summary__sort(&sum);
 	st = rc_reader__stats(r);
+	if (st)
+		rc_stats__totals(st, &pt);
+	st = rc_reader__base(r);
 	if (st)
 		rc_stats__totals(st, &pt);
 	hist = rc_reader__history(r, &n);

@@ -599,6 +599,60 @@ static int write_stacks_seed(const char *dir, const char *name)
 	return err;
 }
 
+/* A rotated run's second file (v1.9): the RUN section, a BASE block, in_flight counts. */
+static int write_run_seed(const char *dir, const char *name)
+{
+	struct rc_stat_entry be = {
+		.type = RC_EV_SYSCALL, .made = 50, .captured = 40, .in_flight = 10
+	};
+	struct rc_stat_entry ee = {
+		.type = RC_EV_SYSCALL, .made = 70, .captured = 58, .dropped = 1, .in_flight = 11
+	};
+	struct rc_stats base = { .ts = 950, .nentries = 1, .entries = &be };
+	struct rc_stats end = { .ts = 2000, .nentries = 1, .entries = &ee };
+	struct rc_meta m = {
+		.clock_id = 7,
+		.ncpus = 2,
+		.page_size = 4096,
+		.recorder_pid = 1,
+		.transport = RC_TRANSPORT_RINGBUF,
+		.start_ts = 950,
+		.ringbuf_size = 4096,
+		.host = "seed",
+		.kernel = "6.18",
+		.arch = "x86_64",
+		.cmdline = "ringcap record --switch-output=1M",
+		.run = { .id = { 1, 2, 3 }, .seq = 2, .flags = RC_RUN_F_ROTATING, .start_ts = 900 }
+	};
+	struct rc_writer *w;
+	char path[4096];
+	uint32_t i;
+	int fd, err = 0;
+
+	m.schema = rc_builtin_schema();
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -errno;
+	w = rc_writer__new(fd, &m, NULL);
+	if (!w) {
+		close(fd);
+		return -errno;
+	}
+	err = rc_writer__add_base(w, &base);
+	for (i = 0; !err && i < 18; i++) {
+		struct rc_ev_syscall e = { .nr = 39 };
+
+		hdr(&e.hdr, RC_EV_SYSCALL, sizeof(e), 1000 + i);
+		err = rc_writer__add(w, &e, sizeof(e));
+	}
+	err = err ?: rc_writer__add_stats(w, &end);
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	close(fd);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -618,7 +672,8 @@ int main(int argc, char **argv)
 	      write_seed(argv[1], "empty.rcap", 0, 4096, WHOLE, SHUFFLED) ?:
 	      write_ftrace_seed(argv[1], "ftrace.rcap", false) ?:
 	      write_ftrace_seed(argv[1], "ftrace_stored.rcap", true) ?:
-	      write_bpf_seed(argv[1], "bpf.rcap") ?: write_stacks_seed(argv[1], "stacks.rcap");
+	      write_bpf_seed(argv[1], "bpf.rcap") ?: write_stacks_seed(argv[1], "stacks.rcap") ?:
+	      write_run_seed(argv[1], "run.rcap");
 	if (err)
 		fprintf(stderr, "gen_seeds: %s\n", strerror(-err));
 	return err ? 1 : 0;

@@ -95,10 +95,29 @@ static size_t perfbuf_pending(const struct rc_bpf *s)
 }
 
 /* merged across the CPUs' rings, up to @until */
+/*
+ * The perf rings' records are checked when the merge peeks at them, and
+ * counted as captured once taken into the batch, not before: a record
+ * peeked and held back (newer than the merge may take yet) is not counted
+ * in counters taken meanwhile, so that a file switched there holds exactly
+ * the records its counters count.
+ */
 static long perfbuf_read(struct rc_bpf *s, uint64_t until)
 {
-	return rc_perfbuf__read(&s->pb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len, until,
-				count_record, s);
+	size_t pos = s->bt.cur->len;
+	long n = rc_perfbuf__read(&s->pb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len, until,
+				  check_record, s);
+	struct rc_ev_hdr h;
+
+	while (pos + sizeof(h) <= s->bt.cur->len) {
+		memcpy(&h, s->bt.cur->buf + pos, sizeof(h));
+		if (h.size < sizeof(h))
+			break; /* never: the records were checked */
+		if (h.type != RC_REC_LOST)
+			rc_bpf__count_captured(s, s->bt.cur->buf + pos);
+		pos += h.size;
+	}
+	return n;
 }
 
 /*
@@ -226,6 +245,10 @@ static long bpf_read(struct rc_capture *c, uint64_t end)
 	long n = read_ring(s, false);
 	uint64_t now;
 
+	/* what the ring holds still: written too before a stop (--max-size, --min-free) */
+	if ((c->opts.max_size || c->opts.min_free) && n >= 0)
+		c->ring_pending = s->ring->pending(s);
+
 	if (n < 0 || !c->stacks || !s->bt.cur->len)
 		return n;
 	now = rc_now_ns(CLOCK_MONOTONIC);
@@ -250,6 +273,17 @@ static int bpf_push_stats(struct rc_capture *c)
 static int bpf_flush(struct rc_capture *c)
 {
 	return rc_batcher__flush(&to_bpf(c)->bt);
+}
+
+/*
+ * A switch: what was read, then the counters, then the switch, in that
+ * order to the writer thread; the rings are read on meanwhile.
+ */
+static int bpf_switch(struct rc_capture *c)
+{
+	struct rc_bpf *s = to_bpf(c);
+
+	return rc_bpf__push_stats(s) ?: rc_batcher__switch(&s->bt);
 }
 
 static int bpf_drained(struct rc_capture *c)
@@ -385,9 +419,6 @@ static void detach_sources(struct rc_bpf *s)
 static int bpf_start(struct rc_capture *c, int fd)
 {
 	struct rc_bpf *s = to_bpf(c);
-	struct rc_writer_opts wo = { .sz = sizeof(wo),
-				     .compress_level = s->c.opts.compress_level,
-				     .no_compress = s->c.opts.no_compress };
 	int err;
 
 	/* mappings made from now on: before the first sample */
@@ -408,11 +439,9 @@ static int bpf_start(struct rc_capture *c, int fd)
 	if (err)
 		return err;
 	s->attached = true;
-	if (fd >= 0) {
-		s->c.w = rc_writer__new(fd, &s->c.meta, &wo);
-		if (!s->c.w)
-			return -errno;
-	}
+	err = rc_capture__open_file(&s->c, fd);
+	if (err)
+		return err;
 	return rc_batcher__start(&s->bt);
 }
 
@@ -526,7 +555,7 @@ static int bpf_stop(struct rc_capture *c)
 
 	detach_sources(s);
 	err = s->c.opts.overwrite ? final_snapshot(s) : settle(s);
-	if (!err && s->c.transport == RC_TRANSPORT_PERFBUF && s->c.w)
+	if (!err && s->c.transport == RC_TRANSPORT_PERFBUF && s->c.has_file)
 		err = write_lost_ledger(s);
 	if (s->user && rc_user__mismatched(s->user))
 		pr_warn("%llu records were not the size of struct %s: stored raw, as bytes\n",
@@ -535,7 +564,7 @@ static int bpf_stop(struct rc_capture *c)
 	if (s->malformed)
 		pr_warn("%llu malformed records from the ring were discarded\n",
 			(unsigned long long)s->malformed);
-	if (!s->c.w)
+	if (!s->c.has_file)
 		return err;
 	return rc_batcher__finish(&s->bt, err);
 }
@@ -621,6 +650,7 @@ const struct rc_backend_ops rc_bpf_ops = {
 	.drained = bpf_drained,
 	.sample = bpf_sample,
 	.snapshot = bpf_snapshot_op,
+	.switch_file = bpf_switch,
 	.stop = bpf_stop,
 	.teardown = rc_bpf__teardown,
 };

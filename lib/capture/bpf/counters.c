@@ -273,6 +273,13 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 		user_stats(s, st);
 	add_sampling(s, st);
 	add_missed(s, st);
+	/*
+	 * A flight recorder reads its rings only at snapshots: what they hold
+	 * meanwhile is overwritten as often as not, and counted so (the
+	 * ledger's overwritten), not in flight.
+	 */
+	if (!s->c.opts.overwrite)
+		rc_stats__set_in_flight(st);
 	return 0;
 }
 

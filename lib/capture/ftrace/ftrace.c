@@ -196,21 +196,20 @@ static int end_chunk(struct rc_ftrace *f)
 	err = rc_ftenc__end(f->enc, &dc, &data);
 	if (err)
 		return err;
-	if (!f->c.w) {
+	if (!f->c.w || f->c.salvaged) {
 		rc_ft_written(&f->order, dc.last_ts);
-		return 0; /* counting only */
+		return 0; /* counting only, or the disk was full */
 	}
 	if (f->werr)
 		return f->werr;
-	err = rc_writer__add_chunk(f->c.w, &dc, data);
+	rc_capture__check_space(&f->c);
+	err = rc_capture__write_failed(&f->c, rc_writer__add_chunk(f->c.w, &dc, data));
 	if (err) {
 		f->werr = err;
 		return err;
 	}
-	f->c.nrec_written += dc.nrec;
 	rc_ft_written(&f->order, dc.last_ts);
-	f->c.raw_written += dc.raw_size;
-	f->c.written = rc_writer__bytes(f->c.w);
+	rc_capture__publish(&f->c);
 	return 0;
 }
 
@@ -338,6 +337,7 @@ static int take_stats(struct rc_ftrace *f)
 		if (!mapped(f, i) && unread_cpu(f, i, &st->entries[st->nentries]))
 			st->nentries++;
 	}
+	rc_stats__set_in_flight(st);
 	return 0;
 }
 
@@ -346,12 +346,37 @@ static int write_stats(struct rc_ftrace *f)
 	int err = take_stats(f);
 
 	f->c.last_stats = rc_now_ns(CLOCK_MONOTONIC);
-	if (err || !f->c.w)
+	if (err || !f->c.w || f->c.salvaged)
 		return err;
-	err = f->werr ?: rc_writer__add_stats(f->c.w, &f->c.last);
+	rc_capture__check_space(&f->c);
+	err = f->werr ?: rc_capture__write_failed(&f->c, rc_writer__add_stats(f->c.w, &f->c.last));
 	if (err)
 		f->werr = err;
-	f->c.written = rc_writer__bytes(f->c.w);
+	rc_capture__publish(&f->c);
+	return err;
+}
+
+/*
+ * A switch, on the drain's thread, which writes here: the chunk being
+ * built, the counters (every event they count as read is written), then
+ * the next file with them as its BASE. The late events counted so far are
+ * the file's.
+ */
+static int ft_switch(struct rc_capture *c)
+{
+	struct rc_ftrace *f = (struct rc_ftrace *)c;
+	int err;
+
+	if (!f->c.w || f->c.salvaged)
+		return f->c.w ? 0 : -EINVAL;
+	err = end_chunk(f) ?: write_stats(f);
+	if (err)
+		return err;
+	rc_writer__add_late(f->c.w, f->order.late - f->c.late_base);
+	f->c.late_base = f->order.late;
+	err = rc_capture__next_file(&f->c, &f->c.last);
+	if (err)
+		f->werr = err;
 	return err;
 }
 
@@ -492,19 +517,13 @@ static int ft_add_target(struct rc_capture *c, pid_t pid)
 static int ft_start(struct rc_capture *c, int fd)
 {
 	struct rc_ftrace *f = to_ft(c);
-	struct rc_writer_opts wo = { .sz = sizeof(wo),
-				     .compress_level = f->c.opts.compress_level,
-				     .no_compress = f->c.opts.no_compress };
 	int err;
 
 	err = ft_inst_write(f, "tracing_on", "1", false);
 	if (err)
 		return err;
 	f->tracing = true;
-	if (fd < 0)
-		return 0;
-	f->c.w = rc_writer__new(fd, &f->c.meta, &wo);
-	return f->c.w ? 0 : -errno;
+	return rc_capture__open_file(&f->c, fd);
 }
 
 static int wait_rings(struct rc_ftrace *f, int ms)
@@ -522,7 +541,13 @@ static int wait_rings(struct rc_ftrace *f, int ms)
 
 static long ft_read(struct rc_capture *c, uint64_t end)
 {
-	return process(to_ft(c), false, end);
+	struct rc_ftrace *f = to_ft(c);
+	long n = process(f, false, end);
+
+	/* what is taken and not written yet: the chunk being built */
+	f->c.queued_raw =
+	    __atomic_load_n(&f->c.raw_written, __ATOMIC_RELAXED) + rc_ftenc__raw_size(f->enc);
+	return n;
 }
 
 static int ft_wait(struct rc_capture *c, int ms)
@@ -610,13 +635,13 @@ static int ft_stop(struct rc_capture *cap)
 		pr_warn("%llu events reached their ring after events of a later time were "
 			"written: they are out of order in the file\n",
 			(unsigned long long)f->order.late);
-	if (f->c.w)
-		rc_writer__add_late(f->c.w, f->order.late);
-	if (!f->c.w)
+	if (f->c.w && !f->c.salvaged)
+		rc_writer__add_late(f->c.w, f->order.late - f->c.late_base);
+	if (!f->c.w || f->c.salvaged)
 		return err;
 	if (!err && !f->werr)
 		err = rc_writer__finish(f->c.w);
-	f->c.written = rc_writer__bytes(f->c.w);
+	rc_capture__publish(&f->c);
 	return err ?: f->werr;
 }
 
@@ -647,6 +672,7 @@ const struct rc_backend_ops rc_ftrace_ops = {
 	.push_stats = ft_push_stats,
 	.flush = ft_flush,
 	.sample = ft_sample,
+	.switch_file = ft_switch,
 	.stop = ft_stop,
 	.teardown = ft_teardown,
 };

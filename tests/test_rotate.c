@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record --switch-output, --switch-max-files, --max-size, --min-free and
+ * SIGHUP (issue 22): a run of files, each read alone, adding up exactly
+ * for its span (ringcap-file(5), ROTATION), and summing to the run's
+ * ground truth: no record lost or doubled at a switch.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "events.h"
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+#define ASSERT_GE(a, b, name)  ASSERT_TRUE((a) >= (b), name)
+#define ASSERT_LE(a, b, name)  ASSERT_TRUE((a) <= (b), name)
+#define ASSERT_NEQ(a, b, name) ASSERT_TRUE((a) != (b), name)
+
+/* Whether @pid has exited, without reaping it. */
+static bool exited(pid_t pid)
+{
+	siginfo_t si = {};
+
+	return waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* One file of a run, as read alone. */
+struct rfile {
+	uint32_t seq, flags;
+	uint8_t run_id[16];
+	uint64_t start_ts;
+	bool complete, has_base;
+	long nrec;	     /* event records (not ringcap:lost or :snapshot) */
+	long getppid;	     /* syscall records of getppid, or ftrace records of the event */
+	long samples, named; /* profile: samples, and of them with a burn_ function named */
+	struct rc_stats_point end, base;
+	uint64_t end_in_flight, base_in_flight;
+	struct rc_stats base_st, end_st; /* copies, to compare BASE with the last STATS before */
+};
+
+static void copy_stats(struct rc_stats *dst, const struct rc_stats *src)
+{
+	size_t sz = src->nentries * sizeof(*src->entries);
+
+	*dst = *src;
+	dst->entries = malloc(sz ? sz : 1);
+	if (dst->entries)
+		memcpy(dst->entries, src->entries, sz);
+	else
+		dst->nentries = 0;
+}
+
+static uint64_t in_flight(const struct rc_stats *st)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; st && i < st->nentries; i++)
+		n += st->entries[i].in_flight;
+	return n;
+}
+
+static bool has_burn(const struct rc_stack *s)
+{
+	uint32_t i;
+
+	for (i = 0; s && i < (uint32_t)s->nkernel + s->nuser; i++)
+		if (s->frames[i].sym && !strncmp(s->frames[i].sym, "burn_", 5))
+			return true;
+	return false;
+}
+
+/*
+ * Read @path alone. @seen (N entries), when not NULL: lseek records'
+ * offsets counted, to find one doubled or missing.
+ */
+static int read_file(const char *path, struct rfile *f, uint32_t *seen, long nseen)
+{
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	const struct rc_meta *m;
+	struct rc_reader *r;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	r = rc_reader__open(path);
+	if (!r)
+		return -errno;
+	m = rc_reader__meta(r);
+	if (!m->has_run) {
+		rc_reader__free(r);
+		return -EPROTO;
+	}
+	f->seq = m->run.seq;
+	f->flags = m->run.flags;
+	memcpy(f->run_id, m->run.id, 16);
+	f->start_ts = m->start_ts;
+	st = rc_reader__base(r);
+	f->has_base = st != NULL;
+	if (st) {
+		rc_stats__totals(st, &f->base);
+		f->base_in_flight = in_flight(st);
+		copy_stats(&f->base_st, st);
+	}
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (rec->type == RC_REC_LOST || rec->type == RC_REC_SNAPSHOT)
+			continue;
+		f->nrec++;
+		if (rec->type == RC_EV_SYSCALL) {
+			const struct rc_ev_syscall *e = (const void *)rec;
+
+			f->getppid += e->nr == __NR_getppid;
+			if (seen && e->nr == __NR_lseek && (long)e->args[1] >= 0 &&
+			    (long)e->args[1] < nseen)
+				seen[e->args[1]]++;
+		} else if (rec->type >= 256) {
+			f->getppid++; /* ftrace: the one event recorded, sys_enter_getppid */
+		} else if (rec->type == RC_EV_SAMPLE) {
+			const struct rc_ev_sample *e = (const void *)rec;
+
+			f->samples++;
+			f->named += has_burn(rc_reader__stack(r, e->stack_id));
+		}
+	}
+	f->complete = !err && !rc_reader__truncated(r) && !rc_reader__corrupt(r, NULL) &&
+		      rc_reader__trailer(r);
+	st = rc_reader__stats(r);
+	if (st) {
+		rc_stats__totals(st, &f->end);
+		f->end_in_flight = in_flight(st);
+		copy_stats(&f->end_st, st);
+	}
+	rc_reader__free(r);
+	return err;
+}
+
+static void rfile_free(struct rfile *f)
+{
+	free(f->base_st.entries);
+	free(f->end_st.entries);
+}
+
+static bool same_stats(const struct rc_stats *a, const struct rc_stats *b)
+{
+	return a->ts == b->ts && a->nentries == b->nentries &&
+	       !memcmp(a->entries, b->entries, a->nentries * sizeof(*a->entries));
+}
+
+/* The files of the run whose -o was @prefix, in name order: in time. */
+static size_t run_files(const char *prefix, glob_t *g)
+{
+	char pat[4096];
+
+	snprintf(pat, sizeof(pat), "%s.*", prefix);
+	if (glob(pat, 0, NULL, g))
+		return 0;
+	return g->gl_pathc;
+}
+
+struct run_sum {
+	size_t nfiles;
+	long nrec, getppid, samples, named, files_named;
+	uint64_t made, dropped;
+	bool ok;
+};
+
+/*
+ * Every file of the run alone: complete, one run id, seq without gaps from
+ * @first_seq, BASE the last STATS before it, and the ledger of each file's
+ * span exact: in the file = END.captured - BASE.captured, made = in the
+ * file + dropped.
+ */
+static void check_run(const char *prefix, uint32_t first_seq, struct run_sum *sum, uint32_t *seen,
+		      long nseen)
+{
+	struct rfile prev = {}, f;
+	glob_t g = {};
+	size_t i;
+
+	memset(sum, 0, sizeof(*sum));
+	sum->nfiles = run_files(prefix, &g);
+	sum->ok = true;
+	for (i = 0; i < sum->nfiles; i++) {
+		const char *p = g.gl_pathv[i];
+		uint64_t made;
+
+		if (!ASSERT_OK(read_file(p, &f, seen, nseen), p)) {
+			sum->ok = false;
+			break;
+		}
+		sum->ok &= ASSERT_TRUE(f.complete, "each file complete alone");
+		if (!first_seq) /* the first left after deletions: its own */
+			first_seq = f.seq;
+		sum->ok &= ASSERT_EQ(f.seq, first_seq + i, "seq");
+		if (i)
+			sum->ok &= ASSERT_OK(memcmp(f.run_id, prev.run_id, 16), "one run id");
+		sum->ok &= ASSERT_EQ(f.has_base, f.seq > 1, "BASE in files after the first");
+		if (i && f.has_base)
+			sum->ok &= ASSERT_TRUE(same_stats(&f.base_st, &prev.end_st),
+					       "BASE = the last STATS of the file before");
+		sum->ok &= ASSERT_EQ(f.nrec, f.end.captured - f.base.captured,
+				     "in the file = END.captured - BASE.captured");
+		made = (f.end.made - f.base.made) + f.base_in_flight - f.end_in_flight;
+		sum->ok &= ASSERT_EQ(made, f.nrec + (f.end.dropped - f.base.dropped),
+				     "made = in the file + dropped");
+		sum->nrec += f.nrec;
+		sum->getppid += f.getppid;
+		sum->samples += f.samples;
+		sum->named += f.named;
+		sum->files_named += f.samples && f.named * 2 > f.samples;
+		if (!sum->ok) {
+			fprintf(stderr, "  in %s\n", p);
+			rfile_free(&f);
+			break;
+		}
+		rfile_free(&prev);
+		prev = f;
+	}
+	if (sum->ok && sum->nfiles) {
+		sum->made = prev.end.made;
+		sum->dropped = prev.end.dropped;
+		ASSERT_EQ(prev.end_in_flight, 0, "nothing in flight at the run's end");
+	}
+	rfile_free(&prev);
+	globfree(&g);
+}
+
+static const char *transport_args[][2] = {
+	{ "--transport", "ringbuf" },
+	{ "--transport", "perfbuf" },
+	{ "--transport", "ftrace" },
+};
+
+/* N getppid() by the workload, rotated by @sw: the files sum to N, with the drops. */
+static void count_run(int t, const char *sw, const char *n_s, long n, size_t min_files,
+		      const char *ring)
+{
+	const char *prefix = tmpfile_path("run.rcap");
+	bool ft = t == 2;
+	struct run_sum sum;
+	struct run r = {};
+	char swopt[64];
+
+	snprintf(swopt, sizeof(swopt), "--switch-output=%s", sw);
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q",
+				     (char *)transport_args[t][0], (char *)transport_args[t][1],
+				     "-e", ft ? "syscalls:sys_enter_getppid" : "syscalls",
+				     ft	      ? "--buffer-size"
+				     : t == 1 ? "-m"
+					      : "--ringbuf-size",
+				     (char *)ring, swopt, "-o", (char *)prefix, "--",
+				     (char *)bin("rc_workload"),
+				     !strcmp(sw, "1s") ? "steady" : "getppid", (char *)n_s,
+				     !strcmp(sw, "1s") ? "5" : NULL, NULL },
+			 120000),
+		0, "record")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	check_run(prefix, 1, &sum, NULL, 0);
+	if (!sum.ok)
+		goto out;
+	printf("    %s %s, ring %s: %zu files, %ld records, %llu dropped\n", transport_args[t][1],
+	       sw, ring, sum.nfiles, sum.nrec, (unsigned long long)sum.dropped);
+	ASSERT_GE((long)sum.nfiles, (long)min_files, "files");
+	ASSERT_EQ(sum.made, sum.nrec + sum.dropped, "the run: made = in its files + dropped");
+	ASSERT_LE(sum.getppid, n, "no getppid doubled");
+	ASSERT_GE(sum.getppid + (long)sum.dropped, n, "every getppid in a file, or dropped");
+	if (!sum.dropped)
+		ASSERT_EQ(sum.getppid, n, "every getppid in a file");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_rotate_count(void)
+{
+	int t;
+
+	if (!need_root())
+		return;
+	for (t = 0; t < 3; t++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s_size", transport_args[t][1]);
+		if (test__start_subtest(name))
+			count_run(t, "64K", t == 2 ? "900000" : "700000", t == 2 ? 900000 : 700000,
+				  4, "32M");
+		snprintf(name, sizeof(name), "%s_time", transport_args[t][1]);
+		if (test__start_subtest(name))
+			count_run(t, "1s", "20000", 100000, 4, "32M");
+		/* a small ring drops: each file's ledger still adds up, drops included */
+		snprintf(name, sizeof(name), "%s_drops", transport_args[t][1]);
+		if (test__start_subtest(name))
+			count_run(t, "64K", t == 2 ? "900000" : "700000", t == 2 ? 900000 : 700000,
+				  2, t == 2 ? "16K" : "4K");
+	}
+}
+
+/*
+ * SIGUSR2 every ~20 ms, and a SIGHUP every tenth, to a recorder of a storm
+ * of numbered lseek() calls: every call is in exactly one file, or dropped.
+ */
+void test_rotate_signal_storm(void)
+{
+	const char *prefix = tmpfile_path("storm.rcap");
+	const long n = 1500000;
+	struct run_sum sum;
+	struct run r = {};
+	uint32_t *seen = calloc(n, sizeof(*seen));
+	long i, dup = 0, missing = 0, sent = 0;
+	glob_t g = {};
+
+	if (!need_root() || !ASSERT_OK_PTR(seen, "calloc"))
+		goto out;
+	if (!ASSERT_OK(
+		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					  "--ringbuf-size", "64M", "--switch-output=signal", "-o",
+					  (char *)prefix, "--", (char *)bin("rc_workload"), "seq",
+					  "1500000", NULL }),
+		"start"))
+		goto out;
+	/* the handlers are in place once the first file is there */
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
+	while (!exited(r.pid)) {
+		kill(r.pid, ++sent % 10 ? SIGUSR2 : SIGHUP);
+		usleep(20000);
+	}
+	run_wait(&r, 120000);
+	if (!ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "record exits 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	check_run(prefix, 1, &sum, seen, n);
+	if (!sum.ok)
+		goto out;
+	for (i = 0; i < n; i++) {
+		dup += seen[i] > 1;
+		missing += !seen[i];
+	}
+	printf("    %ld signals, %zu files, %ld records, %llu dropped\n", sent, sum.nfiles,
+	       sum.nrec, (unsigned long long)sum.dropped);
+	ASSERT_GE((long)sum.nfiles, 10, "files: a switch for most signals");
+	ASSERT_EQ(dup, 0, "no call in two records");
+	ASSERT_LE(missing, (long)sum.dropped, "a call in no file was dropped");
+	if (!sum.dropped)
+		ASSERT_EQ(missing, 0, "every call in a file");
+	ASSERT_EQ(sum.made, sum.nrec + sum.dropped, "the run: made = in its files + dropped");
+out:
+	free(seen);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* A profile rotated each second: each file alone names the burn functions. */
+void test_rotate_profile(void)
+{
+	const char *prefix = tmpfile_path("prof.rcap"), *res = tmpfile_path("res");
+	struct run_sum sum;
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "999", "-g",
+				     "--switch-output=1s", "-o", (char *)prefix, "--",
+				     (char *)bin("rc_prof"), "burn", "4500", (char *)res, NULL },
+			 120000),
+		0, "record")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	check_run(prefix, 1, &sum, NULL, 0);
+	if (!sum.ok)
+		goto out;
+	printf("    %zu files, %ld samples, %ld with a burn_ function named, %ld files naming "
+	       "them\n",
+	       sum.nfiles, sum.samples, sum.named, sum.files_named);
+	ASSERT_GE(sum.nfiles, 4, "files");
+	/* the last file may hold only the exit; the others the burn, named in each alone */
+	ASSERT_GE(sum.files_named, (long)sum.nfiles - 1, "files naming the burn functions alone");
+	ASSERT_GE(sum.named * 10, sum.samples * 8, "samples with their burn_ function named");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* --switch-max-files=2: the two newest files are left, the last seq numbers. */
+void test_rotate_max_files(void)
+{
+	const char *prefix = tmpfile_path("max.rcap");
+	struct run_sum sum;
+	struct run r = {};
+	unsigned int made = 0;
+	const char *p;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls",
+					    "--switch-output=64K", "--switch-max-files=2", "-o",
+					    (char *)prefix, "--", (char *)bin("rc_workload"),
+					    "getppid", "700000", NULL },
+				120000),
+		       0, "record")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	p = strstr(r.err, " files of this run");
+	while (p && p > r.err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!ASSERT_OK_PTR(p, "summary says how many files") ||
+	    !ASSERT_EQ(sscanf(p, "%u", &made), 1, "count"))
+		goto out;
+	ASSERT_GE(made, 4, "files made");
+	check_run(prefix, made - 1, &sum, NULL, 0);
+	ASSERT_EQ(sum.nfiles, 2, "files left");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* --max-size with rotation: the run's files together under it, the oldest deleted. */
+void test_rotate_max_total(void)
+{
+	const char *prefix = tmpfile_path("total.rcap");
+	struct run_sum sum;
+	struct run r = {};
+	long total = 0;
+	glob_t g = {};
+	size_t i, n;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--switch-output=128K", "--max-size=1M", "-o", (char *)prefix,
+				     "--", (char *)bin("rc_workload"), "getppid", "3000000", NULL },
+			 120000),
+		0, "record")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	n = run_files(prefix, &g);
+	for (i = 0; i < n; i++)
+		total += file_size(g.gl_pathv[i]);
+	check_run(prefix, 0, &sum, NULL, 0);
+	printf("    %zu files left, %ld bytes\n", sum.nfiles, total);
+	ASSERT_TRUE(sum.ok, "the files left: each complete, seq without gaps to the last");
+	ASSERT_GE((long)sum.nfiles, 3, "files left");
+	/* the current file may pass its switch size by a chunk before the next check */
+	ASSERT_LE(total, (1l << 20) + (256l << 10), "under the cap");
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* --max-size without rotation: a complete file under the cap and a chunk, and why. */
+void test_rotate_max_size(void)
+{
+	const char *out = tmpfile_path("cap.rcap");
+	struct rfile f = {};
+	struct run r = {};
+	long size;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--no-compress", "--max-size=4M", "-o", (char *)out, "--",
+				     (char *)bin("rc_workload"), "getppid", "50000000", NULL },
+			 120000),
+		0, "record stops cleanly")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	ASSERT_HAS(r.err, "--max-size", "names the cap");
+	size = file_size(out);
+	printf("    %ld bytes\n", size);
+	ASSERT_LE(size, (4l << 20) + (1l << 20) + (64 << 10), "under the cap and a chunk");
+	ASSERT_GE(size, 2l << 20, "up to it");
+	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
+		ASSERT_TRUE(f.complete, "complete");
+		ASSERT_EQ(f.nrec, f.end.captured, "every record read is in the file");
+	}
+out:
+	rfile_free(&f);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/* --min-free on a small tmpfs: a clean stop, a complete file, before ENOSPC. */
+void test_rotate_min_free(void)
+{
+	const char *dir = tmpfile_path("small"), *out = tmpfile_path("small/free.rcap");
+	struct rfile f = {};
+	struct run r = {};
+	bool mounted = false;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
+	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=16m"), "mount tmpfs"))
+		goto out;
+	mounted = true;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--no-compress", "--min-free=12M", "-o", (char *)out, "--",
+				     (char *)bin("rc_workload"), "getppid", "50000000", NULL },
+			 120000),
+		0, "record stops cleanly")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	ASSERT_HAS(r.err, "--min-free", "names the option");
+	ASSERT_HAS(r.err, dir, "names the file system");
+	ASSERT_TRUE(!strstr(r.err, "No space"), "no ENOSPC met");
+	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
+		ASSERT_TRUE(f.complete, "complete");
+		ASSERT_EQ(f.nrec, f.end.captured, "every record read is in the file");
+		ASSERT_GE(f.nrec, 1000, "records");
+	}
+out:
+	rfile_free(&f);
+	run_free(&r);
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
+}
+
+/* Rotation to stdout is refused, with the reason. */
+void test_rotate_stdout_refused(void)
+{
+	struct run r = {};
+
+	if (ASSERT_NEQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "--switch-output=1M",
+				     "-o", "-", "--", "/bin/true", NULL },
+			 30000),
+		0, "refused"))
+		ASSERT_HAS(r.err, "not with -o -", "says why");
+	run_free(&r);
+}
+
+/*
+ * SIGHUP without --switch-output: the file ends and -o starts afresh; the
+ * file ended is renamed to its rotation name while -o still names it, and
+ * left where logrotate moved it otherwise. Nothing lost or doubled.
+ */
+void test_rotate_hup(void)
+{
+	const char *out = tmpfile_path("hup.rcap"), *moved = tmpfile_path("moved.rcap");
+	long getppid = 0;
+	struct rfile f = {};
+	struct run r = {};
+	glob_t g = {};
+	size_t i;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(
+		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					  "-o", (char *)out, "--", (char *)bin("rc_workload"),
+					  "steady", "20000", "4", NULL }),
+		"start") ||
+	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
+		goto out;
+	usleep(800000);
+	kill(r.pid, SIGHUP); /* -o still names it: renamed to hup.rcap.*.000001 */
+	usleep(800000);
+	ASSERT_OK(rename(out, moved), "logrotate's rename");
+	kill(r.pid, SIGHUP); /* moved away: left there, complete */
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0"))
+		goto out;
+	if (!ASSERT_EQ(run_files(out, &g), 1, "one renamed file"))
+		goto out;
+	{
+		const char *paths[3] = { g.gl_pathv[0], moved, out };
+
+		for (i = 0; i < 3; i++) {
+			if (!ASSERT_OK(read_file(paths[i], &f, NULL, 0), paths[i]))
+				break;
+			ASSERT_TRUE(f.complete, "complete");
+			ASSERT_EQ(f.seq, i + 1, "seq");
+			ASSERT_EQ(f.nrec, f.end.captured - f.base.captured, "in the file");
+			getppid += f.getppid;
+			rfile_free(&f);
+		}
+	}
+	ASSERT_EQ(getppid, 80000, "every getppid, once");
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * --min-free=0 on a small tmpfs: a write meets ENOSPC. The file is cut
+ * back to its last complete chunk and ended there, complete; exit 0, with
+ * the cause said.
+ */
+void test_rotate_enospc(void)
+{
+	const char *dir = tmpfile_path("full"), *out = tmpfile_path("full/full.rcap");
+	struct rfile f = {};
+	struct run r = {};
+	bool mounted = false;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
+	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=8m"), "mount tmpfs"))
+		goto out;
+	mounted = true;
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+				     "--no-compress", "--min-free=0", "-o", (char *)out, "--",
+				     (char *)bin("rc_workload"), "getppid", "50000000", NULL },
+			 120000),
+		0, "record ends the file complete")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	ASSERT_HAS(r.err, "No space left on device", "says why");
+	ASSERT_HAS(r.err, "cut back to its last complete chunk", "says what of the file");
+	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
+		ASSERT_TRUE(f.complete, "complete: trailer and end block");
+		ASSERT_GE(f.nrec, 1000, "records");
+	}
+out:
+	rfile_free(&f);
+	run_free(&r);
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
+}
+
+/*
+ * --overwrite --switch-output: each SIGUSR2 snapshot goes to a file of its
+ * own (perf's flight recorder), the exit's to the last: one ringcap:snapshot
+ * record in each, the run's seq without gaps.
+ */
+void test_rotate_flight_recorder(void)
+{
+	const char *prefix = tmpfile_path("fr.rcap");
+	const struct rc_rec_hdr *rec;
+	struct run r = {};
+	glob_t g = {};
+	size_t i, n = 0;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(
+		run_start(&r,
+			  (char *[]){ (char *)bin("ringcap"), "record", "-q", "--overwrite", "-e",
+				      "syscalls", "--switch-output", "-o", (char *)prefix, "--",
+				      (char *)bin("rc_workload"), "steady", "10000", "3", NULL }),
+		"start"))
+		goto out;
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
+	usleep(800000);
+	kill(r.pid, SIGUSR2);
+	usleep(800000);
+	kill(r.pid, SIGUSR2);
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0"))
+		goto out;
+	n = run_files(prefix, &g);
+	if (!ASSERT_EQ(n, 3, "a file a snapshot"))
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct rc_reader *rd = rc_reader__open(g.gl_pathv[i]);
+		long snaps = 0, recs = 0;
+
+		if (!ASSERT_OK_PTR(rd, "open"))
+			break;
+		ASSERT_EQ(rc_reader__meta(rd)->run.seq, i + 1, "seq");
+		while (rc_reader__next(rd, &rec) > 0) {
+			snaps += rec->type == RC_REC_SNAPSHOT;
+			recs++;
+		}
+		ASSERT_TRUE(rc_reader__trailer(rd) != NULL, "complete");
+		ASSERT_EQ(snaps, 1, "one snapshot");
+		ASSERT_GE(recs, 100, "its records");
+		rc_reader__free(rd);
+	}
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}
