@@ -245,9 +245,12 @@ static long bpf_read(struct rc_capture *c, uint64_t end)
 	long n = read_ring(s, false);
 	uint64_t now;
 
-	/* what the ring holds still: written too before a stop (--max-size, --min-free) */
+	/*
+	 * What the ring holds still, and the batch being filled: written too
+	 * before a stop (--max-size, --min-free)
+	 */
 	if ((c->opts.max_size || c->opts.min_free) && n >= 0)
-		c->ring_pending = s->ring->pending(s);
+		c->ring_pending = s->ring->pending(s) + s->bt.cur->len;
 
 	if (n < 0 || !c->stacks || !s->bt.cur->len)
 		return n;
