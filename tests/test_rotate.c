@@ -731,3 +731,56 @@ out:
 	run_free(&r);
 	tmpdir_cleanup();
 }
+
+/* review: a slow steady rate, many signal switches, each transport */
+static void review_storm(int t, const char *rate, const char *secs)
+{
+	const char *prefix = tmpfile_path("rv.rcap");
+	bool ft = t == 2;
+	struct run_sum sum;
+	struct run r = {};
+	glob_t g = {};
+	long i, sent = 0;
+
+	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q",
+					  (char *)transport_args[t][0], (char *)transport_args[t][1],
+					  "-e", ft ? "syscalls:sys_enter_getppid" : "syscalls",
+					  "--switch-output=signal", "-o", (char *)prefix, "--",
+					  (char *)bin("rc_workload"), "steady", (char *)rate, (char *)secs, NULL }),
+		       "start"))
+		goto out;
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
+	while (!exited(r.pid)) {
+		kill(r.pid, SIGUSR2);
+		sent++;
+		usleep(15000);
+	}
+	run_wait(&r, 120000);
+	if (!ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "record exits 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	check_run(prefix, 1, &sum, NULL, 0);
+	printf("    %s: %ld signals, %zu files, %ld records, %llu dropped, getppid %ld\n",
+	       transport_args[t][1], sent, sum.nfiles, sum.nrec, (unsigned long long)sum.dropped,
+	       sum.getppid);
+	ASSERT_EQ(sum.made, sum.nrec + sum.dropped, "the run: made = in its files + dropped");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_rotate_review_slow(void)
+{
+	int t;
+
+	if (!need_root())
+		return;
+	for (t = 0; t < 3; t++)
+		if (test__start_subtest(transport_args[t][1]))
+			review_storm(t, "2000", "4");
+}

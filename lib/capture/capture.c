@@ -356,7 +356,14 @@ void rc_stats__set_in_flight(struct rc_stats *st)
 		struct rc_stat_entry *e = &st->entries[i];
 		uint64_t out = e->dropped + e->captured;
 
-		e->in_flight = e->made > out ? e->made - out : 0;
+		/*
+		 * made can lag what was read (ftrace's meta page is updated at
+		 * the reader ioctl and at wake-ups only; a per-CPU map is copied
+		 * made[] before dropped[]): what was dropped or read was made.
+		 */
+		if (e->made < out)
+			e->made = out;
+		e->in_flight = e->made - out;
 	}
 }
 
