@@ -784,3 +784,80 @@ void test_rotate_review_slow(void)
 		if (test__start_subtest(transport_args[t][1]))
 			review_storm(t, "2000", "4");
 }
+
+/*
+ * Sampling's not_run and throttled are estimates: each file's END is at
+ * least its BASE, per CPU, or END - BASE underflows (review F2). A profile
+ * at 4000 Hz switched by SIGUSR2 every 20 ms.
+ */
+void test_rotate_sample_est(void)
+{
+	const char *prefix = tmpfile_path("est.rcap"), *res = tmpfile_path("res");
+	long i, sent = 0, files = 0, pairs = 0, down = 0;
+	struct rfile f;
+	struct run r = {};
+	glob_t g = {};
+	size_t k, n;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F",
+						 "4000", "--switch-output=signal", "-o",
+						 (char *)prefix, "--", (char *)bin("rc_prof"),
+						 "burn", "3000", (char *)res, NULL }),
+		       "start"))
+		goto out;
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
+	while (!exited(r.pid) && sent < 150) {
+		kill(r.pid, SIGUSR2);
+		sent++;
+		usleep(20000);
+	}
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	n = run_files(prefix, &g);
+	for (k = 0; k < n; k++) {
+		uint32_t a, b;
+
+		if (!ASSERT_OK(read_file(g.gl_pathv[k], &f, NULL, 0), g.gl_pathv[k]))
+			break;
+		files++;
+		for (a = 0; a < f.base_st.nentries; a++) {
+			const struct rc_stat_entry *be = &f.base_st.entries[a];
+
+			for (b = 0; b < f.end_st.nentries; b++) {
+				const struct rc_stat_entry *ee = &f.end_st.entries[b];
+
+				if (ee->cpu != be->cpu || ee->type != be->type)
+					continue;
+				pairs++;
+				if (ee->not_run < be->not_run || ee->throttled < be->throttled) {
+					fprintf(stderr,
+						"  %s: cpu %u type %u: not_run %llu -> %llu, "
+						"throttled %llu -> %llu\n",
+						g.gl_pathv[k], be->cpu, be->type,
+						(unsigned long long)be->not_run,
+						(unsigned long long)ee->not_run,
+						(unsigned long long)be->throttled,
+						(unsigned long long)ee->throttled);
+					down++;
+				}
+			}
+		}
+		rfile_free(&f);
+	}
+	printf("    %ld signals, %ld files, %ld BASE/END entry pairs\n", sent, files, pairs);
+	ASSERT_GE(files, 10, "files");
+	ASSERT_EQ(down, 0, "not_run and throttled never decrease");
+out:
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}

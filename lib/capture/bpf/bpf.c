@@ -635,6 +635,7 @@ void rc_bpf__teardown(struct rc_capture *c)
 		close(s->stacknest_fd);
 	free(s->captured);
 	free(s->percpu);
+	free(s->est);
 }
 
 static long bpf_snapshot_op(struct rc_capture *c, enum rc_snapshot_why why)
