@@ -137,10 +137,16 @@ static void check_max_size(struct rc_capture *c, uint64_t file, uint64_t pending
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
 static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t now)
 {
-	uint64_t file, pending;
+	uint64_t file, pending, done;
 
 	if (!c->has_file)
 		return 0;
+	/*
+	 * The switches first (acquire), the size after: the writer publishes
+	 * the new file's size before it counts the switch (release), so the
+	 * size read is never the old file's once the switch is seen.
+	 */
+	done = __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE);
 	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
 	pending = pending_bytes(c);
 	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
@@ -151,7 +157,7 @@ static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, ui
 		return 0;
 	}
 	/* one at a time: the size is the old file's until the writer has switched */
-	if (c->switches_asked != __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE))
+	if (c->switches_asked != done)
 		return 0;
 	if ((c->opts.switch_size && file >= c->opts.switch_size) ||
 	    (c->opts.switch_ns && now >= c->next_switch))
@@ -317,8 +323,9 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 	err = rc_writer__add_base(w, base);
 	if (c->stacks)
 		rc_stacks__new_file(c->stacks);
-	__atomic_add_fetch(&c->switches_done, 1, __ATOMIC_RELEASE);
+	/* the new file's size, then the switch counted: drain_caps() reads them the other way */
 	rc_capture__publish(c);
+	__atomic_add_fetch(&c->switches_done, 1, __ATOMIC_RELEASE);
 	return err;
 }
 
