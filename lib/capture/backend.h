@@ -60,6 +60,7 @@
  * @switches_done: switches the writing thread made (atomic)
  * @limit: RC_LIMIT_* (atomic): a cap was reached, the capture is to stop;
  *	@limit_msg says which, written before @limit is set
+ * @limit_claim: 1 once a thread won the right to write @limit_msg (atomic)
  * @nrec_base: records of the files ended (the writing thread's)
  * @bytes_base: their bytes
  * @raw_base: their bytes of records before compression
@@ -96,7 +97,7 @@ struct rc_capture {
 	bool rotor_on;
 	uint64_t next_switch;
 	uint64_t switches_asked, switches_done;
-	int limit;
+	int limit, limit_claim;
 	char limit_msg[768];
 	uint64_t nrec_base, bytes_base, raw_base, late_base;
 	uint64_t file_written;

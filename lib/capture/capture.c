@@ -238,9 +238,12 @@ void rc_capture__publish(struct rc_capture *c)
 
 void rc_capture__set_limit(struct rc_capture *c, int why, const char *fmt, ...)
 {
+	int unclaimed = 0;
 	va_list ap;
 
-	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
+	/* the drain and the writer both set limits: the first to claim it writes the message */
+	if (!__atomic_compare_exchange_n(&c->limit_claim, &unclaimed, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(c->limit_msg, sizeof(c->limit_msg), fmt, ap);
