@@ -861,3 +861,63 @@ out:
 	run_free(&r);
 	tmpdir_cleanup();
 }
+
+/*
+ * --min-free with switches asked every 5 ms: the stop's message names the
+ * run's last file, which no switch queued before the stop replaced (review
+ * F9), and that file is complete.
+ */
+void test_rotate_limit_last(void)
+{
+	const char *dir = tmpfile_path("lim"), *prefix = tmpfile_path("lim/lim.rcap");
+	bool mounted = false;
+	struct rfile f = {};
+	struct run r = {};
+	glob_t g = {};
+	size_t n;
+	long i;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
+	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=24m"), "mount tmpfs"))
+		goto out;
+	mounted = true;
+	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+						 "syscalls", "--no-compress", "--min-free=16M",
+						 "--switch-output=signal", "-o", (char *)prefix,
+						 "--", (char *)bin("rc_workload"), "getppid",
+						 "50000000", NULL }),
+		       "start"))
+		goto out;
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
+	while (!exited(r.pid)) {
+		kill(r.pid, SIGUSR2);
+		usleep(5000);
+	}
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	ASSERT_HAS(r.err, "--min-free", "names the option");
+	n = run_files(prefix, &g);
+	if (!ASSERT_GE((long)n, 1, "files"))
+		goto out;
+	ASSERT_HAS(r.err, g.gl_pathv[n - 1], "names the last file");
+	if (ASSERT_OK(read_file(g.gl_pathv[n - 1], &f, NULL, 0), "read")) {
+		ASSERT_TRUE(f.complete, "the last file complete");
+		ASSERT_EQ(f.nrec, f.end.captured - f.base.captured, "in the file");
+	}
+out:
+	rfile_free(&f);
+	globfree(&g);
+	run_free(&r);
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
+}

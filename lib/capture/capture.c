@@ -296,6 +296,14 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 	struct rc_writer *w;
 	int err;
 
+	/*
+	 * A switch asked for before a limit was reached: the file ends as it
+	 * is, the one the limit's message names.
+	 */
+	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE)) {
+		__atomic_add_fetch(&c->switches_done, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
 	err = rc_writer__finish(c->w);
 	if (err)
 		return err;
