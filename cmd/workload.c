@@ -79,6 +79,8 @@ int install_signals(void)
 		return -errno;
 	/* a closed output pipe is an error to handle, with cleanup, not a death */
 	signal(SIGPIPE, SIG_IGN);
+	/* past RLIMIT_FSIZE a write fails with EFBIG: the file ends complete, as on a full disk */
+	signal(SIGXFSZ, SIG_IGN);
 	return 0;
 }
 
@@ -114,6 +116,7 @@ int workload_fork(struct workload *wl, char **argv)
 		signal(SIGQUIT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGUSR2, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
 		if (wl->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);

@@ -921,3 +921,40 @@ out:
 		umount2(dir, MNT_DETACH);
 	tmpdir_cleanup();
 }
+
+/*
+ * A file size limit (ulimit -f, RLIMIT_FSIZE): SIGXFSZ is ignored, the
+ * write fails with EFBIG, and the file ends at its last complete chunk,
+ * as on a full disk (review F4): exit 0, the cause said.
+ */
+void test_rotate_fsize(void)
+{
+	const char *out = tmpfile_path("fs.rcap");
+	struct rfile f = {};
+	struct run r = {};
+	char cmd[4096];
+
+	if (!need_root())
+		return;
+	/* 4096 blocks: 2 MiB (POSIX's 512-byte blocks, dash) or 4 MiB (bash's KiB) */
+	snprintf(cmd, sizeof(cmd),
+		 "ulimit -f 4096 && exec '%s' record -q -e syscalls --no-compress -o '%s' -- "
+		 "'%s' getppid 50000000",
+		 bin("ringcap"), out, bin("rc_workload"));
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 120000), 0,
+		       "record ends the file complete")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	ASSERT_HAS(r.err, "File too large", "says why");
+	ASSERT_HAS(r.err, "cut back to its last complete chunk", "says what of the file");
+	ASSERT_LE(file_size(out), 4l << 20, "within the limit");
+	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
+		ASSERT_TRUE(f.complete, "complete: trailer and end block");
+		ASSERT_GE(f.nrec, 1000, "records");
+	}
+out:
+	rfile_free(&f);
+	run_free(&r);
+	tmpdir_cleanup();
+}
