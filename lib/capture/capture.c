@@ -112,13 +112,15 @@ int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
  * and what the rings hold, which a stop reads and writes too, compressed
  * as the run so far was.
  */
-static uint64_t pending_bytes(struct rc_capture *c)
+static uint64_t pending_bytes(struct rc_capture *c, uint64_t *held)
 {
 	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_RELAXED);
 	uint64_t all = __atomic_load_n(&c->written, __ATOMIC_RELAXED);
 	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
 	double ratio = raw && all < raw ? (double)all / raw : 1.0;
 
+	/* what the writer holds: the file's already, whatever a switch does next */
+	*held = (uint64_t)(pending * ratio);
 	pending += c->ring_pending ?: c->last.ring_pending;
 	return (uint64_t)(pending * ratio) + RC_STATS_ROOM;
 }
@@ -137,7 +139,7 @@ static void check_max_size(struct rc_capture *c, uint64_t file, uint64_t pending
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
 static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t now)
 {
-	uint64_t file, pending, done;
+	uint64_t file, pending, done, held, cap;
 
 	if (!c->has_file)
 		return 0;
@@ -148,7 +150,7 @@ static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, ui
 	 */
 	done = __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE);
 	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
-	pending = pending_bytes(c);
+	pending = pending_bytes(c, &held);
 	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
 	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 	if (!rotating(c)) {
@@ -159,8 +161,16 @@ static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, ui
 	/* one at a time: the size is the old file's until the writer has switched */
 	if (c->switches_asked != done)
 		return 0;
-	if ((c->opts.switch_size && file >= c->opts.switch_size) ||
-	    (c->opts.switch_ns && now >= c->next_switch))
+	/*
+	 * The size is what is written and what the writer holds (the records
+	 * the counters before a switch count go to the file it ends). A file
+	 * that reaches half of --max-size is switched too, whatever else
+	 * switches: it and the one before it fit under the cap together.
+	 */
+	cap = c->opts.switch_size;
+	if (c->opts.max_size && !c->opts.overwrite && (!cap || c->opts.max_size / 2 < cap))
+		cap = c->opts.max_size / 2;
+	if ((cap && file + held >= cap) || (c->opts.switch_ns && now >= c->next_switch))
 		return rc_capture__switch(c, ops);
 	return 0;
 }
