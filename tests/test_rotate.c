@@ -6,6 +6,7 @@
  * ground truth: no record lost or doubled at a switch.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <linux/types.h>
 #include <signal.h>
@@ -1015,4 +1016,67 @@ void test_rotate_switch_size(void)
 		switch_size_run("256K", NULL, (256l << 10) + (1l << 20) + (64 << 10), 4);
 	if (test__start_subtest("time_max_size"))
 		switch_size_run("1h", "2M", (1l << 20) + (1l << 20) + (64 << 10), 2);
+}
+
+/*
+ * --min-free with rotation, the run's first file held open by the test: its
+ * deletion frees nothing, and ringcap stops rather than delete the others
+ * too (review F5): one file deleted, the rest left, complete.
+ */
+void test_rotate_min_free_held(void)
+{
+	const char *dir = tmpfile_path("held"), *prefix = tmpfile_path("held/held.rcap");
+	unsigned int made = 0;
+	bool mounted = false;
+	struct run_sum sum;
+	struct run r = {};
+	glob_t g = {};
+	const char *p;
+	int fd = -1;
+	long i;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
+	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=24m"), "mount tmpfs"))
+		goto out;
+	mounted = true;
+	if (!ASSERT_OK(
+		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls",
+					  "--no-compress", "--min-free=12M", "--switch-output=1M",
+					  "-o", (char *)prefix, "--", (char *)bin("rc_workload"),
+					  "steady", "50000", "10", NULL }),
+		"start"))
+		goto out;
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	if (ASSERT_GE((long)g.gl_pathc, 1, "first file"))
+		fd = open(g.gl_pathv[0], O_RDONLY | O_CLOEXEC);
+	globfree(&g);
+	ASSERT_GE(fd, 0, "held open");
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	ASSERT_HAS(r.err, "--min-free", "stopped by --min-free");
+	p = strstr(r.err, " files of this run");
+	while (p && p > r.err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!ASSERT_OK_PTR(p, "summary says how many files") ||
+	    !ASSERT_EQ(sscanf(p, "%u", &made), 1, "count"))
+		goto out;
+	check_run(prefix, 2, &sum, NULL, 0);
+	printf("    %u files made, %zu left\n", made, sum.nfiles);
+	ASSERT_TRUE(sum.ok, "the files left complete, from seq 2");
+	ASSERT_EQ((long)sum.nfiles, (long)made - 1, "one file deleted, the held one");
+out:
+	if (fd >= 0)
+		close(fd);
+	run_free(&r);
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
 }

@@ -363,11 +363,21 @@ void rc_capture__check_space(struct rc_capture *c)
 		return;
 	/* what the file is still to get, a stop included, must fit above the floor */
 	want = c->opts.min_free + __atomic_load_n(&c->pending_est, __ATOMIC_RELAXED);
-	while (avail < want && c->rot.rotating && rc_rotor__drop_oldest(&c->rot))
-		if (rc_rotor__free_bytes(&c->rot, &avail, NULL, 0))
-			return;
 	if (avail >= want)
 		return;
+	/*
+	 * A rotated run deletes its oldest file, one a check (before each
+	 * batch): no more than it needs. When the deletion freed nothing (the
+	 * file is open elsewhere, or a snapshot holds its blocks), deleting
+	 * more would not help either: stop.
+	 */
+	if (c->rot.rotating && c->rot.nfiles) {
+		uint64_t before = avail;
+
+		rc_rotor__drop_oldest(&c->rot);
+		if (rc_rotor__free_bytes(&c->rot, &avail, NULL, 0) || avail > before)
+			return;
+	}
 	rc_rotor__free_bytes(&c->rot, &avail, fs, sizeof(fs));
 	rc_capture__set_limit(c, RC_LIMIT_MIN_FREE,
 			      "%s has %llu MiB free, under --min-free=%llu MiB: stopping, with "
