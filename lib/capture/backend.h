@@ -150,6 +150,8 @@ struct rc_backend_ops {
 	int (*sample)(struct rc_capture *c);
 	long (*snapshot)(struct rc_capture *c, enum rc_snapshot_why why);
 	int (*stop)(struct rc_capture *c);
+	/* no more events made, at once (the stop reads what the rings hold): --max-size */
+	int (*halt)(struct rc_capture *c);
 	int (*switch_file)(struct rc_capture *c);
 	int (*emit_state)(struct rc_capture *c);
 	void (*teardown)(struct rc_capture *c);

@@ -125,15 +125,22 @@ static uint64_t pending_bytes(struct rc_capture *c, uint64_t *held)
 	return (uint64_t)(pending * ratio) + RC_STATS_ROOM;
 }
 
-/* --max-size without rotation: stop once the file, with what it is still to get, reaches it. */
-static void check_max_size(struct rc_capture *c, uint64_t file, uint64_t pending)
+/*
+ * --max-size without rotation: stop once the file, with what it is still
+ * to get, reaches it; the events stop being made at once, here on the
+ * drain's thread, so that the file passes the cap by at most what the
+ * rings held at this read, not what they get until the stop.
+ */
+static int check_max_size(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t file,
+			  uint64_t pending)
 {
 	if (file + pending < c->opts.max_size)
-		return;
+		return 0;
 	rc_capture__set_limit(c, RC_LIMIT_MAX_SIZE,
 			      "the file reached --max-size=%llu MiB: stopping, with '%s' complete",
 			      (unsigned long long)(c->opts.max_size >> 20),
 			      c->opts.output ? c->opts.output : "the capture");
+	return ops->halt ? ops->halt(c) : 0;
 }
 
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
@@ -154,9 +161,7 @@ static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, ui
 	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
 	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 	if (!rotating(c)) {
-		if (c->opts.max_size)
-			check_max_size(c, file, pending);
-		return 0;
+		return c->opts.max_size ? check_max_size(c, ops, file, pending) : 0;
 	}
 	/* one at a time: the size is the old file's until the writer has switched */
 	if (c->switches_asked != done)

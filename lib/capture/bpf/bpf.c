@@ -551,6 +551,12 @@ static int final_snapshot(struct rc_bpf *s)
 	return n < 0 ? (int)n : rc_bpf__snapshot_stats(s);
 }
 
+static int bpf_halt(struct rc_capture *c)
+{
+	detach_sources(to_bpf(c));
+	return 0;
+}
+
 static int bpf_stop(struct rc_capture *c)
 {
 	struct rc_bpf *s = to_bpf(c);
@@ -656,5 +662,6 @@ const struct rc_backend_ops rc_bpf_ops = {
 	.snapshot = bpf_snapshot_op,
 	.switch_file = bpf_switch,
 	.stop = bpf_stop,
+	.halt = bpf_halt,
 	.teardown = rc_bpf__teardown,
 };
