@@ -726,8 +726,13 @@ int cmd_record(int argc, char **argv)
 			unlink(env.output);
 		goto out;
 	}
-	/* SIGHUP: the next file, as logrotate expects, when there is a file of a path */
-	capture_set_switching(ro.output != NULL, env.switch_output != NULL);
+	/*
+	 * SIGHUP: the next file, as logrotate expects of a daemon, with
+	 * rotation, or to a file of a path without a controlling terminal;
+	 * with one, SIGHUP is the terminal closing: a clean stop.
+	 */
+	capture_set_switching(env.switch_output || (ro.output && !has_ctty()),
+			      env.switch_output != NULL);
 	how = capture_run(s, &wl, env.quiet || !(prog.tty || env.progress) ? NULL : show_progress,
 			  &prog);
 	if (prog.last)

@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <pty.h>
 #include <linux/types.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -581,9 +583,10 @@ void test_rotate_stdout_refused(void)
 }
 
 /*
- * SIGHUP without --switch-output: the file ends and -o starts afresh; the
- * file ended is renamed to its rotation name while -o still names it, and
- * left where logrotate moved it otherwise. Nothing lost or doubled.
+ * SIGHUP without --switch-output, and without a controlling terminal (a
+ * daemon; setsid(1) makes sure when the tests run from one): the file ends and -o starts afresh;
+ * the file ended is renamed to its rotation name while -o still names it, and left where logrotate
+ * moved it otherwise. Nothing lost or doubled.
  */
 void test_rotate_hup(void)
 {
@@ -596,11 +599,11 @@ void test_rotate_hup(void)
 
 	if (!need_root())
 		return;
-	if (!ASSERT_OK(
-		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
-					  "-o", (char *)out, "--", (char *)bin("rc_workload"),
-					  "steady", "20000", "4", NULL }),
-		"start") ||
+	if (!ASSERT_OK(run_start(&r, (char *[]){ "/usr/bin/setsid", (char *)bin("ringcap"),
+						 "record", "-q", "-e", "syscalls", "-o",
+						 (char *)out, "--", (char *)bin("rc_workload"),
+						 "steady", "20000", "4", NULL }),
+		       "start") ||
 	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
 		goto out;
 	usleep(800000);
@@ -1079,5 +1082,68 @@ out:
 	run_free(&r);
 	if (mounted)
 		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
+}
+
+/*
+ * SIGHUP to a recorder with a controlling terminal (a pseudo-terminal of
+ * its own session) and no --switch-output: the terminal closing, a clean
+ * stop, one file complete, none renamed (review F10). rotate_hup runs
+ * without a terminal, as a daemon: there SIGHUP switches.
+ */
+void test_rotate_hup_tty(void)
+{
+	const char *out = tmpfile_path("tty.rcap"), *log = tmpfile_path("tty.log");
+	int master = -1, slave = -1, status = 0, i;
+	struct rfile f = {};
+	glob_t g = {};
+	pid_t pid;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(openpty(&master, &slave, NULL, NULL, NULL), "openpty"))
+		goto out;
+	pid = fork();
+	if (!ASSERT_GE(pid, 0, "fork"))
+		goto out;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0 || setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) || dup2(slave, 0) < 0 ||
+		    dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		close(master);
+		execl(bin("ringcap"), "ringcap", "record", "-q", "-e", "syscalls", "-o", out, "--",
+		      bin("rc_workload"), "steady", "20000", "4", (char *)NULL);
+		_exit(127);
+	}
+	close(slave);
+	slave = -1;
+	if (ASSERT_TRUE(wait_nonempty(out, 30000), "recording started")) {
+		usleep(800000);
+		kill(pid, SIGHUP);
+	}
+	for (i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(100000);
+	if (i == 300) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (!ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a clean stop, exit 0"))
+		goto out;
+	ASSERT_EQ(run_files(out, &g), 0, "no file renamed: no switch");
+	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
+		ASSERT_TRUE(f.complete, "complete");
+		ASSERT_EQ(f.seq, 1, "the run's one file");
+		ASSERT_LE(f.getppid, 60000, "stopped before the workload's end");
+		ASSERT_GE(f.getppid, 1000, "records");
+	}
+out:
+	rfile_free(&f);
+	globfree(&g);
+	if (master >= 0)
+		close(master);
+	if (slave >= 0)
+		close(slave);
 	tmpdir_cleanup();
 }
