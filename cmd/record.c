@@ -319,6 +319,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				   "--switch-output=%s is larger than --max-size: a file would "
 				   "pass the cap on all of them",
 				   env.switch_output);
+		if (env.overwrite && (env.switch_size || env.switch_ns))
+			argp_error(state,
+				   "--overwrite with --switch-output=%s: the flight recorder "
+				   "writes only at a snapshot, so its files switch on SIGUSR2 "
+				   "(--switch-output=signal), a snapshot each",
+				   env.switch_output);
 		if (env.snapshot_on && !env.overwrite)
 			argp_error(state,
 				   "--snapshot-on is for the flight recorder: add --overwrite");

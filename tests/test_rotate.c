@@ -582,6 +582,27 @@ void test_rotate_stdout_refused(void)
 	run_free(&r);
 }
 
+/* --overwrite with --switch-output=SIZE or TIME is refused (review F11): they made empty files. */
+void test_rotate_overwrite_refused(void)
+{
+	const char *sw[] = { "--switch-output=1M", "--switch-output=10s" };
+	struct run r = {};
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (ASSERT_NEQ(
+			run_sync(&r,
+				 (char *[]){ (char *)bin("ringcap"), "record", "-q", "--overwrite",
+					     (char *)sw[i], "-o", (char *)tmpfile_path("ow.rcap"),
+					     "--", "/bin/true", NULL },
+				 30000),
+			0, "refused"))
+			ASSERT_HAS(r.err, "switch on SIGUSR2", "says why");
+		run_free(&r);
+	}
+	tmpdir_cleanup();
+}
+
 /*
  * SIGHUP without --switch-output, and without a controlling terminal (a
  * daemon; setsid(1) makes sure when the tests run from one): the file ends and -o starts afresh;
