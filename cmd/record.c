@@ -543,6 +543,17 @@ static void show_progress(void *ctx, struct rc_session *s, double el)
 	p->last_made = pt.made;
 }
 
+/* A run that failed to start: its first file, made by the start, goes too. */
+static void remove_run_files(struct rc_session *s)
+{
+	const char *first, *last;
+
+	if (!s || !rc_session__files(s, &first, &last) || !last)
+		return;
+	if (unlink(last) && errno != ENOENT)
+		say("failed to delete '%s': %s\n", last, strerror(errno));
+}
+
 static void print_summary(struct rc_session *s, const char *path)
 {
 	struct rc_stats_point pt;
@@ -730,6 +741,8 @@ int cmd_record(int argc, char **argv)
 		/* nothing was captured: leave no file behind that looks like one */
 		if (fd >= 0 && fd != STDOUT_FILENO)
 			unlink(env.output);
+		if (env.switch_output)
+			remove_run_files(s);
 		goto out;
 	}
 	/*
@@ -748,8 +761,8 @@ int cmd_record(int argc, char **argv)
 	else if (!env.quiet)
 		capture_say_end(how);
 	err = rc_session__stop(s) ?: (how < 0 ? how : 0);
-	if (err && how != CAPTURE_LIMIT && rc_session__limit(s))
-		say("%s\n", rc_session__limit(s)); /* the next file could not be made */
+	if (how != CAPTURE_LIMIT && rc_session__limit(s))
+		say("%s\n", rc_session__limit(s)); /* reached while stopping: a full disk, ... */
 	else if (err)
 		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);
 	else if (!env.quiet) {

@@ -1168,3 +1168,88 @@ out:
 		close(slave);
 	tmpdir_cleanup();
 }
+
+/* A run that fails to start (no such command) leaves no file (review F12). */
+void test_rotate_start_failed(void)
+{
+	const char *prefix = tmpfile_path("nostart.rcap");
+	struct run r = {};
+	glob_t g = {};
+
+	if (!need_root())
+		return;
+	ASSERT_NEQ(run_sync(&r,
+			    (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					"--switch-output=1M", "-o", (char *)prefix, "--",
+					"/nonexistent/command", NULL },
+			    60000),
+		   0, "fails");
+	ASSERT_EQ(run_files(prefix, &g), 0, "no file left");
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * A 1 MiB tmpfs filled by a run switched every 30 ms (--min-free=0): the
+ * disk fills in a chunk (the file cut back, complete) or in the next
+ * file's header (that file deleted, the message naming the last one). In
+ * both, exit 0 and every file left complete, seq without gaps (review F12).
+ */
+void test_rotate_enospc_switch(void)
+{
+	const char *dir = tmpfile_path("hfull"), *prefix = tmpfile_path("hfull/h.rcap");
+	bool mounted = false;
+	struct run r = {};
+	struct rfile f;
+	glob_t g = {};
+	size_t i, n;
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
+	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=1m"), "mount tmpfs"))
+		goto out;
+	mounted = true;
+	if (!ASSERT_OK(
+		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
+					  "--no-compress", "--min-free=0", "--switch-output=signal",
+					  "-o", (char *)prefix, "--", (char *)bin("rc_workload"),
+					  "steady", "100", "30", NULL }),
+		"start"))
+		goto out;
+	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
+	while (!exited(r.pid)) {
+		kill(r.pid, SIGUSR2);
+		usleep(30000);
+	}
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	ASSERT_HAS(r.err, "No space left on device", "says why");
+	n = run_files(prefix, &g);
+	printf("    %zu files; %s\n", n,
+	       strstr(r.err, "could not be made") ? "in a header" : "in a chunk");
+	ASSERT_GE((long)n, 2, "files");
+	for (i = 0; i < n; i++) {
+		if (!ASSERT_OK(read_file(g.gl_pathv[i], &f, NULL, 0), g.gl_pathv[i]))
+			break;
+		ASSERT_TRUE(f.complete, "complete");
+		ASSERT_EQ(f.seq, i + 1, "seq");
+		rfile_free(&f);
+	}
+	if (strstr(r.err, "could not be made") && n)
+		ASSERT_HAS(r.err, g.gl_pathv[n - 1], "names the last file");
+out:
+	globfree(&g);
+	run_free(&r);
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
+}

@@ -304,8 +304,24 @@ int rc_capture__open_file(struct rc_capture *c, int fd)
 	return 0;
 }
 
+/*
+ * The next file could not be begun: the one that ended is complete, and
+ * the run ends with it, cleanly; nothing more is written (as after a full
+ * disk's salvage), and the message says so.
+ */
+static int no_next_file(struct rc_capture *c, int err, const char *ended)
+{
+	rc_capture__set_limit(c, RC_LIMIT_NO_FILE,
+			      "the next file could not be made (%s): '%s' is complete, "
+			      "and the capture stops there",
+			      strerror(-err), ended);
+	c->salvaged = true;
+	return 0;
+}
+
 int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 {
+	char ended[PATH_MAX];
 	const struct rc_trailer *tr;
 	uint64_t boot, wall, bytes;
 	struct rc_writer *w;
@@ -326,14 +342,10 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 	bytes = rc_writer__bytes(c->w);
 	boot = rc_now_ns(CLOCK_BOOTTIME);
 	wall = rc_now_ns(CLOCK_REALTIME);
+	snprintf(ended, sizeof(ended), "%s", c->rot.cur);
 	err = rc_rotor__next(&c->rot, bytes, wall);
-	if (err) {
-		rc_capture__set_limit(c, RC_LIMIT_NO_FILE,
-				      "the next file could not be made (%s): '%s' is complete, "
-				      "and the capture stops there",
-				      strerror(-err), c->rot.cur);
-		return err;
-	}
+	if (err)
+		return no_next_file(c, err, ended);
 	c->nrec_base += tr->nrec;
 	c->raw_base += tr->raw_bytes;
 	c->bytes_base += bytes;
@@ -342,8 +354,13 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 	c->fmeta.run.seq = c->rot.seq;
 	c->fmeta.run.flags |= RC_RUN_F_ROTATING;
 	w = rc_writer__new(c->rot.fd, &c->fmeta, &c->wopts);
-	if (!w)
-		return -errno;
+	if (!w) {
+		/* a header cut short by a full disk: no such file left */
+		err = -errno;
+		rc_rotor__abandon(&c->rot, ended);
+		c->fmeta.run.seq = c->rot.seq;
+		return no_next_file(c, err, ended);
+	}
 	rc_writer__free(c->w);
 	c->w = w;
 	err = rc_writer__add_base(w, base);
