@@ -769,10 +769,12 @@ static void review_storm(int t, const char *rate, const char *secs)
 	long i, sent = 0;
 
 	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q",
-					  (char *)transport_args[t][0], (char *)transport_args[t][1],
-					  "-e", ft ? "syscalls:sys_enter_getppid" : "syscalls",
-					  "--switch-output=signal", "-o", (char *)prefix, "--",
-					  (char *)bin("rc_workload"), "steady", (char *)rate, (char *)secs, NULL }),
+						 (char *)transport_args[t][0],
+						 (char *)transport_args[t][1], "-e",
+						 ft ? "syscalls:sys_enter_getppid" : "syscalls",
+						 "--switch-output=signal", "-o", (char *)prefix,
+						 "--", (char *)bin("rc_workload"), "steady",
+						 (char *)rate, (char *)secs, NULL }),
 		       "start"))
 		goto out;
 	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
