@@ -126,6 +126,8 @@ enum capture_end {
  * instead of stopping; @rotating, SIGUSR2 does too (after a flight
  * recorder's snapshot).
  */
+/* Whether ringcap has a controlling terminal (open("/dev/tty") works). */
+bool has_ctty(void);
 void capture_set_switching(bool hup, bool rotating);
 
 /*

@@ -319,6 +319,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				   "--switch-output=%s is larger than --max-size: a file would "
 				   "pass the cap on all of them",
 				   env.switch_output);
+		if (env.overwrite && (env.switch_size || env.switch_ns))
+			argp_error(state,
+				   "--overwrite with --switch-output=%s: the flight recorder "
+				   "writes only at a snapshot, so its files switch on SIGUSR2 "
+				   "(--switch-output=signal), a snapshot each",
+				   env.switch_output);
 		if (env.snapshot_on && !env.overwrite)
 			argp_error(state,
 				   "--snapshot-on is for the flight recorder: add --overwrite");
@@ -537,6 +543,17 @@ static void show_progress(void *ctx, struct rc_session *s, double el)
 	p->last_made = pt.made;
 }
 
+/* A run that failed to start: its first file, made by the start, goes too. */
+static void remove_run_files(struct rc_session *s)
+{
+	const char *first, *last;
+
+	if (!s || !rc_session__files(s, &first, &last) || !last)
+		return;
+	if (unlink(last) && errno != ENOENT)
+		say("failed to delete '%s': %s\n", last, strerror(errno));
+}
+
 static void print_summary(struct rc_session *s, const char *path)
 {
 	struct rc_stats_point pt;
@@ -724,10 +741,17 @@ int cmd_record(int argc, char **argv)
 		/* nothing was captured: leave no file behind that looks like one */
 		if (fd >= 0 && fd != STDOUT_FILENO)
 			unlink(env.output);
+		if (env.switch_output)
+			remove_run_files(s);
 		goto out;
 	}
-	/* SIGHUP: the next file, as logrotate expects, when there is a file of a path */
-	capture_set_switching(ro.output != NULL, env.switch_output != NULL);
+	/*
+	 * SIGHUP: the next file, as logrotate expects of a daemon, with
+	 * rotation, or to a file of a path without a controlling terminal;
+	 * with one, SIGHUP is the terminal closing: a clean stop.
+	 */
+	capture_set_switching(env.switch_output || (ro.output && !has_ctty()),
+			      env.switch_output != NULL);
 	how = capture_run(s, &wl, env.quiet || !(prog.tty || env.progress) ? NULL : show_progress,
 			  &prog);
 	if (prog.last)
@@ -737,8 +761,8 @@ int cmd_record(int argc, char **argv)
 	else if (!env.quiet)
 		capture_say_end(how);
 	err = rc_session__stop(s) ?: (how < 0 ? how : 0);
-	if (err && how != CAPTURE_LIMIT && rc_session__limit(s))
-		say("%s\n", rc_session__limit(s)); /* the next file could not be made */
+	if (how != CAPTURE_LIMIT && rc_session__limit(s))
+		say("%s\n", rc_session__limit(s)); /* reached while stopping: a full disk, ... */
 	else if (err)
 		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);
 	else if (!env.quiet) {

@@ -19,7 +19,7 @@
 
 static volatile sig_atomic_t stop_signal, snapshot_asked, hup_asked;
 
-/* SIGHUP switches files (record to a file of a path); SIGUSR2 too, rotating */
+/* SIGHUP switches files (capture_set_switching()); SIGUSR2 too, rotating */
 static volatile sig_atomic_t hup_switches;
 static bool usr2_switches;
 
@@ -35,8 +35,9 @@ static volatile sig_atomic_t workload_pid;
  * does this: a closing terminal sends it twice (the shell's, then the
  * kernel's to the foreground group), and that stop must be clean.
  *
- * When record writes a file of a path, SIGHUP does not stop it: it ends
- * the file and goes on in the next, as logrotate expects of a daemon.
+ * SIGHUP switches files instead (as logrotate expects of a daemon) with
+ * --switch-output, or when record writes a file of a path and has no
+ * controlling terminal: with one, it is the terminal closing.
  */
 static void on_signal(int sig)
 {
@@ -79,6 +80,8 @@ int install_signals(void)
 		return -errno;
 	/* a closed output pipe is an error to handle, with cleanup, not a death */
 	signal(SIGPIPE, SIG_IGN);
+	/* past RLIMIT_FSIZE a write fails with EFBIG: the file ends complete, as on a full disk */
+	signal(SIGXFSZ, SIG_IGN);
 	return 0;
 }
 
@@ -114,6 +117,7 @@ int workload_fork(struct workload *wl, char **argv)
 		signal(SIGQUIT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGUSR2, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
 		if (wl->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -216,6 +220,16 @@ double elapsed_since(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+bool has_ctty(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false; /* ENXIO: no controlling terminal (a daemon) */
+	close(fd);
+	return true;
 }
 
 void capture_set_switching(bool hup, bool rotating)

@@ -364,7 +364,12 @@ struct rc_run {
 	uint64_t start_ts;
 };
 
-#define RC_RUN_F_ROTATING 0x1 /* the run switches files: more may follow this one */
+/*
+ * The run was asked to switch files when this one began: more may follow.
+ * 0 does not say none follows (a SIGHUP switch without --switch-output):
+ * a run's files are known by run id and seq.
+ */
+#define RC_RUN_F_ROTATING 0x1
 
 struct rc_meta {
 	uint16_t version_major;

@@ -60,6 +60,7 @@
  * @switches_done: switches the writing thread made (atomic)
  * @limit: RC_LIMIT_* (atomic): a cap was reached, the capture is to stop;
  *	@limit_msg says which, written before @limit is set
+ * @limit_claim: 1 once a thread won the right to write @limit_msg (atomic)
  * @nrec_base: records of the files ended (the writing thread's)
  * @bytes_base: their bytes
  * @raw_base: their bytes of records before compression
@@ -96,7 +97,7 @@ struct rc_capture {
 	bool rotor_on;
 	uint64_t next_switch;
 	uint64_t switches_asked, switches_done;
-	int limit;
+	int limit, limit_claim;
 	char limit_msg[768];
 	uint64_t nrec_base, bytes_base, raw_base, late_base;
 	uint64_t file_written;
@@ -149,6 +150,8 @@ struct rc_backend_ops {
 	int (*sample)(struct rc_capture *c);
 	long (*snapshot)(struct rc_capture *c, enum rc_snapshot_why why);
 	int (*stop)(struct rc_capture *c);
+	/* no more events made, at once (the stop reads what the rings hold): --max-size */
+	int (*halt)(struct rc_capture *c);
 	int (*switch_file)(struct rc_capture *c);
 	int (*emit_state)(struct rc_capture *c);
 	void (*teardown)(struct rc_capture *c);

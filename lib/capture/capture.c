@@ -112,49 +112,70 @@ int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
  * and what the rings hold, which a stop reads and writes too, compressed
  * as the run so far was.
  */
-static uint64_t pending_bytes(struct rc_capture *c)
+static uint64_t pending_bytes(struct rc_capture *c, uint64_t *held)
 {
 	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_RELAXED);
 	uint64_t all = __atomic_load_n(&c->written, __ATOMIC_RELAXED);
 	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
 	double ratio = raw && all < raw ? (double)all / raw : 1.0;
 
+	/* what the writer holds: the file's already, whatever a switch does next */
+	*held = (uint64_t)(pending * ratio);
 	pending += c->ring_pending ?: c->last.ring_pending;
 	return (uint64_t)(pending * ratio) + RC_STATS_ROOM;
 }
 
-/* --max-size without rotation: stop once the file, with what it is still to get, reaches it. */
-static void check_max_size(struct rc_capture *c, uint64_t file, uint64_t pending)
+/*
+ * --max-size without rotation: stop once the file, with what it is still
+ * to get, reaches it; the events stop being made at once, here on the
+ * drain's thread, so that the file passes the cap by at most what the
+ * rings held at this read, not what they get until the stop.
+ */
+static int check_max_size(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t file,
+			  uint64_t pending)
 {
 	if (file + pending < c->opts.max_size)
-		return;
+		return 0;
 	rc_capture__set_limit(c, RC_LIMIT_MAX_SIZE,
 			      "the file reached --max-size=%llu MiB: stopping, with '%s' complete",
 			      (unsigned long long)(c->opts.max_size >> 20),
 			      c->opts.output ? c->opts.output : "the capture");
+	return ops->halt ? ops->halt(c) : 0;
 }
 
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
 static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t now)
 {
-	uint64_t file, pending;
+	uint64_t file, pending, done, held, cap;
 
 	if (!c->has_file)
 		return 0;
+	/*
+	 * The switches first (acquire), the size after: the writer publishes
+	 * the new file's size before it counts the switch (release), so the
+	 * size read is never the old file's once the switch is seen.
+	 */
+	done = __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE);
 	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
-	pending = pending_bytes(c);
+	pending = pending_bytes(c, &held);
 	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
 	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 	if (!rotating(c)) {
-		if (c->opts.max_size)
-			check_max_size(c, file, pending);
-		return 0;
+		return c->opts.max_size ? check_max_size(c, ops, file, pending) : 0;
 	}
 	/* one at a time: the size is the old file's until the writer has switched */
-	if (c->switches_asked != __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE))
+	if (c->switches_asked != done)
 		return 0;
-	if ((c->opts.switch_size && file >= c->opts.switch_size) ||
-	    (c->opts.switch_ns && now >= c->next_switch))
+	/*
+	 * The size is what is written and what the writer holds (the records
+	 * the counters before a switch count go to the file it ends). A file
+	 * that reaches half of --max-size is switched too, whatever else
+	 * switches: it and the one before it fit under the cap together.
+	 */
+	cap = c->opts.switch_size;
+	if (c->opts.max_size && !c->opts.overwrite && (!cap || c->opts.max_size / 2 < cap))
+		cap = c->opts.max_size / 2;
+	if ((cap && file + held >= cap) || (c->opts.switch_ns && now >= c->next_switch))
 		return rc_capture__switch(c, ops);
 	return 0;
 }
@@ -232,9 +253,12 @@ void rc_capture__publish(struct rc_capture *c)
 
 void rc_capture__set_limit(struct rc_capture *c, int why, const char *fmt, ...)
 {
+	int unclaimed = 0;
 	va_list ap;
 
-	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
+	/* the drain and the writer both set limits: the first to claim it writes the message */
+	if (!__atomic_compare_exchange_n(&c->limit_claim, &unclaimed, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(c->limit_msg, sizeof(c->limit_msg), fmt, ap);
@@ -280,13 +304,37 @@ int rc_capture__open_file(struct rc_capture *c, int fd)
 	return 0;
 }
 
+/*
+ * The next file could not be begun: the one that ended is complete, and
+ * the run ends with it, cleanly; nothing more is written (as after a full
+ * disk's salvage), and the message says so.
+ */
+static int no_next_file(struct rc_capture *c, int err, const char *ended)
+{
+	rc_capture__set_limit(c, RC_LIMIT_NO_FILE,
+			      "the next file could not be made (%s): '%s' is complete, "
+			      "and the capture stops there",
+			      strerror(-err), ended);
+	c->salvaged = true;
+	return 0;
+}
+
 int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 {
+	char ended[PATH_MAX];
 	const struct rc_trailer *tr;
 	uint64_t boot, wall, bytes;
 	struct rc_writer *w;
 	int err;
 
+	/*
+	 * A switch asked for before a limit was reached: the file ends as it
+	 * is, the one the limit's message names.
+	 */
+	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE)) {
+		__atomic_add_fetch(&c->switches_done, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
 	err = rc_writer__finish(c->w);
 	if (err)
 		return err;
@@ -294,14 +342,10 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 	bytes = rc_writer__bytes(c->w);
 	boot = rc_now_ns(CLOCK_BOOTTIME);
 	wall = rc_now_ns(CLOCK_REALTIME);
+	snprintf(ended, sizeof(ended), "%s", c->rot.cur);
 	err = rc_rotor__next(&c->rot, bytes, wall);
-	if (err) {
-		rc_capture__set_limit(c, RC_LIMIT_NO_FILE,
-				      "the next file could not be made (%s): '%s' is complete, "
-				      "and the capture stops there",
-				      strerror(-err), c->rot.cur);
-		return err;
-	}
+	if (err)
+		return no_next_file(c, err, ended);
 	c->nrec_base += tr->nrec;
 	c->raw_base += tr->raw_bytes;
 	c->bytes_base += bytes;
@@ -310,15 +354,21 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 	c->fmeta.run.seq = c->rot.seq;
 	c->fmeta.run.flags |= RC_RUN_F_ROTATING;
 	w = rc_writer__new(c->rot.fd, &c->fmeta, &c->wopts);
-	if (!w)
-		return -errno;
+	if (!w) {
+		/* a header cut short by a full disk: no such file left */
+		err = -errno;
+		rc_rotor__abandon(&c->rot, ended);
+		c->fmeta.run.seq = c->rot.seq;
+		return no_next_file(c, err, ended);
+	}
 	rc_writer__free(c->w);
 	c->w = w;
 	err = rc_writer__add_base(w, base);
 	if (c->stacks)
 		rc_stacks__new_file(c->stacks);
-	__atomic_add_fetch(&c->switches_done, 1, __ATOMIC_RELEASE);
+	/* the new file's size, then the switch counted: drain_caps() reads them the other way */
 	rc_capture__publish(c);
+	__atomic_add_fetch(&c->switches_done, 1, __ATOMIC_RELEASE);
 	return err;
 }
 
@@ -335,11 +385,21 @@ void rc_capture__check_space(struct rc_capture *c)
 		return;
 	/* what the file is still to get, a stop included, must fit above the floor */
 	want = c->opts.min_free + __atomic_load_n(&c->pending_est, __ATOMIC_RELAXED);
-	while (avail < want && c->rot.rotating && rc_rotor__drop_oldest(&c->rot))
-		if (rc_rotor__free_bytes(&c->rot, &avail, NULL, 0))
-			return;
 	if (avail >= want)
 		return;
+	/*
+	 * A rotated run deletes its oldest file, one a check (before each
+	 * batch): no more than it needs. When the deletion freed nothing (the
+	 * file is open elsewhere, or a snapshot holds its blocks), deleting
+	 * more would not help either: stop.
+	 */
+	if (c->rot.rotating && c->rot.nfiles) {
+		uint64_t before = avail;
+
+		rc_rotor__drop_oldest(&c->rot);
+		if (rc_rotor__free_bytes(&c->rot, &avail, NULL, 0) || avail > before)
+			return;
+	}
 	rc_rotor__free_bytes(&c->rot, &avail, fs, sizeof(fs));
 	rc_capture__set_limit(c, RC_LIMIT_MIN_FREE,
 			      "%s has %llu MiB free, under --min-free=%llu MiB: stopping, with "
@@ -356,7 +416,14 @@ void rc_stats__set_in_flight(struct rc_stats *st)
 		struct rc_stat_entry *e = &st->entries[i];
 		uint64_t out = e->dropped + e->captured;
 
-		e->in_flight = e->made > out ? e->made - out : 0;
+		/*
+		 * made can lag what was read (ftrace's meta page is updated at
+		 * the reader ioctl and at wake-ups only; a per-CPU map is copied
+		 * made[] before dropped[]): what was dropped or read was made.
+		 */
+		if (e->made < out)
+			e->made = out;
+		e->in_flight = e->made - out;
 	}
 }
 

@@ -141,6 +141,20 @@ int rc_rotor__next(struct rc_rotor *r, uint64_t bytes, uint64_t wall_ns)
 	return 0;
 }
 
+void rc_rotor__abandon(struct rc_rotor *r, const char *ended)
+{
+	if (unlink(r->cur) && errno != ENOENT)
+		pr_warn("failed to delete '%s': %s\n", r->cur, strerror(errno));
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	r->own_fd = false;
+	if (r->nfiles && !strcmp(r->files[r->nfiles - 1].name, ended))
+		free(r->files[--r->nfiles].name);
+	snprintf(r->cur, sizeof(r->cur), "%s", ended);
+	r->seq--;
+}
+
 bool rc_rotor__drop_oldest(struct rc_rotor *r)
 {
 	struct rc_rfile f;

@@ -98,6 +98,16 @@ int rc_rotor__start(struct rc_rotor *r, int fd, uint64_t wall_ns);
 int rc_rotor__next(struct rc_rotor *r, uint64_t bytes, uint64_t wall_ns);
 
 /**
+ * rc_rotor__abandon() - undo rc_rotor__next(): its file could not be begun
+ * @r: started, just after a successful rc_rotor__next()
+ * @ended: the name of the file that ended there, complete
+ *
+ * The new file is closed and deleted; @r->cur names @ended again, the last
+ * file of the run, and @r->seq is its number. No file is open after.
+ */
+void rc_rotor__abandon(struct rc_rotor *r, const char *ended);
+
+/**
  * rc_rotor__prune() - delete the oldest ended files past the caps
  * @r: started
  * @cur_bytes: the current file's size, counted against @r->max_size

@@ -245,9 +245,12 @@ static long bpf_read(struct rc_capture *c, uint64_t end)
 	long n = read_ring(s, false);
 	uint64_t now;
 
-	/* what the ring holds still: written too before a stop (--max-size, --min-free) */
+	/*
+	 * What the ring holds still, and the batch being filled: written too
+	 * before a stop (--max-size, --min-free)
+	 */
 	if ((c->opts.max_size || c->opts.min_free) && n >= 0)
-		c->ring_pending = s->ring->pending(s);
+		c->ring_pending = s->ring->pending(s) + s->bt.cur->len;
 
 	if (n < 0 || !c->stacks || !s->bt.cur->len)
 		return n;
@@ -548,6 +551,12 @@ static int final_snapshot(struct rc_bpf *s)
 	return n < 0 ? (int)n : rc_bpf__snapshot_stats(s);
 }
 
+static int bpf_halt(struct rc_capture *c)
+{
+	detach_sources(to_bpf(c));
+	return 0;
+}
+
 static int bpf_stop(struct rc_capture *c)
 {
 	struct rc_bpf *s = to_bpf(c);
@@ -632,6 +641,7 @@ void rc_bpf__teardown(struct rc_capture *c)
 		close(s->stacknest_fd);
 	free(s->captured);
 	free(s->percpu);
+	free(s->est);
 }
 
 static long bpf_snapshot_op(struct rc_capture *c, enum rc_snapshot_why why)
@@ -652,5 +662,6 @@ const struct rc_backend_ops rc_bpf_ops = {
 	.snapshot = bpf_snapshot_op,
 	.switch_file = bpf_switch,
 	.stop = bpf_stop,
+	.halt = bpf_halt,
 	.teardown = rc_bpf__teardown,
 };

@@ -74,6 +74,10 @@ struct rc_bpf {
 	uint64_t (*captured)[RC_EV_SLOTS];
 	uint64_t malformed;
 	struct rc_bpf_stats *percpu;
+	/* add_sampling(): the largest not_run/throttled estimates given so far, per CPU */
+	struct rc_sample_est {
+		uint64_t not_run, throttled;
+	} * est;
 	bool attached;
 	bool warned_throttle_lost; /* add_sampling() said throttle records were lost */
 	bool sc_refused; /* the raw syscall programs did not load: rc_bpf__sc_key() */

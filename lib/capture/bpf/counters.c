@@ -149,6 +149,17 @@ static void add_sampling(struct rc_bpf *s, struct rc_stats *st)
 			 (unsigned long long)b->period_sum, (unsigned long long)c.throttles,
 			 (unsigned long long)c.throttled_ns, (unsigned long long)not_run,
 			 (unsigned long long)throttled);
+		/*
+		 * Estimates, which can come out lower than an earlier one: the
+		 * counters are cumulative, and a file's END - BASE must not
+		 * underflow, so never give less than was given before.
+		 */
+		if (not_run < s->est[cpu].not_run)
+			not_run = s->est[cpu].not_run;
+		if (throttled < s->est[cpu].throttled)
+			throttled = s->est[cpu].throttled;
+		s->est[cpu].not_run = not_run;
+		s->est[cpu].throttled = throttled;
 		if (!not_run && !c.throttles)
 			continue;
 		for (i = 0; i < st->nentries && !e; i++)

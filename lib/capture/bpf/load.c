@@ -842,7 +842,8 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 	}
 	s->captured = calloc(s->c.ncpus, sizeof(*s->captured));
 	s->percpu = calloc(s->c.ncpus, sizeof(*s->percpu));
-	if (!s->captured || !s->percpu) {
+	s->est = calloc(s->c.ncpus, sizeof(*s->est));
+	if (!s->captured || !s->percpu || !s->est) {
 		err = -ENOMEM;
 		goto err_out;
 	}

@@ -590,6 +590,14 @@ static int wait_writers(void)
 	return 0;
 }
 
+static int ft_halt(struct rc_capture *cap)
+{
+	struct rc_ftrace *f = to_ft(cap);
+
+	f->tracing = false;
+	return ft_inst_write(f, "tracing_on", "0", false);
+}
+
 static int ft_stop(struct rc_capture *cap)
 {
 	struct rc_ftrace *f = to_ft(cap);
@@ -674,5 +682,6 @@ const struct rc_backend_ops rc_ftrace_ops = {
 	.sample = ft_sample,
 	.switch_file = ft_switch,
 	.stop = ft_stop,
+	.halt = ft_halt,
 	.teardown = ft_teardown,
 };
