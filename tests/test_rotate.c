@@ -245,9 +245,26 @@ static const char *transport_args[][2] = {
 	{ "--transport", "ftrace" },
 };
 
+/*
+ * The ftrace transport maps ftrace's rings (Linux 6.10): on older kernels
+ * its subtests skip (test_ftrace checks that record refuses there).
+ */
+static bool transport_here(int t)
+{
+	struct rc_features feat;
+
+	if (t != 2)
+		return true;
+	rc_features__probe(&feat);
+	if (feat.ftrace_mmap)
+		return true;
+	test__skip("this kernel cannot map ftrace's rings (Linux 6.10): ftrace_* checks the refusal");
+	return false;
+}
+
 /* N getppid() by the workload, rotated by @sw: the files sum to N, with the drops. */
 static void count_run(int t, const char *sw, const char *n_s, long n, size_t min_files,
-		      const char *ring)
+		      const char *ring, bool raw)
 {
 	const char *prefix = tmpfile_path("run.rcap");
 	bool ft = t == 2;
@@ -259,8 +276,9 @@ static void count_run(int t, const char *sw, const char *n_s, long n, size_t min
 	if (!ASSERT_EQ(
 		run_sync(&r,
 			 (char *[]){ (char *)bin("ringcap"), "record", "-q",
-				     (char *)transport_args[t][0], (char *)transport_args[t][1],
-				     "-e", ft ? "syscalls:sys_enter_getppid" : "syscalls",
+				     raw ? "--no-compress" : "-q", (char *)transport_args[t][0],
+				     (char *)transport_args[t][1], "-e",
+				     ft ? "syscalls:sys_enter_getppid" : "syscalls",
 				     ft	      ? "--buffer-size"
 				     : t == 1 ? "-m"
 					      : "--ringbuf-size",
@@ -299,17 +317,22 @@ void test_rotate_count(void)
 		char name[32];
 
 		snprintf(name, sizeof(name), "%s_size", transport_args[t][1]);
-		if (test__start_subtest(name))
+		if (test__start_subtest(name) && transport_here(t))
 			count_run(t, "64K", t == 2 ? "900000" : "700000", t == 2 ? 900000 : 700000,
-				  4, "32M");
+				  4, "32M", false);
 		snprintf(name, sizeof(name), "%s_time", transport_args[t][1]);
-		if (test__start_subtest(name))
-			count_run(t, "1s", "20000", 100000, 4, "32M");
-		/* a small ring drops: each file's ledger still adds up, drops included */
+		if (test__start_subtest(name) && transport_here(t))
+			count_run(t, "1s", "20000", 100000, 4, "32M", false);
+		/*
+		 * A small ring drops: each file's ledger still adds up, drops
+		 * included. Most events are dropped, and what is kept
+		 * compresses to under 64K in a slow guest (about 20000
+		 * records kept under TCG): uncompressed, for several files.
+		 */
 		snprintf(name, sizeof(name), "%s_drops", transport_args[t][1]);
-		if (test__start_subtest(name))
+		if (test__start_subtest(name) && transport_here(t))
 			count_run(t, "64K", t == 2 ? "900000" : "700000", t == 2 ? 900000 : 700000,
-				  2, t == 2 ? "16K" : "4K");
+				  4, t == 2 ? "16K" : "4K", true);
 	}
 }
 
@@ -809,7 +832,7 @@ void test_rotate_review_slow(void)
 	if (!need_root())
 		return;
 	for (t = 0; t < 3; t++)
-		if (test__start_subtest(transport_args[t][1]))
+		if (test__start_subtest(transport_args[t][1]) && transport_here(t))
 			review_storm(t, "2000", "4");
 }
 
