@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The flight recorder under a storm of snapshots (record --overwrite,
+ * SIGUSR2 every ~15 ms, --switch-output=signal, --snapshot-on): a storm of
+ * numbered lseek() calls (rc_workload seq) is the ground truth. No call is
+ * in two snapshots; each snapshot holds a run of calls newer than the one
+ * before, with no gap but what the drops explain; and the ledger adds up:
+ * made = in the snapshots + dropped + overwritten, overwritten >= 0.
+ *
+ * In one file the snapshots' markers each head exactly their records: a
+ * record reserved before a pause and committed after it would have the
+ * time of the snapshot before and sort into it (rc_perfbuf__snapshot()
+ * waits for such writers; without that wait this test fails now and then).
+ */
+#include <errno.h>
+#include <glob.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "events.h"
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+#define ASSERT_GE(a, b, name) ASSERT_TRUE((a) >= (b), name)
+#define ASSERT_LE(a, b, name) ASSERT_TRUE((a) <= (b), name)
+
+#define FL_CALLS 1500000L
+
+/* What the files of a run hold, snapshot by snapshot. */
+struct flight {
+	uint32_t *seen; /* [FL_CALLS]: in how many records each call is */
+	long nsnap, nrec, calls, dup, gaps, overlaps, short_snaps;
+	long last_max;		/* the newest call of the snapshot before */
+	long lo, hi, in_snap;	/* the current snapshot's calls */
+	long marker_nrec;	/* what its marker announces */
+	long since_marker;	/* records read since it */
+	uint64_t made, dropped; /* the last counters of the run */
+	bool stats;
+};
+
+/* The snapshot just read: its calls a run after the last one's. */
+static void end_snapshot(struct flight *fl)
+{
+	if (!fl->nsnap)
+		return;
+	if (fl->since_marker != fl->marker_nrec)
+		fl->short_snaps++;
+	if (fl->in_snap) {
+		fl->gaps += (fl->hi - fl->lo + 1) - fl->in_snap;
+		if (fl->lo <= fl->last_max) {
+			fl->overlaps++;
+			fprintf(stderr,
+				"    snapshot %ld: calls %ld..%ld, the one before ended at %ld\n",
+				fl->nsnap, fl->lo, fl->hi, fl->last_max);
+		}
+		fl->last_max = fl->hi > fl->last_max ? fl->hi : fl->last_max;
+	}
+	fl->in_snap = 0;
+}
+
+static int read_one(const char *path, struct flight *fl)
+{
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	struct rc_reader *r = rc_reader__open(path);
+	int err;
+
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (rec->type == RC_REC_LOST)
+			continue;
+		if (rec->type == RC_REC_SNAPSHOT) {
+			const struct rc_rec_snapshot *m = (const void *)rec;
+
+			end_snapshot(fl);
+			fl->nsnap++;
+			fl->marker_nrec = (long)m->nrec;
+			fl->since_marker = 0;
+			continue;
+		}
+		fl->nrec++;
+		fl->since_marker++;
+		if (rec->type == RC_EV_SYSCALL) {
+			const struct rc_ev_syscall *e = (const void *)rec;
+			long off = (long)e->args[1];
+
+			if (e->nr != __NR_lseek || off < 0 || off >= FL_CALLS)
+				continue;
+			fl->calls++;
+			fl->dup += fl->seen[off]++ > 0;
+			if (!fl->in_snap++) {
+				fl->lo = off;
+				fl->hi = off;
+			}
+			fl->lo = off < fl->lo ? off : fl->lo;
+			fl->hi = off > fl->hi ? off : fl->hi;
+		}
+	}
+	st = rc_reader__stats(r);
+	if (st) {
+		struct rc_stats_point pt;
+
+		rc_stats__totals(st, &pt);
+		fl->made = pt.made;
+		fl->dropped = pt.dropped;
+		fl->stats = true;
+	}
+	rc_reader__free(r);
+	return err;
+}
+
+/* Every file of the run whose -o was @out, in name order (@many) or @out alone. */
+static int read_run(const char *out, bool many, struct flight *fl)
+{
+	glob_t g = {};
+	char pat[4096];
+	size_t i;
+	int err = 0;
+
+	fl->last_max = -1;
+	if (!many) {
+		err = read_one(out, fl);
+		end_snapshot(fl);
+		return err;
+	}
+	snprintf(pat, sizeof(pat), "%s.*", out);
+	if (glob(pat, 0, NULL, &g))
+		return -ENOENT;
+	for (i = 0; !err && i < g.gl_pathc; i++)
+		err = read_one(g.gl_pathv[i], fl);
+	globfree(&g);
+	end_snapshot(fl);
+	return err;
+}
+
+static bool output_there(const char *out, bool many)
+{
+	glob_t g = {};
+	char pat[4096];
+	bool there;
+
+	if (!many)
+		return access(out, F_OK) == 0;
+	snprintf(pat, sizeof(pat), "%s.*", out);
+	there = !glob(pat, 0, NULL, &g);
+	globfree(&g);
+	return there;
+}
+
+static bool exited(pid_t pid)
+{
+	siginfo_t si = {};
+
+	return waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+static void storm(bool many, const char *snapshot_on, const char *pages)
+{
+	const char *out = tmpfile_path("fl.rcap");
+	char *argv[24];
+	struct flight fl = { .seen = calloc(FL_CALLS, sizeof(uint32_t)) };
+	struct run r = {};
+	long sent = 0, i;
+	int a = 0;
+
+	if (!ASSERT_OK_PTR(fl.seen, "calloc"))
+		return;
+	argv[a++] = (char *)bin("ringcap");
+	argv[a++] = "record";
+	argv[a++] = "-q";
+	argv[a++] = "--overwrite";
+	argv[a++] = "-m";
+	argv[a++] = (char *)pages;
+	argv[a++] = "-e";
+	argv[a++] = "syscalls";
+	if (many)
+		argv[a++] = "--switch-output=signal";
+	if (snapshot_on) {
+		argv[a++] = "--snapshot-on";
+		argv[a++] = (char *)snapshot_on;
+	}
+	argv[a++] = "-o";
+	argv[a++] = (char *)out;
+	argv[a++] = "--";
+	argv[a++] = (char *)bin("rc_workload");
+	argv[a++] = "seq";
+	argv[a++] = "1500000";
+	argv[a] = NULL;
+	if (!ASSERT_OK(run_start(&r, argv), "start"))
+		goto out;
+	/* the handlers are in place once the output is there */
+	for (i = 0; i < 1000 && !output_there(out, many); i++)
+		usleep(10000);
+	while (!exited(r.pid)) {
+		kill(r.pid, SIGUSR2);
+		sent++;
+		usleep(10000 + (sent % 11) * 1000);
+	}
+	run_wait(&r, 120000);
+	if (!ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "record exits 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	if (!ASSERT_OK(read_run(out, many, &fl), "read the run") ||
+	    !ASSERT_TRUE(fl.stats, "counters"))
+		goto out;
+	printf("    %ld signals, %ld snapshots, %ld records (%ld calls), made %llu, dropped %llu, "
+	       "gaps %ld, overwritten %lld\n",
+	       sent, fl.nsnap, fl.nrec, fl.calls, (unsigned long long)fl.made,
+	       (unsigned long long)fl.dropped, fl.gaps,
+	       (long long)fl.made - (long long)fl.nrec - (long long)fl.dropped);
+	ASSERT_GE(fl.nsnap, 5, "snapshots: signals that came apart took one each");
+	ASSERT_EQ(fl.dup, 0, "no call in two records");
+	ASSERT_EQ(fl.overlaps, 0, "each snapshot's calls newer than the one before's");
+	ASSERT_EQ(fl.short_snaps, 0, "each snapshot holds what its marker announces");
+	ASSERT_LE(fl.gaps, (long)fl.dropped, "no gap in a snapshot but the drops");
+	ASSERT_LE(fl.nrec + (long)fl.dropped, (long)fl.made,
+		  "made = in the snapshots + dropped + overwritten, overwritten >= 0");
+	/* the last calls may come while a signal's snapshot has the rings paused */
+	ASSERT_LE(FL_CALLS - 1 - fl.last_max, (long)fl.dropped,
+		  "the end's snapshot holds the last calls, or they were dropped");
+out:
+	free(fl.seen);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_flight_storm(void)
+{
+	if (!need_root())
+		return;
+	/* 256 KiB rings: each snapshot wraps them, most calls are overwritten */
+	if (test__start_subtest("switch"))
+		storm(true, NULL, "64");
+	if (test__start_subtest("one_file"))
+		storm(false, NULL, "64");
+	/* 32 MiB rings hold what comes between two snapshots: overwritten is 0, as a rule */
+	if (test__start_subtest("switch_big"))
+		storm(true, NULL, "8192");
+	/* a snapshot on every call: back to back, the rings paused most of the time */
+	if (test__start_subtest("snapshot_on"))
+		storm(false, "syscall:lseek", "16");
+}
