@@ -563,8 +563,14 @@ static void print_summary(struct rc_session *s, const char *path)
 	char b[32], files[3 * PATH_MAX];
 
 	if (nfiles > 1 || env.switch_output) {
+		uint64_t gone = rc_session__files_deleted(s);
+		char kept[64] = "";
+
+		if (gone)
+			snprintf(kept, sizeof(kept), " (%llu deleted by the caps)",
+				 (unsigned long long)gone);
 		snprintf(files, sizeof(files),
-			 "%u files of this run, the first '%s', the last '%s'", nfiles,
+			 "%u files of this run%s, the first kept '%s', the last '%s'", nfiles, kept,
 			 first ? first : "", last ? last : "");
 		path = files;
 	}

@@ -1992,6 +1992,15 @@ const char *rc_session__limit(const struct rc_session *s);
  */
 uint32_t rc_session__files(const struct rc_session *s, const char **first, const char **last);
 
+/**
+ * rc_session__files_deleted() - the run's files deleted by its caps
+ * @s: the session
+ *
+ * Return: files of the run deleted so far by --switch-max-files,
+ * --max-size or --min-free; 0 without rotation.
+ */
+uint64_t rc_session__files_deleted(const struct rc_session *s);
+
 /* Why a snapshot was taken (the ringcap:snapshot record's reason). */
 enum rc_snapshot_why {
 	RC_SNAPSHOT_SIGNAL = 1, /* SIGUSR2 */

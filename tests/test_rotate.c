@@ -435,7 +435,7 @@ void test_rotate_max_files(void)
 	const char *prefix = tmpfile_path("max.rcap");
 	struct run_sum sum;
 	struct run r = {};
-	unsigned int made = 0;
+	unsigned int made = 0, gone = 0;
 	const char *p;
 
 	if (!need_root())
@@ -457,6 +457,9 @@ void test_rotate_max_files(void)
 	    !ASSERT_EQ(sscanf(p, "%u", &made), 1, "count"))
 		goto out;
 	ASSERT_GE(made, 4, "files made");
+	if (ASSERT_EQ(sscanf(p, "%u files of this run (%u deleted", &made, &gone), 2,
+		      "the summary counts the files deleted"))
+		ASSERT_EQ(gone, made - 2, "all but 2 deleted");
 	check_run(prefix, made - 1, &sum, NULL, 0);
 	ASSERT_EQ(sum.nfiles, 2, "files left");
 out:

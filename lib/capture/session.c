@@ -107,6 +107,11 @@ uint32_t rc_session__files(const struct rc_session *s, const char **first, const
 	return r->seq;
 }
 
+uint64_t rc_session__files_deleted(const struct rc_session *s)
+{
+	return s->c->rotor_on ? s->c->rot.deleted : 0;
+}
+
 enum rc_transport rc_session__transport(const struct rc_session *s)
 {
 	return s->c->transport;
