@@ -149,9 +149,11 @@ build_initramfs() {
 		mv "$ROOT$BUILD/$f" "$ROOT/ringcap/$f"
 	done
 	cp "$BUILD/rc_workload" "$BUILD/rc_load" "$ROOT/ringcap/"
-	# profile_inline reads the LINE: markers of rc_prof's source, from ../tests
-	mkdir -p "$ROOT/tests"
+	# profile_inline reads the LINE: markers of rc_prof's source, from ../tests;
+	# format_run a capture of an older version, from ../tests/fixtures
+	mkdir -p "$ROOT/tests/fixtures"
 	cp tests/profwork.c "$ROOT/tests/"
+	cp tests/fixtures/forkexec.rcap "$ROOT/tests/fixtures/"
 	# rc_prof is dynamic where it can be (its stacks go through libc), static when cross-built
 	for f in rc_prof rc_prof_nofp; do
 		if file -L "$BUILD/$f" | grep -q 'statically linked'; then

@@ -458,20 +458,187 @@ static long long json_num(const char *json, const char *obj, const char *key)
 	return v;
 }
 
-/* python3 checks @json (stat --json of a run): the per-file lines add up to the total. */
-static bool files_add_up(const char *json)
-{
-	static const char *const script =
-	    "import json,sys\n"
-	    "d=json.loads(sys.argv[1])\n"
-	    "for k in ['made','in_file','dropped','captured']:\n"
-	    "  s=sum(f['total'][k] for f in d['files'])\n"
-	    "  if s!=d['total'][k]: print(k,s,d['total'][k]); sys.exit(1)\n";
-	char *out = NULL;
-	int rc = run_py(script, (char *[]){ (char *)json, NULL }, &out);
+/*
+ * stat --json read strictly, in C (the kernel matrix's guests have no
+ * python): a value's end found by its shape, an object's member by its
+ * name at the object's own level, anything unexpected a failure.
+ */
 
-	free(out);
-	return rc == 0;
+static const char *jws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* Past the string at @p (its opening quote), escapes passed over; NULL when not one. */
+static const char *jstr_end(const char *p)
+{
+	if (*p != '"')
+		return NULL;
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && !*++p)
+			return NULL;
+	return *p == '"' ? p + 1 : NULL;
+}
+
+/*
+ * Past the value at @p: a string, a number or word, or an object or array
+ * with its brackets matched (strings inside passed over). NULL when none.
+ */
+static const char *jval_end(const char *p)
+{
+	char open[64];
+	int depth = 0;
+	const char *s;
+
+	p = jws(p);
+	if (*p == '"')
+		return jstr_end(p);
+	if (*p != '{' && *p != '[') {
+		for (s = p; *p == '-' || *p == '+' || *p == '.' || (*p >= '0' && *p <= '9') ||
+			    (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+		     p++)
+			;
+		return p > s ? p : NULL;
+	}
+	do {
+		if (*p == '"') {
+			p = jstr_end(p);
+			if (!p)
+				return NULL;
+			continue;
+		}
+		if (*p == '{' || *p == '[') {
+			if (depth == (int)sizeof(open))
+				return NULL;
+			open[depth++] = *p;
+		} else if (*p == '}' || *p == ']') {
+			if (open[--depth] != (*p == '}' ? '{' : '['))
+				return NULL;
+		} else if (!*p) {
+			return NULL;
+		}
+		p++;
+	} while (depth > 0);
+	return p;
+}
+
+/*
+ * The value of member @key of the object at @p, found at that object's own
+ * level. NULL when @p is not an object, has no such member, has it twice,
+ * or does not parse to its closing brace.
+ */
+static const char *jmember(const char *p, const char *key)
+{
+	const char *k, *v, *found = NULL;
+	size_t klen = strlen(key);
+	bool twice = false;
+
+	p = jws(p);
+	if (*p != '{')
+		return NULL;
+	p = jws(p + 1);
+	if (*p == '}')
+		return NULL;
+	for (;;) {
+		k = p;
+		p = jstr_end(k);
+		if (!p)
+			return NULL;
+		if ((size_t)(p - k) == klen + 2 && !memcmp(k + 1, key, klen)) {
+			twice |= found != NULL;
+			found = jws(jws(p) + 1);
+		}
+		p = jws(p);
+		if (*p != ':')
+			return NULL;
+		v = jval_end(p + 1);
+		if (!v)
+			return NULL;
+		p = jws(v);
+		if (*p == '}')
+			break;
+		if (*p != ',')
+			return NULL;
+		p = jws(p + 1);
+	}
+	return twice ? NULL : found;
+}
+
+/* Counter @key of the object at @obj into *@v: false when absent or not a whole number. */
+static bool jcount(const char *obj, const char *key, unsigned long long *v)
+{
+	const char *p = jmember(obj, key);
+	char *end;
+
+	if (!p || *p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(p, &end, 10);
+	return !errno && (*jws(end) == ',' || *jws(end) == '}');
+}
+
+/*
+ * @json (stat --json of several files) lists @nfiles files, and their
+ * "total" objects' made, in_file, dropped and captured add up to the
+ * top-level "total"'s, each of them.
+ */
+static bool files_add_up(const char *json, size_t nfiles)
+{
+	static const char *const keys[] = { "made", "in_file", "dropped", "captured" };
+	unsigned long long sum[4] = {}, v;
+	const char *files, *total, *p, *ft;
+	bool ok = true;
+	size_t n = 0, k;
+
+	p = jval_end(json);
+	if (!ASSERT_TRUE(p && !*jws(p), "stat --json: one object, whole"))
+		return false;
+	files = jmember(json, "files");
+	total = jmember(json, "total");
+	if (!ASSERT_OK_PTR(files, "stat --json: \"files\"") ||
+	    !ASSERT_OK_PTR(total, "stat --json: \"total\"") ||
+	    !ASSERT_EQ(*files, '[', "\"files\": an array"))
+		return false;
+	p = jws(files + 1);
+	while (*p != ']') {
+		ft = jmember(p, "total");
+		if (!ASSERT_OK_PTR(ft, "a file's \"total\""))
+			return false;
+		for (k = 0; k < 4; k++) {
+			if (!jcount(ft, keys[k], &v)) {
+				test__fail(__FILE__, __LINE__, "a file's counters",
+					   "file %zu: no \"%s\" count in its \"total\"", n,
+					   keys[k]);
+				return false;
+			}
+			sum[k] += v;
+		}
+		n++;
+		p = jval_end(p);
+		if (!ASSERT_OK_PTR(p, "a file's object"))
+			return false;
+		p = jws(p);
+		if (*p == ',')
+			p = jws(p + 1);
+		else if (!ASSERT_EQ(*p, ']', "\"files\": ',' or ']' after a file"))
+			return false;
+	}
+	ok &= ASSERT_EQ(n, nfiles, "stat --json: the files listed");
+	for (k = 0; k < 4; k++) {
+		if (!jcount(total, keys[k], &v)) {
+			test__fail(__FILE__, __LINE__, "the total's counters",
+				   "no \"%s\" count in the top-level \"total\"", keys[k]);
+			return false;
+		}
+		if (sum[k] != v) {
+			test__fail(__FILE__, __LINE__, "the files add up",
+				   "%s: the files' sum %llu, the total %llu", keys[k], sum[k], v);
+			ok = false;
+		}
+	}
+	return ok;
 }
 
 void test_set_cli_run(void)
@@ -499,7 +666,7 @@ void test_set_cli_run(void)
 	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "run: nothing missing");
 	ASSERT_EQ(json_num(r.out, NULL, "lost"), 15, "run: lost = dropped");
 	ASSERT_HAS(r.out, "\"missing_spans\":[]", "no span missing");
-	ASSERT_TRUE(files_add_up(r.out), "the files add up");
+	ASSERT_TRUE(files_add_up(r.out, RUN_FILES), "the files add up");
 	run_free(&r);
 
 	/* the first file and the third deleted: two spans named, with their events */
@@ -513,7 +680,7 @@ void test_set_cli_run(void)
 	ASSERT_EQ(json_num(r.out, "\"total\":{", "made"), 202 + 404 + 505, "present: made");
 	ASSERT_EQ(json_num(r.out, "\"total\":{", "in_file"), 1100, "present: in files");
 	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "no false mismatch");
-	ASSERT_TRUE(files_add_up(r.out), "the files still add up");
+	ASSERT_TRUE(files_add_up(r.out, 3), "the files still add up");
 	sp = strstr(r.out, "\"missing_spans\":[");
 	if (ASSERT_OK_PTR(sp, "spans")) {
 		ASSERT_EQ(json_num(sp, NULL, "seq_from"), 1, "span 1 from");
@@ -854,7 +1021,7 @@ void test_set_record(void)
 	ASSERT_EQ(json_num(r.out, "\"total\":{", "made"), made, "summed: made");
 	ASSERT_TRUE(in_file >= 3 * N_CALLS, "at least the calls");
 	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "nothing missing");
-	ASSERT_TRUE(files_add_up(r.out), "the files add up");
+	ASSERT_TRUE(files_add_up(r.out, 3), "the files add up");
 	ASSERT_HAS(r.out, "\"source\":\"3 files\"", "three files");
 	run_free(&r);
 
@@ -982,7 +1149,7 @@ void test_set_rotated_gaps(void)
 	ASSERT_EQ(nspans, (nfiles > 3) + 1, "a span for the deleted oldest, one for the middle");
 	ASSERT_TRUE(captured + dropped >= 300000, "the calls, at least");
 	ASSERT_EQ(json_num(r.out, "\"total\":{", "missing"), 0, "no false mismatch");
-	ASSERT_TRUE(files_add_up(r.out), "the files add up");
+	ASSERT_TRUE(files_add_up(r.out, 2), "the files add up");
 	run_free(&r);
 	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", pat, NULL }, 60000), 0, "stat text"))
 		goto out;
@@ -994,26 +1161,129 @@ out:
 	tmpdir_cleanup();
 }
 
+/* A line of report --format folded: a stack and how many samples it had. */
+struct folded {
+	char *stack;
+	unsigned long long n;
+};
+
+struct folds {
+	struct folded *v;
+	size_t n, cap;
+};
+
+static void folds_free(struct folds *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->v[i].stack);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * The "stack count" lines of @text (report --format folded) added to @f,
+ * each of them: false, said, on a line of another shape (no space, an
+ * empty stack, a count not a whole number above 0) or out of memory.
+ */
+static bool folds_add(struct folds *f, const char *text, const char *what)
+{
+	const char *l, *e, *sp;
+	unsigned long long n;
+	struct folded *v;
+	char *end = NULL;
+
+	for (l = text; *l; l = *e ? e + 1 : e) {
+		e = strchrnul(l, '\n');
+		for (sp = e; sp > l && sp[-1] != ' '; sp--)
+			;
+		errno = 0;
+		n = sp > l + 1 && *sp >= '0' && *sp <= '9' ? strtoull(sp, &end, 10) : 0;
+		if (!n || errno || end != e) {
+			test__fail(__FILE__, __LINE__, what, "not a folded line: '%.*s'",
+				   (int)(e - l), l);
+			return false;
+		}
+		if (f->n == f->cap) {
+			v = realloc(f->v, (f->cap * 2 + 64) * sizeof(*v));
+			if (!ASSERT_OK_PTR(v, "alloc folded"))
+				return false;
+			f->v = v;
+			f->cap = f->cap * 2 + 64;
+		}
+		f->v[f->n].stack = strndup(l, sp - 1 - l);
+		if (!ASSERT_OK_PTR(f->v[f->n].stack, "alloc a stack"))
+			return false;
+		f->v[f->n++].n = n;
+	}
+	return true;
+}
+
+static int folded_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
+}
+
+/* @f sorted by stack, a stack's lines merged into one with their counts summed. */
+static void folds_sum(struct folds *f)
+{
+	size_t i, o = 0;
+
+	if (!f->n)
+		return;
+	qsort(f->v, f->n, sizeof(*f->v), folded_cmp);
+	for (i = 1; i < f->n; i++) {
+		if (!strcmp(f->v[o].stack, f->v[i].stack)) {
+			f->v[o].n += f->v[i].n;
+			free(f->v[i].stack);
+		} else {
+			f->v[++o] = f->v[i];
+		}
+	}
+	f->n = o + 1;
+}
+
+/* @a and @b, both summed, the same stacks with the same counts; the first difference said. */
+static bool folds_equal(const struct folds *a, const struct folds *b)
+{
+	const char *name = "the files' folded stacks, summed";
+	size_t i = 0, j = 0;
+	int c;
+
+	for (; i < a->n || j < b->n; i++, j++) {
+		c = i == a->n ? 1 : j == b->n ? -1 : strcmp(a->v[i].stack, b->v[j].stack);
+		if (c < 0) {
+			test__fail(__FILE__, __LINE__, name, "'%s': %llu in the files, not as one",
+				   a->v[i].stack, a->v[i].n);
+			return false;
+		}
+		if (c > 0) {
+			test__fail(__FILE__, __LINE__, name, "'%s': %llu as one, not in the files",
+				   b->v[j].stack, b->v[j].n);
+			return false;
+		}
+		if (a->v[i].n != b->v[j].n) {
+			test__fail(__FILE__, __LINE__, name, "'%s': %llu in the files, %llu as one",
+				   a->v[i].stack, a->v[i].n, b->v[j].n);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * Profiles across files: each file's stack ids are its own, so the folded
  * stacks of two captures read as one are those of each, summed by line.
  */
 void test_set_profile(void)
 {
-	static const char *const script =
-	    "import collections,sys\n"
-	    "def fold(p):\n"
-	    "  c=collections.Counter()\n"
-	    "  for l in open(p):\n"
-	    "    k,v=l.rstrip().rsplit(' ',1); c[k]+=int(v)\n"
-	    "  return c\n"
-	    "a=fold(sys.argv[1]); a.update(fold(sys.argv[2])); b=fold(sys.argv[3])\n"
-	    "sys.exit(0 if a==b and sum(b.values())>100 else 1)\n";
 	char *rc = (char *)bin("ringcap"), *prof = (char *)bin("rc_prof");
 	const char *p1 = tmpfile_path("p1.rcap"), *p2 = tmpfile_path("p2.rcap");
-	const char *f1 = tmpfile_path("f1"), *f2 = tmpfile_path("f2"), *f12 = tmpfile_path("f12");
+	struct folds each = {}, one = {};
+	unsigned long long samples = 0;
 	struct run r = {};
-	char *out = NULL;
+	size_t i;
 
 	if (!need_root())
 		goto out;
@@ -1035,14 +1305,14 @@ void test_set_profile(void)
 				(char *[]){ rc, "report", "--format", "folded", (char *)p1, NULL },
 				60000),
 		       0, "folded 1") ||
-	    !ASSERT_TRUE(save_text(f1, r.out), "save 1"))
+	    !folds_add(&each, r.out, "folded 1"))
 		goto out;
 	run_free(&r);
 	if (!ASSERT_EQ(run_sync(&r,
 				(char *[]){ rc, "report", "--format", "folded", (char *)p2, NULL },
 				60000),
 		       0, "folded 2") ||
-	    !ASSERT_TRUE(save_text(f2, r.out), "save 2"))
+	    !folds_add(&each, r.out, "folded 2"))
 		goto out;
 	run_free(&r);
 	if (!ASSERT_EQ(run_sync(&r,
@@ -1050,10 +1320,15 @@ void test_set_profile(void)
 					    (char *)p1, NULL },
 				60000),
 		       0, "folded both") ||
-	    !ASSERT_TRUE(save_text(f12, r.out), "save both"))
+	    !folds_add(&one, r.out, "folded both"))
 		goto out;
-	ASSERT_EQ(run_py(script, (char *[]){ (char *)f1, (char *)f2, (char *)f12, NULL }, &out), 0,
-		  "the files' folded stacks, summed");
+	/* line by line: each file's stacks summed are those of the two read as one */
+	folds_sum(&each);
+	folds_sum(&one);
+	ASSERT_TRUE(folds_equal(&each, &one), "the files' folded stacks, summed");
+	for (i = 0; i < one.n; i++)
+		samples += one.v[i].n;
+	ASSERT_TRUE(samples > 100, "samples folded");
 	run_free(&r);
 	/* the summary's functions: both programs' */
 	if (!ASSERT_EQ(
@@ -1064,7 +1339,8 @@ void test_set_profile(void)
 	ASSERT_HAS(r.out, "burn_a", "the first's functions");
 	ASSERT_HAS(r.out, "work_a", "the second's functions");
 out:
-	free(out);
+	folds_free(&each);
+	folds_free(&one);
 	run_free(&r);
 	tmpdir_cleanup();
 }
