@@ -138,7 +138,8 @@ static void show_unnamed(const struct rc_stack *s, uint32_t at, uint64_t seen)
 		printf("#   %c %#llx %s %s+%#x\n", i == at ? '>' : ' ',
 		       (unsigned long long)s->frames[i].addr,
 		       s->frames[i].sym ? s->frames[i].sym : "?",
-		       s->frames[i].dso ? s->frames[i].dso : "(no file)", (unsigned int)s->frames[i].off);
+		       s->frames[i].dso ? s->frames[i].dso : "(no file)",
+		       (unsigned int)s->frames[i].off);
 }
 
 static int gather(const char *path, struct prof_facts *f)
@@ -208,7 +209,8 @@ static int gather(const char *path, struct prof_facts *f)
 			 * go astray past its caller's caller (the vDSO's own
 			 * CFI); counted apart, and printed, not asserted.
 			 */
-			if (fr->dso && (!strstr(fr->dso, "rc_prof") || strstr(fr->dso, "librc_prof_dl")))
+			if (fr->dso &&
+			    (!strstr(fr->dso, "rc_prof") || strstr(fr->dso, "librc_prof_dl")))
 				continue;
 			if (vdso && ARM64)
 				f->past_vdso++;

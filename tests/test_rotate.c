@@ -258,7 +258,8 @@ static bool transport_here(int t)
 	rc_features__probe(&feat);
 	if (feat.ftrace_mmap)
 		return true;
-	test__skip("this kernel cannot map ftrace's rings (Linux 6.10): ftrace_* checks the refusal");
+	test__skip(
+	    "this kernel cannot map ftrace's rings (Linux 6.10): ftrace_* checks the refusal");
 	return false;
 }
 
@@ -275,17 +276,16 @@ static void count_run(int t, const char *sw, const char *n_s, long n, size_t min
 	snprintf(swopt, sizeof(swopt), "--switch-output=%s", sw);
 	if (!ASSERT_EQ(
 		run_sync(&r,
-			 (char *[]){ (char *)bin("ringcap"), "record", "-q",
-				     raw ? "--no-compress" : "-q", (char *)transport_args[t][0],
-				     (char *)transport_args[t][1], "-e",
-				     ft ? "syscalls:sys_enter_getppid" : "syscalls",
-				     ft	      ? "--buffer-size"
-				     : t == 1 ? "-m"
-					      : "--ringbuf-size",
-				     (char *)ring, swopt, "-o", (char *)prefix, "--",
-				     (char *)bin("rc_workload"),
-				     !strcmp(sw, "1s") ? "steady" : "getppid", (char *)n_s,
-				     !strcmp(sw, "1s") ? "5" : NULL, NULL },
+			 (char *[]){
+			     (char *)bin("ringcap"), "record", "-q", raw ? "--no-compress" : "-q",
+			     (char *)transport_args[t][0], (char *)transport_args[t][1], "-e",
+			     ft ? "syscalls:sys_enter_getppid" : "syscalls",
+			     ft	      ? "--buffer-size"
+			     : t == 1 ? "-m"
+				      : "--ringbuf-size",
+			     (char *)ring, swopt, "-o", (char *)prefix, "--",
+			     (char *)bin("rc_workload"), !strcmp(sw, "1s") ? "steady" : "getppid",
+			     (char *)n_s, !strcmp(sw, "1s") ? "5" : NULL, NULL },
 			 120000),
 		0, "record")) {
 		fprintf(stderr, "%s", r.err);
@@ -648,10 +648,10 @@ void test_rotate_hup(void)
 
 	if (!need_root())
 		return;
-	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)setsid, (char *)bin("ringcap"),
-						 "record", "-q", "-e", "syscalls", "-o",
-						 (char *)out, "--", (char *)bin("rc_workload"),
-						 "steady", "20000", "4", NULL }),
+	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)setsid, (char *)bin("ringcap"), "record",
+						 "-q", "-e", "syscalls", "-o", (char *)out, "--",
+						 (char *)bin("rc_workload"), "steady", "20000", "4",
+						 NULL }),
 		       "start") ||
 	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
 		goto out;
