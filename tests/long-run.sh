@@ -55,11 +55,12 @@ wait "$pid"
 n=0
 for f in "$out".*; do
 	n=$((n + 1))
-	"$bin/ringcap" stat "$f" | head -1 | grep -q ': complete,' ||
-		{ echo "FAIL: $f is not complete"; "$bin/ringcap" stat "$f" | head -4; exit 1; }
+	# stat names each file of a rotated run first, then "# FILE: complete, ..."
+	"$bin/ringcap" stat "$f" | grep -q '^# .*: complete,' ||
+		{ echo "FAIL: $f is not complete"; "$bin/ringcap" stat "$f" | head -8; exit 1; }
 done
 last=$(ls "$out".* | tail -1)
-"$bin/ringcap" stat "$last" | head -4
+"$bin/ringcap" stat "$last" | head -8
 echo "$n files left of the run, the last ${last##*.}; $hups SIGHUPs"
 rm -rf "$dir"
 [ "$n" -eq "$keep" ] || { echo "FAIL: $n files left, not $keep"; exit 1; }
