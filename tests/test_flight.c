@@ -6,6 +6,10 @@
  * in two snapshots; each snapshot holds a run of calls newer than the one
  * before, with no gap but what the drops explain; and the ledger adds up:
  * made = in the snapshots + dropped + overwritten, overwritten >= 0.
+ * Rotating, that holds for each file's own span too (its last counters
+ * less its BASE ones), and no event in a file is older than the counters
+ * that ended the file before: the counters are taken with the snapshot's
+ * rings paused (rc_bpf__hold_stats()), not after they resumed.
  *
  * In one file the snapshots' markers each head exactly their records: a
  * record reserved before a pause and committed after it would have the
@@ -42,6 +46,10 @@ struct flight {
 	long since_marker;	/* records read since it */
 	uint64_t made, dropped; /* the last counters of the run */
 	bool stats;
+	long nfiles;
+	long file_short; /* files holding more than their span made, less its drops */
+	long file_late;	 /* records older than the counters ending the file before */
+	uint64_t end_ts; /* the time of the counters that ended the file before */
 };
 
 /* The snapshot just read: its calls a run after the last one's. */
@@ -67,8 +75,9 @@ static void end_snapshot(struct flight *fl)
 static int read_one(const char *path, struct flight *fl)
 {
 	const struct rc_rec_hdr *rec;
-	const struct rc_stats *st;
+	const struct rc_stats *st, *base;
 	struct rc_reader *r = rc_reader__open(path);
+	long nev = 0, late = 0;
 	int err;
 
 	if (!r)
@@ -76,6 +85,10 @@ static int read_one(const char *path, struct flight *fl)
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		if (rec->type == RC_REC_LOST)
 			continue;
+		if (rec->type != RC_REC_SNAPSHOT) {
+			nev++;
+			late += fl->nfiles && rec->ts <= fl->end_ts;
+		}
 		if (rec->type == RC_REC_SNAPSHOT) {
 			const struct rc_rec_snapshot *m = (const void *)rec;
 
@@ -111,7 +124,40 @@ static int read_one(const char *path, struct flight *fl)
 		fl->made = pt.made;
 		fl->dropped = pt.dropped;
 		fl->stats = true;
+		/*
+		 * This file's span: the counters it ends with less those it
+		 * began with. Its events were all made in it, so they and its
+		 * drops are at most what it made (overwritten >= 0); and none
+		 * of them is older than the counters ending the file before.
+		 * But for one event a CPU: the counters are read while the
+		 * programs run on (each event made while paused is dropped),
+		 * and one between its made and its dropped count may be read
+		 * half (made in one file's span, dropped in the next's).
+		 * Taken after the rings resumed, as before, the excess was
+		 * thousands of events a file.
+		 */
+		base = rc_reader__base(r);
+		if (base) {
+			struct rc_stats_point b;
+
+			rc_stats__totals(base, &b);
+			pt.made -= b.made;
+			pt.dropped -= b.dropped;
+		}
+		if ((uint64_t)nev + pt.dropped >
+		    pt.made + (uint64_t)sysconf(_SC_NPROCESSORS_CONF)) {
+			fl->file_short++;
+			fprintf(stderr, "    %s: %ld events + %llu dropped > %llu made\n", path,
+				nev, (unsigned long long)pt.dropped, (unsigned long long)pt.made);
+		}
+		if (late) {
+			fl->file_late++;
+			fprintf(stderr, "    %s: %ld events older than the last counters before\n",
+				path, late);
+		}
+		fl->end_ts = st->ts;
 	}
+	fl->nfiles++;
 	rc_reader__free(r);
 	return err;
 }
@@ -223,6 +269,8 @@ static void storm(bool many, const char *snapshot_on, const char *pages)
 	ASSERT_LE(fl.gaps, (long)fl.dropped, "no gap in a snapshot but the drops");
 	ASSERT_LE(fl.nrec + (long)fl.dropped, (long)fl.made,
 		  "made = in the snapshots + dropped + overwritten, overwritten >= 0");
+	ASSERT_EQ(fl.file_short, 0, "per file: events + dropped <= made, overwritten >= 0");
+	ASSERT_EQ(fl.file_late, 0, "per file: no event made before the file before ended");
 	/* the last calls may come while a signal's snapshot has the rings paused */
 	ASSERT_LE(FL_CALLS - 1 - fl.last_max, (long)fl.dropped,
 		  "the end's snapshot holds the last calls, or they were dropped");
