@@ -46,7 +46,7 @@ struct flight {
 	long since_marker;	/* records read since it */
 	uint64_t made, dropped; /* the last counters of the run */
 	bool stats;
-	long nfiles;
+	long nfiles, nlost;
 	long file_short; /* files holding more than their span made, less its drops */
 	long file_late;	 /* records older than the counters ending the file before */
 	uint64_t end_ts; /* the time of the counters that ended the file before */
@@ -83,8 +83,10 @@ static int read_one(const char *path, struct flight *fl)
 	if (!r)
 		return -errno;
 	while ((err = rc_reader__next(r, &rec)) > 0) {
-		if (rec->type == RC_REC_LOST)
+		if (rec->type == RC_REC_LOST) {
+			fl->nlost++;
 			continue;
+		}
 		if (rec->type != RC_REC_SNAPSHOT) {
 			nev++;
 			late += fl->nfiles && rec->ts <= fl->end_ts;
@@ -200,6 +202,59 @@ static bool output_there(const char *out, bool many)
 	return there;
 }
 
+static long long json_num(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+	long long v;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = json ? strstr(json, pat) : NULL;
+	if (!p || sscanf(p + strlen(pat), "%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+/*
+ * ringcap stat counts events, as the ledger does: not ringcap's own
+ * snapshot markers and lost records, which it counts in "records".
+ */
+static void stat_counts(const char *out, bool many, const struct flight *fl)
+{
+	struct run r = {};
+	char arg[4096], want[64];
+
+	snprintf(arg, sizeof(arg), many ? "%s.*" : "%s", out);
+	if (many) {
+		glob_t g = {};
+
+		if (!ASSERT_OK(glob(arg, 0, NULL, &g), "glob"))
+			return;
+		snprintf(arg, sizeof(arg), "%s", g.gl_pathv[0]);
+		globfree(&g);
+		/* a directory of them: the run's files */
+		*strrchr(arg, '/') = '\0';
+	}
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "stat", "--json", arg, NULL },
+			       60000),
+		      0, "stat --json")) {
+		ASSERT_EQ(json_num(r.out, "events"), fl->nrec, "stat: events, not markers");
+		ASSERT_EQ(json_num(r.out, "records"), fl->nrec + fl->nsnap + fl->nlost,
+			  "stat: records, with markers and lost");
+	}
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), "stat", arg, NULL }, 60000),
+		       0, "stat"))
+		goto out;
+	snprintf(want, sizeof(want), " %ld events in", fl->nrec);
+	ASSERT_TRUE(r.out && strstr(r.out, want), "stat's header: events");
+	if (many)
+		ASSERT_TRUE(r.out && strstr(r.out, " EVENTS "), "stat's files: EVENTS");
+out:
+	run_free(&r);
+}
+
 static bool exited(pid_t pid)
 {
 	siginfo_t si = {};
@@ -271,6 +326,7 @@ static void storm(bool many, const char *snapshot_on, const char *pages)
 		  "made = in the snapshots + dropped + overwritten, overwritten >= 0");
 	ASSERT_EQ(fl.file_short, 0, "per file: events + dropped <= made, overwritten >= 0");
 	ASSERT_EQ(fl.file_late, 0, "per file: no event made before the file before ended");
+	stat_counts(out, many, &fl);
 	/* the last calls may come while a signal's snapshot has the rings paused */
 	ASSERT_LE(FL_CALLS - 1 - fl.last_max, (long)fl.dropped,
 		  "the end's snapshot holds the last calls, or they were dropped");
