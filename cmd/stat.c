@@ -90,6 +90,7 @@ struct view {
 	const struct rc_schema *schema;
 	double duration;
 	uint64_t nrec, chunks, file_bytes, raw_bytes, late;
+	uint64_t nev; /* of nrec, the events: not ringcap's lost and snapshot records */
 	struct rc_ledger led;
 };
 
@@ -153,7 +154,7 @@ static void show_plain(const struct view *v)
 		printf("# live: %.3f s\n", v->duration);
 	else
 		printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " chunks, %.3f s\n", v->source,
-		       file_state(v), v->nrec, v->chunks, v->duration);
+		       file_state(v), v->nev, v->chunks, v->duration);
 	if (v->damaged)
 		show_damage_plain(v);
 	if (!v->live && v->nrec)
@@ -161,7 +162,7 @@ static void show_plain(const struct view *v)
 		       human_bytes(v->file_bytes, b, sizeof(b)),
 		       human_bytes(v->raw_bytes, c, sizeof(c)),
 		       v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0,
-		       (double)v->file_bytes / v->nrec);
+		       v->nev ? (double)v->file_bytes / v->nev : 0.0);
 	if (!v->led.st) {
 		printf("# no counters: the file was cut before its first second\n");
 	} else {
@@ -278,13 +279,14 @@ static void show_json(const struct view *v, const struct file_view *fv, size_t n
 	json_bool(&j, "complete", !v->truncated && !v->damaged);
 	json_double(&j, "duration_s", v->duration);
 	if (!v->live) {
-		json_u64(&j, "events", v->nrec);
+		json_u64(&j, "events", v->nev);
+		json_u64(&j, "records", v->nrec);
 		json_u64(&j, "chunks", v->chunks);
 		json_u64(&j, "file_bytes", v->file_bytes);
 		json_u64(&j, "raw_bytes", v->raw_bytes);
 		json_double(&j, "compression_ratio",
 			    v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0);
-		json_double(&j, "bytes_per_event", v->nrec ? (double)v->file_bytes / v->nrec : 0.0);
+		json_double(&j, "bytes_per_event", v->nev ? (double)v->file_bytes / v->nev : 0.0);
 		json_u64(&j, "late", v->late);
 		json_u64(&j, "lost_in_stream", v->led.lost_in_stream);
 		json_u64(&j, "lost_at_end", v->led.lost_at_end);
@@ -415,6 +417,7 @@ static int read_file(struct rc_reader *r, const char *path, struct file_view *fv
 			v->led.snapshots++;
 			continue;
 		}
+		v->nev++;
 		rc_ledger__add_record(&v->led, m, rec);
 	}
 	if (err < 0) {
@@ -597,7 +600,7 @@ static void show_files_plain(const struct file_view *fv, size_t n, const struct 
 	for (i = 0; i < n; i++)
 		w = (int)strlen(fv[i].v.source) > w ? (int)strlen(fv[i].v.source) : w;
 	printf("%-*s %-12s %-8s %6s %-23s %-23s %10s %10s %10s %8s\n", w, "FILE", "HOST", "RUN",
-	       "SEQ", "START (UTC)", "END (UTC)", "RECORDS", "MADE", "DROPPED", "MISSING");
+	       "SEQ", "START (UTC)", "END (UTC)", "EVENTS", "MADE", "DROPPED", "MISSING");
 	for (i = 0; i < n; i++) {
 		const struct file_view *f = &fv[i];
 		const struct rc_ledger_row *t = &f->v.led.total;
@@ -607,7 +610,7 @@ static void show_files_plain(const struct file_view *fv, size_t n, const struct 
 		       w, f->v.source, f->m->host ? f->m->host : "?",
 		       run_short(f->m, run, sizeof(run)), f->m->has_run ? f->m->run.seq : 0,
 		       utc(f->m, f->m->start_ts, a, sizeof(a)), utc(f->m, f->last, b, sizeof(b)),
-		       f->v.nrec, t->made, t->dropped, rc_ledger__missing(&f->v.led, t),
+		       f->v.nev, t->made, t->dropped, rc_ledger__missing(&f->v.led, t),
 		       f->v.truncated ? " (truncated)" : "");
 	}
 	for (i = 0; i < ng; i++) {
@@ -654,7 +657,8 @@ static void show_files_json(struct json *j, const struct file_view *fv, size_t n
 			    rc_meta__wall_ns(f->m, f->m->start_ts, &wall) ? wall / 1e9 : 0.0);
 		json_double(j, "end_wall_s",
 			    rc_meta__wall_ns(f->m, f->last, &wall) ? wall / 1e9 : 0.0);
-		json_u64(j, "events", f->v.nrec);
+		json_u64(j, "events", f->v.nev);
+		json_u64(j, "records", f->v.nrec);
 		json_bool(j, "complete", !f->v.truncated && !f->v.damaged);
 		json_bool(j, "has_base", f->base != NULL);
 		json_begin_object(j, "total");
@@ -707,6 +711,7 @@ static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, s
 		    1e9;
 		rc_ledger__add(&sum->led, &f->v.led);
 		sum->nrec += f->v.nrec;
+		sum->nev += f->v.nev;
 		sum->chunks += f->v.chunks;
 		sum->file_bytes += f->v.file_bytes;
 		sum->raw_bytes += f->v.raw_bytes;

@@ -6,6 +6,10 @@
  * in two snapshots; each snapshot holds a run of calls newer than the one
  * before, with no gap but what the drops explain; and the ledger adds up:
  * made = in the snapshots + dropped + overwritten, overwritten >= 0.
+ * Rotating, that holds for each file's own span too (its last counters
+ * less its BASE ones), and no event in a file is older than the counters
+ * that ended the file before: the counters are taken with the snapshot's
+ * rings paused (rc_bpf__hold_stats()), not after they resumed.
  *
  * In one file the snapshots' markers each head exactly their records: a
  * record reserved before a pause and committed after it would have the
@@ -42,6 +46,10 @@ struct flight {
 	long since_marker;	/* records read since it */
 	uint64_t made, dropped; /* the last counters of the run */
 	bool stats;
+	long nfiles, nlost;
+	long file_short; /* files holding more than their span made, less its drops */
+	long file_late;	 /* records older than the counters ending the file before */
+	uint64_t end_ts; /* the time of the counters that ended the file before */
 };
 
 /* The snapshot just read: its calls a run after the last one's. */
@@ -67,15 +75,22 @@ static void end_snapshot(struct flight *fl)
 static int read_one(const char *path, struct flight *fl)
 {
 	const struct rc_rec_hdr *rec;
-	const struct rc_stats *st;
+	const struct rc_stats *st, *base;
 	struct rc_reader *r = rc_reader__open(path);
+	long nev = 0, late = 0;
 	int err;
 
 	if (!r)
 		return -errno;
 	while ((err = rc_reader__next(r, &rec)) > 0) {
-		if (rec->type == RC_REC_LOST)
+		if (rec->type == RC_REC_LOST) {
+			fl->nlost++;
 			continue;
+		}
+		if (rec->type != RC_REC_SNAPSHOT) {
+			nev++;
+			late += fl->nfiles && rec->ts <= fl->end_ts;
+		}
 		if (rec->type == RC_REC_SNAPSHOT) {
 			const struct rc_rec_snapshot *m = (const void *)rec;
 
@@ -111,7 +126,40 @@ static int read_one(const char *path, struct flight *fl)
 		fl->made = pt.made;
 		fl->dropped = pt.dropped;
 		fl->stats = true;
+		/*
+		 * This file's span: the counters it ends with less those it
+		 * began with. Its events were all made in it, so they and its
+		 * drops are at most what it made (overwritten >= 0); and none
+		 * of them is older than the counters ending the file before.
+		 * But for one event a CPU: the counters are read while the
+		 * programs run on (each event made while paused is dropped),
+		 * and one between its made and its dropped count may be read
+		 * half (made in one file's span, dropped in the next's).
+		 * Taken after the rings resumed, as before, the excess was
+		 * thousands of events a file.
+		 */
+		base = rc_reader__base(r);
+		if (base) {
+			struct rc_stats_point b;
+
+			rc_stats__totals(base, &b);
+			pt.made -= b.made;
+			pt.dropped -= b.dropped;
+		}
+		if ((uint64_t)nev + pt.dropped >
+		    pt.made + (uint64_t)sysconf(_SC_NPROCESSORS_CONF)) {
+			fl->file_short++;
+			fprintf(stderr, "    %s: %ld events + %llu dropped > %llu made\n", path,
+				nev, (unsigned long long)pt.dropped, (unsigned long long)pt.made);
+		}
+		if (late) {
+			fl->file_late++;
+			fprintf(stderr, "    %s: %ld events older than the last counters before\n",
+				path, late);
+		}
+		fl->end_ts = st->ts;
 	}
+	fl->nfiles++;
 	rc_reader__free(r);
 	return err;
 }
@@ -152,6 +200,59 @@ static bool output_there(const char *out, bool many)
 	there = !glob(pat, 0, NULL, &g);
 	globfree(&g);
 	return there;
+}
+
+static long long json_num(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+	long long v;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = json ? strstr(json, pat) : NULL;
+	if (!p || sscanf(p + strlen(pat), "%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+/*
+ * ringcap stat counts events, as the ledger does: not ringcap's own
+ * snapshot markers and lost records, which it counts in "records".
+ */
+static void stat_counts(const char *out, bool many, const struct flight *fl)
+{
+	struct run r = {};
+	char arg[4096], want[64];
+
+	snprintf(arg, sizeof(arg), many ? "%s.*" : "%s", out);
+	if (many) {
+		glob_t g = {};
+
+		if (!ASSERT_OK(glob(arg, 0, NULL, &g), "glob"))
+			return;
+		snprintf(arg, sizeof(arg), "%s", g.gl_pathv[0]);
+		globfree(&g);
+		/* a directory of them: the run's files */
+		*strrchr(arg, '/') = '\0';
+	}
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "stat", "--json", arg, NULL },
+			       60000),
+		      0, "stat --json")) {
+		ASSERT_EQ(json_num(r.out, "events"), fl->nrec, "stat: events, not markers");
+		ASSERT_EQ(json_num(r.out, "records"), fl->nrec + fl->nsnap + fl->nlost,
+			  "stat: records, with markers and lost");
+	}
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), "stat", arg, NULL }, 60000),
+		       0, "stat"))
+		goto out;
+	snprintf(want, sizeof(want), " %ld events in", fl->nrec);
+	ASSERT_TRUE(r.out && strstr(r.out, want), "stat's header: events");
+	if (many)
+		ASSERT_TRUE(r.out && strstr(r.out, " EVENTS "), "stat's files: EVENTS");
+out:
+	run_free(&r);
 }
 
 static bool exited(pid_t pid)
@@ -223,6 +324,9 @@ static void storm(bool many, const char *snapshot_on, const char *pages)
 	ASSERT_LE(fl.gaps, (long)fl.dropped, "no gap in a snapshot but the drops");
 	ASSERT_LE(fl.nrec + (long)fl.dropped, (long)fl.made,
 		  "made = in the snapshots + dropped + overwritten, overwritten >= 0");
+	ASSERT_EQ(fl.file_short, 0, "per file: events + dropped <= made, overwritten >= 0");
+	ASSERT_EQ(fl.file_late, 0, "per file: no event made before the file before ended");
+	stat_counts(out, many, &fl);
 	/* the last calls may come while a signal's snapshot has the rings paused */
 	ASSERT_LE(FL_CALLS - 1 - fl.last_max, (long)fl.dropped,
 		  "the end's snapshot holds the last calls, or they were dropped");

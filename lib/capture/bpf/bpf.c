@@ -200,6 +200,17 @@ _Static_assert((int)RC_SNAPSHOT_SIGNAL == (int)RC_SNAP_SIGNAL &&
 		   (int)RC_SNAPSHOT_EVENT == (int)RC_SNAP_EVENT,
 	       "snapshot reasons");
 
+static int hold_stats(void *ctx)
+{
+	return rc_bpf__hold_stats(ctx);
+}
+
+/*
+ * The counters are taken with the rings paused (hold_stats()), and kept for
+ * the next ones asked for: a switch right after the snapshot ends its file
+ * with them, so the file's span made exactly what it holds, dropped or
+ * overwrote, and the next file's events are all made after them.
+ */
 static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 {
 	struct rc_snapshot *sn = &s->snap;
@@ -209,9 +220,11 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 
 	if (!s->c.opts.overwrite || !s->c.started)
 		return -EINVAL;
-	err = rc_perfbuf__snapshot(&s->pb, sn, check_record, s);
-	if (err)
+	err = rc_perfbuf__snapshot(&s->pb, sn, check_record, hold_stats, s);
+	if (err) {
+		s->stats_held = false;
 		return err;
+	}
 	m.seq = ++s->nsnap;
 	m.reason = reason;
 	m.nrec = sn->nrefs;
@@ -226,8 +239,11 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 			rc_bpf__count_captured(s, sn->refs[i].rec);
 	}
 	err = err ?: rc_batcher__submit(&s->bt);
-	if (err)
+	if (err) {
+		s->stats_held = false;
 		return err;
+	}
+	rc_bpf__recount_captured(s);
 	pr_debug("snapshot %llu: %zu records, %llu older ones left out (a ring had overwritten "
 		 "their time)\n",
 		 (unsigned long long)m.seq, sn->nrefs, (unsigned long long)sn->cut);

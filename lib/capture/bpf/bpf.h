@@ -79,6 +79,7 @@ struct rc_bpf {
 		uint64_t not_run, throttled;
 	} * est;
 	bool attached;
+	bool stats_held; /* c.last taken at a snapshot's pause: rc_bpf__snapshot_stats() */
 	bool warned_throttle_lost; /* add_sampling() said throttle records were lost */
 	bool sc_refused; /* the raw syscall programs did not load: rc_bpf__sc_key() */
 	uint64_t ring_hwm;
@@ -103,6 +104,8 @@ void rc_bpf__teardown(struct rc_capture *c);
 
 /* counters.c */
 int rc_bpf__snapshot_stats(struct rc_bpf *s);
+int rc_bpf__hold_stats(struct rc_bpf *s);
+void rc_bpf__recount_captured(struct rc_bpf *s);
 int rc_bpf__push_stats(struct rc_bpf *s);
 
 #endif /* RINGCAP_CAPTURE_BPF_BPF_H */

@@ -244,13 +244,21 @@ static void user_stats(struct rc_bpf *s, struct rc_stats *st)
 	}
 }
 
-/* Take the counters now into s->c.last. */
+/*
+ * Take the counters now into s->c.last; or, once after a flight recorder's
+ * snapshot, keep those taken while its rings were paused
+ * (rc_bpf__hold_stats()).
+ */
 int rc_bpf__snapshot_stats(struct rc_bpf *s)
 {
 	struct rc_stats *st = &s->c.last;
 	__u32 zero = 0;
 	int cpu, t, n = 0;
 
+	if (s->stats_held) {
+		s->stats_held = false;
+		return 0;
+	}
 	if (!s->user && bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
 		return -errno;
 	st->ts = rc_now_ns(CLOCK_BOOTTIME);
@@ -292,6 +300,51 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 	if (!s->c.opts.overwrite)
 		rc_stats__set_in_flight(st);
 	return 0;
+}
+
+/*
+ * Flight recorder, with a snapshot's rings paused and copied: take the
+ * counters now, for the next rc_bpf__snapshot_stats() to keep. Taken after
+ * the resume instead, they would count in made the events of the next
+ * snapshot: a file switched after it would claim them (overwritten, to its
+ * ledger) while the next file holds them. --bpf counts made from what was
+ * read: nothing to hold.
+ */
+int rc_bpf__hold_stats(struct rc_bpf *s)
+{
+	int err;
+
+	if (s->user)
+		return 0;
+	s->stats_held = false;
+	err = rc_bpf__snapshot_stats(s);
+	s->stats_held = !err;
+	return err;
+}
+
+/*
+ * The held counters were taken before the snapshot's records were counted
+ * captured: count them in. Each of those records' CPU and event has an
+ * entry already: its event was counted made before it was written.
+ */
+void rc_bpf__recount_captured(struct rc_bpf *s)
+{
+	struct rc_stats *st = &s->c.last;
+	uint32_t i;
+
+	if (!s->stats_held)
+		return;
+	for (i = 0; i < st->nentries; i++) {
+		struct rc_stat_entry *e = &st->entries[i];
+
+		if (e->cpu >= (uint32_t)s->c.ncpus)
+			continue;
+		if (e->type >= RC_DYN_BASE && e->type - RC_DYN_BASE < s->c.dset.n)
+			e->captured =
+			    s->dcaptured[(size_t)e->cpu * s->c.dset.n + e->type - RC_DYN_BASE];
+		else if (e->type < RC_EV_MAX)
+			e->captured = s->captured[e->cpu][e->type];
+	}
 }
 
 /* What was read so far, then the counters, to the file. */

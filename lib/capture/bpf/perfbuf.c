@@ -575,7 +575,7 @@ static int cmp_ref(const void *a, const void *b)
 }
 
 int rc_perfbuf__snapshot(struct rc_perfbuf *pb, struct rc_snapshot *s, rc_ringbuf_count_fn count,
-			 void *ctx)
+			 rc_perfbuf_paused_fn paused, void *ctx)
 {
 	uint64_t cut = 0, oldest;
 	size_t i, k;
@@ -594,6 +594,12 @@ int rc_perfbuf__snapshot(struct rc_perfbuf *pb, struct rc_snapshot *s, rc_ringbu
 	s->taken_ts = rc_now_ns(CLOCK_BOOTTIME);
 	for (i = 0; !err && i < pb->nrings; i++)
 		copy_out(&pb->rings[i]);
+	/*
+	 * Still paused: what the caller takes now (the counters) agrees with
+	 * the copy, every event made by then in it or dropped.
+	 */
+	if (!err && paused)
+		err = paused(ctx);
 	/* resume before the slower work: what is lost while paused is counted */
 	err = pause_rings(pb, 0) ?: err;
 	if (err)

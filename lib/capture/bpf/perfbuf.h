@@ -130,14 +130,18 @@ struct rc_snapshot {
 	uint64_t cut;	 /* records dropped for that */
 };
 
+/* Called with the rings paused, their records copied: 0 or a negative errno. */
+typedef int (*rc_perfbuf_paused_fn)(void *ctx);
+
 /*
  * Overwrite rings: pause them, copy out what each holds that is newer than
- * the last snapshot, resume, and list the records in time order. Records
- * older than the newest oldest-record of a ring that wrapped are left out,
- * so the snapshot has no gap. Valid until the next call.
+ * the last snapshot, call @paused (if not NULL) with @ctx, resume, and list
+ * the records in time order. Records older than the newest oldest-record
+ * of a ring that wrapped are left out, so the snapshot has no gap. Valid
+ * until the next call.
  */
 int rc_perfbuf__snapshot(struct rc_perfbuf *pb, struct rc_snapshot *snap, rc_ringbuf_count_fn count,
-			 void *ctx);
+			 rc_perfbuf_paused_fn paused, void *ctx);
 void rc_snapshot__free(struct rc_snapshot *snap);
 
 /* Wait on the --snapshot-on rings; 1 when a trigger fired (and consume it). */
