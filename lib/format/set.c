@@ -95,11 +95,13 @@ static int add_dir(struct rc_set *s, const char *dir)
 {
 	char **names = NULL, *p;
 	size_t n = 0, cap = 0, i;
+	const char *sep;
 	struct dirent *de;
 	struct stat st;
 	int err = 0;
 	DIR *d;
 
+	sep = *dir && dir[strlen(dir) - 1] == '/' ? "" : "/";
 	d = opendir(dir);
 	if (!d) {
 		err = -errno;
@@ -109,7 +111,8 @@ static int add_dir(struct rc_set *s, const char *dir)
 	while (!err && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
+		/* "dir/" as given: no second slash */
+		if (asprintf(&p, "%s%s%s", dir, sep, de->d_name) < 0) {
 			err = -ENOMEM;
 			break;
 		}
