@@ -194,17 +194,22 @@ void run_free(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-bool wait_nonempty(const char *path, int timeout_ms)
+bool wait_larger(const char *path, off_t size, int timeout_ms)
 {
 	struct stat st;
 	int waited;
 
 	for (waited = 0; waited < timeout_ms; waited += 10) {
-		if (stat(path, &st) == 0 && st.st_size > 0)
+		if (stat(path, &st) == 0 && st.st_size > size)
 			return true;
 		usleep(10000);
 	}
 	return false;
+}
+
+bool wait_nonempty(const char *path, int timeout_ms)
+{
+	return wait_larger(path, 0, timeout_ms);
 }
 
 int run_py(const char *script, char *const args[], char **out)

@@ -23,6 +23,8 @@ int run_sync(struct run *r, char *const argv[], int timeout_ms);
 void run_free(struct run *r);
 /* Wait until @path exists and is not empty. */
 bool wait_nonempty(const char *path, int timeout_ms);
+/* wait until @path is larger than @size bytes */
+bool wait_larger(const char *path, off_t size, int timeout_ms);
 /* "ringcap" or "rc_workload" in the build directory. */
 const char *bin(const char *name);
 /* A fresh directory for one test's files, and a path in it. */

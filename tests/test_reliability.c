@@ -93,6 +93,7 @@ void test_crash_kill_loop(void)
 	for (i = 0; i < KILLS; i++) {
 		struct timespec delay = { 0, 150000000 + 200000000 * i }; /* 0.15 s .. 0.95 s */
 		uint64_t killed, last;
+		struct stat st;
 		bool truncated;
 		long n;
 		pid_t wpid;
@@ -104,7 +105,10 @@ void test_crash_kill_loop(void)
 						  (char *)out, "--", (char *)bin("rc_workload"),
 						  "steady", "20000", "60", NULL }),
 			"start") ||
-		    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
+		    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started") ||
+		    !ASSERT_OK(stat(out, &st), "stat") ||
+		    /* the header is there; then the first records (slow in an emulated guest) */
+		    !ASSERT_TRUE(wait_larger(out, st.st_size, 30000), "events written"))
 			break;
 		nanosleep(&delay, NULL);
 		wpid = first_child(r.pid);
