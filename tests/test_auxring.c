@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The AUX consumer (lib/capture/perf/aux.c) against a simulated kernel: a
+ * thread plays the kernel's part on a perf_event_mmap_page, a data ring and
+ * an AUX area in memory, as kernel/events/ring_buffer.c does it: in forward
+ * mode it writes only into room up to aux_tail, and when a stretch does not
+ * fit writes what fits, flags it TRUNCATED and disables the event until the
+ * reader enables it again; in overwrite mode it writes on regardless; each
+ * stretch gets a PERF_RECORD_AUX written before aux_head is published, and a
+ * full data ring loses records, said by a PERF_RECORD_LOST once there is
+ * room. Every AUX byte is a function of its position, so the reader's bytes
+ * are checked one by one. And on the running kernel, a real perf event
+ * without an AUX area: the mapping's layout is accepted up to the driver.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "capture/perf/aux.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+#define DATA_MAX 8192
+#define AUX_SZ	 65536
+#define AUX_REC	 56 /* header, offset, size, flags, sample_id */
+
+static unsigned char byte_at(uint64_t pos)
+{
+	return (unsigned char)((pos * 2654435761u) >> 13);
+}
+
+/* The simulated kernel, and what it did. */
+struct sim {
+	unsigned char *page; /* metadata page, then the data area */
+	unsigned char *aux;
+	struct perf_event_mmap_page *meta;
+	bool overwrite;
+	uint64_t data_sz; /* the data ring's size */
+	uint64_t total;	  /* bytes to try to write, in all */
+	unsigned int seed;
+	/* the kernel's */
+	uint64_t head, dhead, tried;
+	uint64_t written, records, truncated, partial, lost_pending, lost_said, rec_lost;
+	int disabled; /* atomic: set by a truncation, cleared by the reader */
+	int paused;   /* atomic: overwrite: the reader stops the event to read */
+	int stopped_ack;
+	int done; /* atomic */
+};
+
+static uint32_t next_rand(unsigned int *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 8;
+}
+
+/* A data-ring record: room up to data_tail, else lost, as perf_output_begin(). */
+static void put_rec(struct sim *k, uint32_t type, const uint64_t *body, unsigned int nbody)
+{
+	uint64_t rec[8] = {}, tail = __atomic_load_n(&k->meta->data_tail, __ATOMIC_ACQUIRE);
+	struct perf_event_header h = { .type = type, .size = 8 + 8 * nbody + 24 };
+	unsigned int i;
+
+	if (k->lost_pending) {
+		struct perf_event_header lh = { .type = PERF_RECORD_LOST, .size = 48 };
+
+		if (k->dhead + 48 - tail > k->data_sz) {
+			k->lost_pending++;
+			k->rec_lost += type == PERF_RECORD_AUX;
+			return;
+		}
+		memcpy(&rec[0], &lh, 8);
+		rec[1] = 7;
+		rec[2] = k->lost_pending;
+		rec[5] = 0; /* cpu 0 */
+		for (i = 0; i < 48; i++)
+			k->page[4096 + (k->dhead + i) % k->data_sz] = ((unsigned char *)rec)[i];
+		k->dhead += 48;
+		k->lost_said += k->lost_pending;
+		k->lost_pending = 0;
+		memset(rec, 0, sizeof(rec));
+	}
+	if (k->dhead + h.size - tail > k->data_sz) {
+		k->lost_pending++;
+		k->rec_lost += type == PERF_RECORD_AUX;
+		__atomic_store_n(&k->meta->data_head, k->dhead, __ATOMIC_RELEASE);
+		return;
+	}
+	memcpy(&rec[0], &h, 8);
+	memcpy(&rec[1], body, 8 * nbody);
+	rec[1 + nbody] = 42 | (uint64_t)43 << 32; /* sample_id: pid 42, tid 43 */
+	rec[2 + nbody] = k->records;		  /* time */
+	for (i = 0; i < h.size; i++)
+		k->page[4096 + (k->dhead + i) % k->data_sz] = ((unsigned char *)rec)[i];
+	k->dhead += h.size;
+	__atomic_store_n(&k->meta->data_head, k->dhead, __ATOMIC_RELEASE);
+}
+
+/* One stretch of the PMU's output, as perf_aux_output_begin() and _end() make it. */
+static void output(struct sim *k, uint64_t want)
+{
+	uint64_t tail = __atomic_load_n(&k->meta->aux_tail, __ATOMIC_ACQUIRE), room, n, i;
+	uint64_t flags = 0, body[3];
+
+	room = k->overwrite ? want : AUX_SZ - (k->head - tail);
+	if (!room) { /* no room at all: the event is disabled, nothing said */
+		__atomic_store_n(&k->disabled, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	n = want < room ? want : room;
+	for (i = 0; i < n; i++)
+		k->aux[(k->head + i) % AUX_SZ] = byte_at(k->head + i);
+	if (n < want)
+		flags |= PERF_AUX_FLAG_TRUNCATED;
+	if (k->overwrite)
+		flags |= PERF_AUX_FLAG_OVERWRITE;
+	if (next_rand(&k->seed) % 7 == 0)
+		flags |= PERF_AUX_FLAG_PARTIAL;
+	flags |= 0x0100; /* a PMU-specific format bit: kept as it is */
+	body[0] = k->head;
+	body[1] = n;
+	body[2] = flags;
+	put_rec(k, PERF_RECORD_AUX, body, 3);
+	k->records++;
+	k->truncated += !!(flags & PERF_AUX_FLAG_TRUNCATED);
+	k->partial += !!(flags & PERF_AUX_FLAG_PARTIAL);
+	k->head += n;
+	k->written += n;
+	__atomic_store_n(&k->meta->aux_head, k->head, __ATOMIC_RELEASE);
+	if (flags & PERF_AUX_FLAG_TRUNCATED)
+		__atomic_store_n(&k->disabled, 1, __ATOMIC_RELEASE);
+}
+
+static void *kernel_thread(void *arg)
+{
+	struct sim *k = arg;
+	uint64_t body[1] = { 42 | (uint64_t)43 << 32 };
+
+	put_rec(k, PERF_RECORD_ITRACE_START, body, 1);
+	body[0] = 0x1234;
+	put_rec(k, PERF_RECORD_AUX_OUTPUT_HW_ID, body, 1);
+	while (k->tried < k->total) {
+		uint64_t want = 1 + next_rand(&k->seed) % 6000;
+
+		if (__atomic_load_n(&k->paused, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&k->stopped_ack, 1, __ATOMIC_RELEASE);
+			sched_yield();
+			continue;
+		}
+		__atomic_store_n(&k->stopped_ack, 0, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&k->disabled, __ATOMIC_ACQUIRE)) {
+			sched_yield();
+			continue;
+		}
+		if (want > k->total - k->tried)
+			want = k->total - k->tried;
+		k->tried += want;
+		output(k, want);
+		if (next_rand(&k->seed) % 4 == 0)
+			sched_yield();
+	}
+	__atomic_store_n(&k->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The reader's side: what the sink got, checked as it comes. */
+struct got {
+	struct sim *k;
+	uint64_t bytes, next_pos, bad_bytes, gaps;
+	uint64_t records, rec_bytes, truncated, partial, pmu_bits, lost, itrace, hwid;
+	uint64_t last_head; /* overwrite: the head at the previous snapshot */
+};
+
+static int sink_bytes(void *ctx, int cpu, const struct rc_aux_span *sp)
+{
+	struct got *g = ctx;
+	uint64_t i, pos = sp->pos;
+	int piece;
+
+	(void)cpu;
+	if (pos != g->next_pos)
+		g->gaps++;
+	for (piece = 0; piece < 2; piece++)
+		for (i = 0; i < sp->n[piece]; i++, pos++)
+			g->bad_bytes += sp->p[piece][i] != byte_at(pos);
+	g->bytes += sp->len;
+	g->next_pos = sp->pos + sp->len;
+	return 0;
+}
+
+static int sink_meta(void *ctx, int cpu, const struct rc_aux_meta *m)
+{
+	struct got *g = ctx;
+
+	(void)cpu;
+	switch (m->type) {
+	case PERF_RECORD_AUX:
+		g->records++;
+		g->rec_bytes += m->size;
+		g->truncated += !!(m->flags & PERF_AUX_FLAG_TRUNCATED);
+		g->partial += !!(m->flags & PERF_AUX_FLAG_PARTIAL);
+		g->pmu_bits += (m->flags & PERF_AUX_FLAG_PMU_FORMAT_TYPE_MASK) == 0x0100;
+		break;
+	case PERF_RECORD_LOST:
+		g->lost += m->lost;
+		break;
+	case PERF_RECORD_ITRACE_START:
+		g->itrace += m->pid == 42 && m->tid == 43;
+		break;
+	case PERF_RECORD_AUX_OUTPUT_HW_ID:
+		g->hwid += m->hw_id == 0x1234;
+		break;
+	}
+	return 0;
+}
+
+static int sink_enable(void *ctx, int cpu)
+{
+	struct got *g = ctx;
+
+	(void)cpu;
+	__atomic_store_n(&g->k->disabled, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static bool sim_init(struct sim *k, struct rc_aux_cpu *ac, bool overwrite, uint64_t data_sz,
+		     uint64_t total, unsigned int seed)
+{
+	memset(k, 0, sizeof(*k));
+	memset(ac, 0, sizeof(*ac));
+	k->page = aligned_alloc(4096, 4096 + DATA_MAX);
+	k->aux = malloc(AUX_SZ);
+	if (!ASSERT_OK_PTR(k->page, "page") || !ASSERT_OK_PTR(k->aux, "aux"))
+		return false;
+	memset(k->page, 0, 4096 + DATA_MAX);
+	k->meta = (void *)k->page;
+	k->meta->data_offset = 4096;
+	k->meta->data_size = data_sz;
+	k->data_sz = data_sz;
+	k->overwrite = overwrite;
+	k->total = total;
+	k->seed = seed;
+	return ASSERT_OK(rc_aux_ring__init(&ac->ring, k->page, data_sz, k->aux, AUX_SZ, overwrite),
+			 "init");
+}
+
+static void sim_free(struct sim *k, struct rc_aux_cpu *ac)
+{
+	rc_aux_ring__unmap(&ac->ring);
+	free(k->page);
+	free(k->aux);
+}
+
+/*
+ * Forward mode: every byte the kernel wrote is read once, in order, with
+ * its own value; the records and their flags add up; truncations stop the
+ * kernel until the reader has made room and enabled it again. @slow reads
+ * rarely from a small data ring, so that it overflows and records are lost: the bytes
+ * are not, and the records read and lost add up to those made.
+ */
+static void forward(bool slow, unsigned int seed)
+{
+	const struct rc_aux_sink sink = { sink_bytes, sink_meta, sink_enable, NULL };
+	struct rc_aux_sink s = sink;
+	struct rc_aux_cpu ac;
+	struct got g = {};
+	struct sim k;
+	pthread_t t;
+	long n;
+
+	if (!sim_init(&k, &ac, false, slow ? 512 : DATA_MAX, 16u << 20, seed))
+		goto out;
+	g.k = &k;
+	s.ctx = &g;
+	if (!ASSERT_OK(pthread_create(&t, NULL, kernel_thread, &k), "thread"))
+		goto out;
+	for (;;) {
+		bool done = __atomic_load_n(&k.done, __ATOMIC_ACQUIRE);
+
+		n = rc_aux_cpu__read(&ac, &s);
+		if (!ASSERT_TRUE(n >= 0, "read"))
+			break;
+		if (done && !n)
+			break;
+		if (slow)
+			usleep(200);
+	}
+	pthread_join(t, NULL);
+	ASSERT_EQ(g.bad_bytes, 0, "every byte its position's");
+	ASSERT_EQ(g.gaps, 0, "positions contiguous: nothing skipped");
+	ASSERT_EQ(g.bytes, k.written, "bytes read: those written");
+	ASSERT_EQ(ac.n.captured, k.written, "counted captured");
+	ASSERT_EQ(ac.n.made, k.written, "counted made: aux_head's advance");
+	ASSERT_EQ(ac.n.lost, 0, "forward mode: nothing overwritten");
+	ASSERT_EQ(g.records + k.rec_lost, k.records, "AUX records: read + lost = made");
+	ASSERT_EQ(g.lost, k.lost_said, "PERF_RECORD_LOST counts what was said");
+	ASSERT_EQ(ac.n.meta_lost, k.lost_said, "counted meta_lost");
+	ASSERT_EQ(g.pmu_bits, g.records, "PMU format bits kept");
+	ASSERT_EQ(ac.n.truncated, g.truncated, "counted truncated");
+	ASSERT_TRUE(ac.n.enables >= g.truncated, "enabled again after each truncation read");
+	ASSERT_EQ(ac.n.bad, 0, "no bad record");
+	if (!slow) {
+		ASSERT_EQ(k.rec_lost, 0, "a prompt reader loses no record");
+		ASSERT_EQ(g.rec_bytes, k.written, "records describe every byte");
+		ASSERT_EQ(g.truncated, k.truncated, "truncations said");
+		ASSERT_EQ(g.itrace + g.hwid, 2, "ITRACE_START and AUX_OUTPUT_HW_ID");
+	} else {
+		ASSERT_TRUE(k.rec_lost > 0, "records lost (the data ring is small)");
+	}
+	printf("    %s: %llu bytes, %llu records (%llu lost), %llu truncated, %llu partial\n",
+	       slow ? "slow" : "prompt", (unsigned long long)g.bytes, (unsigned long long)k.records,
+	       (unsigned long long)k.rec_lost, (unsigned long long)k.truncated,
+	       (unsigned long long)k.partial);
+out:
+	sim_free(&k, &ac);
+}
+
+void test_aux_ring_forward(void)
+{
+	if (test__start_subtest("prompt"))
+		forward(false, 1);
+	if (test__start_subtest("slow"))
+		forward(true, 2);
+}
+
+/*
+ * Overwrite mode: the kernel writes on; the reader stops it, reads, and
+ * starts it again (a snapshot). Each snapshot holds the newest bytes up
+ * to aux_head, at most the area's size, with their own values; those
+ * written since the last snapshot and not in it are counted lost.
+ */
+void test_aux_ring_overwrite(void)
+{
+	const struct rc_aux_sink sink = { sink_bytes, sink_meta, sink_enable, NULL };
+	struct rc_aux_sink s = sink;
+	struct rc_aux_cpu ac;
+	struct got g = {};
+	uint64_t snaps = 0, wrapped = 0, bad = 0;
+	struct sim k;
+	pthread_t t;
+
+	if (!sim_init(&k, &ac, true, DATA_MAX, 64u << 20, 3))
+		goto out;
+	g.k = &k;
+	s.ctx = &g;
+	if (!ASSERT_OK(pthread_create(&t, NULL, kernel_thread, &k), "thread"))
+		goto out;
+	while (!__atomic_load_n(&k.done, __ATOMIC_ACQUIRE)) {
+		uint64_t head, since, before = g.bytes;
+		long n;
+
+		usleep(snaps % 3 ? 100 : 3000);
+		__atomic_store_n(&k.paused, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&k.stopped_ack, __ATOMIC_ACQUIRE) &&
+		       !__atomic_load_n(&k.done, __ATOMIC_ACQUIRE))
+			sched_yield();
+		head = rc_aux_ring__head(&ac.ring);
+		since = head - g.last_head;
+		g.next_pos = head - (since < AUX_SZ ? since : AUX_SZ); /* where it must start */
+		n = rc_aux_cpu__read(&ac, &s);
+		if (!ASSERT_TRUE(n >= 0, "read"))
+			break;
+		bad += g.bytes - before != (since < AUX_SZ ? since : AUX_SZ);
+		wrapped += since > AUX_SZ;
+		g.last_head = head;
+		snaps++;
+		__atomic_store_n(&k.paused, 0, __ATOMIC_RELEASE);
+	}
+	pthread_join(t, NULL);
+	rc_aux_cpu__read(&ac, &s); /* the last, at exit */
+	ASSERT_EQ(g.bad_bytes, 0, "every byte its position's");
+	ASSERT_EQ(g.gaps, 0, "each snapshot ends at aux_head");
+	ASSERT_EQ(bad, 0, "each snapshot: the newest bytes, at most the area");
+	ASSERT_EQ(ac.n.made, k.written, "made: aux_head's advance");
+	ASSERT_EQ(ac.n.captured + ac.n.lost, k.written, "captured + overwritten = written");
+	ASSERT_EQ(ac.n.enables, 0, "overwrite mode never truncates");
+	ASSERT_TRUE(wrapped > 0 && ac.n.lost > 0, "some snapshots came after a wrap");
+	printf("    %llu snapshots (%llu after a wrap): %llu bytes, %llu overwritten\n",
+	       (unsigned long long)snaps, (unsigned long long)wrapped,
+	       (unsigned long long)ac.n.captured, (unsigned long long)ac.n.lost);
+out:
+	sim_free(&k, &ac);
+}
+
+/* Bad records in the data ring: counted, skipped to the head, never read past. */
+void test_aux_ring_bad_meta(void)
+{
+	struct rc_perf_rec rec = { .type = PERF_RECORD_AUX, .size = 32 };
+	unsigned char buf[64] = {};
+	struct rc_aux_meta m;
+
+	rec.data = buf;
+	ASSERT_EQ(rc_aux__parse_meta(&rec, &m), -EBADMSG, "AUX record without its sample_id");
+	rec.size = 56;
+	ASSERT_EQ(rc_aux__parse_meta(&rec, &m), 1, "AUX record whole");
+	rec.type = PERF_RECORD_SAMPLE;
+	ASSERT_EQ(rc_aux__parse_meta(&rec, &m), 0, "another type: skipped");
+	rec.type = PERF_RECORD_LOST;
+	rec.size = 40;
+	ASSERT_EQ(rc_aux__parse_meta(&rec, &m), -EBADMSG, "LOST too short");
+}
+
+/*
+ * A real perf event on the running kernel, of a PMU without an AUX area
+ * (cpu-clock): the kernel checks the AUX mapping's layout (offset, size,
+ * a power of two) before it asks the driver, which says EOPNOTSUPP. So
+ * EOPNOTSUPP here, not EINVAL, is the kernel accepting the layout.
+ */
+void test_aux_ring_kernel(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000,
+		.disabled = 1,
+	};
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct rc_aux_ring a;
+	int fd;
+
+	if (!need_root())
+		return;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (!ASSERT_TRUE(fd >= 0, "perf_event_open cpu-clock"))
+		return;
+	ASSERT_EQ(rc_aux_ring__map(&a, fd, 2 * page, 4 * page, false), -EOPNOTSUPP,
+		  "layout accepted; the PMU has no AUX area");
+	ASSERT_EQ(rc_aux_ring__map(&a, fd, 2 * page, 4 * page, true), -EOPNOTSUPP,
+		  "overwrite: the same");
+	ASSERT_EQ(rc_aux_ring__map(&a, fd, 2 * page, 3 * page, false), -EINVAL,
+		  "3 pages: not a power of two");
+	ASSERT_EQ(rc_aux_ring__map(&a, fd, 3 * page, 4 * page, false), -EINVAL,
+		  "data area of 3 pages");
+	ASSERT_EQ(a.data.fd, -1, "nothing left mapped");
+	close(fd);
+}
