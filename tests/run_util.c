@@ -237,3 +237,25 @@ bool save_text(const char *path, const char *text)
 
 	return f && !fclose(f) && ok;
 }
+
+unsigned long max_rate(void)
+{
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long max = 0;
+
+	if (fp) {
+		if (fscanf(fp, "%lu", &max) != 1)
+			max = 0;
+		fclose(fp);
+	}
+	return max;
+}
+
+char *rate(void)
+{
+	static char buf[32];
+	unsigned long max = max_rate();
+
+	snprintf(buf, sizeof(buf), "%lu", max && max / 2 < 499 ? (max / 2 ?: 1) : 499);
+	return buf;
+}

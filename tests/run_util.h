@@ -43,4 +43,12 @@ int run_py(const char *script, char *const args[], char **out);
 /* Write @text to @path. */
 bool save_text(const char *path, const char *text);
 
+/* kernel.perf_event_max_sample_rate, or 0 */
+unsigned long max_rate(void);
+/*
+ * -F for the tests: 499, or half the kernel's limit where it is lower (it
+ * lowers the limit itself when samples take long, as under emulation).
+ */
+char *rate(void);
+
 #endif

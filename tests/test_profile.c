@@ -61,32 +61,6 @@ struct prof_facts {
 	bool truncated;
 };
 
-static unsigned long max_rate(void)
-{
-	FILE *fp = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	unsigned long max = 0;
-
-	if (fp) {
-		if (fscanf(fp, "%lu", &max) != 1)
-			max = 0;
-		fclose(fp);
-	}
-	return max;
-}
-
-/*
- * -F for the tests: 499, or half the kernel's limit where it is lower (it
- * lowers the limit itself when samples take long, as under emulation).
- */
-static char *rate(void)
-{
-	static char buf[32];
-	unsigned long max = max_rate();
-
-	snprintf(buf, sizeof(buf), "%lu", max && max / 2 < 499 ? (max / 2 ?: 1) : 499);
-	return buf;
-}
-
 static bool has_frame(const struct rc_stack *st, const char *name, bool user)
 {
 	size_t i, from = user ? st->nkernel : 0, to = user ? (size_t)st->nkernel + st->nuser : st->nkernel;

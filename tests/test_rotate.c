@@ -406,7 +406,7 @@ void test_rotate_profile(void)
 		return;
 	if (!ASSERT_EQ(
 		run_sync(&r,
-			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "999", "-g",
+			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", rate(), "-g",
 				     "--switch-output=1s", "-o", (char *)prefix, "--",
 				     (char *)bin("rc_prof"), "burn", "4500", (char *)res, NULL },
 			 120000),

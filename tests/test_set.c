@@ -1292,18 +1292,20 @@ void test_set_profile(void)
 
 	if (!need_root())
 		goto out;
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ rc, "record", "-q", "-F", "999", "-g", "-o", (char *)p1,
-					    "--", prof, "burn", "300", "/dev/null", NULL },
-				120000),
-		       0, "record 1"))
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ rc, "record", "-q", "-F", rate(), "-g", "-o", (char *)p1, "--",
+				     prof, "burn", "300", "/dev/null", NULL },
+			 120000),
+		0, "record 1"))
 		goto out;
 	run_free(&r);
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ rc, "record", "-q", "-F", "999", "-g", "-o", (char *)p2,
-					    "--", prof, "work", "2000", "/dev/null", NULL },
-				120000),
-		       0, "record 2"))
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ rc, "record", "-q", "-F", rate(), "-g", "-o", (char *)p2, "--",
+				     prof, "work", "2000", "/dev/null", NULL },
+			 120000),
+		0, "record 2"))
 		goto out;
 	run_free(&r);
 	if (!ASSERT_EQ(run_sync(&r,
