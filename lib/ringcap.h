@@ -709,6 +709,54 @@ void rc_ledger__note_interval(struct rc_ledger *l, const struct rc_stats_point *
 void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h, size_t n,
 			     uint64_t t0);
 
+/* ---- AUX streams -------------------------------------------------------- */
+
+/* rc_aux_chunk.flags */
+#define RC_AUX_F_SNAPSHOT 0x1 /* copied from an overwrite ring (record --overwrite) */
+
+/**
+ * struct rc_aux_chunk - a stretch of one CPU's AUX stream (Intel PT, ARM SPE, ...)
+ * @cpu: the CPU whose PMU wrote it
+ * @flags: RC_AUX_F_*
+ * @pmu_type: the perf event's attr.type (/sys/bus/event_source/devices/NAME/type)
+ * @pos: the AUX position (aux_head's running count) of the first byte
+ * @size: bytes in @data
+ * @lost: bytes overwritten before this copy (an overwrite ring)
+ * @ts: capture clock when copied
+ * @time_zero: the hardware clock's conversion to perf time, from the event's
+ *	metadata page: ns = @time_zero + count * @time_mult >> @time_shift
+ * @time_mult: see @time_zero
+ * @time_shift: see @time_zero
+ * @clock_valid: the kernel gave the conversion (cap_user_time_zero)
+ * @perf_to_boot: capture clock less perf time, measured at the copy
+ *	(0: unknown): a hardware time's capture clock is its perf time plus this
+ * @data: the bytes: valid during the callback (reader), or the caller's (writer)
+ */
+struct rc_aux_chunk {
+	uint32_t cpu;
+	uint32_t flags;
+	uint32_t pmu_type;
+	uint64_t pos, size, lost, ts;
+	uint64_t time_zero;
+	uint32_t time_mult;
+	uint16_t time_shift;
+	bool clock_valid;
+	int64_t perf_to_boot;
+	const void *data;
+};
+
+/**
+ * rc_aux_chunk__hw_to_ts() - a hardware clock count (a TSC packet's) on the capture clock
+ * @ac: the chunk whose stream holds it
+ * @count: the count
+ *
+ * Return: capture-clock ns, or 0 when the chunk's clock is unknown.
+ */
+uint64_t rc_aux_chunk__hw_to_ts(const struct rc_aux_chunk *ac, uint64_t count);
+
+/* A reader's AUX callback: 0 to go on, or -errno to stop reading with it. */
+typedef int (*rc_aux_fn)(void *ctx, const struct rc_aux_chunk *ac);
+
 /* ---- writer ----------------------------------------------------------- */
 
 struct rc_writer_opts {
@@ -805,6 +853,20 @@ int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st);
 int rc_writer__add_base(struct rc_writer *w, const struct rc_stats *st);
 
 /**
+ * rc_writer__add_aux() - write a stretch of a CPU's AUX stream: an AUX block
+ * @w: the writer
+ * @ac: the stretch; @ac->size at most RC_AUX_MAX bytes
+ *
+ * Compressed with zstd unless the writer stores (--no-compress), or zstd
+ * does not make it smaller. AUX blocks are not records: they are not in
+ * the chunk index, and rc_reader__next() hands them to rc_reader__on_aux().
+ *
+ * Return: 0, -E2BIG, or -errno.
+ */
+int rc_writer__add_aux(struct rc_writer *w, const struct rc_aux_chunk *ac);
+#define RC_AUX_MAX (4u << 20)
+
+/**
  * rc_writer__finish() - flush every record, and end the file
  * @w: the writer
  *
@@ -889,6 +951,15 @@ const struct rc_meta *rc_reader__meta(const struct rc_reader *r);
  * rc_reader__error(), after which every call returns -EBADMSG; or -ENOMEM.
  */
 int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec);
+
+/**
+ * rc_reader__on_aux() - have the AUX blocks read handed to a callback
+ * @r: the reader
+ * @fn: called with each AUX block rc_reader__next() reads, decompressed
+ *	and checked, in file order; NULL: AUX blocks are passed over
+ * @ctx: @fn's
+ */
+void rc_reader__on_aux(struct rc_reader *r, rc_aux_fn fn, void *ctx);
 
 /**
  * rc_reader__set_range() - read only the chunks that can hold a time range

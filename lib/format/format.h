@@ -26,7 +26,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 9
+#define RC_VERSION_MINOR 10
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -36,6 +36,7 @@
 #define RC_BLOCK_STACKS	 6 /* v1.7: symbols and stacks, each defined once, before first use */
 #define RC_BLOCK_LINES	 7 /* v1.8: source lines and inline frames of stacks already defined */
 #define RC_BLOCK_BASE	 8 /* v1.9: a STATS payload: the run's counters when the file began */
+#define RC_BLOCK_AUX	 9 /* v1.10: a stretch of a CPU's AUX stream: struct rc_disk_aux, then its frame */
 
 /* Header sections: u16 id, u16 reserved (0), u32 len, u8 data[len] */
 #define RC_SEC_INFO    1
@@ -128,6 +129,33 @@ struct rc_disk_task {
 	char comm[16];
 };
 _Static_assert(sizeof(struct rc_disk_task) == 24, "rc_disk_task layout");
+
+/*
+ * AUX payload (v1.10): this, then data_size bytes: a zstd frame of the
+ * stream's size bytes (RC_CODEC_ZSTD), or the bytes as they are
+ * (RC_CODEC_NONE). Blocks of one CPU follow its stream in order: pos
+ * grows, and where a block's pos is past the end of the one before, the
+ * bytes between were lost (in lost, for an overwrite ring).
+ */
+struct rc_disk_aux {
+	uint32_t cpu;
+	uint32_t codec;	     /* RC_CODEC_NONE or RC_CODEC_ZSTD */
+	uint64_t pos;	     /* the AUX position (aux_head's count) of the first byte */
+	uint64_t size;	     /* the stream's bytes here */
+	uint64_t lost;	     /* bytes overwritten before this copy (overwrite mode) */
+	uint64_t ts;	     /* capture clock when copied */
+	uint32_t pmu_type;   /* the perf event's attr.type */
+	uint32_t flags;	     /* RC_AUX_F_* (ringcap.h) */
+	uint64_t time_zero;  /* the metadata page's hardware clock conversion: */
+	uint32_t time_mult;  /*   perf ns = time_zero + count * time_mult >> time_shift */
+	uint16_t time_shift;
+	uint16_t clock_valid; /* 1: cap_user_time_zero; else the three mean nothing */
+	int64_t perf_to_boot; /* capture clock less perf time, measured at the copy; 0: unknown */
+	uint32_t data_size;   /* bytes of data that follow */
+	uint32_t __pad;
+};
+_Static_assert(sizeof(struct rc_disk_aux) == 80, "rc_disk_aux layout");
+#define RC_CODEC_NONE 0
 
 /* stats payload: this, then nentries entries of entry_size bytes each */
 struct rc_disk_stats {

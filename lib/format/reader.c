@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
+#include "format/auxblk.h"
 #include "format/header.h"
 #include "format/input.h"
 #include "format/resync.h"
@@ -60,6 +61,8 @@ struct rc_reader {
 	uint64_t since, until;
 	bool skipped; /* chunks outside the range were passed over */
 	struct rc_stacktab stacks;
+	rc_aux_fn aux_fn; /* rc_reader__on_aux() */
+	void *aux_ctx;
 };
 
 static size_t read_some(struct rc_reader *r, void *buf, size_t n)
@@ -610,6 +613,29 @@ static int load_stacks(struct rc_reader *r, uint64_t off)
 	return err == -EBADMSG ? block_lost(r, off, why) : err;
 }
 
+/* An AUX block: checked, decompressed into r->raw's spare buffer, to the callback. */
+static int load_aux(struct rc_reader *r, uint64_t off)
+{
+	struct rc_aux_chunk ac;
+	const char *why;
+	int err;
+
+	if (!r->aux_fn)
+		return 0;
+	err = rc_aux_block__decode(r->payload.buf, r->payload.len, r->dctx, &r->enc, &ac, &why);
+	if (err == -EBADMSG)
+		return block_lost(r, off, why); /* as a bad STACKS block: the reading goes on */
+	if (err)
+		return err;
+	return r->aux_fn(r->aux_ctx, &ac);
+}
+
+void rc_reader__on_aux(struct rc_reader *r, rc_aux_fn fn, void *ctx)
+{
+	r->aux_fn = fn;
+	r->aux_ctx = ctx;
+}
+
 static int load_lines(struct rc_reader *r, uint64_t off)
 {
 	const char *why = NULL;
@@ -797,6 +823,9 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 			break;
 		case RC_BLOCK_LINES:
 			err = load_lines(r, off);
+			break;
+		case RC_BLOCK_AUX:
+			err = load_aux(r, off);
 			break;
 		case RC_BLOCK_TRAILER:
 			err = load_trailer(r, off);

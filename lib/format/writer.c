@@ -489,6 +489,59 @@ int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, co
 	return err;
 }
 
+/* The disk form of an AUX stretch's description. */
+static void aux_to_disk(const struct rc_aux_chunk *ac, struct rc_disk_aux *da)
+{
+	memset(da, 0, sizeof(*da));
+	da->cpu = ac->cpu;
+	da->pos = ac->pos;
+	da->size = ac->size;
+	da->lost = ac->lost;
+	da->ts = ac->ts;
+	da->pmu_type = ac->pmu_type;
+	da->flags = ac->flags;
+	da->time_zero = ac->time_zero;
+	da->time_mult = ac->time_mult;
+	da->time_shift = ac->time_shift;
+	da->clock_valid = ac->clock_valid;
+	da->perf_to_boot = ac->perf_to_boot;
+}
+
+int rc_writer__add_aux(struct rc_writer *w, const struct rc_aux_chunk *ac)
+{
+	struct rc_disk_aux da;
+	size_t bound, n = 0;
+	int err;
+
+	if (ac->size > RC_AUX_MAX)
+		return -E2BIG;
+	aux_to_disk(ac, &da);
+	bound = ZSTD_compressBound(ac->size);
+	w->zbuf.len = 0;
+	err = rc_strbuf__reserve(&w->zbuf, sizeof(da) + bound);
+	if (err)
+		return err;
+	if (!w->store && ac->size) {
+		n = ZSTD_compress2(w->cctx, (char *)w->zbuf.buf + sizeof(da), bound, ac->data,
+				   ac->size);
+		if (ZSTD_isError(n)) {
+			pr_warn("zstd: %s\n", ZSTD_getErrorName(n));
+			return -EIO;
+		}
+	}
+	if (n && n < ac->size) {
+		da.codec = RC_CODEC_ZSTD;
+	} else { /* stored, or zstd made it no smaller: the bytes as they are */
+		da.codec = RC_CODEC_NONE;
+		n = ac->size;
+		if (n)
+			memcpy((char *)w->zbuf.buf + sizeof(da), ac->data, n);
+	}
+	da.data_size = n;
+	memcpy(w->zbuf.buf, &da, sizeof(da));
+	return write_block(w, RC_BLOCK_AUX, w->zbuf.buf, sizeof(da) + n);
+}
+
 int rc_writer__add_stacks(struct rc_writer *w, const void *payload, size_t len)
 {
 	return write_block(w, RC_BLOCK_STACKS, payload, len);
