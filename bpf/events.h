@@ -221,6 +221,8 @@ _Static_assert(__builtin_offsetof(struct rc_ev_stack, stack_id) ==
  */
 #define RC_REC_LOST	64 /* the kernel lost records on a CPU's perf ring */
 #define RC_REC_SNAPSHOT 65 /* a flight-recorder snapshot begins */
+#define RC_REC_AUX	66 /* record -e PMU//: a record of the event's data ring about its AUX stream \
+			    */
 
 /* rc_rec_lost.flags */
 #define RC_LOST_F_AT_END 0x1 /* drops the kernel never reported: counted at stop */
@@ -232,6 +234,24 @@ struct rc_rec_lost {
 	__u32 __pad;
 };
 _Static_assert(sizeof(struct rc_rec_lost) == 56, "rc_rec_lost layout");
+
+/*
+ * rc_rec_aux: the data ring's record, kind its PERF_RECORD_* type:
+ * AUX (11: offset, size, flags as the kernel gave them, PMU bits kept),
+ * ITRACE_START (12: the task in hdr.pid/tid), LOST (2: value, records the
+ * data ring lost) or AUX_OUTPUT_HW_ID (21: value, the hardware's id).
+ * hdr.ts is the record's time (CLOCK_BOOTTIME), hdr.cpu its CPU.
+ */
+struct rc_rec_aux {
+	struct rc_ev_hdr hdr;
+	__u64 offset;
+	__u64 size;
+	__u64 flags;
+	__u64 value;
+	__u32 kind;
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct rc_rec_aux) == 80, "rc_rec_aux layout");
 
 enum rc_snapshot_reason {
 	RC_SNAP_SIGNAL = 1, /* SIGUSR2 */

@@ -53,6 +53,8 @@ struct scope {
 	char *events_buf;
 	const char *tracepoints[RC_MAX_SPECS]; /* scope_to_opts(): into events_copy */
 	const char *uprobes[RC_MAX_SPECS];
+	const char *pmu_events[RC_MAX_SPECS]; /* -e PMU// (intel_pt//u) */
+	uint64_t aux_size;		      /* --aux-size: each CPU's AUX area; 0: default */
 	char *events_copy;
 	const char *comm;
 	pid_t pids[RC_MAX_PIDS];

@@ -24,13 +24,15 @@ enum {
 	OPT_WAKEUP,
 	OPT_WAKEUP_MS,
 	OPT_BUFFER_SIZE,
+	OPT_AUX_SIZE,
 };
 
 static const struct argp_option scope_opts[] = {
 	{ "event", 'e', "EVENTS", 0,
 	  "Events, comma-separated, and -e may be repeated: syscalls, sched, ringcap's event "
 	  "names, any tracepoint as SYSTEM:NAME (globs: 'block:*'), uprobe:BINARY:FUNCTION, "
-	  "uretprobe:BINARY:FUNCTION (default: " RC_DEFAULT_EVENTS ")" },
+	  "uretprobe:BINARY:FUNCTION, a PMU's AUX stream as PMU/TERMS/MODS (intel_pt//u, "
+	  "arm_spe//) (default: " RC_DEFAULT_EVENTS ")" },
 	{ "all-cpus", 'a', NULL, 0, "System-wide (the default without -p or a command)" },
 	{ "pid", 'p', "PID[,PID...]", 0, "Only these processes" },
 	{ "comm", OPT_COMM, "NAME", 0, "Only tasks with this command name" },
@@ -47,6 +49,8 @@ static const struct argp_option scope_opts[] = {
 	{ "mmap-pages", 'm', "PAGES|SIZE", 0,
 	  "perfbuf: each CPU's ring, in pages (128) or bytes (512K), rounded up to a power of two "
 	  "pages (default: 8M)" },
+	{ "aux-size", OPT_AUX_SIZE, "SIZE", 0,
+	  "-e PMU//: each CPU's AUX area, a power of two, like 4M (the default) or 64M" },
 	{ "wakeup", OPT_WAKEUP, "N|SIZE", 0,
 	  "Wake the reader when SIZE bytes (64K) are pending, or, perfbuf, every N records "
 	  "(default: a sixteenth of the ring; perfbuf, a quarter)" },
@@ -208,6 +212,15 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 				   "like 4M, 16M or 64M",
 				   arg, page / 1024);
 		break;
+	case OPT_AUX_SIZE:
+		scope.given = true;
+		if (parse_size(arg, &scope.aux_size) || scope.aux_size < (uint64_t)page ||
+		    scope.aux_size > (1ull << 32) || (scope.aux_size & (scope.aux_size - 1)))
+			argp_error(state,
+				   "invalid AUX area size '%s': a power of two from %ldK to 4G, "
+				   "like 4M or 64M",
+				   arg, page / 1024);
+		break;
 	case OPT_DRAIN:
 		scope.given = true;
 		if (!strcmp(arg, "poll"))
@@ -329,18 +342,54 @@ static char *join_args(int argc, char **argv)
  * into their lists. What is neither is a tracepoint glob, which the
  * session looks up in tracefs.
  */
+/*
+ * The next entry of -e's list, cut out in place: up to a comma, but not one
+ * between a PMU's slashes (intel_pt/cyc,noretcomp/u). NULL at the end.
+ */
+static char *next_entry(char **pos)
+{
+	char *p = *pos, *start = p;
+	bool in_terms = false;
+
+	while (*start == ',')
+		start++;
+	if (!*start)
+		return NULL;
+	for (p = start; *p && (*p != ',' || in_terms); p++)
+		if (*p == '/')
+			in_terms = !in_terms;
+	if (*p)
+		*p++ = '\0';
+	*pos = p;
+	return start;
+}
+
 static int split_events(struct rc_record_opts *ro)
 {
-	char *tok, *save = NULL, bad[64];
-	size_t ntp = 0, nup = 0;
+	char *tok, *pos, bad[64];
+	size_t ntp = 0, nup = 0, npmu = 0;
 
 	free(scope.events_copy);
 	scope.events_copy = strdup(scope.events);
 	if (!scope.events_copy)
 		return -ENOMEM;
-	for (tok = strtok_r(scope.events_copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	pos = scope.events_copy;
+	while ((tok = next_entry(&pos))) {
 		uint32_t mask;
 		bool probe = !strncmp(tok, "uprobe:", 7) || !strncmp(tok, "uretprobe:", 10);
+
+		if (!probe && rc_is_pmu_event(tok)) {
+			if (scope.transport == RC_TRANSPORT_FTRACE) {
+				say("-e %s: a PMU's AUX stream is read beside the BPF rings: "
+				    "drop --transport ftrace\n",
+				    tok);
+				return -EINVAL;
+			}
+			if (npmu == RC_MAX_SPECS)
+				return -E2BIG;
+			scope.pmu_events[npmu++] = tok;
+			continue;
+		}
 
 		/* ftrace: every name is a tracepoint's, sched:sched_switch included */
 		if (!probe && scope.transport != RC_TRANSPORT_FTRACE &&
@@ -358,7 +407,7 @@ static int split_events(struct rc_record_opts *ro)
 		else
 			scope.tracepoints[ntp++] = tok;
 	}
-	if (!ro->events && !ntp && !nup) {
+	if (!ro->events && !ntp && !nup && !npmu) {
 		say("no events in -e '%s': give syscalls, sched, SYSTEM:NAME or "
 		    "uprobe:BINARY:FUNCTION\n",
 		    scope.events);
@@ -368,6 +417,9 @@ static int split_events(struct rc_record_opts *ro)
 	ro->ntracepoints = ntp;
 	ro->uprobes = scope.uprobes;
 	ro->nuprobes = nup;
+	ro->pmu_events = scope.pmu_events;
+	ro->npmu_events = npmu;
+	ro->aux_size = scope.aux_size;
 	return 0;
 }
 

@@ -443,6 +443,14 @@ struct rc_stat_entry {
 #define RC_TYPE_FOLLOW 0
 /* The type of an entry counting a CPU's every event: ftrace counts per CPU, not per event. */
 #define RC_TYPE_ALL UINT32_MAX
+/*
+ * The type of an entry counting a CPU's AUX bytes (record -e PMU//), not
+ * events: made the bytes the PMU wrote, captured those in the file,
+ * dropped those overwritten or cut off, missed the data-ring records the
+ * kernel lost, throttles the truncations (the area was full: the PMU
+ * stopped, and its trace has a gap). v1.10.
+ */
+#define RC_TYPE_AUX (UINT32_MAX - 1)
 
 /* Counters at one moment, cumulative since the start. */
 struct rc_stats {
@@ -582,6 +590,7 @@ struct rc_ledger {
 	uint32_t ncpus;
 	const struct rc_stats *st;
 	struct rc_ledger_row *by_event, *by_cpu, total;
+	struct rc_ledger_row aux; /* AUX bytes (RC_TYPE_AUX), apart from the events */
 	uint64_t snapshots, lost_in_stream, lost_at_end;
 	uint64_t corrupt_chunks, corrupt_records, corrupt_bytes;
 	double worst_at;
@@ -1780,6 +1789,14 @@ enum rc_drain_mode {
 int rc_parse_events(const char *spec, uint32_t *mask, char *bad, size_t badlen);
 
 /**
+ * rc_is_pmu_event() - whether an -e entry names a PMU's event, in perf's syntax
+ * @spec: the entry, like intel_pt//u or intel_pt/cyc,noretcomp/
+ *
+ * Return: true for NAME/TERMS/MODS (its AUX stream is recorded).
+ */
+bool rc_is_pmu_event(const char *spec);
+
+/**
  * struct rc_features - what this kernel can do, as record uses it
  *
  * Probed by loading trivial BPF objects (map types, helpers) and by
@@ -1919,6 +1936,10 @@ struct rc_record_opts {
 	uint32_t switch_max_files; /* keep the newest this many of the run's files; 0: all */
 	uint64_t max_size; /* the file's cap: stop there; rotating, the run's files' together */
 	uint64_t min_free; /* stop (rotating: first delete the oldest) below this free space */
+	/* perf AUX events (-e intel_pt//u): PMU specs, each CPU's AUX area */
+	const char *const *pmu_events;
+	size_t npmu_events;
+	uint64_t aux_size; /* 0: 4 MiB */
 };
 
 /**

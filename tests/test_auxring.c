@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "capture/perf/aux.h"
@@ -437,4 +438,100 @@ void test_aux_ring_kernel(void)
 		  "data area of 3 pages");
 	ASSERT_EQ(a.data.fd, -1, "nothing left mapped");
 	close(fd);
+}
+
+/* One line of stderr, and nothing that is a library's dump. */
+static void one_line(const char *err, const char *what)
+{
+	const char *nl = err ? strchr(err, '\n') : NULL;
+
+	ASSERT_TRUE(nl && !nl[1], what);
+	ASSERT_TRUE(err && !strstr(err, "libbpf") && !strstr(err, "perf_event_open"),
+		    "no library's dump");
+}
+
+/*
+ * On this machine (no AUX-capable PMU) -e intel_pt//u is refused with one
+ * line that names the PMU, says the machine has none, and lists its PMUs;
+ * no file is left. A PMU without an AUX stream, and ftrace's transport,
+ * are refused as clearly. With a tree of PMUs of the test's own
+ * (RINGCAP_PMU_ROOT) whose intel_pt is the software PMU, the real path
+ * runs up to the kernel: the events open on every CPU, and mapping their
+ * AUX area is refused by the driver, said in one line.
+ */
+void test_aux_refuse(void)
+{
+	const char *out = tmpfile_path("aux.rcap"), *root = tmpfile_path("pmus");
+	char dir[4200], *rc = (char *)bin("ringcap");
+	struct run r = {};
+	FILE *f;
+
+	if (!need_root())
+		return;
+	if (access("/sys/bus/event_source/devices/intel_pt", F_OK) == 0) {
+		test__skip("this machine has intel_pt: the refusal is not what it does");
+		return;
+	}
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ rc, "record", "-e", "intel_pt//u", "-o", (char *)out, "--",
+				       "true", NULL },
+			   30000),
+		  1, "intel_pt//u: exit 1");
+	ASSERT_HAS(r.err, "this machine has no PMU 'intel_pt'", "names the PMU, says none here");
+	ASSERT_HAS(r.err, "its PMUs: ", "lists the PMUs it has");
+	ASSERT_HAS(r.err, "software", "software among them");
+	one_line(r.err, "one line");
+	ASSERT_TRUE(access(out, F_OK) != 0, "no file left");
+	run_free(&r);
+
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ rc, "record", "-e", "syscalls,intel_pt/cyc,noretcomp/", "-o",
+				       (char *)out, "--", "true", NULL },
+			   30000),
+		  1, "beside syscalls, terms with a comma: exit 1");
+	ASSERT_HAS(r.err, "no PMU 'intel_pt'", "the PMU spec kept whole");
+	one_line(r.err, "one line");
+	run_free(&r);
+
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ rc, "record", "-e", "software//", "-o", (char *)out, "--",
+				       "true", NULL },
+			   30000),
+		  1, "software//: exit 1");
+	ASSERT_HAS(r.err, "writes no AUX stream", "a PMU without an AUX stream");
+	one_line(r.err, "one line");
+	run_free(&r);
+
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ rc, "record", "--transport", "ftrace", "-e", "intel_pt//u",
+				       "-o", (char *)out, "--", "true", NULL },
+			   30000),
+		  1, "--transport ftrace: exit 1");
+	ASSERT_HAS(r.err, "drop --transport ftrace", "ftrace refused, the fix named");
+	run_free(&r);
+
+	/* intel_pt, played by the software PMU: the kernel says it has no AUX area */
+	snprintf(dir, sizeof(dir), "%s/intel_pt", root);
+	if (!ASSERT_OK(mkdir(root, 0755), "mkdir") || !ASSERT_OK(mkdir(dir, 0755), "mkdir"))
+		goto out;
+	snprintf(dir, sizeof(dir), "%s/intel_pt/type", root);
+	f = fopen(dir, "w");
+	if (!ASSERT_OK_PTR(f, "type file"))
+		goto out;
+	fprintf(f, "%d\n", PERF_TYPE_SOFTWARE);
+	fclose(f);
+	setenv("RINGCAP_PMU_ROOT", root, 1);
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ rc, "record", "-e", "syscalls,intel_pt//u", "-o",
+				       (char *)out, "--", "true", NULL },
+			   30000),
+		  1, "no AUX area: exit 1");
+	unsetenv("RINGCAP_PMU_ROOT");
+	ASSERT_HAS(r.err, "cannot map a 4096 KiB AUX area on CPU 0", "the mapping named");
+	ASSERT_HAS(r.err, "(the PMU has no AUX area)", "the cause");
+	one_line(r.err, "one line");
+	ASSERT_TRUE(access(out, F_OK) != 0, "no file left");
+	run_free(&r);
+out:
+	tmpdir_cleanup();
 }

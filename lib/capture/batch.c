@@ -56,6 +56,9 @@ static int write_item(struct rc_batcher *b, struct rc_batch_item *it)
 	case RC_ITEM_SWITCH:
 		/* right after the counters: every record they count is held, or written */
 		return rc_capture__next_file(b->c, &b->last);
+	case RC_ITEM_AUX:
+		rc_capture__check_space(b->c);
+		return rc_writer__add_aux(w, it->aux);
 	case RC_ITEM_FLUSH:
 		return rc_writer__flush(w, false);
 	case RC_ITEM_FINISH:
@@ -91,6 +94,7 @@ static void *writer_main(void *arg)
 			err = rc_capture__write_failed(b->c, write_item(b, &it));
 		if (it.kind == RC_ITEM_STATS)
 			free(it.st.entries);
+		free(it.aux);
 		done = it.kind == RC_ITEM_FINISH || it.kind == RC_ITEM_CUT;
 		rc_capture__publish(b->c);
 
@@ -194,6 +198,17 @@ int rc_batcher__stats(struct rc_batcher *b, const struct rc_stats *st)
 	if (!it.st.entries)
 		return -ENOMEM;
 	memcpy(it.st.entries, st->entries, sz);
+	return push_item(b, &it);
+}
+
+int rc_batcher__aux(struct rc_batcher *b, struct rc_aux_chunk *ac)
+{
+	struct rc_batch_item it = { .kind = RC_ITEM_AUX, .aux = ac };
+
+	if (!b->c->has_file) {
+		free(ac);
+		return 0;
+	}
 	return push_item(b, &it);
 }
 

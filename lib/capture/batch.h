@@ -29,12 +29,14 @@ enum rc_batch_item_kind {
 	RC_ITEM_FINISH, /* the trailer: the file is complete */
 	RC_ITEM_CUT,	/* every chunk written, no trailer: the file reads as cut short */
 	RC_ITEM_SWITCH, /* after a STATS item: finish the file, go on in the next */
+	RC_ITEM_AUX,	/* a stretch of an AUX stream: an AUX block (rc_batcher__aux()) */
 };
 
 struct rc_batch_item {
 	enum rc_batch_item_kind kind;
 	struct rc_batch *b;
 	struct rc_stats st;
+	struct rc_aux_chunk *aux; /* RC_ITEM_AUX: the writer thread frees it */
 };
 
 /**
@@ -109,6 +111,20 @@ int rc_batcher__put(struct rc_batcher *b, const void *rec, size_t len);
  * Return: 0, or -errno.
  */
 int rc_batcher__stats(struct rc_batcher *b, const struct rc_stats *st);
+
+/**
+ * rc_batcher__aux() - hand a stretch of an AUX stream to the writer
+ * @b: started
+ * @ac: one allocation, @ac->data within it (malloc()): the writer thread
+ *	writes it as an AUX block and frees it; freed here without a file
+ *
+ * In order with what was handed before: the records read before it,
+ * counters, a switch. Waits while the queue is full (back-pressure: the
+ * kernel then stops the PMU when its AUX area fills, and says so).
+ *
+ * Return: 0, or the writer's error.
+ */
+int rc_batcher__aux(struct rc_batcher *b, struct rc_aux_chunk *ac);
 
 /**
  * rc_batcher__flush() - submit, then have the writer write what is in order

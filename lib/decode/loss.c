@@ -70,6 +70,10 @@ void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st)
 					   .throttled_ns = e->throttled_ns,
 					   .throttles = e->throttles };
 
+		if (e->type == RC_TYPE_AUX) { /* bytes, not events */
+			add_row(&l->aux, &r);
+			continue;
+		}
 		if (e->type < RC_LEDGER_EVENTS)
 			add_row(&l->by_event[e->type], &r);
 		else if (e->type == RC_TYPE_ALL) /* ftrace: a CPU's every event */

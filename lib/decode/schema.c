@@ -14,7 +14,13 @@
 #include "internal.h"
 #include "decode/syscall_names.h"
 
-enum { ENUM_SYSCALL = 1, ENUM_ERRNO = 2, ENUM_TASK_STATE = 3, ENUM_SNAP_REASON = 4 };
+enum {
+	ENUM_SYSCALL = 1,
+	ENUM_ERRNO = 2,
+	ENUM_TASK_STATE = 3,
+	ENUM_SNAP_REASON = 4,
+	ENUM_AUX_KIND = 5
+};
 
 /* A field of struct @st named @nm in the schema. */
 #define FN(st, fld, nm, knd, hnt, en)                                                              \
@@ -98,6 +104,14 @@ static const struct rc_field lost_fields[] = {
 	F(rc_rec_lost, flags, UINT, NONE, 0),
 };
 
+static const struct rc_field aux_fields[] = {
+	F(rc_rec_aux, kind, UINT, ENUM, ENUM_AUX_KIND),
+	F(rc_rec_aux, offset, UINT, NONE, 0),
+	F(rc_rec_aux, size, UINT, NONE, 0),
+	F(rc_rec_aux, flags, UINT, HEX, 0),
+	F(rc_rec_aux, value, UINT, NONE, 0),
+};
+
 static const struct rc_field snapshot_fields[] = {
 	F(rc_rec_snapshot, seq, UINT, NONE, 0),
 	F(rc_rec_snapshot, reason, UINT, ENUM, ENUM_SNAP_REASON),
@@ -124,12 +138,21 @@ static const struct rc_event_desc builtin_events[] = {
 	EV(RC_EV_STACK, "stack", rc_ev_stack, stack_fields),
 	EV(RC_REC_LOST, "ringcap:lost", rc_rec_lost, lost_fields),
 	EV(RC_REC_SNAPSHOT, "ringcap:snapshot", rc_rec_snapshot, snapshot_fields),
+	EV(RC_REC_AUX, "ringcap:aux", rc_rec_aux, aux_fields),
 };
 
 static const struct rc_enum_entry snap_reasons[] = {
 	{ RC_SNAP_SIGNAL, "signal" },
 	{ RC_SNAP_EXIT, "exit" },
 	{ RC_SNAP_EVENT, "event" },
+};
+
+/* rc_rec_aux.kind: the data ring's PERF_RECORD_* types */
+static const struct rc_enum_entry aux_kinds[] = {
+	{ 2, "lost" },
+	{ 11, "aux" },
+	{ 12, "itrace_start" },
+	{ 21, "aux_output_hw_id" },
 };
 
 static const struct rc_enum_entry task_states[] = {
@@ -142,7 +165,7 @@ static const struct rc_enum_entry task_states[] = {
 static struct rc_enum_entry syscall_entries[1024];
 static struct rc_enum_entry errno_entries[RC_ERRNO_MAX];
 static char errno_names[RC_ERRNO_MAX][24];
-static struct rc_enum builtin_enums[4];
+static struct rc_enum builtin_enums[5];
 static struct rc_schema builtin_schema;
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
@@ -173,6 +196,8 @@ static void build_schema(void)
 	    (struct rc_enum){ ENUM_TASK_STATE, "task_state", ARRAY_SIZE(task_states), task_states };
 	builtin_enums[3] = (struct rc_enum){ ENUM_SNAP_REASON, "snapshot_reason",
 					     ARRAY_SIZE(snap_reasons), snap_reasons };
+	builtin_enums[4] =
+	    (struct rc_enum){ ENUM_AUX_KIND, "aux_kind", ARRAY_SIZE(aux_kinds), aux_kinds };
 
 	builtin_schema.nevents = ARRAY_SIZE(builtin_events);
 	builtin_schema.events = builtin_events;

@@ -244,6 +244,12 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 		return err;
 	}
 	rc_bpf__recount_captured(s);
+	if (s->aux.nev) { /* the AUX areas' snapshot, after the rings' */
+		long n = rc_bpf__aux_read(s);
+
+		if (n < 0)
+			return n;
+	}
 	pr_debug("snapshot %llu: %zu records, %llu older ones left out (a ring had overwritten "
 		 "their time)\n",
 		 (unsigned long long)m.seq, sn->nrefs, (unsigned long long)sn->cut);
@@ -260,6 +266,12 @@ static long bpf_read(struct rc_capture *c, uint64_t end)
 	struct rc_bpf *s = to_bpf(c);
 	long n = read_ring(s, false);
 	uint64_t now;
+
+	if (n >= 0 && s->aux.nev && !c->opts.overwrite) {
+		long k = rc_bpf__aux_read(s);
+
+		n = k < 0 ? k : n + k;
+	}
 
 	/*
 	 * What the ring holds still, and the batch being filled: written too
@@ -458,6 +470,9 @@ static int bpf_start(struct rc_capture *c, int fd)
 	if (err)
 		return err;
 	s->attached = true;
+	err = rc_bpf__aux_start(s);
+	if (err)
+		return err;
 	err = rc_capture__open_file(&s->c, fd);
 	if (err)
 		return err;
@@ -569,17 +584,23 @@ static int final_snapshot(struct rc_bpf *s)
 
 static int bpf_halt(struct rc_capture *c)
 {
-	detach_sources(to_bpf(c));
+	struct rc_bpf *s = to_bpf(c);
+
+	detach_sources(s);
+	if (s->aux.nev)
+		rc_auxsrc__enable(&s->aux, false);
 	return 0;
 }
 
 static int bpf_stop(struct rc_capture *c)
 {
 	struct rc_bpf *s = to_bpf(c);
-	int err;
+	int err, aux_err;
 
 	detach_sources(s);
+	aux_err = rc_bpf__aux_stop(s); /* the AUX events stopped, and read to the end */
 	err = s->c.opts.overwrite ? final_snapshot(s) : settle(s);
+	err = err ?: aux_err;
 	if (!err && s->c.transport == RC_TRANSPORT_PERFBUF && s->c.has_file)
 		err = write_lost_ledger(s);
 	if (s->user && rc_user__mismatched(s->user))
@@ -623,6 +644,7 @@ void rc_bpf__teardown(struct rc_capture *c)
 		rc_sideband__free(s->sb);
 		s->sb = NULL;
 	}
+	rc_auxsrc__close(&s->aux);
 	rc_ringbuf__destroy(&s->rb);
 	rc_perfbuf__destroy(&s->pb);
 	rc_perfbuf__destroy(&s->nb);

@@ -12,6 +12,7 @@
 #include "capture/backend.h"
 #include "capture/batch.h"
 #include "capture/dyn.h"
+#include "capture/perf/auxsrc.h"
 #include "capture/sideband.h"
 #include "capture/bpf/perfbuf.h"
 #include "capture/bpf/ringbuf.h"
@@ -85,6 +86,9 @@ struct rc_bpf {
 	uint64_t ring_hwm;
 	uint64_t handed_off; /* stacks: CLOCK_MONOTONIC of the last batch given to the writer */
 	struct rc_batcher bt; /* the batches the drain fills, and the writer thread */
+	struct rc_auxsrc aux; /* -e PMU//: AUX events, when aux.nev */
+	pid_t aux_pid;	      /* the process they trace (a command's, -p's); 0: every task */
+	int64_t aux_perf_to_boot; /* capture clock less perf time, at their start */
 };
 
 static inline struct rc_bpf *to_bpf(struct rc_capture *c)
@@ -101,6 +105,12 @@ int rc_bpf__sc_key(const struct rc_bpf *s, const struct rc_dyn_event *e);
 void rc_bpf__count_captured(struct rc_bpf *s, const void *rec);
 const struct ring_ops *rc_bpf__pick_ring(const struct rc_bpf *s);
 void rc_bpf__teardown(struct rc_capture *c);
+
+/* aux.c: -e PMU// beside the BPF sources */
+int rc_bpf__aux_parse(struct rc_bpf *s);
+int rc_bpf__aux_start(struct rc_bpf *s);
+long rc_bpf__aux_read(struct rc_bpf *s);
+int rc_bpf__aux_stop(struct rc_bpf *s);
 
 /* counters.c */
 int rc_bpf__snapshot_stats(struct rc_bpf *s);

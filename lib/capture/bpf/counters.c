@@ -292,6 +292,8 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 		user_stats(s, st);
 	add_sampling(s, st);
 	add_missed(s, st);
+	if (s->aux.nev)
+		st->nentries += rc_auxsrc__entries(&s->aux, st->entries + st->nentries);
 	/*
 	 * A flight recorder reads its rings only at snapshots: what they hold
 	 * meanwhile is overwritten as often as not, and counted so (the

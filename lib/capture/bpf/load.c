@@ -454,7 +454,7 @@ static int describe_dyn(struct rc_bpf *s)
 		err = open_user(s);
 	if (err)
 		return err;
-	if (!s->c.opts.events && !s->c.dset.n) {
+	if (!s->c.opts.events && !s->c.dset.n && !s->aux.nev) {
 		pr_warn("no events to record: give -e\n");
 		return -EINVAL;
 	}
@@ -467,7 +467,8 @@ static int describe_dyn(struct rc_bpf *s)
 	s->ulost = calloc(s->c.ncpus, sizeof(*s->ulost));
 	s->ddropped = calloc(s->c.ncpus, sizeof(*s->ddropped));
 	/* one entry per CPU and event, and one per event for all CPUs (missed) */
-	s->nentries_max = (size_t)(s->c.ncpus + 1) * (RC_EV_MAX + s->c.dset.n);
+	s->nentries_max =
+	    (size_t)(s->c.ncpus + 1) * (RC_EV_MAX + s->c.dset.n) + rc_auxsrc__max_entries(&s->aux);
 	s->c.last.entries = calloc(s->nentries_max, sizeof(*s->c.last.entries));
 	if (!s->dcaptured || !s->dpercpu || !s->ulost || !s->ddropped || !s->c.last.entries)
 		return -ENOMEM;
@@ -847,7 +848,8 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 		err = -ENOMEM;
 		goto err_out;
 	}
-	err = describe_dyn(s);
+	err = rc_bpf__aux_parse(s);
+	err = err ?: describe_dyn(s);
 	if (err)
 		goto err_out;
 	s->ring = rc_bpf__pick_ring(s);
