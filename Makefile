@@ -58,6 +58,23 @@ ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS) $(if $(filter 1,$(STATIC)),-static)
 LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libdw libzstd zlib libxxhash 2>/dev/null || \
 	echo -lbpf -ldw -lzstd -lz -lxxhash) -lelf -lpthread -lm
 
+# libipt (Intel PT packets, lib/decode/ipt.c): Debian has it for x86 only
+# (no libipt-dev:arm64), as a shared library only (no libipt.a for
+# STATIC=1), and with no pkg-config file. HAVE_LIBIPT=1 when a program
+# that uses it links with this build's compiler and flags; HAVE_LIBIPT=0
+# builds the stub, whose rc_ipt__summarize() returns -EOPNOTSUPP.
+hash := \#
+ifeq ($(origin HAVE_LIBIPT),undefined)
+HAVE_LIBIPT := $(shell printf '%s\n' '$(hash)include <intel-pt.h>' \
+	'int main(void) { pt_pkt_free_decoder(0); return 0; }' | \
+	$(CC) -x c - $(if $(filter 1,$(STATIC)),-static) -lipt -o /dev/null >/dev/null 2>&1 && \
+	echo 1 || echo 0)
+endif
+ifeq ($(HAVE_LIBIPT),1)
+ALL_CFLAGS += -DHAVE_LIBIPT
+LIBS += -lipt
+endif
+
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP
 
