@@ -319,8 +319,8 @@ static void subtest_garbage(struct guarded *g)
 	 * The first segment cut short at each length past its PSB, then the
 	 * garbage: what the cut packet and the garbage decode to varies (a
 	 * packet may even swallow the start of the second PSB, which the
-	 * resync then finds behind the error: nothing skipped), but there is
-	 * an error, and every packet of the second segment is counted.
+	 * resync then finds behind the error), but there is an error, bytes
+	 * are skipped, and every packet of the second segment is counted.
 	 */
 	memset(want, 0, sizeof(want));
 	tally(stream_b, ARRAY_SIZE(stream_b), want);
@@ -336,6 +336,7 @@ static void subtest_garbage(struct guarded *g)
 		for (t = 0; t < RC_IPT_NTYPES && s.by_type[t] >= want[t]; t++)
 			;
 		if (!ASSERT_TRUE(s.errors >= 1, "an error at each cut") ||
+		    !ASSERT_TRUE(s.skipped > 0, "bytes skipped") ||
 		    !ASSERT_EQ(t, RC_IPT_NTYPES, "the second segment's packets") ||
 		    !ASSERT_TRUE(s.psb >= 2, "both PSBs") ||
 		    !ASSERT_EQ(s.tsc_last, TSC2, "the second segment's tsc") ||
@@ -399,6 +400,52 @@ fail:
 }
 
 /*
+ * Data lost mid-packet, as when the AUX buffer fills: each packet of the
+ * first segment cut at each of its lengths, the second segment right
+ * after. The cut packet decodes over the start of the second PSB, and
+ * what follows fails; libipt's resync finds that PSB behind the error: the
+ * packets decoded over it are dropped, not counted, and the cut bytes are
+ * skipped. Every whole packet of both segments is counted, exactly.
+ */
+static void subtest_lost(struct guarded *g)
+{
+	size_t ends[ARRAY_SIZE(stream_a)], la, lb, k, part, start, n = 0;
+	uint8_t a[STREAM_MAX], b[STREAM_MAX], tmp[2 * STREAM_MAX];
+	uint64_t want[RC_IPT_NTYPES];
+	struct rc_ipt_summary s;
+
+	la = encode(stream_a, ARRAY_SIZE(stream_a), a, sizeof(a), ends);
+	lb = encode(stream_b, ARRAY_SIZE(stream_b), b, sizeof(b), NULL);
+	if (!la || !lb)
+		return;
+	for (k = 0; k < ARRAY_SIZE(stream_a); k++) {
+		start = k ? ends[k - 1] : 0;
+		for (part = 1; start + part < ends[k]; part++) {
+			memset(want, 0, sizeof(want));
+			tally(stream_a, k, want);
+			tally(stream_b, ARRAY_SIZE(stream_b), want);
+			memcpy(tmp, a, start + part);
+			memcpy(tmp + start + part, b, lb);
+			if (!ASSERT_OK(rc_ipt__summarize(guarded_copy(g, tmp, start + part + lb),
+							 start + part + lb, &s),
+				       "summarize"))
+				return;
+			if (!check_types(&s, want) ||
+			    !ASSERT_EQ(s.skipped, part, "the cut bytes") ||
+			    !ASSERT_EQ(s.truncated, 0, "truncated") ||
+			    !ASSERT_TRUE(s.errors <= 1, "one error at most") ||
+			    !ASSERT_EQ(s.tsc_last, TSC2, "tsc_last")) {
+				fprintf(stderr, "packet %zu (%s) cut after %zu of %zu bytes\n", k,
+					rc_ipt__type_name(stream_a[k].t), part, ends[k] - start);
+				return;
+			}
+			n++;
+		}
+	}
+	ASSERT_TRUE(n > 20, "cuts tried");
+}
+
+/*
  * Random bytes with PSBs and packets spliced in: whatever they decode to,
  * the walk accounts for each byte at most once per packet and stays in the
  * buffer (the page after it is inaccessible).
@@ -448,6 +495,8 @@ void test_aux_ipt_summary(void)
 		subtest_garbage(&g);
 	if (test__start_subtest("cut"))
 		subtest_cut(&g);
+	if (test__start_subtest("lost"))
+		subtest_lost(&g);
 	if (test__start_subtest("random"))
 		subtest_random(&g);
 	guarded_fini(&g);

@@ -98,20 +98,80 @@ static enum rc_ipt_type ipt_type(enum pt_packet_type t)
 	}
 }
 
-static void count_packet(struct rc_ipt_summary *s, const struct pt_packet *pkt)
+/*
+ * A packet decoded but not yet counted. After an error libipt resyncs at a
+ * PSB up to 15 bytes before it (one a packet cut by lost data, or garbage,
+ * had swallowed the start of): the packets decoded over that PSB's bytes
+ * were garbage, and are dropped rather than counted twice. So packets are
+ * counted only once IPT_WINDOW bytes (or packets) lie behind them.
+ */
+struct ipt_pending {
+	uint64_t off, end;
+	uint64_t tsc;
+	enum rc_ipt_type type;
+};
+
+/* more than libipt's resync ever goes back: 15 bytes, and a PSB's payload */
+#define IPT_WINDOW 64
+
+struct ipt_walk {
+	struct rc_ipt_summary *s;
+	struct ipt_pending ring[IPT_WINDOW];
+	unsigned int first, n; /* the oldest pending packet; how many there are */
+};
+
+static void commit_oldest(struct ipt_walk *w)
 {
-	enum rc_ipt_type t = ipt_type(pkt->type);
+	const struct ipt_pending *p = &w->ring[w->first];
+	struct rc_ipt_summary *s = w->s;
 
 	s->packets++;
-	s->by_type[t]++;
-	if (t == RC_IPT_PSB) {
+	s->by_type[p->type]++;
+	if (p->type == RC_IPT_PSB) {
 		s->psb++;
-	} else if (t == RC_IPT_TSC) {
+	} else if (p->type == RC_IPT_TSC) {
 		if (!s->ntsc)
-			s->tsc_first = pkt->payload.tsc.tsc;
-		s->tsc_last = pkt->payload.tsc.tsc;
+			s->tsc_first = p->tsc;
+		s->tsc_last = p->tsc;
 		s->ntsc++;
 	}
+	w->first = (w->first + 1) % IPT_WINDOW;
+	w->n--;
+}
+
+/* add a packet at [@off, @end), counting those far enough behind it */
+static void push_packet(struct ipt_walk *w, const struct pt_packet *pkt, uint64_t off, uint64_t end)
+{
+	struct ipt_pending *p;
+
+	if (w->n == IPT_WINDOW)
+		commit_oldest(w);
+	p = &w->ring[(w->first + w->n) % IPT_WINDOW];
+	p->off = off;
+	p->end = end;
+	p->type = ipt_type(pkt->type);
+	p->tsc = p->type == RC_IPT_TSC ? pkt->payload.tsc.tsc : 0;
+	w->n++;
+	while (w->n && w->ring[w->first].end + IPT_WINDOW <= end)
+		commit_oldest(w);
+}
+
+/*
+ * Drop the pending packets that end past @sync, newest first. Return: where
+ * the kept packets end, at most @covered.
+ */
+static uint64_t drop_after(struct ipt_walk *w, uint64_t sync, uint64_t covered)
+{
+	const struct ipt_pending *p;
+
+	while (w->n) {
+		p = &w->ring[(w->first + w->n - 1) % IPT_WINDOW];
+		if (p->end <= sync)
+			break;
+		covered = p->off;
+		w->n--;
+	}
+	return covered;
 }
 
 /*
@@ -127,10 +187,11 @@ int rc_ipt__summarize(const void *buf, size_t len, struct rc_ipt_summary *s)
 {
 	uint64_t covered = 0, off, end, sync, last_sync = 0;
 	struct pt_packet_decoder *dec;
+	struct ipt_walk *w;
 	bool synced = false;
-	uint8_t *copy;
 	struct pt_config cfg;
 	struct pt_packet pkt;
+	uint8_t *copy;
 	int ret;
 
 	if (!s)
@@ -153,8 +214,12 @@ int rc_ipt__summarize(const void *buf, size_t len, struct rc_ipt_summary *s)
 	 * decides nothing. The slack is outside cfg.end: packets never use it.
 	 */
 	copy = malloc(len + IPT_SLACK);
-	if (!copy)
-		return -ENOMEM;
+	w = calloc(1, sizeof(*w));
+	if (!copy || !w) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	w->s = s;
 	memcpy(copy, buf, len);
 	memset(copy + len, 0, IPT_SLACK);
 	pt_config_init(&cfg);
@@ -162,8 +227,8 @@ int rc_ipt__summarize(const void *buf, size_t len, struct rc_ipt_summary *s)
 	cfg.end = copy + len;
 	dec = pt_pkt_alloc_decoder(&cfg);
 	if (!dec) {
-		free(copy);
-		return -ENOMEM; /* the config is valid: only malloc() fails */
+		ret = -ENOMEM; /* the config is valid: only malloc() fails */
+		goto out_free;
 	}
 
 	/*
@@ -183,6 +248,9 @@ int rc_ipt__summarize(const void *buf, size_t len, struct rc_ipt_summary *s)
 		}
 		synced = true;
 		last_sync = sync;
+		/* a PSB behind the error: what was decoded over it was not */
+		if (sync < covered)
+			covered = drop_after(w, sync, covered);
 		if (sync > covered) {
 			s->skipped += sync - covered;
 			covered = sync;
@@ -197,7 +265,7 @@ int rc_ipt__summarize(const void *buf, size_t len, struct rc_ipt_summary *s)
 				ret = -pte_internal;
 				break;
 			}
-			count_packet(s, &pkt);
+			push_packet(w, &pkt, off, end);
 			off = end;
 			if (off > covered)
 				covered = off;
@@ -209,9 +277,14 @@ int rc_ipt__summarize(const void *buf, size_t len, struct rc_ipt_summary *s)
 		}
 		s->errors++;
 	}
+	while (w->n)
+		commit_oldest(w);
 	pt_pkt_free_decoder(dec);
+	ret = 0;
+out_free:
+	free(w);
 	free(copy);
-	return 0;
+	return ret;
 }
 
 #else /* !HAVE_LIBIPT */

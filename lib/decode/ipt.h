@@ -69,10 +69,11 @@ enum rc_ipt_type {
  *             stream cut mid-packet, as an AUX buffer's wrap cuts it): not
  *             an error
  *
- * @bytes is the sum of the decoded packets' sizes, @skipped and
- * @truncated, but for one case: a resync may find a PSB that starts
- * inside the packet that preceded the error (libipt searches from up to
- * 15 bytes before it), and the packets of that overlap are counted twice.
+ * Each byte is counted once: @bytes is the sum of the counted packets'
+ * sizes, @skipped and @truncated. A resync may find a PSB that starts up
+ * to 15 bytes before the error, inside packets decoded from a cut packet
+ * or garbage that swallowed its start (libipt searches so): those packets
+ * are not counted, and their bytes before the PSB are skipped.
  */
 struct rc_ipt_summary {
 	uint64_t bytes;
