@@ -58,6 +58,23 @@ ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS) $(if $(filter 1,$(STATIC)),-static)
 LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libdw libzstd zlib libxxhash 2>/dev/null || \
 	echo -lbpf -ldw -lzstd -lz -lxxhash) -lelf -lpthread -lm
 
+# libipt (Intel PT packets, lib/decode/ipt.c): Debian has it for x86 only
+# (no libipt-dev:arm64), as a shared library only (no libipt.a for
+# STATIC=1), and with no pkg-config file. HAVE_LIBIPT=1 when a program
+# that uses it links with this build's compiler and flags; HAVE_LIBIPT=0
+# builds the stub, whose rc_ipt__summarize() returns -EOPNOTSUPP.
+hash := \#
+ifeq ($(origin HAVE_LIBIPT),undefined)
+HAVE_LIBIPT := $(shell printf '%s\n' '$(hash)include <intel-pt.h>' \
+	'int main(void) { pt_pkt_free_decoder(0); return 0; }' | \
+	$(CC) -x c - $(if $(filter 1,$(STATIC)),-static) -lipt -o /dev/null >/dev/null 2>&1 && \
+	echo 1 || echo 0)
+endif
+ifeq ($(HAVE_LIBIPT),1)
+ALL_CFLAGS += -DHAVE_LIBIPT
+LIBS += -lipt
+endif
+
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP
 
@@ -84,7 +101,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-long valgrind bench bench-burst bench-profile bench-range vmtest
+.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind bench bench-burst bench-profile bench-range vmtest
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -212,7 +229,8 @@ $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 man: $(MANS)
 
 # Unit and integration tests in a sanitizer build of their own, a short
-# fuzz of the capture reader, and the integration tests under valgrind.
+# fuzz of the capture reader (and of the Intel PT summary, with libipt), and
+# the integration tests under valgrind.
 check: all
 	$(Q)$(MAKE) --no-print-directory O=$(O)-san SAN=1 test
 	$(Q)$(MAKE) --no-print-directory fuzz
@@ -253,12 +271,42 @@ fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
 		  "add it to tests/fuzz/regressions/"; exit 1; }
 	$(Q)echo "fuzz: replayed $$(ls tests/fuzz/regressions $(OUTPUT)/fuzz-seeds | wc -l) inputs;" \
 		"$$(grep -o 'Done [0-9]* runs' $(OUTPUT)/fuzz.log | tail -n 1) in $(FUZZ_SECONDS) s, no crash"
+	$(if $(filter 1,$(HAVE_LIBIPT)),$(Q)$(MAKE) --no-print-directory fuzz-ipt)
+
+# The Intel PT summary's fuzzer (lib/decode/ipt.c over libipt), when libipt
+# is there: FUZZ_IPT_SECONDS after the reader's, from seeds libipt's encoder
+# makes; tests/fuzz/ipt-regressions/ replayed first.
+FUZZ_IPT_SECONDS ?= 20
+$(OUTPUT)/fuzz_ipt: tests/fuzz/fuzz_ipt.c lib/decode/ipt.c lib/decode/ipt.h | $(OUTPUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -DHAVE_LIBIPT tests/fuzz/fuzz_ipt.c lib/decode/ipt.c -lipt -o $@
+
+$(OUTPUT)/gen_ipt_seeds: tests/fuzz/gen_ipt_seeds.c | $(OUTPUT)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -lipt -o $@
+
+fuzz-ipt: $(OUTPUT)/fuzz_ipt $(OUTPUT)/gen_ipt_seeds
+	$(Q)mkdir -p $(OUTPUT)/fuzz-ipt-corpus $(OUTPUT)/fuzz-ipt-seeds
+	$(Q)$(OUTPUT)/gen_ipt_seeds $(OUTPUT)/fuzz-ipt-seeds
+	$(Q)$(OUTPUT)/fuzz_ipt -runs=0 -artifact_prefix=$(OUTPUT)/ipt- tests/fuzz/ipt-regressions \
+		$(OUTPUT)/fuzz-ipt-seeds > $(OUTPUT)/fuzz-ipt-replay.log 2>&1 || \
+		{ tail -n 40 $(OUTPUT)/fuzz-ipt-replay.log; echo "fuzz-ipt: a regression input fails"; \
+		  exit 1; }
+	$(Q)$(OUTPUT)/fuzz_ipt -max_total_time=$(FUZZ_IPT_SECONDS) -timeout=10 \
+		-artifact_prefix=$(OUTPUT)/ipt- \
+		$(OUTPUT)/fuzz-ipt-corpus $(OUTPUT)/fuzz-ipt-seeds tests/fuzz/ipt-regressions \
+		> $(OUTPUT)/fuzz-ipt.log 2>&1 || \
+		{ tail -n 40 $(OUTPUT)/fuzz-ipt.log; echo "fuzz-ipt: crash; the input is in" \
+		  "$(OUTPUT)/ipt-crash-*: add it to tests/fuzz/ipt-regressions/"; exit 1; }
+	$(Q)echo "fuzz-ipt: $$(grep -o 'Done [0-9]* runs' $(OUTPUT)/fuzz-ipt.log | tail -n 1)" \
+		"in $(FUZZ_IPT_SECONDS) s, no crash"
 
 # The fuzzer for half an hour (FUZZ_LONG_SECONDS): what the minute of make
 # check never reaches. Run it before a release, or after touching the reader.
 FUZZ_LONG_SECONDS ?= 1800
 fuzz-long:
-	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) \
+		FUZZ_IPT_SECONDS=$(or $(FUZZ_LONG_IPT_SECONDS),300)
 
 test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof \
 	$(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load $(USER_BPF)
