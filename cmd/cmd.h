@@ -152,6 +152,10 @@ struct prof_src {
 int show_folded(const struct prof_src *ps, size_t n, enum rc_profile_kind kind);
 /* Their top @top functions, with and without their callees, on stdout; 0 or -errno. */
 int show_functions(const struct prof_src *ps, size_t n, enum rc_profile_kind kind, size_t top);
+
+/* report_aux.c: report --aux, --aux-dump; @t0 the capture clock's zero */
+struct rc_aux_sum;
+int show_aux(struct rc_aux_sum *s, bool json, uint64_t t0);
 /* Their records of @kind as an SVG flame graph on stdout; 0 or -errno. */
 int show_flamegraph(const struct prof_src *ps, size_t n, enum rc_profile_kind kind);
 

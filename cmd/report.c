@@ -10,6 +10,7 @@
 #include <time.h>
 #include "cmd.h"
 #include "report_fmt.h"
+#include "decode/auxsum.h"
 
 #define MAX_LIST   1024
 #define MAX_INPUTS 4096
@@ -27,6 +28,8 @@ enum {
 	OPT_EVENT,
 	OPT_SINCE,
 	OPT_UNTIL,
+	OPT_AUX,
+	OPT_AUX_DUMP,
 };
 
 enum hist_kind {
@@ -56,6 +59,8 @@ static struct env {
 	const char *comm;
 	const char *events;
 	const char *since, *until;
+	bool aux;	      /* --aux */
+	const char *aux_dump; /* --aux-dump DIR */
 } env;
 
 static const struct argp_option opts[] = {
@@ -83,6 +88,11 @@ static const struct argp_option opts[] = {
 	  "From this time: seconds from the start (2.5), or a wall-clock time (14:03:05, "
 	  "'2026-11-21 14:03:05.25')" },
 	{ "until", OPT_UNTIL, "TIME", 0, "Up to this time, as --since" },
+	{ "aux", OPT_AUX, NULL, 0,
+	  "Each CPU's AUX stream (record -e PMU//): bytes, gaps, the kernel's records about it; "
+	  "for Intel PT, its packets by type, PSBs and TSC span" },
+	{ "aux-dump", OPT_AUX_DUMP, "DIR", 0,
+	  "Write each CPU's AUX stream, as recorded, to DIR/aux-cpuN.bin (and show --aux)" },
 	{},
 };
 
@@ -183,7 +193,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_UNTIL:
 		env.until = arg;
 		break;
+	case OPT_AUX_DUMP:
+		env.aux_dump = arg;
+		/* fall through */
+	case OPT_AUX:
+		env.aux = true;
+		break;
 	case ARGP_KEY_END:
+		if (env.aux && (env.summary || env.hist || env.profile || env.stacks ||
+				(env.format != FMT_TEXT && env.format != FMT_JSON)))
+			argp_error(state, "--aux prints the AUX streams: drop the other report's "
+					  "options (--format json is taken)");
+		if (env.aux && (env.npids || env.ntids || env.ncpus || env.comm || env.events ||
+				env.since || env.until))
+			argp_error(state, "--aux reads whole streams: drop --pid, --tid, --comm, "
+					  "--cpu, --event, --since and --until");
 		if ((env.summary || env.hist) && (env.format != FMT_TEXT || env.profile))
 			argp_error(state, "--summary and --hist print tables: drop --format");
 		if (env.summary && env.hist)
@@ -492,12 +516,17 @@ struct analysis {
 	struct prof_src *ps; /* each file's profile and stacks */
 	size_t n;
 	uint64_t samples, offcpu, events; /* every file's */
+	struct rc_aux_sum aux;		  /* --aux */
 };
 
 static int analyse(struct analysis *a, struct src *src, const struct rc_rec_hdr *rec)
 {
 	const struct rc_meta *m = &src->view;
 
+	if (env.aux) {
+		rc_aux_sum__record(&a->aux, rec);
+		return 0;
+	}
 	if (env.profile)
 		return rc_profile__add(&src->prof, m, rec);
 	if (env.summary)
@@ -666,6 +695,7 @@ static void analysis_free(struct analysis *a, struct src *srcs, size_t n)
 	}
 	rc_summary__free(&a->sum);
 	rc_runq__free(&a->runq);
+	rc_aux_sum__free(&a->aux);
 	free(a->ps);
 }
 
@@ -750,7 +780,10 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		goto out;
 	rc_set__set_range(set, since, until);
-	analysing = env.summary || env.hist || env.profile;
+	analysing = env.summary || env.hist || env.profile || env.aux;
+	a.aux.dump_dir = env.aux_dump;
+	for (i = 0; env.aux && i < n; i++)
+		rc_reader__on_aux(rc_set__reader(set, i), rc_aux_sum__chunk, &a.aux);
 	if (!analysing) {
 		out = report_out__new(env.format, views, n, env.wall ? RC_FMT_WALL : 0,
 				      rc_set__by_wall(set));
@@ -788,7 +821,13 @@ int cmd_report(int argc, char **argv)
 		ret = err;
 		goto out;
 	}
-	if (analysing) {
+	if (env.aux) {
+		err = show_aux(&a.aux, env.format == FMT_JSON, rc_set__start(set));
+		if (err) {
+			ret = err;
+			goto out;
+		}
+	} else if (analysing) {
 		err = analysis_show(&a, views[0]);
 		if (err) {
 			ret = err;

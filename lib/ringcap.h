@@ -739,9 +739,11 @@ void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h
  * @clock_valid: the kernel gave the conversion (cap_user_time_zero)
  * @perf_to_boot: capture clock less perf time, measured at the copy
  *	(0: unknown): a hardware time's capture clock is its perf time plus this
+ * @pmu: the PMU's name, as sysfs has it (intel_pt, arm_spe_0, cs_etm)
  * @data: the bytes: valid during the callback (reader), or the caller's (writer)
  */
 struct rc_aux_chunk {
+	char pmu[16];
 	uint32_t cpu;
 	uint32_t flags;
 	uint32_t pmu_type;

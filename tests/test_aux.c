@@ -12,7 +12,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include "capture_util.h"
 #include "decode/ipt.h"
+#include "events.h"
+#include "ringcap.h"
+#include "run_util.h"
 #include "test_progs.h"
 
 #ifdef HAVE_LIBIPT
@@ -502,7 +510,177 @@ void test_aux_ipt_summary(void)
 	guarded_fini(&g);
 }
 
+/* ---- report --aux on a capture holding an Intel PT stream ------------- */
+
+#define REPS 100
+
+/* A ringcap:aux record of kind PERF_RECORD_AUX. */
+static int put_aux_rec(struct rc_writer *w, uint64_t ts, uint64_t off, uint64_t size,
+		       uint64_t flags)
+{
+	struct rc_rec_aux a = {
+		.hdr = { .ts = ts, .pid = 42, .tid = 42, .type = RC_REC_AUX, .size = sizeof(a) },
+		.offset = off,
+		.size = size,
+		.flags = flags,
+		.kind = PERF_RECORD_AUX,
+	};
+
+	return rc_writer__add(w, &a, sizeof(a));
+}
+
+/* The number after "key": in a JSON line, or -1. */
+static long long json_num(const char *line, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = line ? strstr(line, pat) : NULL;
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+/*
+ * A capture written with the writer as record writes one: CPU 0's Intel PT
+ * stream (stream_a, REPS times, libipt's encoding) in AUX blocks of 1000
+ * bytes, its clock given; three ringcap:aux records, one truncated; CPU
+ * 1's stream after a gap. report --aux counts every packet the encoder
+ * wrote, by type, the PSBs and the TSC span; --aux-dump writes CPU 0's
+ * stream back byte for byte.
+ */
+void test_aux_report(void)
+{
+	const char *path = tmpfile_path("pt.rcap"), *dir = tmpfile_path("dump");
+	uint64_t want[RC_IPT_NTYPES] = {};
+	struct rc_writer_opts wo = { .sz = sizeof(wo) };
+	size_t one, len, off, i;
+	struct mem_capture mc = {};
+	struct rc_writer *w = NULL;
+	char dump[4200], *line;
+	struct run r = {};
+	struct rc_meta m;
+	uint8_t *stream;
+	int fd, err = 0;
+
+	stream = malloc(REPS * STREAM_MAX);
+	if (!ASSERT_OK_PTR(stream, "malloc"))
+		return;
+	one = encode(stream_a, ARRAY_SIZE(stream_a), stream, STREAM_MAX, NULL);
+	if (!one)
+		goto out;
+	for (i = 1; i < REPS; i++)
+		memcpy(stream + i * one, stream, one);
+	len = REPS * one;
+	for (i = 0; i < REPS; i++)
+		tally(stream_a, ARRAY_SIZE(stream_a), want);
+	test_meta(&m);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (!ASSERT_TRUE(fd >= 0, "open"))
+		goto out;
+	w = rc_writer__new(fd, &m, &wo);
+	if (!ASSERT_OK_PTR(w, "writer")) {
+		close(fd);
+		goto out;
+	}
+	for (off = 0; !err && off < len; off += 1000) {
+		struct rc_aux_chunk ac = {
+			.pmu = "intel_pt",
+			.cpu = 0,
+			.pmu_type = 8,
+			.pos = off,
+			.size = len - off < 1000 ? len - off : 1000,
+			.ts = 2000 + off,
+			.time_zero = 0,
+			.time_mult = 1,
+			.time_shift = 0,
+			.clock_valid = true,
+			.perf_to_boot = 5,
+			.data = stream + off,
+		};
+
+		err = rc_writer__add_aux(w, &ac);
+	}
+	err = err ?: put_aux_rec(w, 2000, 0, len / 2, 0);
+	err = err ?: put_aux_rec(w, 3000, len / 2, len - len / 2, PERF_AUX_FLAG_TRUNCATED);
+	err = err ?: put_aux_rec(w, 4000, len, 0, PERF_AUX_FLAG_PARTIAL | 0x100);
+	if (!err) {
+		uint8_t b[64];
+		size_t nb = encode(stream_b, ARRAY_SIZE(stream_b), b, sizeof(b), NULL);
+		struct rc_aux_chunk ac = {
+			.pmu = "intel_pt", .cpu = 1, .pos = 4096, .size = nb, .data = b
+		};
+
+		err = rc_writer__add_aux(w, &ac);
+		ac.pos = 8192; /* a gap of 4096 - nb bytes */
+		err = err ?: rc_writer__add_aux(w, &ac);
+	}
+	err = err ?: rc_writer__finish(w);
+	rc_writer__free(w);
+	close(fd);
+	if (!ASSERT_OK(err, "write"))
+		goto out;
+
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "report", "--aux", "--format",
+				       "json", (char *)path, NULL },
+			   30000),
+		  0, "report --aux --format json");
+	line = r.out;
+	ASSERT_EQ(json_num(line, "cpu"), 0, "CPU 0 first");
+	ASSERT_EQ(json_num(line, "bytes"), (long long)len, "its bytes");
+	ASSERT_EQ(json_num(line, "blocks"), (long long)((len + 999) / 1000), "its blocks");
+	ASSERT_EQ(json_num(line, "gaps"), 0, "no gap");
+	ASSERT_EQ(json_num(line, "records"), 3, "AUX records");
+	ASSERT_EQ(json_num(line, "truncated"), 1, "one truncated");
+	ASSERT_EQ(json_num(line, "partial"), 1, "one partial");
+	ASSERT_EQ(json_num(line, "psb"), 2 * REPS, "PSBs");
+	ASSERT_EQ(json_num(line, "tsc"), 2 * REPS, "TSC packets");
+	ASSERT_EQ(json_num(line, "tsc_first"), (long long)TSC1, "first TSC");
+	ASSERT_EQ(json_num(line, "tsc_last"), (long long)TSC2, "last TSC");
+	ASSERT_EQ(json_num(line, "tsc_first_ts"), (long long)TSC1 + 5, "first TSC, capture clock");
+	ASSERT_EQ(json_num(line, "errors"), 0, "no decode error");
+	ASSERT_EQ(json_num(line, "tnt8"), (long long)want[RC_IPT_TNT_8], "TNT-8 packets");
+	ASSERT_EQ(json_num(line, "tip"), (long long)want[RC_IPT_TIP], "TIP packets");
+	ASSERT_EQ(json_num(line, "mtc"), (long long)want[RC_IPT_MTC], "MTC packets");
+	line = line ? strchr(line, '\n') : NULL;
+	ASSERT_EQ(json_num(line, "cpu"), 1, "CPU 1 second");
+	ASSERT_EQ(json_num(line, "gaps"), 1, "its gap");
+	run_free(&r);
+
+	ASSERT_EQ(
+	    run_sync(&r,
+		     (char *[]){ (char *)bin("ringcap"), "report", "--aux", (char *)path, NULL },
+		     30000),
+	    0, "report --aux");
+	ASSERT_HAS(r.out, "CPU 0 Intel PT:", "text: the packet summary");
+	ASSERT_HAS(r.out, "psb 200", "text: PSBs by type");
+	run_free(&r);
+
+	if (!ASSERT_OK(mkdir(dir, 0755), "mkdir"))
+		goto out;
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "report", "--aux-dump", (char *)dir,
+				       (char *)path, NULL },
+			   30000),
+		  0, "report --aux-dump");
+	snprintf(dump, sizeof(dump), "%s/aux-cpu0.bin", dir);
+	if (ASSERT_OK(slurp(dump, &mc), "read the dump")) {
+		ASSERT_EQ(mc.len, len, "dump: the stream's length");
+		ASSERT_TRUE(mc.len == len && !memcmp(mc.buf, stream, len), "dump: the stream");
+	}
+out:
+	run_free(&r);
+	free(mc.buf);
+	free(stream);
+	tmpdir_cleanup();
+}
+
 #else /* !HAVE_LIBIPT */
+
+void test_aux_report(void)
+{
+	test__skip("built without libipt (HAVE_LIBIPT=0): no Intel PT summary to check");
+}
 
 void test_aux_ipt_summary(void)
 {

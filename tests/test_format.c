@@ -1026,7 +1026,13 @@ void test_format_aux(void)
 	enum { N0 = 100000, N1 = 5000 };
 	static unsigned char d0[N0], d1[N1];
 	struct rc_aux_chunk in[2] = {
-		{ .cpu = 0, .pmu_type = 8, .pos = 0, .size = N0, .ts = 1500, .data = d0 },
+		{ .pmu = "intel_pt",
+		  .cpu = 0,
+		  .pmu_type = 8,
+		  .pos = 0,
+		  .size = N0,
+		  .ts = 1500,
+		  .data = d0 },
 		{ .cpu = 1,
 		  .pmu_type = 8,
 		  .flags = RC_AUX_F_SNAPSHOT,
@@ -1091,6 +1097,7 @@ void test_format_aux(void)
 				ASSERT_EQ(g.ac[i].lost, in[i].lost, "lost");
 				ASSERT_EQ(g.ac[i].flags, in[i].flags, "flags");
 				ASSERT_EQ(g.ac[i].pmu_type, 8, "pmu type");
+				ASSERT_STREQ(g.ac[i].pmu, in[i].pmu, "pmu name");
 				ASSERT_TRUE(!memcmp(g.data[i], in[i].data, in[i].size), "bytes");
 			}
 		if (g.n == 2) {

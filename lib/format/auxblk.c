@@ -41,6 +41,8 @@ int rc_aux_block__decode(const void *payload, size_t len, ZSTD_DCtx *dctx, struc
 	ac->time_shift = da.time_shift;
 	ac->clock_valid = da.clock_valid == 1 && da.time_shift < 64;
 	ac->perf_to_boot = da.perf_to_boot;
+	memcpy(ac->pmu, da.pmu, sizeof(ac->pmu));
+	ac->pmu[sizeof(ac->pmu) - 1] = '\0'; /* a name of 16 bytes is cut: never read past */
 	switch (da.codec) {
 	case RC_CODEC_NONE:
 		if (da.data_size != da.size)

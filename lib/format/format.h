@@ -153,8 +153,9 @@ struct rc_disk_aux {
 	int64_t perf_to_boot; /* capture clock less perf time, measured at the copy; 0: unknown */
 	uint32_t data_size;   /* bytes of data that follow */
 	uint32_t __pad;
+	char pmu[16]; /* the PMU's name (intel_pt, arm_spe_0, ...), NUL-padded */
 };
-_Static_assert(sizeof(struct rc_disk_aux) == 80, "rc_disk_aux layout");
+_Static_assert(sizeof(struct rc_disk_aux) == 96, "rc_disk_aux layout");
 #define RC_CODEC_NONE 0
 
 /* stats payload: this, then nentries entries of entry_size bytes each */

@@ -505,6 +505,7 @@ static void aux_to_disk(const struct rc_aux_chunk *ac, struct rc_disk_aux *da)
 	da->time_shift = ac->time_shift;
 	da->clock_valid = ac->clock_valid;
 	da->perf_to_boot = ac->perf_to_boot;
+	memcpy(da->pmu, ac->pmu, sizeof(da->pmu));
 }
 
 int rc_writer__add_aux(struct rc_writer *w, const struct rc_aux_chunk *ac)

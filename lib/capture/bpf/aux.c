@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture/bpf/bpf.h"
+#include "capture/perf/pmu.h"
 #include "internal.h"
 
 int rc_bpf__aux_parse(struct rc_bpf *s)
@@ -106,6 +107,7 @@ static int put_bytes(void *ctx, int cpu, const struct rc_aux_span *sp)
 			k += len;
 			off = 0;
 		}
+		rc_pmu__name(s->aux.ev[0].spec, ac->pmu, sizeof(ac->pmu));
 		err = rc_batcher__aux(&s->bt, ac);
 		if (err)
 			return err;
