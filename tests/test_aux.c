@@ -614,11 +614,40 @@ void test_aux_report(void)
 		ac.pos = 8192; /* a gap of 4096 - nb bytes */
 		err = err ?: rc_writer__add_aux(w, &ac);
 	}
+	if (!err) {
+		struct rc_stat_entry e[2] = {
+			{ .cpu = 0, .type = RC_TYPE_AUX, .made = len + 100, .captured = len,
+			  .dropped = 100, .missed = 2, .throttles = 1 },
+			{ .cpu = 0, .type = RC_REC_AUX, .made = 3, .captured = 3 },
+		};
+		struct rc_stats st = { .ts = 5000, .nentries = 2, .entries = e };
+
+		err = rc_writer__add_stats(w, &st);
+	}
 	err = err ?: rc_writer__finish(w);
 	rc_writer__free(w);
 	close(fd);
 	if (!ASSERT_OK(err, "write"))
 		goto out;
+
+	/* the ledger: AUX bytes apart from the events */
+	ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), "stat", "--json", (char *)path,
+					   NULL },
+			   30000),
+		  0, "stat --json");
+	ASSERT_EQ(json_num(r.out, "made_bytes"), (long long)len + 100, "AUX bytes made");
+	ASSERT_EQ(json_num(r.out, "captured_bytes"), (long long)len, "AUX bytes captured");
+	ASSERT_EQ(json_num(r.out, "overwritten_bytes"), 100, "AUX bytes overwritten");
+	ASSERT_EQ(json_num(r.out, "truncations"), 1, "truncations");
+	ASSERT_EQ(json_num(r.out, "records_lost"), 2, "records lost");
+	ASSERT_HAS(r.out, "\"total\":{\"made\":3,", "the events' total: the records alone");
+	run_free(&r);
+	ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), "stat", (char *)path, NULL },
+			   30000),
+		  0, "stat");
+	ASSERT_HAS(r.out, "# AUX streams: ", "the AUX line");
+	ASSERT_HAS(r.out, "1 truncations", "truncations said");
+	run_free(&r);
 
 	ASSERT_EQ(run_sync(&r,
 			   (char *[]){ (char *)bin("ringcap"), "report", "--aux", "--format",

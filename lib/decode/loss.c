@@ -155,6 +155,7 @@ void rc_ledger__add(struct rc_ledger *to, const struct rc_ledger *from)
 	for (i = 0; i < to->ncpus && i < from->ncpus; i++)
 		add_row(&to->by_cpu[i], &from->by_cpu[i]);
 	add_row(&to->total, &from->total);
+	add_row(&to->aux, &from->aux);
 	to->snapshots += from->snapshots;
 	to->lost_in_stream += from->lost_in_stream;
 	to->lost_at_end += from->lost_at_end;
