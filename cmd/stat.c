@@ -405,7 +405,7 @@ static int read_file(struct rc_reader *r, const char *path, struct file_view *fv
 	const struct rc_trailer *tr;
 	const struct rc_rec_hdr *rec;
 	const struct rc_meta *m = rc_reader__meta(r);
-	const struct rc_event_desc *lost_ev, *snap_ev;
+	const struct rc_event_desc *lost_ev, *snap_ev, *aux_ev;
 	struct view *v = &fv->v;
 	size_t nhist;
 	int err;
@@ -419,6 +419,7 @@ static int read_file(struct rc_reader *r, const char *path, struct file_view *fv
 	v->led.overwrite = m->flags & RC_META_OVERWRITE;
 	lost_ev = rc_schema__event_by_name(m->schema, "ringcap:lost");
 	snap_ev = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
+	aux_ev = rc_schema__event_by_name(m->schema, "ringcap:aux");
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		if (!v->nrec++)
 			fv->first = rec->ts;
@@ -432,6 +433,8 @@ static int read_file(struct rc_reader *r, const char *path, struct file_view *fv
 			v->led.snapshots++;
 			continue;
 		}
+		if (aux_ev && rec->type == aux_ev->id)
+			continue; /* about the AUX streams, whose bytes the ledger counts */
 		v->nev++;
 		rc_ledger__add_record(&v->led, m, rec);
 	}

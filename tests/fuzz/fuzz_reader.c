@@ -66,6 +66,18 @@ static uint64_t stack_sum(const struct rc_reader *r, const struct rc_rec_hdr *re
 	return sum;
 }
 
+/* An AUX block, decoded and checked: every byte read, as a consumer would. */
+static int touch_aux(void *ctx, const struct rc_aux_chunk *ac)
+{
+	const unsigned char *p = ac->data;
+	uint64_t i, *sum = ctx;
+
+	for (i = 0; i < ac->size; i++)
+		*sum += p[i];
+	*sum += rc_aux_chunk__hw_to_ts(ac, *sum) + strlen(ac->pmu);
+	return 0;
+}
+
 static void outcome_of(struct rc_reader *r, uint64_t since, struct outcome *o)
 {
 	const struct rc_rec_hdr *rec;
@@ -168,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    .until = UINT64_MAX };
 	struct rc_ledger led = {};
 	struct rc_runq runq = { .div = 1000 };
-	uint64_t first, last, nrec;
+	uint64_t first, last, nrec, aux_sum = 0;
 	struct rc_stats span;
 	int i;
 	const struct rc_rec_hdr *rec;
@@ -194,6 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc_filter__add_event(&filter, m->schema, "sched");
 	rc_ledger__alloc(&led, m->ncpus);
 	/* the trailer read from the end, as a set does to pass files over */
+	rc_reader__on_aux(r, touch_aux, &aux_sum);
 	rc_reader__span(r, &first, &last, &nrec);
 	rc_reader__set_range(r, size > 100 ? data[100] : 0, UINT64_MAX);
 	while (rc_reader__next(r, &rec) > 0) {

@@ -32,6 +32,29 @@ static void hdr(struct rc_ev_hdr *h, uint16_t type, uint16_t size, uint64_t ts)
 	snprintf(h->comm, sizeof(h->comm), "seed%u", (unsigned)(ts % 5));
 }
 
+/* A ringcap:aux record and an AUX block (v1.10): compressible or not, in turn. */
+static int add_aux(struct rc_writer *w, unsigned int i, uint64_t ts)
+{
+	unsigned char bytes[300];
+	struct rc_rec_aux a = { .offset = 300 * i, .size = 300, .flags = i % 2, .kind = 11 };
+	struct rc_aux_chunk ac = { .pmu = "intel_pt",
+				   .cpu = i % 2,
+				   .pos = 300 * i,
+				   .size = sizeof(bytes),
+				   .ts = ts,
+				   .time_mult = 3,
+				   .time_shift = 2,
+				   .clock_valid = true,
+				   .perf_to_boot = 7,
+				   .data = bytes };
+	unsigned int k;
+
+	for (k = 0; k < sizeof(bytes); k++)
+		bytes[k] = i % 2 ? (unsigned char)(k * 2654435761u >> 13) : (unsigned char)(k % 4);
+	hdr(&a.hdr, RC_REC_AUX, sizeof(a), ts);
+	return rc_writer__add(w, &a, sizeof(a)) ?: rc_writer__add_aux(w, &ac);
+}
+
 static int add_all(struct rc_writer *w, unsigned int n)
 {
 	unsigned int i;
@@ -82,6 +105,8 @@ static int add_all(struct rc_writer *w, unsigned int n)
 		err = rc_writer__add(w, &sc, sizeof(sc)) ?: rc_writer__add(w, &sw, sizeof(sw)) ?:
 		      rc_writer__add(w, &wk, sizeof(wk)) ?: rc_writer__add(w, &fk, sizeof(fk)) ?:
 		      rc_writer__add(w, &ex, sizeof(ex)) ?: rc_writer__add(w, &et, sizeof(et));
+		if (!err && i % 3 == 0)
+			err = add_aux(w, i, ts + 60);
 	}
 	return err;
 }
