@@ -52,15 +52,15 @@ static void show_text(const struct rc_aux_sum *s, uint64_t t0)
 		return;
 	}
 	printf("AUX streams, per CPU (bytes; records: the kernel's PERF_RECORD_AUX):\n");
-	printf("  %4s %-10s %8s %14s %12s %6s %12s %8s %9s %8s %9s\n", "CPU", "PMU", "blocks",
-	       "bytes", "overwritten", "gaps", "gap bytes", "records", "truncated", "partial",
+	printf("  %4s %-10s %8s %14s %8s %6s %12s %8s %9s %8s %9s\n", "CPU", "PMU", "blocks",
+	       "bytes", "wrapped", "gaps", "gap bytes", "records", "truncated", "partial",
 	       "rec lost");
 	for (i = 0; i < s->n; i++) {
 		const struct rc_aux_cpu_sum *c = &s->cpus[i];
 
-		printf("  %4u %-10s %8llu %14llu %12llu %6llu %12llu %8llu %9llu %8llu %9llu\n",
+		printf("  %4u %-10s %8llu %14llu %8llu %6llu %12llu %8llu %9llu %8llu %9llu\n",
 		       c->cpu, c->pmu[0] ? c->pmu : "-", (unsigned long long)c->blocks,
-		       (unsigned long long)c->bytes, (unsigned long long)c->lost,
+		       (unsigned long long)c->bytes, (unsigned long long)c->wrapped,
 		       (unsigned long long)c->gaps, (unsigned long long)c->gap_bytes,
 		       (unsigned long long)c->records, (unsigned long long)c->truncated,
 		       (unsigned long long)c->partial, (unsigned long long)c->meta_lost);
@@ -84,7 +84,8 @@ static void show_json(const struct rc_aux_sum *s)
 		json_string(&j, "pmu", c->pmu);
 		json_u64(&j, "blocks", c->blocks);
 		json_u64(&j, "bytes", c->bytes);
-		json_u64(&j, "overwritten", c->lost);
+		json_u64(&j, "lost", c->lost);
+		json_u64(&j, "wrapped_snapshots", c->wrapped);
 		json_u64(&j, "gaps", c->gaps);
 		json_u64(&j, "gap_bytes", c->gap_bytes);
 		json_u64(&j, "first_pos", c->first_pos);

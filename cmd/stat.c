@@ -211,13 +211,14 @@ static void show_plain(const struct view *v)
 			       " events dropped, at %.1f s\n",
 			       v->led.worst_dropped, v->led.worst_made, v->led.worst_at);
 		if (v->led.aux.made)
-			printf("# AUX streams: %s written by the PMUs, %s captured, %s overwritten "
-			       "before a snapshot; %" PRIu64 " truncations (the area was full: a gap "
-			       "in the trace), %" PRIu64 " of the kernel's records about them lost\n",
+			printf("# AUX streams: %s written by the PMUs, %s captured, %s not read; "
+			       "%" PRIu64 " truncations (the area was full: a gap in the trace), "
+			       "%" PRIu64 " snapshots of a wrapped area, %" PRIu64
+			       " of the kernel's records about them lost\n",
 			       human_bytes(v->led.aux.made, b, sizeof(b)),
 			       human_bytes(v->led.aux.captured, c, sizeof(c)),
-			       human_bytes(v->led.aux.dropped, b2, sizeof(b2)), v->led.aux.throttles,
-			       v->led.aux.missed);
+			       human_bytes(v->led.aux.dropped, b2, sizeof(b2)),
+			       v->led.aux.throttles, v->led.aux.not_run, v->led.aux.missed);
 	}
 	printf("\n%-26s %12s %12s %10s %12s %*s\n", "EVENT", "MADE", got, "DROPPED", "FILTERED",
 	       v->live ? 12 : 10, last);
@@ -320,8 +321,9 @@ static void show_json(const struct view *v, const struct file_view *fv, size_t n
 	json_begin_object(&j, "aux");
 	json_u64(&j, "made_bytes", v->led.aux.made);
 	json_u64(&j, "captured_bytes", v->led.aux.captured);
-	json_u64(&j, "overwritten_bytes", v->led.aux.dropped);
+	json_u64(&j, "not_read_bytes", v->led.aux.dropped);
 	json_u64(&j, "truncations", v->led.aux.throttles);
+	json_u64(&j, "wrapped_snapshots", v->led.aux.not_run);
 	json_u64(&j, "records_lost", v->led.aux.missed);
 	json_end_object(&j);
 	json_begin_object(&j, "worst_second");

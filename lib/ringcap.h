@@ -445,10 +445,11 @@ struct rc_stat_entry {
 #define RC_TYPE_ALL UINT32_MAX
 /*
  * The type of an entry counting a CPU's AUX bytes (record -e PMU//), not
- * events: made the bytes the PMU wrote, captured those in the file,
- * dropped those overwritten or cut off, missed the data-ring records the
- * kernel lost, throttles the truncations (the area was full: the PMU
- * stopped, and its trace has a gap). v1.10.
+ * events: made the bytes the PMU wrote as far as known, captured those in
+ * the file, dropped those not read (a bad head), missed the data-ring
+ * records the kernel lost, throttles the truncations (the area was full:
+ * the PMU stopped, and its trace has a gap), not_run the snapshots of a
+ * wrapped area (what it overwrote before is not known). v1.10.
  */
 #define RC_TYPE_AUX (UINT32_MAX - 1)
 
@@ -722,6 +723,8 @@ void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h
 
 /* rc_aux_chunk.flags */
 #define RC_AUX_F_SNAPSHOT 0x1 /* copied from an overwrite ring (record --overwrite) */
+#define RC_AUX_F_WRAPPED                                                                           \
+	0x2 /* a snapshot of a whole area that had wrapped: older bytes overwritten */
 
 /**
  * struct rc_aux_chunk - a stretch of one CPU's AUX stream (Intel PT, ARM SPE, ...)

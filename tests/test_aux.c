@@ -616,8 +616,14 @@ void test_aux_report(void)
 	}
 	if (!err) {
 		struct rc_stat_entry e[1] = {
-			{ .cpu = 0, .type = RC_TYPE_AUX, .made = len + 100, .captured = len,
-			  .dropped = 100, .missed = 2, .throttles = 1 },
+			{ .cpu = 0,
+			  .type = RC_TYPE_AUX,
+			  .made = len + 100,
+			  .captured = len,
+			  .dropped = 100,
+			  .missed = 2,
+			  .throttles = 1,
+			  .not_run = 4 },
 		};
 		struct rc_stats st = { .ts = 5000, .nentries = 1, .entries = e };
 
@@ -636,7 +642,8 @@ void test_aux_report(void)
 		  0, "stat --json");
 	ASSERT_EQ(json_num(r.out, "made_bytes"), (long long)len + 100, "AUX bytes made");
 	ASSERT_EQ(json_num(r.out, "captured_bytes"), (long long)len, "AUX bytes captured");
-	ASSERT_EQ(json_num(r.out, "overwritten_bytes"), 100, "AUX bytes overwritten");
+	ASSERT_EQ(json_num(r.out, "not_read_bytes"), 100, "AUX bytes not read");
+	ASSERT_EQ(json_num(r.out, "wrapped_snapshots"), 4, "wrapped snapshots");
 	ASSERT_EQ(json_num(r.out, "truncations"), 1, "truncations");
 	ASSERT_EQ(json_num(r.out, "records_lost"), 2, "records lost");
 	ASSERT_HAS(r.out, "\"events\":0,", "ringcap:aux records are not events");

@@ -147,7 +147,9 @@ int rc_aux_sum__chunk(void *ctx, const struct rc_aux_chunk *ac)
 		c->first_pos = c->end_pos = ac->pos;
 		c->first_ts = ac->ts;
 	}
-	if (ac->pos != c->end_pos || ac->lost) {
+	if (ac->flags & RC_AUX_F_WRAPPED)
+		c->wrapped++;
+	if (ac->pos != c->end_pos || ac->lost || (ac->flags & RC_AUX_F_WRAPPED)) {
 		/* a stretch is missing before this block: the stream restarts here */
 		if (ac->pos != c->end_pos) {
 			c->gaps++;

@@ -21,7 +21,9 @@
  * @pmu: its PMU's name
  * @blocks: AUX blocks
  * @bytes: their bytes
- * @lost: bytes overwritten before a copy (snapshots)
+ * @lost: bytes of a bad head, not read (never from the kernel)
+ * @wrapped: snapshots of a whole area that had wrapped: bytes before each
+ *	were overwritten, how many not known
  * @gaps: places where a block does not start where the one before ended
  * @gap_bytes: the bytes missing there
  * @first_pos: the AUX position of the first byte
@@ -48,7 +50,7 @@
 struct rc_aux_cpu_sum {
 	uint32_t cpu;
 	char pmu[16];
-	uint64_t blocks, bytes, lost, gaps, gap_bytes;
+	uint64_t blocks, bytes, lost, wrapped, gaps, gap_bytes;
 	uint64_t first_pos, end_pos, first_ts, last_ts;
 	uint64_t records, rec_bytes, truncated, partial, collision, meta_lost, itrace;
 	struct rc_ipt_summary ipt;

@@ -53,6 +53,14 @@ int rc_bpf__aux_start(struct rc_bpf *s)
 	for (c = 0; c < s->aux.ncpus && !s->aux_perf_to_boot; c++)
 		if (s->aux.ev[0].fds[c] >= 0)
 			s->aux_perf_to_boot = rc_aux__perf_to_boot(&s->aux.ev[0].cpus[c].ring);
+	/*
+	 * Without the hardware clock's conversion, perf time (local_clock())
+	 * is taken as CLOCK_MONOTONIC's, which it follows closely: on the
+	 * capture clock by the time suspended.
+	 */
+	if (!s->aux_perf_to_boot)
+		s->aux_perf_to_boot =
+		    (int64_t)(rc_now_ns(CLOCK_BOOTTIME) - rc_now_ns(CLOCK_MONOTONIC));
 	err = rc_auxsrc__enable(&s->aux, true);
 	if (err)
 		pr_warn("-e %s: cannot enable the event: %s\n", s->aux.ev[0].spec, strerror(-err));
@@ -65,10 +73,14 @@ static int put_bytes(void *ctx, int cpu, const struct rc_aux_span *sp)
 	struct rc_bpf *s = ctx;
 	const struct rc_aux_ring *ring = &s->aux.ev[0].cpus[cpu].ring;
 	struct rc_aux_clock clk;
+	int64_t perf_to_boot;
 	uint64_t done = 0;
 	int err;
 
 	rc_aux_ring__clock(ring, &clk);
+	/* measured at each copy: perf time and the capture clock drift apart */
+	perf_to_boot = rc_aux__perf_to_boot(ring) ?: s->aux_perf_to_boot;
+	s->aux_perf_to_boot = perf_to_boot;
 	while (done < sp->len) {
 		uint64_t n = sp->len - done < RC_AUX_MAX ? sp->len - done : RC_AUX_MAX, k;
 		struct rc_aux_chunk *ac = malloc(sizeof(*ac) + n);
@@ -81,7 +93,8 @@ static int put_bytes(void *ctx, int cpu, const struct rc_aux_span *sp)
 		dst = (unsigned char *)(ac + 1);
 		*ac = (struct rc_aux_chunk){
 			.cpu = cpu,
-			.flags = s->aux.overwrite ? RC_AUX_F_SNAPSHOT : 0,
+			.flags = (s->aux.overwrite ? RC_AUX_F_SNAPSHOT : 0) |
+				 (sp->wrapped && !done ? RC_AUX_F_WRAPPED : 0),
 			.pmu_type = s->aux.ev[0].attr.type,
 			.pos = sp->pos + done,
 			.size = n,
@@ -91,7 +104,7 @@ static int put_bytes(void *ctx, int cpu, const struct rc_aux_span *sp)
 			.time_mult = clk.time_mult,
 			.time_shift = clk.time_shift,
 			.clock_valid = clk.valid,
-			.perf_to_boot = s->aux_perf_to_boot,
+			.perf_to_boot = clk.valid ? perf_to_boot : 0,
 			.data = dst,
 		};
 		/* bytes [off, off + n) of the span's two pieces */
@@ -121,7 +134,8 @@ static int put_meta(void *ctx, int cpu, const struct rc_aux_meta *m)
 {
 	struct rc_bpf *s = ctx;
 	struct rc_rec_aux r = {
-		.hdr = { .ts = m->time,
+		/* perf time on the capture clock */
+		.hdr = { .ts = m->time + s->aux_perf_to_boot,
 			 .pid = m->pid,
 			 .tid = m->tid,
 			 .type = RC_REC_AUX,

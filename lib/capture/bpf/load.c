@@ -772,6 +772,8 @@ int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
 {
 	struct rc_bpf *s = to_bpf(c);
 
+	if (s->aux.nev && !s->aux_pid)
+		s->aux_pid = pid; /* a command's: its AUX events follow it (inherit) */
 	if (s->user || !s->targets)
 		return 0; /* the user's programs choose what they trace; or no pid filter */
 	if (pid <= 0 || (uint32_t)pid >= RC_TGID_LIMIT) {

@@ -85,26 +85,77 @@ uint64_t rc_aux_ring__head(const struct rc_aux_ring *a)
 	return __atomic_load_n(&a->data.meta->aux_head, __ATOMIC_ACQUIRE);
 }
 
-int rc_aux_ring__take(struct rc_aux_ring *a, struct rc_aux_span *sp)
+/* The span of @n bytes of the area from offset @off, across its end. */
+static void set_span(const struct rc_aux_ring *a, struct rc_aux_span *sp, uint64_t off, uint64_t n)
 {
-	uint64_t head = rc_aux_ring__head(a), n = head - a->tail, off, first;
+	uint64_t first = a->aux_size - off < n ? a->aux_size - off : n;
 
-	memset(sp, 0, sizeof(*sp));
-	if (!n)
-		return 0;
-	if (n > a->aux_size) {
-		/* overwritten since the last snapshot; never in forward mode */
-		sp->lost = n - a->aux_size;
-		n = a->aux_size;
-	}
-	sp->pos = head - n;
 	sp->len = n;
-	off = sp->pos & (a->aux_size - 1);
-	first = a->aux_size - off < n ? a->aux_size - off : n;
 	sp->p[0] = a->aux + off;
 	sp->n[0] = first;
 	sp->p[1] = a->aux;
 	sp->n[1] = n - first;
+}
+
+/*
+ * Whether an overwrite area has wrapped: the bytes after the write offset
+ * were written. The kernel gives the area zeroed (PERF_AUX_GFP), and never
+ * written bytes stay zero; perf's intel_pt_find_snapshot() looks at the
+ * area's end for the same reason.
+ */
+static bool area_wrapped(const struct rc_aux_ring *a, uint64_t off)
+{
+	uint64_t end = a->aux_size - off < 4096 ? a->aux_size : off + 4096, i;
+
+	for (i = off; i < end; i++)
+		if (a->aux[i])
+			return true;
+	return false;
+}
+
+/*
+ * Overwrite mode, the event stopped: every driver (Intel PT, BTS, ARM SPE,
+ * CoreSight) gives aux_head as an offset into the area then, not a count.
+ * Before the area wraps, the bytes since the last snapshot's offset; once
+ * it has, the whole area, oldest first from the offset: how many bytes were
+ * overwritten is not known (@sp->wrapped).
+ */
+static int take_snapshot(struct rc_aux_ring *a, struct rc_aux_span *sp)
+{
+	uint64_t off = rc_aux_ring__head(a) & (a->aux_size - 1);
+
+	if (!a->wrapped && (off < a->snap_off || area_wrapped(a, off)))
+		a->wrapped = true;
+	sp->pos = a->tail;
+	if (a->wrapped) {
+		sp->wrapped = true;
+		set_span(a, sp, off, a->aux_size);
+	} else {
+		if (off == a->snap_off)
+			return 0;
+		set_span(a, sp, a->snap_off, off - a->snap_off);
+	}
+	a->snap_off = off;
+	return 1;
+}
+
+int rc_aux_ring__take(struct rc_aux_ring *a, struct rc_aux_span *sp)
+{
+	uint64_t head, n;
+
+	memset(sp, 0, sizeof(*sp));
+	if (a->overwrite)
+		return take_snapshot(a, sp);
+	head = rc_aux_ring__head(a);
+	n = head - a->tail;
+	if (!n)
+		return 0;
+	if (n > a->aux_size) { /* the kernel never writes past aux_tail: a bad head */
+		sp->lost = n - a->aux_size;
+		n = a->aux_size;
+	}
+	sp->pos = head - n;
+	set_span(a, sp, sp->pos & (a->aux_size - 1), n);
 	return 1;
 }
 
@@ -121,13 +172,13 @@ void rc_aux_ring__clock(const struct rc_aux_ring *a, struct rc_aux_clock *clk)
 	uint32_t seq;
 
 	do {
-		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE); /* odd: being written */
 		clk->valid = pc->cap_user_time_zero;
 		clk->time_zero = pc->time_zero;
 		clk->time_mult = pc->time_mult;
 		clk->time_shift = pc->time_shift;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (__atomic_load_n(&pc->lock, __ATOMIC_RELAXED) != seq);
+	} while ((seq & 1) || __atomic_load_n(&pc->lock, __ATOMIC_RELAXED) != seq);
 	if (clk->time_shift >= 64)
 		clk->valid = false;
 }
@@ -213,20 +264,20 @@ static long read_meta(struct rc_aux_cpu *ac, const struct rc_aux_sink *sink)
 	int ret;
 
 	while ((ret = rc_perf_ring__next(r, &pos, head, &rec)) != 0) {
-		if (ret < 0 || (ret = rc_aux__parse_meta(&rec, &m)) < 0) {
+		if (ret < 0) { /* a bad size: the walk is at the head */
 			ac->n.bad++;
-			pos = head;
 			break;
 		}
-		if (!ret)
+		ret = rc_aux__parse_meta(&rec, &m);
+		if (ret < 0) /* too short for its type, its size sound: the next is whole */
+			ac->n.bad++;
+		if (ret <= 0)
 			continue;
 		if (m.type == PERF_RECORD_AUX) {
 			ac->n.records++;
 			ac->n.truncated += !!(m.flags & PERF_AUX_FLAG_TRUNCATED);
 			ac->n.partial += !!(m.flags & PERF_AUX_FLAG_PARTIAL);
 			ac->n.collision += !!(m.flags & PERF_AUX_FLAG_COLLISION);
-			if (m.flags & PERF_AUX_FLAG_TRUNCATED)
-				ac->must_enable = true;
 		} else if (m.type == PERF_RECORD_LOST) {
 			ac->n.meta_lost += m.lost;
 		}
@@ -253,19 +304,21 @@ long rc_aux_cpu__read(struct rc_aux_cpu *ac, const struct rc_aux_sink *sink)
 			return ret;
 		ac->n.captured += sp.len;
 		ac->n.lost += sp.lost;
-		/* a full area: the kernel may have stopped the event for want of room */
-		if (sp.len == ac->ring.aux_size)
-			ac->must_enable = true;
+		ac->n.made += sp.len + sp.lost;
+		ac->n.wraps += sp.wrapped;
 		rc_aux_ring__release(&ac->ring, &sp);
 		n++;
 	}
-	ac->n.made += ac->ring.tail - ac->last_head;
-	ac->last_head = ac->ring.tail;
-	if (ac->must_enable && !ac->ring.overwrite) {
-		ret = sink->enable ? sink->enable(sink->ctx, ac->cpu) : 0;
+	/*
+	 * Forward mode: the kernel disables the event when a stretch is cut
+	 * (TRUNCATED) or finds no room (without a record), from irq_work that
+	 * may run after this read has made room; an enabled event's ENABLE
+	 * does nothing. So enable at every read: one ioctl a CPU a pass.
+	 */
+	if (!ac->ring.overwrite && sink->enable) {
+		ret = sink->enable(sink->ctx, ac->cpu);
 		if (ret < 0)
 			return ret;
-		ac->must_enable = false;
 		ac->n.enables++;
 	}
 	return n;

@@ -38,7 +38,11 @@
  * @aux_map_len: bytes mapped at @aux; 0 for an area in memory
  * @overwrite: overwrite mode (the area mapped read-only): read by snapshots
  * @tail: forward mode: the next byte to copy, aux_tail as last stored;
- *	overwrite mode: aux_head at the last snapshot
+ *	overwrite mode: the bytes taken by the snapshots so far (a count of
+ *	ringcap's: the kernel's head is an offset then)
+ * @snap_off: overwrite mode: the area's write offset at the last snapshot
+ * @wrapped: overwrite mode: the area has wrapped (bytes after the offset
+ *	were written): each snapshot takes all of it
  */
 struct rc_aux_ring {
 	struct rc_perf_ring data;
@@ -47,6 +51,8 @@ struct rc_aux_ring {
 	size_t aux_map_len;
 	bool overwrite;
 	uint64_t tail;
+	uint64_t snap_off;
+	bool wrapped;
 };
 
 /**
@@ -55,9 +61,10 @@ struct rc_aux_ring {
  * @len: the bytes: @n[0] + @n[1]
  * @p: the pieces, in the area: the second is its start, after a wrap
  * @n: their lengths
- * @lost: bytes written since the last read and overwritten before this
- *	one (overwrite mode; in forward mode the kernel never overwrites,
- *	and a head more than the area ahead is counted here too)
+ * @lost: forward mode: bytes of a head more than the area ahead of the
+ *	tail, which the kernel never gives: counted, not read
+ * @wrapped: overwrite mode: the whole area, which had wrapped: bytes
+ *	before it were overwritten, how many is not known
  */
 struct rc_aux_span {
 	uint64_t pos;
@@ -65,6 +72,7 @@ struct rc_aux_span {
 	const unsigned char *p[2];
 	uint64_t n[2];
 	uint64_t lost;
+	bool wrapped;
 };
 
 /**
@@ -157,11 +165,12 @@ uint64_t rc_aux_ring__head(const struct rc_aux_ring *a);
  *
  * Forward mode: the bytes from the last release (aux_tail) up to aux_head,
  * as perf's auxtrace_mmap__read() takes them. Overwrite mode, with the event
- * stopped: the newest bytes up to aux_head, at most the area's size; those
- * written before them since the last snapshot were overwritten (@sp->lost).
- * aux_head is taken as a running position, as the kernel's generic code
- * keeps it; a PMU driver that keeps it otherwise in overwrite mode (Intel
- * PT's snapshot mode keeps an offset into its buffer) needs its own rule.
+ * stopped: aux_head is the drivers' offset into the area (Intel PT, BTS,
+ * ARM SPE and CoreSight all give one in snapshot mode), as perf's
+ * intel_pt_find_snapshot() takes it: the bytes since the last snapshot's
+ * offset until the area wraps, then the whole area, oldest first from the
+ * offset (@sp->wrapped; the area's bytes are zero until written, which
+ * says whether it has).
  *
  * Return: 1 with @sp set, 0 when there is nothing new.
  */
@@ -208,9 +217,11 @@ int rc_aux__parse_meta(const struct rc_perf_rec *rec, struct rc_aux_meta *m);
 
 /**
  * struct rc_aux_counts - what one CPU's AUX event did, as read (the ledger's)
- * @made: AUX bytes the kernel wrote: aux_head's advance
+ * @made: AUX bytes the kernel wrote, as far as known: those captured, and
+ *	lost (overwrite mode cannot know what it overwrote: @wraps says when)
  * @captured: AUX bytes handed to the sink
- * @lost: AUX bytes overwritten before they were read (overwrite mode)
+ * @lost: AUX bytes of a bad head (forward mode): never from the kernel
+ * @wraps: snapshots of a wrapped area: bytes before it overwritten
  * @records: PERF_RECORD_AUX records read
  * @truncated: of those, flagged TRUNCATED: the area was full and the PMU
  *	stopped; the kernel then disables the event, which the reader enables
@@ -219,12 +230,11 @@ int rc_aux__parse_meta(const struct rc_perf_rec *rec, struct rc_aux_meta *m);
  * @collision: flagged COLLISION: a sample collided with another
  * @meta_lost: data-ring records the kernel lost (PERF_RECORD_LOST)
  * @bad: data-ring records with a bad size: the reader skipped to the head
- * @enables: times the event was enabled again, after a truncation or a
- *	read of a full area (the kernel stops the event, without a record,
- *	when a stretch finds no room at all)
+ * @enables: times the event was enabled (forward mode: at each read, for
+ *	the kernel may have disabled it since)
  */
 struct rc_aux_counts {
-	uint64_t made, captured, lost;
+	uint64_t made, captured, lost, wraps;
 	uint64_t records, truncated, partial, collision;
 	uint64_t meta_lost, bad, enables;
 };
@@ -233,7 +243,7 @@ struct rc_aux_counts {
  * struct rc_aux_sink - where a CPU's AUX reads go
  * @bytes: AUX bytes, in place: copy them out; 0 or -errno
  * @meta: a data-ring record of the four types; 0 or -errno
- * @enable: enable the event again after a truncation (PERF_EVENT_IOC_ENABLE)
+ * @enable: enable the event (PERF_EVENT_IOC_ENABLE); NULL: leave it
  * @ctx: the sink's own
  */
 struct rc_aux_sink {
@@ -248,16 +258,11 @@ struct rc_aux_sink {
  * @cpu: the CPU
  * @ring: its rings
  * @n: its counts
- * @last_head: aux_head at the last read, for @n.made
- * @must_enable: a TRUNCATED record was read, or the area was full:
- *	enable once room is made
  */
 struct rc_aux_cpu {
 	int cpu;
 	struct rc_aux_ring ring;
 	struct rc_aux_counts n;
-	uint64_t last_head;
-	bool must_enable;
 };
 
 /**
@@ -268,8 +273,10 @@ struct rc_aux_cpu {
  *
  * The data ring's records first, up to data_head (data_tail stored after
  * them), then the AUX bytes up to aux_head, released once the sink has
- * them; then, after a truncation or a full area, the event is enabled
- * again (an enabled event's PERF_EVENT_IOC_ENABLE does nothing). The kernel
+ * them; then, in forward mode, the event is enabled through
+ * @sink->enable (NULL: not), since the kernel disables it when a stretch
+ * is cut or finds no room, and an enabled event's PERF_EVENT_IOC_ENABLE
+ * does nothing. The kernel
  * writes a PERF_RECORD_AUX before it publishes aux_head: a record may
  * describe bytes the next read takes.
  *

@@ -53,16 +53,20 @@ int rc_auxsrc__parse(struct rc_auxsrc *as, const char *const *specs, size_t n, i
 	return 0;
 }
 
-/* What every AUX event gets besides its PMU's terms, as perf record sets it. */
-static void set_attr(struct perf_event_attr *a, bool inherit, uint64_t aux_size, bool overwrite)
+void rc_auxsrc__set_attr(struct perf_event_attr *a, bool inherit, uint64_t aux_size, bool overwrite)
 {
 	a->size = sizeof(*a);
 	a->disabled = 1;
 	a->inherit = inherit;
 	a->sample_type = RC_AUX_SAMPLE_TYPE;
 	a->sample_id_all = 1; /* pid, tid, time and cpu on every record */
-	a->use_clockid = 1;
-	a->clockid = CLOCK_BOOTTIME; /* the capture's clock, for the records' times */
+	/*
+	 * perf's own clock, not use_clockid: the kernel refuses a clock that
+	 * is not NMI-safe (CLOCK_BOOTTIME) for a PMU without
+	 * PERF_PMU_CAP_NO_NMI, which no AUX PMU has, and x86 gives the
+	 * hardware clock's conversion (cap_user_time_zero) only without one.
+	 * The records' times are moved to the capture clock when read.
+	 */
 	a->watermark = 1;
 	a->wakeup_watermark = RC_AUX_DATA_SIZE / 2;
 	/* wake the drain when a quarter of the AUX area is there to read */
@@ -95,7 +99,7 @@ static int open_event(struct rc_auxsrc *as, struct rc_aux_event *e, pid_t pid)
 		e->cpus[c].cpu = c;
 		e->cpus[c].ring.data.fd = -1;
 	}
-	set_attr(&e->attr, pid > 0, as->aux_size, as->overwrite);
+	rc_auxsrc__set_attr(&e->attr, pid > 0, as->aux_size, as->overwrite);
 	for (c = 0; c < as->ncpus; c++) {
 		fd = syscall(SYS_perf_event_open, &e->attr, pid, c, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0 && errno == ENODEV)
@@ -114,6 +118,9 @@ static int open_event(struct rc_auxsrc *as, struct rc_aux_event *e, pid_t pid)
 				(unsigned long long)as->aux_size >> 10, c, strerror(-err),
 				err == -ENOMEM	     ? " (try a smaller --aux-size)"
 				: err == -EOPNOTSUPP ? " (the PMU has no AUX area)"
+				: err == -EPERM	     ? " (over the locked-memory limit: raise "
+						       "kernel.perf_event_mlock_kb, or a smaller "
+						       "--aux-size)"
 						     : "");
 			return err;
 		}
@@ -144,7 +151,13 @@ int rc_auxsrc__open(struct rc_auxsrc *as, pid_t pid, uint64_t aux_size, bool ove
 
 int rc_auxsrc__watch(struct rc_auxsrc *as, int epfd)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	/*
+	 * Edge-triggered: a per-task event whose tasks have all exited polls
+	 * EPOLLHUP from then on, which would wake a level-triggered wait at
+	 * once for the rest of the capture; the drain reads every CPU at any
+	 * wake-up.
+	 */
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
 	size_t i;
 	int c;
 
@@ -209,7 +222,9 @@ long rc_auxsrc__read(struct rc_auxsrc *as, const struct rc_aux_sink *sink)
 	for (i = 0; i < as->nev; i++)
 		for (c = 0; c < as->ncpus; c++) {
 			struct enable_ctx ec = { sink, as->ev[i].fds[c] };
-			struct rc_aux_sink s = { pass_bytes, pass_meta, enable_again, &ec };
+			/* stopping: the events stay stopped */
+			struct rc_aux_sink s = { pass_bytes, pass_meta,
+						 as->stopped ? NULL : enable_again, &ec };
 
 			if (ec.fd < 0)
 				continue;
@@ -252,6 +267,7 @@ size_t rc_auxsrc__entries(const struct rc_auxsrc *as, struct rc_stat_entry *out)
 			out[n].dropped = k->lost;
 			out[n].missed = k->meta_lost;
 			out[n].throttles = k->truncated;
+			out[n].not_run = k->wraps;
 			n++;
 		}
 	return n;

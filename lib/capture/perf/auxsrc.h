@@ -77,6 +77,20 @@ int rc_auxsrc__parse(struct rc_auxsrc *as, const char *const *specs, size_t n, i
 int rc_auxsrc__open(struct rc_auxsrc *as, pid_t pid, uint64_t aux_size, bool overwrite);
 
 /**
+ * rc_auxsrc__set_attr() - what every AUX event gets besides its PMU's terms
+ * @a: the attr from rc_pmu__parse()
+ * @inherit: per CPU for a process: its children too
+ * @aux_size: the AUX area's size, for the wake-up mark
+ * @overwrite: overwrite mode
+ *
+ * Disabled until started; TID, TIME and CPU on every record
+ * (sample_id_all); perf's own clock (see rc_aux__perf_to_boot()); the data
+ * ring wakes at half, the AUX area at a quarter.
+ */
+void rc_auxsrc__set_attr(struct perf_event_attr *a, bool inherit, uint64_t aux_size,
+			 bool overwrite);
+
+/**
  * rc_auxsrc__watch() - have an epoll set wake for the events' data rings and AUX areas
  * @as: opened
  * @epfd: the epoll set the drain waits on
@@ -111,10 +125,12 @@ long rc_auxsrc__read(struct rc_auxsrc *as, const struct rc_aux_sink *sink);
  * @as: opened
  * @out: room for rc_auxsrc__max_entries()
  *
- * RC_TYPE_AUX_BYTES entries: made is the bytes the PMU wrote, captured
- * those in the file, dropped those overwritten or cut off, missed the
- * data-ring records the kernel lost, and throttles the truncations (the
- * area full, the PMU stopped: a gap in its trace).
+ * RC_TYPE_AUX entries: made the bytes the PMU wrote as far as known
+ * (captured and dropped), captured those in the file, dropped those of a
+ * bad head (never from the kernel), missed the data-ring records the
+ * kernel lost, throttles the truncations (the area full, the PMU
+ * stopped: a gap in its trace), not_run the snapshots of a wrapped area
+ * (bytes before each overwritten, how many not known).
  *
  * Return: entries filled.
  */
