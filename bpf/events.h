@@ -221,8 +221,9 @@ _Static_assert(__builtin_offsetof(struct rc_ev_stack, stack_id) ==
  */
 #define RC_REC_LOST	64 /* the kernel lost records on a CPU's perf ring */
 #define RC_REC_SNAPSHOT 65 /* a flight-recorder snapshot begins */
-#define RC_REC_AUX	66 /* record -e PMU//: a record of the event's data ring about its AUX stream \
-			    */
+#define RC_REC_AUX                                                                                 \
+	66 /* record -e PMU//: a record of the event's data ring about its AUX stream              \
+	    */
 
 /* rc_rec_lost.flags */
 #define RC_LOST_F_AT_END 0x1 /* drops the kernel never reported: counted at stop */

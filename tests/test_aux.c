@@ -636,10 +636,10 @@ void test_aux_report(void)
 		goto out;
 
 	/* the ledger: AUX bytes apart from the events */
-	ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), "stat", "--json", (char *)path,
-					   NULL },
-			   30000),
-		  0, "stat --json");
+	ASSERT_EQ(
+	    run_sync(&r, (char *[]){ (char *)bin("ringcap"), "stat", "--json", (char *)path, NULL },
+		     30000),
+	    0, "stat --json");
 	ASSERT_EQ(json_num(r.out, "made_bytes"), (long long)len + 100, "AUX bytes made");
 	ASSERT_EQ(json_num(r.out, "captured_bytes"), (long long)len, "AUX bytes captured");
 	ASSERT_EQ(json_num(r.out, "not_read_bytes"), 100, "AUX bytes not read");
@@ -649,9 +649,9 @@ void test_aux_report(void)
 	ASSERT_HAS(r.out, "\"events\":0,", "ringcap:aux records are not events");
 	ASSERT_HAS(r.out, "\"total\":{\"made\":0,", "the events' total: no AUX bytes");
 	run_free(&r);
-	ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), "stat", (char *)path, NULL },
-			   30000),
-		  0, "stat");
+	ASSERT_EQ(
+	    run_sync(&r, (char *[]){ (char *)bin("ringcap"), "stat", (char *)path, NULL }, 30000),
+	    0, "stat");
 	ASSERT_HAS(r.out, "# AUX streams: ", "the AUX line");
 	ASSERT_HAS(r.out, "1 truncations", "truncations said");
 	run_free(&r);

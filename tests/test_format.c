@@ -1102,7 +1102,8 @@ void test_format_aux(void)
 			}
 		if (g.n == 2) {
 			/* (1000 + 7 * 3 >> 1) + 10 */
-			ASSERT_EQ(rc_aux_chunk__hw_to_ts(&g.ac[1], 7), 1020, "hw clock to capture clock");
+			ASSERT_EQ(rc_aux_chunk__hw_to_ts(&g.ac[1], 7), 1020,
+				  "hw clock to capture clock");
 			ASSERT_EQ(rc_aux_chunk__hw_to_ts(&g.ac[0], 7), 0, "no clock: 0");
 		}
 		aux_got_free(&g);

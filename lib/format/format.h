@@ -36,7 +36,8 @@
 #define RC_BLOCK_STACKS	 6 /* v1.7: symbols and stacks, each defined once, before first use */
 #define RC_BLOCK_LINES	 7 /* v1.8: source lines and inline frames of stacks already defined */
 #define RC_BLOCK_BASE	 8 /* v1.9: a STATS payload: the run's counters when the file began */
-#define RC_BLOCK_AUX	 9 /* v1.10: a stretch of a CPU's AUX stream: struct rc_disk_aux, then its frame */
+#define RC_BLOCK_AUX                                                                               \
+	9 /* v1.10: a stretch of a CPU's AUX stream: struct rc_disk_aux, then its frame */
 
 /* Header sections: u16 id, u16 reserved (0), u32 len, u8 data[len] */
 #define RC_SEC_INFO    1
@@ -139,15 +140,15 @@ _Static_assert(sizeof(struct rc_disk_task) == 24, "rc_disk_task layout");
  */
 struct rc_disk_aux {
 	uint32_t cpu;
-	uint32_t codec;	     /* RC_CODEC_NONE or RC_CODEC_ZSTD */
-	uint64_t pos;	     /* the AUX position (aux_head's count) of the first byte */
-	uint64_t size;	     /* the stream's bytes here */
-	uint64_t lost;	     /* bytes overwritten before this copy (overwrite mode) */
-	uint64_t ts;	     /* capture clock when copied */
-	uint32_t pmu_type;   /* the perf event's attr.type */
-	uint32_t flags;	     /* RC_AUX_F_* (ringcap.h) */
-	uint64_t time_zero;  /* the metadata page's hardware clock conversion: */
-	uint32_t time_mult;  /*   perf ns = time_zero + count * time_mult >> time_shift */
+	uint32_t codec;	    /* RC_CODEC_NONE or RC_CODEC_ZSTD */
+	uint64_t pos;	    /* the AUX position (aux_head's count) of the first byte */
+	uint64_t size;	    /* the stream's bytes here */
+	uint64_t lost;	    /* bytes overwritten before this copy (overwrite mode) */
+	uint64_t ts;	    /* capture clock when copied */
+	uint32_t pmu_type;  /* the perf event's attr.type */
+	uint32_t flags;	    /* RC_AUX_F_* (ringcap.h) */
+	uint64_t time_zero; /* the metadata page's hardware clock conversion: */
+	uint32_t time_mult; /*   perf ns = time_zero + count * time_mult >> time_shift */
 	uint16_t time_shift;
 	uint16_t clock_valid; /* 1: cap_user_time_zero; else the three mean nothing */
 	int64_t perf_to_boot; /* capture clock less perf time, measured at the copy; 0: unknown */

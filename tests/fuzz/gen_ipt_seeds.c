@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(packets) / sizeof(packets[0]); i++) {
 		err = pt_enc_next(enc, &packets[i]);
 		if (err < 0) {
-			fprintf(stderr, "gen_ipt_seeds: packet %zu: %s\n", i, pt_errstr(pt_errcode(err)));
+			fprintf(stderr, "gen_ipt_seeds: packet %zu: %s\n", i,
+				pt_errstr(pt_errcode(err)));
 			pt_free_encoder(enc);
 			return 1;
 		}
