@@ -40,6 +40,8 @@
 struct flight {
 	uint32_t *seen; /* [FL_CALLS]: in how many records each call is */
 	long nsnap, nrec, calls, dup, gaps, overlaps, short_snaps;
+	long announced; /* every marker's nrec, summed */
+	long max_short; /* the most records a snapshot held fewer than announced */
 	long last_max;		/* the newest call of the snapshot before */
 	long lo, hi, in_snap;	/* the current snapshot's calls */
 	long marker_nrec;	/* what its marker announces */
@@ -57,8 +59,14 @@ static void end_snapshot(struct flight *fl)
 {
 	if (!fl->nsnap)
 		return;
-	if (fl->since_marker != fl->marker_nrec)
-		fl->short_snaps++;
+	if (fl->since_marker != fl->marker_nrec) {
+		long miss = fl->marker_nrec - fl->since_marker;
+
+		if (fl->short_snaps++ < 5)
+			fprintf(stderr, "    snapshot %ld: %ld records after its marker, %ld announced\n",
+				fl->nsnap, fl->since_marker, fl->marker_nrec);
+		fl->max_short = miss > fl->max_short ? miss : fl->max_short;
+	}
 	if (fl->in_snap) {
 		fl->gaps += (fl->hi - fl->lo + 1) - fl->in_snap;
 		if (fl->lo <= fl->last_max) {
@@ -97,6 +105,7 @@ static int read_one(const char *path, struct flight *fl)
 			end_snapshot(fl);
 			fl->nsnap++;
 			fl->marker_nrec = (long)m->nrec;
+			fl->announced += (long)m->nrec;
 			fl->since_marker = 0;
 			continue;
 		}
@@ -326,7 +335,17 @@ static void storm(bool many, const char *snapshot_on, const char *pages)
 	ASSERT_GE(fl.nsnap, 5, "snapshots: signals that came apart took one each");
 	ASSERT_EQ(fl.dup, 0, "no call in two records");
 	ASSERT_EQ(fl.overlaps, 0, "each snapshot's calls newer than the one before's");
-	ASSERT_EQ(fl.short_snaps, 0, "each snapshot holds what its marker announces");
+	/*
+	 * Every record a marker announces is in the files. Between two
+	 * markers, in time order, a snapshot may hold a few records fewer
+	 * than its marker says and the next as many more: a record of the
+	 * next snapshot older than this one's newest (a program that took
+	 * its time stamp before this snapshot paused the rings, and wrote
+	 * after the resume) sorts before them. At most one a CPU.
+	 */
+	ASSERT_EQ(fl.announced, fl.nrec, "the snapshots hold every record their markers announce");
+	ASSERT_LE(fl.max_short, sysconf(_SC_NPROCESSORS_CONF),
+		  "a snapshot short of its marker by at most a record a CPU");
 	ASSERT_LE(fl.gaps, (long)fl.dropped, "no gap in a snapshot but the drops");
 	ASSERT_LE(fl.nrec + (long)fl.dropped, (long)fl.made,
 		  "made = in the snapshots + dropped + overwritten, overwritten >= 0");

@@ -232,6 +232,16 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 	/* the marker sorts first: the writer keeps equal timestamps in order */
 	m.hdr.ts = sn->nrefs ? sn->refs[0].ts : sn->taken_ts;
 	m.last_ts = sn->nrefs ? sn->refs[sn->nrefs - 1].ts : sn->taken_ts;
+	/*
+	 * An empty snapshot's time is user space's clock, which can be behind
+	 * the programs' (bpf_ktime_get_boot_ns()) by milliseconds under
+	 * emulation: not before the snapshot before's newest record, so that
+	 * its marker does not sort among that one's records.
+	 */
+	if (!sn->nrefs && m.hdr.ts < s->snap_last_ts)
+		m.hdr.ts = m.last_ts = s->snap_last_ts;
+	if (m.last_ts > s->snap_last_ts)
+		s->snap_last_ts = m.last_ts;
 	err = rc_batcher__put(&s->bt, &m, sizeof(m));
 	for (i = 0; !err && i < sn->nrefs; i++) {
 		err = rc_batcher__put(&s->bt, sn->refs[i].rec, sn->refs[i].len);
