@@ -234,12 +234,12 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 	m.last_ts = sn->nrefs ? sn->refs[sn->nrefs - 1].ts : sn->taken_ts;
 	/*
 	 * An empty snapshot's time is user space's clock, which can be behind
-	 * the programs' (bpf_ktime_get_boot_ns()) by milliseconds under
-	 * emulation: not before the snapshot before's newest record, so that
-	 * its marker does not sort among that one's records.
+	 * the programs' (bpf_ktime_get_boot_ns()) under emulation, where many
+	 * records can also share one time: after the snapshot before's newest
+	 * record, so that its marker does not sort among that one's records.
 	 */
-	if (!sn->nrefs && m.hdr.ts < s->snap_last_ts)
-		m.hdr.ts = m.last_ts = s->snap_last_ts;
+	if (!sn->nrefs && m.hdr.ts <= s->snap_last_ts)
+		m.hdr.ts = m.last_ts = s->snap_last_ts + 1;
 	if (m.last_ts > s->snap_last_ts)
 		s->snap_last_ts = m.last_ts;
 	err = rc_batcher__put(&s->bt, &m, sizeof(m));
