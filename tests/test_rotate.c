@@ -316,10 +316,15 @@ void test_rotate_count(void)
 	for (t = 0; t < 3; t++) {
 		char name[32];
 
+		/*
+		 * Three files at least: syscall records compress to under half a
+		 * byte each, and a slow guest drops a quarter of them (arm64
+		 * under TCG: 516470 kept, 3 files of 64K)
+		 */
 		snprintf(name, sizeof(name), "%s_size", transport_args[t][1]);
 		if (test__start_subtest(name) && transport_here(t))
 			count_run(t, "64K", t == 2 ? "900000" : "700000", t == 2 ? 900000 : 700000,
-				  4, "32M", false);
+				  3, "32M", false);
 		snprintf(name, sizeof(name), "%s_time", transport_args[t][1]);
 		if (test__start_subtest(name) && transport_here(t))
 			count_run(t, "1s", "20000", 100000, 4, "32M", false);
