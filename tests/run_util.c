@@ -16,6 +16,9 @@
 #include "test_progs.h"
 
 static char dir[64];
+/* The last command that ended badly: its name and stderr's last lines. */
+static char last_cmd[64];
+static char last_failure[400];
 static char paths[8][PATH_MAX];
 static unsigned int npaths;
 
@@ -110,7 +113,11 @@ static void exec_maybe_valgrind(char *const argv[])
 
 int run_start(struct run *r, char *const argv[])
 {
+	const char *base = strrchr(argv[0], '/');
+
 	memset(r, 0, sizeof(*r));
+	snprintf(last_cmd, sizeof(last_cmd), "%s%s%s", base ? base + 1 : argv[0],
+		 argv[1] ? " " : "", argv[1] ? argv[1] : "");
 	r->out_fd = memfd_create("stdout", MFD_CLOEXEC);
 	r->err_fd = memfd_create("stderr", MFD_CLOEXEC);
 	if (r->out_fd < 0 || r->err_fd < 0)
@@ -145,6 +152,32 @@ static char *read_memfd(int fd)
 	return s;
 }
 
+/*
+ * Keep what a command that ended badly said last, so that a test's failure
+ * line can carry it: CI shows only the tail of the output.
+ */
+static void note_failure(const struct run *r)
+{
+	const char *err = r->err ? r->err : "";
+	size_t len = strlen(err), keep = sizeof(last_failure) / 2;
+	char how[32];
+
+	if (WIFEXITED(r->status))
+		snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(r->status));
+	else
+		snprintf(how, sizeof(how), "signal %d", WTERMSIG(r->status));
+	while (len && (err[len - 1] == '\n' || err[len - 1] == ' '))
+		len--;
+	snprintf(last_failure, sizeof(last_failure), "%s: %s: %s%.*s", last_cmd, how,
+		 len > keep ? "..." : "", (int)(len > keep ? keep : len),
+		 err + (len > keep ? len - keep : 0));
+}
+
+const char *run_last_failure(void)
+{
+	return last_failure;
+}
+
 int run_wait(struct run *r, int timeout_ms)
 {
 	struct rusage ru = {};
@@ -173,6 +206,10 @@ int run_wait(struct run *r, int timeout_ms)
 	r->out = read_memfd(r->out_fd);
 	r->err = read_memfd(r->err_fd);
 	r->maxrss_kb = ru.ru_maxrss;
+	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status))
+		note_failure(r);
+	else
+		last_failure[0] = '\0';
 	return 0;
 }
 

@@ -21,6 +21,8 @@ int run_wait(struct run *r, int timeout_ms);
 /* run_start + run_wait; returns the exit code, or -1 if it did not exit. */
 int run_sync(struct run *r, char *const argv[], int timeout_ms);
 void run_free(struct run *r);
+/* "NAME ARG1: exit N: the end of its stderr" if the last command ended badly, else "". */
+const char *run_last_failure(void);
 /* Wait until @path exists and is not empty. */
 bool wait_nonempty(const char *path, int timeout_ms);
 /* wait until @path is larger than @size bytes */

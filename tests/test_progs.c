@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ringcap.h"
+#include "run_util.h"
 #include "test_progs.h"
 
 static const struct {
@@ -28,8 +29,8 @@ static struct {
 	char subtest[128];
 	bool in_subtest, failed, skipped, verbose;
 	int passed_cnt, failed_cnt, skipped_cnt;
-	char first_why[256];	/* the unit's first failure, or why it skipped */
-	char summary[4096];	/* a line per failed or skipped unit, for the end */
+	char first_why[768];	/* the unit's first failure, or why it skipped */
+	char summary[16384];	/* a line per failed or skipped unit, for the end */
 	size_t summary_len;
 } st;
 
@@ -82,8 +83,12 @@ void test__fail(const char *file, int line, const char *name, const char *fmt, .
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	printf("    %s:%d: %s: %s\n", file, line, name, why);
-	if (!st.failed)
-		snprintf(st.first_why, sizeof(st.first_why), "%s:%d: %s: %s", file, line, name, why);
+	if (!st.failed) {
+		const char *said = run_last_failure();
+
+		snprintf(st.first_why, sizeof(st.first_why), "%s:%d: %s: %s%s%s", file, line, name,
+			 why, *said ? "\n    the last command that failed: " : "", said);
+	}
 	st.failed = true;
 }
 
