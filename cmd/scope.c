@@ -344,20 +344,26 @@ static char *join_args(int argc, char **argv)
  */
 /*
  * The next entry of -e's list, cut out in place: up to a comma, but not one
- * between a PMU's slashes (intel_pt/cyc,noretcomp/u). NULL at the end.
+ * between a PMU's slashes (intel_pt/cyc,noretcomp/u). Only an entry that
+ * starts as NAME/ is a PMU's: a uprobe's path holds slashes too
+ * (uprobe:/usr/bin/x:f,syscalls). NULL at the end.
  */
 static char *next_entry(char **pos)
 {
-	char *p = *pos, *start = p;
-	bool in_terms = false;
+	char *start = *pos, *p;
+	size_t name;
 
 	while (*start == ',')
 		start++;
 	if (!*start)
 		return NULL;
-	for (p = start; *p && (*p != ',' || in_terms); p++)
-		if (*p == '/')
-			in_terms = !in_terms;
+	name = strcspn(start, "/,:");
+	p = start + name;
+	if (name && *p == '/') {
+		p = strchr(p + 1, '/');
+		p = p ? p + strcspn(p, ",") : start + strlen(start);
+	} else
+		p = start + strcspn(start, ",");
 	if (*p)
 		*p++ = '\0';
 	*pos = p;

@@ -969,6 +969,10 @@ void test_dyn_errors(void)
 		{ "bad_tracepoint", { "-e", "sched:" }, "invalid event 'sched:'" },
 		{ "bad_probe", { "-e", "uprobe:nocolon" }, "give uprobe:/path/to/binary:function" },
 		{ "no_binary", { "-e", "uprobe:/nonexistent/bin:main" }, "cannot find the binary" },
+		/* a path's slashes are not a PMU's: the list splits at the comma */
+		{ "probe_in_list",
+		  { "-e", "uprobe:/no/such/bin:main,syscalls" },
+		  "'uprobe:/no/such/bin:main': cannot find the binary" },
 		{ "no_function",
 		  { "-e", "uprobe:/bin/true:no_such_function_here" },
 		  "defines no function" },
