@@ -173,6 +173,33 @@ static void note_failure(const struct run *r)
 		 err + (len > keep ? len - keep : 0));
 }
 
+char *next_line(const char **pos, char *buf, size_t len)
+{
+	const char *p = *pos, *nl;
+	size_t n;
+
+	if (!p || !*p || !len)
+		return NULL;
+	nl = strchr(p, '\n');
+	n = nl ? (size_t)(nl - p) : strlen(p);
+	*pos = nl ? nl + 1 : p + n;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+long count_lines_with(const char *text, const char *needle)
+{
+	char line[4096];
+	long n = 0;
+
+	while (next_line(&text, line, sizeof(line)))
+		n += strstr(line, needle) != NULL;
+	return n;
+}
+
 const char *run_last_failure(void)
 {
 	return last_failure;

@@ -21,6 +21,15 @@ int run_wait(struct run *r, int timeout_ms);
 /* run_start + run_wait; returns the exit code, or -1 if it did not exit. */
 int run_sync(struct run *r, char *const argv[], int timeout_ms);
 void run_free(struct run *r);
+/*
+ * The next line of *@pos into @buf (cut to @len - 1 bytes, no newline), *@pos
+ * moved past it; NULL at the end. For long outputs: strstr() and sscanf()
+ * on what is left of one take its length each call (ASan's strstr
+ * too), which makes a walk over its lines quadratic.
+ */
+char *next_line(const char **pos, char *buf, size_t len);
+/* Lines of @text holding @needle (each line counted once). */
+long count_lines_with(const char *text, const char *needle);
 /* "NAME ARG1: exit N: the end of its stderr" if the last command ended badly, else "". */
 const char *run_last_failure(void);
 /* Wait until @path exists and is not empty. */

@@ -85,16 +85,7 @@ void test_report_fixture(void)
 /* Lines of @text containing @needle. */
 static long lines_with(const char *text, const char *needle)
 {
-	const char *p = text;
-	long n = 0;
-
-	while (p && (p = strstr(p, needle))) {
-		n++;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return n;
+	return count_lines_with(text, needle);
 }
 
 static long lines(const char *text)

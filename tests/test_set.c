@@ -760,12 +760,7 @@ void test_set_cli_range(void)
 		       0, "report window"))
 		goto out;
 	{
-		unsigned long n = 0;
-		const char *l;
-
-		for (l = r.out; (l = strstr(l, "{\"time\":")); l++)
-			n++;
-		ASSERT_EQ(n, 301, "events in the window");
+		ASSERT_EQ(count_lines_with(r.out, "{\"time\":"), 301, "events in the window");
 	}
 	ASSERT_HAS(r.err, "capture1.rcap' is outside the range", "file 1 passed over");
 	ASSERT_HAS(r.err, "capture3.rcap' is outside the range", "file 3 passed over");
@@ -898,16 +893,15 @@ static unsigned long getppid_lines(const char *out, double *t, size_t cap, bool 
 {
 	unsigned long n = 0;
 	double prev = -1e18, x;
-	const char *l;
+	char line[4096];
 
 	*ordered = true;
-	for (l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		if (sscanf(l, "{\"time\":%lf,", &x) != 1)
+	while (next_line(&out, line, sizeof(line))) {
+		if (sscanf(line, "{\"time\":%lf,", &x) != 1)
 			continue;
 		*ordered &= x >= prev;
 		prev = x;
-		if (!strstr(l, "\"nr\":\"getppid\"") ||
-		    strstr(l, "\n") < strstr(l, "\"nr\":\"getppid\""))
+		if (!strstr(line, "\"nr\":\"getppid\""))
 			continue;
 		if (t && n < cap)
 			t[n] = x;
@@ -1036,7 +1030,6 @@ void test_set_record(void)
 		char other[4096];
 		int64_t shift = 0;
 		unsigned long other_n = 0, here_n = 0;
-		const char *l;
 
 		if (r1 && r3) {
 			m1 = rc_reader__meta(r1);
@@ -1060,10 +1053,8 @@ void test_set_record(void)
 		n = getppid_lines(r.out, NULL, 0, &ordered);
 		ASSERT_EQ(n, 2 * N_CALLS, "two hosts: 2N calls");
 		ASSERT_TRUE(ordered, "two hosts: in wall-clock order");
-		for (l = r.out; (l = strstr(l, "\"host\":\"otherhost\"")); l++)
-			other_n++;
-		for (l = r.out; (l = strstr(l, "\"host\":\"")); l++)
-			here_n++;
+		other_n = count_lines_with(r.out, "\"host\":\"otherhost\"");
+		here_n = count_lines_with(r.out, "\"host\":\"");
 		ASSERT_TRUE(other_n >= N_CALLS, "the other host's events named");
 		ASSERT_TRUE(here_n > other_n + N_CALLS - 1, "every event's host shown");
 		ASSERT_HAS(r.out, "{\"time\":0.0", "times from the start on the wall clock");
