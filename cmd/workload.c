@@ -26,6 +26,17 @@ static bool usr2_switches;
 /* the workload, for a stop at once to take with it; 0: none */
 static volatile sig_atomic_t workload_pid;
 
+/* the session capture_run() drains, for a signal to cut its drain short; NULL: none */
+static struct rc_session *volatile sig_session;
+
+static void interrupt_drain(void)
+{
+	struct rc_session *s = sig_session;
+
+	if (s)
+		rc_session__interrupt(s);
+}
+
 /*
  * The first signal asks for a clean stop. A second SIGINT, SIGTERM or
  * SIGQUIT ends ringcap at once: the stop may wait on a writer blocked on a
@@ -46,6 +57,7 @@ static void on_signal(int sig)
 
 	if (sig == SIGHUP && hup_switches) {
 		hup_asked = 1;
+		interrupt_drain();
 		return;
 	}
 	if (stop_signal && sig != SIGHUP) {
@@ -57,12 +69,14 @@ static void on_signal(int sig)
 		_exit(128 + sig);
 	}
 	stop_signal = sig;
+	interrupt_drain();
 }
 
 static void on_usr2(int sig)
 {
 	(void)sig;
 	snapshot_asked = 1;
+	interrupt_drain();
 }
 
 int install_signals(void)
@@ -311,7 +325,8 @@ struct rc_session *capture_open(const struct rc_record_opts *ro)
 	return s;
 }
 
-int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick, void *ctx)
+static int capture_loop(struct rc_session *s, struct workload *wl, capture_tick_fn tick,
+			void *ctx)
 {
 	struct timespec t0;
 	double el;
@@ -347,6 +362,16 @@ int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick,
 			return CAPTURE_TARGETS_GONE;
 	}
 	return CAPTURE_SIGNAL;
+}
+
+int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick, void *ctx)
+{
+	int how;
+
+	sig_session = s;
+	how = capture_loop(s, wl, tick, ctx);
+	sig_session = NULL;
+	return how;
 }
 
 void capture_say_end(int how)

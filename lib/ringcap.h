@@ -2029,15 +2029,28 @@ int rc_session__start(struct rc_session *s, int fd);
  * wakeup_ms, or 1 s), and takes the counters once a second, into the file
  * when there is one. Between reads it sleeps on the rings (RC_DRAIN_POLL,
  * and always for a flight recorder) or reads again at once
- * (RC_DRAIN_BUSY). A signal does not end it early: the wait it interrupts
- * counts as a wake-up. Rotating, it switches files when the current one
- * reaches rc_record_opts.switch_size or switch_ns has passed; it returns
- * early when a cap is reached (rc_session__limit()).
+ * (RC_DRAIN_BUSY). A signal does not end it early by itself (the wait it
+ * interrupts counts as a wake-up); rc_session__interrupt() does. Rotating,
+ * it switches files when the current one reaches rc_record_opts.switch_size
+ * or switch_ns has passed; it returns early when a cap is reached
+ * (rc_session__limit()).
  *
  * Return: records read (at most INT32_MAX), or -errno of reading or
  * writing.
  */
 int rc_session__drain(struct rc_session *s, int ms);
+
+/**
+ * rc_session__interrupt() - have a drain under way return soon
+ * @s: the session
+ *
+ * Async-signal-safe: for a signal handler, so that what the signal asks
+ * (a switch, a snapshot, a stop) is done within a read of the rings, not
+ * at the end of the drain's time, and two signals far apart are not taken
+ * as one. The drain returns after the read it is in (between two batches
+ * of a long one); the next drain runs as usual.
+ */
+void rc_session__interrupt(struct rc_session *s);
 
 /**
  * rc_session__stop() - turn tracing off and end the capture file

@@ -58,6 +58,10 @@
  * @next_switch: CLOCK_MONOTONIC of the next timed switch (--switch-output=TIME)
  * @switches_asked: switches the drain asked for
  * @switches_done: switches the writing thread made (atomic)
+ * @interrupted: rc_session__interrupt() was called, from a signal handler
+ *	(atomic): the drain returns after its read
+ * @switch_raw: @queued_raw when the last switch was asked: what the drain
+ *	handed since went to the newest file
  * @limit: RC_LIMIT_* (atomic): a cap was reached, the capture is to stop;
  *	@limit_msg says which, written before @limit is set
  * @limit_claim: 1 once a thread won the right to write @limit_msg (atomic)
@@ -97,6 +101,8 @@ struct rc_capture {
 	bool rotor_on;
 	uint64_t next_switch;
 	uint64_t switches_asked, switches_done;
+	uint64_t switch_raw;
+	int interrupted;
 	int limit, limit_claim;
 	char limit_msg[768];
 	uint64_t nrec_base, bytes_base, raw_base, late_base;
@@ -178,6 +184,26 @@ void rc_capture__fill_meta(struct rc_capture *c);
  * Return: 0, -EINVAL without files of a path, or the backend's error.
  */
 int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops);
+
+/* Whether rc_session__interrupt() asked the drain to return (not cleared). */
+static inline bool rc_capture__interrupted(const struct rc_capture *c)
+{
+	return __atomic_load_n(&c->interrupted, __ATOMIC_RELAXED);
+}
+
+/**
+ * rc_capture__size_switch() - switch files if the newest reached its size
+ * @c: a started capture
+ * @ops: its backend
+ *
+ * For a backend's read, between two batches it hands to be written: a
+ * read of a full ring brings many, and a file rotated by size switches
+ * among them, not after all of them. On the drain's thread, a stop's
+ * drain included (the stop's backlog is split the same way).
+ *
+ * Return: 0, or the backend's error.
+ */
+int rc_capture__size_switch(struct rc_capture *c, const struct rc_backend_ops *ops);
 
 /**
  * rc_capture__open_file() - the first file's writer, at start

@@ -95,16 +95,32 @@ void rc_capture__fill_meta(struct rc_capture *c)
 	m->run.start_ts = m->start_ts;
 }
 
+/* The next file, on the drain's thread; a stop's drain too (rc_capture__size_switch()). */
+static int ask_switch(struct rc_capture *c, const struct rc_backend_ops *ops)
+{
+	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
+		return 0; /* stopping: the file ends as it is */
+	c->switches_asked++;
+	c->switch_raw = c->queued_raw;
+	if (c->opts.switch_ns)
+		c->next_switch = rc_now_ns(CLOCK_MONOTONIC) + c->opts.switch_ns;
+	return ops->switch_file(c);
+}
+
 int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 {
 	if (!ops->switch_file || !c->rotor_on || !c->started || c->stopped)
 		return -EINVAL;
-	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
-		return 0; /* stopping: the file ends as it is */
-	c->switches_asked++;
-	if (c->opts.switch_ns)
-		c->next_switch = rc_now_ns(CLOCK_MONOTONIC) + c->opts.switch_ns;
-	return ops->switch_file(c);
+	return ask_switch(c, ops);
+}
+
+/* Bytes written for a byte of records, as the run so far was compressed. */
+static double written_ratio(struct rc_capture *c)
+{
+	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_RELAXED);
+	uint64_t all = __atomic_load_n(&c->written, __ATOMIC_RELAXED);
+
+	return raw && all < raw ? (double)all / raw : 1.0;
 }
 
 /*
@@ -115,9 +131,8 @@ int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 static uint64_t pending_bytes(struct rc_capture *c, uint64_t *held)
 {
 	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_RELAXED);
-	uint64_t all = __atomic_load_n(&c->written, __ATOMIC_RELAXED);
 	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
-	double ratio = raw && all < raw ? (double)all / raw : 1.0;
+	double ratio = written_ratio(c);
 
 	/* what the writer holds: the file's already, whatever a switch does next */
 	*held = (uint64_t)(pending * ratio);
@@ -143,39 +158,71 @@ static int check_max_size(struct rc_capture *c, const struct rc_backend_ops *ops
 	return ops->halt ? ops->halt(c) : 0;
 }
 
+/*
+ * The switch size: --switch-output's, or half of --max-size when that is
+ * less. A file that reaches half of --max-size is switched too, whatever
+ * else switches: it and the one before it fit under the cap together.
+ */
+static uint64_t switch_cap(const struct rc_capture *c)
+{
+	uint64_t cap = c->opts.switch_size;
+
+	if (c->opts.max_size && !c->opts.overwrite && (!cap || c->opts.max_size / 2 < cap))
+		cap = c->opts.max_size / 2;
+	return cap;
+}
+
+/*
+ * The newest file's size: what is written and what the writer holds (the
+ * records the counters before a switch count go to the file it ends).
+ * While the writer has not reached the last switch asked, what is written
+ * is an older file's: the newest file's size is then what the drain handed
+ * since that switch, so that a slow writer does not make the files it has
+ * yet to start larger. *@pending: what the file is still to get.
+ *
+ * The switches first (acquire), the size after: the writer publishes the
+ * new file's size before it counts the switch (release), so the size read
+ * is never the old file's once the switch is seen.
+ */
+static uint64_t newest_file(struct rc_capture *c, uint64_t *pending)
+{
+	uint64_t done = __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE);
+	uint64_t file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
+	uint64_t held;
+
+	*pending = pending_bytes(c, &held);
+	if (c->switches_asked != done)
+		return (uint64_t)((c->queued_raw - c->switch_raw) * written_ratio(c));
+	return file + held;
+}
+
+int rc_capture__size_switch(struct rc_capture *c, const struct rc_backend_ops *ops)
+{
+	uint64_t cap = switch_cap(c), pending;
+
+	if (!cap || !c->has_file || !c->rotor_on || !rotating(c) || !ops->switch_file ||
+	    !c->started)
+		return 0;
+	return newest_file(c, &pending) >= cap ? ask_switch(c, ops) : 0;
+}
+
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
 static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t now)
 {
-	uint64_t file, pending, done, held, cap;
+	uint64_t size, pending, cap;
 
 	if (!c->has_file)
 		return 0;
-	/*
-	 * The switches first (acquire), the size after: the writer publishes
-	 * the new file's size before it counts the switch (release), so the
-	 * size read is never the old file's once the switch is seen.
-	 */
-	done = __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE);
-	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
-	pending = pending_bytes(c, &held);
+	size = newest_file(c, &pending);
 	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
 	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 	if (!rotating(c)) {
+		uint64_t file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
+
 		return c->opts.max_size ? check_max_size(c, ops, file, pending) : 0;
 	}
-	/* one at a time: the size is the old file's until the writer has switched */
-	if (c->switches_asked != done)
-		return 0;
-	/*
-	 * The size is what is written and what the writer holds (the records
-	 * the counters before a switch count go to the file it ends). A file
-	 * that reaches half of --max-size is switched too, whatever else
-	 * switches: it and the one before it fit under the cap together.
-	 */
-	cap = c->opts.switch_size;
-	if (c->opts.max_size && !c->opts.overwrite && (!cap || c->opts.max_size / 2 < cap))
-		cap = c->opts.max_size / 2;
-	if ((cap && file + held >= cap) || (c->opts.switch_ns && now >= c->next_switch))
+	cap = switch_cap(c);
+	if ((cap && size >= cap) || (c->opts.switch_ns && now >= c->next_switch))
 		return rc_capture__switch(c, ops);
 	return 0;
 }
@@ -194,7 +241,7 @@ int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, in
 			return n;
 		total += n;
 		/* busy: look at the clock every clock_every reads, busy ones included */
-		if (busy && ++spins % c->clock_every)
+		if (busy && ++spins % c->clock_every && !rc_capture__interrupted(c))
 			continue;
 		now = rc_now_ns(CLOCK_MONOTONIC);
 		if (now - c->last_stats >= RC_STATS_NS) {
@@ -211,7 +258,8 @@ int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, in
 		err = drain_caps(c, ops, now);
 		if (err)
 			return err;
-		if (now >= end || __atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
+		if (now >= end || __atomic_load_n(&c->limit, __ATOMIC_ACQUIRE) ||
+		    __atomic_exchange_n(&c->interrupted, 0, __ATOMIC_RELAXED))
 			break;
 		if (!busy) {
 			err = ops->wait(

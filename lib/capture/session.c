@@ -68,6 +68,11 @@ int rc_session__drain(struct rc_session *s, int ms)
 	return rc_capture__drain(s->c, s->ops, ms);
 }
 
+void rc_session__interrupt(struct rc_session *s)
+{
+	__atomic_store_n(&s->c->interrupted, 1, __ATOMIC_RELAXED);
+}
+
 long rc_session__snapshot(struct rc_session *s, enum rc_snapshot_why why)
 {
 	if (!s->ops->snapshot)

@@ -185,13 +185,15 @@ static long read_ring(struct rc_bpf *s, bool all)
 		s->ring_hwm = pending;
 	do {
 		if (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM) {
-			err = rc_batcher__submit(&s->bt);
+			err = rc_batcher__submit(&s->bt) ?: rc_capture__size_switch(&s->c, &rc_bpf_ops);
 			if (err)
 				return err;
 		}
 		n = s->ring->read(s, until);
 		total += n;
-	} while (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM);
+		/* a signal's switch or stop is not left waiting behind a full ring's read */
+	} while (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM &&
+		 !(rc_capture__interrupted(&s->c) && !s->c.stopped));
 	return total;
 }
 
