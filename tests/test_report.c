@@ -88,9 +88,16 @@ static long lines_with(const char *text, const char *needle)
 	return count_lines_with(text, needle);
 }
 
+/* Newlines in @text. */
 static long lines(const char *text)
 {
-	return lines_with(text, "\n");
+	long n = 0;
+
+	while (text && (text = strchr(text, '\n'))) {
+		n++;
+		text++;
+	}
+	return n;
 }
 
 #define N_LIVE 3000
