@@ -4,6 +4,8 @@
 #define RINGCAP_INTERNAL_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 #include "ringcap.h"
@@ -19,6 +21,23 @@ __attribute__((format(printf, 2, 3))) void rc_pr(enum rc_print_level level, cons
 #define pr_debug(fmt, ...) rc_pr(RC_DEBUG, fmt, ##__VA_ARGS__)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * A thread of the library's own (the writer, the side-band reader), with
+ * every signal blocked in it: the caller's handlers run on the caller's
+ * thread, whose waits they interrupt and whose flags they set.
+ */
+static inline int rc_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
 
 /* Now on @clk, in ns. */
 static inline uint64_t rc_now_ns(clockid_t clk)

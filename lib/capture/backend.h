@@ -198,8 +198,9 @@ static inline bool rc_capture__interrupted(const struct rc_capture *c)
  *
  * For a backend's read, between two batches it hands to be written: a
  * read of a full ring brings many, and a file rotated by size switches
- * among them, not after all of them. On the drain's thread, a stop's
- * drain included (the stop's backlog is split the same way).
+ * among them, not after all of them. On the drain's thread; not once
+ * stopping (the stop's backlog goes to the last file, with the lost
+ * records a perf ring owes).
  *
  * Return: 0, or the backend's error.
  */

@@ -136,7 +136,7 @@ int rc_batcher__start(struct rc_batcher *b)
 	err = rc_batcher__submit(b);
 	if (err)
 		return err;
-	err = pthread_create(&b->thr, NULL, writer_main, b);
+	err = rc_thread_start(&b->thr, writer_main, b);
 	if (err)
 		return -err;
 	b->thr_started = true;

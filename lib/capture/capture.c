@@ -95,7 +95,7 @@ void rc_capture__fill_meta(struct rc_capture *c)
 	m->run.start_ts = m->start_ts;
 }
 
-/* The next file, on the drain's thread; a stop's drain too (rc_capture__size_switch()). */
+/* The next file, on the drain's thread. */
 static int ask_switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 {
 	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
@@ -200,8 +200,12 @@ int rc_capture__size_switch(struct rc_capture *c, const struct rc_backend_ops *o
 {
 	uint64_t cap = switch_cap(c), pending;
 
+	/*
+	 * Not while stopping: a perf ring's lost records are written after
+	 * the stop's drain, and belong in the file its counters end.
+	 */
 	if (!cap || !c->has_file || !c->rotor_on || !rotating(c) || !ops->switch_file ||
-	    !c->started)
+	    !c->started || c->stopped)
 		return 0;
 	return newest_file(c, &pending) >= cap ? ask_switch(c, ops) : 0;
 }

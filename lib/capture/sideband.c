@@ -482,7 +482,7 @@ int rc_sideband__start(struct rc_sideband *sb)
 	for (cpu = 0; cpu < sb->ncpus; cpu++)
 		if (sb->fds[cpu] >= 0 && ioctl(sb->fds[cpu], PERF_EVENT_IOC_ENABLE, 0))
 			return -errno;
-	err = pthread_create(&sb->thr, NULL, reader_main, sb);
+	err = rc_thread_start(&sb->thr, reader_main, sb);
 	if (err)
 		return -err;
 	sb->running = true;
