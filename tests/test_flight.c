@@ -36,16 +36,6 @@
 
 #define FL_CALLS 1500000L
 
-/* An arm64 kernel of make vmtest's, under TCG. */
-static bool emulated_arm64(void)
-{
-#if defined(__aarch64__)
-	return getenv("RINGCAP_VMTEST") != NULL;
-#else
-	return false;
-#endif
-}
-
 /* What the files of a run hold, snapshot by snapshot. */
 struct flight {
 	uint32_t *seen; /* [FL_CALLS]: in how many records each call is */
@@ -55,6 +45,8 @@ struct flight {
 	long last_max;		/* the newest call of the snapshot before */
 	long lo, hi, in_snap;	/* the current snapshot's calls */
 	long marker_nrec;	/* what its marker announces */
+	uint64_t m_ts, m_last, m_taken; /* its marker's times */
+	uint64_t r_min, r_max;		/* its records' */
 	long since_marker;	/* records read since it */
 	uint64_t made, dropped; /* the last counters of the run */
 	bool stats;
@@ -73,8 +65,13 @@ static void end_snapshot(struct flight *fl)
 		long miss = fl->marker_nrec - fl->since_marker;
 
 		if (fl->short_snaps++ < 5)
-			fprintf(stderr, "    snapshot %ld: %ld records after its marker, %ld announced\n",
-				fl->nsnap, fl->since_marker, fl->marker_nrec);
+			fprintf(stderr,
+				"    snapshot %ld: %ld records after its marker, %ld announced; "
+				"marker ts %llu last_ts %llu taken_ts %llu, records' ts %llu..%llu\n",
+				fl->nsnap, fl->since_marker, fl->marker_nrec,
+				(unsigned long long)fl->m_ts, (unsigned long long)fl->m_last,
+				(unsigned long long)fl->m_taken, (unsigned long long)fl->r_min,
+				(unsigned long long)fl->r_max);
 		fl->max_short = miss > fl->max_short ? miss : fl->max_short;
 	}
 	if (fl->in_snap) {
@@ -115,12 +112,19 @@ static int read_one(const char *path, struct flight *fl)
 			end_snapshot(fl);
 			fl->nsnap++;
 			fl->marker_nrec = (long)m->nrec;
+			fl->m_ts = m->hdr.ts;
+			fl->m_last = m->last_ts;
+			fl->m_taken = m->taken_ts;
+			fl->r_min = UINT64_MAX;
+			fl->r_max = 0;
 			fl->announced += (long)m->nrec;
 			fl->since_marker = 0;
 			continue;
 		}
 		fl->nrec++;
 		fl->since_marker++;
+		fl->r_min = rec->ts < fl->r_min ? rec->ts : fl->r_min;
+		fl->r_max = rec->ts > fl->r_max ? rec->ts : fl->r_max;
 		if (rec->type == RC_EV_SYSCALL) {
 			const struct rc_ev_syscall *e = (const void *)rec;
 			long off = (long)e->args[1];
@@ -346,28 +350,18 @@ static void storm(bool many, const char *snapshot_on, const char *pages)
 	ASSERT_EQ(fl.dup, 0, "no call in two records");
 	ASSERT_EQ(fl.overlaps, 0, "each snapshot's calls newer than the one before's");
 	/*
-	 * Every record a marker announces is in the files. Between two
-	 * markers, in time order, a snapshot may hold a few records fewer
-	 * than its marker says and the next as many more: a record of the
-	 * next snapshot older than this one's newest (a program that took
-	 * its time stamp before this snapshot paused the rings, and wrote
-	 * after the resume) sorts before them. At most one a CPU.
+	 * Every record a marker announces is in the files. A marker is
+	 * never older than the records of the snapshots before it
+	 * (ringcap-file(5)), so a record of a snapshot older than the one
+	 * before's newest (a program that took its time stamp before that
+	 * snapshot paused the rings, and wrote after the resume) sorts
+	 * before its marker, with that one: a snapshot may show a few
+	 * records fewer than its marker says and the one before as many
+	 * more. At most one a CPU.
 	 */
 	ASSERT_EQ(fl.announced, fl.nrec, "the snapshots hold every record their markers announce");
-	/*
-	 * Open: arm64's 6.1 guest under TCG, with --snapshot-on and a switch
-	 * on each SIGUSR2, at times has an empty snapshot's marker written
-	 * between the first and the other records of the snapshot before
-	 * (in file order, its time later than theirs); the records are all
-	 * there. Said there, asserted elsewhere.
-	 */
-	if (emulated_arm64() && fl.max_short > sysconf(_SC_NPROCESSORS_CONF))
-		printf("# arm64 under TCG: a snapshot %ld records short of its marker "
-		       "(open: see the comment)\n",
-		       fl.max_short);
-	else
-		ASSERT_LE(fl.max_short, sysconf(_SC_NPROCESSORS_CONF),
-			  "a snapshot short of its marker by at most a record a CPU");
+	ASSERT_LE(fl.max_short, sysconf(_SC_NPROCESSORS_CONF),
+		  "a snapshot short of its marker by at most a record a CPU");
 	ASSERT_LE(fl.gaps, (long)fl.dropped, "no gap in a snapshot but the drops");
 	ASSERT_LE(fl.nrec + (long)fl.dropped, (long)fl.made,
 		  "made = in the snapshots + dropped + overwritten, overwritten >= 0");

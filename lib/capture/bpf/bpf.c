@@ -235,15 +235,20 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 	m.hdr.ts = sn->nrefs ? sn->refs[0].ts : sn->taken_ts;
 	m.last_ts = sn->nrefs ? sn->refs[sn->nrefs - 1].ts : sn->taken_ts;
 	/*
-	 * An empty snapshot's time is user space's clock, which can be behind
-	 * the programs' (bpf_ktime_get_boot_ns()) under emulation, where many
-	 * records can also share one time: after the snapshot before's newest
-	 * record, so that its marker does not sort among that one's records.
+	 * Never before the newest record of the snapshots before: a marker
+	 * that took the time of a record in flight when the snapshot before
+	 * paused the rings (its time taken before, its write after) sorted
+	 * among that one's records, or before an empty one's marker, which
+	 * then headed this one's records. Such a record now sorts before this
+	 * marker, with the snapshot before: at most one a CPU. An empty
+	 * snapshot's time is user space's clock, which can also be behind the
+	 * programs' (bpf_ktime_get_boot_ns()) under emulation.
 	 */
-	if (!sn->nrefs && m.hdr.ts <= s->snap_last_ts)
-		m.hdr.ts = m.last_ts = s->snap_last_ts + 1;
-	if (m.last_ts > s->snap_last_ts)
-		s->snap_last_ts = m.last_ts;
+	if (m.hdr.ts <= s->snap_last_ts)
+		m.hdr.ts = s->snap_last_ts + 1;
+	if (m.last_ts < m.hdr.ts)
+		m.last_ts = m.hdr.ts;
+	s->snap_last_ts = m.last_ts;
 	err = rc_batcher__put(&s->bt, &m, sizeof(m));
 	for (i = 0; !err && i < sn->nrefs; i++) {
 		err = rc_batcher__put(&s->bt, sn->refs[i].rec, sn->refs[i].len);

@@ -72,7 +72,7 @@ struct rc_bpf {
 	struct rc_perfbuf nb;	 /* perfbuf --snapshot-on: the trigger rings */
 	struct rc_snapshot snap; /* overwrite: the last snapshot taken */
 	uint64_t nsnap;
-	uint64_t snap_last_ts; /* the newest record of the snapshots so far */
+	uint64_t snap_last_ts; /* the newest record (or marker) of the snapshots so far */
 	uint64_t (*captured)[RC_EV_SLOTS];
 	uint64_t malformed;
 	struct rc_bpf_stats *percpu;
