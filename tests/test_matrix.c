@@ -35,6 +35,8 @@ struct tally {
 	long all;	/* records of every event */
 	long bad;	/* records of the event that fail the case's check */
 	bool ordered;	/* timestamps never go backwards */
+	long back;	/* records older than the one before */
+	uint64_t most_back, late; /* the largest step back (ns); the trailer's late */
 	bool truncated; /* the file says it was cut short */
 	uint64_t made, captured, dropped;
 };
@@ -112,8 +114,12 @@ static int tally(const char *path, const struct want *w, struct tally *t)
 	}
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		t->all++;
-		if (rec->ts < prev)
+		if (rec->ts < prev) {
 			t->ordered = false;
+			t->back++;
+			if (prev - rec->ts > t->most_back)
+				t->most_back = prev - rec->ts;
+		}
 		prev = rec->ts;
 		if (rec->type == RC_REC_LOST || rec->type == RC_REC_SNAPSHOT)
 			t->all--; /* the ledger's own records, not events */
@@ -129,6 +135,8 @@ static int tally(const char *path, const struct want *w, struct tally *t)
 			t->bad++;
 	}
 	t->truncated = rc_reader__truncated(r);
+	if (rc_reader__trailer(r))
+		t->late = rc_reader__trailer(r)->late;
 	if (rc_reader__corrupt(r, NULL)) /* a recorder's file is never damaged */
 		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
 	st = rc_reader__stats(r);
@@ -148,7 +156,10 @@ static void assert_file(const struct tally *t)
 	ASSERT_EQ(t->captured, t->all, "captured = records in the file");
 	ASSERT_EQ(t->dropped, 0, "dropped");
 	ASSERT_TRUE(!t->truncated, "complete file");
-	ASSERT_TRUE(t->ordered, "timestamps never go backwards");
+	if (!ASSERT_TRUE(t->ordered, "timestamps never go backwards"))
+		printf("    %ld records older than the one before, by %llu ns at most; %llu late "
+		       "by the trailer\n",
+		       t->back, (unsigned long long)t->most_back, (unsigned long long)t->late);
 }
 
 /*
