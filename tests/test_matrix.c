@@ -52,6 +52,11 @@ struct want {
 	bool group_dead;
 	/* syscalls:sys_enter_getppid records: the raw record whole, its padding zeroes */
 	bool raw_getppid;
+	/*
+	 * Preemptible programs: a record may come past the writer's reorder
+	 * window, and be written late, counted so (README, ORDER)
+	 */
+	bool may_be_late;
 };
 
 static bool matches(const struct want *w, const struct rc_rec_hdr *rec)
@@ -150,13 +155,17 @@ static int tally(const char *path, const struct want *w, struct tally *t)
 }
 
 /* The ledger of the whole file, and its order. */
-static void assert_file(const struct tally *t)
+static void assert_file(const struct tally *t, const struct want *w)
 {
 	ASSERT_EQ(t->made, t->captured + t->dropped, "made = captured + dropped");
 	ASSERT_EQ(t->captured, t->all, "captured = records in the file");
 	ASSERT_EQ(t->dropped, 0, "dropped");
 	ASSERT_TRUE(!t->truncated, "complete file");
-	if (!ASSERT_TRUE(t->ordered, "timestamps never go backwards"))
+	if (w && w->may_be_late)
+		ASSERT_TRUE(t->back <= (long)t->late, "every record out of order counted late");
+	else
+		ASSERT_TRUE(t->ordered, "timestamps never go backwards");
+	if (!t->ordered)
 		printf("    %ld records older than the one before, by %llu ns at most; %llu late "
 		       "by the trailer\n",
 		       t->back, (unsigned long long)t->most_back, (unsigned long long)t->late);
@@ -190,7 +199,7 @@ static void run_case(const char *transport, char *const *args, char *const *cmd,
 		goto out;
 	ASSERT_EQ(t.nrec, expect, w->event);
 	ASSERT_EQ(t.bad, 0, "records with another task's values");
-	assert_file(&t);
+	assert_file(&t, w);
 out:
 	run_free(&r);
 	tmpdir_cleanup();
@@ -301,12 +310,18 @@ void test_matrix_uprobe(void)
  * built in a per-CPU slot, 16 of 160,000 records carried another thread's
  * tid in the 6.12 preempt=full guest.) A task preempted inside the program
  * writes its record after later ones of other tasks: a ring's own order is
- * only nearly sorted, and the file must still be in time order.
+ * only nearly sorted, and the file is in time order but for a record that
+ * comes past the writer's 20 ms window, which the trailer counts as late
+ * (README, ORDER: the known exception; seen once in the 6.12 preempt=full
+ * guest under TCG).
  */
 void test_matrix_uprobe_threads(void)
 {
 	char up[4200];
-	struct want w = { "uprobe:rc_workload:rc_probe_target", .nr = -1, .arg_is_tid = true };
+	struct want w = { "uprobe:rc_workload:rc_probe_target",
+			  .nr = -1,
+			  .arg_is_tid = true,
+			  .may_be_late = true };
 	const char *t;
 
 	snprintf(up, sizeof(up), "uprobe:%s:rc_probe_target", bin("rc_workload"));
@@ -420,7 +435,7 @@ static void record_pid(const char *transport)
 		goto out;
 	if (ASSERT_OK(tally(out, &w, &t), "read capture")) {
 		ASSERT_EQ(t.nrec, N, "getppid of the process");
-		assert_file(&t);
+		assert_file(&t, NULL);
 	}
 out:
 	close(go[1]);
