@@ -547,11 +547,12 @@ void test_rotate_max_size(void)
 	size = file_size(out);
 	printf("    %ld bytes\n", size);
 	/*
-	 * A guest under TCG detaches slowly, while the storm runs on: 5.33 MB
-	 * once in the 6.1 guest. Two rings' worth there.
+	 * About a ring's worth (4.16 to 4.24 MB here); two where the drain
+	 * falls behind while the storm runs on and it detaches: 5.33 MB once
+	 * in the 6.1 guest under TCG, 5.42 MB once here under ASan with the
+	 * machine busy.
 	 */
-	ASSERT_LE(size, (4l << 20) + (getenv("RINGCAP_VMTEST") ? 2l << 20 : 1l << 20) + (64 << 10),
-		  "under the cap and a ring");
+	ASSERT_LE(size, (4l << 20) + (2l << 20) + (64 << 10), "under the cap and two rings");
 	ASSERT_GE(size, 2l << 20, "up to it");
 	if (ASSERT_OK(read_file(out, &f, NULL, 0), "read")) {
 		ASSERT_TRUE(f.complete, "complete");
