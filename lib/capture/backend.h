@@ -191,20 +191,32 @@ static inline bool rc_capture__interrupted(const struct rc_capture *c)
 	return __atomic_load_n(&c->interrupted, __ATOMIC_RELAXED);
 }
 
+/*
+ * Whether a read is to return after its batch, before the stop: a signal
+ * asked for it, or a cap was reached (the events then stop being made at
+ * once, and the stop writes what the rings hold, not a full ring's more).
+ */
+static inline bool rc_capture__cut_read(const struct rc_capture *c)
+{
+	return !c->stopped &&
+	       (rc_capture__interrupted(c) || __atomic_load_n(&c->limit, __ATOMIC_ACQUIRE));
+}
+
 /**
- * rc_capture__size_switch() - switch files if the newest reached its size
- * @c: a started capture
+ * rc_capture__batch_caps() - the caps between two batches of a read
+ * @c: a started capture, @ring_pending set to what the rings hold now
  * @ops: its backend
  *
  * For a backend's read, between two batches it hands to be written: a
- * read of a full ring brings many, and a file rotated by size switches
- * among them, not after all of them. On the drain's thread; not once
- * stopping (the stop's backlog goes to the last file, with the lost
- * records a perf ring owes).
+ * read of a full ring brings many. The estimate --min-free is checked
+ * against on the writing thread is brought up to date, and a file rotated
+ * by size switches among them, not after all of them. On the drain's
+ * thread; no switch once stopping (the stop's backlog goes to the last
+ * file, with the lost records a perf ring owes).
  *
  * Return: 0, or the backend's error.
  */
-int rc_capture__size_switch(struct rc_capture *c, const struct rc_backend_ops *ops);
+int rc_capture__batch_caps(struct rc_capture *c, const struct rc_backend_ops *ops);
 
 /**
  * rc_capture__open_file() - the first file's writer, at start

@@ -196,18 +196,22 @@ static uint64_t newest_file(struct rc_capture *c, uint64_t *pending)
 	return file + held;
 }
 
-int rc_capture__size_switch(struct rc_capture *c, const struct rc_backend_ops *ops)
+int rc_capture__batch_caps(struct rc_capture *c, const struct rc_backend_ops *ops)
 {
-	uint64_t cap = switch_cap(c), pending;
+	uint64_t cap = switch_cap(c), pending, size;
+
+	if (!c->has_file)
+		return 0;
+	size = newest_file(c, &pending);
+	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 
 	/*
 	 * Not while stopping: a perf ring's lost records are written after
 	 * the stop's drain, and belong in the file its counters end.
 	 */
-	if (!cap || !c->has_file || !c->rotor_on || !rotating(c) || !ops->switch_file ||
-	    !c->started || c->stopped)
+	if (!cap || !c->rotor_on || !rotating(c) || !ops->switch_file || !c->started || c->stopped)
 		return 0;
-	return newest_file(c, &pending) >= cap ? ask_switch(c, ops) : 0;
+	return size >= cap ? ask_switch(c, ops) : 0;
 }
 
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
@@ -245,7 +249,7 @@ int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, in
 			return n;
 		total += n;
 		/* busy: look at the clock every clock_every reads, busy ones included */
-		if (busy && ++spins % c->clock_every && !rc_capture__interrupted(c))
+		if (busy && ++spins % c->clock_every && !rc_capture__cut_read(c))
 			continue;
 		now = rc_now_ns(CLOCK_MONOTONIC);
 		if (now - c->last_stats >= RC_STATS_NS) {
@@ -453,11 +457,13 @@ void rc_capture__check_space(struct rc_capture *c)
 			return;
 	}
 	rc_rotor__free_bytes(&c->rot, &avail, fs, sizeof(fs));
-	rc_capture__set_limit(c, RC_LIMIT_MIN_FREE,
-			      "%s has %llu MiB free, under --min-free=%llu MiB: stopping, with "
-			      "'%s' complete",
-			      fs, (unsigned long long)(avail >> 20),
-			      (unsigned long long)(c->opts.min_free >> 20), c->rot.cur);
+	rc_capture__set_limit(
+	    c, RC_LIMIT_MIN_FREE,
+	    "%s has %llu MiB free, with about %llu MiB still to be written: under "
+	    "--min-free=%llu MiB: stopping, with '%s' complete",
+	    fs, (unsigned long long)(avail >> 20),
+	    (unsigned long long)((want - c->opts.min_free + (1 << 19)) >> 20),
+	    (unsigned long long)(c->opts.min_free >> 20), c->rot.cur);
 }
 
 void rc_stats__set_in_flight(struct rc_stats *st)

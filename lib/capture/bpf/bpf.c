@@ -172,6 +172,16 @@ const struct ring_ops *rc_bpf__pick_ring(const struct rc_bpf *s)
  * place; and none newer than now, so that rings filling faster than they
  * are read still let the drain loop see its clock, its deadline, a stop.
  */
+/*
+ * What the rings hold still, and the batch being filled: written too
+ * before a stop (--max-size, --min-free).
+ */
+static void note_pending(struct rc_bpf *s)
+{
+	if (s->c.opts.max_size || s->c.opts.min_free)
+		s->c.ring_pending = s->ring->pending(s) + s->bt.cur->len;
+}
+
 static long read_ring(struct rc_bpf *s, bool all)
 {
 	size_t pending = s->ring->pending(s);
@@ -185,15 +195,19 @@ static long read_ring(struct rc_bpf *s, bool all)
 		s->ring_hwm = pending;
 	do {
 		if (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM) {
-			err = rc_batcher__submit(&s->bt) ?: rc_capture__size_switch(&s->c, &rc_bpf_ops);
+			err = rc_batcher__submit(&s->bt);
+			if (err)
+				return err;
+			note_pending(s);
+			err = rc_capture__batch_caps(&s->c, &rc_bpf_ops);
 			if (err)
 				return err;
 		}
 		n = s->ring->read(s, until);
 		total += n;
-		/* a signal's switch or stop is not left waiting behind a full ring's read */
-	} while (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM &&
-		 !(rc_capture__interrupted(&s->c) && !s->c.stopped));
+		/* a signal's switch or a cap's stop is not left waiting behind a full ring's read
+		 */
+	} while (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM && !rc_capture__cut_read(&s->c));
 	return total;
 }
 
@@ -290,12 +304,8 @@ static long bpf_read(struct rc_capture *c, uint64_t end)
 		n = k < 0 ? k : n + k;
 	}
 
-	/*
-	 * What the ring holds still, and the batch being filled: written too
-	 * before a stop (--max-size, --min-free)
-	 */
-	if ((c->opts.max_size || c->opts.min_free) && n >= 0)
-		c->ring_pending = s->ring->pending(s) + s->bt.cur->len;
+	if (n >= 0)
+		note_pending(s);
 
 	if (n < 0 || !c->stacks || !s->bt.cur->len)
 		return n;

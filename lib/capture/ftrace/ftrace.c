@@ -239,7 +239,7 @@ static long process(struct rc_ftrace *f, bool final, uint64_t until)
 		}
 		if (!n && !moved)
 			break;
-	} while (final || (rc_now_ns(CLOCK_MONOTONIC) < until && !rc_capture__interrupted(&f->c)));
+	} while (final || (rc_now_ns(CLOCK_MONOTONIC) < until && !rc_capture__cut_read(&f->c)));
 	return total;
 }
 
