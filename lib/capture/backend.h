@@ -193,8 +193,8 @@ static inline bool rc_capture__interrupted(const struct rc_capture *c)
 
 /*
  * Whether a read is to return after its batch, before the stop: a signal
- * asked for it, or a cap was reached (the events then stop being made at
- * once, and the stop writes what the rings hold, not a full ring's more).
+ * asked for it, or a cap was reached. The drain then returns, and the
+ * caller stops the capture without a full ring's read more.
  */
 static inline bool rc_capture__cut_read(const struct rc_capture *c)
 {

@@ -200,16 +200,16 @@ int rc_capture__batch_caps(struct rc_capture *c, const struct rc_backend_ops *op
 {
 	uint64_t cap = switch_cap(c), pending, size;
 
-	if (!c->has_file)
+	/*
+	 * Not while stopping: the stop writes what is left, whatever the
+	 * estimate; and a perf ring's lost records are written after the
+	 * stop's drain, and belong in the file its counters end.
+	 */
+	if (!c->has_file || c->stopped)
 		return 0;
 	size = newest_file(c, &pending);
 	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
-
-	/*
-	 * Not while stopping: a perf ring's lost records are written after
-	 * the stop's drain, and belong in the file its counters end.
-	 */
-	if (!cap || !c->rotor_on || !rotating(c) || !ops->switch_file || !c->started || c->stopped)
+	if (!cap || !c->rotor_on || !rotating(c) || !ops->switch_file || !c->started)
 		return 0;
 	return size >= cap ? ask_switch(c, ops) : 0;
 }
@@ -457,13 +457,11 @@ void rc_capture__check_space(struct rc_capture *c)
 			return;
 	}
 	rc_rotor__free_bytes(&c->rot, &avail, fs, sizeof(fs));
-	rc_capture__set_limit(
-	    c, RC_LIMIT_MIN_FREE,
-	    "%s has %llu MiB free, with about %llu MiB still to be written: under "
-	    "--min-free=%llu MiB: stopping, with '%s' complete",
-	    fs, (unsigned long long)(avail >> 20),
-	    (unsigned long long)((want - c->opts.min_free + (1 << 19)) >> 20),
-	    (unsigned long long)(c->opts.min_free >> 20), c->rot.cur);
+	rc_capture__set_limit(c, RC_LIMIT_MIN_FREE,
+			      "%s has %.1f MiB free and %.1f MiB still to write, which would "
+			      "leave less than --min-free=%llu MiB: stopping, with '%s' complete",
+			      fs, avail / 1048576.0, (want - c->opts.min_free) / 1048576.0,
+			      (unsigned long long)(c->opts.min_free >> 20), c->rot.cur);
 }
 
 void rc_stats__set_in_flight(struct rc_stats *st)

@@ -73,8 +73,9 @@ static bool count_record(void *ctx, const void *rec, uint32_t len)
 
 static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason);
 
-static size_t ringbuf_pending(const struct rc_bpf *s)
+static size_t ringbuf_pending(const struct rc_bpf *s, bool sum)
 {
+	(void)sum; /* one ring */
 	return rc_ringbuf__pending(&s->rb);
 }
 
@@ -89,9 +90,9 @@ static int ringbuf_wait(struct rc_bpf *s, int ms)
 	return rc_ringbuf__wait(&s->rb, ms);
 }
 
-static size_t perfbuf_pending(const struct rc_bpf *s)
+static size_t perfbuf_pending(const struct rc_bpf *s, bool sum)
 {
-	return rc_perfbuf__pending(&s->pb);
+	return rc_perfbuf__pending(&s->pb, sum);
 }
 
 /* merged across the CPUs' rings, up to @until */
@@ -139,9 +140,9 @@ static int perfbuf_wait(struct rc_bpf *s, int ms)
 	return err;
 }
 
-static size_t user_pending(const struct rc_bpf *s)
+static size_t user_pending(const struct rc_bpf *s, bool sum)
 {
-	return rc_user__pending(s->user);
+	return rc_user__pending(s->user, sum);
 }
 
 static long user_read(struct rc_bpf *s, uint64_t until)
@@ -166,25 +167,28 @@ const struct ring_ops *rc_bpf__pick_ring(const struct rc_bpf *s)
 }
 
 /*
+ * What the rings hold still, all of them, and the batch being filled:
+ * written too before a stop (--max-size, --min-free).
+ */
+static void note_pending(struct rc_bpf *s)
+{
+	if (s->c.opts.max_size || s->c.opts.min_free)
+		s->c.ring_pending = s->ring->pending(s, true) + s->bt.cur->len;
+}
+
+/*
  * Read everything committed, batch by batch. perf rings: only records
  * older than RC_PERF_HOLD_NS unless @all, so that one still in flight on
  * another CPU (its time taken, not yet in its ring) is merged in its
  * place; and none newer than now, so that rings filling faster than they
  * are read still let the drain loop see its clock, its deadline, a stop.
+ * A signal's switch or a cap's stop is not left waiting behind a full
+ * ring's read: the read returns after its batch.
  */
-/*
- * What the rings hold still, and the batch being filled: written too
- * before a stop (--max-size, --min-free).
- */
-static void note_pending(struct rc_bpf *s)
-{
-	if (s->c.opts.max_size || s->c.opts.min_free)
-		s->c.ring_pending = s->ring->pending(s) + s->bt.cur->len;
-}
 
 static long read_ring(struct rc_bpf *s, bool all)
 {
-	size_t pending = s->ring->pending(s);
+	size_t pending = s->ring->pending(s, false);
 	uint64_t until = all ? UINT64_MAX : rc_now_ns(CLOCK_BOOTTIME);
 	long total = 0, n;
 	int err;
@@ -205,8 +209,6 @@ static long read_ring(struct rc_bpf *s, bool all)
 		}
 		n = s->ring->read(s, until);
 		total += n;
-		/* a signal's switch or a cap's stop is not left waiting behind a full ring's read
-		 */
 	} while (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM && !rc_capture__cut_read(&s->c));
 	return total;
 }

@@ -40,7 +40,8 @@ struct rc_bpf;
 
 /* A kind of ring the programs write to, as the drain sees it. */
 struct ring_ops {
-	size_t (*pending)(const struct rc_bpf *s);	/* bytes waiting, where it says */
+	/* bytes waiting: in the fullest ring, or with @sum, in all */
+	size_t (*pending)(const struct rc_bpf *s, bool sum);
 	long (*read)(struct rc_bpf *s, uint64_t until); /* into the current batch */
 	int (*wait)(struct rc_bpf *s, int ms);		/* until data or @ms */
 };

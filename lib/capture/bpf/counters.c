@@ -264,7 +264,7 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 	st->ts = rc_now_ns(CLOCK_BOOTTIME);
 	st->ring_size = s->c.opts.ringbuf_size;
 	st->ring_hwm = s->ring_hwm;
-	st->ring_pending = s->c.opts.overwrite ? 0 : s->ring->pending(s);
+	st->ring_pending = s->c.opts.overwrite ? 0 : s->ring->pending(s, false);
 	st->user_dropped = s->malformed + s->pb.malformed;
 	st->writer_wait_ns = rc_batcher__wait_ns(&s->bt);
 	for (cpu = 0; cpu < s->c.ncpus; cpu++) {

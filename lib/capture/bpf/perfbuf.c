@@ -179,9 +179,9 @@ int rc_perfbuf__wait(struct rc_perfbuf *pb, int timeout_ms)
 	return n > 0;
 }
 
-size_t rc_perfbuf__pending(const struct rc_perfbuf *pb)
+size_t rc_perfbuf__pending(const struct rc_perfbuf *pb, bool sum)
 {
-	size_t most = 0;
+	size_t most = 0, all = 0;
 	uint32_t i;
 
 	for (i = 0; i < pb->nrings && !pb->overwrite; i++) {
@@ -189,8 +189,9 @@ size_t rc_perfbuf__pending(const struct rc_perfbuf *pb)
 		uint64_t n = rc_perf_ring__head(&r->ring) - r->tail;
 
 		most = n > most ? n : most;
+		all += n;
 	}
-	return most;
+	return sum ? all : most;
 }
 
 /*

@@ -58,8 +58,11 @@ int rc_perfbuf__init(struct rc_perfbuf *pb, int map_fd, uint32_t ncpus,
 void rc_perfbuf__destroy(struct rc_perfbuf *pb);
 /* Wait for a wakeup: 1 woken, 0 timed out or interrupted, -errno. */
 int rc_perfbuf__wait(struct rc_perfbuf *pb, int timeout_ms);
-/* The most bytes pending in any one CPU's ring (forward rings). */
-size_t rc_perfbuf__pending(const struct rc_perfbuf *pb);
+/*
+ * The most bytes pending in any one CPU's ring (forward rings), or with
+ * @sum, in all of them.
+ */
+size_t rc_perfbuf__pending(const struct rc_perfbuf *pb, bool sum);
 /*
  * A record this recent may still have an older one in flight on another
  * CPU (its time taken, not yet in its ring): reads hold it back.

@@ -481,9 +481,9 @@ long rc_user__poll(struct rc_user *u, int ms)
 	return n == -EINTR ? result(u, 0) : result(u, n);
 }
 
-size_t rc_user__pending(const struct rc_user *u)
+size_t rc_user__pending(const struct rc_user *u, bool sum)
 {
-	return u->perf ? rc_perfbuf__pending(&u->pb) : 0;
+	return u->perf ? rc_perfbuf__pending(&u->pb, sum) : 0;
 }
 
 int rc_user__put_owed(struct rc_user *u, uint64_t ts)

@@ -47,7 +47,7 @@ long rc_user__consume(struct rc_user *u, uint64_t until);
 /* Sleep until the ring has records or @ms pass; a BPF ring buffer's are read. */
 long rc_user__poll(struct rc_user *u, int ms);
 /* Bytes waiting in the fullest perf ring; 0 for a BPF ring buffer (it does not say). */
-size_t rc_user__pending(const struct rc_user *u);
+size_t rc_user__pending(const struct rc_user *u, bool sum);
 /* The perf rings' losses no record followed (at the end), stamped @ts. */
 int rc_user__put_owed(struct rc_user *u, uint64_t ts);
 /* The struct's event id, for drops (the raw one when there is no struct). */
