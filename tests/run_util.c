@@ -15,6 +15,9 @@
 #include "run_util.h"
 #include "test_progs.h"
 
+/* How much longer a ringcap under memcheck may take (run_wait, wait_larger). */
+#define VALGRIND_SLOWDOWN 4
+
 static char dir[64];
 /* The last command that ended badly: its name and stderr's last lines. */
 static char last_cmd[64];
@@ -87,18 +90,30 @@ bool need_root(void)
  * With RINGCAP_VALGRIND=1 (make valgrind), ringcap runs under memcheck: any
  * error or leak of its own makes it exit 99, which the test sees.
  */
-static void exec_maybe_valgrind(char *const argv[])
+static bool wants_valgrind(char *const argv[])
 {
 	const char *vg = getenv("RINGCAP_VALGRIND"), *src = getenv("RINGCAP_SRCDIR");
 	const char *base = strrchr(argv[0], '/');
+
+	return vg && !strcmp(vg, "1") && src && !strcmp(base ? base + 1 : argv[0], "ringcap");
+}
+
+static int slowed(int timeout_ms)
+{
+	return timeout_ms < INT_MAX / VALGRIND_SLOWDOWN ? timeout_ms * VALGRIND_SLOWDOWN : INT_MAX;
+}
+
+static void exec_maybe_valgrind(char *const argv[])
+{
 	char supp[4200], *args[64];
 	int i, n = 0;
 
-	if (!vg || strcmp(vg, "1") || !src || strcmp(base ? base + 1 : argv[0], "ringcap")) {
+	if (!wants_valgrind(argv)) {
 		execv(argv[0], argv);
 		return;
 	}
-	snprintf(supp, sizeof(supp), "--suppressions=%s/tests/valgrind.supp", src);
+	snprintf(supp, sizeof(supp), "--suppressions=%s/tests/valgrind.supp",
+		 getenv("RINGCAP_SRCDIR"));
 	args[n++] = "/usr/bin/valgrind";
 	args[n++] = "-q";
 	args[n++] = supp;
@@ -122,6 +137,7 @@ int run_start(struct run *r, char *const argv[])
 	r->err_fd = memfd_create("stderr", MFD_CLOEXEC);
 	if (r->out_fd < 0 || r->err_fd < 0)
 		return -errno;
+	r->valgrind = wants_valgrind(argv);
 	fflush(NULL);
 	r->pid = fork();
 	if (r->pid < 0)
@@ -211,6 +227,9 @@ int run_wait(struct run *r, int timeout_ms)
 	int waited = 0;
 	pid_t p;
 
+	if (r->valgrind)
+		timeout_ms = slowed(timeout_ms);
+
 	for (;;) {
 		p = wait4(r->pid, &r->status, WNOHANG, &ru);
 		if (p == r->pid)
@@ -260,9 +279,13 @@ void run_free(struct run *r)
 
 bool wait_larger(const char *path, off_t size, int timeout_ms)
 {
+	const char *vg = getenv("RINGCAP_VALGRIND");
 	struct stat st;
 	int waited;
 
+	/* what appears in @path is ringcap's doing, and it may be under memcheck */
+	if (vg && !strcmp(vg, "1"))
+		timeout_ms = slowed(timeout_ms);
 	for (waited = 0; waited < timeout_ms; waited += 10) {
 		if (stat(path, &st) == 0 && st.st_size > size)
 			return true;

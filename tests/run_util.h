@@ -12,11 +12,16 @@ struct run {
 	int status;	    /* wait status */
 	char *out, *err;    /* after run_wait() */
 	long maxrss_kb;	    /* the child's peak RSS, after run_wait() */
+	bool valgrind;	    /* ringcap started under memcheck */
 };
 
 /* Start argv (NULL-terminated) with stdout and stderr captured. */
 int run_start(struct run *r, char *const argv[]);
-/* Wait up to @timeout_ms (then SIGKILL, and fail); collect the output. */
+/*
+ * Wait up to @timeout_ms (then SIGKILL, and fail); collect the output. A
+ * ringcap under valgrind gets VALGRIND_SLOWDOWN times as long: under memcheck
+ * `ringcap record -- /bin/true` takes about 30 s (0.06 s without).
+ */
 int run_wait(struct run *r, int timeout_ms);
 /* run_start + run_wait; returns the exit code, or -1 if it did not exit. */
 int run_sync(struct run *r, char *const argv[], int timeout_ms);
@@ -32,7 +37,7 @@ char *next_line(const char **pos, char *buf, size_t len);
 long count_lines_with(const char *text, const char *needle);
 /* "NAME ARG1: exit N: the end of its stderr" if the last command ended badly, else "". */
 const char *run_last_failure(void);
-/* Wait until @path exists and is not empty. */
+/* Wait until @path exists and is not empty (longer under valgrind, as run_wait). */
 bool wait_nonempty(const char *path, int timeout_ms);
 /* wait until @path is larger than @size bytes */
 bool wait_larger(const char *path, off_t size, int timeout_ms);
