@@ -399,6 +399,27 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+/*
+ * The code at an ELF's entry point that a process starts in: ld.so's _start
+ * and _dl_start_user (glibc: 0x40 bytes on x86-64), a static binary's
+ * _start. It has no caller, and often no CFI to say so, so libdw fails
+ * the step past it: such a stack is whole all the same. @pc is the frame's
+ * address (a caller's return address less one).
+ */
+#define ENTRY_CODE 64
+
+static bool at_entry_code(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	GElf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	GElf_Ehdr eh;
+
+	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry || pc < bias)
+		return false;
+	return pc - bias >= eh.e_entry && pc - bias < eh.e_entry + ENTRY_CODE;
+}
+
 int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
 		     const struct rc_unwind_regs *in, uint64_t *ips, uint64_t *act, size_t max,
 		     size_t *n)
@@ -429,7 +450,7 @@ int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
 	 */
 	if (uw->cur.past_copy && uw->cur.miss_at == uw->cur.n)
 		return RC_UNWIND_COPY_END;
-	if (ret == 0)
+	if (ret == 0 || (*n && at_entry_code(p->dwfl, ips[*n - 1] - (*n > 1))))
 		return RC_UNWIND_FULL;
 	return uw->cur.n <= 1 ? RC_UNWIND_NOCFI : RC_UNWIND_EARLY;
 }
