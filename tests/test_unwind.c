@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -140,6 +142,59 @@ static void no_cfi(struct rc_unwind *uw, struct snap *s)
 	ASSERT_LT(n, 2, "the sampled address at most");
 	memcpy(s->regs, saved, sizeof(saved));
 	munmap(jit, 4096);
+}
+
+/* Unwind from @pc with no frame pointer to follow, as no_cfi() does. */
+static int unwind_at(struct rc_unwind *uw, struct snap *s, uint64_t pc, size_t *n)
+{
+	struct rc_unwind_regs in = { .regs = s->regs, .stack = s->stack, .len = s->len };
+	uint64_t ips[RC_STACK_MAX], saved[RC_USTACK_NREGS];
+	int end;
+
+	memcpy(saved, s->regs, sizeof(saved));
+#if defined(__x86_64__)
+	s->regs[16] = pc;
+	s->regs[4] = 0x1000;
+#elif defined(__aarch64__)
+	s->regs[32] = pc;
+	s->regs[29] = 0x1000;
+#endif
+	end = rc_unwind__stack(uw, getpid(), gettid(), 0, &in, ips, NULL, RC_STACK_MAX, n);
+	memcpy(s->regs, saved, sizeof(saved));
+	return end;
+}
+
+/*
+ * The code at an ELF's entry point: ld.so's _start, where every process
+ * starts, has no CFI, and a stack that ends there is whole. Our own
+ * _start has CFI, which ends the stack, and the bytes after it are other
+ * functions: the gcc runtime's deregister_tm_clones, with no CFI, is no
+ * stack's start.
+ */
+static void entry_code(struct rc_unwind *uw, struct rc_usym *u, struct snap *s)
+{
+	const Elf64_Ehdr *ld = (const Elf64_Ehdr *)getauxval(AT_BASE);
+	uint64_t ours = getauxval(AT_ENTRY) + 0x30;
+	struct rc_usym_hit hit;
+	char what[128];
+	size_t n = 0;
+	int end;
+
+	if (!ASSERT_OK_PTR(ld, "AT_BASE: ld.so's header"))
+		return;
+	end = unwind_at(uw, s, (uintptr_t)ld + ld->e_entry + 8, &n);
+	snprintf(what, sizeof(what), "8 bytes into ld.so's _start: how it ended: %d, %zu frames",
+		 end, n);
+	ASSERT_EQ(end, RC_UNWIND_FULL, what);
+	if (rc_usym__resolve(u, getpid(), ours, &hit) != 0 ||
+	    strcmp(hit.sym, "deregister_tm_clones") != 0) {
+		printf("%s: _start + 0x30 is not deregister_tm_clones here: not checked\n",
+		       __func__);
+		return;
+	}
+	end = unwind_at(uw, s, ours, &n);
+	snprintf(what, sizeof(what), "deregister_tm_clones: how it ended: %d, %zu frames", end, n);
+	ASSERT_EQ(end, RC_UNWIND_NOCFI, what);
 }
 
 static struct snap *sig_snap;
@@ -275,6 +330,7 @@ void test_symbol_unwind(void)
 	ASSERT_EQ(end, RC_UNWIND_CUT, "two frames of room: cut");
 	ASSERT_EQ(n, 2, "two frames");
 	no_cfi(uw, s);
+	entry_code(uw, u, s);
 out:
 	rc_unwind__free(uw);
 	rc_usym__free(u);

@@ -403,10 +403,34 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
  * The code at an ELF's entry point that a process starts in: ld.so's _start
  * and _dl_start_user (glibc: 0x40 bytes on x86-64), a static binary's
  * _start. It has no caller, and often no CFI to say so, so libdw fails
- * the step past it: such a stack is whole all the same. @pc is the frame's
- * address (a caller's return address less one).
+ * the step past it: such a stack is whole all the same. Where the entry
+ * point has CFI, that CFI ends the stack and the rule does not apply: the
+ * bytes after it are other functions (a PIE's deregister_tm_clones). Nor
+ * does it apply where @pc itself has CFI. @pc is the frame's address (a
+ * caller's return address less one).
  */
 #define ENTRY_CODE 64
+
+static bool has_cfi(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr bias[2];
+	int i;
+
+	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+	for (i = 0; i < 2; i++) {
+		Dwarf_Frame *frame;
+
+		if (!cfis[i] || addr < bias[i])
+			continue;
+		if (dwarf_cfi_addrframe(cfis[i], addr - bias[i], &frame) == 0) {
+			free(frame);
+			return true;
+		}
+	}
+	return false;
+}
 
 static bool at_entry_code(Dwfl *dwfl, Dwarf_Addr pc)
 {
@@ -417,7 +441,9 @@ static bool at_entry_code(Dwfl *dwfl, Dwarf_Addr pc)
 
 	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry || pc < bias)
 		return false;
-	return pc - bias >= eh.e_entry && pc - bias < eh.e_entry + ENTRY_CODE;
+	if (pc - bias < eh.e_entry || pc - bias >= eh.e_entry + ENTRY_CODE)
+		return false;
+	return !has_cfi(mod, eh.e_entry + bias) && !has_cfi(mod, pc);
 }
 
 int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
