@@ -228,7 +228,7 @@ void test_record_duration(void)
 			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-d", "0.5", "--drain",
 				     "busy", "-o", (char *)out, "--", "/bin/sh", "-c",
 				     "trap '' TERM; while :; do :; done", NULL },
-			 120000), /* a watchdog for a hang; under valgrind this run takes ~14 s */
+			 120000), /* a watchdog for a hang; under valgrind this run takes ~30 s */
 		0, "record stops") &&
 	    ASSERT_OK(gather(out, &f), "read capture")) {
 		ASSERT_TRUE(!f.truncated, "complete file");
