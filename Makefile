@@ -87,7 +87,7 @@ LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS)) $(OUTPUT)/lib/sysc
 # only the files that include a BPF skeleton wait for them
 SKEL_USERS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(shell grep -l '\.skel\.h"' $(LIB_SRCS)))
 CMD_OBJS := $(patsubst cmd/%.c,$(OUTPUT)/cmd/%.o,$(wildcard cmd/*.c))
-TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/workload.c tests/profwork.c tests/profdl.c,$(wildcard tests/*.c)))
+TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(filter-out tests/workload.c tests/profwork.c tests/profdl.c tests/entrylib.c,$(wildcard tests/*.c)))
 MAN_SRCS := $(wildcard man/*.rst)
 MANS := $(patsubst man/%.rst,$(OUTPUT)/man/%,$(MAN_SRCS))
 
@@ -107,8 +107,8 @@ endif
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
 	$(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 
-all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load \
-	$(OUTPUT)/rc_floor man $(USER_BPF)
+all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/librc_entry.so \
+	$(OUTPUT)/rc_load $(OUTPUT)/rc_floor man $(USER_BPF)
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
 	$(Q)mkdir -p $@
@@ -215,6 +215,12 @@ $(OUTPUT)/librc_prof_dl.so: tests/profdl.c | $(OUTPUT)
 		$(if $(filter x86,$(ARCH)),-mno-omit-leaf-frame-pointer) \
 		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $< -o $@
 
+# A library whose entry point has no CFI (test_unwind.c)
+$(OUTPUT)/librc_entry.so: tests/entrylib.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -fPIC -shared -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-Wl,-e,rc_entry_nocfi $(WARNINGS) -std=gnu11 $< -o $@
+
 # The same workload without frame pointers, as most of Debian's binaries
 # are (.eh_frame kept, as GCC always makes it): what --call-graph=dwarf unwinds
 $(OUTPUT)/rc_prof_nofp: tests/profwork.c | $(OUTPUT)
@@ -309,7 +315,8 @@ fuzz-long:
 		FUZZ_IPT_SECONDS=$(or $(FUZZ_LONG_IPT_SECONDS),300)
 
 test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof \
-	$(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/rc_load $(USER_BPF)
+	$(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/librc_entry.so $(OUTPUT)/rc_load \
+	$(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) ./test_progs $(TESTFLAGS)
 
 # The integration tests with every ringcap they start under valgrind's

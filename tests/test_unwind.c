@@ -7,6 +7,7 @@
  * calls that led there, named. test_progs is built at -O2 without frame
  * pointers: only the CFI can find the callers.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include "events.h"
 #include "symbol/unwind.h"
 #include "symbol/usym.h"
+#include "run_util.h"
 #include "test_progs.h"
 
 #define COPY 8192
@@ -166,35 +168,67 @@ static int unwind_at(struct rc_unwind *uw, struct snap *s, uint64_t pc, size_t *
 
 /*
  * The code at an ELF's entry point: ld.so's _start, where every process
- * starts, has no CFI, and a stack that ends there is whole. Our own
- * _start has CFI, which ends the stack, and the bytes after it are other
- * functions: the gcc runtime's deregister_tm_clones, with no CFI, is no
- * stack's start.
+ * starts, has no CFI on x86-64, and a stack that ends there is whole (on
+ * arm64 its CFI says so). Our own _start has CFI, which ends the stack,
+ * and the bytes after it are other functions: the gcc runtime's
+ * deregister_tm_clones, with no CFI, is no stack's start. Nor is a
+ * library's entry point without CFI (librc_entry.so).
  */
-static void entry_code(struct rc_unwind *uw, struct rc_usym *u, struct snap *s)
+void test_symbol_unwind_entry(void)
 {
 	const Elf64_Ehdr *ld = (const Elf64_Ehdr *)getauxval(AT_BASE);
 	uint64_t ours = getauxval(AT_ENTRY) + 0x30;
+	struct snap *s = calloc(1, sizeof(*s));
+	struct rc_unwind *uw = NULL;
+	struct rc_usym *u = NULL;
 	struct rc_usym_hit hit;
+	void *lib = NULL, *fn;
 	char what[128];
 	size_t n = 0;
 	int end;
 
-	if (!ASSERT_OK_PTR(ld, "AT_BASE: ld.so's header"))
+	if (!ASSERT_OK_PTR(s, "calloc"))
 		return;
+	if (rc_test_unwind_top(s) == -EOPNOTSUPP || !ld) {
+		test__skip(ld ? "no unwinding test for this architecture"
+			      : "test_progs has no interpreter (AT_BASE)");
+		goto out;
+	}
+	lib = dlopen(bin("librc_entry.so"), RTLD_NOW);
+	if (!lib) {
+		snprintf(what, sizeof(what), "%s (make test builds it)", dlerror());
+		ASSERT_OK_PTR(lib, what);
+		goto out;
+	}
+	fn = dlsym(lib, "rc_entry_nocfi");
+	u = rc_usym__new();
+	uw = u ? rc_unwind__new(u) : NULL;
+	if (!ASSERT_OK_PTR(fn, "rc_entry_nocfi") || !ASSERT_OK_PTR(uw, "rc_unwind__new") ||
+	    !ASSERT_OK(rc_usym__add_process(u, getpid()), "snapshot of ourselves"))
+		goto out;
 	end = unwind_at(uw, s, (uintptr_t)ld + ld->e_entry + 8, &n);
 	snprintf(what, sizeof(what), "8 bytes into ld.so's _start: how it ended: %d, %zu frames",
 		 end, n);
 	ASSERT_EQ(end, RC_UNWIND_FULL, what);
-	if (rc_usym__resolve(u, getpid(), ours, &hit) != 0 ||
+	end = unwind_at(uw, s, (uintptr_t)fn, &n);
+	snprintf(what, sizeof(what), "a library's entry point: how it ended: %d, %zu frames", end,
+		 n);
+	ASSERT_EQ(end, RC_UNWIND_NOCFI, what);
+	if (rc_usym__resolve(u, getpid(), ours, &hit) != 0 || !hit.sym ||
 	    strcmp(hit.sym, "deregister_tm_clones") != 0) {
 		printf("%s: _start + 0x30 is not deregister_tm_clones here: not checked\n",
 		       __func__);
-		return;
+		goto out;
 	}
 	end = unwind_at(uw, s, ours, &n);
 	snprintf(what, sizeof(what), "deregister_tm_clones: how it ended: %d, %zu frames", end, n);
 	ASSERT_EQ(end, RC_UNWIND_NOCFI, what);
+out:
+	rc_unwind__free(uw);
+	rc_usym__free(u);
+	if (lib)
+		dlclose(lib);
+	free(s);
 }
 
 static struct snap *sig_snap;
@@ -330,7 +364,6 @@ void test_symbol_unwind(void)
 	ASSERT_EQ(end, RC_UNWIND_CUT, "two frames of room: cut");
 	ASSERT_EQ(n, 2, "two frames");
 	no_cfi(uw, s);
-	entry_code(uw, u, s);
 out:
 	rc_unwind__free(uw);
 	rc_usym__free(u);

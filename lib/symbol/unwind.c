@@ -400,36 +400,123 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 }
 
 /*
- * The code at an ELF's entry point that a process starts in: ld.so's _start
- * and _dl_start_user (glibc: 0x40 bytes on x86-64), a static binary's
- * _start. It has no caller, and often no CFI to say so, so libdw fails
- * the step past it: such a stack is whole all the same. Where the entry
- * point has CFI, that CFI ends the stack and the rule does not apply: the
- * bytes after it are other functions (a PIE's deregister_tm_clones). Nor
- * does it apply where @pc itself has CFI. @pc is the frame's address (a
- * caller's return address less one).
+ * The code at the entry point of an ELF that a process starts in: ld.so's
+ * _start and _dl_start_user (glibc: 0x40 bytes on x86-64), a program's
+ * _start. It has no caller, and on x86-64 ld.so's has no CFI to say so,
+ * so libdw fails the step past it: such a stack is whole all the same.
+ * Where the entry point has CFI, that CFI ends the stack and the rule
+ * does not apply: the bytes after it are other functions (a PIE's
+ * deregister_tm_clones). Nor does it where @pc has CFI, nor in a library
+ * other than the interpreter: a library's entry point, when set, is often
+ * just the start of .text. @pc is the frame's address (a caller's return
+ * address less one).
  */
 #define ENTRY_CODE 64
 
 static bool has_cfi(Dwfl_Module *mod, Dwarf_Addr addr)
 {
-	Dwarf_CFI *cfis[2];
-	Dwarf_Addr bias[2];
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *frame;
+	Dwarf_Addr bias;
 	int i;
 
-	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
-	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
 	for (i = 0; i < 2; i++) {
-		Dwarf_Frame *frame;
-
-		if (!cfis[i] || addr < bias[i])
-			continue;
-		if (dwarf_cfi_addrframe(cfis[i], addr - bias[i], &frame) == 0) {
+		cfi = i ? dwfl_module_dwarf_cfi(mod, &bias) : dwfl_module_eh_cfi(mod, &bias);
+		if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0) {
 			free(frame);
 			return true;
 		}
 	}
 	return false;
+}
+
+/* @elf's program header of @type, if it has one. */
+static bool find_phdr(Elf *elf, uint32_t type, GElf_Phdr *ph)
+{
+	size_t nph, i;
+
+	if (elf_getphdrnum(elf, &nph))
+		return false;
+	for (i = 0; i < nph; i++)
+		if (gelf_getphdr(elf, i, ph) && ph->p_type == type)
+			return true;
+	return false;
+}
+
+/* The interpreter a program names (PT_INTERP), or NULL. */
+static const char *interp_of(Elf *elf)
+{
+	Elf_Data *d;
+	GElf_Phdr ph;
+
+	if (!find_phdr(elf, PT_INTERP, &ph) || !ph.p_filesz)
+		return NULL;
+	d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+	if (!d || !memchr(d->d_buf, 0, d->d_size))
+		return NULL;
+	return d->d_buf;
+}
+
+/* A position-independent program (DF_1_PIE): a static-pie, when it names no interpreter. */
+static bool is_pie(Elf *elf)
+{
+	Elf_Data *d;
+	GElf_Phdr ph;
+	GElf_Dyn dyn;
+	size_t i;
+
+	if (!find_phdr(elf, PT_DYNAMIC, &ph))
+		return false;
+	d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_DYN);
+	for (i = 0; d && gelf_getdyn(d, i, &dyn) && dyn.d_tag != DT_NULL; i++)
+		if (dyn.d_tag == DT_FLAGS_1)
+			return dyn.d_un.d_val & DF_1_PIE;
+	return false;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* dwfl_getmodules(): does a program in the process name *@arg (a file name) as its interpreter? */
+static int names_interp(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			void *arg)
+{
+	const char **ld = arg;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	const char *interp = elf ? interp_of(elf) : NULL;
+
+	(void)userdata, (void)name, (void)start;
+	if (interp && !strcmp(base_name(interp), *ld)) {
+		*ld = NULL;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+/*
+ * Where a process can start: a program (it names an interpreter, or has
+ * no dynamic section, or is a static-pie), or the interpreter that a
+ * program of this process names. Not any other library.
+ */
+static bool starts_processes(Dwfl *dwfl, Dwfl_Module *mod, Elf *elf)
+{
+	const char *name;
+	GElf_Phdr ph;
+
+	if (interp_of(elf) || !find_phdr(elf, PT_DYNAMIC, &ph) || is_pie(elf))
+		return true;
+	/* the name reported: the mapping's path (the file may be opened through map_files) */
+	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!name)
+		return false;
+	name = base_name(name);
+	dwfl_getmodules(dwfl, names_interp, &name, 0);
+	return !name;
 }
 
 static bool at_entry_code(Dwfl *dwfl, Dwarf_Addr pc)
@@ -439,11 +526,12 @@ static bool at_entry_code(Dwfl *dwfl, Dwarf_Addr pc)
 	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
 	GElf_Ehdr eh;
 
-	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry || pc < bias)
+	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
 		return false;
 	if (pc - bias < eh.e_entry || pc - bias >= eh.e_entry + ENTRY_CODE)
 		return false;
-	return !has_cfi(mod, eh.e_entry + bias) && !has_cfi(mod, pc);
+	return starts_processes(dwfl, mod, elf) && !has_cfi(mod, eh.e_entry + bias) &&
+	       !has_cfi(mod, pc);
 }
 
 int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,

@@ -20,7 +20,7 @@ struct rc_unwind;
 /* How an unwinding ended. */
 enum rc_unwind_end {
 	RC_UNWIND_FULL,	    /* at the outermost frame: as the CFI says (_start, a thread's start),
-			     * or in the code at an ELF's entry point without CFI (ld.so's _start) */
+			     * or in a program's or ld.so's entry code without CFI (ld.so's _start) */
 	RC_UNWIND_CUT,	    /* the frames given were filled: there may be more */
 	RC_UNWIND_COPY_END, /* stopped by a read past the stack copy: SIZE was too small */
 	RC_UNWIND_EARLY,    /* stopped past the first frame otherwise: a frame had no CFI */
