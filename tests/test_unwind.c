@@ -189,6 +189,10 @@ void test_symbol_unwind_entry(void)
 
 	if (!ASSERT_OK_PTR(s, "calloc"))
 		return;
+#ifdef RC_NO_DLOPEN
+	test__skip("a static build: no dlopen()");
+	goto out;
+#endif
 	if (rc_test_unwind_top(s) == -EOPNOTSUPP || !ld) {
 		test__skip(ld ? "no unwinding test for this architecture"
 			      : "test_progs has no interpreter (AT_BASE)");

@@ -481,42 +481,71 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* dwfl_getmodules(): does a program in the process name *@arg (a file name) as its interpreter? */
+/* A library's DT_SONAME, or NULL. */
+static const char *soname_of(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Dyn dyn;
+	Elf_Data *d;
+	size_t i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && gelf_getdyn(d, i, &dyn) && dyn.d_tag != DT_NULL; i++)
+			if (dyn.d_tag == DT_SONAME)
+				return elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+		return NULL;
+	}
+	return NULL;
+}
+
+struct interp_match {
+	const char *file; /* the library's file name, */
+	const char
+	    *soname; /* and its DT_SONAME (glibc before 2.34: ld-2.31.so is ld-linux-x86-64.so.2) */
+	bool found;
+};
+
+/* dwfl_getmodules(): does a program in the process name the library of @arg as its interpreter? */
 static int names_interp(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 			void *arg)
 {
-	const char **ld = arg;
+	struct interp_match *m = arg;
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
 	const char *interp = elf ? interp_of(elf) : NULL;
 
 	(void)userdata, (void)name, (void)start;
-	if (interp && !strcmp(base_name(interp), *ld)) {
-		*ld = NULL;
-		return DWARF_CB_ABORT;
-	}
-	return DWARF_CB_OK;
+	if (!interp)
+		return DWARF_CB_OK;
+	interp = base_name(interp);
+	m->found = !strcmp(interp, m->file) || (m->soname && !strcmp(interp, m->soname));
+	return m->found ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 /*
  * Where a process can start: a program (it names an interpreter, or has
  * no dynamic section, or is a static-pie), or the interpreter that a
- * program of this process names. Not any other library.
+ * program of this process names, by file name or DT_SONAME. Not any other
+ * library.
  */
 static bool starts_processes(Dwfl *dwfl, Dwfl_Module *mod, Elf *elf)
 {
-	const char *name;
+	struct interp_match m = { .soname = soname_of(elf) };
 	GElf_Phdr ph;
 
 	if (interp_of(elf) || !find_phdr(elf, PT_DYNAMIC, &ph) || is_pie(elf))
 		return true;
 	/* the name reported: the mapping's path (the file may be opened through map_files) */
-	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	if (!name)
+	m.file = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!m.file)
 		return false;
-	name = base_name(name);
-	dwfl_getmodules(dwfl, names_interp, &name, 0);
-	return !name;
+	m.file = base_name(m.file);
+	dwfl_getmodules(dwfl, names_interp, &m, 0);
+	return m.found;
 }
 
 static bool at_entry_code(Dwfl *dwfl, Dwarf_Addr pc)
@@ -530,8 +559,8 @@ static bool at_entry_code(Dwfl *dwfl, Dwarf_Addr pc)
 		return false;
 	if (pc - bias < eh.e_entry || pc - bias >= eh.e_entry + ENTRY_CODE)
 		return false;
-	return starts_processes(dwfl, mod, elf) && !has_cfi(mod, eh.e_entry + bias) &&
-	       !has_cfi(mod, pc);
+	return !has_cfi(mod, eh.e_entry + bias) && !has_cfi(mod, pc) &&
+	       starts_processes(dwfl, mod, elf);
 }
 
 int rc_unwind__stack(struct rc_unwind *uw, int tgid, uint32_t tid, uint64_t ts,
