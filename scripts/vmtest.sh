@@ -54,13 +54,13 @@ GUEST_TESTS_510=record_check
 case "$ARCH" in
 x86)
 	QEMU=qemu-system-x86_64 QEMU_ARGS="-cpu max" CONSOLE=ttyS0 TIMEOUT=${VMTEST_TIMEOUT:-900}
-	KERNELS=("${KERNELS_x86[@]}") GUEST_TESTS=$GUEST_TESTS_x86
+	KERNELS=("${KERNELS_x86[@]}") GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_x86}
 	;;
 arm64)
 	QEMU=qemu-system-aarch64 QEMU_ARGS="-M virt -cpu cortex-a72" CONSOLE=ttyAMA0
 	TIMEOUT=${VMTEST_TIMEOUT:-1800}
-	KERNELS=("${KERNELS_arm64[@]}") GUEST_TESTS=$GUEST_TESTS_x86
-	[ "${VMTEST_SET:-full}" = smoke ] && GUEST_TESTS=$GUEST_TESTS_arm64_smoke
+	KERNELS=("${KERNELS_arm64[@]}") GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_x86}
+	[ "${VMTEST_SET:-full}" = smoke ] && GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_arm64_smoke}
 	;;
 *)
 	echo "vmtest: no kernels for VMTEST_ARCH=$ARCH (x86 or arm64)" >&2
