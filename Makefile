@@ -101,7 +101,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind bench bench-burst bench-profile bench-range vmtest
+.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind bench bench-burst bench-profile bench-range vmtest vmtest-all
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -238,9 +238,9 @@ man: $(MANS)
 # fuzz of the capture reader (and of the Intel PT summary, with libipt), and
 # the integration tests under valgrind.
 check: all
-	$(Q)$(MAKE) --no-print-directory O=$(O)-san SAN=1 test
-	$(Q)$(MAKE) --no-print-directory fuzz
-	$(Q)$(MAKE) --no-print-directory valgrind
+	$(Q)scripts/timed.sh test-sanitizers $(MAKE) --no-print-directory O=$(O)-san SAN=1 test
+	$(Q)scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
+	$(Q)scripts/timed.sh valgrind $(MAKE) --no-print-directory valgrind
 
 # The fuzzer: libFuzzer + ASan + UBSan over the reader and decoder, from a
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
@@ -333,8 +333,15 @@ valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)
 # qemu with the build's ringcap and tests in a busybox initramfs.
 # VMTEST_KERNELS="6.1 6.1-rt 6.12 6.12-preempt-full" (all by default)
 # ARCH=arm64: cross-built, booted under qemu-system-aarch64 on Debian's arm64 6.1.
+# VMTEST_SET=smoke (the default) runs arm64's short set, as CI does;
+# make vmtest-all runs the whole guest set on every kernel of both.
+VMTEST_SET ?= smoke
 vmtest: all
-	$(Q)VMTEST_ARCH=$(ARCH) scripts/vmtest.sh $(OUTPUT) $(VMTEST_KERNELS)
+	$(Q)VMTEST_ARCH=$(ARCH) VMTEST_SET=$(VMTEST_SET) scripts/vmtest.sh $(OUTPUT) $(VMTEST_KERNELS)
+
+vmtest-all:
+	$(Q)$(MAKE) --no-print-directory vmtest VMTEST_SET=full
+	$(Q)$(MAKE) --no-print-directory vmtest ARCH=arm64 VMTEST_SET=full
 
 $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 	$(call msg,CC,$@)

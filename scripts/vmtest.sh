@@ -43,11 +43,11 @@ KERNELS_arm64=(
 )
 
 # The tests every guest runs: recording on every transport and source.
-GUEST_TESTS_x86=matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe,profile_,stacks_,rotate_count,rotate_signal_storm,rotate_profile,rotate_flight_recorder,rotate_hup_tty,flight_storm,format_run,aux_ring_kernel,aux_refuse,aux_attr_kernel,aux_ring_forward,aux_ring_overwrite
+GUEST_TESTS_x86=kernel_check,matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe,profile_,stacks_,rotate_count,rotate_signal_storm,rotate_profile,rotate_flight_recorder,rotate_hup_tty,flight_storm,format_run,aux_ring_kernel,aux_refuse,aux_attr_kernel,aux_ring_forward,aux_ring_overwrite
 # arm64 under TCG runs the guest set in about 900 s; CI runs this smoke set
 # there (one exact count per transport and source kind, a profile, a
 # rotation), and make vmtest-all the whole set.
-GUEST_TESTS_arm64_smoke=matrix_syscalls,matrix_sched,matrix_tracepoint,matrix_uprobe,matrix_bpf,record_command,ftrace_exact,profile_fp,rotate_count,format_run
+GUEST_TESTS_arm64_smoke=kernel_check,matrix_syscalls,matrix_sched,matrix_tracepoint,matrix_uprobe,matrix_bpf,record_command,ftrace_exact,profile_fp,rotate_count,format_run
 # 5.10 (Debian 11): what it records today. The rest is refused in one line
 # (record --check), which record_check_refusals asserts.
 GUEST_TESTS_510=record_check
@@ -317,7 +317,7 @@ summary=""
 for i in "${!names[@]}"; do
 	name=${names[$i]} pkg=${pkgs[$i]} log="$BUILD/vmtest/${names[$i]}.log"
 	secs=$(cat "$BUILD/vmtest/$name.secs" 2>/dev/null || echo '?')
-	tr -d '\r' < "$log" | grep -E '^(# |#   |    )' | grep -vE ':OK$' | sed "s/^/  $name: /" || true
+	tr -d '\r' < "$log" | grep -E '^(# |#   |    |wall time )' | grep -vE ':OK$' | sed "s/^/  $name: /" || true
 	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 || true)
 	if [ -z "$line" ]; then
 		echo "vmtest: $name: no result in ${secs}s; the console's last lines:"

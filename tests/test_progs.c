@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "ringcap.h"
 #include "run_util.h"
@@ -143,8 +144,46 @@ static bool wanted(const char *name)
 	return false;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#define NSLOW 8
+
+/* Keep test @i among the NSLOW slowest, @secs its wall time. */
+static void note_time(size_t slow[NSLOW], double slow_s[NSLOW], size_t i, double secs)
+{
+	int k = NSLOW - 1;
+
+	if (secs <= slow_s[k])
+		return;
+	for (; k > 0 && secs > slow_s[k - 1]; k--) {
+		slow[k] = slow[k - 1];
+		slow_s[k] = slow_s[k - 1];
+	}
+	slow[k] = i;
+	slow_s[k] = secs;
+}
+
+/* One line naming the slowest tests, for whoever keeps CI within its time. */
+static void print_slowest(const size_t slow[NSLOW], const double slow_s[NSLOW], double total)
+{
+	int k;
+
+	printf("wall time %.0f s; slowest:", total);
+	for (k = 0; k < NSLOW && slow_s[k] > 0; k++)
+		printf("%s %s %.1f s", k ? "," : "", tests[slow[k]].name, slow_s[k]);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
+	size_t slow[NSLOW] = { 0 };
+	double slow_s[NSLOW] = { 0 }, start = now_s(), t0;
 	size_t i;
 	int opt;
 
@@ -164,9 +203,12 @@ int main(int argc, char **argv)
 			continue;
 		st.test = tests[i].name;
 		st.in_subtest = false;
+		t0 = now_s();
 		tests[i].fn();
 		end_unit();
+		note_time(slow, slow_s, i, now_s() - t0);
 	}
+	print_slowest(slow, slow_s, now_s() - start);
 	fputs(st.summary, stdout);
 	printf("%d passed, %d failed, %d skipped\n", st.passed_cnt, st.failed_cnt, st.skipped_cnt);
 	return st.failed_cnt ? EXIT_FAILURE : EXIT_SUCCESS;
