@@ -47,7 +47,7 @@ GUEST_TESTS_x86=kernel_check,matrix_,record_command,record_duration,record_pid,r
 # arm64 under TCG runs the guest set in about 900 s; CI runs this smoke set
 # there (one exact count per transport and source kind, a profile, a
 # rotation), and make vmtest-all the whole set.
-GUEST_TESTS_arm64_smoke=kernel_check,matrix_syscalls,matrix_sched,matrix_tracepoint,matrix_uprobe,matrix_bpf,record_command,ftrace_exact,profile_fp,rotate_count,format_run
+GUEST_TESTS_arm64_smoke=kernel_check,matrix_syscalls,matrix_sched,matrix_tracepoint,matrix_uprobe,matrix_bpf,record_command,ftrace_exact,profile_shares,rotate_count,format_run
 # 5.10 (Debian 11): what it records today. The rest is refused in one line
 # (record --check), which record_check_refusals asserts.
 GUEST_TESTS_510=record_check
