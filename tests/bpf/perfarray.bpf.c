@@ -56,7 +56,13 @@ int pa_getppid(void *ctx)
 		return 0;
 	e.pid = id >> 32;
 	e.tid = (__u32)id;
+#ifdef PA_ATOMIC_SEQ
+	/* one counter for every CPU's records: BPF atomic fetch-add, Linux 5.12 */
 	e.seq = __sync_fetch_and_add(cnt, 1);
+#else
+	/* a plain increment, for a workload of one thread, loadable before 5.12 */
+	e.seq = (*cnt)++;
+#endif
 	bpf_perf_event_output(ctx, &pa_events, BPF_F_CURRENT_CPU, &e, sizeof(e));
 	return 0;
 }

@@ -76,7 +76,11 @@ int rt_getppid(void *ctx)
 	cnt = bpf_map_lookup_elem(&rt_seq, &zero);
 	if (!cnt)
 		return 0;
-	seq = __sync_fetch_and_add(cnt, 1);
+	/*
+	 * A plain increment: the workloads recorded with this object are one
+	 * thread. An atomic fetch-add would need Linux 5.12.
+	 */
+	seq = (*cnt)++;
 	e = bpf_ringbuf_reserve(&rt_events, sizeof(*e), 0);
 	if (!e)
 		return 0;

@@ -571,9 +571,16 @@ static void open_sideband(struct rc_bpf *s)
 /* record -F / -c: the sampling program, and a perf event a CPU to run it */
 static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 {
-	int err = rc_sampler__open(&s->sampler, s->c.ncpus, s->c.opts.sample_freq,
-				   s->c.opts.sample_period);
+	int err;
 
+	/* refused before anything is opened: one line */
+	if (s->c.opts.call_graph == RC_CALL_GRAPH_DWARF && !s->feat.task_pt_regs) {
+		pr_warn("--call-graph dwarf needs the BPF helper bpf_task_pt_regs in "
+			"perf_event programs (Linux 5.15): use --call-graph fp\n");
+		return -EOPNOTSUPP;
+	}
+	err = rc_sampler__open(&s->sampler, s->c.ncpus, s->c.opts.sample_freq,
+			       s->c.opts.sample_period);
 	if (err)
 		return err;
 	err = need_stacks(s); /* a sample without -g is a stack of its one instruction */
@@ -587,11 +594,6 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 		uint32_t size = s->c.opts.ustack_size ?: RC_USTACK_DEFAULT;
 		size_t rec;
 
-		if (!s->feat.task_pt_regs) {
-			pr_warn("--call-graph dwarf needs the BPF helper bpf_task_pt_regs in "
-				"perf_event programs (Linux 5.15)\n");
-			return -EOPNOTSUPP;
-		}
 		if (size % 8 || size > RC_USTACK_MAX) {
 			pr_warn("invalid dwarf stack size %u: a multiple of 8, at most %u\n", size,
 				RC_USTACK_MAX);
