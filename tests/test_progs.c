@@ -124,7 +124,10 @@ static int quiet_print(enum rc_print_level level, const char *fmt, va_list ap)
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Does test @name match the -t filter: any of its comma-separated substrings? */
+/*
+ * Does test @name match the -t filter: any of its comma-separated
+ * substrings, or, written =NAME, the name whole?
+ */
 static bool wanted(const char *name)
 {
 	const char *f = st.filter, *end;
@@ -138,7 +141,7 @@ static bool wanted(const char *name)
 			continue;
 		memcpy(one, f, end - f);
 		one[end - f] = '\0';
-		if (strstr(name, one))
+		if (one[0] == '=' ? !strcmp(name, one + 1) : !!strstr(name, one))
 			return true;
 	}
 	return false;
@@ -193,7 +196,7 @@ int main(int argc, char **argv)
 		else if (opt == 'v')
 			st.verbose = true;
 		else {
-			fprintf(stderr, "usage: test_progs [-v] [-t TEST[,TEST...]]\n");
+			fprintf(stderr, "usage: test_progs [-v] [-t [=]TEST[,[=]TEST...]]\n");
 			return 2;
 		}
 	}
