@@ -20,6 +20,15 @@
  *
  * One uprobe and one uretprobe program serve every probe: the link's
  * cookie is the event's id. All count per event in dstats.
+ *
+ * A kernel without attach cookies (before 5.15) has no way to tell a
+ * program which of its links ran it: there, each tracepoint and probe
+ * gets a program of its own, handle_tp_slot_K, handle_uprobe_slot_K or
+ * handle_uretprobe_slot_K, whose slot K is a constant; the slots map
+ * holds the event each serves (RC_SLOTS_TP and RC_SLOTS_PROBE of them).
+ * A classic tracepoint program cannot read its own event's id either:
+ * the kernel overwrites the first word of its record, and the verifier
+ * refuses the read.
  */
 #include "common.bpf.h"
 
@@ -43,6 +52,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rc_dyn_stats);
 } dstats SEC(".maps");
+
+/* The event index + 1 at each slot program's slot (RC_SLOTS), or 0. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RC_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} slots SEC(".maps");
 
 /* a record is built here: header, then the raw record, then padding */
 #define TP_BUF (sizeof(struct rc_ev_hdr) + RC_TP_MAX_RAW + 8)
@@ -102,14 +119,22 @@ static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_d
 		rc_emit_stack(ctx, buf);
 }
 
+/* The event index slot program @slot serves, or -1 when it serves none. */
+static __always_inline __s32 slot_index(__u32 slot)
+{
+	__u32 *v = bpf_map_lookup_elem(&slots, &slot);
+
+	return v && *v ? (__s32)(*v - 1) : -1;
+}
+
 /*
- * The tracepoint's config and counters (@st) when current, @cur, is in
- * scope, counted as made; NULL when the event is not recorded.
+ * The config and counters (@st) of tracepoint event index @key when
+ * current, @cur, is in scope, counted as made; NULL when the event is not
+ * recorded.
  */
-static __always_inline struct rc_tp_conf *tp_scope(void *ctx, struct task_struct *cur,
+static __always_inline struct rc_tp_conf *tp_scope(__u32 key, struct task_struct *cur,
 						   struct rc_dyn_stats **st)
 {
-	__u32 key = bpf_get_attach_cookie(ctx) - RC_DYN_BASE;
 	struct rc_tp_conf *c;
 
 	c = bpf_map_lookup_elem(&tpconf, &key);
@@ -149,7 +174,7 @@ static __always_inline struct tp_buf *tp_buf(__u32 slot)
  * words point at, read with bpf_probe_read_kernel(), truncated at
  * RC_TP_MAX_RAW.
  */
-static __always_inline int tp_any(void *ctx)
+static __always_inline int tp_any(void *ctx, __u32 key)
 {
 	struct task_struct *cur = rc_current();
 	struct trace_entry *common;
@@ -160,7 +185,7 @@ static __always_inline int tp_any(void *ctx)
 	struct tp_buf *b;
 	__u32 i;
 
-	c = tp_scope(ctx, cur, &st);
+	c = tp_scope(key, cur, &st);
 	if (!c)
 		return 0;
 	b = tp_buf(TPBUF_PERF);
@@ -218,8 +243,29 @@ drop:
 SEC("tracepoint")
 int handle_tp(void *ctx)
 {
-	return tp_any(ctx);
+	return tp_any(ctx, bpf_get_attach_cookie(ctx) - RC_DYN_BASE);
 }
+
+/* Without attach cookies: a program per tracepoint (RC_SLOTS_TP). */
+#define TP_SLOT(k)                                                                                 \
+	SEC("tracepoint")                                                                          \
+	int handle_tp_slot_##k(void *ctx)                                                          \
+	{                                                                                          \
+		__s32 idx = slot_index(k);                                                         \
+		return idx < 0 ? 0 : tp_any(ctx, idx);                                             \
+	}
+
+/* clang-format off */
+TP_SLOT(0) TP_SLOT(1) TP_SLOT(2) TP_SLOT(3) TP_SLOT(4) TP_SLOT(5) TP_SLOT(6) TP_SLOT(7)
+TP_SLOT(8) TP_SLOT(9) TP_SLOT(10) TP_SLOT(11) TP_SLOT(12) TP_SLOT(13) TP_SLOT(14) TP_SLOT(15)
+TP_SLOT(16) TP_SLOT(17) TP_SLOT(18) TP_SLOT(19) TP_SLOT(20) TP_SLOT(21) TP_SLOT(22) TP_SLOT(23)
+TP_SLOT(24) TP_SLOT(25) TP_SLOT(26) TP_SLOT(27) TP_SLOT(28) TP_SLOT(29) TP_SLOT(30) TP_SLOT(31)
+TP_SLOT(32) TP_SLOT(33) TP_SLOT(34) TP_SLOT(35) TP_SLOT(36) TP_SLOT(37) TP_SLOT(38) TP_SLOT(39)
+TP_SLOT(40) TP_SLOT(41) TP_SLOT(42) TP_SLOT(43) TP_SLOT(44) TP_SLOT(45) TP_SLOT(46) TP_SLOT(47)
+TP_SLOT(48) TP_SLOT(49) TP_SLOT(50) TP_SLOT(51) TP_SLOT(52) TP_SLOT(53) TP_SLOT(54) TP_SLOT(55)
+TP_SLOT(56) TP_SLOT(57) TP_SLOT(58) TP_SLOT(59) TP_SLOT(60) TP_SLOT(61) TP_SLOT(62) TP_SLOT(63)
+/* clang-format on */
+_Static_assert(RC_SLOTS_TP == 64, "a handle_tp_slot_K for every slot");
 
 /*
  * A record of exactly @n bytes (a multiple of 4) with no __data_loc field,
@@ -243,7 +289,7 @@ static __always_inline int tp_fixed(void *ctx, const __u32 n)
 	struct tp_buf *b;
 	__u32 *raw, off;
 
-	c = tp_scope(ctx, cur, &st);
+	c = tp_scope(bpf_get_attach_cookie(ctx) - RC_DYN_BASE, cur, &st);
 	if (!c)
 		return 0;
 	b = tp_buf(TPBUF_PERF);
@@ -491,10 +537,8 @@ static __always_inline void submit_dyn(void *ctx, void *rec, __u32 size, struct 
  * record in. ringbuf: the record is built in its reservation; perfbuf: on
  * the program's stack, which is the task's own, then copied out.
  */
-SEC("uprobe")
-int handle_uprobe(struct pt_regs *regs)
+static __always_inline int uprobe_event(struct pt_regs *regs, __u16 type)
 {
-	__u16 type = bpf_get_attach_cookie(regs);
 	struct task_struct *cur = rc_current();
 	struct rc_ev_uprobe onstack, *e = &onstack;
 	struct rc_dyn_stats *st = probe_scope(cur, type);
@@ -519,10 +563,8 @@ int handle_uprobe(struct pt_regs *regs)
 	return 0;
 }
 
-SEC("uretprobe")
-int handle_uretprobe(struct pt_regs *regs)
+static __always_inline int uretprobe_event(struct pt_regs *regs, __u16 type)
 {
-	__u16 type = bpf_get_attach_cookie(regs);
 	struct task_struct *cur = rc_current();
 	struct rc_ev_uretprobe onstack, *e = &onstack;
 	struct rc_dyn_stats *st = probe_scope(cur, type);
@@ -541,3 +583,42 @@ int handle_uretprobe(struct pt_regs *regs)
 	submit_dyn(regs, e, sizeof(*e), st);
 	return 0;
 }
+
+SEC("uprobe")
+int handle_uprobe(struct pt_regs *regs)
+{
+	return uprobe_event(regs, bpf_get_attach_cookie(regs));
+}
+
+SEC("uretprobe")
+int handle_uretprobe(struct pt_regs *regs)
+{
+	return uretprobe_event(regs, bpf_get_attach_cookie(regs));
+}
+
+/* Without attach cookies: a program per probe (RC_SLOTS_PROBE of each kind). */
+#define PROBE_SLOT(k)                                                                              \
+	SEC("uprobe")                                                                              \
+	int handle_uprobe_slot_##k(struct pt_regs *regs)                                           \
+	{                                                                                          \
+		__s32 idx = slot_index(RC_SLOT_UPROBE + k);                                        \
+		return idx < 0 ? 0 : uprobe_event(regs, RC_DYN_BASE + idx);                        \
+	}                                                                                          \
+	SEC("uretprobe")                                                                           \
+	int handle_uretprobe_slot_##k(struct pt_regs *regs)                                        \
+	{                                                                                          \
+		__s32 idx = slot_index(RC_SLOT_URETPROBE + k);                                     \
+		return idx < 0 ? 0 : uretprobe_event(regs, RC_DYN_BASE + idx);                     \
+	}
+
+/* clang-format off */
+PROBE_SLOT(0) PROBE_SLOT(1) PROBE_SLOT(2) PROBE_SLOT(3)
+PROBE_SLOT(4) PROBE_SLOT(5) PROBE_SLOT(6) PROBE_SLOT(7)
+PROBE_SLOT(8) PROBE_SLOT(9) PROBE_SLOT(10) PROBE_SLOT(11)
+PROBE_SLOT(12) PROBE_SLOT(13) PROBE_SLOT(14) PROBE_SLOT(15)
+PROBE_SLOT(16) PROBE_SLOT(17) PROBE_SLOT(18) PROBE_SLOT(19)
+PROBE_SLOT(20) PROBE_SLOT(21) PROBE_SLOT(22) PROBE_SLOT(23)
+PROBE_SLOT(24) PROBE_SLOT(25) PROBE_SLOT(26) PROBE_SLOT(27)
+PROBE_SLOT(28) PROBE_SLOT(29) PROBE_SLOT(30) PROBE_SLOT(31)
+/* clang-format on */
+_Static_assert(RC_SLOTS_PROBE == 32, "a handle_u*probe_slot_K for every slot");

@@ -350,6 +350,19 @@ struct rc_dyn_stats {
  */
 #define RC_SC_NR_MAX 1024
 
+/*
+ * Kernels without BPF attach cookies (before 5.15): dyn.bpf.c's slot
+ * programs, one per tracepoint or probe, each knowing its slot by its
+ * name. The slots map's element at the slot holds the event's index + 1:
+ * tracepoints at 0.., uprobes at RC_SLOT_UPROBE.., uretprobes at
+ * RC_SLOT_URETPROBE...
+ */
+#define RC_SLOTS_TP	   64
+#define RC_SLOTS_PROBE	   32
+#define RC_SLOT_UPROBE	   RC_SLOTS_TP
+#define RC_SLOT_URETPROBE  (RC_SLOTS_TP + RC_SLOTS_PROBE)
+#define RC_SLOTS	   (RC_SLOTS_TP + 2 * RC_SLOTS_PROBE)
+
 /* tpconf map value, at the event's index: its id (the link's cookie) - RC_DYN_BASE */
 struct rc_tp_conf {
 	__u16 type;	 /* RC_DYN_BASE + index */

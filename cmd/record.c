@@ -401,8 +401,12 @@ static void check_line(const char *what, bool yes)
 static void check_source(const struct rc_features *f, const char *what, enum rc_feature_need need)
 {
 	const char *missing = rc_features__missing(f, need);
+	const char *variant = missing ? NULL : rc_features__variant(f, need);
 
-	printf("  %-50s %s%s\n", what, missing ? "no: needs " : "yes", missing ?: "");
+	if (missing)
+		printf("  %-50s no: needs %s\n", what, missing);
+	else
+		printf("  %-50s yes%s%s\n", what, variant ? ": " : "", variant ?: "");
 }
 
 /* record --check: the kernel's features a line each, as bpftool feature probe prints them. */

@@ -1861,6 +1861,16 @@ int rc_features__probe(struct rc_features *f);
  */
 const char *rc_features__missing(const struct rc_features *f, enum rc_feature_need need);
 
+/**
+ * rc_features__variant() - how record does without what @need lacks here
+ * @f: from rc_features__probe()
+ * @need: what is about to be loaded
+ *
+ * Return: NULL where record uses its first choice, else a phrase naming
+ * what is missing and the program variant used instead, for --check.
+ */
+const char *rc_features__variant(const struct rc_features *f, enum rc_feature_need need);
+
 /* --call-graph=dwarf,SIZE: the bytes of user stack a sample copies, by default and at most */
 #define RC_DWARF_STACK_DEFAULT 8192
 #define RC_DWARF_STACK_MAX     64000

@@ -450,3 +450,40 @@ void test_matrix_pid(void)
 	FOR_TRANSPORTS(t)
 	record_pid(t);
 }
+
+/*
+ * A kernel without BPF attach cookies (before 5.15), as this one is told
+ * to be (RINGCAP_FEATURES_OFF): each tracepoint and probe on a program of
+ * its own, exact counts on both transports; more than the slots refused
+ * in one line.
+ */
+void test_matrix_nocookie(void)
+{
+	char up[4200], uret[4200];
+	struct want gen = { "signal:signal_generate", .comm = "rc_workload", .nr = -1 };
+	struct want w = { "uprobe:rc_workload:rc_probe_target", .nr = -1 };
+	struct want wr = { "uretprobe:rc_workload:rc_probe_target", .nr = -1 };
+	char *probe[] = { workload(), "probe", NSTR(N), NULL };
+	char *many[] = { (char *)bin("ringcap"), "record", "-q", "-o", (char *)tmpfile_path("x.rcap"),
+			 "-e", "writeback:*,block:*,timer:*,kmem:*,irq:*", "--", "true", NULL };
+	struct run r = {};
+	const char *t;
+
+	if (!need_root() || !ASSERT_OK(setenv("RINGCAP_FEATURES_OFF", "attach_cookie", 1), "setenv"))
+		return;
+	snprintf(up, sizeof(up), "uprobe:%s:rc_probe_target", bin("rc_workload"));
+	snprintf(uret, sizeof(uret), "uretprobe:%s:rc_probe_target", bin("rc_workload"));
+	FOR_TRANSPORTS(t)
+	{
+		run_case(t, (char *[]){ "-e", "signal:signal_generate,signal:signal_deliver", NULL },
+			 (char *[]){ workload(), "signal", NSTR(N), NULL }, &gen, N);
+		run_case(t, (char *[]){ "-e", up, "-e", uret, NULL }, probe, &w, N);
+		run_case(t, (char *[]){ "-e", up, "-e", uret, NULL }, probe, &wr, N);
+	}
+	test__start_subtest("over the slots");
+	if (ASSERT_EQ(run_sync(&r, many, 60000), 1, "record refuses"))
+		ASSERT_HAS(r.err, "ask for fewer", "the refusal says what to do");
+	run_free(&r);
+	tmpdir_cleanup();
+	unsetenv("RINGCAP_FEATURES_OFF");
+}

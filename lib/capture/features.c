@@ -11,11 +11,17 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "internal.h"
+#include "events.h"
+
+#define RC_STR_(x) #x
+#define RC_STR(x)  RC_STR_(x)
 
 /* Quiet while probing: a probe that fails is an answer, not an error. */
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -181,6 +187,34 @@ static bool ftrace_mappable(const char *release)
 	return major > 6 || (major == 6 && minor >= 10);
 }
 
+/*
+ * RINGCAP_FEATURES_OFF=NAME[,NAME...]: features taken as missing whatever
+ * the probe found, so that the variants older kernels get run on this
+ * one too (the tests do). ringcap-record(1), ENVIRONMENT.
+ */
+static void mask_features(struct rc_features *f)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} names[] = {
+#define FEATURE(n) { #n, offsetof(struct rc_features, n) }
+		FEATURE(ringbuf),      FEATURE(task_storage), FEATURE(current_task_btf),
+		FEATURE(attach_cookie), FEATURE(atomics),     FEATURE(task_pt_regs),
+		FEATURE(ftrace_mmap),  FEATURE(exit_group_dead),
+#undef FEATURE
+	};
+	const char *off = getenv("RINGCAP_FEATURES_OFF"), *p;
+	size_t i, n;
+
+	for (p = off; p && *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
+				*(bool *)((char *)f + names[i].off) = false;
+	}
+}
+
 int rc_features__probe(struct rc_features *f)
 {
 	libbpf_print_fn_t old = libbpf_set_print(silent);
@@ -205,6 +239,7 @@ int rc_features__probe(struct rc_features *f)
 		     !access("/sys/kernel/debug/tracing/events", F_OK);
 	f->ftrace_mmap = f->tracefs && ftrace_mappable(f->release);
 	probe_preempt(f);
+	mask_features(f);
 	libbpf_set_print(old);
 	return 0;
 }
@@ -236,12 +271,27 @@ const char *rc_features__missing(const struct rc_features *f, enum rc_feature_ne
 			return "task-local storage for BPF (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11)";
 		return NULL;
 	case RC_NEED_TRACEPOINTS:
-	case RC_NEED_UPROBES:
-		if (!f->attach_cookie)
-			return "BPF attach cookies (bpf_get_attach_cookie, Linux 5.15)";
-		if (need == RC_NEED_UPROBES && !f->uprobes)
-			return "uprobes (CONFIG_UPROBE_EVENTS)";
 		return NULL;
+	case RC_NEED_UPROBES:
+		return f->uprobes ? NULL : "uprobes (CONFIG_UPROBE_EVENTS)";
 	}
 	return NULL;
+}
+
+const char *rc_features__variant(const struct rc_features *f, enum rc_feature_need need)
+{
+	switch (need) {
+	case RC_NEED_TRACEPOINTS:
+		if (!f->attach_cookie)
+			return "no attach cookies: a BPF program per tracepoint, " RC_STR(
+			    RC_SLOTS_TP) " at most; syscall events on the raw tracepoints";
+		return NULL;
+	case RC_NEED_UPROBES:
+		if (!f->attach_cookie)
+			return "no attach cookies: a BPF program per probe, " RC_STR(
+			    RC_SLOTS_PROBE) " uprobes and " RC_STR(RC_SLOTS_PROBE) " uretprobes at most";
+		return NULL;
+	default:
+		return NULL;
+	}
 }

@@ -361,13 +361,14 @@ static int bpf_drained(struct rc_capture *c)
  */
 static struct bpf_link *attach_tp(struct rc_bpf *s, struct rc_dyn_event *e)
 {
-	LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = e->id);
+	/* without cookies (rc_bpf__slot()), libbpf must be given none */
+	LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = s->feat.attach_cookie ? e->id : 0);
 	struct bpf_program *p = rc_bpf__tp_prog(s, e);
 	struct bpf_link *l;
 
 	e->prog = p;
 	l = bpf_program__attach_tracepoint_opts(p, e->tp.system, e->tp.name, &to);
-	if (l || errno != EACCES || p == s->dyn->progs.handle_tp)
+	if (l || errno != EACCES || p == s->dyn->progs.handle_tp || !s->feat.attach_cookie)
 		return l;
 	pr_debug("%s: %s refused, recorded with handle_tp\n", e->name, bpf_program__name(p));
 	e->prog = s->dyn->progs.handle_tp;
@@ -402,8 +403,8 @@ static int attach_dyn(struct rc_bpf *s)
 
 	for (i = 0; i < s->c.dset.n; i++) {
 		struct rc_dyn_event *e = &s->c.dset.ev[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = e->id, .func_name = e->symbol,
-			    .retprobe = e->kind == RC_DYN_URETPROBE);
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = s->feat.attach_cookie ? e->id : 0,
+			    .func_name = e->symbol, .retprobe = e->kind == RC_DYN_URETPROBE);
 
 		if (rc_bpf__sc_key(s, e) >= 0) {
 			if (!attach_sc(s, i))
@@ -411,8 +412,7 @@ static int attach_dyn(struct rc_bpf *s)
 		} else if (e->kind == RC_DYN_TP) {
 			e->link = attach_tp(s, e);
 		} else {
-			e->prog = e->kind == RC_DYN_UPROBE ? s->dyn->progs.handle_uprobe
-							   : s->dyn->progs.handle_uretprobe;
+			e->prog = rc_bpf__probe_prog(s, e);
 			e->link = bpf_program__attach_uprobe_opts(e->prog, -1, e->path, 0, &uo);
 		}
 		if (!e->link) {

@@ -102,6 +102,14 @@ static inline struct rc_bpf *to_bpf(struct rc_capture *c)
 int rc_bpf__add_target(struct rc_capture *c, pid_t pid);
 struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e);
 int rc_bpf__sc_key(const struct rc_bpf *s, const struct rc_dyn_event *e);
+/*
+ * Where the kernel has no BPF attach cookies: the slot of event @e's own
+ * program (dyn.bpf.c, RC_SLOTS), or -1 for an event that needs none (a
+ * syscall event on the raw tracepoints, or a kernel with cookies).
+ */
+int rc_bpf__slot(const struct rc_bpf *s, const struct rc_dyn_event *e);
+/* The uprobe or uretprobe program of event @e. */
+struct bpf_program *rc_bpf__probe_prog(const struct rc_bpf *s, const struct rc_dyn_event *e);
 
 /* bpf.c */
 void rc_bpf__count_captured(struct rc_bpf *s, const void *rec);

@@ -263,21 +263,65 @@ static int fill_tpconf(struct rc_bpf *s)
 	return 0;
 }
 
+int rc_bpf__slot(const struct rc_bpf *s, const struct rc_dyn_event *e)
+{
+	const struct rc_dyn_event *ev = s->c.dset.ev;
+	int base, n = 0;
+	size_t i;
+
+	if (s->feat.attach_cookie ||
+	    (e->kind != RC_DYN_TP && e->kind != RC_DYN_UPROBE && e->kind != RC_DYN_URETPROBE) ||
+	    (e->kind == RC_DYN_TP && rc_bpf__sc_key(s, e) >= 0))
+		return -1;
+	for (i = 0; &ev[i] != e && i < s->c.dset.n; i++)
+		n += ev[i].kind == e->kind && (e->kind != RC_DYN_TP || rc_bpf__sc_key(s, &ev[i]) < 0);
+	base = e->kind == RC_DYN_TP ? 0 : e->kind == RC_DYN_UPROBE ? RC_SLOT_UPROBE : RC_SLOT_URETPROBE;
+	return base + n;
+}
+
+/* How many slots of @kind the events take (rc_bpf__slot()). */
+static int slots_taken(const struct rc_bpf *s, enum rc_dyn_kind kind)
+{
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < s->c.dset.n; i++)
+		n += s->c.dset.ev[i].kind == kind && rc_bpf__slot(s, &s->c.dset.ev[i]) >= 0;
+	return n;
+}
+
+/* The slot program of slot @slot. */
+static struct bpf_program *slot_prog(const struct rc_bpf *s, int slot)
+{
+	char name[48];
+
+	if (slot < RC_SLOT_UPROBE)
+		snprintf(name, sizeof(name), "handle_tp_slot_%d", slot);
+	else if (slot < RC_SLOT_URETPROBE)
+		snprintf(name, sizeof(name), "handle_uprobe_slot_%d", slot - RC_SLOT_UPROBE);
+	else
+		snprintf(name, sizeof(name), "handle_uretprobe_slot_%d", slot - RC_SLOT_URETPROBE);
+	return bpf_object__find_program_by_name(s->dyn->obj, name);
+}
+
 /*
  * The program tracepoint event @e is recorded with: handle_sc_enter or
  * handle_sc_exit for a syscall event they can record (rc_bpf__sc_key());
- * handle_tp_N for a record of N bytes without __data_loc fields, where
- * dyn.bpf.c has one (N a multiple of 4, up to RC_TP_FIXED_MAX), which
- * reads it with plain loads; else handle_tp.
+ * without attach cookies, its own slot program; handle_tp_N for a record
+ * of N bytes without __data_loc fields, where dyn.bpf.c has one (N a
+ * multiple of 4, up to RC_TP_FIXED_MAX), which reads it with plain loads;
+ * else handle_tp.
  */
 struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e)
 {
 	struct bpf_program *p = NULL;
 	char name[32];
-	int key = rc_bpf__sc_key(s, e);
+	int key = rc_bpf__sc_key(s, e), slot = rc_bpf__slot(s, e);
 
 	if (key >= 0)
 		return key % 2 ? s->dyn->progs.handle_sc_exit : s->dyn->progs.handle_sc_enter;
+	if (slot >= 0)
+		return slot_prog(s, slot);
 	if (!e->tp.nlocs && e->tp.size >= 8 && e->tp.size <= RC_TP_FIXED_MAX && !(e->tp.size % 4)) {
 		snprintf(name, sizeof(name), "handle_tp_%u", (unsigned int)e->tp.size);
 		p = bpf_object__find_program_by_name(s->dyn->obj, name);
@@ -285,23 +329,90 @@ struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_
 	return p ?: s->dyn->progs.handle_tp;
 }
 
-/* The tracepoint programs the events need; handle_tp too, for attach_dyn()'s fallback. */
+struct bpf_program *rc_bpf__probe_prog(const struct rc_bpf *s, const struct rc_dyn_event *e)
+{
+	int slot = rc_bpf__slot(s, e);
+
+	if (slot >= 0)
+		return slot_prog(s, slot);
+	return e->kind == RC_DYN_UPROBE ? s->dyn->progs.handle_uprobe
+					: s->dyn->progs.handle_uretprobe;
+}
+
+/*
+ * The programs the events need; handle_tp too where cookies let it serve
+ * as attach_dyn()'s fallback.
+ */
 static void dyn_autoload(struct rc_bpf *s)
 {
 	struct dyn_bpf *d = s->dyn;
 	struct bpf_program *p;
-	bool tp = have_kind(&s->c.dset, RC_DYN_TP);
 	size_t i;
 
 	bpf_object__for_each_program(p, d->obj)
 		bpf_program__set_autoload(p, false);
-	bpf_program__set_autoload(d->progs.handle_tp, tp);
-	bpf_program__set_autoload(d->progs.handle_uprobe, have_kind(&s->c.dset, RC_DYN_UPROBE));
-	bpf_program__set_autoload(d->progs.handle_uretprobe,
-				  have_kind(&s->c.dset, RC_DYN_URETPROBE));
-	for (i = 0; i < s->c.dset.n; i++)
-		if (s->c.dset.ev[i].kind == RC_DYN_TP)
-			bpf_program__set_autoload(rc_bpf__tp_prog(s, &s->c.dset.ev[i]), true);
+	if (s->feat.attach_cookie)
+		bpf_program__set_autoload(d->progs.handle_tp, have_kind(&s->c.dset, RC_DYN_TP));
+	for (i = 0; i < s->c.dset.n; i++) {
+		const struct rc_dyn_event *e = &s->c.dset.ev[i];
+
+		if (e->kind == RC_DYN_TP)
+			bpf_program__set_autoload(rc_bpf__tp_prog(s, e), true);
+		else if (e->kind == RC_DYN_UPROBE || e->kind == RC_DYN_URETPROBE)
+			bpf_program__set_autoload(rc_bpf__probe_prog(s, e), true);
+	}
+}
+
+/* Without attach cookies: each slot program's event, in the slots map. */
+static int fill_slots(struct rc_bpf *s)
+{
+	int fd = bpf_map__fd(s->dyn->maps.slots);
+	size_t i;
+
+	for (i = 0; i < s->c.dset.n; i++) {
+		const struct rc_dyn_event *e = &s->c.dset.ev[i];
+		int slot = rc_bpf__slot(s, e);
+		__u32 key = slot, idx = e->id - RC_DYN_BASE + 1;
+
+		if (slot < 0)
+			continue;
+		if (bpf_map_update_elem(fd, &key, &idx, BPF_ANY) < 0) {
+			pr_warn("failed to configure %s: %s\n", e->name, strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Without attach cookies each tracepoint and probe takes a program of its
+ * own, and dyn.bpf.c has so many: refuse more in one line.
+ */
+static int check_slots(const struct rc_bpf *s)
+{
+	static const struct {
+		enum rc_dyn_kind kind;
+		int max;
+		const char *what;
+	} caps[] = {
+		{ RC_DYN_TP, RC_SLOTS_TP, "tracepoints (-e SYSTEM:NAME, syscall events aside)" },
+		{ RC_DYN_UPROBE, RC_SLOTS_PROBE, "uprobes" },
+		{ RC_DYN_URETPROBE, RC_SLOTS_PROBE, "uretprobes" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		int n = slots_taken(s, caps[i].kind);
+
+		if (n <= caps[i].max)
+			continue;
+		pr_warn("this kernel (%s) has no BPF attach cookies (Linux 5.15), so each of "
+			"the %d %s asked for needs a BPF program of its own, and ringcap has %d: "
+			"ask for fewer, or use --transport ftrace for tracepoints\n",
+			s->feat.release, n, caps[i].what, caps[i].max);
+		return -E2BIG;
+	}
+	return 0;
 }
 
 static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
@@ -339,6 +450,8 @@ static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	if ((have_kind(&s->c.dset, RC_DYN_UPROBE) || have_kind(&s->c.dset, RC_DYN_URETPROBE)) &&
 	    (err = need(s, RC_NEED_UPROBES, "-e uprobe:")))
 		return err;
+	if ((err = check_slots(s)))
+		return err;
 	err = load_dyn(s, k);
 	if (err && !s->sc_refused && have_sc(s)) {
 		/* the raw syscall programs refused: every event on its own tracepoint */
@@ -351,7 +464,7 @@ static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	}
 	if (err)
 		return load_failed("tracepoint and uprobe", err);
-	return fill_tpconf(s);
+	return fill_tpconf(s) ?: fill_slots(s);
 }
 
 /* --bpf: a record of the user's, wrapped. */
