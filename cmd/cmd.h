@@ -105,7 +105,7 @@ int workload_fork(struct workload *wl, char **argv);
 int workload_start(struct workload *wl);
 /* Stop a workload still running (SIGTERM, then SIGKILL) and reap it. */
 void workload_end(struct workload *wl);
-void workload_say_status(const struct workload *wl);
+void workload_say_status(const struct workload *wl, bool failures_only);
 
 double elapsed_since(const struct timespec *t0);
 

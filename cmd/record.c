@@ -775,10 +775,12 @@ int cmd_record(int argc, char **argv)
 		say("%s\n", rc_session__limit(s)); /* reached while stopping: a full disk, ... */
 	else if (err)
 		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);
-	else if (!env.quiet) {
+	else {
 		workload_end(&wl);
-		workload_say_status(&wl);
-		print_summary(s, env.output);
+		/* the command's failure is said under -q too: its status is reported */
+		workload_say_status(&wl, env.quiet);
+		if (!env.quiet)
+			print_summary(s, env.output);
 	}
 out:
 	workload_end(&wl);

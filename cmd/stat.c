@@ -930,7 +930,7 @@ static int stat_live(int argc, char **argv)
 		goto out;
 	rc_ledger__count(&v.led, v.led.st);
 	workload_end(&wl);
-	workload_say_status(&wl);
+	workload_say_status(&wl, false);
 	err = show(&v, NULL, 0, NULL, 0);
 out:
 	workload_end(&wl);

@@ -207,9 +207,11 @@ void workload_end(struct workload *wl)
 	}
 }
 
-void workload_say_status(const struct workload *wl)
+void workload_say_status(const struct workload *wl, bool failures_only)
 {
 	if (wl->pid <= 0 || !wl->reaped)
+		return;
+	if (failures_only && WIFEXITED(wl->status) && !WEXITSTATUS(wl->status))
 		return;
 	if (WIFEXITED(wl->status))
 		say("'%s' exited with status %d\n", wl->name, WEXITSTATUS(wl->status));

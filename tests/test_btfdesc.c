@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "capture/bpf/btfdesc.h"
 #include "capture_util.h"
+#include "run_util.h"
 #include "test_progs.h"
 
 #define HDR	((uint16_t)sizeof(struct rc_rec_hdr))
@@ -637,10 +638,10 @@ void test_btfdesc_set_loaded(void)
 
 	if (!obj)
 		return;
-	if (bpf_object__load(obj)) {
-		test__skip("cannot load BPF programs here (needs root)");
+	if (!need_root())
 		goto out;
-	}
+	if (!ASSERT_OK(bpf_object__load(obj), "the test object loads"))
+		goto out;
 	ASSERT_EQ(rc_btf__set_global(obj, "knob_int=1", err, sizeof(err)), -EBUSY, "loaded");
 	ASSERT_HAS(err, "loaded already", "message");
 out:

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "events.h"
 #include "capture_util.h"
@@ -24,6 +25,7 @@ struct facts {
 	long nrec, getppid, getppid_bad, other_pid, bad_comm;
 	long forks, execs, exits, exit_groups;
 	uint64_t made, dropped, captured;
+	uint64_t first_ts, last_ts; /* the first and the last record's time */
 	bool truncated, ordered, stats;
 	pid_t pid;	  /* the workload: records of other pids count as other_pid */
 	const char *comm; /* when set, every record's comm must be this */
@@ -99,7 +101,9 @@ static int gather(const char *path, struct facts *f)
 	if (!f->parent)
 		f->parent = rc_reader__meta(r)->recorder_pid;
 	while ((err = rc_reader__next(r, &rec)) > 0) {
-		f->nrec++;
+		if (!f->nrec++)
+			f->first_ts = rec->ts;
+		f->last_ts = rec->ts;
 		if (rec->ts < prev)
 			f->ordered = false;
 		prev = rec->ts;
@@ -214,15 +218,30 @@ void test_record_command(void)
 		record_command("busy");
 }
 
-/* -d stops a busy drain, and a workload that ignores SIGTERM is killed after it. */
+static double elapsed_since_ts(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * -d stops a busy drain, and a workload that ignores SIGTERM is killed
+ * after it: SIGTERM when the capture stops, SIGKILL two seconds later
+ * (workload_end()), said even under -q.
+ */
 void test_record_duration(void)
 {
 	const char *out = tmpfile_path("dur.rcap");
 	struct facts f = {};
 	struct run r = {};
+	struct timespec t0;
+	double secs, span, slack;
 
 	if (!need_root())
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (ASSERT_EQ(
 		run_sync(&r,
 			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "-d", "0.5", "--drain",
@@ -231,8 +250,22 @@ void test_record_duration(void)
 			 120000), /* a watchdog for a hang; under valgrind this run takes ~30 s */
 		0, "record stops") &&
 	    ASSERT_OK(gather(out, &f), "read capture")) {
+		secs = elapsed_since_ts(&t0);
 		ASSERT_TRUE(!f.truncated, "complete file");
 		ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+		ASSERT_HAS(r.err, "was killed by signal 9", "the workload killed, and said so");
+		/* the SIGTERM ignored: two seconds' grace after the 0.5 s */
+		ASSERT_TRUE(secs >= 2.5, "the grace before SIGKILL");
+		/*
+		 * The busy loop is switched out every tick while the capture
+		 * runs, so its records span the capture: 0.5 s, and what it
+		 * takes to stop reading (a drain loop's pass; slower under
+		 * valgrind). A -d that stopped late would show here.
+		 */
+		span = (double)(f.last_ts - f.first_ts) / 1e9;
+		slack = r.valgrind ? 3.0 : 0.5;
+		printf("    %.2f s in all, records over %.3f s\n", secs, span);
+		ASSERT_TRUE(f.nrec > 0 && span <= 0.5 + slack, "-d 0.5: the capture stops on time");
 	}
 	run_free(&r);
 	tmpdir_cleanup();

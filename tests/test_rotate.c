@@ -810,6 +810,7 @@ static void review_storm(int t, const char *rate, const char *secs)
 {
 	const char *prefix = tmpfile_path("rv.rcap");
 	bool ft = t == 2;
+	long calls = atol(rate) * atol(secs);
 	struct run_sum sum;
 	struct run r = {};
 	glob_t g = {};
@@ -844,6 +845,18 @@ static void review_storm(int t, const char *rate, const char *secs)
 	       transport_args[t][1], sent, sum.nfiles, sum.nrec, (unsigned long long)sum.dropped,
 	       sum.getppid);
 	ASSERT_EQ(sum.made, sum.nrec + sum.dropped, "the run: made = in its files + dropped");
+	/* the workload's calls: each in a file or dropped, none twice */
+	ASSERT_LE(sum.getppid, calls, "no getppid doubled");
+	ASSERT_GE(sum.getppid + (long)sum.dropped, calls, "every getppid in a file, or dropped");
+	/*
+	 * A signal switches at once; signals that come while a switch is
+	 * still being written fold into it. One every 15 ms against a switch
+	 * of a few ms: most make a file. A quarter bounds it from the
+	 * mechanism, with room for a loaded machine; no switch at all leaves
+	 * one file.
+	 */
+	ASSERT_GE((long)sum.nfiles, sent / 4, "a file for most signals");
+	ASSERT_GE((long)sum.nfiles, 10, "files switched");
 out:
 	run_free(&r);
 	tmpdir_cleanup();
