@@ -251,7 +251,14 @@ int rc_features__probe(struct rc_features *f)
 const char *rc_features__missing(const struct rc_features *f, enum rc_feature_need need)
 {
 	if (!f->bpf)
-		return "BPF (CONFIG_BPF_SYSCALL), or the privileges to use it";
+		/*
+		 * transport auto never moves to ftrace on its own: the same
+		 * names mean other events there (ringcap's syscalls pairs
+		 * entry and exit; ftrace's are the kernel's two events)
+		 */
+		return "BPF (CONFIG_BPF_SYSCALL), or the privileges to use it (CAP_BPF and "
+		       "CAP_PERFMON); --transport ftrace records the kernel's tracepoints "
+		       "without BPF";
 	if (!f->ktime_boot)
 		return "the BPF helper bpf_ktime_get_boot_ns (Linux 5.8)";
 	switch (need) {
