@@ -30,7 +30,6 @@
 #include <unistd.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
-#include "format/ftpage_int.h"
 
 /*
  * The size of the ring's sub-buffers: buffer_subbuf_size_kb (Linux 6.8),
@@ -70,8 +69,6 @@ static int open_cpu(struct rc_ftrace *f, struct ft_cpu *c)
 	err = subbuf_size(f, &c->subbuf_size);
 	if (err)
 		return err;
-	if (c->subbuf_size <= SUBBUF_HDR + sizeof(uint64_t))
-		return -EPROTO;
 	c->nr_subbufs = f->buf_size / c->subbuf_size ?: 1;
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
 	err = ft_inst_path(f, path, sizeof(path), file);
@@ -218,11 +215,12 @@ static void take_page(struct rc_ftrace *f, struct ft_cpu *c)
 {
 	const unsigned char *sb = c->pages + (size_t)c->next++ * c->subbuf_size;
 	uint32_t data = c->subbuf_size - SUBBUF_HDR, commit, len;
-	uint64_t ts;
+	uint64_t ts, word;
 
 	memcpy(&ts, sb, sizeof(ts));
-	/* local_t: flags in bits 30 and 31 of the low word (and the sign above) */
-	commit = (uint32_t)get_u32(sb + 8);
+	memcpy(&word, sb + 8, sizeof(word));
+	/* local_t, flags in bits 30 and 31 (RB_MISSED_EVENTS' int sign above): as committed() */
+	commit = (uint32_t)word;
 	len = commit & ~COMMIT_FLAGS;
 	if (len > data) {
 		pr_warn("cpu %d: a sub-buffer claims %u bytes of events, of %u: cut\n", c->cpu, len,
