@@ -54,10 +54,12 @@ struct ft_facts {
 	long by_comm;  /* ... of tasks named facts.comm */
 	long other;    /* records of other events, losses apart */
 	uint64_t lost; /* the ringcap:lost records' sum */
+	long nlost;    /* ... and their number */
 	uint64_t made; /* the counters: every CPU's */
 	uint64_t dropped;
 	uint64_t captured;
 	long out_of_order; /* records earlier than the one before */
+	uint64_t late;	   /* the trailer's: records that reached the file late */
 	long bad_nr;	   /* records whose __syscall_nr is not facts.nr */
 	uint32_t cpus;	   /* a bit per CPU seen */
 	bool truncated;
@@ -103,6 +105,7 @@ static int gather(const char *path, const char *name, struct ft_facts *f)
 		last = rec->ts;
 		if (rec->type == lost->id) {
 			f->lost += rc_field__u64(rc_event__field(lost, "lost"), rec, 0);
+			f->nlost++;
 			continue;
 		}
 		if (!want[rec->type]) {
@@ -122,6 +125,8 @@ static int gather(const char *path, const char *name, struct ft_facts *f)
 		}
 	}
 	f->truncated = rc_reader__truncated(r);
+	if (rc_reader__trailer(r))
+		f->late = rc_reader__trailer(r)->late;
 	if (rc_reader__corrupt(r, NULL)) /* a recorder's file is never damaged */
 		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
 	st = rc_reader__stats(r);
@@ -198,6 +203,40 @@ out:
 	tmpdir_cleanup();
 }
 
+/*
+ * Ten calls: their events never fill a sub-buffer, so they are only ever
+ * in the one the kernel is writing (spliced, never whole): every one is
+ * in the file, read at a look or at the stop.
+ */
+static void ftrace_few(void)
+{
+	const char *out = tmpfile_path("few.rcap");
+	struct ft_facts f = { .comm = "rc_workload", .nr = SYS_getppid };
+	struct run r = {};
+
+	if (!need_root() || !need_ftrace())
+		return;
+	if (!ASSERT_EQ(run_sync(&r,
+				rd((char *[]){
+				    (char *)bin("ringcap"), "record", "-q", "--transport", "ftrace",
+				    "-e", "syscalls:sys_enter_getppid", "-o", (char *)out, "--",
+				    (char *)bin("rc_workload"), "getppid", "10", NULL }),
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
+		goto out;
+	ASSERT_EQ(f.by_comm, 10, "every call");
+	ASSERT_EQ(f.nrec, 10, "nothing else");
+	ASSERT_EQ(f.lost, 0, "nothing lost");
+	ASSERT_EQ(f.made, 10, "the kernel's count");
+	ASSERT_EQ(f.captured, 10, "all captured");
+	ASSERT_TRUE(!f.truncated, "complete");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
 /* Merging needs rings of two CPUs at least. */
 static bool need_two_cpus(void)
 {
@@ -232,6 +271,40 @@ static void ftrace_both_cpus(void)
 	ASSERT_EQ(f.cpus & 3, 3, "from both CPUs");
 	ASSERT_EQ(f.out_of_order, 0, "merged in time order");
 	ASSERT_EQ(f.lost, 0, "nothing lost");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * A few calls on CPU 0 while CPU 1 storms: CPU 0's events stay in the
+ * sub-buffer its kernel is writing, which a splice never moves. They are
+ * read at the next look all the same, not at the stop, else the storm's
+ * events, merged past them, would leave them late: none is out of order.
+ */
+static void ftrace_uneven(void)
+{
+	const char *out = tmpfile_path("uneven.rcap");
+	struct ft_facts f = { .comm = "rc_workload", .nr = SYS_getppid };
+	struct run r = {};
+
+	if (!need_root() || !need_ftrace() || !need_two_cpus())
+		return;
+	if (!ASSERT_EQ(run_sync(&r,
+				rd((char *[]){
+				    (char *)bin("ringcap"), "record", "-q", "--transport", "ftrace",
+				    "-e", "syscalls:sys_enter_getppid", "-o", (char *)out, "--",
+				    (char *)bin("rc_workload"), "uneven", "10", "300000", NULL }),
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
+		goto out;
+	ASSERT_EQ(f.nrec + f.lost, 300010, "captured + lost = made");
+	ASSERT_EQ(f.made, 300010, "the kernel's count");
+	ASSERT_EQ(f.cpus & 3, 3, "from both CPUs");
+	ASSERT_EQ(f.out_of_order, 0, "the quiet CPU's events in their place");
+	ASSERT_EQ(f.late, 0, "none reached the file late");
 out:
 	run_free(&r);
 	tmpdir_cleanup();
@@ -306,6 +379,7 @@ static void ftrace_overrun(void)
 	if (!ASSERT_OK(gather(out, "syscalls:sys_e*", &f), "read"))
 		goto out;
 	ASSERT_TRUE(f.lost > 0, "the ring overflowed");
+	ASSERT_TRUE(f.nlost > 1, "each gap owed where it is, not all at the stop");
 	ASSERT_EQ(f.nrec + f.lost, events, "captured + lost = made");
 	ASSERT_EQ(f.dropped, f.lost, "the counters' drops are the lost records'");
 	ASSERT_EQ(f.made, (uint64_t)events, "the kernel's count of events");
@@ -682,6 +756,8 @@ out:
 /* Each as this kernel reads the rings by default, and spliced (--ftrace-read=splice). */
 #define FT_TESTS(X)                                                                                \
 	X(exact)                                                                                   \
+	X(few)                                                                                     \
+	X(uneven)                                                                                  \
 	X(both_cpus)                                                                               \
 	X(storm_order)                                                                             \
 	X(overrun)                                                                                 \
@@ -703,3 +779,69 @@ out:
 		ftrace_##name();                                                                   \
 	}
 FT_TESTS(FT_TEST)
+
+/*
+ * The same workload mapped and spliced: the same events, field for field
+ * (the capture is the same; times and CPUs apart, which no two runs share).
+ */
+void test_ftrace_splice_same_fields(void)
+{
+	const char *out[2] = { tmpfile_path("mmap.rcap"), tmpfile_path("splice.rcap") };
+	static const char *const how[2] = { "mmap", "splice" };
+	static char lines[2][1 << 16];
+	struct rc_features feat;
+	char cmd[8192];
+	int i;
+
+	if (!need_root() || !need_ftrace())
+		return;
+	rc_features__probe(&feat);
+	if (!feat.ftrace_mmap) {
+		test__skip(
+		    "this kernel cannot map ftrace's rings (Linux 6.10): nothing to compare");
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		struct run r = {};
+
+		ft_reader = how[i];
+		ASSERT_EQ(
+		    run_sync(&r,
+			     rd((char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					    "ftrace", "-e", "signal:signal_generate", "-o",
+					    (char *)out[i], "--", (char *)bin("rc_workload"),
+					    "signal", "50", NULL }),
+			     120000),
+		    0, how[i]);
+		run_free(&r);
+		snprintf(cmd, sizeof(cmd), "%s report %s", bin("ringcap"), out[i]);
+		ASSERT_OK(signal_lines(cmd, lines[i], sizeof(lines[i])), "ringcap report");
+	}
+	ASSERT_TRUE(strlen(lines[0]) > 50 * 20, "50 events decoded");
+	ASSERT_STREQ(lines[1], lines[0], "spliced, the same fields and values as mapped");
+	tmpdir_cleanup();
+}
+
+/* record --check says how ftrace would read the rings here, and why. */
+void test_ftrace_check_reader(void)
+{
+	struct rc_features feat;
+	struct run r = {};
+
+	rc_features__probe(&feat);
+	if (!feat.tracefs) {
+		test__skip("no tracefs here");
+		return;
+	}
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), "record", "--check", NULL },
+				60000),
+		       0, "record --check"))
+		goto out;
+	ASSERT_HAS(r.out,
+		   feat.ftrace_mmap ? "--transport ftrace                                 mmap ("
+				    : "--transport ftrace                                 splice "
+				      "(no ring-buffer mapping before 6.10)",
+		   "the reader, and why");
+out:
+	run_free(&r);
+}
