@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "internal.h"
+#include "capture/backend.h"
 
 /* Quiet while probing: a probe that fails is an answer, not an error. */
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -181,14 +182,23 @@ static bool ftrace_mappable(const char *release)
 	return major > 6 || (major == 6 && minor >= 10);
 }
 
+void rc_features__probe_ftrace(struct rc_features *f)
+{
+	struct utsname uts;
+
+	if (!uname(&uts))
+		snprintf(f->release, sizeof(f->release), "%s", uts.release);
+	f->tracefs = !access("/sys/kernel/tracing/events", F_OK) ||
+		     !access("/sys/kernel/debug/tracing/events", F_OK);
+	f->ftrace_mmap = f->tracefs && ftrace_mappable(f->release);
+}
+
 int rc_features__probe(struct rc_features *f)
 {
 	libbpf_print_fn_t old = libbpf_set_print(silent);
-	struct utsname uts;
 
 	memset(f, 0, sizeof(*f));
-	if (!uname(&uts))
-		snprintf(f->release, sizeof(f->release), "%s", uts.release);
+	rc_features__probe_ftrace(f);
 	f->bpf = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACEPOINT, NULL) == 1;
 	if (f->bpf) {
 		f->ringbuf = map_ok(BPF_MAP_TYPE_RINGBUF);
@@ -201,9 +211,6 @@ int rc_features__probe(struct rc_features *f)
 		probe_btf(f);
 	}
 	f->uprobes = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
-	f->tracefs = !access("/sys/kernel/tracing/events", F_OK) ||
-		     !access("/sys/kernel/debug/tracing/events", F_OK);
-	f->ftrace_mmap = f->tracefs && ftrace_mappable(f->release);
 	probe_preempt(f);
 	libbpf_set_print(old);
 	return 0;

@@ -53,7 +53,6 @@ struct trace_buffer_meta {
 #define FT_LEVEL      3 /* zstd's: events as the kernel wrote them, not shuffled, gain from it */
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
 #define WAKE_PERCENT  50	      /* poll wakes when a ring is this full */
-#define MIN_KERNEL    ((6 << 8) | 10) /* tracefs ring-buffer mapping: Linux 6.10 */
 #define SPLICE_PAGES  16	      /* pages a splice moves at most: a pipe's default */
 #define INSTANCE_NAME "ringcap-"
 

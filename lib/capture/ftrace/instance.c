@@ -169,27 +169,23 @@ void ft_remove_instance(struct rc_ftrace *f)
 	f->inst_made = false;
 }
 
-/* Does this kernel release map tracefs's ring buffers (Linux 6.10)? */
-static bool release_maps(const char *release)
-{
-	unsigned int major = 0, minor = 0;
-
-	return sscanf(release, "%u.%u", &major, &minor) == 2 &&
-	       ((major << 8) | minor) >= MIN_KERNEL;
-}
-
 /*
  * How the rings are read, before touching tracefs: mapped where the kernel
- * can (6.10), else spliced from trace_pipe_raw; --ftrace-read forces one,
- * and mapping is refused in one line where the kernel cannot.
+ * can (6.10: the feature probe's ftrace_mmap, as record --check says),
+ * else spliced from trace_pipe_raw; --ftrace-read forces one, and mapping
+ * is refused in one line where the kernel cannot.
  */
 int ft_choose_reader(struct rc_ftrace *f)
 {
+	struct rc_features feat = {};
 	bool maps;
 
 	if (uname(&f->c.uts))
 		return -errno;
-	maps = release_maps(f->c.uts.release);
+	if (!rc_tracefs()) /* mounted now if it was not, before the probe looks */
+		return -errno;
+	rc_features__probe_ftrace(&feat);
+	maps = feat.ftrace_mmap;
 	switch (f->c.opts.ftrace_read) {
 	case RC_FTRACE_READ_AUTO:
 		f->read_mode = maps ? RC_FTRACE_READ_MMAP : RC_FTRACE_READ_SPLICE;
