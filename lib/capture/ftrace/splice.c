@@ -49,10 +49,13 @@ static int subbuf_size(const struct rc_ftrace *f, uint32_t *size)
 		return err;
 	if (ft_read_text(path, &text))
 		return 0; /* no such file: a page */
+	text[strcspn(text, "\n")] = '\0';
 	errno = 0;
 	kb = strtoul(text, &end, 10);
-	if (errno || end == text || !kb || kb > (1ul << 20) || (kb << 10) % page) {
-		pr_warn("%s: '%s' is not a sub-buffer size ringcap can read\n", path, text);
+	if (errno || end == text || *end || !kb || kb > (1ul << 20) || (kb << 10) % page) {
+		pr_warn("%s: '%s' is not a sub-buffer size ringcap can read (whole pages, up to "
+			"1G): report it as a bug\n",
+			path, text);
 		free(text);
 		return -EPROTO;
 	}
@@ -230,8 +233,11 @@ static void take_page(struct rc_ftrace *f, struct ft_cpu *c)
 	commit = (uint32_t)word;
 	len = commit & ~COMMIT_FLAGS;
 	if (len > data) {
-		pr_warn("cpu %d: a sub-buffer claims %u bytes of events, of %u: cut\n", c->cpu, len,
-			data);
+		/* what is past the sub-buffer is not read; what is in it, walked as events */
+		if (!f->malformed++)
+			pr_warn(
+			    "cpu %d: a sub-buffer claims %u bytes of events, of %u: cut there\n",
+			    c->cpu, len, data);
 		len = data;
 	}
 	ft_note_rate(c);
