@@ -65,6 +65,7 @@ struct scope {
 	bool ringbuf_set;     /* --ringbuf-size given */
 	uint64_t buffer_size; /* --buffer-size: each CPU's ftrace ring; 0: default */
 	enum rc_transport transport;
+	enum rc_ftrace_read ftrace_read; /* --ftrace-read; 0: auto */
 	uint64_t mmap_bytes;	/* -m: each CPU's perf ring; 0: default */
 	uint32_t wakeup_events; /* --wakeup N */
 	uint64_t wakeup_bytes;	/* --wakeup SIZE */

@@ -447,7 +447,9 @@ static int check_kernel(void)
 	printf("  %-50s %s\n", "-F --call-graph dwarf",
 	       f.task_pt_regs ? "yes" : "no: needs bpf_task_pt_regs (Linux 5.15)");
 	printf("  %-50s %s\n", "--transport ftrace",
-	       f.ftrace_mmap ? "yes" : "no: needs tracefs ring-buffer mapping (Linux 6.10)");
+	       !f.tracefs      ? "no: needs tracefs (CONFIG_FTRACE, mounted)"
+	       : f.ftrace_mmap ? "mmap (the rings mapped, 6.10)"
+			       : "splice (no ring-buffer mapping before 6.10)");
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 /*
  * What to trace, for how long, and through which ring: the options record
  * and a live stat share (-e, -a, -p, --comm, -d, --transport,
- * --ringbuf-size, -m, --wakeup, --drain), as an argp child.
+ * --ftrace-read, --ringbuf-size, -m, --wakeup, --drain), as an argp child.
  */
 #include <errno.h>
 #include <signal.h>
@@ -25,6 +25,7 @@ enum {
 	OPT_WAKEUP_MS,
 	OPT_BUFFER_SIZE,
 	OPT_AUX_SIZE,
+	OPT_FTRACE_READ,
 };
 
 static const struct argp_option scope_opts[] = {
@@ -42,8 +43,11 @@ static const struct argp_option scope_opts[] = {
 	{ "drain", OPT_DRAIN, "MODE", 0, "poll (sleep until woken, the default) or busy (spin)" },
 	{ "transport", OPT_TRANSPORT, "KIND", 0,
 	  "ringbuf (one BPF ring buffer), perfbuf (a perf ring per CPU), ftrace (tracepoints by "
-	  "the kernel's event tracer, its per-CPU rings mapped: no BPF, Linux 6.10+), or auto "
-	  "(the default: ringbuf where the kernel has it; never ftrace)" },
+	  "the kernel's event tracer, its per-CPU rings read without BPF), or auto (the "
+	  "default: ringbuf where the kernel has it; never ftrace)" },
+	{ "ftrace-read", OPT_FTRACE_READ, "mmap|splice", 0,
+	  "ftrace: how its rings are read: mmap (mapped, Linux 6.10+) or splice (whole pages "
+	  "from trace_pipe_raw, as trace-cmd) (default: mmap where the kernel maps them)" },
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
 	  "ftrace: each CPU's ring buffer, like 8M (default: 8M)" },
 	{ "mmap-pages", 'm', "PAGES|SIZE", 0,
@@ -244,6 +248,15 @@ static error_t parse_scope(int key, char *arg, struct argp_state *state)
 			argp_error(state,
 				   "invalid transport '%s': ringbuf, perfbuf, ftrace or auto", arg);
 		break;
+	case OPT_FTRACE_READ:
+		scope.given = true;
+		if (!strcmp(arg, "mmap"))
+			scope.ftrace_read = RC_FTRACE_READ_MMAP;
+		else if (!strcmp(arg, "splice"))
+			scope.ftrace_read = RC_FTRACE_READ_SPLICE;
+		else
+			argp_error(state, "invalid --ftrace-read '%s': mmap or splice", arg);
+		break;
 	case OPT_BUFFER_SIZE:
 		scope.given = true;
 		if (parse_size(arg, &scope.buffer_size) || scope.buffer_size < (uint64_t)page ||
@@ -287,6 +300,9 @@ static void ftrace_check(struct argp_state *state)
 			argp_error(state,
 				   "--buffer-size sizes ftrace's rings (--transport ftrace): "
 				   "the BPF ring buffer takes --ringbuf-size, the perf buffer -m");
+		if (scope.ftrace_read)
+			argp_error(state, "--ftrace-read is how ftrace's rings are read: add "
+					  "--transport ftrace");
 		return;
 	}
 	if (!scope.events_buf)
@@ -440,6 +456,7 @@ int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv)
 	ro->follow_forks = scope.cmd != NULL;
 	ro->comm = scope.comm;
 	ro->transport = scope.transport;
+	ro->ftrace_read = scope.ftrace_read;
 	ro->ringbuf_size = scope.ringbuf_size;
 	ro->wakeup_bytes = scope.wakeup_bytes ?: scope.ringbuf_size / 16;
 	ro->wakeup_events = scope.wakeup_events;

@@ -413,6 +413,13 @@ enum rc_transport {
 	RC_TRANSPORT_FTRACE = 3,
 };
 
+/* How the ftrace transport reads each CPU's ring (record --ftrace-read). */
+enum rc_ftrace_read {
+	RC_FTRACE_READ_AUTO = 0, /* mmap where the kernel maps the rings (6.10), else splice */
+	RC_FTRACE_READ_MMAP,	 /* the rings mapped: Linux 6.10 */
+	RC_FTRACE_READ_SPLICE,	 /* whole pages spliced from trace_pipe_raw, as trace-cmd */
+};
+
 /* rc_meta.flags */
 #define RC_META_OVERWRITE 0x1 /* flight recorder: records come in snapshots */
 
@@ -1955,6 +1962,7 @@ struct rc_record_opts {
 	const char *const *pmu_events;
 	size_t npmu_events;
 	uint64_t aux_size; /* 0: 4 MiB */
+	enum rc_ftrace_read ftrace_read; /* --transport ftrace: how its rings are read */
 };
 
 /**

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The ftrace transport: tracepoints through a tracefs instance of
- * ringcap's own, its per-CPU rings mapped. Known workloads, exact counts,
- * a forced overrun accounted to the event, field values as trace-cmd
- * decodes them, and the instance gone however ringcap ends.
+ * ringcap's own, its per-CPU rings mapped or spliced. Known workloads,
+ * exact counts, a forced overrun accounted to the event, field values as
+ * trace-cmd decodes them, and the instance gone however ringcap ends.
+ * Each test_ftrace_X reads the rings as this kernel does by default;
+ * test_ftrace_splice_X runs the same with --ftrace-read=splice.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,16 +24,42 @@
 
 #define INSTANCES "/sys/kernel/tracing/instances"
 
+/* --ftrace-read for the test running; NULL: this kernel's default */
+static const char *ft_reader;
+
+/*
+ * @argv, with --ftrace-read ft_reader after its "--transport ftrace". The
+ * array is static: good until the next call.
+ */
+static char **rd(char *const argv[])
+{
+	static char *out[64];
+	int i, n = 0;
+
+	for (i = 0; argv[i] && n < 61; i++) {
+		out[n++] = argv[i];
+		if (ft_reader && i && !strcmp(argv[i - 1], "--transport") &&
+		    !strcmp(argv[i], "ftrace")) {
+			out[n++] = "--ftrace-read";
+			out[n++] = (char *)ft_reader;
+		}
+	}
+	out[n] = NULL;
+	return out;
+}
+
 /* What a capture holds of one event, and its ledger. */
 struct ft_facts {
 	long nrec;     /* records of the event */
 	long by_comm;  /* ... of tasks named facts.comm */
 	long other;    /* records of other events, losses apart */
 	uint64_t lost; /* the ringcap:lost records' sum */
+	long nlost;    /* ... and their number */
 	uint64_t made; /* the counters: every CPU's */
 	uint64_t dropped;
 	uint64_t captured;
 	long out_of_order; /* records earlier than the one before */
+	uint64_t late;	   /* the trailer's: records that reached the file late */
 	long bad_nr;	   /* records whose __syscall_nr is not facts.nr */
 	uint32_t cpus;	   /* a bit per CPU seen */
 	bool truncated;
@@ -77,6 +105,7 @@ static int gather(const char *path, const char *name, struct ft_facts *f)
 		last = rec->ts;
 		if (rec->type == lost->id) {
 			f->lost += rc_field__u64(rc_event__field(lost, "lost"), rec, 0);
+			f->nlost++;
 			continue;
 		}
 		if (!want[rec->type]) {
@@ -96,6 +125,8 @@ static int gather(const char *path, const char *name, struct ft_facts *f)
 		}
 	}
 	f->truncated = rc_reader__truncated(r);
+	if (rc_reader__trailer(r))
+		f->late = rc_reader__trailer(r)->late;
 	if (rc_reader__corrupt(r, NULL)) /* a recorder's file is never damaged */
 		test__fail(__FILE__, __LINE__, "read", "%s", rc_reader__error(r));
 	st = rc_reader__stats(r);
@@ -109,30 +140,17 @@ static int gather(const char *path, const char *name, struct ft_facts *f)
 }
 
 /*
- * Can this kernel map ftrace's rings (Linux 6.10)? When it cannot, check
- * that record refuses in one line naming 6.10, and skip the rest.
+ * Can this kernel record through ftrace? It needs tracefs; before Linux
+ * 6.10, which cannot map the rings, they are spliced.
  */
 static bool need_ftrace(void)
 {
-	const char *out = tmpfile_path("refused.rcap");
 	struct rc_features feat;
-	struct run r = {};
 
 	rc_features__probe(&feat);
-	if (feat.ftrace_mmap)
+	if (feat.tracefs)
 		return true;
-	ASSERT_EQ(run_sync(&r,
-			   (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-				       "ftrace", "-e", "syscalls:sys_enter_getppid", "-o",
-				       (char *)out, "--", "/bin/true", NULL },
-			   60000),
-		  1, "refused");
-	ASSERT_HAS(r.err, "needs Linux 6.10", "names the version");
-	ASSERT_EQ(r.err ? (long)(strchr(r.err, '\n') - r.err + 1) : 0, (long)strlen(r.err ?: ""),
-		  "one line");
-	ASSERT_TRUE(access(out, F_OK) != 0, "no capture left behind");
-	run_free(&r);
-	test__skip("this kernel cannot map ftrace's rings (Linux 6.10): its refusal checked");
+	test__skip("no tracefs here");
 	return false;
 }
 
@@ -152,7 +170,7 @@ static bool instance_exists(pid_t pid)
  * event-fork for the child): exactly N records of the workload, in time
  * order, each with the syscall's number; nothing lost; the counters agree.
  */
-void test_ftrace_exact(void)
+static void ftrace_exact(void)
 {
 	const char *out = tmpfile_path("ft.rcap");
 	struct ft_facts f = { .comm = "rc_workload", .nr = SYS_getppid };
@@ -162,12 +180,13 @@ void test_ftrace_exact(void)
 	if (!need_root() || !need_ftrace())
 		return;
 	snprintf(sh, sizeof(sh), "%s getppid %d; true", bin("rc_workload"), N_CALLS);
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-					    "ftrace", "-e", "syscalls:sys_enter_getppid", "-o",
-					    (char *)out, "--", "/bin/sh", "-c", sh, NULL },
-				120000),
-		       0, "record"))
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 rd((char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					"ftrace", "-e", "syscalls:sys_enter_getppid", "-o",
+					(char *)out, "--", "/bin/sh", "-c", sh, NULL }),
+			 120000),
+		0, "record"))
 		goto out;
 	if (!ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
 		goto out;
@@ -184,6 +203,40 @@ out:
 	tmpdir_cleanup();
 }
 
+/*
+ * Ten calls: their events never fill a sub-buffer, so they are only ever
+ * in the one the kernel is writing (spliced, never whole): every one is
+ * in the file, read at a look or at the stop.
+ */
+static void ftrace_few(void)
+{
+	const char *out = tmpfile_path("few.rcap");
+	struct ft_facts f = { .comm = "rc_workload", .nr = SYS_getppid };
+	struct run r = {};
+
+	if (!need_root() || !need_ftrace())
+		return;
+	if (!ASSERT_EQ(run_sync(&r,
+				rd((char *[]){
+				    (char *)bin("ringcap"), "record", "-q", "--transport", "ftrace",
+				    "-e", "syscalls:sys_enter_getppid", "-o", (char *)out, "--",
+				    (char *)bin("rc_workload"), "getppid", "10", NULL }),
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
+		goto out;
+	ASSERT_EQ(f.by_comm, 10, "every call");
+	ASSERT_EQ(f.nrec, 10, "nothing else");
+	ASSERT_EQ(f.lost, 0, "nothing lost");
+	ASSERT_EQ(f.made, 10, "the kernel's count");
+	ASSERT_EQ(f.captured, 10, "all captured");
+	ASSERT_TRUE(!f.truncated, "complete");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
 /* Merging needs rings of two CPUs at least. */
 static bool need_two_cpus(void)
 {
@@ -194,7 +247,7 @@ static bool need_two_cpus(void)
 }
 
 /* Each call on the other CPU: both rings, merged into one ordered stream. */
-void test_ftrace_both_cpus(void)
+static void ftrace_both_cpus(void)
 {
 	const char *out = tmpfile_path("ft2.rcap");
 	struct ft_facts f = { .comm = "rc_workload", .nr = SYS_getppid };
@@ -205,10 +258,10 @@ void test_ftrace_both_cpus(void)
 		return;
 	snprintf(n, sizeof(n), "%d", 20000);
 	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-					    "ftrace", "-e", "syscalls:sys_enter_getppid", "-o",
-					    (char *)out, "--", (char *)bin("rc_workload"), "bounce",
-					    n, NULL },
+				rd((char *[]){
+				    (char *)bin("ringcap"), "record", "-q", "--transport", "ftrace",
+				    "-e", "syscalls:sys_enter_getppid", "-o", (char *)out, "--",
+				    (char *)bin("rc_workload"), "bounce", n, NULL }),
 				120000),
 		       0, "record"))
 		goto out;
@@ -224,12 +277,46 @@ out:
 }
 
 /*
+ * A few calls on CPU 0 while CPU 1 storms: CPU 0's events stay in the
+ * sub-buffer its kernel is writing, which a splice never moves. They are
+ * read at the next look all the same, not at the stop, else the storm's
+ * events, merged past them, would leave them late: none is out of order.
+ */
+static void ftrace_uneven(void)
+{
+	const char *out = tmpfile_path("uneven.rcap");
+	struct ft_facts f = { .comm = "rc_workload", .nr = SYS_getppid };
+	struct run r = {};
+
+	if (!need_root() || !need_ftrace() || !need_two_cpus())
+		return;
+	if (!ASSERT_EQ(run_sync(&r,
+				rd((char *[]){
+				    (char *)bin("ringcap"), "record", "-q", "--transport", "ftrace",
+				    "-e", "syscalls:sys_enter_getppid", "-o", (char *)out, "--",
+				    (char *)bin("rc_workload"), "uneven", "10", "300000", NULL }),
+				120000),
+		       0, "record"))
+		goto out;
+	if (!ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read"))
+		goto out;
+	ASSERT_EQ(f.nrec + f.lost, 300010, "captured + lost = made");
+	ASSERT_EQ(f.made, 300010, "the kernel's count");
+	ASSERT_EQ(f.cpus & 3, 3, "from both CPUs");
+	ASSERT_EQ(f.out_of_order, 0, "the quiet CPU's events in their place");
+	ASSERT_EQ(f.late, 0, "none reached the file late");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
  * Both CPUs storming at once: every ring is read to its end at each look.
  * (A ring whose reader sub-buffer the kernel had not yet counted as read
  * once looked empty while full, and its events reached the file tens of
  * milliseconds late, out of order: 120,000 of 4,000,000 in a storm.)
  */
-void test_ftrace_storm_order(void)
+static void ftrace_storm_order(void)
 {
 	const char *out = tmpfile_path("storm.rcap");
 	struct ft_facts f = { .comm = "rc_load", .nr = -1 };
@@ -240,14 +327,14 @@ void test_ftrace_storm_order(void)
 	if (!need_root() || !need_ftrace() || !need_two_cpus())
 		return;
 	snprintf(n, sizeof(n), "%ld", calls);
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-					    "ftrace", "-e",
-					    "syscalls:sys_enter_getppid,syscalls:sys_exit_getppid",
-					    "-o", (char *)out, "--", (char *)bin("rc_load"),
-					    "storm", n, "2", NULL },
-				120000),
-		       0, "record"))
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 rd((char *[]){
+			     (char *)bin("ringcap"), "record", "-q", "--transport", "ftrace", "-e",
+			     "syscalls:sys_enter_getppid,syscalls:sys_exit_getppid", "-o",
+			     (char *)out, "--", (char *)bin("rc_load"), "storm", n, "2", NULL }),
+			 120000),
+		0, "record"))
 		goto out;
 	if (!ASSERT_OK(gather(out, "syscalls:sys_e*", &f), "read"))
 		goto out;
@@ -268,7 +355,7 @@ out:
  * sub-buffers end with room, where the kernel flags and stores its count
  * of missed events in the commit word.
  */
-void test_ftrace_overrun(void)
+static void ftrace_overrun(void)
 {
 	const char *out = tmpfile_path("ov.rcap");
 	struct ft_facts f = { .nr = SYS_lseek };
@@ -279,18 +366,20 @@ void test_ftrace_overrun(void)
 	if (!need_root() || !need_ftrace())
 		return;
 	snprintf(n, sizeof(n), "%ld", calls);
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-					    "ftrace", "--buffer-size", "16K", "-e",
-					    "syscalls:sys_enter_lseek,syscalls:sys_exit_lseek",
-					    "-o", (char *)out, "--", (char *)bin("rc_workload"),
-					    "seq", n, NULL },
-				120000),
-		       0, "record"))
+	if (!ASSERT_EQ(
+		run_sync(
+		    &r,
+		    rd((char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport", "ftrace",
+				   "--buffer-size", "16K", "-e",
+				   "syscalls:sys_enter_lseek,syscalls:sys_exit_lseek", "-o",
+				   (char *)out, "--", (char *)bin("rc_workload"), "seq", n, NULL }),
+		    120000),
+		0, "record"))
 		goto out;
 	if (!ASSERT_OK(gather(out, "syscalls:sys_e*", &f), "read"))
 		goto out;
 	ASSERT_TRUE(f.lost > 0, "the ring overflowed");
+	ASSERT_TRUE(f.nlost > 1, "each gap owed where it is, not all at the stop");
 	ASSERT_EQ(f.nrec + f.lost, events, "captured + lost = made");
 	ASSERT_EQ(f.dropped, f.lost, "the counters' drops are the lost records'");
 	ASSERT_EQ(f.made, (uint64_t)events, "the kernel's count of events");
@@ -318,7 +407,7 @@ static pid_t dead_pid(void)
  * The instance is there while recording, and gone after SIGTERM; one left
  * by a ringcap that was killed is removed by the next.
  */
-void test_ftrace_instance(void)
+static void ftrace_instance(void)
 {
 	const char *out = tmpfile_path("inst.rcap");
 	char stale[128];
@@ -333,9 +422,9 @@ void test_ftrace_instance(void)
 	if (!ASSERT_OK(mkdir(stale, 0700), "a stale instance"))
 		return;
 	if (!ASSERT_OK(
-		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-					  "ftrace", "-e", "syscalls:sys_enter_getppid", "-a", "-o",
-					  (char *)out, NULL }),
+		run_start(&r, rd((char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					     "ftrace", "-e", "syscalls:sys_enter_getppid", "-a",
+					     "-o", (char *)out, NULL })),
 		"start"))
 		goto out;
 	if (!ASSERT_TRUE(wait_nonempty(out, 30000), "recording"))
@@ -352,9 +441,9 @@ void test_ftrace_instance(void)
 	/* SIGINT too, as Ctrl-C */
 	unlink(out);
 	if (!ASSERT_OK(
-		run_start(&r2, (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-					   "ftrace", "-e", "syscalls:sys_enter_getppid", "-a", "-o",
-					   (char *)out, NULL }),
+		run_start(&r2, rd((char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					      "ftrace", "-e", "syscalls:sys_enter_getppid", "-a",
+					      "-o", (char *)out, NULL })),
 		"start again"))
 		goto out;
 	if (ASSERT_TRUE(wait_nonempty(out, 30000), "recording again")) {
@@ -374,7 +463,7 @@ out:
  * slowest against a storm on both CPUs): record stops on time. Under
  * valgrind, ringcap's start and exit take about 30 s.
  */
-void test_ftrace_duration_under_load(void)
+static void ftrace_duration_under_load(void)
 {
 	const char *out = tmpfile_path("load.rcap");
 	struct run r = {}, w = {};
@@ -389,10 +478,10 @@ void test_ftrace_duration_under_load(void)
 		return;
 	t0 = time(NULL);
 	if (ASSERT_EQ(run_sync(&r,
-			       (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-					   "ftrace", "--compress-level", "19", "-e",
-					   "syscalls:sys_enter_getppid", "-a", "-d", "1", "-o",
-					   (char *)out, NULL },
+			       rd((char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					      "ftrace", "--compress-level", "19", "-e",
+					      "syscalls:sys_enter_getppid", "-a", "-d", "1", "-o",
+					      (char *)out, NULL }),
 			       60000),
 		      0, "record"))
 		ASSERT_LT(time(NULL) - t0, r.valgrind ? 60 : 15, "stopped within seconds of -d 1");
@@ -451,7 +540,7 @@ static int signal_lines(const char *cmd, char *out, size_t len)
  * signal_generate decoded by ringcap from the capture's stored format,
  * field for field the values trace-cmd decodes for the same workload.
  */
-void test_ftrace_fields_trace_cmd(void)
+static void ftrace_fields_trace_cmd(void)
 {
 	const char *out = tmpfile_path("sig.rcap"), *dat = tmpfile_path("sig.dat");
 	static char ours[1 << 16], theirs[1 << 16];
@@ -466,9 +555,9 @@ void test_ftrace_fields_trace_cmd(void)
 	}
 	if (!ASSERT_EQ(
 		run_sync(&r,
-			 (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-				     "ftrace", "-e", "signal:signal_generate", "-o", (char *)out,
-				     "--", (char *)bin("rc_workload"), "signal", "50", NULL },
+			 rd((char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					"ftrace", "-e", "signal:signal_generate", "-o", (char *)out,
+					"--", (char *)bin("rc_workload"), "signal", "50", NULL }),
 			 120000),
 		0, "record"))
 		goto out;
@@ -492,8 +581,38 @@ out:
 	tmpdir_cleanup();
 }
 
+/*
+ * --ftrace-read=mmap where the kernel cannot map the rings (before 6.10):
+ * refused in one line that names the version and the fix.
+ */
+static void mmap_refused(const char *out)
+{
+	struct rc_features feat;
+	struct run r = {};
+
+	rc_features__probe(&feat);
+	if (feat.ftrace_mmap) {
+		test__skip("this kernel maps ftrace's rings (Linux 6.10)");
+		return;
+	}
+	ASSERT_EQ(
+	    run_sync(&r,
+		     (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport", "ftrace",
+				 "--ftrace-read", "mmap", "-e", "syscalls:sys_enter_getppid", "-o",
+				 (char *)out, "--", "/bin/true", NULL },
+		     60000),
+	    1, "refused");
+	ASSERT_HAS(r.err, "needs Linux 6.10", "names the version");
+	ASSERT_HAS(r.err, "use --ftrace-read=splice", "names the fix");
+	ASSERT_EQ(r.err ? (long)(strchr(r.err, '\n') - r.err + 1) : 0, (long)strlen(r.err ?: ""),
+		  "one line");
+	ASSERT_TRUE(access(out, F_OK) != 0, "no capture left behind");
+	ASSERT_TRUE(!instance_exists(r.pid), "no instance left behind");
+	run_free(&r);
+}
+
 /* Bad requests: a clear reason, a non-zero exit, no file, no instance left. */
-void test_ftrace_errors(void)
+static void ftrace_errors(void)
 {
 	static const struct {
 		const char *name, *args[6], *said;
@@ -523,16 +642,16 @@ void test_ftrace_errors(void)
 		{ "comm_quote",
 		  { "--transport", "ftrace", "-e", "sched:sched_switch", "--comm", "a\"b" },
 		  "cannot be filtered by ftrace" },
+		{ "bad_read",
+		  { "--transport", "ftrace", "-e", "sched:*", "--ftrace-read", "pipe" },
+		  "invalid --ftrace-read 'pipe': mmap or splice" },
+		{ "read_elsewhere", { "--ftrace-read", "splice" }, "add --transport ftrace" },
 	};
 	const char *out = tmpfile_path("err.rcap");
-	struct rc_features feat;
-	bool mappable;
 	size_t i, k;
 
 	if (!need_root())
 		return;
-	rc_features__probe(&feat);
-	mappable = feat.ftrace_mmap;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *argv[20] = { (char *)bin("ringcap"), "record", "-q", "-o", (char *)out };
 		struct run r = {};
@@ -544,14 +663,14 @@ void test_ftrace_errors(void)
 			argv[n++] = (char *)cases[i].args[k];
 		argv[n++] = "--";
 		argv[n++] = "/bin/true";
-		ASSERT_TRUE(run_sync(&r, argv, 60000) != 0, "fails");
-		/* before 6.10, the kernel's refusal may come first */
-		if (mappable || !strstr(r.err ?: "", "needs Linux 6.10"))
-			ASSERT_HAS(r.err, cases[i].said, "says why");
+		ASSERT_TRUE(run_sync(&r, rd(argv), 60000) != 0, "fails");
+		ASSERT_HAS(r.err, cases[i].said, "says why");
 		ASSERT_TRUE(access(out, F_OK) != 0, "no capture left behind");
 		ASSERT_TRUE(!instance_exists(r.pid), "no instance left behind");
 		run_free(&r);
 	}
+	if (test__start_subtest("mmap_before_6_10"))
+		mmap_refused(out);
 	tmpdir_cleanup();
 }
 
@@ -571,7 +690,7 @@ static bool write_sys(const char *path, const char *val)
  * without a word. It takes CPU hotplug, which would disturb whatever else
  * runs here: the kernel matrix's guests run it (RINGCAP_VMTEST=1).
  */
-void test_ftrace_cpu_online(void)
+static void ftrace_cpu_online(void)
 {
 	const char *out = tmpfile_path("online.rcap"),
 		   *cpu1 = "/sys/devices/system/cpu/cpu1/online";
@@ -592,11 +711,11 @@ void test_ftrace_cpu_online(void)
 		test__skip("CPU 1 cannot go offline here");
 		return;
 	}
-	if (!ASSERT_OK(
-		run_start(&rec, (char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
-					    "ftrace", "-e", "syscalls:sys_enter_getppid", "-a",
-					    "-d", "3", "-o", (char *)out, NULL }),
-		"start record") ||
+	if (!ASSERT_OK(run_start(&rec, rd((char *[]){ (char *)bin("ringcap"), "record", "-q",
+						      "--transport", "ftrace", "-e",
+						      "syscalls:sys_enter_getppid", "-a", "-d", "3",
+						      "-o", (char *)out, NULL })),
+		       "start record") ||
 	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
 		goto out;
 	ASSERT_TRUE(write_sys(cpu1, "1"), "CPU 1 back online");
@@ -632,4 +751,97 @@ out:
 	run_free(&wl);
 	run_free(&rec);
 	tmpdir_cleanup();
+}
+
+/* Each as this kernel reads the rings by default, and spliced (--ftrace-read=splice). */
+#define FT_TESTS(X)                                                                                \
+	X(exact)                                                                                   \
+	X(few)                                                                                     \
+	X(uneven)                                                                                  \
+	X(both_cpus)                                                                               \
+	X(storm_order)                                                                             \
+	X(overrun)                                                                                 \
+	X(instance)                                                                                \
+	X(duration_under_load)                                                                     \
+	X(fields_trace_cmd)                                                                        \
+	X(errors)                                                                                  \
+	X(cpu_online)
+
+#define FT_TEST(name)                                                                              \
+	void test_ftrace_##name(void)                                                              \
+	{                                                                                          \
+		ft_reader = NULL;                                                                  \
+		ftrace_##name();                                                                   \
+	}                                                                                          \
+	void test_ftrace_splice_##name(void)                                                       \
+	{                                                                                          \
+		ft_reader = "splice";                                                              \
+		ftrace_##name();                                                                   \
+	}
+FT_TESTS(FT_TEST)
+
+/*
+ * The same workload mapped and spliced: the same events, field for field
+ * (the capture is the same; times and CPUs apart, which no two runs share).
+ */
+void test_ftrace_splice_same_fields(void)
+{
+	const char *out[2] = { tmpfile_path("mmap.rcap"), tmpfile_path("splice.rcap") };
+	static const char *const how[2] = { "mmap", "splice" };
+	static char lines[2][1 << 16];
+	struct rc_features feat;
+	char cmd[8192];
+	int i;
+
+	if (!need_root() || !need_ftrace())
+		return;
+	rc_features__probe(&feat);
+	if (!feat.ftrace_mmap) {
+		test__skip(
+		    "this kernel cannot map ftrace's rings (Linux 6.10): nothing to compare");
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		struct run r = {};
+
+		ft_reader = how[i];
+		ASSERT_EQ(
+		    run_sync(&r,
+			     rd((char *[]){ (char *)bin("ringcap"), "record", "-q", "--transport",
+					    "ftrace", "-e", "signal:signal_generate", "-o",
+					    (char *)out[i], "--", (char *)bin("rc_workload"),
+					    "signal", "50", NULL }),
+			     120000),
+		    0, how[i]);
+		run_free(&r);
+		snprintf(cmd, sizeof(cmd), "%s report %s", bin("ringcap"), out[i]);
+		ASSERT_OK(signal_lines(cmd, lines[i], sizeof(lines[i])), "ringcap report");
+	}
+	ASSERT_TRUE(strlen(lines[0]) > 50 * 20, "50 events decoded");
+	ASSERT_STREQ(lines[1], lines[0], "spliced, the same fields and values as mapped");
+	tmpdir_cleanup();
+}
+
+/* record --check says how ftrace would read the rings here, and why. */
+void test_ftrace_check_reader(void)
+{
+	struct rc_features feat;
+	struct run r = {};
+
+	rc_features__probe(&feat);
+	if (!feat.tracefs) {
+		test__skip("no tracefs here");
+		return;
+	}
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), "record", "--check", NULL },
+				60000),
+		       0, "record --check"))
+		goto out;
+	ASSERT_HAS(r.out,
+		   feat.ftrace_mmap ? "--transport ftrace                                 mmap ("
+				    : "--transport ftrace                                 splice "
+				      "(no ring-buffer mapping before 6.10)",
+		   "the reader, and why");
+out:
+	run_free(&r);
 }

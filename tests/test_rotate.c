@@ -246,8 +246,8 @@ static const char *transport_args[][2] = {
 };
 
 /*
- * The ftrace transport maps ftrace's rings (Linux 6.10): on older kernels
- * its subtests skip (test_ftrace checks that record refuses there).
+ * The ftrace transport needs tracefs (its rings are mapped from Linux
+ * 6.10, spliced before): without it, its subtests skip.
  */
 static bool transport_here(int t)
 {
@@ -256,10 +256,9 @@ static bool transport_here(int t)
 	if (t != 2)
 		return true;
 	rc_features__probe(&feat);
-	if (feat.ftrace_mmap)
+	if (feat.tracefs)
 		return true;
-	test__skip(
-	    "this kernel cannot map ftrace's rings (Linux 6.10): ftrace_* checks the refusal");
+	test__skip("no tracefs here: --transport ftrace cannot record");
 	return false;
 }
 

@@ -310,4 +310,14 @@ extern const struct rc_backend_ops rc_bpf_ops;
 struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts);
 extern const struct rc_backend_ops rc_ftrace_ops;
 
+/**
+ * rc_features__probe_ftrace() - what --transport ftrace needs of the kernel, alone
+ * @f: release, tracefs and ftrace_mmap filled in as rc_features__probe()
+ *	fills them, the rest left as it is
+ *
+ * Without the BPF probes, which the ftrace transport does not need: how it
+ * reads its rings follows @f->ftrace_mmap, as record --check says.
+ */
+void rc_features__probe_ftrace(struct rc_features *f);
+
 #endif /* RINGCAP_CAPTURE_BACKEND_H */

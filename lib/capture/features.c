@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "events.h"
+#include "capture/backend.h"
 
 #define RC_STR_(x) #x
 #define RC_STR(x)  RC_STR_(x)
@@ -215,14 +216,24 @@ static void mask_features(struct rc_features *f)
 	}
 }
 
+void rc_features__probe_ftrace(struct rc_features *f)
+{
+	struct utsname uts;
+
+	if (!uname(&uts))
+		snprintf(f->release, sizeof(f->release), "%s", uts.release);
+	f->tracefs = !access("/sys/kernel/tracing/events", F_OK) ||
+		     !access("/sys/kernel/debug/tracing/events", F_OK);
+	f->ftrace_mmap = f->tracefs && ftrace_mappable(f->release);
+	mask_features(f);
+}
+
 int rc_features__probe(struct rc_features *f)
 {
 	libbpf_print_fn_t old = libbpf_set_print(silent);
-	struct utsname uts;
 
 	memset(f, 0, sizeof(*f));
-	if (!uname(&uts))
-		snprintf(f->release, sizeof(f->release), "%s", uts.release);
+	rc_features__probe_ftrace(f);
 	f->bpf = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACEPOINT, NULL) == 1;
 	if (f->bpf) {
 		f->ringbuf = map_ok(BPF_MAP_TYPE_RINGBUF);
@@ -235,9 +246,6 @@ int rc_features__probe(struct rc_features *f)
 		probe_btf(f);
 	}
 	f->uprobes = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
-	f->tracefs = !access("/sys/kernel/tracing/events", F_OK) ||
-		     !access("/sys/kernel/debug/tracing/events", F_OK);
-	f->ftrace_mmap = f->tracefs && ftrace_mappable(f->release);
 	probe_preempt(f);
 	mask_features(f);
 	libbpf_set_print(old);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ftrace backend's own state, shared by its files: instance.c (the
- * tracefs instance), rings.c (the mapped rings and their reader
- * sub-buffers), tasks.c (a tid's process and name), order.c (time order
- * across CPUs) and ftrace.c (passes, chunks, counters, the backend's
- * operations).
+ * tracefs instance), rings.c (what both ring readers share, and the
+ * mapped rings with their reader sub-buffers), splice.c (the rings read
+ * as whole pages spliced from trace_pipe_raw, before Linux 6.10),
+ * tasks.c (a tid's process and name), order.c (time order across CPUs)
+ * and ftrace.c (passes, chunks, counters, the backend's operations).
  */
 #ifndef RINGCAP_CAPTURE_FTRACE_FT_H
 #define RINGCAP_CAPTURE_FTRACE_FT_H
@@ -45,12 +46,14 @@ struct trace_buffer_meta {
 
 #define SUBBUF_HDR    16	 /* u64 time_stamp, local_t commit: events/header_page */
 #define COMMIT_FLAGS  (3u << 30) /* RB_MISSED_EVENTS, RB_MISSED_STORED */
+#define MISSED_EVENTS (1u << 31) /* events were lost before this sub-buffer */
+#define MISSED_STORED (1u << 30) /* ... and their count follows its data, a u64 */
 #define NO_SUBBUF     UINT32_MAX /* no reader sub-buffer taken yet */
 #define CHUNK_RAW     (1u << 20) /* decoded bytes a chunk holds before it is written */
 #define FT_LEVEL      3 /* zstd's: events as the kernel wrote them, not shuffled, gain from it */
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
 #define WAKE_PERCENT  50	      /* poll wakes when a ring is this full */
-#define MIN_KERNEL    ((6 << 8) | 10) /* tracefs ring-buffer mapping: Linux 6.10 */
+#define SPLICE_PAGES  16	      /* pages a splice moves at most: a pipe's default */
 #define INSTANCE_NAME "ringcap-"
 
 struct ft_cpu {
@@ -61,7 +64,8 @@ struct ft_cpu {
 	unsigned char *data; /* the sub-buffers */
 	size_t data_len;
 	uint32_t subbuf_size, nr_subbufs;
-	uint32_t id;		 /* the reader sub-buffer c->cur walks, or NO_SUBBUF */
+	uint32_t id;		 /* mmap: the reader sub-buffer c->cur walks, or NO_SUBBUF */
+	uint64_t taken;		 /* sub-buffers c->cur walked so far, this one included */
 	uint64_t page_ts;	 /* its time stamp: its first event's time */
 	uint64_t ring_ns;	 /* the ring fills in this, at its last full sub-buffer's rate */
 	struct rc_ft_cursor cur; /* its events; cur.len grows while the kernel commits */
@@ -73,6 +77,42 @@ struct ft_cpu {
 	uint64_t skipped; /* entries of no event ringcap enabled (trace_marker writes) */
 	bool dry;	  /* the ring had nothing more at this process()'s last look */
 	uint64_t bound;	  /* the earliest time this CPU may still produce */
+	/* splice: */
+	int pipe[2];	      /* the pipe pages are spliced through */
+	unsigned char *pages; /* pages spliced or read, SPLICE_PAGES of subbuf_size */
+	uint32_t npages;      /* held */
+	uint32_t next;	      /* the next to walk */
+};
+
+/*
+ * A CPU's counters, from per_cpu/cpuN/stats (and, mapped, the meta page):
+ * every event the kernel wrote to the ring, those it overwrote, those
+ * lost otherwise (commit overruns, dropped events), and the bytes waiting.
+ */
+struct ft_kstats {
+	uint64_t written, overrun, extra_lost, pending;
+};
+
+struct rc_ftrace;
+
+/*
+ * How the rings are read: mapped (Linux 6.10; rings.c) or spliced from
+ * trace_pipe_raw (splice.c). Both leave c->cur on the events of one
+ * sub-buffer of the ring, as the kernel wrote them.
+ * @open_cpu: open c->fd (per_cpu/cpuN/trace_pipe_raw, polled) and what
+ *	else reading it takes
+ * @close_cpu: undo it; also after a failed or partial @open_cpu
+ * @refill: have c->cur cover events not yet taken: 1 when one is waiting,
+ *	0 when none is, or -errno
+ * @counters: the kernel's counts of @c's ring into @k, over what the
+ *	stats file said (optional)
+ */
+struct ft_reader {
+	const char *name;
+	int (*open_cpu)(struct rc_ftrace *f, struct ft_cpu *c);
+	void (*close_cpu)(struct ft_cpu *c);
+	int (*refill)(struct rc_ftrace *f, struct ft_cpu *c);
+	void (*counters)(const struct ft_cpu *c, struct ft_kstats *k);
 };
 
 struct task_slot {
@@ -102,23 +142,31 @@ struct rc_ftrace {
 	char *cmdlines; /* saved_cmdlines, as read at pass cmdlines_pass */
 	uint64_t cmdlines_pass;
 	bool tracing;
+	const struct ft_reader *rd;
+	enum rc_ftrace_read read_mode; /* RC_FTRACE_READ_MMAP or _SPLICE */
 };
 
 /* instance.c */
 int ft_inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file);
 int ft_inst_write(const struct rc_ftrace *f, const char *file, const char *val, bool append);
 int ft_read_text(const char *path, char **out);
-int ft_check_kernel(struct rc_ftrace *f);
+int ft_choose_reader(struct rc_ftrace *f);
 int ft_describe_events(struct rc_ftrace *f);
 int ft_make_instance(struct rc_ftrace *f);
 int ft_configure(struct rc_ftrace *f);
 void ft_remove_instance(struct rc_ftrace *f);
 
 /* rings.c */
-int ft_map_cpus(struct rc_ftrace *f);
-void ft_unmap_cpu(struct ft_cpu *c);
-int ft_refill(struct ft_cpu *c);
-void ft_note_overrun(struct ft_cpu *c, uint64_t ts);
+extern const struct ft_reader ft_mmap_reader;
+int ft_open_cpus(struct rc_ftrace *f);
+void ft_close_cpus(struct rc_ftrace *f);
+void ft_note_rate(struct ft_cpu *c);
+void ft_owe_overrun(struct ft_cpu *c, uint64_t overrun, uint64_t ts);
+uint64_t ft_stat_value(const char *text, const char *key);
+int ft_read_kstats(const struct rc_ftrace *f, struct ft_cpu *c, struct ft_kstats *k);
+
+/* splice.c */
+extern const struct ft_reader ft_splice_reader;
 
 /* tasks.c */
 int ft_task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t);

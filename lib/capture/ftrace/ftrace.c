@@ -5,21 +5,29 @@
  * ringcap makes a tracefs instance of its own, instances/ringcap-PID, and
  * sets everything there: buffer size, clock, pid filter, comm filters,
  * event enables. Nothing outside it is written. Each CPU's trace_pipe_raw
- * is mapped (Documentation/trace/ring-buffer-map.rst): a meta page, then
- * the ring's sub-buffers. TRACE_MMAP_IOCTL_GET_READER hands user space the
- * next sub-buffer, the reader page, which the kernel no longer writes once
- * its events are all committed; the kernel counts what it hands out as
- * read. Events are taken from the reader page in place: their bytes go to
- * zstd as the kernel wrote them (ftpage.h), with no copy of ours.
+ * is read by one of two readers (struct ft_reader), chosen at open:
+ *
+ * mmap (Linux 6.10; rings.c): it is mapped
+ * (Documentation/trace/ring-buffer-map.rst), a meta page, then the ring's
+ * sub-buffers. TRACE_MMAP_IOCTL_GET_READER hands user space the next
+ * sub-buffer, the reader page, which the kernel no longer writes once its
+ * events are all committed; the kernel counts what it hands out as read.
+ * Events are taken from the reader page in place: their bytes go to zstd
+ * as the kernel wrote them (ftpage.h), with no copy of ours.
+ *
+ * splice (before 6.10, or --ftrace-read=splice; splice.c): whole
+ * sub-buffers spliced into a pipe and read from it, the last one, which
+ * the kernel is still writing, read() instead. Their bytes go to zstd as
+ * the kernel wrote them too: the same capture.
  *
  * Order: a pass takes every CPU's events up to a watermark (order.h). A
  * chunk ends only between passes, so chunks follow each other in time, and
  * the reader merges the CPUs' events within each chunk.
  *
  * Losses: the instance overwrites its oldest events when a ring is full,
- * as ftrace does by default; the meta page's overrun counts them per CPU,
- * and each increase becomes a ringcap:lost record at the reader page that
- * follows the gap.
+ * as ftrace does by default; the kernel counts them per CPU (the meta
+ * page's overrun, per_cpu/cpuN/stats), and each increase becomes a
+ * ringcap:lost record at the sub-buffer that follows the gap.
  */
 #include <ctype.h>
 #include <linux/membarrier.h>
@@ -88,7 +96,7 @@ static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
 
 	if (c->dry)
 		return 0; /* empty at its last look in this process(): bound as then */
-	r = ft_refill(c);
+	r = f->rd->refill(f, c);
 	if (r < 0)
 		return r;
 	last = c->cur.ts;
@@ -137,11 +145,12 @@ static long pass(struct rc_ftrace *f, bool final, bool *moved)
 	f->order.hold = hold_ns(f);
 	for (i = 0; i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
-		uint32_t id = c->id, pos = c->cur.pos;
+		uint64_t taken = c->taken;
+		uint32_t pos = c->cur.pos;
 
 		r = look(f, c, now, final);
 		/* a sub-buffer swapped in, or padding passed: progress without events */
-		*moved |= c->id != id || c->cur.pos != pos;
+		*moved |= c->taken != taken || c->cur.pos != pos;
 		if (r < 0)
 			return r;
 		if (f->cpus[i].bound < w)
@@ -243,30 +252,6 @@ static long process(struct rc_ftrace *f, bool final, uint64_t until)
 	return total;
 }
 
-static uint64_t stat_value(const char *text, const char *key)
-{
-	const char *p = strstr(text, key);
-
-	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
-}
-
-/*
- * per_cpu/cpuN/stats: what the meta page does not count (events lost to
- * commit overruns, or dropped), and the bytes waiting in the ring.
- */
-static void read_cpu_stats(const struct rc_ftrace *f, struct ft_cpu *c, uint64_t *pending)
-{
-	char file[64], path[PATH_MAX], *text = NULL;
-
-	*pending = 0;
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c->cpu);
-	if (ft_inst_path(f, path, sizeof(path), file) || ft_read_text(path, &text))
-		return;
-	c->extra_lost = stat_value(text, "commit overrun:") + stat_value(text, "dropped events:");
-	*pending = stat_value(text, "\nbytes:");
-	free(text);
-}
-
 static bool mapped(const struct rc_ftrace *f, int cpu)
 {
 	int i;
@@ -290,8 +275,8 @@ static bool unread_cpu(const struct rc_ftrace *f, int cpu, struct rc_stat_entry 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
 	if (ft_inst_path(f, path, sizeof(path), file) || ft_read_text(path, &text))
 		return false;
-	n = stat_value(text, "entries:") + stat_value(text, "overrun:") +
-	    stat_value(text, "commit overrun:") + stat_value(text, "dropped events:");
+	n = ft_stat_value(text, "entries") + ft_stat_value(text, "overrun") +
+	    ft_stat_value(text, "commit overrun") + ft_stat_value(text, "dropped events");
 	free(text);
 	if (!n)
 		return false;
@@ -316,20 +301,20 @@ static int take_stats(struct rc_ftrace *f)
 	st->nentries = f->ncpus;
 	for (i = 0; i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
-		uint64_t overrun = c->meta->overrun, pending;
+		struct ft_kstats k;
 
-		read_cpu_stats(f, c, &pending);
+		ft_read_kstats(f, c, &k);
 		/* as for the perf buffer: the fullest ring's */
-		if (pending > st->ring_pending)
-			st->ring_pending = pending;
-		if (pending > st->ring_hwm)
-			st->ring_hwm = pending;
+		if (k.pending > st->ring_pending)
+			st->ring_pending = k.pending;
+		if (k.pending > st->ring_hwm)
+			st->ring_hwm = k.pending;
 		st->entries[i] = (struct rc_stat_entry){
 			.cpu = c->cpu,
 			.type = RC_TYPE_ALL,
-			.made = c->meta->entries + c->extra_lost - c->skipped,
+			.made = k.written + c->extra_lost - c->skipped,
 			.filtered = c->skipped,
-			.dropped = overrun + c->extra_lost,
+			.dropped = k.overrun + c->extra_lost,
 			.captured = c->captured,
 		};
 	}
@@ -447,7 +432,7 @@ struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
 	f->c.opts.ringbuf_size = f->buf_size; /* the header says it */
 	/* one past the highest possible CPU id: the ids may be sparse */
 	f->c.ncpus = possible_cpus();
-	err = ft_check_kernel(f);
+	err = ft_choose_reader(f);
 	if (err)
 		goto err_out;
 	if (f->c.opts.nuprobes || f->c.opts.bpf_object || f->c.opts.events || f->c.opts.overwrite) {
@@ -463,7 +448,7 @@ struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
 	rc_ftrace__clean_stale();
 	err = ft_make_instance(f);
 	err = err ?: ft_configure(f);
-	err = err ?: ft_map_cpus(f);
+	err = err ?: ft_open_cpus(f);
 	if (err)
 		goto err_out;
 	f->enc = rc_ftenc__new(f->c.opts.compress_level ?: FT_LEVEL, f->c.opts.no_compress,
@@ -611,14 +596,16 @@ static int ft_stop(struct rc_capture *cap)
 	err = n < 0 ? (int)n : 0;
 	for (i = 0; !err && i < f->ncpus; i++) {
 		struct ft_cpu *c = &f->cpus[i];
+		struct ft_kstats k;
 
-		ft_note_overrun(c, c->cur.ts);
+		ft_read_kstats(f, c, &k);
+		ft_owe_overrun(c, k.overrun, c->cur.ts);
 		if (c->lost_pending)
 			err = put_lost(f, c);
-		if (!err && c->captured + c->overrun + c->skipped != c->meta->entries)
+		if (!err && c->captured + c->overrun + c->skipped != k.written)
 			pr_warn("cpu %d: the kernel wrote %llu events; %llu were read and %llu "
 				"overwritten\n",
-				c->cpu, (unsigned long long)c->meta->entries,
+				c->cpu, (unsigned long long)k.written,
 				(unsigned long long)c->captured, (unsigned long long)c->overrun);
 	}
 	err = err ?: end_chunk(f);
@@ -656,12 +643,11 @@ static int ft_stop(struct rc_capture *cap)
 static void ft_teardown(struct rc_capture *cap)
 {
 	struct rc_ftrace *f = to_ft(cap);
-	int i;
 
 	if (f->tracing)
 		ft_inst_write(f, "tracing_on", "0", false);
-	for (i = 0; f->cpus && i < f->ncpus; i++)
-		ft_unmap_cpu(&f->cpus[i]);
+	if (f->rd)
+		ft_close_cpus(f);
 	ft_remove_instance(f);
 	rc_ftenc__free(f->enc);
 	free(f->cpus);

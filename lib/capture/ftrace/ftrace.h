@@ -2,8 +2,9 @@
 /*
  * The ftrace transport: tracepoints recorded by the kernel's own event
  * tracer into a tracefs instance of ringcap's own, whose per-CPU ring
- * buffers are mapped into user space (Linux 6.10) and written to the
- * capture as the kernel wrote them (ftpage.h), without BPF.
+ * buffers are mapped into user space (Linux 6.10), or spliced from
+ * trace_pipe_raw, and written to the capture as the kernel wrote them
+ * (ftpage.h), without BPF.
  *
  * A backend of the capture engine (capture/backend.h): rc_ftrace__open()
  * and rc_ftrace_ops.

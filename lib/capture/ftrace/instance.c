@@ -169,20 +169,46 @@ void ft_remove_instance(struct rc_ftrace *f)
 	f->inst_made = false;
 }
 
-/* Refuse kernels without the ring-buffer mapping before touching tracefs. */
-int ft_check_kernel(struct rc_ftrace *f)
+/*
+ * How the rings are read, before touching tracefs: mapped where the kernel
+ * can (6.10: the feature probe's ftrace_mmap, as record --check says),
+ * else spliced from trace_pipe_raw; --ftrace-read forces one, and mapping
+ * is refused in one line where the kernel cannot.
+ */
+int ft_choose_reader(struct rc_ftrace *f)
 {
-	unsigned int major = 0, minor = 0;
+	struct rc_features feat = {};
+	bool maps;
 
 	if (uname(&f->c.uts))
 		return -errno;
-	if (sscanf(f->c.uts.release, "%u.%u", &major, &minor) == 2 &&
-	    ((major << 8) | minor) >= MIN_KERNEL)
-		return 0;
-	pr_warn("--transport ftrace maps the kernel's ftrace ring buffer, which needs Linux 6.10 "
-		"or later; this is %s: use --transport ringbuf\n",
-		f->c.uts.release);
-	return -EOPNOTSUPP;
+	if (!rc_tracefs()) /* mounted now if it was not, before the probe looks */
+		return -errno;
+	rc_features__probe_ftrace(&feat);
+	maps = feat.ftrace_mmap;
+	switch (f->c.opts.ftrace_read) {
+	case RC_FTRACE_READ_AUTO:
+		f->read_mode = maps ? RC_FTRACE_READ_MMAP : RC_FTRACE_READ_SPLICE;
+		break;
+	case RC_FTRACE_READ_MMAP:
+		if (!maps) {
+			pr_warn("--ftrace-read=mmap maps the kernel's ftrace ring buffer, which "
+				"needs Linux 6.10 or later; this is %s: use --ftrace-read=splice "
+				"(the default here)\n",
+				f->c.uts.release);
+			return -EOPNOTSUPP;
+		}
+		f->read_mode = RC_FTRACE_READ_MMAP;
+		break;
+	case RC_FTRACE_READ_SPLICE:
+		f->read_mode = RC_FTRACE_READ_SPLICE;
+		break;
+	default:
+		return -EINVAL;
+	}
+	f->rd = f->read_mode == RC_FTRACE_READ_MMAP ? &ft_mmap_reader : &ft_splice_reader;
+	pr_info("ftrace: each CPU's ring read by %s\n", f->rd->name);
+	return 0;
 }
 
 /* The sub-buffer layout this file reads: the 64-bit one. */

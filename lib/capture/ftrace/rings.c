@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The ftrace backend's rings: each CPU's trace_pipe_raw mapped (a meta
- * page, then the sub-buffers), and the reader sub-buffer the kernel hands
- * out with TRACE_MMAP_IOCTL_GET_READER (Documentation/trace/ring-buffer-map.rst).
+ * The ftrace backend's rings: the CPUs that have one, what both readers
+ * share (the fill rate, the overwritten events owed), and the mapped
+ * reader: each CPU's trace_pipe_raw mapped (a meta page, then the
+ * sub-buffers), and the reader sub-buffer the kernel hands out with
+ * TRACE_MMAP_IOCTL_GET_READER (Documentation/trace/ring-buffer-map.rst).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -31,7 +33,7 @@ static int map_refused(const char *path, int err)
 			strerror(-err));
 	else
 		pr_warn("cannot map %s: %s. Mapping ftrace's ring buffer needs Linux 6.10 or "
-			"later, with tracefs mmap support: use --transport ringbuf\n",
+			"later, with tracefs mmap support: use --ftrace-read=splice\n",
 			path, strerror(-err));
 	return err;
 }
@@ -86,7 +88,7 @@ static int map_cpu(struct rc_ftrace *f, struct ft_cpu *c)
 	return 0;
 }
 
-void ft_unmap_cpu(struct ft_cpu *c)
+static void unmap_cpu(struct ft_cpu *c)
 {
 	if (c->data)
 		munmap(c->data, c->data_len);
@@ -113,8 +115,8 @@ static bool cpu_online(int cpu)
 	return on;
 }
 
-/* The CPUs with a ring in the instance: per_cpu/cpuN of the online ones. */
-int ft_map_cpus(struct rc_ftrace *f)
+/* The CPUs with a ring in the instance: per_cpu/cpuN of the online ones, opened. */
+int ft_open_cpus(struct rc_ftrace *f)
 {
 	char path[PATH_MAX];
 	int i, err;
@@ -134,14 +136,22 @@ int ft_map_cpus(struct rc_ftrace *f)
 		if (access(path, F_OK) || !cpu_online(i))
 			continue;
 		c->cpu = i;
-		c->fd = -1;
+		c->fd = c->pipe[0] = c->pipe[1] = -1;
 		f->ncpus++;
-		err = map_cpu(f, c);
+		err = f->rd->open_cpu(f, c);
 		if (err)
 			return err;
 		f->pfds[f->ncpus - 1] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
 	}
 	return f->ncpus ? 0 : -ENODEV;
+}
+
+void ft_close_cpus(struct rc_ftrace *f)
+{
+	int i;
+
+	for (i = 0; f->cpus && i < f->ncpus; i++)
+		f->rd->close_cpu(&f->cpus[i]);
 }
 
 static const unsigned char *subbuf(const struct ft_cpu *c, uint32_t id)
@@ -162,27 +172,29 @@ static uint32_t committed(const struct ft_cpu *c, const unsigned char *sb)
 	return len > c->subbuf_size - SUBBUF_HDR ? c->subbuf_size - SUBBUF_HDR : len;
 }
 
-/* The kernel overwrote events since the last look: owed as a ringcap:lost record. */
-void ft_note_overrun(struct ft_cpu *c, uint64_t ts)
+/*
+ * The kernel's count of what it overwrote on @c's ring is @overrun: what
+ * is more than was owed so far is owed as a ringcap:lost record, at @ts
+ * unless one is already pending.
+ */
+void ft_owe_overrun(struct ft_cpu *c, uint64_t overrun, uint64_t ts)
 {
-	uint64_t o = c->meta->overrun;
-
-	if (o <= c->overrun + c->lost_pending)
+	if (overrun <= c->overrun + c->lost_pending)
 		return;
 	if (!c->lost_pending)
 		c->lost_ts = ts;
-	c->lost_pending = o - c->overrun;
+	c->lost_pending = overrun - c->overrun;
 }
 
 /*
- * The reader sub-buffer is done with: if it was at least half full, the
- * time its events took says how long the whole ring takes to fill.
+ * The sub-buffer c->cur walks is done with: if it was at least half full,
+ * the time its events took says how long the whole ring takes to fill.
  */
-static void note_rate(struct ft_cpu *c)
+void ft_note_rate(struct ft_cpu *c)
 {
 	uint32_t data = c->subbuf_size - SUBBUF_HDR;
 
-	if (c->id == NO_SUBBUF || c->cur.len < data / 2 || c->cur.ts <= c->page_ts)
+	if (!c->taken || c->cur.len < data / 2 || c->cur.ts <= c->page_ts)
 		return;
 	c->ring_ns = rc_ft_ring_ns(c->cur.ts - c->page_ts, c->cur.len, data, c->nr_subbufs);
 }
@@ -219,8 +231,9 @@ static int get_reader(struct ft_cpu *c)
 		 */
 		uint32_t len = committed(c, sb);
 
-		note_rate(c);
+		ft_note_rate(c);
 		c->id = id;
+		c->taken++;
 		c->cur = (struct rc_ft_cursor){
 			.buf = sb + SUBBUF_HDR,
 			.len = len,
@@ -230,7 +243,7 @@ static int get_reader(struct ft_cpu *c)
 	} else {
 		c->cur.len = committed(c, sb);
 	}
-	ft_note_overrun(c, c->cur.ts);
+	ft_owe_overrun(c, c->meta->overrun, c->cur.ts);
 	return c->cur.pos < c->cur.len;
 }
 
@@ -245,7 +258,7 @@ static int get_reader(struct ft_cpu *c)
  * a second ioctl swaps in the next. Without it a full ring looks empty
  * until the next drain, and its events come too late for their place.
  */
-int ft_refill(struct ft_cpu *c)
+static int map_refill(struct rc_ftrace *f, struct ft_cpu *c)
 {
 	uint32_t id = c->id;
 	int r;
@@ -262,4 +275,61 @@ int ft_refill(struct ft_cpu *c)
 	if (r || c->id != id)
 		return r;
 	return get_reader(c);
+}
+
+/* The meta page counts what the kernel wrote and overwrote, as it hands out sub-buffers. */
+static void map_counters(const struct ft_cpu *c, struct ft_kstats *k)
+{
+	k->written = c->meta->entries;
+	k->overrun = c->meta->overrun;
+}
+
+const struct ft_reader ft_mmap_reader = {
+	.name = "mmap",
+	.open_cpu = map_cpu,
+	.close_cpu = unmap_cpu,
+	.refill = map_refill,
+	.counters = map_counters,
+};
+
+/* The number after "@key:" at the start of a line of @text, or 0 without one. */
+uint64_t ft_stat_value(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, len) && p[len] == ':')
+			return strtoull(p + len + 1, NULL, 10);
+	}
+	return 0;
+}
+
+/*
+ * per_cpu/cpuN/stats: what the kernel wrote to @c's ring (what it holds,
+ * overwrote and handed out as read), what it overwrote, what it lost
+ * otherwise (commit overruns, dropped events) and the bytes waiting; then
+ * the reader's own counters over it. c->extra_lost is set.
+ */
+int ft_read_kstats(const struct rc_ftrace *f, struct ft_cpu *c, struct ft_kstats *k)
+{
+	char file[64], path[PATH_MAX], *text = NULL;
+	int err;
+
+	*k = (struct ft_kstats){};
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c->cpu);
+	err = ft_inst_path(f, path, sizeof(path), file) ?: ft_read_text(path, &text);
+	if (!err) {
+		k->overrun = ft_stat_value(text, "overrun");
+		k->written = ft_stat_value(text, "entries") + k->overrun +
+			     ft_stat_value(text, "read events");
+		k->extra_lost =
+		    ft_stat_value(text, "commit overrun") + ft_stat_value(text, "dropped events");
+		k->pending = ft_stat_value(text, "bytes");
+		c->extra_lost = k->extra_lost;
+		free(text);
+	}
+	if (f->rd->counters)
+		f->rd->counters(c, k);
+	return err;
 }
