@@ -14,8 +14,9 @@
 #include "cmd.h"
 #include "ringcap.h"
 
-#define DEFAULT_OUTPUT "ringcap.rcap"
-#define PROGRESS_S     0.5
+#define DEFAULT_OUTPUT	"ringcap.rcap"
+#define PROGRESS_S	0.5
+#define RECORD_EXIT_CUT 2 /* a full disk or the file size limit cut the file: EXIT STATUS */
 
 enum {
 	OPT_PROGRESS = 256,
@@ -234,7 +235,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'c':
 		if (!parse_long(arg, 1, LONG_MAX, &v))
-			argp_error(state, "invalid -c '%s': events between samples, 1 or more", arg);
+			argp_error(state, "invalid -c '%s': events between samples, 1 or more",
+				   arg);
 		env.period = v;
 		break;
 	case 'g':
@@ -356,14 +358,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-F and -c exclude each other: a rate or a period");
 		if ((env.freq || env.period || env.off_cpu) &&
 		    (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
-			argp_error(state, "-F, -c and --off-cpu use ringcap's BPF programs: not with "
-					  "--bpf or --transport ftrace");
+			argp_error(state,
+				   "-F, -c and --off-cpu use ringcap's BPF programs: not with "
+				   "--bpf or --transport ftrace");
 		if (env.srclines && !(env.freq || env.period || env.off_cpu || env.call_graph))
 			argp_error(state, "--srclines names the frames of stacks: with -F, -c, -g "
 					  "or --off-cpu");
 		if (env.call_graph && (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
-			argp_error(state, "-g takes stacks with ringcap's BPF programs: not with --bpf "
-					  "or --transport ftrace");
+			argp_error(state,
+				   "-g takes stacks with ringcap's BPF programs: not with --bpf "
+				   "or --transport ftrace");
 		scope_check(state);
 		break;
 	default:
@@ -593,6 +597,26 @@ static void print_summary(struct rc_session *s, const char *path)
 	    bytes ? (double)raw / bytes : 0.0, pt.captured ? (double)bytes / pt.captured : 0.0);
 }
 
+/*
+ * A full disk or the file size limit cut the file: it ends with its last
+ * complete chunk and the counters of the whole recording. Say what it
+ * holds and what is not in it.
+ */
+static void say_cut(struct rc_session *s, const char *path, int cut)
+{
+	uint64_t written = rc_session__records_written(s);
+	struct rc_stats_point pt;
+
+	rc_stats__totals(rc_session__stats(s), &pt);
+	say("writing '%s' failed: %s: it holds the first %llu of %llu events captured; %llu were "
+	    "read after the cut and are not in it, and %llu were dropped (ringcap stat counts "
+	    "them: missing, dropped); free space or raise the file size limit, then record "
+	    "again\n",
+	    path, strerror(-cut), (unsigned long long)written, (unsigned long long)pt.captured,
+	    (unsigned long long)(pt.captured > written ? pt.captured - written : 0),
+	    (unsigned long long)pt.dropped);
+}
+
 /* The capture failed (a full disk, a closed pipe): say what it holds, and what was lost. */
 static void say_incomplete(struct rc_session *s, const char *where)
 {
@@ -663,7 +687,7 @@ int cmd_record(int argc, char **argv)
 	struct workload wl = WORKLOAD_INIT;
 	struct progress prog = { .tty = isatty(STDERR_FILENO) };
 	struct rc_session *s = NULL;
-	int err, how, fd = -1;
+	int err, how, cut, fd = -1;
 
 	env = (struct env){ .output = DEFAULT_OUTPUT, .min_free = DEFAULT_MIN_FREE };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
@@ -771,7 +795,13 @@ int cmd_record(int argc, char **argv)
 	else if (!env.quiet)
 		capture_say_end(how);
 	err = rc_session__stop(s) ?: (how < 0 ? how : 0);
-	if (how != CAPTURE_LIMIT && rc_session__limit(s))
+	cut = rc_session__cut(s);
+	if (!err && cut) {
+		workload_end(&wl);
+		workload_say_status(&wl);
+		say_cut(s, fd == STDOUT_FILENO ? "stdout" : env.output, cut);
+		err = RECORD_EXIT_CUT;
+	} else if (how != CAPTURE_LIMIT && rc_session__limit(s))
 		say("%s\n", rc_session__limit(s)); /* reached while stopping: a full disk, ... */
 	else if (err)
 		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);

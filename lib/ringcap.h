@@ -2185,6 +2185,18 @@ const struct rc_stats *rc_session__stats(const struct rc_session *s);
 const struct rc_meta *rc_session__meta(const struct rc_session *s);
 
 /**
+ * rc_session__cut() - whether a full disk or the file size limit cut the file
+ * @s: the session, stopped
+ *
+ * The file then ends at its last complete chunk, with the counters of the
+ * whole recording: what was read after the cut is counted, not written
+ * (ringcap stat shows it missing).
+ *
+ * Return: the error that cut it (-ENOSPC, -EDQUOT, -EFBIG), or 0.
+ */
+int rc_session__cut(const struct rc_session *s);
+
+/**
  * rc_session__records_written() - records written to the file so far
  * @s: the session
  *
