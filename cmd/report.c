@@ -800,6 +800,12 @@ int cmd_report(int argc, char **argv)
 		if (rec->type >= RC_FIRST_DYN_ID)
 			warn_raw(&srcs[f].view, rec->type);
 		err = analysing ? analyse(&a, &srcs[f], rec) : report_out__event(out, f, rec);
+		/*
+		 * The chunk's last record: out with what is shown before the
+		 * next read, which on a pipe waits for the next chunk.
+		 */
+		if (!err && out && !rc_reader__buffered(rc_set__reader(set, f)))
+			err = report_out__flush(out);
 		if (err)
 			break;
 	}

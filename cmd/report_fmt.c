@@ -745,6 +745,11 @@ int report_out__event(struct report_out *o, size_t src, const struct rc_rec_hdr 
 	return o->buf.len >= FLUSH_AT ? flush_buf(o) : 0;
 }
 
+int report_out__flush(struct report_out *o)
+{
+	return flush_buf(o) ?: (fflush(stdout) ? -EIO : 0);
+}
+
 int report_out__end(struct report_out *o)
 {
 	if (o->fmt == FMT_PERFETTO)

@@ -1190,6 +1190,18 @@ const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r);
 uint64_t rc_reader__offset(const struct rc_reader *r);
 
 /**
+ * rc_reader__buffered() - whether records decoded are still to be returned
+ * @r: the reader
+ *
+ * False when the next rc_reader__next() reads the input: a program that
+ * shows records as they come (a live pipe) flushes its output then, before
+ * the read waits for the next chunk.
+ *
+ * Return: true while the current chunk has records left.
+ */
+bool rc_reader__buffered(const struct rc_reader *r);
+
+/**
  * rc_reader__chunks() - chunks read so far
  * @r: the reader
  *

@@ -1043,6 +1043,11 @@ uint64_t rc_reader__offset(const struct rc_reader *r)
 	return r->in.offset;
 }
 
+bool rc_reader__buffered(const struct rc_reader *r)
+{
+	return r->raw_pos < r->raw.len;
+}
+
 uint64_t rc_reader__chunks(const struct rc_reader *r)
 {
 	return r->nchunks;

@@ -475,10 +475,10 @@ static void sort_refs(struct rec_ref *r, size_t n, size_t sorted)
 	}
 }
 
-static int flush(struct rc_writer *w, bool all);
+static int flush(struct rc_writer *w, bool all, uint64_t now);
 
 /* Any failure while writing leaves the file's tail unknown: stop for good. */
-int rc_writer__flush(struct rc_writer *w, bool all)
+static int flush_sticky(struct rc_writer *w, bool all, uint64_t now)
 {
 	int err;
 
@@ -486,13 +486,28 @@ int rc_writer__flush(struct rc_writer *w, bool all)
 		return w->err;
 	if (w->cut)
 		return 0;
-	err = flush(w, all);
+	err = flush(w, all, now);
 	if (err && !w->cut)
 		w->err = err;
 	return err;
 }
 
-static int flush(struct rc_writer *w, bool all)
+int rc_writer__flush(struct rc_writer *w, bool all)
+{
+	return flush_sticky(w, all, 0);
+}
+
+int rc_writer__flush_until(struct rc_writer *w, uint64_t now)
+{
+	return flush_sticky(w, false, now);
+}
+
+/*
+ * Write the records held older than the reorder window before the newest
+ * one, or before @now when that is later (no record came since: those
+ * held are not to wait for one), or all of them.
+ */
+static int flush(struct rc_writer *w, bool all, uint64_t now)
 {
 	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
 	size_t i, k, nrec = 0, run_off = 0, run_len = 0;
@@ -500,8 +515,11 @@ static int flush(struct rc_writer *w, bool all)
 	int err;
 
 	sort_refs(w->refs, w->nrefs, w->kept_refs);
-	if (!all)
-		cutoff = w->max_ts > w->reorder_ns ? w->max_ts - w->reorder_ns : 0;
+	if (!all) {
+		uint64_t top = now > w->max_ts ? now : w->max_ts;
+
+		cutoff = top > w->reorder_ns ? top - w->reorder_ns : 0;
+	}
 	/*
 	 * Records that sorting left where they were follow each other in
 	 * held: take such a run in one go (write_chunk()).

@@ -31,6 +31,20 @@
 int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
 
 /**
+ * rc_writer__flush_until() - write the records held that are old enough by now
+ * @w: the writer
+ * @now: the time now, on the records' clock
+ *
+ * As rc_writer__flush(@w, false), but a record is old enough when it is
+ * older than the reorder window before @now, when that is later than the
+ * newest record: a record that no other follows is written within the
+ * window and a flush, not when the next comes (a live pipe's last event).
+ *
+ * Return: 0, or the writer's error.
+ */
+int rc_writer__flush_until(struct rc_writer *w, uint64_t now);
+
+/**
  * rc_writer__add_stacks() - write a STACKS block
  * @w: the writer
  * @payload: struct rc_disk_stacks and its entries (format.h)
