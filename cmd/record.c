@@ -468,22 +468,32 @@ static int print_tracepoint(const char *system, const char *name, void *ctx)
 static int list_events(const char *glob)
 {
 	const struct rc_schema *sc = rc_builtin_schema();
+	int n, shown = 0;
 	uint32_t i;
-	int n;
 
-	if (!glob || !fnmatch(glob, "syscalls", 0))
+	if (!glob || !fnmatch(glob, "syscalls", 0)) {
 		printf("  %-50s [ringcap: every syscall, entry and exit paired]\n", "syscalls");
-	if (!glob || !fnmatch(glob, "sched", 0))
+		shown++;
+	}
+	if (!glob || !fnmatch(glob, "sched", 0)) {
 		printf("  %-50s [ringcap: the sched:* events below]\n", "sched");
+		shown++;
+	}
 	for (i = 0; i < sc->nevents; i++)
 		if (strchr(sc->events[i].name, ':') && strncmp(sc->events[i].name, "ringcap:", 8) &&
-		    (!glob || !fnmatch(glob, sc->events[i].name, 0)))
+		    (!glob || !fnmatch(glob, sc->events[i].name, 0))) {
 			printf("  %-50s [ringcap event]\n", sc->events[i].name);
+			shown++;
+		}
 	fflush(stdout);
 	n = rc_list_tracepoints(glob, print_tracepoint, NULL);
 	if (n < 0) {
 		say("cannot list the kernel's tracepoints: %s\n", strerror(-n));
 		return n;
+	}
+	if (!shown && !n) {
+		say("no event matches '%s': 'ringcap record -l' lists them all\n", glob);
+		return -ENOENT;
 	}
 	return 0;
 }

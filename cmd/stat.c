@@ -153,8 +153,9 @@ static void show_plain(const struct view *v)
 	if (v->live)
 		printf("# live: %.3f s\n", v->duration);
 	else
-		printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " chunks, %.3f s\n", v->source,
-		       file_state(v), v->nev, v->chunks, v->duration);
+		printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " %s, %.3f s\n", v->source,
+		       file_state(v), v->nev, v->chunks, plural(v->chunks, "chunk", "chunks"),
+		       v->duration);
 	if (v->damaged)
 		show_damage_plain(v);
 	if (!v->live && v->nrec)

@@ -910,8 +910,10 @@ struct rc_reader;
  * rc_reader__open() - open a capture and read its header
  * @path: the file; "-": standard input (a pipe will do)
  *
- * Failures but ENOMEM are logged (RC_WARN) with their reason. A file opened
- * by @path is closed by rc_reader__free(); standard input is not.
+ * Failures but ENOMEM and open(2)'s are logged (RC_WARN) with their reason;
+ * open(2)'s only errno says (rc_set__open() names the file with it). A
+ * file opened by @path is closed by rc_reader__free(); standard input is
+ * not.
  *
  * Return: the reader, to free with rc_reader__free(); NULL with errno set:
  * open(2)'s error, ENODATA for an empty file or one cut inside its header,

@@ -344,11 +344,8 @@ struct rc_reader *rc_reader__open(const char *path)
 	if (!strcmp(path, "-"))
 		return rc_reader__open_fd(STDIN_FILENO);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		pr_warn("failed to open '%s': %s\n", path, strerror(errno));
-		return rc_err_ptr(err);
-	}
+	if (fd < 0) /* not logged: the caller names the file with the cause */
+		return rc_err_ptr(-errno);
 	r = rc_reader__open_fd(fd);
 	if (!r) {
 		err = -errno;
