@@ -594,6 +594,10 @@ static void print_summary(struct rc_session *s, const char *path)
 	}
 
 	rc_stats__totals(rc_session__stats(s), &pt);
+	if (pt.paused)
+		say("%llu events were made while snapshots paused the rings to copy them, and "
+		    "are in none (not a full ring: fewer snapshots pause less)\n",
+		    (unsigned long long)pt.paused);
 	say("%llu events captured, %llu dropped%s; %s written to %s (%.1fx compressed, "
 	    "%.1f bytes an event)\n",
 	    (unsigned long long)pt.captured, (unsigned long long)pt.dropped,

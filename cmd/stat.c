@@ -196,6 +196,11 @@ static void show_plain(const struct view *v)
 			    "# flight recorder: %" PRIu64 " snapshots; %" PRIu64
 			    " events overwritten or left out of one (the rings keep the newest)\n",
 			    v->led.snapshots, rc_ledger__overwritten(&v->led));
+		if (v->led.total.paused)
+			printf("# paused: %" PRIu64
+			       " events made while a snapshot paused the rings to "
+			       "copy them (not a full ring: fewer snapshots pause less)\n",
+			       v->led.total.paused);
 		if (v->led.total.missed)
 			printf("# possibly lost: the kernel skipped %" PRIu64
 			       " runs of ringcap's programs (BPF recursion)\n",
@@ -248,6 +253,7 @@ static void json_row(struct json *j, const struct view *v, const struct rc_ledge
 		json_u64(j, "missing", rc_ledger__missing(&v->led, r));
 	}
 	json_u64(j, "dropped", r->dropped);
+	json_u64(j, "paused", r->paused);
 	json_u64(j, "filtered", r->filtered);
 	json_u64(j, "missed", r->missed);
 	json_u64(j, "not_run", r->not_run);

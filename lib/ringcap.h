@@ -435,6 +435,12 @@ struct rc_stat_entry {
 	 * 0 in older files and in a run's last counters).
 	 */
 	uint64_t in_flight;
+	/*
+	 * Flight recorder: made while a snapshot paused the rings, so that
+	 * the kernel refused them (not in @dropped: the rings were not full).
+	 * 0 in files before entry_size 96.
+	 */
+	uint64_t paused;
 };
 
 /* The cpu of an entry counted for all CPUs together (missed). */
@@ -476,6 +482,7 @@ struct rc_stats_point {
 	uint64_t ring_hwm;
 	uint64_t ring_pending;
 	uint64_t not_run, throttled; /* samples: struct rc_stat_entry */
+	uint64_t paused;	     /* flight recorder: struct rc_stat_entry */
 };
 
 /**
@@ -562,6 +569,7 @@ int rc_stats__span(const struct rc_stats *end, const struct rc_stats *base, stru
 struct rc_ledger_row {
 	uint64_t made, dropped, filtered, captured, in_file, missed;
 	uint64_t not_run, throttled, throttled_ns, throttles;
+	uint64_t paused; /* flight recorder: refused while a snapshot paused the rings */
 };
 
 /**

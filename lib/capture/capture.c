@@ -470,7 +470,7 @@ void rc_stats__set_in_flight(struct rc_stats *st)
 
 	for (i = 0; i < st->nentries; i++) {
 		struct rc_stat_entry *e = &st->entries[i];
-		uint64_t out = e->dropped + e->captured;
+		uint64_t out = e->dropped + e->paused + e->captured;
 
 		/*
 		 * made can lag what was read (ftrace's meta page is updated at

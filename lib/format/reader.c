@@ -684,7 +684,8 @@ static int parse_stats(const unsigned char *p, size_t len, struct rc_stats *st, 
 						     .throttled = de.throttled,
 						     .throttled_ns = de.throttled_ns,
 						     .throttles = de.throttles,
-						     .in_flight = de.in_flight };
+						     .in_flight = de.in_flight,
+						     .paused = de.paused };
 	}
 	*st = (struct rc_stats){ .ts = ds.ts,
 				 .ring_size = ds.ring_size,

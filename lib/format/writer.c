@@ -712,7 +712,8 @@ static int encode_stats(struct rc_strbuf *sb, const struct rc_stats *st)
 					   .throttled = e->throttled,
 					   .throttled_ns = e->throttled_ns,
 					   .throttles = e->throttles,
-					   .in_flight = e->in_flight };
+					   .in_flight = e->in_flight,
+					   .paused = e->paused };
 
 		err = rc_strbuf__append(sb, &de, sizeof(de));
 	}

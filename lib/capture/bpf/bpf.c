@@ -223,6 +223,58 @@ static int hold_stats(void *ctx)
 	return rc_bpf__hold_stats(ctx);
 }
 
+/* Each CPU's and event's dropped count now, into @to. */
+static int read_dropped(struct rc_bpf *s, uint64_t (*to)[RC_EV_SLOTS])
+{
+	__u32 zero = 0;
+	int cpu, t;
+
+	if (bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
+		return -errno;
+	for (cpu = 0; cpu < s->c.ncpus; cpu++)
+		for (t = 1; t < RC_EV_MAX; t++)
+			to[cpu][t] = s->percpu[cpu].dropped[t];
+	return 0;
+}
+
+/*
+ * After a snapshot resumed the rings: what the programs could not write
+ * since the pause began was refused by a paused ring, not a full one (an
+ * overwrite ring is never full): counted paused, out of dropped. The
+ * counters held at the pause (hold_stats()) counted those refused until
+ * then as dropped: moved too.
+ */
+static int count_paused(struct rc_bpf *s)
+{
+	struct rc_stats *st = &s->c.last;
+	uint64_t now, moved;
+	uint32_t i;
+	int cpu, t, err;
+
+	for (i = 0; s->stats_held && i < st->nentries; i++) {
+		struct rc_stat_entry *e = &st->entries[i];
+
+		if (e->type >= RC_EV_MAX || e->cpu >= (uint32_t)s->c.ncpus)
+			continue;
+		now = e->dropped + e->paused; /* the program's count when held */
+		moved = now > s->pre_dropped[e->cpu][e->type]
+			    ? now - s->pre_dropped[e->cpu][e->type]
+			    : 0;
+		if (moved > e->dropped)
+			moved = e->dropped;
+		e->dropped -= moved;
+		e->paused += moved;
+	}
+	err = bpf_map_lookup_elem(s->stats_fd, &(__u32){ 0 }, s->percpu) < 0 ? -errno : 0;
+	for (cpu = 0; !err && cpu < s->c.ncpus; cpu++)
+		for (t = 1; t < RC_EV_MAX; t++) {
+			now = s->percpu[cpu].dropped[t];
+			if (now > s->pre_dropped[cpu][t])
+				s->paused[cpu][t] += now - s->pre_dropped[cpu][t];
+		}
+	return err;
+}
+
 /*
  * The counters are taken with the rings paused (hold_stats()), and kept for
  * the next ones asked for: a switch right after the snapshot ends its file
@@ -238,7 +290,9 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 
 	if (!s->c.opts.overwrite || !s->c.started)
 		return -EINVAL;
-	err = rc_perfbuf__snapshot(&s->pb, sn, check_record, hold_stats, s);
+	err = s->user ? 0 : read_dropped(s, s->pre_dropped);
+	err = err ?: rc_perfbuf__snapshot(&s->pb, sn, check_record, hold_stats, s);
+	err = err ?: (s->user ? 0 : count_paused(s));
 	if (err) {
 		s->stats_held = false;
 		return err;
@@ -533,7 +587,7 @@ static int settle(struct rc_bpf *s)
 		if (err)
 			return err;
 		rc_stats__totals(&s->c.last, &pt);
-		agree = pt.made == pt.dropped + pt.captured + s->malformed;
+		agree = pt.made == pt.dropped + pt.paused + pt.captured + s->malformed;
 		/*
 		 * After a perf ring's resync, the records it skipped are not
 		 * known one by one (pb.malformed counts resyncs): there, the
@@ -709,6 +763,8 @@ void rc_bpf__teardown(struct rc_capture *c)
 	free(s->captured);
 	free(s->percpu);
 	free(s->est);
+	free(s->paused);
+	free(s->pre_dropped);
 }
 
 static long bpf_snapshot_op(struct rc_capture *c, enum rc_snapshot_why why)

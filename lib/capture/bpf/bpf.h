@@ -75,6 +75,9 @@ struct rc_bpf {
 	uint64_t nsnap;
 	uint64_t snap_last_ts; /* the newest record (or marker) of the snapshots so far */
 	uint64_t (*captured)[RC_EV_SLOTS];
+	/* overwrite: refused while a snapshot paused the rings, out of dropped */
+	uint64_t (*paused)[RC_EV_SLOTS];
+	uint64_t (*pre_dropped)[RC_EV_SLOTS]; /* dropped when the last pause began */
 	uint64_t malformed;
 	struct rc_bpf_stats *percpu;
 	/* add_sampling(): the largest not_run/throttled estimates given so far, per CPU */

@@ -270,13 +270,16 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 	for (cpu = 0; cpu < s->c.ncpus; cpu++) {
 		for (t = 1; t < RC_EV_MAX; t++) {
 			const struct rc_bpf_stats *b = &s->percpu[cpu];
+			uint64_t paused =
+			    s->paused[cpu][t] < b->dropped[t] ? s->paused[cpu][t] : b->dropped[t];
 			struct rc_stat_entry e = { cpu,
 						   t,
 						   b->made[t],
-						   b->dropped[t],
+						   b->dropped[t] - paused,
 						   b->filtered[t],
 						   s->captured[cpu][t] };
 
+			e.paused = paused;
 			if (e.made || e.dropped || e.filtered || e.captured)
 				st->entries[n++] = e;
 		}

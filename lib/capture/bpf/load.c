@@ -961,7 +961,9 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 	s->captured = calloc(s->c.ncpus, sizeof(*s->captured));
 	s->percpu = calloc(s->c.ncpus, sizeof(*s->percpu));
 	s->est = calloc(s->c.ncpus, sizeof(*s->est));
-	if (!s->captured || !s->percpu || !s->est) {
+	s->paused = calloc(s->c.ncpus, sizeof(*s->paused));
+	s->pre_dropped = calloc(s->c.ncpus, sizeof(*s->pre_dropped));
+	if (!s->captured || !s->percpu || !s->est || !s->paused || !s->pre_dropped) {
 		err = -ENOMEM;
 		goto err_out;
 	}
