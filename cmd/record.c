@@ -749,6 +749,12 @@ int cmd_record(int argc, char **argv)
 	ro.min_free = env.min_free;
 	if (!err && env.snapshot_on)
 		err = parse_snapshot_on(&ro, env.snapshot_on);
+	/* a --set the object has no global for is a bad argument, said before anything starts */
+	if (!err && env.bpf && env.nsets) {
+		err = rc_bpf_object__check_sets(env.bpf, env.sets, env.nsets);
+		if (err == -EINVAL)
+			err = RC_EXIT_USAGE;
+	}
 	err = err ?: install_signals();
 	/* a capture streamed to stdout: the command writes to stderr instead */
 	wl.stdout_to_stderr = !strcmp(env.output, "-");

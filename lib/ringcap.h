@@ -1980,6 +1980,21 @@ struct rc_record_opts {
 };
 
 /**
+ * rc_bpf_object__check_sets() - whether a BPF object takes the --set assignments
+ * @path: the object file
+ * @sets: NAME=VALUE assignments of its const volatile globals
+ * @n: how many
+ *
+ * Opens the object (without loading it), makes each assignment as a
+ * capture would, and closes it: a bad one is found before anything
+ * starts. An object that does not open is left for the capture to say.
+ *
+ * Return: 0; -EINVAL for an assignment refused (logged, with the reason);
+ * -ENOMEM.
+ */
+int rc_bpf_object__check_sets(const char *path, const char *const *sets, size_t n);
+
+/**
  * rc_list_tracepoints() - the tracepoints of this kernel that a pattern matches
  * @pattern: "SYSTEM:NAME" with globs (fnmatch(3)) on either side; a word
  *	without colon: a system of that name (or glob), else an event of that

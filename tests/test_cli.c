@@ -208,6 +208,12 @@ void test_cli_errors(void)
 	if (test__start_subtest("list_nomatch") && need_root())
 		expect_fail((char *[]){ rc, "record", "-l", "nomatch:*", NULL }, 1,
 			    "no event matches 'nomatch:*'");
+	if (test__start_subtest("bad_set") && need_root())
+		expect_fail((char *[]){ rc, "record", "--bpf",
+					(char *)bin("tests/bpf/roundtrip.bpf.o"), "--event-type",
+					"rt_event", "--set", "nosuch=1", "-o", (char *)out, "--",
+					"/bin/true", NULL },
+			    64, "--set nosuch=1: no global nosuch in the object");
 	if (test__start_subtest("unknown_tracepoint_glob") && need_root())
 		expect_fail(
 		    (char *[]){ rc, "record", "-e", "syscalls,nomatch:*", "-o", (char *)out, NULL },
