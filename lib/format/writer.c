@@ -723,18 +723,26 @@ static int encode_stats(struct rc_strbuf *sb, const struct rc_stats *st)
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 {
 	struct rc_strbuf sb = {};
-	int err;
+	int err, ferr;
 
-	err = rc_writer__flush(w, false);
-	err = err ?: encode_stats(&sb, st);
-	if (!err && sb.len > w->stats_room)
+	/* a cut while flushing, or while writing these: they are kept all the same */
+	ferr = rc_writer__flush(w, false);
+	if (ferr && !w->cut)
+		return ferr;
+	err = encode_stats(&sb, st);
+	if (err) {
+		rc_strbuf__free(&sb);
+		return err;
+	}
+	if (sb.len > w->stats_room)
 		w->stats_room = sb.len; /* reserve() takes it into account from here */
-	if (!err && w->cut) {		/* kept for the file's end (rc_writer__finish()) */
+	if (!w->cut)
+		err = write_block(w, RC_BLOCK_STATS, sb.buf, sb.len);
+	if (w->cut) { /* kept for the file's end (rc_writer__finish()) */
 		rc_strbuf__free(&w->cut_stats);
 		w->cut_stats = sb;
-		return 0;
+		return ferr ?: err; /* the cut's error once, from the call it came in */
 	}
-	err = err ?: write_block(w, RC_BLOCK_STATS, sb.buf, sb.len);
 	rc_strbuf__free(&sb);
 	return err;
 }
