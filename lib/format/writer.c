@@ -103,8 +103,12 @@ static int reserve(struct rc_writer *w, size_t len)
 		return -EFBIG;
 	if (w->no_falloc || end <= w->alloc_end)
 		return 0;
-	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->offset, end + PREALLOC_STEP - w->offset) ||
-	    !fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->offset, end - w->offset)) {
+	/* a step ahead, so that not every write asks; or just enough, near the end */
+	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->offset, end + PREALLOC_STEP - w->offset)) {
+		w->alloc_end = end + PREALLOC_STEP;
+		return 0;
+	}
+	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->offset, end - w->offset)) {
 		w->alloc_end = end;
 		return 0;
 	}
@@ -135,7 +139,6 @@ static int cut(struct rc_writer *w, int err)
 static int write_all(struct rc_writer *w, const void *buf, size_t len)
 {
 	const char *p = buf;
-
 	int err;
 
 	if (w->err)
