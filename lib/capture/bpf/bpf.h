@@ -59,6 +59,7 @@ struct rc_bpf {
 	struct offcpu_bpf *offcpu;    /* record --off-cpu */
 	struct rc_features feat;      /* what this kernel has, probed at open */
 	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
+	uint64_t *dpaused, *dpre; /* as paused and pre_dropped, of dset: [cpu * dset.n + index] */
 	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */
 	size_t nentries_max;
 	struct rc_user *user; /* --bpf: the user's object, instead of ours */

@@ -197,12 +197,15 @@ static int dyn_stats(struct rc_bpf *s, struct rc_stats *st)
 		for (cpu = 0; cpu < s->c.ncpus; cpu++) {
 			const struct rc_dyn_stats *b = &s->dpercpu[cpu];
 
+			size_t k = (size_t)cpu * s->c.dset.n + i;
+			uint64_t paused = s->dpaused[k] < b->dropped ? s->dpaused[k] : b->dropped;
+
 			s->ddropped[cpu] += b->dropped;
-			struct rc_stat_entry e = {
-				cpu,	     RC_DYN_BASE + i,
-				b->made,     b->dropped,
-				b->filtered, s->dcaptured[(size_t)cpu * s->c.dset.n + i]
-			};
+			struct rc_stat_entry e = { cpu,		RC_DYN_BASE + i,
+						   b->made,	b->dropped - paused,
+						   b->filtered, s->dcaptured[k] };
+
+			e.paused = paused;
 
 			if (e.made || e.dropped || e.filtered || e.captured)
 				st->entries[st->nentries++] = e;
