@@ -17,6 +17,7 @@ int cmd_stat(int argc, char **argv);
 /* Exit statuses besides 0 and 1 (64, EX_USAGE, is argp's for bad arguments). */
 #define RC_EXIT_TRUNCATED 2 /* report or stat of a truncated or damaged file */
 #define RC_EXIT_DROPS	  3 /* stat --fail-on-drops: more drops than allowed */
+#define RC_EXIT_USAGE	  64 /* bad arguments, found after argp's parse (EX_USAGE, as argp's) */
 
 extern int verbosity;
 extern const struct argp common_argp; /* -v, shared by every subcommand */

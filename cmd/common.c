@@ -15,15 +15,22 @@ int verbosity;
 
 static const struct argp_option common_opts[] = {
 	{ "verbose", 'v', NULL, 0, "More messages: -v for libbpf's log, -vv for debug", -1 },
+	/* -h as ringcap -h takes it: --help (argp's own short form is -?) */
+	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, -1 },
 	{},
 };
 
 static error_t parse_common(int key, char *arg, struct argp_state *state)
 {
-	if (key != 'v')
-		return ARGP_ERR_UNKNOWN;
-	verbosity++;
-	return 0;
+	switch (key) {
+	case 'v':
+		verbosity++;
+		return 0;
+	case 'h':
+		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
 }
 
 const struct argp common_argp = { .options = common_opts, .parser = parse_common };

@@ -129,13 +129,22 @@ void json_u64(struct json *j, const char *key, uint64_t v)
 	fprintf(j->f, "%llu", (unsigned long long)v);
 }
 
-void json_double(struct json *j, const char *key, double v)
+void json_fixed(struct json *j, const char *key, double v, int places)
 {
 	sep(j, key);
 	if (isfinite(v))
-		fprintf(j->f, "%.6g", v);
+		fprintf(j->f, "%.*f", places, v);
 	else
 		fputs("null", j->f);
+}
+
+void json_seconds(struct json *j, const char *key, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	sep(j, key);
+	fprintf(j->f, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000000),
+		(unsigned long long)(a % 1000000000));
 }
 
 void json_bool(struct json *j, const char *key, bool v)

@@ -66,5 +66,5 @@ int main(int argc, char **argv)
 		return err ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
 	fprintf(stderr, "ringcap: unknown command '%s': see 'ringcap --help'\n", argv[1]);
-	return EXIT_FAILURE;
+	return RC_EXIT_USAGE;
 }

@@ -14,8 +14,9 @@
 #include "cmd.h"
 #include "ringcap.h"
 
-#define DEFAULT_OUTPUT "ringcap.rcap"
-#define PROGRESS_S     0.5
+#define DEFAULT_OUTPUT	"ringcap.rcap"
+#define PROGRESS_S	0.5
+#define RECORD_EXIT_CUT 2 /* a full disk or the file size limit cut the file: EXIT STATUS */
 
 enum {
 	OPT_PROGRESS = 256,
@@ -234,7 +235,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'c':
 		if (!parse_long(arg, 1, LONG_MAX, &v))
-			argp_error(state, "invalid -c '%s': events between samples, 1 or more", arg);
+			argp_error(state, "invalid -c '%s': events between samples, 1 or more",
+				   arg);
 		env.period = v;
 		break;
 	case 'g':
@@ -356,14 +358,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-F and -c exclude each other: a rate or a period");
 		if ((env.freq || env.period || env.off_cpu) &&
 		    (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
-			argp_error(state, "-F, -c and --off-cpu use ringcap's BPF programs: not with "
-					  "--bpf or --transport ftrace");
+			argp_error(state,
+				   "-F, -c and --off-cpu use ringcap's BPF programs: not with "
+				   "--bpf or --transport ftrace");
 		if (env.srclines && !(env.freq || env.period || env.off_cpu || env.call_graph))
 			argp_error(state, "--srclines names the frames of stacks: with -F, -c, -g "
 					  "or --off-cpu");
 		if (env.call_graph && (env.bpf || scope.transport == RC_TRANSPORT_FTRACE))
-			argp_error(state, "-g takes stacks with ringcap's BPF programs: not with --bpf "
-					  "or --transport ftrace");
+			argp_error(state,
+				   "-g takes stacks with ringcap's BPF programs: not with --bpf "
+				   "or --transport ftrace");
 		scope_check(state);
 		break;
 	default:
@@ -466,22 +470,32 @@ static int print_tracepoint(const char *system, const char *name, void *ctx)
 static int list_events(const char *glob)
 {
 	const struct rc_schema *sc = rc_builtin_schema();
+	int n, shown = 0;
 	uint32_t i;
-	int n;
 
-	if (!glob || !fnmatch(glob, "syscalls", 0))
+	if (!glob || !fnmatch(glob, "syscalls", 0)) {
 		printf("  %-50s [ringcap: every syscall, entry and exit paired]\n", "syscalls");
-	if (!glob || !fnmatch(glob, "sched", 0))
+		shown++;
+	}
+	if (!glob || !fnmatch(glob, "sched", 0)) {
 		printf("  %-50s [ringcap: the sched:* events below]\n", "sched");
+		shown++;
+	}
 	for (i = 0; i < sc->nevents; i++)
 		if (strchr(sc->events[i].name, ':') && strncmp(sc->events[i].name, "ringcap:", 8) &&
-		    (!glob || !fnmatch(glob, sc->events[i].name, 0)))
+		    (!glob || !fnmatch(glob, sc->events[i].name, 0))) {
 			printf("  %-50s [ringcap event]\n", sc->events[i].name);
+			shown++;
+		}
 	fflush(stdout);
 	n = rc_list_tracepoints(glob, print_tracepoint, NULL);
 	if (n < 0) {
 		say("cannot list the kernel's tracepoints: %s\n", strerror(-n));
 		return n;
+	}
+	if (!shown && !n) {
+		say("no event matches '%s': 'ringcap record -l' lists them all\n", glob);
+		return -ENOENT;
 	}
 	return 0;
 }
@@ -582,6 +596,10 @@ static void print_summary(struct rc_session *s, const char *path)
 	}
 
 	rc_stats__totals(rc_session__stats(s), &pt);
+	if (pt.paused)
+		say("%llu events were made while snapshots paused the rings to copy them, and "
+		    "are in none (not a full ring: fewer snapshots pause less)\n",
+		    (unsigned long long)pt.paused);
 	say("%llu events captured, %llu dropped%s; %s written to %s (%.1fx compressed, "
 	    "%.1f bytes an event)\n",
 	    (unsigned long long)pt.captured, (unsigned long long)pt.dropped,
@@ -593,6 +611,26 @@ static void print_summary(struct rc_session *s, const char *path)
 		: " (ring full: try a larger --ringbuf-size)",
 	    human_bytes(bytes, b, sizeof(b)), strcmp(path, "-") ? path : "stdout",
 	    bytes ? (double)raw / bytes : 0.0, pt.captured ? (double)bytes / pt.captured : 0.0);
+}
+
+/*
+ * A full disk or the file size limit cut the file: it ends with its last
+ * complete chunk and the counters of the whole recording. Say what it
+ * holds and what is not in it.
+ */
+static void say_cut(struct rc_session *s, const char *path, int cut)
+{
+	uint64_t written = rc_session__records_written(s);
+	struct rc_stats_point pt;
+
+	rc_stats__totals(rc_session__stats(s), &pt);
+	say("writing '%s' failed: %s: it holds the first %llu of %llu events captured; %llu were "
+	    "read after the cut and are not in it, and %llu were dropped (ringcap stat counts "
+	    "them: missing, dropped); free space or raise the file size limit, then record "
+	    "again\n",
+	    path, strerror(-cut), (unsigned long long)written, (unsigned long long)pt.captured,
+	    (unsigned long long)(pt.captured > written ? pt.captured - written : 0),
+	    (unsigned long long)pt.dropped);
 }
 
 /* The capture failed (a full disk, a closed pipe): say what it holds, and what was lost. */
@@ -665,7 +703,7 @@ int cmd_record(int argc, char **argv)
 	struct workload wl = WORKLOAD_INIT;
 	struct progress prog = { .tty = isatty(STDERR_FILENO) };
 	struct rc_session *s = NULL;
-	int err, how, fd = -1;
+	int err, how, cut, fd = -1;
 
 	env = (struct env){ .output = DEFAULT_OUTPUT, .min_free = DEFAULT_MIN_FREE };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
@@ -713,6 +751,12 @@ int cmd_record(int argc, char **argv)
 	ro.min_free = env.min_free;
 	if (!err && env.snapshot_on)
 		err = parse_snapshot_on(&ro, env.snapshot_on);
+	/* a --set the object has no global for is a bad argument, said before anything starts */
+	if (!err && env.bpf && env.nsets) {
+		err = rc_bpf_object__check_sets(env.bpf, env.sets, env.nsets);
+		if (err == -EINVAL)
+			err = RC_EXIT_USAGE;
+	}
 	err = err ?: install_signals();
 	/* a capture streamed to stdout: the command writes to stderr instead */
 	wl.stdout_to_stderr = !strcmp(env.output, "-");
@@ -773,7 +817,13 @@ int cmd_record(int argc, char **argv)
 	else if (!env.quiet)
 		capture_say_end(how);
 	err = rc_session__stop(s) ?: (how < 0 ? how : 0);
-	if (how != CAPTURE_LIMIT && rc_session__limit(s))
+	cut = rc_session__cut(s);
+	if (!err && cut) {
+		workload_end(&wl);
+		workload_say_status(&wl, env.quiet);
+		say_cut(s, fd == STDOUT_FILENO ? "stdout" : env.output, cut);
+		err = RECORD_EXIT_CUT;
+	} else if (how != CAPTURE_LIMIT && rc_session__limit(s))
 		say("%s\n", rc_session__limit(s)); /* reached while stopping: a full disk, ... */
 	else if (err)
 		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);

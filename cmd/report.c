@@ -301,7 +301,7 @@ static int parse_range(const struct rc_set *set, const struct rc_meta *m0, uint6
 			say("invalid --since '%s': seconds from the start, or a time like "
 			    "14:03:05\n",
 			    env.since);
-			return -EINVAL;
+			return RC_EXIT_USAGE;
 		}
 		*since = rc_set__time(set, 0, ts);
 	}
@@ -310,7 +310,7 @@ static int parse_range(const struct rc_set *set, const struct rc_meta *m0, uint6
 			say("invalid --until '%s': seconds from the start, or a time like "
 			    "14:03:05\n",
 			    env.until);
-			return -EINVAL;
+			return RC_EXIT_USAGE;
 		}
 		*until = rc_set__time(set, 0, ts);
 	}
@@ -569,9 +569,12 @@ static int analysis_show(struct analysis *a, const struct rc_meta *m)
 		a->events += a->ps[i].p->events;
 	}
 	kind = a->samples ? RC_PROFILE_CPU : a->offcpu ? RC_PROFILE_OFFCPU : RC_PROFILE_EVENTS;
-	if (env.profile && !a->samples && !a->offcpu && !a->events)
+	if (env.profile && !a->samples && !a->offcpu && !a->events) {
+		/* an empty graph would pass for one: nothing on stdout, and a failure */
 		say("no stacks in this capture: record them with -F HZ -g, --off-cpu, or -e EVENTS "
 		    "-g\n");
+		return -ENODATA;
+	}
 	if (env.profile && a->samples && a->offcpu)
 		say("note: this capture has off-CPU records too: --event offcpu shows them\n");
 	if (env.profile && (a->samples || a->offcpu) && a->events)
@@ -614,10 +617,11 @@ static void say_damage(const char *path, const struct rc_reader *r)
 	say("warning: '%s' is damaged: %s\n", path, rc_reader__error(r));
 	say("warning: %s%" PRIu64 " chunk%s of %" PRIu64 " events lost to damage%s, %" PRIu64
 	    " bytes in %" PRIu64 " stretch%s: shown are the events of the %" PRIu64
-	    " chunks read\n",
+	    " chunk%s read\n",
 	    d.exact ? "" : "at least ", d.chunks, d.chunks == 1 ? "" : "s", d.records,
 	    d.exact ? "" : " (no trailer to count them)", d.bytes, d.stretches,
-	    d.stretches == 1 ? "" : "es", rc_reader__chunks(r));
+	    d.stretches == 1 ? "" : "es", rc_reader__chunks(r),
+	    rc_reader__chunks(r) == 1 ? "" : "s");
 }
 
 /* After reading: what each file lost or lacked, said once a file; RC_EXIT_TRUNCATED or 0. */
@@ -651,8 +655,9 @@ static int say_files(const struct rc_set *set)
 		if (rc_reader__truncated(r)) {
 			say("warning: '%s' is truncated at byte %" PRIu64 " (recorder killed, "
 			    "disk full, or still being written): shown are the events of its "
-			    "%" PRIu64 " complete chunks\n",
-			    path, rc_reader__offset(r), rc_reader__chunks(r));
+			    "%" PRIu64 " complete chunk%s\n",
+			    path, rc_reader__offset(r), rc_reader__chunks(r),
+			    rc_reader__chunks(r) == 1 ? "" : "s");
 			ret = RC_EXIT_TRUNCATED;
 		}
 	}
@@ -680,9 +685,9 @@ static void say_read(const struct rc_set *set)
 		chunks += rc_reader__chunks(r);
 		raw += rc_reader__raw_bytes(r);
 	}
-	say("read: %" PRIu64 " chunks decompressed (%" PRIu64 " bytes of records) of %zu "
+	say("read: %" PRIu64 " chunk%s decompressed (%" PRIu64 " bytes of records) of %zu "
 	    "file%s, %zu passed over whole\n",
-	    chunks, raw, n, n == 1 ? "" : "s", skipped);
+	    chunks, chunks == 1 ? "" : "s", raw, n, n == 1 ? "" : "s", skipped);
 }
 
 static void analysis_free(struct analysis *a, struct src *srcs, size_t n)
@@ -772,6 +777,10 @@ int cmd_report(int argc, char **argv)
 	}
 	memset(found, 0, sizeof(found));
 	err = parse_range(set, views[0], &since, &until);
+	if (err == RC_EXIT_USAGE) {
+		ret = err;
+		goto out;
+	}
 	for (i = 0; !err && i < n; i++)
 		err =
 		    setup_filter(&srcs[i].filter, views[i], file_ts(set, i, since),
@@ -800,6 +809,12 @@ int cmd_report(int argc, char **argv)
 		if (rec->type >= RC_FIRST_DYN_ID)
 			warn_raw(&srcs[f].view, rec->type);
 		err = analysing ? analyse(&a, &srcs[f], rec) : report_out__event(out, f, rec);
+		/*
+		 * The chunk's last record: out with what is shown before the
+		 * next read, which on a pipe waits for the next chunk.
+		 */
+		if (!err && out && !rc_reader__buffered(rc_set__reader(set, f)))
+			err = report_out__flush(out);
 		if (err)
 			break;
 	}

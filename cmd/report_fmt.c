@@ -85,9 +85,14 @@ static int flush_buf(struct report_out *o)
 	return 0;
 }
 
-static double rel_seconds(const struct rc_meta *m, uint64_t ts)
+/* Seconds from the start, with 9 decimals: exactly, from the integer ns. */
+static void put_seconds(struct rc_strbuf *sb, const struct rc_meta *m, uint64_t ts)
 {
-	return (int64_t)(ts - m->start_ts) / 1e9;
+	bool neg = ts < m->start_ts;
+	uint64_t ns = neg ? m->start_ts - ts : ts - m->start_ts;
+
+	rc_strbuf__printf(sb, "%s%" PRIu64 ".%09" PRIu64, neg ? "-" : "", ns / 1000000000,
+			  ns % 1000000000);
 }
 
 /* ---- JSON Lines ------------------------------------------------------- */
@@ -107,8 +112,9 @@ static void json_event(struct report_out *o, const struct rc_rec_hdr *rec)
 	struct rc_strbuf *sb = &o->buf;
 	unsigned int no = ev->flags;
 
-	rc_strbuf__printf(sb, "{\"time\":%.9f,\"ts\":%" PRIu64, rel_seconds(o->m, rec->ts),
-			  rec->ts);
+	APPEND_LIT(sb, "{\"time\":");
+	put_seconds(sb, o->m, rec->ts);
+	rc_strbuf__printf(sb, ",\"ts\":%" PRIu64, rec->ts);
 	if (o->hosts) {
 		APPEND_LIT(sb, ",\"host\":");
 		json_escape(sb, o->m->host ? o->m->host : "", SIZE_MAX);
@@ -281,7 +287,8 @@ static void csv_event(struct report_out *o, const struct rc_rec_hdr *rec)
 	unsigned int no = ev->flags;
 	uint16_t f;
 
-	rc_strbuf__printf(sb, "%.9f,%" PRIu64 ",", rel_seconds(o->m, rec->ts), rec->ts);
+	put_seconds(sb, o->m, rec->ts);
+	rc_strbuf__printf(sb, ",%" PRIu64 ",", rec->ts);
 	csv_known(sb, rec->cpu, no & RC_EVENT_NO_CPU);
 	csv_known(sb, rec->pid, no & RC_EVENT_NO_PID);
 	csv_known(sb, rec->tid, no & RC_EVENT_NO_TID);
@@ -511,7 +518,7 @@ static bool perfetto_stacked(struct report_out *o, const struct rc_event_desc *e
 	put_us(&o->buf, o->m, blocked && dur <= rec->ts ? rec->ts - dur : rec->ts);
 	if (blocked) {
 		APPEND_LIT(&o->buf, ",\"dur\":");
-		rc_strbuf__printf(&o->buf, "%.3f", dur / 1e3);
+		rc_strbuf__printf(&o->buf, "%" PRIu64 ".%03" PRIu64, dur / 1000, dur % 1000);
 	}
 	/* the innermost user frame names it when there is one: the program's view */
 	rc_frame__name(&st->frames[st->nuser ? st->nkernel : 0], name, sizeof(name));
@@ -743,6 +750,11 @@ int report_out__event(struct report_out *o, size_t src, const struct rc_rec_hdr 
 		break;
 	}
 	return o->buf.len >= FLUSH_AT ? flush_buf(o) : 0;
+}
+
+int report_out__flush(struct report_out *o)
+{
+	return flush_buf(o) ?: (fflush(stdout) ? -EIO : 0);
 }
 
 int report_out__end(struct report_out *o)

@@ -27,6 +27,8 @@ int report_out__event(struct report_out *o, size_t src, const struct rc_rec_hdr 
 /* text: print each sample's stack under it, from @r's definitions, for source @src. */
 void report_out__set_stacks(struct report_out *o, size_t src, const struct rc_reader *r);
 int report_out__end(struct report_out *o);
+/* Write what is held, and stdout's buffer: before the input is read again (a live pipe). */
+int report_out__flush(struct report_out *o);
 void report_out__free(struct report_out *o);
 
 #endif

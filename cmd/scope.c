@@ -386,6 +386,34 @@ static char *next_entry(char **pos)
 	return start;
 }
 
+static int count_match(const char *system, const char *name, void *ctx)
+{
+	return 0;
+}
+
+/*
+ * A tracepoint glob that matches nothing is a bad argument, said before
+ * anything starts. When tracefs cannot be read (no root), the capture
+ * says what it finds.
+ */
+static int check_tracepoint(const char *glob)
+{
+	int n = rc_list_tracepoints(glob, count_match, NULL);
+
+	if (n == -EINVAL) {
+		say("invalid event '%s': give SYSTEM:NAME, with globs on either side, like "
+		    "'block:*'\n",
+		    glob);
+		return -EINVAL;
+	}
+	if (n != 0)
+		return 0;
+	say("unknown event '%s': not one of ringcap's (syscalls, sched, sched:sched_switch...), "
+	    "and no tracepoint matches it: 'ringcap record -l' lists them all\n",
+	    glob);
+	return -EINVAL;
+}
+
 static int split_events(struct rc_record_opts *ro)
 {
 	char *tok, *pos, bad[64];
@@ -426,6 +454,8 @@ static int split_events(struct rc_record_opts *ro)
 		}
 		if (probe)
 			scope.uprobes[nup++] = tok;
+		else if (check_tracepoint(tok))
+			return -EINVAL;
 		else
 			scope.tracepoints[ntp++] = tok;
 	}
@@ -447,10 +477,12 @@ static int split_events(struct rc_record_opts *ro)
 
 int scope_to_opts(struct rc_record_opts *ro, int argc, char **argv)
 {
+	int err;
 
 	*ro = (struct rc_record_opts){ .sz = sizeof(*ro) };
-	if (split_events(ro))
-		return -EINVAL;
+	err = split_events(ro);
+	if (err)
+		return err == -ENOMEM ? err : RC_EXIT_USAGE;
 	ro->pids = scope.pids;
 	ro->npids = scope.npids;
 	ro->follow_forks = scope.cmd != NULL;

@@ -153,8 +153,9 @@ static void show_plain(const struct view *v)
 	if (v->live)
 		printf("# live: %.3f s\n", v->duration);
 	else
-		printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " chunks, %.3f s\n", v->source,
-		       file_state(v), v->nev, v->chunks, v->duration);
+		printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " %s, %.3f s\n", v->source,
+		       file_state(v), v->nev, v->chunks, plural(v->chunks, "chunk", "chunks"),
+		       v->duration);
 	if (v->damaged)
 		show_damage_plain(v);
 	if (!v->live && v->nrec)
@@ -195,6 +196,11 @@ static void show_plain(const struct view *v)
 			    "# flight recorder: %" PRIu64 " snapshots; %" PRIu64
 			    " events overwritten or left out of one (the rings keep the newest)\n",
 			    v->led.snapshots, rc_ledger__overwritten(&v->led));
+		if (v->led.total.paused)
+			printf("# paused: %" PRIu64
+			       " events made while a snapshot paused the rings to "
+			       "copy them (not a full ring: fewer snapshots pause less)\n",
+			       v->led.total.paused);
 		if (v->led.total.missed)
 			printf("# possibly lost: the kernel skipped %" PRIu64
 			       " runs of ringcap's programs (BPF recursion)\n",
@@ -247,6 +253,7 @@ static void json_row(struct json *j, const struct view *v, const struct rc_ledge
 		json_u64(j, "missing", rc_ledger__missing(&v->led, r));
 	}
 	json_u64(j, "dropped", r->dropped);
+	json_u64(j, "paused", r->paused);
 	json_u64(j, "filtered", r->filtered);
 	json_u64(j, "missed", r->missed);
 	json_u64(j, "not_run", r->not_run);
@@ -286,16 +293,16 @@ static void show_json(const struct view *v, const struct file_view *fv, size_t n
 	json_begin_object(&j, NULL);
 	json_string(&j, "source", v->live ? "live" : v->source);
 	json_bool(&j, "complete", !v->truncated && !v->damaged);
-	json_double(&j, "duration_s", v->duration);
+	json_fixed(&j, "duration_s", v->duration, 9);
 	if (!v->live) {
 		json_u64(&j, "events", v->nev);
 		json_u64(&j, "records", v->nrec);
 		json_u64(&j, "chunks", v->chunks);
 		json_u64(&j, "file_bytes", v->file_bytes);
 		json_u64(&j, "raw_bytes", v->raw_bytes);
-		json_double(&j, "compression_ratio",
-			    v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0);
-		json_double(&j, "bytes_per_event", v->nev ? (double)v->file_bytes / v->nev : 0.0);
+		json_fixed(&j, "compression_ratio",
+			   v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0, 6);
+		json_fixed(&j, "bytes_per_event", v->nev ? (double)v->file_bytes / v->nev : 0.0, 6);
 		json_u64(&j, "late", v->late);
 		json_u64(&j, "lost_in_stream", v->led.lost_in_stream);
 		json_u64(&j, "lost_at_end", v->led.lost_at_end);
@@ -327,7 +334,7 @@ static void show_json(const struct view *v, const struct file_view *fv, size_t n
 	json_u64(&j, "records_lost", v->led.aux.missed);
 	json_end_object(&j);
 	json_begin_object(&j, "worst_second");
-	json_double(&j, "at_s", v->led.worst_at);
+	json_fixed(&j, "at_s", v->led.worst_at, 9);
 	json_u64(&j, "dropped", v->led.worst_dropped);
 	json_u64(&j, "made", v->led.worst_made);
 	json_end_object(&j);
@@ -673,10 +680,9 @@ static void show_files_json(struct json *j, const struct file_view *fv, size_t n
 		json_string(j, "run", f->m->has_run ? run : "");
 		json_u64(j, "seq", f->m->has_run ? f->m->run.seq : 0);
 		json_string(j, "start", utc(f->m, f->m->start_ts, a, sizeof(a)));
-		json_double(j, "start_wall_s",
-			    rc_meta__wall_ns(f->m, f->m->start_ts, &wall) ? wall / 1e9 : 0.0);
-		json_double(j, "end_wall_s",
-			    rc_meta__wall_ns(f->m, f->last, &wall) ? wall / 1e9 : 0.0);
+		json_seconds(j, "start_wall_s",
+			     rc_meta__wall_ns(f->m, f->m->start_ts, &wall) ? wall : 0);
+		json_seconds(j, "end_wall_s", rc_meta__wall_ns(f->m, f->last, &wall) ? wall : 0);
 		json_u64(j, "events", f->v.nev);
 		json_u64(j, "records", f->v.nrec);
 		json_bool(j, "complete", !f->v.truncated && !f->v.damaged);
@@ -695,8 +701,7 @@ static void show_files_json(struct json *j, const struct file_view *fv, size_t n
 		json_string(j, "run", run_short(x->after->m, run, sizeof(run)));
 		json_u64(j, "seq_from", x->seq_from);
 		json_u64(j, "seq_to", x->seq_to);
-		json_double(j, "duration_s",
-			    x->to_ts > x->from_ts ? (x->to_ts - x->from_ts) / 1e9 : 0.0);
+		json_seconds(j, "duration_s", x->to_ts > x->from_ts ? x->to_ts - x->from_ts : 0);
 		json_bool(j, "known", x->known);
 		json_u64(j, "made", x->made);
 		json_u64(j, "dropped", x->dropped);

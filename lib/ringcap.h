@@ -442,6 +442,12 @@ struct rc_stat_entry {
 	 * 0 in older files and in a run's last counters).
 	 */
 	uint64_t in_flight;
+	/*
+	 * Flight recorder: made while a snapshot paused the rings, so that
+	 * the kernel refused them (not in @dropped: the rings were not full).
+	 * 0 in files before entry_size 96.
+	 */
+	uint64_t paused;
 };
 
 /* The cpu of an entry counted for all CPUs together (missed). */
@@ -483,6 +489,7 @@ struct rc_stats_point {
 	uint64_t ring_hwm;
 	uint64_t ring_pending;
 	uint64_t not_run, throttled; /* samples: struct rc_stat_entry */
+	uint64_t paused;	     /* flight recorder: struct rc_stat_entry */
 };
 
 /**
@@ -569,6 +576,7 @@ int rc_stats__span(const struct rc_stats *end, const struct rc_stats *base, stru
 struct rc_ledger_row {
 	uint64_t made, dropped, filtered, captured, in_file, missed;
 	uint64_t not_run, throttled, throttled_ns, throttles;
+	uint64_t paused; /* flight recorder: refused while a snapshot paused the rings */
 };
 
 /**
@@ -917,8 +925,10 @@ struct rc_reader;
  * rc_reader__open() - open a capture and read its header
  * @path: the file; "-": standard input (a pipe will do)
  *
- * Failures but ENOMEM are logged (RC_WARN) with their reason. A file opened
- * by @path is closed by rc_reader__free(); standard input is not.
+ * Failures but ENOMEM and open(2)'s are logged (RC_WARN) with their reason;
+ * open(2)'s only errno says (rc_set__open() names the file with it). A
+ * file opened by @path is closed by rc_reader__free(); standard input is
+ * not.
  *
  * Return: the reader, to free with rc_reader__free(); NULL with errno set:
  * open(2)'s error, ENODATA for an empty file or one cut inside its header,
@@ -1195,6 +1205,18 @@ const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r);
  * Return: the offset reached, skipped chunks included.
  */
 uint64_t rc_reader__offset(const struct rc_reader *r);
+
+/**
+ * rc_reader__buffered() - whether records decoded are still to be returned
+ * @r: the reader
+ *
+ * False when the next rc_reader__next() reads the input: a program that
+ * shows records as they come (a live pipe) flushes its output then, before
+ * the read waits for the next chunk.
+ *
+ * Return: true while the current chunk has records left.
+ */
+bool rc_reader__buffered(const struct rc_reader *r);
 
 /**
  * rc_reader__chunks() - chunks read so far
@@ -1966,6 +1988,21 @@ struct rc_record_opts {
 };
 
 /**
+ * rc_bpf_object__check_sets() - whether a BPF object takes the --set assignments
+ * @path: the object file
+ * @sets: NAME=VALUE assignments of its const volatile globals
+ * @n: how many
+ *
+ * Opens the object (without loading it), makes each assignment as a
+ * capture would, and closes it: a bad one is found before anything
+ * starts. An object that does not open is left for the capture to say.
+ *
+ * Return: 0; -EINVAL for an assignment refused (logged, with the reason);
+ * -ENOMEM.
+ */
+int rc_bpf_object__check_sets(const char *path, const char *const *sets, size_t n);
+
+/**
  * rc_list_tracepoints() - the tracepoints of this kernel that a pattern matches
  * @pattern: "SYSTEM:NAME" with globs (fnmatch(3)) on either side; a word
  *	without colon: a system of that name (or glob), else an event of that
@@ -2191,6 +2228,18 @@ const struct rc_stats *rc_session__stats(const struct rc_session *s);
  * NULL.
  */
 const struct rc_meta *rc_session__meta(const struct rc_session *s);
+
+/**
+ * rc_session__cut() - whether a full disk or the file size limit cut the file
+ * @s: the session, stopped
+ *
+ * The file then ends at its last complete chunk, with the counters of the
+ * whole recording: what was read after the cut is counted, not written
+ * (ringcap stat shows it missing).
+ *
+ * Return: the error that cut it (-ENOSPC, -EDQUOT, -EFBIG), or 0.
+ */
+int rc_session__cut(const struct rc_session *s);
 
 /**
  * rc_session__records_written() - records written to the file so far

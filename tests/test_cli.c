@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "capture_util.h"
+#include "format/format.h"
 #include "run_util.h"
 #include "test_progs.h"
 
@@ -49,9 +50,9 @@ void test_cli_errors(void)
 		run_free(&r);
 	}
 	if (test__start_subtest("unknown_command"))
-		expect_fail((char *[]){ rc, "recrod", NULL }, 1, "unknown command 'recrod'");
+		expect_fail((char *[]){ rc, "recrod", NULL }, 64, "unknown command 'recrod'");
 	if (test__start_subtest("unknown_event")) {
-		expect_fail((char *[]){ rc, "record", "-e", "bogus", "-o", (char *)out, NULL }, 1,
+		expect_fail((char *[]){ rc, "record", "-e", "bogus", "-o", (char *)out, NULL }, 64,
 			    "unknown event 'bogus': not one of ringcap's (syscalls, sched");
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
 	}
@@ -64,7 +65,7 @@ void test_cli_errors(void)
 	/* the ledger's records are not events a source makes (their ids are past the mask) */
 	if (test__start_subtest("ledger_event"))
 		expect_fail(
-		    (char *[]){ rc, "record", "-e", "ringcap:lost", "-o", (char *)out, NULL }, 1,
+		    (char *[]){ rc, "record", "-e", "ringcap:lost", "-o", (char *)out, NULL }, 64,
 		    "unknown event 'ringcap:lost'");
 	if (test__start_subtest("ringbuf_size"))
 		expect_fail((char *[]){ rc, "record", "--ringbuf-size", "3M", NULL }, 64,
@@ -154,9 +155,69 @@ void test_cli_errors(void)
 			    1, "failed to run '/nonexistent/workload': No such file");
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file left behind");
 	}
-	if (test__start_subtest("report_missing"))
-		expect_fail((char *[]){ rc, "report", "/nonexistent.rcap", NULL }, 1,
-			    "failed to open '/nonexistent.rcap': No such file");
+	/* the file named once, with the cause */
+	if (test__start_subtest("report_missing")) {
+		if (ASSERT_EQ(
+			run_sync(&r, (char *[]){ rc, "report", "/nonexistent.rcap", NULL }, 30000),
+			1, "exit code")) {
+			ASSERT_HAS(r.err, "'/nonexistent.rcap': No such file", "message");
+			ASSERT_EQ(count_lines_with(r.err, "/nonexistent.rcap"), 1, "named once");
+		}
+		run_free(&r);
+	}
+	if (test__start_subtest("report_since") &&
+	    ASSERT_OK(make_capture(&mc, 5, 4096), "capture") &&
+	    ASSERT_TRUE(write_file(out, mc.buf, mc.len), "write")) {
+		expect_fail((char *[]){ rc, "report", "--since", "bogus", (char *)out, NULL }, 64,
+			    "invalid --since 'bogus'");
+		expect_fail((char *[]){ rc, "report", "--until", "bogus", (char *)out, NULL }, 64,
+			    "invalid --until 'bogus'");
+		/* one chunk, said as one */
+		if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", (char *)out, NULL }, 30000), 0,
+			      "stat"))
+			ASSERT_HAS(r.out, " events in 1 chunk, ", "1 chunk, not 1 chunks");
+		run_free(&r);
+		/* no stacks: said, a failure, and no SVG on stdout */
+		if (ASSERT_EQ(run_sync(&r,
+				       (char *[]){ rc, "report", "--format", "flamegraph",
+						   (char *)out, NULL },
+				       30000),
+			      1, "flamegraph without stacks fails")) {
+			ASSERT_HAS(r.err, "no stacks in this capture", "said");
+			ASSERT_STREQ(r.out, "", "no SVG");
+		}
+		run_free(&r);
+		expect_fail((char *[]){ rc, "report", "--format", "folded", (char *)out, NULL }, 1,
+			    "no stacks in this capture");
+		free(mc.buf);
+		mc.buf = NULL;
+	}
+	if (test__start_subtest("help_short")) {
+		static const char *const cmds[] = { "record", "report", "stat" };
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			if (ASSERT_EQ(
+				run_sync(&r, (char *[]){ rc, (char *)cmds[i], "-h", NULL }, 10000),
+				0, "-h"))
+				ASSERT_HAS(r.out, "Usage: ringcap ", "the usage, as --help");
+			run_free(&r);
+		}
+	}
+	/* a listing of nothing is not a success: said, and non-zero */
+	if (test__start_subtest("list_nomatch") && need_root())
+		expect_fail((char *[]){ rc, "record", "-l", "nomatch:*", NULL }, 1,
+			    "no event matches 'nomatch:*'");
+	if (test__start_subtest("bad_set") && need_root())
+		expect_fail((char *[]){ rc, "record", "--bpf",
+					(char *)bin("tests/bpf/roundtrip.bpf.o"), "--event-type",
+					"rt_event", "--set", "nosuch=1", "-o", (char *)out, "--",
+					"/bin/true", NULL },
+			    64, "--set nosuch=1: no global nosuch in the object");
+	if (test__start_subtest("unknown_tracepoint_glob") && need_root())
+		expect_fail(
+		    (char *[]){ rc, "record", "-e", "syscalls,nomatch:*", "-o", (char *)out, NULL },
+		    64, "unknown event 'nomatch:*'");
 	if (test__start_subtest("report_foreign")) {
 		static const char text[] = "not a capture at all\n";
 
@@ -181,7 +242,7 @@ void test_cli_help_documented(void)
 	static const char *const cmds[] = { "record", "report", "stat" };
 	const char *src = getenv("RINGCAP_SRCDIR");
 	struct mem_capture page = {};
-	char path[4096], opt[64], want[80];
+	char path[4096], opt[64], want[80], *opts, *end;
 	struct run r = {};
 	size_t i;
 
@@ -204,12 +265,22 @@ void test_cli_help_documented(void)
 			       0, "--help"))
 			goto next;
 		page.buf[page.len - 1] = '\0';
+		/* in OPTIONS, not only mentioned elsewhere */
+		opts = strstr((char *)page.buf, "\nOPTIONS\n=");
+		if (!ASSERT_OK_PTR(opts, "OPTIONS section"))
+			goto next;
+		end = strstr(opts + 10, "\n=");
+		if (end) {
+			while (end > opts && end[-1] != '\n')
+				end--; /* the heading's title line */
+			*end = '\0';
+		}
 		for (p = r.out; (p = strstr(p, "--")); p += 2) {
 			if (sscanf(p + 2, "%63[a-z-]", opt) != 1 || !strcmp(opt, "help") ||
 			    !strcmp(opt, "usage") || !strcmp(opt, "version"))
 				continue;
 			snprintf(want, sizeof(want), "**--%s**", opt);
-			ASSERT_HAS((char *)page.buf, want, "option documented");
+			ASSERT_HAS(opts, want, "option documented in OPTIONS");
 			n++;
 		}
 		if (strcmp(cmds[i], "stat"))
@@ -219,4 +290,25 @@ void test_cli_help_documented(void)
 		free(page.buf);
 		page.buf = NULL;
 	}
+}
+
+/* ringcap-file(5) gives the version that files are written in. */
+void test_cli_file_version(void)
+{
+	const char *src = getenv("RINGCAP_SRCDIR");
+	struct mem_capture page = {};
+	char path[4096], want[64];
+
+	if (!src) {
+		test__skip("RINGCAP_SRCDIR is not set: run through 'make check'");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/man/ringcap-file.5.rst", src);
+	if (!ASSERT_OK(slurp(path, &page), "man page"))
+		return;
+	page.buf[page.len - 1] = '\0';
+	snprintf(want, sizeof(want), "    2    major  %d\n    2    minor  %d\n", RC_VERSION_MAJOR,
+		 RC_VERSION_MINOR);
+	ASSERT_HAS((char *)page.buf, want, "HEADER's major and minor");
+	free(page.buf);
 }

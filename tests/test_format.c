@@ -4,12 +4,15 @@
 #include <linux/types.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "events.h"
 #include "format/format.h"
+#include "format/writer.h"
 #include "capture_util.h"
 #include "test_progs.h"
 
@@ -1130,4 +1133,104 @@ void test_format_aux(void)
 	ASSERT_EQ(g.n, 1, "the good AUX block only");
 	aux_got_free(&g);
 	free(mc.buf);
+}
+
+/*
+ * A file size limit at every ~1 KiB of a capture: wherever the cut comes
+ * (in a chunk, in a STATS block, before the first), the file ends
+ * complete, within the limit, with the last counters given and exactly
+ * the records of its chunks; the records after the cut are not in it.
+ */
+#define CUT_N	  2000
+#define CUT_FINAL 999999 /* the last counters' ts */
+
+static int cut_run(struct rc_writer *w)
+{
+	struct rc_stat_entry se = { .cpu = 0, .type = RC_EV_SYSCALL };
+	struct rc_stats st = { .nentries = 1, .entries = &se };
+	struct rc_ev_syscall e = { .hdr = { .type = RC_EV_SYSCALL, .size = sizeof(e) } };
+	int i;
+
+	for (i = 0; i < CUT_N; i++) {
+		e.hdr.ts = 1000 + 10ull * i;
+		e.ret = i;
+		/* errors come back once, at the cut: what follows is dropped */
+		rc_writer__add(w, &e, sizeof(e));
+		if (i % 500 == 499) {
+			se.made = se.captured = i + 1;
+			st.ts = e.hdr.ts;
+			rc_writer__add_stats(w, &st);
+		}
+	}
+	se.made = se.captured = CUT_N;
+	st.ts = CUT_FINAL;
+	rc_writer__add_stats(w, &st);
+	return rc_writer__finish(w);
+}
+
+void test_format_cut(void)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 4096, .no_compress = true };
+	struct rlimit old, rl;
+	struct rc_meta m;
+	size_t limit, tried = 0, cut = 0, cut_at_end = 0;
+	void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+
+	test_meta(&m);
+	if (!ASSERT_OK(getrlimit(RLIMIT_FSIZE, &old), "getrlimit"))
+		return;
+	for (limit = 1024; limit < 256 << 10; limit += 1009) {
+		struct mem_capture mc = {};
+		const struct rc_rec_hdr *rec;
+		const struct rc_stats *st;
+		struct rc_writer *w;
+		struct rc_reader *r;
+		int fd, err, was_cut;
+		char path[64];
+		long n = 0;
+
+		fd = memfd_create("cut", 0);
+		if (!ASSERT_TRUE(fd >= 0, "memfd"))
+			break;
+		rl = (struct rlimit){ limit, old.rlim_max };
+		setrlimit(RLIMIT_FSIZE, &rl);
+		w = rc_writer__new(fd, &m, &wo);
+		err = w ? cut_run(w) : -errno;
+		was_cut = w ? rc_writer__cut(w) : 0;
+		rc_writer__free(w);
+		setrlimit(RLIMIT_FSIZE, &old);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (err == -EFBIG && !w) { /* not even the header and the room for the end */
+			close(fd);
+			continue;
+		}
+		tried++;
+		cut += was_cut != 0;
+		if (!ASSERT_OK(err, "finish") || !ASSERT_OK(slurp(path, &mc), "read back")) {
+			close(fd);
+			break;
+		}
+		close(fd);
+		ASSERT_TRUE(mc.len <= limit, "within the limit");
+		r = rc_reader__open_mem(mc.buf, mc.len);
+		if (ASSERT_OK_PTR(r, "open")) {
+			while (rc_reader__next(r, &rec) > 0)
+				n++;
+			ASSERT_TRUE(!rc_reader__truncated(r) && !rc_reader__corrupt(r, NULL),
+				    "complete");
+			st = rc_reader__stats(r);
+			ASSERT_TRUE(st && st->ts == CUT_FINAL, "ends with the last counters");
+			ASSERT_EQ(n, (long)rc_reader__trailer(r)->nrec,
+				  "the records of its chunks");
+			/* cut at the trailer (after the last chunk) holds them all */
+			ASSERT_TRUE(was_cut || n == CUT_N, "all of them unless cut");
+			if (was_cut && n == CUT_N)
+				cut_at_end++;
+			rc_reader__free(r);
+		}
+		free(mc.buf);
+	}
+	signal(SIGXFSZ, was);
+	ASSERT_TRUE(cut > 100 && tried > cut, "cut at many points, and some not");
+	ASSERT_TRUE(cut > cut_at_end, "most cuts before the last chunk");
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -131,45 +132,133 @@ void test_crash_kill_loop(void)
 	tmpdir_cleanup();
 }
 
+/* A number after @key in @text (ringcap stat --json's "total":{...}), or -1. */
+static long long json_num(const char *text, const char *obj, const char *key)
+{
+	const char *o = text ? strstr(text, obj) : NULL;
+	char k[64];
+	long long v;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	o = o ? strstr(o, k) : NULL;
+	return o && sscanf(o + strlen(k), "%lld", &v) == 1 ? v : -1;
+}
+
 /*
- * Recording into a tmpfs until it is full (--min-free=0, else the capture
- * stops before): a clear message, a stop, the file cut back to its last
- * complete chunk and ended there, complete, holding what it says.
- * Uncompressed, so that 1 MiB chunks fill 2.5 MiB within milliseconds:
- * the write that fails is a chunk's, and records read are lost with it.
+ * Record @calls getppid() of rc_workload @wl_argv into @out, uncompressed
+ * (so that 1 MiB chunks fill megabytes within milliseconds), under a file
+ * size limit of @fsize bytes (0: none; the child inherits it), until the
+ * disk or the limit cuts the file. Then the ledger must be exact: in file
+ * + missing + dropped = made = @calls, the file complete and holding what
+ * it says, and the run and stat --fail-on-drops must fail.
+ */
+static void check_cut(const char *out, rlim_t fsize, char *const wl_argv[], long long calls,
+		      const char *cause)
+{
+	char *argv[24] = { (char *)bin("ringcap"),
+			   "record",
+			   "--min-free=0",
+			   "--no-compress",
+			   "-e",
+			   "syscalls:sys_enter_getppid",
+			   "-o",
+			   (char *)out,
+			   "--",
+			   (char *)bin("rc_workload") };
+	long long made, in_file, missing, dropped;
+	struct rlimit old, rl;
+	struct run r = {}, st = {};
+	size_t n = 10, i;
+	uint64_t last;
+	bool truncated;
+	int rc;
+
+	for (i = 0; wl_argv[i] && n < sizeof(argv) / sizeof(argv[0]) - 1; i++)
+		argv[n++] = wl_argv[i];
+	argv[n] = NULL;
+	if (!ASSERT_OK(getrlimit(RLIMIT_FSIZE, &old), "getrlimit"))
+		return;
+	rl = (struct rlimit){ fsize, old.rlim_max };
+	if (fsize && !ASSERT_OK(setrlimit(RLIMIT_FSIZE, &rl), "setrlimit"))
+		return;
+	rc = run_sync(&r, argv, 120000);
+	if (fsize)
+		setrlimit(RLIMIT_FSIZE, &old);
+	ASSERT_EQ(rc, 2, "record exits 2: the file was cut");
+	ASSERT_HAS(r.err, cause, "the cause named");
+	ASSERT_HAS(r.err, "were read after the cut and are not in it", "the loss named");
+	ASSERT_TRUE(r.err && !strstr(r.err, ", 0 dropped"), "not '0 dropped' alone");
+	if (!ASSERT_EQ(
+		run_sync(&st,
+			 (char *[]){ (char *)bin("ringcap"), "stat", "--json", (char *)out, NULL },
+			 60000),
+		0, "stat --json"))
+		goto out;
+	made = json_num(st.out, "\"total\":", "made");
+	in_file = json_num(st.out, "\"total\":", "in_file");
+	missing = json_num(st.out, "\"total\":", "missing");
+	dropped = json_num(st.out, "\"total\":", "dropped");
+	ASSERT_EQ(made, calls, "made: the workload's calls");
+	ASSERT_EQ(in_file + missing + dropped, made, "in file + missing + dropped = made");
+	ASSERT_TRUE(missing > 0, "some missing (cut short)");
+	ASSERT_EQ(read_file(out, &truncated, &last), in_file, "the file holds what stat says");
+	ASSERT_TRUE(!truncated, "complete: counters, trailer and end after the last chunk");
+	run_free(&st);
+	ASSERT_EQ(run_sync(&st,
+			   (char *[]){ (char *)bin("ringcap"), "stat", "--fail-on-drops",
+				       (char *)out, NULL },
+			   60000),
+		  3, "stat --fail-on-drops fails on the events lost");
+out:
+	run_free(&st);
+	run_free(&r);
+}
+
+/*
+ * A full disk: a tmpfs of 3 MiB, filled before the first second (the
+ * recorder writes its first counters after one) and, at a steady rate,
+ * after counters were written (which the last must replace).
  */
 void test_disk_full(void)
 {
 	const char *dir = tmpfile_path("full");
 	char out[4200];
-	unsigned long long said = 0;
-	const char *p;
-	struct run r = {};
-	uint64_t last;
-	bool truncated;
-	int rc;
 
-	if (!need_root() || !ASSERT_OK(mkdir(dir, 0700), "mkdir") ||
-	    !ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=2560k"), "mount tmpfs"))
+	if (!need_root() || !ASSERT_OK(mkdir(dir, 0700), "mkdir"))
 		goto out;
 	snprintf(out, sizeof(out), "%s/x.rcap", dir);
-	rc = run_sync(&r,
-		      (char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls",
-				  "--no-compress", "--min-free=0", "-o", out, "--",
-				  (char *)bin("rc_workload"), "getppid", "3000000", NULL },
-		      60000);
-	ASSERT_EQ(rc, 0, "exit status: the file is complete");
-	ASSERT_HAS(r.err, "failed to write capture: No space left on device", "cause");
-	p = r.err ? strstr(r.err, "complete, with ") : NULL;
-	if (ASSERT_TRUE(p && sscanf(p, "complete, with %llu events", &said) == 1,
-			"what the file holds stated")) {
-		ASSERT_EQ(read_file(out, &truncated, &last), said, "the file holds what it says");
-		ASSERT_TRUE(!truncated, "complete: cut back to its last chunk, trailer written");
-		ASSERT_TRUE(said > 0, "some kept");
+	test__start_subtest("before_first_second");
+	if (ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=3m"), "mount tmpfs")) {
+		check_cut(out, 0, (char *[]){ "getppid", "300000", NULL }, 300000,
+			  "No space left on device");
+		umount(dir);
 	}
-	umount(dir);
+	test__start_subtest("mid_run");
+	if (ASSERT_OK(mount("tmpfs", dir, "tmpfs", 0, "size=3m"), "mount tmpfs")) {
+		/* 56 bytes an event: 3 MiB in about 1.1 s */
+		check_cut(out, 0, (char *[]){ "steady", "50000", "3", NULL }, 150000,
+			  "No space left on device");
+		umount(dir);
+	}
 out:
-	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * The file size limit (ulimit -f): SIGXFSZ ignored, the write that would
+ * pass it fails with EFBIG. Before the first chunk is complete (the file
+ * holds no event), and mid-run.
+ */
+void test_fsize_limit(void)
+{
+	const char *out = tmpfile_path("fsize.rcap");
+
+	test__start_subtest("first_chunk");
+	check_cut(out, 256 << 10, (char *[]){ "getppid", "300000", NULL }, 300000,
+		  "File too large");
+	test__start_subtest("mid_run");
+	check_cut(out, 4 << 20, (char *[]){ "steady", "50000", "3", NULL }, 150000,
+		  "File too large");
 	tmpdir_cleanup();
 }
 

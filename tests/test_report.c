@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/types.h>
 #include "events.h"
@@ -684,4 +685,61 @@ out:
 	free(out);
 	free(res);
 	tmpdir_cleanup();
+}
+
+/* ---- a live pipe ------------------------------------------------------ */
+
+#define LIVE_WAKEUP_MS	50  /* --wakeup-ms: the drain's period, and the flush's */
+#define LIVE_REORDER_MS 20  /* the writer holds records this long to sort them */
+#define LIVE_MARGIN_MS	500 /* scheduling on a shared, loaded machine: two processes, a pipe */
+
+static uint64_t boot_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * record -o - | report -i -: the workload makes one call and sleeps; its
+ * event's line must come out of report within the drain's period, the
+ * writer's reorder window and a flush (--wakeup-ms sets both periods),
+ * plus a margin, while the workload still sleeps: not at the end. The
+ * delay is from the event's own time (CLOCK_BOOTTIME, "ts" in JSON) to
+ * the line read here.
+ */
+void test_report_live_pipe(void)
+{
+	uint64_t bound_ns = (2 * LIVE_WAKEUP_MS + LIVE_REORDER_MS + LIVE_MARGIN_MS) * 1000000ull;
+	unsigned long long ts = 0;
+	char cmd[8192], line[4096];
+	bool seen = false;
+	uint64_t got = 0;
+	FILE *p;
+
+	if (!need_root())
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' record -q --wakeup-ms %d -e syscalls:sys_enter_getppid -o - -- /bin/sh -c "
+		 "\"'%s' getppid 1; exec '%s' sleep 3000\" | '%s' report -i - --format json",
+		 bin("ringcap"), LIVE_WAKEUP_MS, bin("rc_workload"), bin("rc_workload"),
+		 bin("ringcap"));
+	p = popen(cmd, "r");
+	if (!ASSERT_OK_PTR(p, "popen"))
+		return;
+	while (fgets(line, sizeof(line), p)) {
+		const char *t = strstr(line, "\"ts\":");
+
+		if (seen || !strstr(line, "\"comm\":\"rc_workload\"") || !t)
+			continue;
+		got = boot_now_ns();
+		seen = sscanf(t + 5, "%llu", &ts) == 1;
+	}
+	ASSERT_EQ(pclose(p), 0, "pipeline");
+	if (ASSERT_TRUE(seen, "the event's line")) {
+		printf("    the line came %.1f ms after the event\n", (got - ts) / 1e6);
+		ASSERT_LT(got - ts, bound_ns, "line within 2 x wakeup + reorder + margin (ns)");
+		ASSERT_LT(got - ts, 2500000000ull, "before the workload's 3 s sleep ends (ns)");
+	}
 }

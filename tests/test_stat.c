@@ -259,3 +259,49 @@ void test_stat_json_names(void)
 	free(mc.buf);
 	tmpdir_cleanup();
 }
+
+/*
+ * Times in stat's and report's JSON print exactly, never as %g's
+ * 1.7e+09: a wall time to the nanosecond (the test captures start at
+ * 1000 ns on a clock 1.7e18 ns behind the wall), seconds from the start
+ * with 9 decimals, ratios without an exponent.
+ */
+void test_stat_json_times(void)
+{
+	const char *a = tmpfile_path("a.rcap"), *b = tmpfile_path("b.rcap");
+	struct mem_capture mc = {};
+	struct run r = {};
+	size_t i;
+
+	if (!ASSERT_OK(make_capture(&mc, 10, 4096), "capture"))
+		return;
+	for (i = 0; i < 2; i++) {
+		FILE *f = fopen(i ? b : a, "w");
+
+		if (!ASSERT_OK_PTR(f, "create") ||
+		    !ASSERT_EQ(fwrite(mc.buf, 1, mc.len, f), mc.len, "write") ||
+		    !ASSERT_OK(fclose(f), "close"))
+			goto out;
+	}
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "stat", "--json", (char *)a,
+					   (char *)b, NULL },
+			       30000),
+		      0, "stat")) {
+		ASSERT_HAS(r.out, "\"start_wall_s\":1700000000.000001000,", "start, to the ns");
+		ASSERT_HAS(r.out, "\"end_wall_s\":1700000000.000001090,", "end, to the ns");
+		ASSERT_HAS(r.out, "\"duration_s\":0.000000090,", "duration, 9 decimals");
+		ASSERT_TRUE(r.out && !strstr(r.out, "e+") && !strstr(r.out, "e-"), "no exponent");
+	}
+	run_free(&r);
+	if (ASSERT_EQ(run_sync(&r,
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "json",
+					   (char *)a, NULL },
+			       30000),
+		      0, "report --format json"))
+		ASSERT_HAS(r.out, "{\"time\":0.000000090,\"ts\":1090,", "the last event's time");
+out:
+	run_free(&r);
+	free(mc.buf);
+	tmpdir_cleanup();
+}

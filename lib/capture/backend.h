@@ -255,11 +255,13 @@ void rc_capture__check_space(struct rc_capture *c);
  * @c: the capture; called on the thread that writes
  * @err: the error
  *
- * On a full disk (ENOSPC, EDQUOT, EFBIG) the file is cut back to its last
- * complete chunk and ended with its trailer (rc_writer__salvage()), and
- * the capture is to stop (RC_LIMIT_NO_SPACE): nothing more is written.
+ * On a full disk or the file size limit (ENOSPC, EDQUOT, EFBIG) the writer
+ * is cut (rc_writer__cut()): nothing more is written, but the capture goes
+ * on counting, and the file ends at its last complete chunk with the
+ * counters of the whole recording. A rotated run stops there
+ * (RC_LIMIT_NO_SPACE).
  *
- * Return: 0 when the file is complete that way (or was already); else @err.
+ * Return: 0 when the writer was cut (or the file already ended); else @err.
  */
 int rc_capture__write_failed(struct rc_capture *c, int err);
 

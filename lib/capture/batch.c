@@ -60,7 +60,7 @@ static int write_item(struct rc_batcher *b, struct rc_batch_item *it)
 		rc_capture__check_space(b->c);
 		return rc_writer__add_aux(w, it->aux);
 	case RC_ITEM_FLUSH:
-		return rc_writer__flush(w, false);
+		return rc_writer__flush_until(w, it->now);
 	case RC_ITEM_FINISH:
 		return rc_writer__finish(w);
 	case RC_ITEM_CUT:
@@ -216,6 +216,9 @@ int rc_batcher__flush(struct rc_batcher *b)
 {
 	struct rc_batch_item it = { .kind = RC_ITEM_FLUSH };
 	int err = rc_batcher__submit(b);
+
+	/* what the drain read is all there is up to now, less the reorder window */
+	it.now = rc_now_ns(b->c->meta.clock_id);
 
 	if (err || !b->c->has_file)
 		return err;

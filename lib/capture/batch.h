@@ -37,6 +37,7 @@ struct rc_batch_item {
 	struct rc_batch *b;
 	struct rc_stats st;
 	struct rc_aux_chunk *aux; /* RC_ITEM_AUX: the writer thread frees it */
+	uint64_t now;		  /* RC_ITEM_FLUSH: the capture clock when the drain asked */
 };
 
 /**

@@ -470,7 +470,7 @@ void rc_stats__set_in_flight(struct rc_stats *st)
 
 	for (i = 0; i < st->nentries; i++) {
 		struct rc_stat_entry *e = &st->entries[i];
-		uint64_t out = e->dropped + e->captured;
+		uint64_t out = e->dropped + e->paused + e->captured;
 
 		/*
 		 * made can lag what was read (ftrace's meta page is updated at
@@ -485,21 +485,19 @@ void rc_stats__set_in_flight(struct rc_stats *st)
 
 int rc_capture__write_failed(struct rc_capture *c, int err)
 {
-	const struct rc_trailer *tr;
-
 	if (c->salvaged)
 		return 0;
-	if ((err != -ENOSPC && err != -EDQUOT && err != -EFBIG) || !c->w ||
-	    rc_writer__salvage(c->w))
+	if (!err || !c->w || rc_writer__cut(c->w) != err)
 		return err;
-	c->salvaged = true;
-	tr = rc_writer__totals(c->w);
-	rc_capture__set_limit(c, RC_LIMIT_NO_SPACE,
-			      "writing failed: %s: '%s' was cut back to its last complete chunk "
-			      "and ended there, complete, with %llu events; those read after them "
-			      "are not in it (ringcap stat counts them missing)",
-			      strerror(-err), c->rotor_on ? c->rot.cur : "the capture",
-			      (unsigned long long)tr->nrec);
+	pr_warn("writing '%s' failed: %s: nothing more is written, and the file will end with "
+		"its last complete chunk and the counters of the whole recording\n",
+		c->rotor_on ? c->rot.cur : "the capture", strerror(-err));
+	/* a rotated run's next file would find no room either: stop there */
+	if (c->rot.rotating)
+		rc_capture__set_limit(c, RC_LIMIT_NO_SPACE,
+				      "writing failed: %s: '%s' ends with its last complete chunk "
+				      "and the counters as they stood at the stop",
+				      strerror(-err), c->rot.cur);
 	rc_capture__publish(c);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "capture/backend.h"
 #include "capture/ftrace/ftrace.h"
+#include "format/writer.h"
 
 struct rc_session {
 	const struct rc_backend_ops *ops;
@@ -137,6 +138,11 @@ const struct rc_stats *rc_session__stats(const struct rc_session *s)
 const struct rc_meta *rc_session__meta(const struct rc_session *s)
 {
 	return &s->c->meta;
+}
+
+int rc_session__cut(const struct rc_session *s)
+{
+	return s->c->w ? rc_writer__cut(s->c->w) : 0;
 }
 
 uint64_t rc_session__records_written(const struct rc_session *s)

@@ -35,6 +35,7 @@ static void add_row(struct rc_ledger_row *to, const struct rc_ledger_row *r)
 	to->throttled += r->throttled;
 	to->throttled_ns += r->throttled_ns;
 	to->throttles += r->throttles;
+	to->paused += r->paused;
 }
 
 void rc_ledger__add_record(struct rc_ledger *l, const struct rc_meta *m,
@@ -68,7 +69,8 @@ void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st)
 					   .not_run = e->not_run,
 					   .throttled = e->throttled,
 					   .throttled_ns = e->throttled_ns,
-					   .throttles = e->throttles };
+					   .throttles = e->throttles,
+					   .paused = e->paused };
 
 		if (e->type == RC_TYPE_AUX) { /* bytes, not events */
 			add_row(&l->aux, &r);
@@ -111,15 +113,15 @@ uint64_t rc_ledger__lost(const struct rc_ledger *l)
 	/* damaged chunks' records are missing too, when the counters came after them */
 	if (l->corrupt_records > m)
 		m = l->corrupt_records;
-	return l->total.dropped + (l->st ? l->st->user_dropped : 0) + m;
+	return l->total.dropped + l->total.paused + (l->st ? l->st->user_dropped : 0) + m;
 }
 
 uint64_t rc_ledger__overwritten(const struct rc_ledger *l)
 {
 	const struct rc_ledger_row *t = &l->total;
 
-	return l->overwrite && t->made > t->dropped + t->captured
-		   ? t->made - t->dropped - t->captured
+	return l->overwrite && t->made > t->dropped + t->paused + t->captured
+		   ? t->made - t->dropped - t->paused - t->captured
 		   : 0;
 }
 

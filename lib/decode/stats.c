@@ -18,6 +18,7 @@ void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt)
 		pt->missed += st->entries[i].missed;
 		pt->not_run += st->entries[i].not_run;
 		pt->throttled += st->entries[i].throttled;
+		pt->paused += st->entries[i].paused;
 	}
 }
 
@@ -75,6 +76,7 @@ int rc_stats__span(const struct rc_stats *end, const struct rc_stats *base, stru
 		o->throttled = sub0(e->throttled, b->throttled);
 		o->throttled_ns = sub0(e->throttled_ns, b->throttled_ns);
 		o->throttles = sub0(e->throttles, b->throttles);
+		o->paused = sub0(e->paused, b->paused);
 		o->in_flight = 0;
 	}
 	return 0;

@@ -188,8 +188,10 @@ struct rc_disk_stat {
 	uint64_t throttles;
 	/* from v1.9 (entry_size 88); a smaller entry_size has none: zero */
 	uint64_t in_flight;
+	/* from v1.10 (entry_size 96); a smaller entry_size has none: zero */
+	uint64_t paused;
 };
-_Static_assert(sizeof(struct rc_disk_stat) == 88, "rc_disk_stat layout");
+_Static_assert(sizeof(struct rc_disk_stat) == 96, "rc_disk_stat layout");
 #define RC_DISK_STAT_V1_0 48 /* the smallest entry_size: v1.0's, up to missed */
 
 /*

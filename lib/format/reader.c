@@ -344,11 +344,8 @@ struct rc_reader *rc_reader__open(const char *path)
 	if (!strcmp(path, "-"))
 		return rc_reader__open_fd(STDIN_FILENO);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		pr_warn("failed to open '%s': %s\n", path, strerror(errno));
-		return rc_err_ptr(err);
-	}
+	if (fd < 0) /* not logged: the caller names the file with the cause */
+		return rc_err_ptr(-errno);
 	r = rc_reader__open_fd(fd);
 	if (!r) {
 		err = -errno;
@@ -687,7 +684,8 @@ static int parse_stats(const unsigned char *p, size_t len, struct rc_stats *st, 
 						     .throttled = de.throttled,
 						     .throttled_ns = de.throttled_ns,
 						     .throttles = de.throttles,
-						     .in_flight = de.in_flight };
+						     .in_flight = de.in_flight,
+						     .paused = de.paused };
 	}
 	*st = (struct rc_stats){ .ts = ds.ts,
 				 .ring_size = ds.ring_size,
@@ -1041,6 +1039,11 @@ const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r)
 uint64_t rc_reader__offset(const struct rc_reader *r)
 {
 	return r->in.offset;
+}
+
+bool rc_reader__buffered(const struct rc_reader *r)
+{
+	return r->raw_pos < r->raw.len;
 }
 
 uint64_t rc_reader__chunks(const struct rc_reader *r)

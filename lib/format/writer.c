@@ -4,8 +4,11 @@
  * timestamp, cuts them into chunks, compresses each chunk as one zstd
  * frame, and ends the file with a trailer indexing every chunk.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
@@ -18,6 +21,8 @@
 #define DEFAULT_CHUNK	(1u << 20)
 #define DEFAULT_REORDER 20000000ull /* 20 ms */
 #define DEFAULT_LEVEL	1	    /* as small as 3 on shuffled records, and faster */
+#define STATS_ROOM	(56u + 64u * sizeof(struct rc_disk_stat)) /* before the first STATS */
+#define PREALLOC_STEP	(256u << 10) /* the room beyond the tail taken at once */
 
 struct rec_ref {
 	uint64_t ts;
@@ -39,34 +44,117 @@ struct rc_writer {
 
 	/* records held back for sorting */
 	struct rc_strbuf held, spare;
-	size_t kept;	   /* bytes of held carried over by the last flush */
-	size_t kept_refs;  /* and their refs, sorted, at the start of refs */
+	size_t kept;	  /* bytes of held carried over by the last flush */
+	size_t kept_refs; /* and their refs, sorted, at the start of refs */
 	struct rec_ref *refs;
 	size_t nrefs, refs_cap;
 	uint64_t max_ts;
 	uint64_t last_ts; /* newest timestamp written */
 	bool wrote_any;
 
-	struct rc_strbuf raw;  /* the chunk being built */
-	struct rc_strbuf enc;  /* shuffled */
+	struct rc_strbuf raw;	 /* the chunk being built */
+	struct rc_strbuf enc;	 /* shuffled */
 	struct rc_strbuf gather; /* records by size, for RC_CODEC_ZSTD_CLASSES */
-	struct rc_strbuf zbuf; /* its compressed frame */
+	struct rc_strbuf zbuf;	 /* its compressed frame */
 
 	struct rc_trailer tr;
 	size_t index_cap;
+
+	/*
+	 * The room for the last counters: a file ends with them whatever
+	 * cuts it. After a full disk (ENOSPC, EDQUOT) or the file size limit
+	 * (EFBIG), the writer is cut: it writes nothing more but keeps the
+	 * newest counters, and rc_writer__finish() ends the file at @good
+	 * with them, in room reserved beforehand (@alloc_end, @fsize_max).
+	 */
+	bool can_cut;		    /* a regular file: it can be cut back */
+	bool no_falloc;		    /* its file system does not preallocate */
+	int cut;		    /* the error that cut it; 0: none */
+	uint64_t fsize_max;	    /* RLIMIT_FSIZE; UINT64_MAX: none */
+	uint64_t alloc_end;	    /* preallocated up to here (FALLOC_FL_KEEP_SIZE) */
+	size_t stats_room;	    /* the largest STATS payload yet */
+	struct rc_strbuf cut_stats; /* the newest counters since the cut */
 };
+
+static bool space_error(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
+}
+
+/* The bytes the file's end takes: the last counters, the trailer, the end block. */
+static uint64_t tail_room(const struct rc_writer *w)
+{
+	return 16 + w->stats_room + 16 + sizeof(struct rc_disk_trailer) +
+	       (uint64_t)(w->tr.nindex + 1) * sizeof(struct rc_disk_index) + 16 + sizeof(uint64_t);
+}
+
+/*
+ * Before writing @len bytes: room for them and the file's end after them,
+ * allocated (a full disk fails here, not in the middle of the end), and
+ * below the file size limit. -ENOSPC, -EDQUOT or -EFBIG when there is not.
+ */
+static int reserve(struct rc_writer *w, size_t len)
+{
+	uint64_t end = w->offset + len + tail_room(w);
+
+	if (!w->can_cut || w->cut)
+		return 0;
+	if (end > w->fsize_max)
+		return -EFBIG;
+	if (w->no_falloc || end <= w->alloc_end)
+		return 0;
+	/* a step ahead, so that not every write asks; or just enough, near the end */
+	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->offset, end + PREALLOC_STEP - w->offset)) {
+		w->alloc_end = end + PREALLOC_STEP;
+		return 0;
+	}
+	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->offset, end - w->offset)) {
+		w->alloc_end = end;
+		return 0;
+	}
+	if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
+		return -errno;
+	w->no_falloc = true; /* EOPNOTSUPP: a write finds a full disk, at worst in the end */
+	return 0;
+}
+
+/* Give back what was preallocated past the end of the file. */
+static void release_room(struct rc_writer *w)
+{
+	if (w->alloc_end > w->offset && !w->no_falloc)
+		fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, w->offset,
+			  w->alloc_end - w->offset);
+	w->alloc_end = 0;
+}
+
+/* A write found no room: write nothing more, and drop what is held. */
+static int cut(struct rc_writer *w, int err)
+{
+	w->cut = err;
+	w->nrefs = w->kept_refs = 0;
+	w->held.len = w->kept = w->raw.len = 0;
+	return err;
+}
 
 static int write_all(struct rc_writer *w, const void *buf, size_t len)
 {
 	const char *p = buf;
+	int err;
 
 	if (w->err)
 		return w->err;
+	if (w->cut)
+		return w->cut;
+	err = reserve(w, len);
+	if (err)
+		return cut(w, err);
 	while (len) {
 		ssize_t n = write(w->fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && w->can_cut && space_error(-errno))
+			return cut(w, -errno);
 		if (n < 0) {
 			w->err = -errno;
 			pr_warn("failed to write capture: %s\n", strerror(errno));
@@ -82,6 +170,7 @@ static int write_all(struct rc_writer *w, const void *buf, size_t len)
 static int write_block(struct rc_writer *w, uint32_t type, const void *payload, size_t len)
 {
 	uint32_t hdr[4];
+	int err;
 
 	if (len > (type == RC_BLOCK_TRAILER ? RC_MAX_TRAILER : RC_MAX_BLOCK))
 		return -E2BIG;
@@ -89,8 +178,9 @@ static int write_block(struct rc_writer *w, uint32_t type, const void *payload, 
 	hdr[1] = len + 8;
 	hdr[2] = type;
 	hdr[3] = rc_block_crc(type, payload, len);
-	if (write_all(w, hdr, sizeof(hdr)) || write_all(w, payload, len))
-		return w->err;
+	err = write_all(w, hdr, sizeof(hdr)) ?: write_all(w, payload, len);
+	if (err)
+		return err;
 	if (type != RC_BLOCK_CHUNK) /* a chunk is complete with its data (put_chunk()) */
 		w->good = w->offset;
 	return 0;
@@ -102,6 +192,8 @@ struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 	int level = opts && opts->compress_level ? opts->compress_level : DEFAULT_LEVEL;
 	struct rc_strbuf hdr = {};
 	struct rc_writer *w;
+	struct rlimit rl;
+	struct stat sb;
 	size_t r;
 	int err;
 
@@ -113,6 +205,11 @@ struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 	w->reorder_ns = opts && opts->reorder_ns ? opts->reorder_ns : DEFAULT_REORDER;
 	w->store = opts && opts->no_compress;
 	w->shuffle = !w->store && !(opts && opts->no_shuffle);
+	w->stats_room = STATS_ROOM;
+	w->can_cut = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
+	w->fsize_max = UINT64_MAX;
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		w->fsize_max = rl.rlim_cur;
 	if (w->chunk_size > RC_MAX_CHUNK_RAW / 2) {
 		err = -EINVAL;
 		goto err_out;
@@ -292,8 +389,8 @@ static int put_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const 
  * w->raw holds, then @len bytes of held from @off. Straight from held when
  * that is all of it, as it is when records come in time order.
  */
-static int write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
-		       uint64_t first, uint64_t last)
+static int write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec, uint64_t first,
+		       uint64_t last)
 {
 	const char *src = w->held.buf + off;
 	struct rc_disk_chunk dc;
@@ -333,6 +430,8 @@ int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 
 	if (w->err)
 		return w->err;
+	if (w->cut)
+		return 0; /* not written: the reader counts them missing (cut short) */
 	if (w->held.len + len > UINT32_MAX)
 		return -E2BIG;
 	/* room for as many records as headers fit in @len: one pass, taken back on a bad one */
@@ -379,22 +478,39 @@ static void sort_refs(struct rec_ref *r, size_t n, size_t sorted)
 	}
 }
 
-static int flush(struct rc_writer *w, bool all);
+static int flush(struct rc_writer *w, bool all, uint64_t now);
 
 /* Any failure while writing leaves the file's tail unknown: stop for good. */
-int rc_writer__flush(struct rc_writer *w, bool all)
+static int flush_sticky(struct rc_writer *w, bool all, uint64_t now)
 {
 	int err;
 
 	if (w->err)
 		return w->err;
-	err = flush(w, all);
-	if (err)
+	if (w->cut)
+		return 0;
+	err = flush(w, all, now);
+	if (err && !w->cut)
 		w->err = err;
 	return err;
 }
 
-static int flush(struct rc_writer *w, bool all)
+int rc_writer__flush(struct rc_writer *w, bool all)
+{
+	return flush_sticky(w, all, 0);
+}
+
+int rc_writer__flush_until(struct rc_writer *w, uint64_t now)
+{
+	return flush_sticky(w, false, now);
+}
+
+/*
+ * Write the records held older than the reorder window before the newest
+ * one, or before @now when that is later (no record came since: those
+ * held are not to wait for one), or all of them.
+ */
+static int flush(struct rc_writer *w, bool all, uint64_t now)
 {
 	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
 	size_t i, k, nrec = 0, run_off = 0, run_len = 0;
@@ -402,8 +518,11 @@ static int flush(struct rc_writer *w, bool all)
 	int err;
 
 	sort_refs(w->refs, w->nrefs, w->kept_refs);
-	if (!all)
-		cutoff = w->max_ts > w->reorder_ns ? w->max_ts - w->reorder_ns : 0;
+	if (!all) {
+		uint64_t top = now > w->max_ts ? now : w->max_ts;
+
+		cutoff = top > w->reorder_ns ? top - w->reorder_ns : 0;
+	}
 	/*
 	 * Records that sorting left where they were follow each other in
 	 * held: take such a run in one go (write_chunk()).
@@ -477,6 +596,8 @@ int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, co
 
 	if (w->err)
 		return w->err;
+	if (w->cut)
+		return 0;
 	if (dc->codec != RC_CODEC_FTRACE || !dc->nrec || dc->first_ts > dc->last_ts ||
 	    dc->raw_size > RC_MAX_CHUNK_RAW ||
 	    dc->nrec > dc->raw_size / sizeof(struct rc_rec_hdr) || !dc->data_size ||
@@ -484,7 +605,7 @@ int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, co
 		return -EINVAL;
 	/* a failure part way leaves the file's tail unknown: stop for good */
 	err = put_chunk(w, dc, data);
-	if (err)
+	if (err && !w->cut)
 		w->err = err;
 	return err;
 }
@@ -516,6 +637,8 @@ int rc_writer__add_aux(struct rc_writer *w, const struct rc_aux_chunk *ac)
 
 	if (ac->size > RC_AUX_MAX)
 		return -E2BIG;
+	if (w->cut)
+		return 0;
 	aux_to_disk(ac, &da);
 	bound = ZSTD_compressBound(ac->size);
 	w->zbuf.len = 0;
@@ -545,11 +668,15 @@ int rc_writer__add_aux(struct rc_writer *w, const struct rc_aux_chunk *ac)
 
 int rc_writer__add_stacks(struct rc_writer *w, const void *payload, size_t len)
 {
+	if (w->cut)
+		return 0;
 	return write_block(w, RC_BLOCK_STACKS, payload, len);
 }
 
 int rc_writer__add_lines(struct rc_writer *w, const void *payload, size_t len)
 {
+	if (w->cut)
+		return 0;
 	return write_block(w, RC_BLOCK_LINES, payload, len);
 }
 
@@ -588,7 +715,8 @@ static int encode_stats(struct rc_strbuf *sb, const struct rc_stats *st)
 					   .throttled = e->throttled,
 					   .throttled_ns = e->throttled_ns,
 					   .throttles = e->throttles,
-					   .in_flight = e->in_flight };
+					   .in_flight = e->in_flight,
+					   .paused = e->paused };
 
 		err = rc_strbuf__append(sb, &de, sizeof(de));
 	}
@@ -598,11 +726,26 @@ static int encode_stats(struct rc_strbuf *sb, const struct rc_stats *st)
 int rc_writer__add_stats(struct rc_writer *w, const struct rc_stats *st)
 {
 	struct rc_strbuf sb = {};
-	int err;
+	int err, ferr;
 
-	err = rc_writer__flush(w, false);
-	err = err ?: encode_stats(&sb, st);
-	err = err ?: write_block(w, RC_BLOCK_STATS, sb.buf, sb.len);
+	/* a cut while flushing, or while writing these: they are kept all the same */
+	ferr = rc_writer__flush(w, false);
+	if (ferr && !w->cut)
+		return ferr;
+	err = encode_stats(&sb, st);
+	if (err) {
+		rc_strbuf__free(&sb);
+		return err;
+	}
+	if (sb.len > w->stats_room)
+		w->stats_room = sb.len; /* reserve() takes it into account from here */
+	if (!w->cut)
+		err = write_block(w, RC_BLOCK_STATS, sb.buf, sb.len);
+	if (w->cut) { /* kept for the file's end (rc_writer__finish()) */
+		rc_strbuf__free(&w->cut_stats);
+		w->cut_stats = sb;
+		return ferr ?: err; /* the cut's error once, from the call it came in */
+	}
 	rc_strbuf__free(&sb);
 	return err;
 }
@@ -614,6 +757,8 @@ int rc_writer__add_base(struct rc_writer *w, const struct rc_stats *st)
 
 	if (w->err)
 		return w->err;
+	if (w->cut)
+		return w->cut;
 	if (w->offset != w->header_end || w->nrefs)
 		return -EINVAL;
 	err = encode_stats(&sb, st);
@@ -652,34 +797,67 @@ static int write_trailer(struct rc_writer *w)
 	return err;
 }
 
-int rc_writer__finish(struct rc_writer *w)
+/*
+ * A cut writer's end: back to the end of its last complete block, the
+ * newest counters there, the trailer and the end block, in the room
+ * reserve() kept; what came after is cut off. When even that does not fit
+ * (a file system that does not preallocate), the file ends at @good, cut
+ * short.
+ */
+static int end_cut(struct rc_writer *w)
 {
-	return rc_writer__flush(w, true) ?: write_trailer(w);
-}
+	int err = 0;
 
-int rc_writer__salvage(struct rc_writer *w)
-{
-	int err = w->err;
-
-	if (!err)
-		return -EINVAL;
-	if (ftruncate(w->fd, w->good) || lseek(w->fd, w->good, SEEK_SET) < 0)
-		return err; /* a pipe: it ends where the write failed */
+	w->cut = 0;
+	w->can_cut = false; /* no more cutting: the end is written or not */
+	if (lseek(w->fd, w->good, SEEK_SET) < 0)
+		err = -errno;
 	w->offset = w->good;
-	/* what is held is not written: the reader counts it missing (cut short) */
-	w->nrefs = w->kept_refs = 0;
-	w->held.len = w->kept = w->raw.len = 0;
-	w->err = 0;
-	err = write_trailer(w);
+	if (!err && w->cut_stats.len)
+		err = write_block(w, RC_BLOCK_STATS, w->cut_stats.buf, w->cut_stats.len);
+	err = err ?: write_trailer(w);
+	if (!err && ftruncate(w->fd, w->offset))
+		err = -errno;
 	if (err) {
-		/* not even the trailer fits: a file cut short at its last complete block */
+		pr_warn("the capture's counters and trailer do not fit after its last chunk: %s\n",
+			strerror(-err));
 		if (ftruncate(w->fd, w->good))
 			pr_warn("failed to cut the capture back: %s\n", strerror(errno));
-		w->err = err;
-		return err;
+		w->offset = w->good;
 	}
-	w->err = -ECANCELED; /* complete: nothing more is added */
-	return 0;
+	return err;
+}
+
+int rc_writer__finish(struct rc_writer *w)
+{
+	int err, cut_err = w->cut;
+
+	if (w->err)
+		return w->err;
+	if (cut_err) {
+		err = end_cut(w);
+		w->cut = cut_err;    /* rc_writer__cut() still tells */
+		w->err = -ECANCELED; /* ended: nothing more */
+	} else {
+		uint64_t good;
+
+		err = rc_writer__flush(w, true);
+		if (w->cut) /* cut while flushing */
+			return rc_writer__finish(w);
+		good = w->good;
+		err = err ?: write_trailer(w);
+		if (w->cut) { /* the end, from the last chunk again, in the room kept */
+			w->good = good;
+			return rc_writer__finish(w);
+		}
+	}
+	release_room(w);
+	return err;
+}
+
+int rc_writer__cut(const struct rc_writer *w)
+{
+	return w->cut;
 }
 
 const struct rc_trailer *rc_writer__totals(const struct rc_writer *w)
@@ -703,6 +881,7 @@ void rc_writer__free(struct rc_writer *w)
 	rc_strbuf__free(&w->gather);
 	rc_strbuf__free(&w->enc);
 	rc_strbuf__free(&w->zbuf);
+	rc_strbuf__free(&w->cut_stats);
 	free(w->refs);
 	free(w->tr.index);
 	free(w);

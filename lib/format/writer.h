@@ -31,6 +31,20 @@
 int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data);
 
 /**
+ * rc_writer__flush_until() - write the records held that are old enough by now
+ * @w: the writer
+ * @now: the time now, on the records' clock
+ *
+ * As rc_writer__flush(@w, false), but a record is old enough when it is
+ * older than the reorder window before @now, when that is later than the
+ * newest record: a record that no other follows is written within the
+ * window and a flush, not when the next comes (a live pipe's last event).
+ *
+ * Return: 0, or the writer's error.
+ */
+int rc_writer__flush_until(struct rc_writer *w, uint64_t now);
+
+/**
  * rc_writer__add_stacks() - write a STACKS block
  * @w: the writer
  * @payload: struct rc_disk_stacks and its entries (format.h)
@@ -86,19 +100,20 @@ const struct rc_trailer *rc_writer__totals(const struct rc_writer *w);
 uint64_t rc_writer__bytes(const struct rc_writer *w);
 
 /**
- * rc_writer__salvage() - end a file whose write failed, at its last complete block
- * @w: a writer whose write failed (a full disk: ENOSPC)
+ * rc_writer__cut() - whether the file met a full disk or its size limit
+ * @w: the writer
  *
- * Cuts the file back (ftruncate()) to the end of its last complete block
- * or chunk, drops the records held, and writes the trailer of the chunks
- * written and the end block: a complete file, short of what was held and
- * of the chunk being written. When even the trailer does not fit, the
- * file is cut back there again and reads as cut short. Nothing can be
- * added afterwards.
+ * A write that would fail with ENOSPC, EDQUOT or EFBIG (RLIMIT_FSIZE, with
+ * SIGXFSZ ignored) cuts the writer: it writes nothing more, drops what it
+ * holds and what is added, but keeps the newest counters
+ * (rc_writer__add_stats()). rc_writer__finish() then ends the file at its
+ * last complete block with those counters, the trailer and the end
+ * block, in room the writer reserved before each write (preallocated, and
+ * below the size limit): a complete file whose counters say what is not
+ * in it. Only a regular file is cut; a pipe's write error is sticky.
  *
- * Return: 0 for a complete file; the write's error when @w cannot seek (a
- * pipe) or the trailer could not be written; -EINVAL when no write failed.
+ * Return: the error that cut it (-ENOSPC, -EDQUOT, -EFBIG), or 0.
  */
-int rc_writer__salvage(struct rc_writer *w);
+int rc_writer__cut(const struct rc_writer *w);
 
 #endif /* RINGCAP_FORMAT_WRITER_H */

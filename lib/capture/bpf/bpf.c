@@ -223,6 +223,87 @@ static int hold_stats(void *ctx)
 	return rc_bpf__hold_stats(ctx);
 }
 
+/* Each CPU's and event's dropped count now: into @to, and dset's into @dto. */
+static int read_dropped(struct rc_bpf *s, uint64_t (*to)[RC_EV_SLOTS], uint64_t *dto)
+{
+	__u32 zero = 0, i;
+	int cpu, t;
+
+	if (bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
+		return -errno;
+	for (cpu = 0; cpu < s->c.ncpus; cpu++)
+		for (t = 1; t < RC_EV_MAX; t++)
+			to[cpu][t] = s->percpu[cpu].dropped[t];
+	for (i = 0; s->dyn && i < s->c.dset.n; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(s->dyn->maps.dstats), &i, s->dpercpu) < 0)
+			return -errno;
+		for (cpu = 0; cpu < s->c.ncpus; cpu++)
+			dto[(size_t)cpu * s->c.dset.n + i] = s->dpercpu[cpu].dropped;
+	}
+	return 0;
+}
+
+/* The count before the pause of the event of @e, or NULL when not counted here. */
+static uint64_t *pre_of(struct rc_bpf *s, const struct rc_stat_entry *e)
+{
+	if (e->cpu >= (uint32_t)s->c.ncpus)
+		return NULL;
+	if (e->type > 0 && e->type < RC_EV_MAX)
+		return &s->pre_dropped[e->cpu][e->type];
+	if (s->dyn && e->type >= RC_DYN_BASE && e->type - RC_DYN_BASE < s->c.dset.n)
+		return &s->dpre[(size_t)e->cpu * s->c.dset.n + e->type - RC_DYN_BASE];
+	return NULL;
+}
+
+/*
+ * After a snapshot resumed the rings: what the programs could not write
+ * since the pause began was refused by a paused ring, not a full one (an
+ * overwrite ring is never full): counted paused, out of dropped. The
+ * counters held at the pause (hold_stats()) counted those refused until
+ * then as dropped: moved too.
+ */
+static int count_paused(struct rc_bpf *s)
+{
+	struct rc_stats *st = &s->c.last;
+	uint64_t now, moved, *pre;
+	uint32_t i;
+	int cpu, t;
+
+	for (i = 0; s->stats_held && i < st->nentries; i++) {
+		struct rc_stat_entry *e = &st->entries[i];
+
+		pre = pre_of(s, e);
+		if (!pre)
+			continue;
+		now = e->dropped + e->paused; /* the program's count when held */
+		moved = now > *pre ? now - *pre : 0;
+		if (moved > e->dropped)
+			moved = e->dropped;
+		e->dropped -= moved;
+		e->paused += moved;
+	}
+	if (bpf_map_lookup_elem(s->stats_fd, &(__u32){ 0 }, s->percpu) < 0)
+		return -errno;
+	for (cpu = 0; cpu < s->c.ncpus; cpu++)
+		for (t = 1; t < RC_EV_MAX; t++) {
+			now = s->percpu[cpu].dropped[t];
+			if (now > s->pre_dropped[cpu][t])
+				s->paused[cpu][t] += now - s->pre_dropped[cpu][t];
+		}
+	for (i = 0; s->dyn && i < s->c.dset.n; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(s->dyn->maps.dstats), &i, s->dpercpu) < 0)
+			return -errno;
+		for (cpu = 0; cpu < s->c.ncpus; cpu++) {
+			size_t k = (size_t)cpu * s->c.dset.n + i;
+
+			now = s->dpercpu[cpu].dropped;
+			if (now > s->dpre[k])
+				s->dpaused[k] += now - s->dpre[k];
+		}
+	}
+	return 0;
+}
+
 /*
  * The counters are taken with the rings paused (hold_stats()), and kept for
  * the next ones asked for: a switch right after the snapshot ends its file
@@ -238,7 +319,9 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 
 	if (!s->c.opts.overwrite || !s->c.started)
 		return -EINVAL;
-	err = rc_perfbuf__snapshot(&s->pb, sn, check_record, hold_stats, s);
+	err = s->user ? 0 : read_dropped(s, s->pre_dropped, s->dpre);
+	err = err ?: rc_perfbuf__snapshot(&s->pb, sn, check_record, hold_stats, s);
+	err = err ?: (s->user ? 0 : count_paused(s));
 	if (err) {
 		s->stats_held = false;
 		return err;
@@ -533,7 +616,7 @@ static int settle(struct rc_bpf *s)
 		if (err)
 			return err;
 		rc_stats__totals(&s->c.last, &pt);
-		agree = pt.made == pt.dropped + pt.captured + s->malformed;
+		agree = pt.made == pt.dropped + pt.paused + pt.captured + s->malformed;
 		/*
 		 * After a perf ring's resync, the records it skipped are not
 		 * known one by one (pb.malformed counts resyncs): there, the
@@ -690,6 +773,8 @@ void rc_bpf__teardown(struct rc_capture *c)
 	free(s->dpercpu);
 	free(s->ulost);
 	free(s->ddropped);
+	free(s->dpaused);
+	free(s->dpre);
 	if (s->events_fd >= 0)
 		close(s->events_fd);
 	if (s->targets)
@@ -709,6 +794,8 @@ void rc_bpf__teardown(struct rc_capture *c)
 	free(s->captured);
 	free(s->percpu);
 	free(s->est);
+	free(s->paused);
+	free(s->pre_dropped);
 }
 
 static long bpf_snapshot_op(struct rc_capture *c, enum rc_snapshot_why why)

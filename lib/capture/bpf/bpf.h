@@ -59,6 +59,7 @@ struct rc_bpf {
 	struct offcpu_bpf *offcpu;    /* record --off-cpu */
 	struct rc_features feat;      /* what this kernel has, probed at open */
 	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
+	uint64_t *dpaused, *dpre; /* as paused and pre_dropped, of dset: [cpu * dset.n + index] */
 	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */
 	size_t nentries_max;
 	struct rc_user *user; /* --bpf: the user's object, instead of ours */
@@ -75,6 +76,9 @@ struct rc_bpf {
 	uint64_t nsnap;
 	uint64_t snap_last_ts; /* the newest record (or marker) of the snapshots so far */
 	uint64_t (*captured)[RC_EV_SLOTS];
+	/* overwrite: refused while a snapshot paused the rings, out of dropped */
+	uint64_t (*paused)[RC_EV_SLOTS];
+	uint64_t (*pre_dropped)[RC_EV_SLOTS]; /* dropped when the last pause began */
 	uint64_t malformed;
 	struct rc_bpf_stats *percpu;
 	/* add_sampling(): the largest not_run/throttled estimates given so far, per CPU */

@@ -197,12 +197,15 @@ static int dyn_stats(struct rc_bpf *s, struct rc_stats *st)
 		for (cpu = 0; cpu < s->c.ncpus; cpu++) {
 			const struct rc_dyn_stats *b = &s->dpercpu[cpu];
 
+			size_t k = (size_t)cpu * s->c.dset.n + i;
+			uint64_t paused = s->dpaused[k] < b->dropped ? s->dpaused[k] : b->dropped;
+
 			s->ddropped[cpu] += b->dropped;
-			struct rc_stat_entry e = {
-				cpu,	     RC_DYN_BASE + i,
-				b->made,     b->dropped,
-				b->filtered, s->dcaptured[(size_t)cpu * s->c.dset.n + i]
-			};
+			struct rc_stat_entry e = { cpu,		RC_DYN_BASE + i,
+						   b->made,	b->dropped - paused,
+						   b->filtered, s->dcaptured[k] };
+
+			e.paused = paused;
 
 			if (e.made || e.dropped || e.filtered || e.captured)
 				st->entries[st->nentries++] = e;
@@ -270,13 +273,16 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 	for (cpu = 0; cpu < s->c.ncpus; cpu++) {
 		for (t = 1; t < RC_EV_MAX; t++) {
 			const struct rc_bpf_stats *b = &s->percpu[cpu];
+			uint64_t paused =
+			    s->paused[cpu][t] < b->dropped[t] ? s->paused[cpu][t] : b->dropped[t];
 			struct rc_stat_entry e = { cpu,
 						   t,
 						   b->made[t],
-						   b->dropped[t],
+						   b->dropped[t] - paused,
 						   b->filtered[t],
 						   s->captured[cpu][t] };
 
+			e.paused = paused;
 			if (e.made || e.dropped || e.filtered || e.captured)
 				st->entries[n++] = e;
 		}

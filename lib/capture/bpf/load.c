@@ -579,11 +579,14 @@ static int describe_dyn(struct rc_bpf *s)
 	s->dpercpu = calloc(s->c.ncpus, sizeof(*s->dpercpu));
 	s->ulost = calloc(s->c.ncpus, sizeof(*s->ulost));
 	s->ddropped = calloc(s->c.ncpus, sizeof(*s->ddropped));
+	s->dpaused = calloc((size_t)s->c.ncpus * n, sizeof(*s->dpaused));
+	s->dpre = calloc((size_t)s->c.ncpus * n, sizeof(*s->dpre));
 	/* one entry per CPU and event, and one per event for all CPUs (missed) */
 	s->nentries_max =
 	    (size_t)(s->c.ncpus + 1) * (RC_EV_MAX + s->c.dset.n) + rc_auxsrc__max_entries(&s->aux);
 	s->c.last.entries = calloc(s->nentries_max, sizeof(*s->c.last.entries));
-	if (!s->dcaptured || !s->dpercpu || !s->ulost || !s->ddropped || !s->c.last.entries)
+	if (!s->dcaptured || !s->dpercpu || !s->ulost || !s->ddropped || !s->dpaused || !s->dpre ||
+	    !s->c.last.entries)
 		return -ENOMEM;
 	return 0;
 }
@@ -961,7 +964,9 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 	s->captured = calloc(s->c.ncpus, sizeof(*s->captured));
 	s->percpu = calloc(s->c.ncpus, sizeof(*s->percpu));
 	s->est = calloc(s->c.ncpus, sizeof(*s->est));
-	if (!s->captured || !s->percpu || !s->est) {
+	s->paused = calloc(s->c.ncpus, sizeof(*s->paused));
+	s->pre_dropped = calloc(s->c.ncpus, sizeof(*s->pre_dropped));
+	if (!s->captured || !s->percpu || !s->est || !s->paused || !s->pre_dropped) {
 		err = -ENOMEM;
 		goto err_out;
 	}

@@ -354,6 +354,28 @@ fail:
 	return err;
 }
 
+int rc_bpf_object__check_sets(const char *path, const char *const *sets, size_t n)
+{
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+	char why[256];
+	size_t i;
+	int err = 0;
+
+	if (!obj)
+		return 0; /* opening it for the capture says why */
+	for (i = 0; !err && i < n; i++) {
+		err = rc_btf__set_global(obj, sets[i], why, sizeof(why));
+		if (err == -ENOMEM)
+			break;
+		if (err) {
+			pr_warn("--set %s: %s\n", sets[i], why);
+			err = -EINVAL;
+		}
+	}
+	bpf_object__close(obj);
+	return err;
+}
+
 struct rc_user *rc_user__open(const struct rc_user_opts *o, struct rc_dyn_set *d,
 			      struct rc_schema *schema)
 {
