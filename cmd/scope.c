@@ -441,7 +441,18 @@ static int split_events(struct rc_record_opts *ro)
 			continue;
 		}
 
-		/* ftrace: every name is a tracepoint's, sched:sched_switch included */
+		/*
+		 * ftrace: every name is a tracepoint's, sched:sched_switch
+		 * included; a group of ringcap's own (syscalls, sched) would
+		 * be a kernel system there, other events under the same name
+		 */
+		if (!probe && scope.transport == RC_TRANSPORT_FTRACE && !strchr(tok, ':') &&
+		    !rc_parse_events(tok, &mask, bad, sizeof(bad))) {
+			say("-e %s is ringcap's own event, recorded by its BPF programs: with "
+			    "--transport ftrace, name the kernel's tracepoints, like -e '%s:*'\n",
+			    tok, tok);
+			return -EINVAL;
+		}
 		if (!probe && scope.transport != RC_TRANSPORT_FTRACE &&
 		    !rc_parse_events(tok, &mask, bad, sizeof(bad))) {
 			ro->events |= mask;

@@ -79,9 +79,16 @@ void test_cli_errors(void)
 	if (test__start_subtest("flush_ms"))
 		expect_fail((char *[]){ rc, "record", "--flush-ms", "5", NULL }, 64,
 			    "invalid --flush-ms '5': milliseconds from 10 to 60000");
-	if (test__start_subtest("transport"))
+	if (test__start_subtest("transport")) {
+		expect_fail((char *[]){ rc, "record", "--transport", "ftrace", "-e", "syscalls", "-o",
+					(char *)out, NULL },
+			    64, "-e syscalls is ringcap's own event");
+		expect_fail((char *[]){ rc, "record", "--transport", "ftrace", "-e", "sched", "-o",
+					(char *)out, NULL },
+			    64, "like -e 'sched:*'");
 		expect_fail((char *[]){ rc, "record", "--transport", "splice", NULL }, 64,
 			    "invalid transport 'splice': ringbuf, perfbuf, ftrace or auto");
+	}
 	if (test__start_subtest("mmap_pages")) {
 		expect_fail((char *[]){ rc, "record", "-m", "0", NULL }, 64,
 			    "invalid -m/--mmap-pages '0'");
