@@ -565,7 +565,7 @@ void test_aux_refuse(void)
 			   (char *[]){ rc, "record", "--transport", "ftrace", "-e", "intel_pt//u",
 				       "-o", (char *)out, "--", "true", NULL },
 			   30000),
-		  1, "--transport ftrace: exit 1");
+		  64, "--transport ftrace: bad arguments, exit 64");
 	ASSERT_HAS(r.err, "drop --transport ftrace", "ftrace refused, the fix named");
 	run_free(&r);
 
