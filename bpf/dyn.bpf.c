@@ -394,7 +394,7 @@ static __always_inline bool in_compat_syscall(const struct task_struct *t,
 {
 #if defined(__TARGET_ARCH_x86)
 	if (bpf_core_field_exists(t->thread_info.status))
-		return t->thread_info.status & 0x0002; /* TS_COMPAT */
+		return RC_TASK(t, thread_info.status) & 0x0002; /* TS_COMPAT */
 	return false;
 #elif defined(__TARGET_ARCH_arm64)
 	/* compat_user_mode(): the task's saved PSTATE says AArch32 (PSR_MODE32_BIT) */

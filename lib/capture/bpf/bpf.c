@@ -547,8 +547,15 @@ static void detach_sources(struct rc_bpf *s)
 	rc_sampler__detach(&s->sampler);
 	if (s->offcpu)
 		offcpu_bpf__detach(s->offcpu);
-	if (s->follow)
+	if (s->follow) {
 		follow_bpf__detach(s->follow);
+		if (s->follow_compat && s->follow->bss->unfollowed) {
+			pr_warn("%llu children of targets were not followed: the map of followed "
+				"processes was full (follow.bpf.c, compat)\n",
+				(unsigned long long)s->follow->bss->unfollowed);
+			s->follow->bss->unfollowed = 0; /* said once */
+		}
+	}
 	if (s->sched)
 		sched_bpf__detach(s->sched);
 	if (s->sys)
