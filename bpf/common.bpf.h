@@ -117,6 +117,7 @@ static __always_inline struct task_struct *rc_current(void)
 
 /* Field @f of task @t, a BTF pointer: a plain load. */
 #define RC_TASK(t, f) ((t)->f)
+#define rc_compat_barrier(x)
 
 /*
  * A task's name as two words. The kernel pads it with zeroes (since 5.17,
@@ -144,6 +145,14 @@ static __always_inline struct task_struct *rc_current(void)
 }
 
 #define RC_TASK(t, f) BPF_CORE_READ(t, f)
+
+/*
+ * After a pointer's NULL check: clang, given the helper calls of CO-RE
+ * reads to schedule around, computes addresses in ring memory before the
+ * check, which the verifier refuses ("pointer arithmetic on
+ * ringbuf_mem_or_null").
+ */
+#define rc_compat_barrier(x) barrier_var(x)
 
 /*
  * A task's name as two words, zeroes after its end: before 5.17 the kernel

@@ -552,6 +552,7 @@ static __always_inline int uprobe_event(struct pt_regs *regs, __u16 type)
 			return 0;
 		}
 	}
+	rc_compat_barrier(e);
 	rc_fill_hdr(&e->hdr, cur, type, sizeof(*e));
 	e->args[0] = PT_REGS_PARM1(regs);
 	e->args[1] = PT_REGS_PARM2(regs);
@@ -578,6 +579,7 @@ static __always_inline int uretprobe_event(struct pt_regs *regs, __u16 type)
 			return 0;
 		}
 	}
+	rc_compat_barrier(e);
 	rc_fill_hdr(&e->hdr, cur, type, sizeof(*e));
 	e->ret = PT_REGS_RC(regs);
 	submit_dyn(regs, e, sizeof(*e), st);
