@@ -5,9 +5,13 @@
  * (RINGCAP_FEATURES_OFF), the same exact counts. In the 5.10 guest, which
  * has none of those features, the matrix's own cases run them unmasked.
  */
+#include <errno.h>
+#include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include "events.h"
 #include "ringcap.h"
 #include "run_util.h"
 #include "test_progs.h"
@@ -95,6 +99,102 @@ void test_compat_profile(void)
 {
 	masked(ALL_OFF, test_profile_shares);
 	masked(ALL_OFF, test_profile_event_stacks);
+}
+
+/* A capture's syscall records of @nr, and its ledger's counts of every event */
+struct pending_facts {
+	long nrec, all;
+	uint64_t made, captured, dropped;
+	bool truncated;
+};
+
+static int gather_pending(const char *path, uint32_t nr, struct pending_facts *f)
+{
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	uint32_t i;
+	int err;
+
+	if (!r)
+		return -errno;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		if (rec->type == RC_REC_LOST || rec->type == RC_REC_SNAPSHOT)
+			continue;
+		f->all++;
+		f->nrec += rec->type == RC_EV_SYSCALL &&
+			   ((const struct rc_ev_syscall *)rec)->nr == nr &&
+			   !strncmp(rec->comm, "rc_workload", sizeof(rec->comm));
+	}
+	f->truncated = rc_reader__truncated(r);
+	st = rc_reader__stats(r);
+	for (i = 0; st && i < st->nentries; i++) {
+		f->made += st->entries[i].made;
+		f->captured += st->entries[i].captured;
+		f->dropped += st->entries[i].dropped;
+	}
+	rc_reader__free(r);
+	return err;
+}
+
+#define SLEEPERS 16
+
+/*
+ * -e syscalls without task storage, its map of calls in progress cut to 4
+ * entries (RINGCAP_PENDING_MAX), and 16 threads in nanosleep() at once:
+ * each call is recorded or, the map full, counted made and dropped, and
+ * the ledger adds up.
+ */
+static void pending_full(const char *transport)
+{
+	const char *out = tmpfile_path("full.rcap");
+	char *argv[] = { (char *)bin("ringcap"),
+			 "record",
+			 "-q",
+			 "--transport",
+			 (char *)transport,
+			 "-e",
+			 "syscalls",
+			 "-o",
+			 (char *)out,
+			 "--",
+			 (char *)bin("rc_workload"),
+			 "sleepers",
+			 "16",
+			 "200",
+			 NULL };
+	struct pending_facts f = {};
+	struct run r = {};
+
+	if (!ASSERT_OK(setenv("RINGCAP_FEATURES_OFF", ALL_OFF, 1), "setenv") ||
+	    !ASSERT_OK(setenv("RINGCAP_PENDING_MAX", "4", 1), "setenv"))
+		goto out;
+	if (!ASSERT_EQ(run_sync(&r, argv, 120000), 0, "record") ||
+	    !ASSERT_OK(gather_pending(out, SYS_nanosleep, &f), "read capture"))
+		goto out;
+	ASSERT_TRUE(!f.truncated, "complete file");
+	ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+	ASSERT_EQ(f.captured, f.all, "captured = records in the file");
+	ASSERT_TRUE(f.dropped >= SLEEPERS - 4, "the calls the full map lost, counted dropped");
+	ASSERT_TRUE(f.nrec <= SLEEPERS && f.nrec + (long)f.dropped >= SLEEPERS,
+		    "each nanosleep() recorded or counted dropped");
+	printf("    %ld of %d nanosleep() recorded, %llu calls dropped\n", f.nrec, SLEEPERS,
+	       (unsigned long long)f.dropped);
+out:
+	unsetenv("RINGCAP_FEATURES_OFF");
+	unsetenv("RINGCAP_PENDING_MAX");
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+void test_compat_pending_full(void)
+{
+	const char *t[] = { "ringbuf", "perfbuf" };
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		if (test__start_subtest(t[i]) && need_root())
+			pending_full(t[i]);
 }
 
 /* record --check's line for @source, up to its end; "" when there is none */

@@ -607,17 +607,42 @@ static int describe_dyn(struct rc_bpf *s)
 	return 0;
 }
 
+/*
+ * The compat syscalls programs' map of calls in progress: RC_PENDING_MAX
+ * entries, or RINGCAP_PENDING_MAX's, a testing aid (a map that fills).
+ */
+static int size_pending(struct rc_bpf *s)
+{
+	const char *env = getenv("RINGCAP_PENDING_MAX");
+	unsigned long n;
+	char *end;
+
+	if (!env)
+		return 0;
+	errno = 0;
+	n = strtoul(env, &end, 10);
+	if (errno || end == env || *end || !n || n > RC_PENDING_MAX) {
+		pr_warn("RINGCAP_PENDING_MAX: '%s' is not a number from 1 to %d\n", env,
+			RC_PENDING_MAX);
+		return -EINVAL;
+	}
+	return bpf_map__set_max_entries(s->sys->maps.pending, n);
+}
+
 static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	int err = need(s, RC_NEED_SYSCALLS, "-e syscalls");
+	bool compat;
 
 	if (err)
 		return err;
-	s->sys = use_compat(s, RC_NEED_SYSCALLS, "-e syscalls") ? rc_compat__open_syscalls()
-								: syscalls_bpf__open();
+	compat = use_compat(s, RC_NEED_SYSCALLS, "-e syscalls");
+	s->sys = compat ? rc_compat__open_syscalls() : syscalls_bpf__open();
 	if (!s->sys)
 		return load_failed("syscalls", -errno);
 	s->sys->rodata->knobs = *k;
+	if (compat && (err = size_pending(s)))
+		return err;
 	err = share_maps(s, s->sys->obj);
 	err = err ?: syscalls_bpf__load(s->sys);
 	return err ? load_failed("syscalls", err) : 0;
