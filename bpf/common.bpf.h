@@ -297,18 +297,40 @@ static __always_inline bool rc_group_dead(struct task_struct *p)
  * current one (rc_current()). @h was checked once, by the caller: never
  * test it again here or in rc_submit() (rc_reserve_in()).
  */
+#ifndef RC_COMPAT
 static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_struct *t,
 					__u16 type, __u32 size)
 {
 	h->ts = bpf_ktime_get_boot_ns();
-	h->pid = RC_TASK(t, tgid);
-	h->tid = RC_TASK(t, pid);
+	h->pid = t->tgid;
+	h->tid = t->pid;
 	h->type = type;
 	h->size = size;
 	h->cpu = bpf_get_smp_processor_id();
 	h->flags = 0;
 	rc_comm_words(t, (__u64 *)h->comm);
 }
+#else
+/*
+ * The compat programs': @t is the current task, whose ids and name two
+ * helpers give for less than three CO-RE reads (the name zero-padded,
+ * strncpy() before 5.17's strscpy_pad()).
+ */
+static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_struct *t,
+					__u16 type, __u32 size)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->ts = bpf_ktime_get_boot_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	h->flags = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+#endif
 
 /*
  * Room for a record of @size bytes: in the ring, or perfbuf: this CPU's
