@@ -197,6 +197,45 @@ void test_compat_pending_full(void)
 			pending_full(t[i]);
 }
 
+/*
+ * Following children without atomic and/or, the map of followed processes
+ * cut to 2 (RINGCAP_FOLLOW_MAX): the shell and its first child; its two
+ * other children, alive at the same time, are not followed, and record
+ * says so.
+ */
+void test_compat_follow_full(void)
+{
+	char sh[13000], wl[4096];
+	char *argv[] = { (char *)bin("ringcap"),
+			 "record",
+			 "-q",
+			 "-e",
+			 "syscalls",
+			 "-o",
+			 (char *)tmpfile_path("follow.rcap"),
+			 "--",
+			 "/bin/sh",
+			 "-c",
+			 sh,
+			 NULL };
+	struct run r = {};
+
+	if (!need_root())
+		return;
+	snprintf(wl, sizeof(wl), "%s", bin("rc_workload")); /* bin()'s buffers are reused */
+	snprintf(sh, sizeof(sh), "%s sleep 300 & %s sleep 300 & %s sleep 300 & wait", wl, wl, wl);
+	if (!ASSERT_OK(setenv("RINGCAP_FEATURES_OFF", "atomics", 1), "setenv") ||
+	    !ASSERT_OK(setenv("RINGCAP_FOLLOW_MAX", "2", 1), "setenv"))
+		goto out;
+	if (ASSERT_EQ(run_sync(&r, argv, 60000), 0, "record"))
+		ASSERT_HAS(r.err, "2 children of targets were not followed", "said at the end");
+out:
+	unsetenv("RINGCAP_FEATURES_OFF");
+	unsetenv("RINGCAP_FOLLOW_MAX");
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
 /* record --check's line for @source, up to its end; "" when there is none */
 static const char *check_line(const char *out, const char *source, char *buf, size_t len)
 {

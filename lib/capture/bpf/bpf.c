@@ -551,8 +551,10 @@ static void detach_sources(struct rc_bpf *s)
 		follow_bpf__detach(s->follow);
 		if (s->follow_compat && s->follow->bss->unfollowed) {
 			pr_warn("%llu children of targets were not followed: the map of followed "
-				"processes was full (follow.bpf.c, compat)\n",
-				(unsigned long long)s->follow->bss->unfollowed);
+				"processes, which kernels without BPF atomic and/or (Linux 5.12) "
+				"need, was full (%u)\n",
+				(unsigned long long)s->follow->bss->unfollowed,
+				bpf_map__max_entries(s->follow->maps.followed));
 			s->follow->bss->unfollowed = 0; /* said once */
 		}
 	}

@@ -608,12 +608,14 @@ static int describe_dyn(struct rc_bpf *s)
 }
 
 /*
- * The compat syscalls programs' map of calls in progress: RC_PENDING_MAX
- * entries, or RINGCAP_PENDING_MAX's, a testing aid (a map that fills).
+ * A compat program's hash map @m: @max entries, or environment variable
+ * @var's number, a testing aid (a map that fills): RINGCAP_PENDING_MAX
+ * for syscalls' calls in progress, RINGCAP_FOLLOW_MAX for follow's
+ * processes.
  */
-static int size_pending(struct rc_bpf *s)
+static int size_compat_map(struct bpf_map *m, const char *var, unsigned long max)
 {
-	const char *env = getenv("RINGCAP_PENDING_MAX");
+	const char *env = getenv(var);
 	unsigned long n;
 	char *end;
 
@@ -621,12 +623,11 @@ static int size_pending(struct rc_bpf *s)
 		return 0;
 	errno = 0;
 	n = strtoul(env, &end, 10);
-	if (errno || end == env || *end || !n || n > RC_PENDING_MAX) {
-		pr_warn("RINGCAP_PENDING_MAX: '%s' is not a number from 1 to %d\n", env,
-			RC_PENDING_MAX);
+	if (errno || end == env || *end || !n || n > max) {
+		pr_warn("%s: '%s' is not a number from 1 to %lu\n", var, env, max);
 		return -EINVAL;
 	}
-	return bpf_map__set_max_entries(s->sys->maps.pending, n);
+	return bpf_map__set_max_entries(m, n);
 }
 
 static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
@@ -641,7 +642,8 @@ static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 	if (!s->sys)
 		return load_failed("syscalls", -errno);
 	s->sys->rodata->knobs = *k;
-	if (compat && (err = size_pending(s)))
+	if (compat &&
+	    (err = size_compat_map(s->sys->maps.pending, "RINGCAP_PENDING_MAX", RC_PENDING_MAX)))
 		return err;
 	err = share_maps(s, s->sys->obj);
 	err = err ?: syscalls_bpf__load(s->sys);
@@ -696,6 +698,9 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 	err = bpf_map__set_autocreate(s->follow->maps.followed, s->follow_compat);
 	if (err)
 		return load_failed("follow", err);
+	if (s->follow_compat &&
+	    (err = size_compat_map(s->follow->maps.followed, "RINGCAP_FOLLOW_MAX", RC_FOLLOW_MAX)))
+		return err;
 	bpf_program__set_autoload(s->follow->progs.handle_follow_exit, !s->feat.exit_group_dead);
 	bpf_program__set_autoload(s->follow->progs.handle_follow_exit_gd, s->feat.exit_group_dead);
 	err = share_maps(s, s->follow->obj);
@@ -955,8 +960,8 @@ static int add_followed(struct rc_bpf *s, pid_t pid)
 		return err;
 	if (err == -E2BIG)
 		pr_warn("failed to add pid %d to the targets: the map of followed processes is "
-			"full (%d at most on this kernel)\n",
-			pid, RC_FOLLOW_MAX);
+			"full (%u at most on this kernel)\n",
+			pid, bpf_map__max_entries(s->follow->maps.followed));
 	else
 		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(-err));
 	return err;
