@@ -133,11 +133,13 @@ static __always_inline void rc_comm_words(const struct task_struct *t, __u64 w[2
 #else /* RC_COMPAT */
 /*
  * The compat objects (*.compat.bpf.o, built with -DRC_COMPAT), for kernels
- * without bpf_get_current_task_btf (before 5.11): the current task is an
- * address, not a BTF pointer, and every read of a task goes through
- * bpf_probe_read_kernel() with CO-RE relocations, BTF tracepoints'
- * arguments too (the helpers below take either). User space loads these
- * objects only where the default ones cannot load (rc_features__compat()).
+ * without what the default ones use: bpf_get_current_task_btf (5.11),
+ * task storage (5.11, syscalls.bpf.c), atomic and/or (5.12, follow.bpf.c),
+ * sched_switch's prev_state (5.18, rc_task_state()). User space loads
+ * them only where the default ones cannot load (rc_features__compat()).
+ * The current task is an address, not a BTF pointer: every read of a task
+ * goes through bpf_probe_read_kernel() with CO-RE relocations, BTF
+ * tracepoints' arguments too (the helpers below take either).
  */
 static __always_inline struct task_struct *rc_current(void)
 {

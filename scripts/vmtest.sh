@@ -58,7 +58,7 @@ GUEST_TESTS_arm64_smoke=kernel_check,matrix_syscalls,matrix_sched,matrix_tracepo
 # KERNELS), record --check naming them (compat_check) and telling the truth
 # (kernel_check). Tracepoints and uprobes there: dyn.bpf.c's slot programs.
 # ftrace records there, its rings spliced (no ring-buffer mapping before 6.10).
-GUEST_TESTS_510=kernel_check,matrix_,profile_offcpu,profile_shares,record_command,record_fork_exec,compat_check,compat_pending_full,ftrace_
+GUEST_TESTS_510=kernel_check,matrix_,profile_offcpu,profile_shares,record_command,record_fork_exec,compat_check,compat_pending_full,compat_follow_full,ftrace_
 case "$ARCH" in
 x86)
 	QEMU=qemu-system-x86_64 QEMU_ARGS="-cpu max" CONSOLE=ttyS0 TIMEOUT=${VMTEST_TIMEOUT:-900}
