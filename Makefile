@@ -79,7 +79,10 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 	-Wall -Werror -MMD -MP
 
 BPF_NAMES := syscalls sched follow dyn profile offcpu
-SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES))
+# each also as a compat object, for kernels without what the default one
+# uses (bpf/common.bpf.h, RC_COMPAT; lib/capture/bpf/compat.c)
+SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES)) \
+	$(patsubst %,$(OUTPUT)/%.compat.skel.h,$(BPF_NAMES))
 # lib/ in layers, a folder each (README, Layout); sources by folder.
 LIB_DIRS := util format decode tracefs symbol capture capture/perf capture/bpf capture/ftrace
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
@@ -139,6 +142,22 @@ $(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(OUTPUT)/%.compat.tmp.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DRC_COMPAT -c $< -o $@
+
+# The compat skeleton has the default one's name and struct, so the loader
+# opens either into one pointer (compat.c): refused here if they differ.
+$(OUTPUT)/%.compat.skel.h: $(OUTPUT)/%.compat.bpf.o $(OUTPUT)/%.skel.h
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp
+	$(Q)sed -n '/^struct $*_bpf {/,/^};/p' $(OUTPUT)/$*.skel.h > $@.a
+	$(Q)sed -n '/^struct $*_bpf {/,/^};/p' $@.tmp > $@.b
+	$(Q)if ! cmp -s $@.a $@.b; then \
+		echo "$@: the compat object's maps, programs or globals differ from $*.bpf.o's:" >&2; \
+		diff $@.a $@.b >&2; rm -f $@.a $@.b $@.tmp; exit 1; fi
+	$(Q)rm -f $@.a $@.b && mv $@.tmp $@
 
 # As the README tells users to build theirs: UAPI headers only, -g for BTF.
 # Debian keeps <asm/types.h> under the multiarch directory.

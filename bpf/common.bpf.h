@@ -109,10 +109,15 @@ const volatile struct rc_knobs knobs = {};
  * a call each (18 and 43 ns an event on the bench machine, kernel 6.18,
  * where every return pays for SRSO's safe RET).
  */
+#ifndef RC_COMPAT
 static __always_inline struct task_struct *rc_current(void)
 {
 	return bpf_get_current_task_btf();
 }
+
+/* Field @f of task @t, a BTF pointer: a plain load. */
+#define RC_TASK(t, f) ((t)->f)
+#define rc_compat_barrier(x)
 
 /*
  * A task's name as two words. The kernel pads it with zeroes (since 5.17,
@@ -125,6 +130,52 @@ static __always_inline void rc_comm_words(const struct task_struct *t, __u64 w[2
 	w[0] = *(const __u64 *)&t->comm[0];
 	w[1] = *(const __u64 *)&t->comm[8];
 }
+#else /* RC_COMPAT */
+/*
+ * The compat objects (*.compat.bpf.o, built with -DRC_COMPAT), for kernels
+ * without what the default ones use: bpf_get_current_task_btf (5.11),
+ * task storage (5.11, syscalls.bpf.c), atomic and/or (5.12, follow.bpf.c),
+ * sched_switch's prev_state (5.18, rc_task_state()). User space loads
+ * them only where the default ones cannot load (rc_features__compat()).
+ * The current task is an address, not a BTF pointer: every read of a task
+ * goes through bpf_probe_read_kernel() with CO-RE relocations, BTF
+ * tracepoints' arguments too (the helpers below take either).
+ */
+static __always_inline struct task_struct *rc_current(void)
+{
+	return (struct task_struct *)bpf_get_current_task();
+}
+
+#define RC_TASK(t, f) BPF_CORE_READ(t, f)
+
+/*
+ * After a pointer's NULL check: clang, given the helper calls of CO-RE
+ * reads to schedule around, computes addresses in ring memory before the
+ * check, which the verifier refuses ("pointer arithmetic on
+ * ringbuf_mem_or_null").
+ */
+#define rc_compat_barrier(x) barrier_var(x)
+
+/*
+ * A task's name as two words, zeroes after its end: before 5.17 the kernel
+ * leaves an older name's bytes after a shorter one (strlcpy()).
+ */
+static __always_inline void rc_comm_words(const struct task_struct *t, __u64 w[2])
+{
+	char *c = (char *)w;
+	bool end = false;
+	int i;
+
+	w[0] = w[1] = 0;
+	bpf_core_read(w, 16, &t->comm);
+#pragma unroll
+	for (i = 0; i < 16; i++) {
+		end = end || !c[i];
+		if (end)
+			c[i] = 0;
+	}
+}
+#endif /* RC_COMPAT */
 
 /*
  * A system call's six arguments from its saved registers @regs, as the
@@ -168,7 +219,7 @@ static __always_inline bool rc_targeted(__u32 tgid)
 /* Is task @t in scope? */
 static __always_inline bool rc_task_wanted(const struct task_struct *t)
 {
-	__u32 tgid = t->tgid;
+	__u32 tgid = RC_TASK(t, tgid);
 
 	if (tgid == knobs.self_tgid)
 		return false;
@@ -204,6 +255,36 @@ static __always_inline void rc_count_drop(struct rc_bpf_stats *st, __u16 type)
 	st->dropped[type & (RC_EV_SLOTS - 1)]++;
 }
 
+#ifndef RC_COMPAT
+/* The CPU task @t last ran on, or is woken to */
+#define rc_task_cpu(t) BPF_CORE_READ(t, thread_info.cpu)
+#else
+/* task_struct's fields of older kernels: state before 5.14, cpu before 5.16 (x86) */
+struct task_struct___old {
+	long state;
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 rc_task_cpu(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return BPF_CORE_READ(t, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___old *)t, cpu);
+}
+
+/*
+ * sched_switch's prev_state, on kernels whose tracepoint does not pass it
+ * (before 5.18): @t's state, read at the tracepoint as those kernels' own
+ * sched_switch event read it (__trace_sched_switch_state()).
+ */
+static __always_inline unsigned int rc_task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___old *)t, state);
+}
+#endif
+
 /*
  * At sched_process_exit, on kernels whose tracepoint has no group_dead:
  * the count of live threads was decremented before it (do_exit()).
@@ -218,6 +299,7 @@ static __always_inline bool rc_group_dead(struct task_struct *p)
  * current one (rc_current()). @h was checked once, by the caller: never
  * test it again here or in rc_submit() (rc_reserve_in()).
  */
+#ifndef RC_COMPAT
 static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_struct *t,
 					__u16 type, __u32 size)
 {
@@ -230,6 +312,27 @@ static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_s
 	h->flags = 0;
 	rc_comm_words(t, (__u64 *)h->comm);
 }
+#else
+/*
+ * The compat programs': @t is the current task, whose ids and name two
+ * helpers give for less than three CO-RE reads (the name zero-padded,
+ * strncpy() before 5.17's strscpy_pad()).
+ */
+static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_struct *t,
+					__u16 type, __u32 size)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->ts = bpf_ktime_get_boot_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	h->flags = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+#endif
 
 /*
  * Room for a record of @size bytes: in the ring, or perfbuf: this CPU's
@@ -423,9 +526,9 @@ static __always_inline __u16 rc_take_stacks(void *ctx, __u64 *frames, bool all, 
 /* The image of @t's process: its leader's start time and execs (events.h RC_IMAGE()). */
 static __always_inline __u64 rc_image(const struct task_struct *t)
 {
-	const struct task_struct *leader = t->group_leader;
+	const struct task_struct *leader = RC_TASK(t, group_leader);
 
-	return RC_IMAGE(leader->start_time, leader->self_exec_id);
+	return RC_IMAGE(RC_TASK(leader, start_time), RC_TASK(leader, self_exec_id));
 }
 
 /*

@@ -394,7 +394,7 @@ static __always_inline bool in_compat_syscall(const struct task_struct *t,
 {
 #if defined(__TARGET_ARCH_x86)
 	if (bpf_core_field_exists(t->thread_info.status))
-		return t->thread_info.status & 0x0002; /* TS_COMPAT */
+		return RC_TASK(t, thread_info.status) & 0x0002; /* TS_COMPAT */
 	return false;
 #elif defined(__TARGET_ARCH_arm64)
 	/* compat_user_mode(): the task's saved PSTATE says AArch32 (PSR_MODE32_BIT) */
@@ -552,6 +552,7 @@ static __always_inline int uprobe_event(struct pt_regs *regs, __u16 type)
 			return 0;
 		}
 	}
+	rc_compat_barrier(e);
 	rc_fill_hdr(&e->hdr, cur, type, sizeof(*e));
 	e->args[0] = PT_REGS_PARM1(regs);
 	e->args[1] = PT_REGS_PARM2(regs);
@@ -578,6 +579,7 @@ static __always_inline int uretprobe_event(struct pt_regs *regs, __u16 type)
 			return 0;
 		}
 	}
+	rc_compat_barrier(e);
 	rc_fill_hdr(&e->hdr, cur, type, sizeof(*e));
 	e->ret = PT_REGS_RC(regs);
 	submit_dyn(regs, e, sizeof(*e), st);

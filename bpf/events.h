@@ -279,6 +279,14 @@ _Static_assert(sizeof(struct rc_rec_snapshot) == 80, "rc_rec_snapshot layout");
 #define RC_TGID_LIMIT	(1u << 22)
 #define RC_TARGET_WORDS (RC_TGID_LIMIT / 64)
 
+/*
+ * The compat programs' hash maps (common.bpf.h, RC_COMPAT): syscalls in
+ * progress at once without task storage (syscalls.bpf.c), processes
+ * followed at once without atomic and/or (follow.bpf.c).
+ */
+#define RC_PENDING_MAX 16384
+#define RC_FOLLOW_MAX  16384
+
 /* rc_knobs.transport */
 #define RC_KNOB_RINGBUF 0
 #define RC_KNOB_PERFBUF 1

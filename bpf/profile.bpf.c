@@ -91,6 +91,7 @@ struct {
 	__type(value, struct rc_dwarf_buf);
 } ustackbuf SEC(".maps");
 
+#ifndef RC_COMPAT
 /*
  * Copy ustack_size bytes of the user stack from @sp to @dst (after @nk
  * kernel frames in @b): in one read, or when a page of it cannot be read
@@ -165,7 +166,7 @@ static __always_inline int sample_dwarf(struct bpf_perf_event_data *ctx, struct 
 	 * thread, created by the kernel), whose saved registers copy_thread()
 	 * left with sp and pc 0.
 	 */
-	if (!t->mm || (t->flags & RC_PF_KTHREAD)) {
+	if (!RC_TASK(t, mm) || (RC_TASK(t, flags) & RC_PF_KTHREAD)) {
 		b->u.flags = RC_USTACK_F_KTHREAD;
 	} else {
 		regs = (const void *)bpf_task_pt_regs(t);
@@ -188,13 +189,14 @@ static __always_inline int sample_dwarf(struct bpf_perf_event_data *ctx, struct 
 	b->s.stack_id = 0;
 	b->s.nkernel = nk;
 	b->s.nuser = 0;
-	b->s.image = t->mm ? rc_image(t) : 0;
+	b->s.image = RC_TASK(t, mm) ? rc_image(t) : 0;
 	if (size > sizeof(*b))
 		return 0; /* never: tells the verifier the size's bound */
 	if (rc_output(ctx, st, b, size))
 		rc_count_drop(st, RC_EV_SAMPLE);
 	return 0;
 }
+#endif /* !RC_COMPAT: bpf_task_pt_regs() wants a BTF pointer (user space refuses dwarf there) */
 
 SEC("perf_event")
 int handle_sample(struct bpf_perf_event_data *ctx)
@@ -217,10 +219,12 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 		return rc_dropped(st, RC_EV_SAMPLE);
 	if (rc_user_mode(&ctx->regs))
 		flags |= RC_SAMPLE_F_USER;
+#ifndef RC_COMPAT
 	if (ustack_size)
 		return sample_dwarf(ctx, t, st, flags);
+#endif
 	flags |= rc_take_stacks(ctx, b->frames, false, &nk, &nu);
-	if ((knobs.stacks & RC_KNOB_STACK_USER) && !nu && t->mm)
+	if ((knobs.stacks & RC_KNOB_STACK_USER) && !nu && RC_TASK(t, mm))
 		flags |= RC_SAMPLE_F_USTACK_FAIL;
 	size = sizeof(b->s) + (nk + nu) * sizeof(__u64);
 	rc_fill_hdr(&b->s.hdr, t, RC_EV_SAMPLE, size);
@@ -231,7 +235,7 @@ int handle_sample(struct bpf_perf_event_data *ctx)
 	b->s.nkernel = nk;
 	b->s.nuser = nu;
 	/* a user address, in a frame or as the ip, is of the process's image */
-	b->s.image = t->mm ? rc_image(t) : 0;
+	b->s.image = RC_TASK(t, mm) ? rc_image(t) : 0;
 	if (size > sizeof(*b))
 		return 0; /* never: tells the verifier the size's bound */
 	if (rc_output(ctx, st, b, size))

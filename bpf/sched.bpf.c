@@ -18,7 +18,7 @@
 
 static __always_inline bool task_is_self(struct task_struct *t)
 {
-	return t->tgid == knobs.self_tgid;
+	return RC_TASK(t, tgid) == knobs.self_tgid;
 }
 
 /* The state letter the sched_switch tracepoint would print, as one bit. */
@@ -32,10 +32,21 @@ static __always_inline __u32 report_state(bool preempt, unsigned int state)
 	return state & -state; /* lowest set bit, 0 when running */
 }
 
+/*
+ * The compat object's handle_sched_switch has the prototype every kernel
+ * has, without prev_state (5.18), and reads the state from prev.
+ */
+#ifndef RC_COMPAT
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+#else
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	unsigned int prev_state = rc_task_state(prev);
+#endif
 	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_switch *e;
 
@@ -77,7 +88,7 @@ int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 	e->pid = p->tgid;
 	e->tid = p->pid;
 	e->prio = p->prio;
-	e->target_cpu = BPF_CORE_READ(p, thread_info.cpu);
+	e->target_cpu = rc_task_cpu(p);
 	rc_comm_words(p, (__u64 *)e->wakee_comm);
 	rc_submit(ctx, st, e, sizeof(*e));
 	return 0;

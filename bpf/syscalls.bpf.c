@@ -6,6 +6,17 @@
  * Entry state lives in task-local storage, so it follows a thread across
  * CPUs and dies with it. A syscall already in progress when the capture
  * starts has no entry state, and its exit is not recorded.
+ *
+ * The compat object (RC_COMPAT: kernels before 5.11, without task
+ * storage) keeps it in a hash map instead, by the task's address, not its
+ * tid: a thread that execs in a multi-threaded process takes the leader's
+ * tid inside the call (de_thread()), and its exit must still find its
+ * entry. The entry is made at sys_enter and deleted at sys_exit, so the
+ * map holds the calls in progress only; every call that enters passes
+ * sys_exit (a killed thread's on its way out), but for exit and
+ * exit_group, which make no entry. A call that finds the map full
+ * (RC_PENDING_MAX calls in progress at once, in scope) is counted made
+ * and dropped: its record is lost, and the ledger says so.
  */
 #include "common.bpf.h"
 
@@ -26,12 +37,58 @@ struct pending_call {
 	__u64 args[RC_SYSCALL_NARGS];
 };
 
+#ifndef RC_COMPAT
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct pending_call);
 } pending SEC(".maps");
+#else
+/* Preallocated: nothing allocated at sys_enter. ringcap-record(1), KERNELS. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RC_PENDING_MAX);
+	__type(key, __u64); /* the task's address */
+	__type(value, struct pending_call);
+} pending SEC(".maps");
+#endif
+
+#ifndef RC_COMPAT
+/* sys_enter's entry state, in the task's storage */
+static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *regs, long id)
+{
+	struct pending_call *p;
+
+	p = bpf_task_storage_get(&pending, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!p)
+		return 0;
+	rc_syscall_args(p->args, regs);
+	p->nr = id;
+	p->ts = bpf_ktime_get_boot_ns();
+	return 0;
+}
+#else
+/* sys_enter's entry in the pending map; a full map loses the call, counted. */
+static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *regs, long id)
+{
+	__u64 key = (__u64)cur;
+	struct pending_call p;
+	struct rc_bpf_stats *st;
+
+	rc_syscall_args(p.args, regs);
+	p.nr = id;
+	p.ts = bpf_ktime_get_boot_ns();
+	if (!bpf_map_update_elem(&pending, &key, &p, BPF_ANY))
+		return 0;
+	st = rc_stats();
+	if (st) {
+		st->made[RC_EV_SYSCALL]++;
+		rc_count_drop(st, RC_EV_SYSCALL);
+	}
+	return 0;
+}
+#endif
 
 /* exit and exit_group never return: record them at entry. */
 static __always_inline void emit_noreturn(void *ctx, struct task_struct *cur,
@@ -61,7 +118,6 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *cur = rc_current();
-	struct pending_call *p;
 
 	if (!rc_task_wanted(cur)) {
 		struct rc_bpf_stats *st = rc_stats();
@@ -72,13 +128,7 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 		emit_noreturn(ctx, cur, regs, id);
 		return 0;
 	}
-	p = bpf_task_storage_get(&pending, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!p)
-		return 0;
-	rc_syscall_args(p->args, regs);
-	p->nr = id;
-	p->ts = bpf_ktime_get_boot_ns();
-	return 0;
+	return enter_call(cur, regs, id);
 }
 
 /* The record of a call that returns @ret, from its entry state @p. */
@@ -108,12 +158,21 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	struct rc_bpf_stats *st;
 	struct pending_call *p;
 
+#ifndef RC_COMPAT
 	p = bpf_task_storage_get(&pending, cur, NULL, 0);
+#else
+	__u64 key = (__u64)cur;
+
+	p = bpf_map_lookup_elem(&pending, &key);
+#endif
 	if (!p || p->nr < 0)
 		return 0;
 	st = rc_stats();
 	if (st)
 		emit_call(ctx, st, cur, p, ret);
 	p->nr = -1;
+#ifdef RC_COMPAT
+	bpf_map_delete_elem(&pending, &key); /* the map holds calls in progress only */
+#endif
 	return 0;
 }

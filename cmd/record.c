@@ -401,29 +401,44 @@ static void check_line(const char *what, bool yes)
 	printf("%-52s %s\n", what, yes ? "yes" : "no");
 }
 
-/* What record on this kernel would do with each source: "yes", or why not. */
+/*
+ * What record on this kernel would do with each source: "yes" and the
+ * programs it would load (the compat ones, and what they make up for), or
+ * why not.
+ */
 static void check_source(const struct rc_features *f, const char *what, enum rc_feature_need need)
 {
 	const char *missing = rc_features__missing(f, need);
 	const char *variant = missing ? NULL : rc_features__variant(f, need);
+	char why[256];
+	bool compat = !missing && rc_features__compat(f, need, why, sizeof(why));
 
 	if (missing)
 		printf("  %-50s no: needs %s\n", what, missing);
+	else if (!variant && !compat)
+		printf("  %-50s yes: default programs\n", what);
 	else
-		printf("  %-50s yes%s%s\n", what, variant ? ": " : "", variant ?: "");
+		printf("  %-50s yes: %s%s%s%s%s\n", what, variant ?: "",
+		       variant && compat ? "; " : "", compat ? "compat programs (" : "",
+		       compat ? why : "", compat ? ")" : "");
 }
 
 /* record --check: the kernel's features a line each, as bpftool feature probe prints them. */
 static int check_kernel(void)
 {
 	struct rc_features f;
+	int err = rc_features__probe(&f);
 
-	rc_features__probe(&f);
+	if (err)
+		return err;
 	printf("kernel %s, preemption %s\n", f.release, f.preempt[0] ? f.preempt : "unknown");
+	if (f.masked[0])
+		printf("(RINGCAP_FEATURES_OFF: taken as missing: %s)\n", f.masked);
 	check_line("BPF tracepoint programs load", f.bpf);
 	check_line("kernel BTF (/sys/kernel/btf/vmlinux)", f.btf);
 	check_line("BTF tracepoints the built-in sources use (5.5)", f.tp_btf);
 	check_line("sched_process_exit passes group_dead (6.16)", f.exit_group_dead);
+	check_line("sched_switch passes prev_state (5.18)", f.switch_prev_state);
 	check_line("BPF ring buffer (5.8)", f.ringbuf);
 	check_line("perf event array", f.perf_event_array);
 	check_line("task-local storage (5.11)", f.task_storage);
@@ -448,8 +463,12 @@ static int check_kernel(void)
 	check_source(&f, "-e SYSTEM:NAME (tracepoints)", RC_NEED_TRACEPOINTS);
 	check_source(&f, "-e uprobe:BINARY:FUNCTION", RC_NEED_UPROBES);
 	check_source(&f, "a command's children (record -- CMD)", RC_NEED_FOLLOW);
+	check_source(&f, "-F / -c (sampling)", RC_NEED_PROFILE);
+	check_source(&f, "--off-cpu", RC_NEED_OFFCPU);
 	printf("  %-50s %s\n", "-F --call-graph dwarf",
-	       f.task_pt_regs ? "yes" : "no: needs bpf_task_pt_regs (Linux 5.15)");
+	       !f.task_pt_regs	     ? "no: needs bpf_task_pt_regs (Linux 5.15)"
+	       : !f.current_task_btf ? "no: needs bpf_get_current_task_btf (Linux 5.11)"
+				     : "yes");
 	printf("  %-50s %s\n", "--transport ftrace",
 	       !f.tracefs      ? "no: needs tracefs (CONFIG_FTRACE, mounted)"
 	       : f.ftrace_mmap ? "mmap (the rings mapped, 6.10)"

@@ -1846,6 +1846,7 @@ struct rc_features {
 	bool tp_btf;		 /* every BTF tracepoint the built-in sources use */
 	char tp_btf_missing[32]; /* the first one missing, when !tp_btf */
 	bool exit_group_dead;	 /* sched_process_exit passes group_dead (6.16) */
+	bool switch_prev_state;	 /* sched_switch passes prev_state (5.18) */
 	bool ringbuf;		 /* BPF_MAP_TYPE_RINGBUF (5.8) */
 	bool perf_event_array;
 	bool task_storage;     /* BPF_MAP_TYPE_TASK_STORAGE (5.11) */
@@ -1857,6 +1858,7 @@ struct rc_features {
 	bool uprobes;	       /* the uprobe perf PMU */
 	bool tracefs;
 	bool ftrace_mmap; /* tracefs ring-buffer mapping (6.10) */
+	char masked[160]; /* the features RINGCAP_FEATURES_OFF masked, comma-separated */
 };
 
 /* What record is about to use, for rc_features__missing(). */
@@ -1866,6 +1868,8 @@ enum rc_feature_need {
 	RC_NEED_FOLLOW,	     /* following a command's children */
 	RC_NEED_TRACEPOINTS, /* -e SYSTEM:NAME */
 	RC_NEED_UPROBES,     /* -e uprobe:... */
+	RC_NEED_PROFILE,     /* record -F / -c */
+	RC_NEED_OFFCPU,	     /* record --off-cpu */
 };
 
 /**
@@ -1876,9 +1880,31 @@ enum rc_feature_need {
  * every BPF feature reads as missing. libbpf's print callback is silenced
  * while it runs: not to be called while another thread uses libbpf.
  *
+ * The environment variable RINGCAP_FEATURES_OFF, a comma-separated list of
+ * feature names, makes those read as missing (listed in @f->masked), so
+ * that the programs for older kernels can be tested on a new one.
+ *
  * Return: 0.
  */
 int rc_features__probe(struct rc_features *f);
+
+/**
+ * rc_features__compat() - does @need run its compat programs on this kernel?
+ * @f: from rc_features__probe()
+ * @need: the source
+ * @why: filled with what the compat programs make up for, "; " between
+ *	 reasons, or "" when the default programs load
+ * @len: @why's size
+ *
+ * The compat programs (bpf/common.bpf.h, RC_COMPAT) are for kernels
+ * without bpf_get_current_task_btf, task-local storage, BPF atomic and/or,
+ * or sched_switch's prev_state argument; the default ones, where the
+ * kernel has all those a source uses, are faster.
+ *
+ * Return: true for the compat programs.
+ */
+bool rc_features__compat(const struct rc_features *f, enum rc_feature_need need, char *why,
+			 size_t len);
 
 /**
  * rc_features__missing() - the first feature @need lacks on this kernel

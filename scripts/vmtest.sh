@@ -51,10 +51,14 @@ GUEST_TESTS_x86=kernel_check,matrix_,record_command,record_duration,record_pid,r
 # time, and reading a capture of an older version. make vmtest-all runs the
 # whole set. (=NAME: that test alone, not every name it begins.)
 GUEST_TESTS_arm64_smoke=kernel_check,matrix_syscalls,matrix_sched,matrix_tracepoint,=matrix_uprobe,matrix_children,matrix_pid,matrix_overwrite,matrix_bpf_object,record_command,perfbuf_exact,profile_shares,profile_dwarf,profile_offcpu,stacks_,format_run
-# 5.10 (Debian 11): what it records today. The rest is refused in one line
-# (record --check), which record_check_refusals asserts. ftrace records
-# there, its rings spliced (no ring-buffer mapping before 6.10).
-GUEST_TESTS_510=record_check,ftrace_
+# 5.10 (Debian 11): every source its compat programs record (ringcap-record(1),
+# KERNELS), record --check naming them (compat_check) and telling the truth
+# (kernel_check). Tracepoints and uprobes there: dyn.bpf.c's slot programs.
+# 5.10 (Debian 11): every source its compat programs record (ringcap-record(1),
+# KERNELS), record --check naming them (compat_check) and telling the truth
+# (kernel_check). Tracepoints and uprobes there: dyn.bpf.c's slot programs.
+# ftrace records there, its rings spliced (no ring-buffer mapping before 6.10).
+GUEST_TESTS_510=kernel_check,matrix_,profile_offcpu,profile_shares,record_command,record_fork_exec,compat_check,compat_pending_full,compat_follow_full,ftrace_
 case "$ARCH" in
 x86)
 	QEMU=qemu-system-x86_64 QEMU_ARGS="-cpu max" CONSOLE=ttyS0 TIMEOUT=${VMTEST_TIMEOUT:-900}

@@ -113,6 +113,29 @@ static int uneven(long n0, long n1)
 	return err ?: WEXITSTATUS(status);
 }
 
+static void *sleeper(void *arg)
+{
+	syscall(__NR_nanosleep, arg, NULL);
+	return NULL;
+}
+
+/* @t threads (64 at most), each in one nanosleep() of @ms, all at once */
+static int sleepers(long t, long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	pthread_t tid[64];
+	long i, n;
+
+	if (t < 1 || t > 64)
+		return 2;
+	for (n = 0; n < t; n++)
+		if (pthread_create(&tid[n], NULL, sleeper, &ts))
+			break;
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	return n == t ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "getppid")) {
@@ -206,10 +229,12 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && !strcmp(argv[1], "probethreads"))
 		return probe_threads(atol(argv[2]), atol(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "sleepers"))
+		return sleepers(atol(argv[2]), atol(argv[3]));
 	fprintf(stderr,
 		"usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
 		"sleep MS | exit CODE | steady RATE SECONDS | bounce N | uneven N0 N1 | seq N | "
 		"signal N | "
-		"probe N | probethreads T N\n");
+		"probe N | probethreads T N | sleepers T MS\n");
 	return 1;
 }

@@ -131,6 +131,8 @@ static void probe_btf(struct rc_features *f)
 		}
 	}
 	f->exit_group_dead = tp_btf_nargs(btf, "sched_process_exit") >= 2;
+	/* (preempt, prev, next) before 5.18; prev_state after them since */
+	f->switch_prev_state = tp_btf_nargs(btf, "sched_switch") >= 4;
 	f->current_task_btf = btf_has_enum_value(btf, "BPF_FUNC_get_current_task_btf");
 	btf__free(btf);
 }
@@ -191,9 +193,10 @@ static bool ftrace_mappable(const char *release)
 /*
  * RINGCAP_FEATURES_OFF=NAME[,NAME...]: features taken as missing whatever
  * the probe found, so that the variants older kernels get run on this
- * one too (the tests do). ringcap-record(1), ENVIRONMENT.
+ * one too (the tests do). ringcap-record(1), ENVIRONMENT. An unknown name
+ * is said, and ignored.
  */
-static void mask_features(struct rc_features *f)
+static void mask_features(struct rc_features *f, bool say)
 {
 	static const struct {
 		const char *name;
@@ -204,15 +207,27 @@ static void mask_features(struct rc_features *f)
 		FEATURE(attach_cookie), FEATURE(atomics),     FEATURE(task_pt_regs),
 		FEATURE(ftrace_mmap),  FEATURE(exit_group_dead),
 #undef FEATURE
+		{ "sched_switch_prev_state", offsetof(struct rc_features, switch_prev_state) },
 	};
 	const char *off = getenv("RINGCAP_FEATURES_OFF"), *p;
-	size_t i, n;
+	size_t i, n, used;
 
+	f->masked[0] = '\0';
 	for (p = off; p && *p; p += n + (p[n] == ',')) {
 		n = strcspn(p, ",");
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
-				*(bool *)((char *)f + names[i].off) = false;
+				break;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			if (n && say)
+				pr_warn("RINGCAP_FEATURES_OFF: no feature named '%.*s' (ignored)\n",
+					(int)n, p);
+			continue;
+		}
+		*(bool *)((char *)f + names[i].off) = false;
+		used = strlen(f->masked);
+		snprintf(f->masked + used, sizeof(f->masked) - used, "%s%s", used ? "," : "",
+			 names[i].name);
 	}
 }
 
@@ -225,7 +240,7 @@ void rc_features__probe_ftrace(struct rc_features *f)
 	f->tracefs = !access("/sys/kernel/tracing/events", F_OK) ||
 		     !access("/sys/kernel/debug/tracing/events", F_OK);
 	f->ftrace_mmap = f->tracefs && ftrace_mappable(f->release);
-	mask_features(f);
+	mask_features(f, true);
 }
 
 int rc_features__probe(struct rc_features *f)
@@ -247,7 +262,7 @@ int rc_features__probe(struct rc_features *f)
 	}
 	f->uprobes = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
 	probe_preempt(f);
-	mask_features(f);
+	mask_features(f, false); /* again, over the BPF answers: said once, above */
 	libbpf_set_print(old);
 	return 0;
 }
@@ -277,13 +292,16 @@ const char *rc_features__missing(const struct rc_features *f, enum rc_feature_ne
 			return "kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)";
 		if (!f->tp_btf)
 			return "BTF tracepoints (tp_btf, Linux 5.5)";
-		if (need == RC_NEED_FOLLOW)
-			return f->atomics ? NULL : "BPF atomic and/or (Linux 5.12)";
-		/* every record's task: its ids and name are loads from it */
-		if (!f->current_task_btf)
-			return "the BPF helper bpf_get_current_task_btf (Linux 5.11)";
-		if (need == RC_NEED_SYSCALLS && !f->task_storage)
-			return "task-local storage for BPF (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11)";
+		/* the rest, the compat programs make up for (rc_features__compat()) */
+		return NULL;
+	case RC_NEED_OFFCPU:
+		if (!f->btf)
+			return "kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)";
+		return f->tp_btf ? NULL : "BTF tracepoints (tp_btf, Linux 5.5)";
+	case RC_NEED_PROFILE:
+		/* the compat program reads the task with CO-RE */
+		if (!f->current_task_btf && !f->btf)
+			return "kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)";
 		return NULL;
 	case RC_NEED_TRACEPOINTS:
 		return NULL;
@@ -309,4 +327,40 @@ const char *rc_features__variant(const struct rc_features *f, enum rc_feature_ne
 	default:
 		return NULL;
 	}
+}
+
+/* A reason for the compat programs: "@a: @b", after "; " when @why has one already. */
+static bool add_reason(char *why, size_t len, const char *a, const char *b)
+{
+	size_t used = len ? strnlen(why, len - 1) : 0;
+
+	if (len)
+		snprintf(why + used, len - used, "%s%s: %s", used ? "; " : "", a, b);
+	return true;
+}
+
+bool rc_features__compat(const struct rc_features *f, enum rc_feature_need need, char *why,
+			 size_t len)
+{
+	/* the current task: every source's, but those that read only their tracepoints' tasks */
+	bool current = need != RC_NEED_OFFCPU && need != RC_NEED_FOLLOW;
+	bool state = need == RC_NEED_SCHED || need == RC_NEED_OFFCPU;
+	bool compat = false;
+
+	if (len)
+		why[0] = '\0';
+	if (current && !f->current_task_btf)
+		compat = add_reason(why, len, "no bpf_get_current_task_btf",
+				    "bpf_get_current_task and CO-RE reads");
+	if (need == RC_NEED_SYSCALLS && !f->task_storage)
+		compat = add_reason(why, len, "no task storage",
+				    "a hash map of " RC_STR(RC_PENDING_MAX) " calls in progress");
+	if (state && !f->switch_prev_state)
+		compat =
+		    add_reason(why, len, "no sched_switch prev_state", "the task's state by CO-RE");
+	if (need == RC_NEED_FOLLOW && !f->atomics)
+		compat =
+		    add_reason(why, len, "no BPF atomic and/or",
+			       "atomic adds and a hash map of " RC_STR(RC_FOLLOW_MAX) " processes");
+	return compat;
 }

@@ -547,8 +547,17 @@ static void detach_sources(struct rc_bpf *s)
 	rc_sampler__detach(&s->sampler);
 	if (s->offcpu)
 		offcpu_bpf__detach(s->offcpu);
-	if (s->follow)
+	if (s->follow) {
 		follow_bpf__detach(s->follow);
+		if (s->follow_compat && s->follow->bss->unfollowed) {
+			pr_warn("%llu children of targets were not followed: the map of followed "
+				"processes, which kernels without BPF atomic and/or (Linux 5.12) "
+				"need, was full (%u)\n",
+				(unsigned long long)s->follow->bss->unfollowed,
+				bpf_map__max_entries(s->follow->maps.followed));
+			s->follow->bss->unfollowed = 0; /* said once */
+		}
+	}
 	if (s->sched)
 		sched_bpf__detach(s->sched);
 	if (s->sys)

@@ -26,6 +26,14 @@ struct dyn_bpf;
 struct profile_bpf;
 struct offcpu_bpf;
 
+/* compat.c: a source's compat object (rc_features__compat()), opened; NULL and errno on error */
+struct syscalls_bpf *rc_compat__open_syscalls(void);
+struct sched_bpf *rc_compat__open_sched(void);
+struct follow_bpf *rc_compat__open_follow(void);
+struct dyn_bpf *rc_compat__open_dyn(void);
+struct profile_bpf *rc_compat__open_profile(void);
+struct offcpu_bpf *rc_compat__open_offcpu(void);
+
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 /*
  * With stacks, the writer names them, reading a process's mappings when
@@ -52,6 +60,7 @@ struct rc_bpf {
 	struct syscalls_bpf *sys;
 	struct sched_bpf *sched;
 	struct follow_bpf *follow;
+	bool follow_compat; /* follow's compat programs: targets added through its map too */
 	struct dyn_bpf *dyn;	      /* tracepoints by name, uprobes */
 	struct profile_bpf *prof;     /* record -F / -c */
 	struct rc_sampler sampler;    /* its perf events */

@@ -139,6 +139,20 @@ static int need(const struct rc_bpf *s, enum rc_feature_need what, const char *s
 	return -EOPNOTSUPP;
 }
 
+/*
+ * Does @source load its compat programs on this kernel (rc_features__compat())?
+ * Said at -v, with why.
+ */
+static bool use_compat(const struct rc_bpf *s, enum rc_feature_need what, const char *source)
+{
+	char why[256];
+
+	if (!rc_features__compat(&s->feat, what, why, sizeof(why)))
+		return false;
+	pr_info("%s: the compat programs (%s)\n", source, why);
+	return true;
+}
+
 static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
 {
 	size_t i;
@@ -417,7 +431,9 @@ static int check_slots(const struct rc_bpf *s)
 
 static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 {
-	struct dyn_bpf *d = dyn_bpf__open();
+	struct dyn_bpf *d = use_compat(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME, -e uprobe:")
+				? rc_compat__open_dyn()
+				: dyn_bpf__open();
 	int err;
 
 	if (!d)
@@ -591,16 +607,44 @@ static int describe_dyn(struct rc_bpf *s)
 	return 0;
 }
 
+/*
+ * A compat program's hash map @m: @max entries, or environment variable
+ * @var's number, a testing aid (a map that fills): RINGCAP_PENDING_MAX
+ * for syscalls' calls in progress, RINGCAP_FOLLOW_MAX for follow's
+ * processes.
+ */
+static int size_compat_map(struct bpf_map *m, const char *var, unsigned long max)
+{
+	const char *env = getenv(var);
+	unsigned long n;
+	char *end;
+
+	if (!env)
+		return 0;
+	errno = 0;
+	n = strtoul(env, &end, 10);
+	if (errno || end == env || *end || !n || n > max) {
+		pr_warn("%s: '%s' is not a number from 1 to %lu\n", var, env, max);
+		return -EINVAL;
+	}
+	return bpf_map__set_max_entries(m, n);
+}
+
 static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	int err = need(s, RC_NEED_SYSCALLS, "-e syscalls");
+	bool compat;
 
 	if (err)
 		return err;
-	s->sys = syscalls_bpf__open();
+	compat = use_compat(s, RC_NEED_SYSCALLS, "-e syscalls");
+	s->sys = compat ? rc_compat__open_syscalls() : syscalls_bpf__open();
 	if (!s->sys)
 		return load_failed("syscalls", -errno);
 	s->sys->rodata->knobs = *k;
+	if (compat &&
+	    (err = size_compat_map(s->sys->maps.pending, "RINGCAP_PENDING_MAX", RC_PENDING_MAX)))
+		return err;
 	err = share_maps(s, s->sys->obj);
 	err = err ?: syscalls_bpf__load(s->sys);
 	return err ? load_failed("syscalls", err) : 0;
@@ -616,7 +660,7 @@ static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
 	err = need(s, RC_NEED_SCHED, "-e sched");
 	if (err)
 		return err;
-	sk = sched_bpf__open();
+	sk = use_compat(s, RC_NEED_SCHED, "-e sched") ? rc_compat__open_sched() : sched_bpf__open();
 	if (!sk)
 		return load_failed("sched", -errno);
 	s->sched = sk;
@@ -645,10 +689,18 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 
 	if (err)
 		return err;
-	s->follow = follow_bpf__open();
+	s->follow_compat = use_compat(s, RC_NEED_FOLLOW, "following a command's children");
+	s->follow = s->follow_compat ? rc_compat__open_follow() : follow_bpf__open();
 	if (!s->follow)
 		return load_failed("follow", -errno);
 	s->follow->rodata->knobs = *k;
+	/* the compat programs' map of followed processes (follow.bpf.c) */
+	err = bpf_map__set_autocreate(s->follow->maps.followed, s->follow_compat);
+	if (err)
+		return load_failed("follow", err);
+	if (s->follow_compat &&
+	    (err = size_compat_map(s->follow->maps.followed, "RINGCAP_FOLLOW_MAX", RC_FOLLOW_MAX)))
+		return err;
 	bpf_program__set_autoload(s->follow->progs.handle_follow_exit, !s->feat.exit_group_dead);
 	bpf_program__set_autoload(s->follow->progs.handle_follow_exit_gd, s->feat.exit_group_dead);
 	err = share_maps(s, s->follow->obj);
@@ -687,12 +739,19 @@ static void open_sideband(struct rc_bpf *s)
 /* record -F / -c: the sampling program, and a perf event a CPU to run it */
 static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 {
+	bool compat = use_compat(s, RC_NEED_PROFILE, "sampling");
 	int err;
 
 	/* refused before anything is opened: one line */
 	if (s->c.opts.call_graph == RC_CALL_GRAPH_DWARF && !s->feat.task_pt_regs) {
 		pr_warn("--call-graph dwarf needs the BPF helper bpf_task_pt_regs in "
 			"perf_event programs (Linux 5.15): use --call-graph fp\n");
+		return -EOPNOTSUPP;
+	}
+	/* profile.bpf.c's compat program: bpf_task_pt_regs() wants a BTF pointer */
+	if (s->c.opts.call_graph == RC_CALL_GRAPH_DWARF && compat) {
+		pr_warn("--call-graph dwarf needs the BPF helper bpf_get_current_task_btf "
+			"(Linux 5.11): use --call-graph fp\n");
 		return -EOPNOTSUPP;
 	}
 	err = rc_sampler__open(&s->sampler, s->c.ncpus, s->c.opts.sample_freq,
@@ -702,7 +761,7 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 	err = need_stacks(s); /* a sample without -g is a stack of its one instruction */
 	if (err)
 		return err;
-	s->prof = profile_bpf__open();
+	s->prof = compat ? rc_compat__open_profile() : profile_bpf__open();
 	if (!s->prof)
 		return load_failed("sampling", -errno);
 	s->prof->rodata->knobs = *k;
@@ -747,14 +806,13 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 /* record --off-cpu: time blocked, and where, from sched_switch */
 static int open_offcpu(struct rc_bpf *s, const struct rc_knobs *k)
 {
-	int err = need(s, RC_NEED_SCHED, "--off-cpu");
+	int err = need(s, RC_NEED_OFFCPU, "--off-cpu");
 
-	if (!err && !s->feat.task_storage)
-		err = need(s, RC_NEED_SYSCALLS, "--off-cpu"); /* says task storage is missing */
 	err = err ?: need_stacks(s);
 	if (err)
 		return err;
-	s->offcpu = offcpu_bpf__open();
+	s->offcpu = use_compat(s, RC_NEED_OFFCPU, "--off-cpu") ? rc_compat__open_offcpu()
+							       : offcpu_bpf__open();
 	if (!s->offcpu)
 		return load_failed("off-CPU", -errno);
 	s->offcpu->rodata->knobs = *k;
@@ -886,9 +944,33 @@ fail:
 	return -errno;
 }
 
+/*
+ * The compat follow programs' entry for target @pid, made before its bit is
+ * set (follow.bpf.c): -EEXIST when it is a target already.
+ */
+static int add_followed(struct rc_bpf *s, pid_t pid)
+{
+	__u32 key = pid, one = 1;
+	int err;
+
+	if (!bpf_map_update_elem(bpf_map__fd(s->follow->maps.followed), &key, &one, BPF_NOEXIST))
+		return 0;
+	err = -errno;
+	if (err == -EEXIST)
+		return err;
+	if (err == -E2BIG)
+		pr_warn("failed to add pid %d to the targets: the map of followed processes is "
+			"full (%u at most on this kernel)\n",
+			pid, bpf_map__max_entries(s->follow->maps.followed));
+	else
+		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(-err));
+	return err;
+}
+
 int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
 {
 	struct rc_bpf *s = to_bpf(c);
+	int err;
 
 	if (s->aux.nev && !s->aux_pid)
 		s->aux_pid = pid; /* a command's: its AUX events follow it (inherit) */
@@ -898,6 +980,8 @@ int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
 		pr_warn("failed to add pid %d to the targets: out of range\n", pid);
 		return -EINVAL;
 	}
+	if (s->follow_compat && (err = add_followed(s, pid)))
+		return err == -EEXIST ? 0 : err;
 	__atomic_fetch_or(&s->targets[pid / 64], 1ull << (pid % 64), __ATOMIC_SEQ_CST);
 	return 0;
 }
@@ -939,7 +1023,9 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = s->reader_fd = -1;
 	s->stackbufs_fd = s->stacknest_fd = -1;
 	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
-	rc_features__probe(&s->feat);
+	err = rc_features__probe(&s->feat);
+	if (err)
+		goto err_out;
 	s->c.transport = pick_transport(&s->feat, s->c.opts.transport, s->c.opts.overwrite);
 	if (s->c.opts.overwrite && s->c.transport != RC_TRANSPORT_PERFBUF) {
 		pr_warn("the flight recorder (--overwrite) needs the perf buffer: "
