@@ -104,7 +104,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind bench bench-burst bench-profile bench-range vmtest vmtest-all
+.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind bench bench-burst bench-profile bench-range vmtest vmtest-all vmtest-ci
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -364,6 +364,12 @@ vmtest: all
 vmtest-all:
 	$(Q)$(MAKE) --no-print-directory vmtest VMTEST_SET=full
 	$(Q)$(MAKE) --no-print-directory vmtest ARCH=arm64 VMTEST_SET=full
+
+# CI's matrix: the x86 kernels and arm64's smoke set in one pool, two
+# guests at a time (scripts/deps.sh --vmtest --arm64 first).
+vmtest-ci: all
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 all
+	$(Q)VMTEST_ARM64_BUILD=build-arm64 VMTEST_SET=smoke scripts/vmtest.sh $(OUTPUT)
 
 $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 	$(call msg,CC,$@)

@@ -14,7 +14,9 @@
 # configuration under the cache: a sources list and a state directory of its
 # own, so the machine's apt sources are never changed.
 # VMTEST_JOBS guests boot at once (default 2: each qemu TCG guest runs on one
-# host thread); their results are printed in the table's order.
+# host thread), the longest first; their results are printed in the table's
+# order. VMTEST_ARM64_BUILD=DIR (with the x86 table) adds the arm64 guests of
+# the cross build in DIR to the same pool, as CI runs them.
 # VMTEST_ARCH=arm64 boots the arm64 table with qemu-system-aarch64: BUILD_DIR
 # then holds a static cross build (make ARCH=arm64), and busybox comes from
 # Debian's busybox-static:arm64 package.
@@ -26,17 +28,17 @@
 # 1800 on arm64, whose guest runs the same tests in about 900 s under TCG.
 set -euo pipefail
 
-ARCH=${VMTEST_ARCH:-x86}
-
 # name | package name pattern (the newest match is used) | kernel command
 # line | Debian release to fetch it from (empty: the machine's own sources) |
 # test set (empty: the architecture's; a name below)
+# (the longest first: with no times of a last run, the pool boots them in
+# this order)
 KERNELS_x86=(
-	"5.10|^linux-image-5\.10\.0-[0-9]+-amd64$||bullseye|GUEST_TESTS_510"
-	"6.1|^linux-image-6\.1\.0-[0-9]+-amd64$|||"
-	"6.1-rt|^linux-image-6\.1\.0-[0-9]+-rt-amd64$|||"
-	"6.12|^linux-image-6\.12\.[0-9]+\+deb12-amd64$|||"
 	"6.12-preempt-full|^linux-image-6\.12\.[0-9]+\+deb12-amd64$|preempt=full||"
+	"6.12|^linux-image-6\.12\.[0-9]+\+deb12-amd64$|||"
+	"6.1-rt|^linux-image-6\.1\.0-[0-9]+-rt-amd64$|||GUEST_MORE_nomap"
+	"6.1|^linux-image-6\.1\.0-[0-9]+-amd64$|||GUEST_MORE_nomap"
+	"5.10|^linux-image-5\.10\.0-[0-9]+-amd64$||bullseye|GUEST_TESTS_510"
 )
 KERNELS_arm64=(
 	"arm64-6.1|^linux-image-6\.1\.0-[0-9]+-arm64$|||"
@@ -51,30 +53,37 @@ GUEST_TESTS_x86=kernel_check,matrix_,record_command,record_duration,record_pid,r
 # time, and reading a capture of an older version. make vmtest-all runs the
 # whole set. (=NAME: that test alone, not every name it begins.)
 GUEST_TESTS_arm64_smoke=kernel_check,matrix_syscalls,matrix_sched,matrix_tracepoint,=matrix_uprobe,matrix_children,matrix_pid,matrix_overwrite,matrix_bpf_object,record_command,perfbuf_exact,profile_shares,profile_dwarf,profile_offcpu,stacks_,format_run
-# 5.10 (Debian 11): every source its compat programs record (ringcap-record(1),
-# KERNELS), record --check naming them (compat_check) and telling the truth
-# (kernel_check). Tracepoints and uprobes there: dyn.bpf.c's slot programs.
+# Before 6.10 ftrace's rings are spliced by default: the ftrace_splice_
+# twins, which force it, would run the same again. (+: added to the set.)
+GUEST_MORE_nomap=+-ftrace_splice_
 # 5.10 (Debian 11): every source its compat programs record (ringcap-record(1),
 # KERNELS), record --check naming them (compat_check) and telling the truth
 # (kernel_check). Tracepoints and uprobes there: dyn.bpf.c's slot programs.
 # ftrace records there, its rings spliced (no ring-buffer mapping before 6.10).
-GUEST_TESTS_510=kernel_check,matrix_,profile_offcpu,profile_shares,record_command,record_fork_exec,compat_check,compat_pending_full,compat_follow_full,ftrace_
-case "$ARCH" in
-x86)
-	QEMU=qemu-system-x86_64 QEMU_ARGS="-cpu max" CONSOLE=ttyS0 TIMEOUT=${VMTEST_TIMEOUT:-900}
-	KERNELS=("${KERNELS_x86[@]}") GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_x86}
-	;;
-arm64)
-	QEMU=qemu-system-aarch64 QEMU_ARGS="-M virt -cpu cortex-a72" CONSOLE=ttyAMA0
-	TIMEOUT=${VMTEST_TIMEOUT:-1800}
-	KERNELS=("${KERNELS_arm64[@]}") GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_x86}
-	[ "${VMTEST_SET:-full}" = smoke ] && GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_arm64_smoke}
-	;;
-*)
-	echo "vmtest: no kernels for VMTEST_ARCH=$ARCH (x86 or arm64)" >&2
-	exit 1
-	;;
-esac
+GUEST_TESTS_510=kernel_check,matrix_,profile_offcpu,profile_shares,record_command,record_fork_exec,compat_check,compat_pending_full,compat_follow_full,ftrace_,-ftrace_splice_
+# The qemu, console, time bound, kernels and test set of architecture $1.
+arch_setup() {
+	ARCH=$1
+	case "$ARCH" in
+	x86)
+		QEMU=qemu-system-x86_64 QEMU_ARGS="-cpu max" CONSOLE=ttyS0
+		TIMEOUT=${VMTEST_TIMEOUT:-900}
+		KERNELS=("${KERNELS_x86[@]}") GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_x86}
+		;;
+	arm64)
+		QEMU=qemu-system-aarch64 QEMU_ARGS="-M virt -cpu cortex-a72" CONSOLE=ttyAMA0
+		TIMEOUT=${VMTEST_TIMEOUT:-1800}
+		KERNELS=("${KERNELS_arm64[@]}") GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_x86}
+		if [ "${VMTEST_SET:-full}" = smoke ]; then
+			GUEST_TESTS=${VMTEST_TESTS:-$GUEST_TESTS_arm64_smoke}
+		fi
+		;;
+	*)
+		echo "vmtest: no kernels for VMTEST_ARCH=$ARCH (x86 or arm64)" >&2
+		exit 1
+		;;
+	esac
+}
 CACHE=${VMTEST_CACHE:-/var/cache/ringcap-vmtest}
 
 die() {
@@ -83,14 +92,23 @@ die() {
 }
 
 [ $# -ge 1 ] || die "usage: $0 BUILD_DIR [KERNEL ...]"
-BUILD=$(cd "$1" && pwd)
+BUILD_MAIN=$(cd "$1" && pwd)
 shift
+ARCH_MAIN=${VMTEST_ARCH:-x86}
+ARM64_BUILD=
+if [ -n "${VMTEST_ARM64_BUILD:-}" ]; then
+	[ "$ARCH_MAIN" = x86 ] || die "VMTEST_ARM64_BUILD goes with the x86 table"
+	ARM64_BUILD=$(cd "$VMTEST_ARM64_BUILD" && pwd)
+fi
+arch_setup "$ARCH_MAIN"
 for t in "$QEMU" busybox cpio apt-get dpkg-deb; do
 	command -v "$t" >/dev/null ||
 		die "$t is missing: scripts/deps.sh --vmtest installs what the kernel matrix needs"
 done
-for f in ringcap test_progs rc_workload rc_load rc_prof rc_prof_nofp; do
-	[ -x "$BUILD/$f" ] || die "$BUILD/$f is missing: run make first"
+for b in "$BUILD_MAIN" $ARM64_BUILD; do
+	for f in ringcap test_progs rc_workload rc_load rc_prof rc_prof_nofp; do
+		[ -x "$b/$f" ] || die "$b/$f is missing: run make first"
+	done
 done
 mkdir -p "$CACHE"
 
@@ -246,7 +264,7 @@ cd /ringcap
 echo "vmtest: kernel \$(uname -r) \$(cat /proc/cmdline)"
 # a kernel's own test set comes as rc_tests= on its command line, which
 # the kernel hands to init as an environment variable
-${VMTEST_CMD:-./test_progs -t "\${rc_tests:-$GUEST_TESTS}"}
+${VMTEST_CMD:-./test_progs -t "\${rc_tests:-$GUEST_TESTS}\${rc_more:+,\$rc_more}"}
 echo "vmtest: exit \$?"
 poweroff -f
 EOF
@@ -261,7 +279,8 @@ EOF
 # tracepoints are attached) race on the other vCPU, and 6.12 died in an
 # int3 Oops in __schedule. Timing-bound tests are not in the guest set.
 boot() {
-	local initrd=$1 vmlinuz=$2 extra=$3 log=$4
+	local initrd=$1 vmlinuz=$2 extra=$3 log=$4 arch=$5
+	arch_setup "$arch"
 	# shellcheck disable=SC2086
 	timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg,thread=single $QEMU_ARGS \
 		-smp 2 -m 2048 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$initrd" \
@@ -277,39 +296,61 @@ selected() {
 	return 1
 }
 
-INITRD="$BUILD/vmtest-initramfs.gz"
 JOBS=${VMTEST_JOBS:-2}
-echo "vmtest: $ARCH guests run: $GUEST_TESTS"
-build_initramfs "$INITRD"
-mkdir -p "$BUILD/vmtest"
 
-# Fetch every selected kernel first (one at a time: apt's locks), then boot
-# them JOBS at a time.
-names=() pkgs=() vmlinuzes=() extras=() sets=()
-for k in "${KERNELS[@]}"; do
-	IFS='|' read -r name pat extra suite set <<< "$k"
-	selected "$name" || continue
-	pkg=$(newest_pkg "$pat" "$suite")
-	[ -n "$pkg" ] || die "no Debian package matches $pat${suite:+ in $suite}"
-	tests=
-	if [ -n "$set" ] && [ -z "${VMTEST_TESTS:-}" ]; then
-		tests=${!set}
-		echo "vmtest: $name runs its own set: $tests"
-	fi
-	names+=("$name") pkgs+=("$pkg") extras+=("$extra${tests:+ rc_tests=$tests}")
-	vmlinuzes+=("$(fetch_kernel "$pkg" "$suite")")
-done
+# Per guest: its name, package, kernel, command line, initramfs, architecture
+# and log directory. Each architecture's initramfs is built once, its
+# kernels fetched (one at a time: apt's locks).
+names=() pkgs=() vmlinuzes=() extras=() initrds=() arches=() logdirs=()
+add_arch() {
+	local arch=$1 k name pat extra suite set tests more
+	arch_setup "$arch"
+	BUILD=$2
+	INITRD="$BUILD/vmtest-initramfs.gz"
+	echo "vmtest: $ARCH guests run: $GUEST_TESTS"
+	build_initramfs "$INITRD"
+	mkdir -p "$BUILD/vmtest"
+	for k in "${KERNELS[@]}"; do
+		IFS='|' read -r name pat extra suite set <<< "$k"
+		selected "$name" || continue
+		pkg=$(newest_pkg "$pat" "$suite")
+		[ -n "$pkg" ] || die "no Debian package matches $pat${suite:+ in $suite}"
+		tests= more=
+		if [ -n "$set" ] && [ -z "${VMTEST_TESTS:-}" ]; then
+			case "${!set}" in
+			+*) more=${!set#+} ;;
+			*) tests=${!set} ;;
+			esac
+			echo "vmtest: $name runs ${tests:-the set and $more}"
+		fi
+		names+=("$name") pkgs+=("$pkg") arches+=("$ARCH") initrds+=("$INITRD")
+		logdirs+=("$BUILD/vmtest")
+		extras+=("$extra${tests:+ rc_tests=$tests}${more:+ rc_more=$more}")
+		vmlinuzes+=("$(fetch_kernel "$pkg" "$suite")")
+	done
+}
+add_arch "$ARCH_MAIN" "$BUILD_MAIN"
+[ -z "$ARM64_BUILD" ] || add_arch arm64 "$ARM64_BUILD"
 
 run_guest() {
-	local i=$1 start
+	local i=$1 start log
 	start=$(date +%s)
-	boot "$INITRD" "${vmlinuzes[$i]}" "${extras[$i]}" "$BUILD/vmtest/${names[$i]}.log"
-	echo $(($(date +%s) - start)) > "$BUILD/vmtest/${names[$i]}.secs"
-	echo "vmtest: ${names[$i]}: done in $(cat "$BUILD/vmtest/${names[$i]}.secs")s"
+	log="${logdirs[$i]}/${names[$i]}"
+	boot "${initrds[$i]}" "${vmlinuzes[$i]}" "${extras[$i]}" "$log.log" "${arches[$i]}"
+	echo $(($(date +%s) - start)) > "$log.secs"
+	echo "vmtest: ${names[$i]}: done in $(cat "$log.secs")s"
 }
 
+# The longest first (the last run's times, else the table's order), so
+# that the pool's slots end together.
+order=()
+while read -r _ i; do order+=("$i"); done < <(
+	for i in "${!names[@]}"; do
+		echo "$(cat "${logdirs[$i]}/${names[$i]}.secs" 2>/dev/null || echo 0) $i"
+	done | sort -rn -s -k1,1)
+
 running=0
-for i in "${!names[@]}"; do
+for i in "${order[@]}"; do
 	if [ "$running" -ge "$JOBS" ]; then
 		wait -n || true
 		running=$((running - 1))
@@ -323,8 +364,8 @@ wait
 total_pass=0 total_fail=0 total_skip=0 bad=0
 summary=""
 for i in "${!names[@]}"; do
-	name=${names[$i]} pkg=${pkgs[$i]} log="$BUILD/vmtest/${names[$i]}.log"
-	secs=$(cat "$BUILD/vmtest/$name.secs" 2>/dev/null || echo '?')
+	name=${names[$i]} pkg=${pkgs[$i]} log="${logdirs[$i]}/${names[$i]}.log"
+	secs=$(cat "${logdirs[$i]}/$name.secs" 2>/dev/null || echo '?')
 	tr -d '\r' < "$log" | grep -E '^(# |#   |    |wall time )' | grep -vE ':OK$' | sed "s/^/  $name: /" || true
 	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 || true)
 	if [ -z "$line" ]; then

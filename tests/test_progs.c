@@ -126,11 +126,12 @@ static int quiet_print(enum rc_print_level level, const char *fmt, va_list ap)
 
 /*
  * Does test @name match the -t filter: any of its comma-separated
- * substrings, or, written =NAME, the name whole?
+ * substrings, or, written =NAME, the name whole; and none written -SUBSTR?
  */
 static bool wanted(const char *name)
 {
 	const char *f = st.filter, *end;
+	bool in = false;
 	char one[128];
 
 	if (!f)
@@ -141,10 +142,12 @@ static bool wanted(const char *name)
 			continue;
 		memcpy(one, f, end - f);
 		one[end - f] = '\0';
-		if (one[0] == '=' ? !strcmp(name, one + 1) : !!strstr(name, one))
-			return true;
+		if (one[0] == '-' && strstr(name, one + 1))
+			return false;
+		if (one[0] != '-' && (one[0] == '=' ? !strcmp(name, one + 1) : !!strstr(name, one)))
+			in = true;
 	}
-	return false;
+	return in;
 }
 
 static double now_s(void)
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
 		else if (opt == 'v')
 			st.verbose = true;
 		else {
-			fprintf(stderr, "usage: test_progs [-v] [-t [=]TEST[,[=]TEST...]]\n");
+			fprintf(stderr, "usage: test_progs [-v] [-t [=|-]TEST[,[=|-]TEST...]]\n");
 			return 2;
 		}
 	}
