@@ -401,6 +401,17 @@ static void check_line(const char *what, bool yes)
 	printf("%-52s %s\n", what, yes ? "yes" : "no");
 }
 
+#define NOT_PERMITTED "unknown: not permitted (root, or CAP_BPF and CAP_PERFMON)"
+
+/* A feature only loading a BPF object tells: unknown where that is not permitted. */
+static void check_bpf_line(const struct rc_features *f, const char *what, bool yes)
+{
+	if (f->bpf_denied)
+		printf("%-52s %s\n", what, NOT_PERMITTED);
+	else
+		check_line(what, yes);
+}
+
 /*
  * What record on this kernel would do with each source: "yes" and the
  * programs it would load (the compat ones, and what they make up for), or
@@ -423,6 +434,15 @@ static void check_source(const struct rc_features *f, const char *what, enum rc_
 		       compat ? why : "", compat ? ")" : "");
 }
 
+static void check_ftrace(const struct rc_features *f)
+{
+	printf("  %-50s %s\n", "--transport ftrace",
+	       f->tracefs_denied ? "unknown: tracefs not readable (root, or its permissions)"
+	       : !f->tracefs	? "no: needs tracefs (CONFIG_FTRACE, mounted)"
+	       : f->ftrace_mmap ? "mmap (the rings mapped, 6.10)"
+				: "splice (no ring-buffer mapping before 6.10)");
+}
+
 /* record --check: the kernel's features a line each, as bpftool feature probe prints them. */
 static int check_kernel(void)
 {
@@ -434,25 +454,38 @@ static int check_kernel(void)
 	printf("kernel %s, preemption %s\n", f.release, f.preempt[0] ? f.preempt : "unknown");
 	if (f.masked[0])
 		printf("(RINGCAP_FEATURES_OFF: taken as missing: %s)\n", f.masked);
-	check_line("BPF tracepoint programs load", f.bpf);
+	check_bpf_line(&f, "BPF tracepoint programs load", f.bpf);
 	check_line("kernel BTF (/sys/kernel/btf/vmlinux)", f.btf);
 	check_line("BTF tracepoints the built-in sources use (5.5)", f.tp_btf);
 	check_line("sched_process_exit passes group_dead (6.16)", f.exit_group_dead);
 	check_line("sched_switch passes prev_state (5.18)", f.switch_prev_state);
-	check_line("BPF ring buffer (5.8)", f.ringbuf);
-	check_line("perf event array", f.perf_event_array);
-	check_line("task-local storage (5.11)", f.task_storage);
+	check_bpf_line(&f, "BPF ring buffer (5.8)", f.ringbuf);
+	check_bpf_line(&f, "perf event array", f.perf_event_array);
+	check_bpf_line(&f, "task-local storage (5.11)", f.task_storage);
 	check_line("bpf_get_current_task_btf (5.11)", f.current_task_btf);
-	check_line("bpf_ktime_get_boot_ns (5.8)", f.ktime_boot);
-	check_line("bpf_get_attach_cookie in tracepoints (5.15)", f.attach_cookie);
-	check_line("BPF atomic and/or (5.12)", f.atomics);
-	check_line("bpf_task_pt_regs in perf_event programs (5.15)", f.task_pt_regs);
+	check_bpf_line(&f, "bpf_ktime_get_boot_ns (5.8)", f.ktime_boot);
+	check_bpf_line(&f, "bpf_get_attach_cookie in tracepoints (5.15)", f.attach_cookie);
+	check_bpf_line(&f, "BPF atomic and/or (5.12)", f.atomics);
+	check_bpf_line(&f, "bpf_task_pt_regs in perf_event programs (5.15)", f.task_pt_regs);
 	check_line("uprobes", f.uprobes);
-	check_line("tracefs", f.tracefs);
-	check_line("ftrace ring-buffer mapping (6.10)", f.ftrace_mmap);
+	if (f.tracefs_denied)
+		printf("%-52s %s\n", "tracefs", "unknown: not readable (root, or its permissions)");
+	else
+		check_line("tracefs", f.tracefs);
+	if (f.tracefs_denied)
+		printf("%-52s %s\n", "ftrace ring-buffer mapping (6.10)",
+		       "unknown: tracefs not readable");
+	else
+		check_line("ftrace ring-buffer mapping (6.10)", f.ftrace_mmap);
 	if (!f.tp_btf && f.tp_btf_missing[0])
 		printf("(no BTF tracepoint %s)\n", f.tp_btf_missing);
 	printf("record on this kernel:\n");
+	if (f.bpf_denied) {
+		/* what needs BPF is not known, and no kernel version is named for it */
+		printf("  %-50s %s\n", "the BPF transports and sources", NOT_PERMITTED);
+		check_ftrace(&f);
+		return 0;
+	}
 	printf("  %-50s %s\n", "--transport auto",
 	       !f.bpf		    ? "nothing: no BPF"
 	       : f.ringbuf	    ? "ringbuf"
@@ -469,10 +502,7 @@ static int check_kernel(void)
 	       !f.task_pt_regs	     ? "no: needs bpf_task_pt_regs (Linux 5.15)"
 	       : !f.current_task_btf ? "no: needs bpf_get_current_task_btf (Linux 5.11)"
 				     : "yes");
-	printf("  %-50s %s\n", "--transport ftrace",
-	       !f.tracefs      ? "no: needs tracefs (CONFIG_FTRACE, mounted)"
-	       : f.ftrace_mmap ? "mmap (the rings mapped, 6.10)"
-			       : "splice (no ring-buffer mapping before 6.10)");
+	check_ftrace(&f);
 	return 0;
 }
 

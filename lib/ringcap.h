@@ -1842,6 +1842,8 @@ struct rc_features {
 	char release[65];	 /* uname -r */
 	char preempt[16];	 /* "rt", "full", "voluntary", "none", "dynamic", or "" */
 	bool bpf;		 /* a tracepoint program loads */
+	bool bpf_denied;	 /* BPF refused for want of privileges: its probes unknown */
+	bool tracefs_denied;	 /* tracefs there, not readable by this user */
 	bool btf;		 /* /sys/kernel/btf/vmlinux */
 	bool tp_btf;		 /* every BTF tracepoint the built-in sources use */
 	char tp_btf_missing[32]; /* the first one missing, when !tp_btf */

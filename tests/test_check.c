@@ -9,7 +9,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <grp.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "run_util.h"
 #include "test_progs.h"
 
@@ -113,4 +116,60 @@ void test_kernel_check(void)
 out:
 	run_free(&r);
 	tmpdir_cleanup();
+}
+
+/* record --check run as nobody: its output in @buf (NUL-terminated); its exit status, or -1. */
+static int check_as_nobody(char *buf, size_t len)
+{
+	int pfd[2], status;
+	size_t n = 0;
+	ssize_t k;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		close(pfd[0]);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(126);
+		execl(bin("ringcap"), "ringcap", "record", "--check", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (pid > 0 && n + 1 < len && (k = read(pfd[0], buf + n, len - 1 - n)) > 0)
+		n += (size_t)k;
+	buf[n] = '\0';
+	close(pfd[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * record --check without privileges: what it could not look at is
+ * "unknown", never "no" with a kernel version, and the kernel's BTF, which
+ * anyone may read, is still looked at.
+ */
+void test_kernel_check_unprivileged(void)
+{
+	static char out[16384];
+	const char *sources;
+
+	if (!need_root()) /* to become nobody */
+		return;
+	if (!ASSERT_EQ(check_as_nobody(out, sizeof(out)), 0, "record --check as nobody"))
+		return;
+	printf("%s", out);
+	ASSERT_HAS(out, "unknown: not permitted", "what needs privileges is unknown");
+	sources = strstr(out, "record on this kernel:");
+	if (ASSERT_OK_PTR(sources, "the sources"))
+		ASSERT_TRUE(!strstr(sources, "(Linux "), "no kernel version named for a source");
+	ASSERT_TRUE(!strstr(out, "BPF ring buffer (5.8)                                no"),
+		    "no 'no' for what was not looked at");
+	if (!access("/sys/kernel/btf/vmlinux", R_OK))
+		ASSERT_HAS(out, "kernel BTF (/sys/kernel/btf/vmlinux)                 yes",
+			   "BTF looked at");
 }

@@ -239,6 +239,7 @@ void rc_features__probe_ftrace(struct rc_features *f)
 		snprintf(f->release, sizeof(f->release), "%s", uts.release);
 	f->tracefs = !access("/sys/kernel/tracing/events", F_OK) ||
 		     !access("/sys/kernel/debug/tracing/events", F_OK);
+	f->tracefs_denied = !f->tracefs && errno == EACCES;
 	f->ftrace_mmap = f->tracefs && ftrace_mappable(f->release);
 	mask_features(f, true);
 }
@@ -246,10 +247,20 @@ void rc_features__probe_ftrace(struct rc_features *f)
 int rc_features__probe(struct rc_features *f)
 {
 	libbpf_print_fn_t old = libbpf_set_print(silent);
+	int ret;
 
 	memset(f, 0, sizeof(*f));
 	rc_features__probe_ftrace(f);
-	f->bpf = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACEPOINT, NULL) == 1;
+	ret = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACEPOINT, NULL);
+	f->bpf = ret == 1;
+	if (!f->bpf) {
+		/* refused for want of privileges (the probe says only "no"), or absent? */
+		int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+
+		if (fd >= 0)
+			close(fd);
+		f->bpf_denied = fd < 0 && (errno == EPERM || errno == EACCES);
+	}
 	if (f->bpf) {
 		f->ringbuf = map_ok(BPF_MAP_TYPE_RINGBUF);
 		f->perf_event_array = map_ok(BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -258,8 +269,8 @@ int rc_features__probe(struct rc_features *f)
 		f->attach_cookie = helper_ok(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_get_attach_cookie);
 		f->atomics = atomics_ok();
 		f->task_pt_regs = helper_ok(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs);
-		probe_btf(f);
 	}
+	probe_btf(f); /* a file anyone may read: known without privileges too */
 	f->uprobes = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
 	probe_preempt(f);
 	mask_features(f, false); /* again, over the BPF answers: said once, above */
