@@ -939,6 +939,14 @@ struct rc_reader;
 struct rc_reader *rc_reader__open(const char *path);
 
 /**
+ * rc_reader__open_error() - why the last rc_reader__open() of this thread
+ * failed on the file's contents, with the byte offset where it was found
+ *
+ * Return: "" after a success, or a failure to open or read the file.
+ */
+const char *rc_reader__open_error(void);
+
+/**
  * rc_reader__open_mem() - read a capture from memory
  * @buf: the capture; not copied, so it must outlive the reader. NULL only
  *	with @len 0

@@ -228,9 +228,19 @@ void test_cli_errors(void)
 	if (test__start_subtest("report_foreign")) {
 		static const char text[] = "not a capture at all\n";
 
-		if (ASSERT_TRUE(write_file(out, text, sizeof(text)), "write"))
-			expect_fail((char *[]){ rc, "report", (char *)out, NULL }, 1,
-				    "not a ringcap capture");
+		struct run fr = {};
+
+		/* one line: the file, the cause and the byte offset */
+		if (ASSERT_TRUE(write_file(out, text, sizeof(text)), "write") &&
+		    ASSERT_EQ(run_sync(&fr, (char *[]){ rc, "report", (char *)out, NULL }, 30000), 1,
+			      "exit code")) {
+			ASSERT_HAS(fr.err, "not a ringcap capture: no ringcap magic at byte 0",
+				   "the cause and where");
+			ASSERT_HAS(fr.err, out, "the file named");
+			ASSERT_TRUE(*fr.err && strchr(fr.err, '\n') == fr.err + strlen(fr.err) - 1,
+				    "one line");
+		}
+		run_free(&fr);
 	}
 	/* cut two thirds into what follows the header: some chunks are whole */
 	if (test__start_subtest("report_truncated") &&

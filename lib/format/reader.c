@@ -294,6 +294,14 @@ static int read_base(struct rc_reader *r)
 	return err == -ENOMEM ? err : 0;
 }
 
+/* Why the last open on this thread failed, for its caller's one line. */
+static __thread char open_err[256];
+
+const char *rc_reader__open_error(void)
+{
+	return open_err;
+}
+
 static struct rc_reader *reader_start(struct rc_reader *r)
 {
 	uint32_t type = 0;
@@ -302,8 +310,10 @@ static struct rc_reader *reader_start(struct rc_reader *r)
 	err = read_block(r, &type);
 	if (err == -EBADMSG && r->bad.cut)
 		err = 0;
+	open_err[0] = '\0';
 	if (err == -EBADMSG && r->bad.h[0] != RC_FRAME_MAGIC) {
-		snprintf(r->err, sizeof(r->err), "not a ringcap capture (bad magic)");
+		snprintf(r->err, sizeof(r->err),
+			 "not a ringcap capture: no ringcap magic at byte 0");
 	} else if (err == -EBADMSG) {
 		corrupt(r, 0, r->bad.why);
 	} else if (err == 0) {
@@ -319,7 +329,9 @@ static struct rc_reader *reader_start(struct rc_reader *r)
 		err = err ?: read_base(r);
 	}
 	if (err < 0) {
-		pr_warn("%s\n", r->err);
+		/* the caller names the file with it, in one line */
+		snprintf(open_err, sizeof(open_err), "%s", r->err);
+		pr_debug("%s\n", r->err);
 		rc_reader__free(r);
 		return rc_err_ptr(err);
 	}
