@@ -146,7 +146,7 @@ static __always_inline struct task_struct *rc_current(void)
 	return (struct task_struct *)bpf_get_current_task();
 }
 
-#define RC_TASK(t, f) BPF_CORE_READ(t, f)
+#define RC_TASK(t, f)	     BPF_CORE_READ(t, f)
 
 /*
  * After a pointer's NULL check: clang, given the helper calls of CO-RE

@@ -264,8 +264,8 @@ TP_SLOT(32) TP_SLOT(33) TP_SLOT(34) TP_SLOT(35) TP_SLOT(36) TP_SLOT(37) TP_SLOT(
 TP_SLOT(40) TP_SLOT(41) TP_SLOT(42) TP_SLOT(43) TP_SLOT(44) TP_SLOT(45) TP_SLOT(46) TP_SLOT(47)
 TP_SLOT(48) TP_SLOT(49) TP_SLOT(50) TP_SLOT(51) TP_SLOT(52) TP_SLOT(53) TP_SLOT(54) TP_SLOT(55)
 TP_SLOT(56) TP_SLOT(57) TP_SLOT(58) TP_SLOT(59) TP_SLOT(60) TP_SLOT(61) TP_SLOT(62) TP_SLOT(63)
-/* clang-format on */
-_Static_assert(RC_SLOTS_TP == 64, "a handle_tp_slot_K for every slot");
+    /* clang-format on */
+    _Static_assert(RC_SLOTS_TP == 64, "a handle_tp_slot_K for every slot");
 
 /*
  * A record of exactly @n bytes (a multiple of 4) with no __data_loc field,
@@ -622,5 +622,5 @@ PROBE_SLOT(16) PROBE_SLOT(17) PROBE_SLOT(18) PROBE_SLOT(19)
 PROBE_SLOT(20) PROBE_SLOT(21) PROBE_SLOT(22) PROBE_SLOT(23)
 PROBE_SLOT(24) PROBE_SLOT(25) PROBE_SLOT(26) PROBE_SLOT(27)
 PROBE_SLOT(28) PROBE_SLOT(29) PROBE_SLOT(30) PROBE_SLOT(31)
-/* clang-format on */
-_Static_assert(RC_SLOTS_PROBE == 32, "a handle_u*probe_slot_K for every slot");
+    /* clang-format on */
+    _Static_assert(RC_SLOTS_PROBE == 32, "a handle_u*probe_slot_K for every slot");

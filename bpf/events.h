@@ -365,11 +365,11 @@ struct rc_dyn_stats {
  * tracepoints at 0.., uprobes at RC_SLOT_UPROBE.., uretprobes at
  * RC_SLOT_URETPROBE...
  */
-#define RC_SLOTS_TP	   64
-#define RC_SLOTS_PROBE	   32
-#define RC_SLOT_UPROBE	   RC_SLOTS_TP
-#define RC_SLOT_URETPROBE  (RC_SLOTS_TP + RC_SLOTS_PROBE)
-#define RC_SLOTS	   (RC_SLOTS_TP + 2 * RC_SLOTS_PROBE)
+#define RC_SLOTS_TP	  64
+#define RC_SLOTS_PROBE	  32
+#define RC_SLOT_UPROBE	  RC_SLOTS_TP
+#define RC_SLOT_URETPROBE (RC_SLOTS_TP + RC_SLOTS_PROBE)
+#define RC_SLOTS	  (RC_SLOTS_TP + 2 * RC_SLOTS_PROBE)
 
 /* tpconf map value, at the event's index: its id (the link's cookie) - RC_DYN_BASE */
 struct rc_tp_conf {

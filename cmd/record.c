@@ -438,9 +438,9 @@ static void check_ftrace(const struct rc_features *f)
 {
 	printf("  %-50s %s\n", "--transport ftrace",
 	       f->tracefs_denied ? "unknown: tracefs not readable (root, or its permissions)"
-	       : !f->tracefs	? "no: needs tracefs (CONFIG_FTRACE, mounted)"
-	       : f->ftrace_mmap ? "mmap (the rings mapped, 6.10)"
-				: "splice (no ring-buffer mapping before 6.10)");
+	       : !f->tracefs	 ? "no: needs tracefs (CONFIG_FTRACE, mounted)"
+	       : f->ftrace_mmap	 ? "mmap (the rings mapped, 6.10)"
+				 : "splice (no ring-buffer mapping before 6.10)");
 }
 
 /* record --check: the kernel's features a line each, as bpftool feature probe prints them. */

@@ -80,8 +80,8 @@ void test_cli_errors(void)
 		expect_fail((char *[]){ rc, "record", "--flush-ms", "5", NULL }, 64,
 			    "invalid --flush-ms '5': milliseconds from 10 to 60000");
 	if (test__start_subtest("transport")) {
-		expect_fail((char *[]){ rc, "record", "--transport", "ftrace", "-e", "syscalls", "-o",
-					(char *)out, NULL },
+		expect_fail((char *[]){ rc, "record", "--transport", "ftrace", "-e", "syscalls",
+					"-o", (char *)out, NULL },
 			    64, "-e syscalls is ringcap's own event");
 		expect_fail((char *[]){ rc, "record", "--transport", "ftrace", "-e", "sched", "-o",
 					(char *)out, NULL },
@@ -232,8 +232,8 @@ void test_cli_errors(void)
 
 		/* one line: the file, the cause and the byte offset */
 		if (ASSERT_TRUE(write_file(out, text, sizeof(text)), "write") &&
-		    ASSERT_EQ(run_sync(&fr, (char *[]){ rc, "report", (char *)out, NULL }, 30000), 1,
-			      "exit code")) {
+		    ASSERT_EQ(run_sync(&fr, (char *[]){ rc, "report", (char *)out, NULL }, 30000),
+			      1, "exit code")) {
 			ASSERT_HAS(fr.err, "not a ringcap capture: no ringcap magic at byte 0",
 				   "the cause and where");
 			ASSERT_HAS(fr.err, out, "the file named");

@@ -464,18 +464,28 @@ void test_matrix_nocookie(void)
 	struct want w = { "uprobe:rc_workload:rc_probe_target", .nr = -1 };
 	struct want wr = { "uretprobe:rc_workload:rc_probe_target", .nr = -1 };
 	char *probe[] = { workload(), "probe", NSTR(N), NULL };
-	char *many[] = { (char *)bin("ringcap"), "record", "-q", "-o", (char *)tmpfile_path("x.rcap"),
-			 "-e", "writeback:*,block:*,timer:*,kmem:*,irq:*", "--", "true", NULL };
+	char *many[] = { (char *)bin("ringcap"),
+			 "record",
+			 "-q",
+			 "-o",
+			 (char *)tmpfile_path("x.rcap"),
+			 "-e",
+			 "writeback:*,block:*,timer:*,kmem:*,irq:*",
+			 "--",
+			 "true",
+			 NULL };
 	struct run r = {};
 	const char *t;
 
-	if (!need_root() || !ASSERT_OK(setenv("RINGCAP_FEATURES_OFF", "attach_cookie", 1), "setenv"))
+	if (!need_root() ||
+	    !ASSERT_OK(setenv("RINGCAP_FEATURES_OFF", "attach_cookie", 1), "setenv"))
 		return;
 	snprintf(up, sizeof(up), "uprobe:%s:rc_probe_target", bin("rc_workload"));
 	snprintf(uret, sizeof(uret), "uretprobe:%s:rc_probe_target", bin("rc_workload"));
 	FOR_TRANSPORTS(t)
 	{
-		run_case(t, (char *[]){ "-e", "signal:signal_generate,signal:signal_deliver", NULL },
+		run_case(t,
+			 (char *[]){ "-e", "signal:signal_generate,signal:signal_deliver", NULL },
 			 (char *[]){ workload(), "signal", NSTR(N), NULL }, &gen, N);
 		run_case(t, (char *[]){ "-e", up, "-e", uret, NULL }, probe, &w, N);
 		run_case(t, (char *[]){ "-e", up, "-e", uret, NULL }, probe, &wr, N);

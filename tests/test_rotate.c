@@ -1297,8 +1297,8 @@ void test_rotate_enospc_switch(void)
 	 */
 	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
 	    !ASSERT_TRUE(WIFEXITED(r.status) &&
-				 WEXITSTATUS(r.status) ==
-				     (r.err && strstr(r.err, "read after the cut") ? 2 : 0),
+			     WEXITSTATUS(r.status) ==
+				 (r.err && strstr(r.err, "read after the cut") ? 2 : 0),
 			 "exit 2 for a cut file, 0 for a stop at a header")) {
 		fprintf(stderr, "%s", r.err ? r.err : "");
 		goto out;

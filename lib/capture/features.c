@@ -203,9 +203,14 @@ static void mask_features(struct rc_features *f, bool say)
 		size_t off;
 	} names[] = {
 #define FEATURE(n) { #n, offsetof(struct rc_features, n) }
-		FEATURE(ringbuf),      FEATURE(task_storage), FEATURE(current_task_btf),
-		FEATURE(attach_cookie), FEATURE(atomics),     FEATURE(task_pt_regs),
-		FEATURE(ftrace_mmap),  FEATURE(exit_group_dead),
+		FEATURE(ringbuf),
+		FEATURE(task_storage),
+		FEATURE(current_task_btf),
+		FEATURE(attach_cookie),
+		FEATURE(atomics),
+		FEATURE(task_pt_regs),
+		FEATURE(ftrace_mmap),
+		FEATURE(exit_group_dead),
 #undef FEATURE
 		{ "sched_switch_prev_state", offsetof(struct rc_features, switch_prev_state) },
 	};
@@ -333,7 +338,8 @@ const char *rc_features__variant(const struct rc_features *f, enum rc_feature_ne
 	case RC_NEED_UPROBES:
 		if (!f->attach_cookie)
 			return "no attach cookies: a BPF program per probe, " RC_STR(
-			    RC_SLOTS_PROBE) " uprobes and " RC_STR(RC_SLOTS_PROBE) " uretprobes at most";
+			    RC_SLOTS_PROBE) " uprobes and " RC_STR(RC_SLOTS_PROBE) " uretprobes at "
+										   "most";
 		return NULL;
 	default:
 		return NULL;

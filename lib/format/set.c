@@ -347,7 +347,8 @@ struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 			err = -errno;
 			/* the reader said what it met; this names the file */
 			pr_warn("failed to read '%s': %s\n", f->path,
-				*rc_reader__open_error() ? rc_reader__open_error() : open_error(err));
+				*rc_reader__open_error() ? rc_reader__open_error()
+							 : open_error(err));
 			break;
 		}
 		f->m = rc_reader__meta(f->r);

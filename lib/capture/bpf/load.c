@@ -288,8 +288,11 @@ int rc_bpf__slot(const struct rc_bpf *s, const struct rc_dyn_event *e)
 	    (e->kind == RC_DYN_TP && rc_bpf__sc_key(s, e) >= 0))
 		return -1;
 	for (i = 0; &ev[i] != e && i < s->c.dset.n; i++)
-		n += ev[i].kind == e->kind && (e->kind != RC_DYN_TP || rc_bpf__sc_key(s, &ev[i]) < 0);
-	base = e->kind == RC_DYN_TP ? 0 : e->kind == RC_DYN_UPROBE ? RC_SLOT_UPROBE : RC_SLOT_URETPROBE;
+		n += ev[i].kind == e->kind &&
+		     (e->kind != RC_DYN_TP || rc_bpf__sc_key(s, &ev[i]) < 0);
+	base = e->kind == RC_DYN_TP	  ? 0
+	       : e->kind == RC_DYN_UPROBE ? RC_SLOT_UPROBE
+					  : RC_SLOT_URETPROBE;
 	return base + n;
 }
 

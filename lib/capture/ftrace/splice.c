@@ -207,9 +207,10 @@ static void note_missed(struct rc_ftrace *f, struct ft_cpu *c, const unsigned ch
 	more = k.overrun - owed;
 	if ((commit & MISSED_STORED) && len <= c->subbuf_size - SUBBUF_HDR - sizeof(stored)) {
 		memcpy(&stored, sb + SUBBUF_HDR + len, sizeof(stored));
-		pr_debug("cpu %d: %llu events lost before the sub-buffer of %llu, %llu not owed yet\n",
-			 c->cpu, (unsigned long long)stored, (unsigned long long)c->cur.ts,
-			 (unsigned long long)more);
+		pr_debug(
+		    "cpu %d: %llu events lost before the sub-buffer of %llu, %llu not owed yet\n",
+		    c->cpu, (unsigned long long)stored, (unsigned long long)c->cur.ts,
+		    (unsigned long long)more);
 		if (stored < more)
 			more = stored;
 	} else {
