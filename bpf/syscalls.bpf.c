@@ -35,6 +35,18 @@ struct pending_call {
 	__u64 ts;
 	__s64 nr; /* -1: nothing pending */
 	__u64 args[RC_SYSCALL_NARGS];
+#ifdef RC_COMPAT
+	/*
+	 * The process that made the entry. The map is keyed by the task's
+	 * address, which the kernel gives a new task once the old one is
+	 * freed: an entry a call left that never reached sys_exit (a 32-bit
+	 * task's exit, whose number is not RC_NR_EXIT) must not pair with
+	 * the new task's first sys_exit (ret_from_fork's). Not the thread
+	 * id: a thread that execs takes its leader's in the middle of the
+	 * call.
+	 */
+	__u64 tgid;
+#endif
 };
 
 #ifndef RC_COMPAT
@@ -79,6 +91,7 @@ static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *r
 	rc_syscall_args(p.args, regs);
 	p.nr = id;
 	p.ts = bpf_ktime_get_boot_ns();
+	p.tgid = bpf_get_current_pid_tgid() >> 32;
 	if (!bpf_map_update_elem(&pending, &key, &p, BPF_ANY))
 		return 0;
 	st = rc_stats();
@@ -164,6 +177,10 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	__u64 key = (__u64)cur;
 
 	p = bpf_map_lookup_elem(&pending, &key);
+	if (p && p->tgid != bpf_get_current_pid_tgid() >> 32) {
+		bpf_map_delete_elem(&pending, &key); /* another task's, left at this address */
+		return 0;
+	}
 #endif
 	if (!p || p->nr < 0)
 		return 0;

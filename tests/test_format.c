@@ -1234,3 +1234,49 @@ void test_format_cut(void)
 	ASSERT_TRUE(cut > 100 && tried > cut, "cut at many points, and some not");
 	ASSERT_TRUE(cut > cut_at_end, "most cuts before the last chunk");
 }
+
+/*
+ * A writer given a file not at its start (a capture after other output,
+ * -o - >> FILE) writes on where the file is, and never cuts back,
+ * preallocates or releases by its own offsets: what was before stays, and
+ * the capture after it reads whole.
+ */
+void test_format_not_at_start(void)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 4096, .no_compress = true };
+	static const char prefix[100] = "output of something else";
+	struct mem_capture mc = {};
+	const struct rc_rec_hdr *rec;
+	struct rc_writer *w;
+	struct rc_reader *r;
+	struct rc_meta m;
+	char path[64];
+	long n = 0;
+	int fd, err;
+
+	test_meta(&m);
+	fd = memfd_create("offset", 0);
+	if (!ASSERT_TRUE(fd >= 0, "memfd"))
+		return;
+	if (!ASSERT_EQ(write(fd, prefix, sizeof(prefix)), (ssize_t)sizeof(prefix), "prefix"))
+		goto out;
+	w = rc_writer__new(fd, &m, &wo);
+	err = w ? cut_run(w) : -errno;
+	rc_writer__free(w);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (!ASSERT_OK(err, "write and finish") || !ASSERT_OK(slurp(path, &mc), "read back"))
+		goto out;
+	ASSERT_TRUE(mc.len > sizeof(prefix) && !memcmp(mc.buf, prefix, sizeof(prefix)),
+		    "what was before kept");
+	r = rc_reader__open_mem(mc.buf + sizeof(prefix), mc.len - sizeof(prefix));
+	if (ASSERT_OK_PTR(r, "the capture after it")) {
+		while (rc_reader__next(r, &rec) > 0)
+			n++;
+		ASSERT_TRUE(!rc_reader__truncated(r) && !rc_reader__corrupt(r, NULL), "complete");
+		ASSERT_EQ(n, CUT_N, "every record");
+		rc_reader__free(r);
+	}
+	free(mc.buf);
+out:
+	close(fd);
+}

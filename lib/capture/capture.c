@@ -282,12 +282,6 @@ int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, in
 
 void rc_capture__release(struct rc_capture *c)
 {
-	/*
-	 * The last file is complete now: the run's files keep under
-	 * --max-size with it too, as at every check while recording.
-	 */
-	if (c->stopped && c->w && c->rotor_on && c->rot.rotating && c->opts.max_size)
-		rc_rotor__prune(&c->rot, rc_writer__bytes(c->w));
 	rc_writer__free(c->w);
 	c->w = NULL;
 	rc_rotor__free(&c->rot);

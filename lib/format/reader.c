@@ -353,6 +353,7 @@ struct rc_reader *rc_reader__open(const char *path)
 	struct rc_reader *r;
 	int fd, err;
 
+	open_err[0] = '\0'; /* an open(2) failure must not carry the last file's cause */
 	if (!strcmp(path, "-"))
 		return rc_reader__open_fd(STDIN_FILENO);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -370,7 +371,10 @@ struct rc_reader *rc_reader__open(const char *path)
 
 struct rc_reader *rc_reader__open_mem(const void *buf, size_t len)
 {
-	struct rc_reader *r = reader_new();
+	struct rc_reader *r;
+
+	open_err[0] = '\0';
+	r = reader_new();
 
 	if (!r)
 		return rc_err_ptr(-ENOMEM);

@@ -206,7 +206,14 @@ struct rc_writer *rc_writer__new(int fd, const struct rc_meta *meta,
 	w->store = opts && opts->no_compress;
 	w->shuffle = !w->store && !(opts && opts->no_shuffle);
 	w->stats_room = STATS_ROOM;
-	w->can_cut = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
+	/*
+	 * Cut back, preallocated and released by offsets from the file's
+	 * start: only a regular file written from its start, and not
+	 * O_APPEND (-o - >> FILE), whose writes go to its end wherever the
+	 * offset is. Any other is written on and not cut.
+	 */
+	w->can_cut = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) == 0 &&
+		     !(fcntl(fd, F_GETFL) & O_APPEND);
 	w->fsize_max = UINT64_MAX;
 	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY)
 		w->fsize_max = rl.rlim_cur;

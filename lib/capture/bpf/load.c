@@ -312,6 +312,8 @@ static struct bpf_program *slot_prog(const struct rc_bpf *s, int slot)
 {
 	char name[48];
 
+	if (slot < 0 || slot >= RC_SLOTS)
+		return NULL; /* never: check_slots() refused so many */
 	if (slot < RC_SLOT_UPROBE)
 		snprintf(name, sizeof(name), "handle_tp_slot_%d", slot);
 	else if (slot < RC_SLOT_URETPROBE)
@@ -356,6 +358,13 @@ struct bpf_program *rc_bpf__probe_prog(const struct rc_bpf *s, const struct rc_d
 					: s->dyn->progs.handle_uretprobe;
 }
 
+/* libbpf 1.1 takes no NULL here */
+static void set_autoload(struct bpf_program *p)
+{
+	if (p)
+		bpf_program__set_autoload(p, true);
+}
+
 /*
  * The programs the events need; handle_tp too where cookies let it serve
  * as attach_dyn()'s fallback.
@@ -374,9 +383,9 @@ static void dyn_autoload(struct rc_bpf *s)
 		const struct rc_dyn_event *e = &s->c.dset.ev[i];
 
 		if (e->kind == RC_DYN_TP)
-			bpf_program__set_autoload(rc_bpf__tp_prog(s, e), true);
+			set_autoload(rc_bpf__tp_prog(s, e));
 		else if (e->kind == RC_DYN_UPROBE || e->kind == RC_DYN_URETPROBE)
-			bpf_program__set_autoload(rc_bpf__probe_prog(s, e), true);
+			set_autoload(rc_bpf__probe_prog(s, e));
 	}
 }
 
@@ -479,7 +488,10 @@ static int open_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 		dyn_bpf__destroy(s->dyn);
 		s->dyn = NULL;
 		s->sc_refused = true;
-		err = load_dyn(s, k);
+		/* the syscall events now take tracepoint slots too, where there are no cookies */
+		err = check_slots(s) ?: load_dyn(s, k);
+		if (err == -E2BIG)
+			return err;
 	}
 	if (err)
 		return load_failed("tracepoint and uprobe", err);
@@ -983,8 +995,19 @@ int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
 		pr_warn("failed to add pid %d to the targets: out of range\n", pid);
 		return -EINVAL;
 	}
-	if (s->follow_compat && (err = add_followed(s, pid)))
-		return err == -EEXIST ? 0 : err;
+	if (s->follow_compat) {
+		err = add_followed(s, pid);
+		if (err)
+			return err == -EEXIST ? 0 : err;
+		/*
+		 * Added as the compat programs add and take it away: should the
+		 * process die between the entry and this, their subtraction
+		 * came first, and the sum is still the word without the bit,
+		 * where an or after it would leave a borrow in the tgids above.
+		 */
+		__atomic_fetch_add(&s->targets[pid / 64], 1ull << (pid % 64), __ATOMIC_SEQ_CST);
+		return 0;
+	}
 	__atomic_fetch_or(&s->targets[pid / 64], 1ull << (pid % 64), __ATOMIC_SEQ_CST);
 	return 0;
 }
