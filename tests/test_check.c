@@ -157,10 +157,17 @@ void test_kernel_check_unprivileged(void)
 {
 	static char out[16384];
 	const char *sources;
+	int code;
 
 	if (!need_root()) /* to become nobody */
 		return;
-	if (!ASSERT_EQ(check_as_nobody(out, sizeof(out)), 0, "record --check as nobody"))
+	code = check_as_nobody(out, sizeof(out));
+	if (code == 126 || code == 127) {
+		test__skip("cannot become nobody, or nobody cannot run ringcap here (its "
+			   "directory's permissions)");
+		return;
+	}
+	if (!ASSERT_EQ(code, 0, "record --check as nobody"))
 		return;
 	printf("%s", out);
 	ASSERT_HAS(out, "unknown: not permitted", "what needs privileges is unknown");
