@@ -2,7 +2,7 @@
 /*
  * report's output formats, all decoded from the schema in the capture:
  *
- * text      perf-script-like lines (lib/decode.c)
+ * text      perf-script-like lines (lib/decode/decode.c)
  * json      JSON Lines: {"time", "ts", "cpu", "pid", "tid", "comm", "event",
  *           "fields": {...}}; enum values by name, errno values as numbers
  *           with "<field>_errno" beside them, durations in ns; a struct's

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/btfdesc.c: a BTF struct as an event schema (BTF built in memory), and
- * const volatile globals set in a real object (tests/bpf/globals.bpf.c,
- * built into $RC_TEST_BPF_DIR, by default tests/bpf/ of the build directory).
+ * lib/capture/bpf/btfdesc.c: a BTF struct as an event schema (BTF built in
+ * memory), and const volatile globals set in a real object
+ * (tests/bpf/globals.bpf.c, built into $RC_TEST_BPF_DIR, by default tests/bpf/
+ * of the build directory).
  */
 #include <errno.h>
 #include <linux/btf.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The ftrace-page codec (lib/ftpage.c): walking ftrace events, taking them
- * into chunks at every split, the round trip through a capture file,
- * malformed input of every kind, and stored frames.
+ * The ftrace-page codec (lib/format/ftenc.c, ftdec.c, ftwalk.c): walking
+ * ftrace events, taking them into chunks at every split, the round trip
+ * through a capture file, malformed input of every kind, and stored frames.
  */
 #include <errno.h>
 #include <linux/types.h>

@@ -188,7 +188,7 @@ static bool field_is(const struct rc_tpformat *f, uint16_t i, const char *name, 
 }
 
 /*
- * What the capture format asks of a stored field (lib/header.c
+ * What the capture format asks of a stored field (lib/format/header.c
  * check_field()), with a __data_loc's footprint its 4-byte loc word, and
  * what the BPF program relies on: the locs and their offsets.
  */
