@@ -75,7 +75,7 @@ ALL_CFLAGS += -DHAVE_LIBIPT
 LIBS += -lipt
 endif
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf -Ilib \
 	-Wall -Werror -MMD -MP
 
 BPF_NAMES := syscalls sched follow dyn profile offcpu

@@ -300,7 +300,7 @@ static __always_inline bool rc_group_dead(struct task_struct *p)
  * test it again here or in rc_submit() (rc_reserve_in()).
  */
 #ifndef RC_COMPAT
-static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_struct *t,
+static __always_inline void rc_fill_hdr(struct rc_rec_hdr *h, const struct task_struct *t,
 					__u16 type, __u32 size)
 {
 	h->ts = bpf_ktime_get_boot_ns();
@@ -318,7 +318,7 @@ static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_s
  * helpers give for less than three CO-RE reads (the name zero-padded,
  * strncpy() before 5.17's strscpy_pad()).
  */
-static __always_inline void rc_fill_hdr(struct rc_ev_hdr *h, const struct task_struct *t,
+static __always_inline void rc_fill_hdr(struct rc_rec_hdr *h, const struct task_struct *t,
 					__u16 type, __u32 size)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -422,7 +422,7 @@ static __always_inline __u64 rc_wakeup_flags_cpu(__u32 size)
 }
 
 /* --snapshot-on: tell user space that a record of the chosen kind was made. */
-static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
+static __always_inline void rc_trigger(void *ctx, const struct rc_rec_hdr *h)
 {
 	__u64 ts = h->ts;
 
@@ -434,7 +434,7 @@ static __always_inline void rc_trigger(void *ctx, const struct rc_ev_hdr *h)
 	bpf_perf_event_output(ctx, &notify, BPF_F_CURRENT_CPU, &ts, sizeof(ts));
 }
 
-static __always_inline void rc_emit_stack(void *ctx, const struct rc_ev_hdr *ev);
+static __always_inline void rc_emit_stack(void *ctx, const struct rc_rec_hdr *ev);
 
 /*
  * Copy @size bytes of @buf into the ring: for records built in a buffer
@@ -458,13 +458,13 @@ static __always_inline long rc_output(void *ctx, struct rc_bpf_stats *st, void *
  */
 static __always_inline void rc_submit(void *ctx, struct rc_bpf_stats *st, void *rec, __u32 size)
 {
-	struct rc_ev_hdr h;
+	struct rc_rec_hdr h;
 
 	if (knobs.stacks)
-		h = *(struct rc_ev_hdr *)rec; /* a submitted record is not ours to read */
+		h = *(struct rc_rec_hdr *)rec; /* a submitted record is not ours to read */
 	if (knobs.transport == RC_KNOB_PERFBUF) {
 		if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, rec, size) < 0)
-			rc_count_drop(st, ((struct rc_ev_hdr *)rec)->type);
+			rc_count_drop(st, ((struct rc_rec_hdr *)rec)->type);
 		else if (knobs.stacks)
 			rc_emit_stack(ctx, &h);
 		if (knobs.snap_type)
@@ -559,7 +559,7 @@ struct {
 	__type(value, __u32);
 } stacknest SEC(".maps");
 
-static __always_inline void rc_emit_stack(void *ctx, const struct rc_ev_hdr *ev)
+static __always_inline void rc_emit_stack(void *ctx, const struct rc_rec_hdr *ev)
 {
 	struct rc_bpf_stats *st = rc_stats();
 	__u32 zero = 0, lvl, nk, nu, size;

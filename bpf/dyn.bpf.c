@@ -62,7 +62,7 @@ struct {
 } slots SEC(".maps");
 
 /* a record is built here: header, then the raw record, then padding */
-#define TP_BUF (sizeof(struct rc_ev_hdr) + RC_TP_MAX_RAW + 8)
+#define TP_BUF (sizeof(struct rc_rec_hdr) + RC_TP_MAX_RAW + 8)
 
 struct tp_buf {
 	char data[TP_BUF];
@@ -180,7 +180,7 @@ static __always_inline int tp_any(void *ctx, __u32 key)
 	struct trace_entry *common;
 	struct rc_dyn_stats *st;
 	struct rc_tp_conf *c;
-	struct rc_ev_hdr *h;
+	struct rc_rec_hdr *h;
 	__u64 len, size, pad;
 	struct tp_buf *b;
 	__u32 i;
@@ -280,12 +280,12 @@ TP_SLOT(56) TP_SLOT(57) TP_SLOT(58) TP_SLOT(59) TP_SLOT(60) TP_SLOT(61) TP_SLOT(
  */
 static __always_inline int tp_fixed(void *ctx, const __u32 n)
 {
-	const __u32 size = sizeof(struct rc_ev_hdr) + ((n + 7) & ~7u);
+	const __u32 size = sizeof(struct rc_rec_hdr) + ((n + 7) & ~7u);
 	struct task_struct *cur = rc_current();
 	struct trace_entry *common;
 	struct rc_dyn_stats *st;
 	struct rc_tp_conf *c;
-	struct rc_ev_hdr *h;
+	struct rc_rec_hdr *h;
 	struct tp_buf *b;
 	__u32 *raw, off;
 
@@ -432,7 +432,7 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 	struct trace_entry *common;
 	struct rc_dyn_stats *st;
 	struct rc_tp_conf *c;
-	struct rc_ev_hdr *h;
+	struct rc_rec_hdr *h;
 	struct tp_buf *b;
 	__u32 key, *idx;
 	__u64 *raw;

@@ -10,7 +10,6 @@
 #include <zlib.h>
 #include "events.h"
 #include "capture_util.h"
-#include "internal.h"
 
 void test_meta(struct rc_meta *m)
 {

@@ -37,7 +37,7 @@ static int batch_capture(int stop_err, struct mem_capture *mc)
 	err = err ?: rc_batcher__start(&b);
 	for (i = 0; !err && i < N_RECS; i++) {
 		e.hdr =
-		    (struct rc_ev_hdr){ .ts = 2000 + i, .type = RC_EV_SYSCALL, .size = sizeof(e) };
+		    (struct rc_rec_hdr){ .ts = 2000 + i, .type = RC_EV_SYSCALL, .size = sizeof(e) };
 		e.nr = 39;
 		err = rc_batcher__put(&b, &e, sizeof(e));
 	}

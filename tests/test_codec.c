@@ -9,7 +9,7 @@
 #include <zstd.h>
 #include "events.h"
 #include "format/format.h"
-#include "internal.h"
+#include "util/util.h"
 #include "format/shuffle.h"
 #include "capture_util.h"
 #include "test_progs.h"

@@ -12,7 +12,7 @@
 #include <zstd.h>
 #include "events.h"
 #include "format/format.h"
-#include "format/writer.h"
+#include "format/writer_int.h"
 #include "capture_util.h"
 #include "test_progs.h"
 
@@ -640,7 +640,7 @@ static int flagged_capture(struct mem_capture *mc)
 
 	if (!s)
 		return -errno;
-	recs.sc.hdr = (struct rc_ev_hdr){
+	recs.sc.hdr = (struct rc_rec_hdr){
 		.ts = 1000, .pid = 5, .tid = 5, .type = RC_EV_SYSCALL, .size = sizeof(recs.sc)
 	};
 	recs.fl.h = (struct rc_rec_hdr){ .ts = 1001, .type = FLAGGED_ID, .size = sizeof(recs.fl) };

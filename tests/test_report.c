@@ -378,7 +378,7 @@ static int unknown_capture(const char *path)
 
 	if (!s)
 		return -errno;
-	recs.sc.hdr = (struct rc_ev_hdr){ .ts = 1000,
+	recs.sc.hdr = (struct rc_rec_hdr){ .ts = 1000,
 					  .pid = 100,
 					  .tid = 101,
 					  .type = RC_EV_SYSCALL,

@@ -17,7 +17,7 @@
 #include "capture/stacks.h"
 #include "format/format.h"
 #include "format/stacktab.h"
-#include "format/writer.h"
+#include "format/writer_int.h"
 #include "symbol/ksym.h"
 #include "capture_util.h"
 #include "test_progs.h"

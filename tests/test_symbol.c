@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "internal.h"
+#include "util/util.h"
 #include "symbol/perfmap.h"
 #include "symbol/symtab.h"
 #include "symbol/srcline.h"

@@ -12,7 +12,7 @@
 #include <dirent.h>
 #include <unistd.h>
 #include "format/format.h"
-#include "internal.h"
+#include "util/util.h"
 #include "tracefs/tpformat.h"
 #include "ft_formats.h"
 #include "test_progs.h"

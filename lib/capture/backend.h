@@ -16,10 +16,34 @@
 #include <linux/types.h>
 #include <sys/utsname.h>
 #include "events.h"
-#include "internal.h"
+#include "capture/session.h"
 #include "capture/dyn.h"
 #include "capture/rotate.h"
 #include "capture/stacks.h"
+
+/* How often a drain writes what it read: --flush-ms, or --wakeup-ms alone, or 1 s. */
+static inline uint64_t rc_flush_ns(const struct rc_record_opts *o)
+{
+	/* --wakeup-ms without --flush-ms: what was read is written as often */
+	if (o->wakeup_ms && !o->flush_ms)
+		return o->wakeup_ms * 1000000ull;
+	return (o->flush_ms ? o->flush_ms : 1000) * 1000000ull;
+}
+
+/*
+ * How long a drain may sleep at @now, in ms rounded up: until the next
+ * flush or @end, whichever comes first, and --wakeup-ms at most (read at
+ * least this often, woken or not).
+ */
+static inline int rc_wait_ms(const struct rc_record_opts *o, uint64_t now, uint64_t next_flush,
+			     uint64_t end)
+{
+	uint64_t until = next_flush < end ? next_flush : end;
+
+	if (o->wakeup_ms && now + o->wakeup_ms * 1000000ull < until)
+		until = now + o->wakeup_ms * 1000000ull;
+	return (until - now + 999999) / 1000000;
+}
 
 #define RC_STATS_NS 1000000000ull /* the counters go to the file once a second */
 #define RC_SCHED_EVENTS                                                                            \

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture/batch.h"
-#include "format/writer.h"
+#include "format/writer_int.h"
+#include "util/util.h"
 
 int rc_batcher__init(struct rc_batcher *b, struct rc_capture *c)
 {

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "capture/backend.h"
-#include "format/writer.h"
+#include "format/writer_int.h"
+#include "util/util.h"
 
 void rc_capture__init(struct rc_capture *c, const struct rc_record_opts *opts)
 {

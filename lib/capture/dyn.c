@@ -15,6 +15,8 @@
 #include <bpf/libbpf.h>
 #include "events.h"
 #include "capture/dyn.h"
+#include "capture/session.h"
+#include "util/util.h"
 
 static struct rc_dyn_event *new_event(struct rc_dyn_set *d, enum rc_dyn_kind kind, const char *name)
 {
@@ -99,12 +101,12 @@ static int add_tracepoint(const char *system, const char *name, void *arg)
 	e = new_event(g->d, RC_DYN_TP, full);
 	if (!e)
 		return -errno;
-	err = rc_tpformat__load(&e->tp, system, name, sizeof(struct rc_ev_hdr), why, sizeof(why));
+	err = rc_tpformat__load(&e->tp, system, name, sizeof(struct rc_rec_hdr), why, sizeof(why));
 	if (err) {
 		pr_warn("cannot record tracepoint %s: %s\n", full, why);
 		return err;
 	}
-	e->desc.size = (sizeof(struct rc_ev_hdr) + e->tp.size + 7) & ~7u;
+	e->desc.size = (sizeof(struct rc_rec_hdr) + e->tp.size + 7) & ~7u;
 	e->desc.nfields = e->tp.nfields;
 	e->desc.fields = e->tp.fields;
 	return rc_dyn__note(g->d, e->id, "format", e->tp.text, strlen(e->tp.text));

@@ -7,7 +7,7 @@
 #ifndef RINGCAP_DYN_H
 #define RINGCAP_DYN_H
 
-#include "internal.h"
+#include "format/meta.h"
 #include "tracefs/tpformat.h"
 
 enum rc_dyn_kind {

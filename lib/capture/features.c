@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "internal.h"
+#include "util/util.h"
 #include "events.h"
 #include "capture/backend.h"
 

@@ -10,7 +10,7 @@
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include "util/util.h"
 #include "capture/rotate.h"
 #include "util/mem.h"
 

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include "capture/backend.h"
 #include "capture/ftrace/ftrace.h"
-#include "format/writer.h"
+#include "format/writer_int.h"
+#include "util/util.h"
 
 struct rc_session {
 	const struct rc_backend_ops *ops;

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include "internal.h"
+#include "util/util.h"
 #include "capture/sideband.h"
 #include "capture/perf/ring.h"
 #include "symbol/usym.h"

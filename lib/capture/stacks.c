@@ -6,11 +6,12 @@
 #include <time.h>
 #include <linux/types.h>
 #include "events.h"
-#include "internal.h"
+#include "format/reader.h"
+#include "util/util.h"
 #include "capture/sideband.h"
 #include "capture/stacks.h"
 #include "format/format.h"
-#include "format/writer.h"
+#include "format/writer_int.h"
 #include "symbol/ksym.h"
 #include "symbol/srcline.h"
 #include "symbol/unwind.h"
@@ -686,7 +687,7 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 	/* the mappings made up to now: before the samples of the batch are named */
 	if (t->sb && rc_sideband__apply(t->sb, t->usym))
 		pr_debug("stacks: out of memory noting the side-band's mappings\n");
-	while (!err && *len - in >= sizeof(struct rc_ev_hdr)) {
+	while (!err && *len - in >= sizeof(struct rc_rec_hdr)) {
 		struct rc_ev_sample e;
 		size_t size;
 

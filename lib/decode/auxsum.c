@@ -8,8 +8,7 @@
 #include <unistd.h>
 #include "decode/auxsum.h"
 #include <linux/perf_event.h>
-#include "events.h"
-#include "internal.h"
+#include "util/util.h"
 
 #define RUN_MAX (256u << 20) /* an Intel PT stretch summarized at most at a time */
 

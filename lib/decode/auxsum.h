@@ -13,7 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "decode/ipt.h"
-#include "ringcap.h"
+#include "format/aux.h"
+#include "format/records.h"
 
 /**
  * struct rc_aux_cpu_sum - one CPU's AUX stream, as read

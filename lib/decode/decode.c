@@ -5,10 +5,11 @@
  * anything unprintable escaped.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <stdint.h>
-#include "internal.h"
+#include "decode/decode.h"
 
 static int put_escaped(struct rc_strbuf *sb, const char *s, size_t max)
 {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Which records a report shows: by process, thread, command, CPU, event and time. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "decode/filter.h"
 
 static bool in_list(const uint32_t *v, size_t n, uint32_t x)
 {

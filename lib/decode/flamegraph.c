@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode/flamegraph.h"
-#include "internal.h"
+#include "util/util.h"
 #include "util/mem.h"
 
 /* The geometry of flamegraph.pl's defaults, in px. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Log2 histograms of latencies: syscall durations, and wakeup to run. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "decode/hist.h"
 
 void rc_hist__add(struct rc_hist *h, uint64_t v)
 {

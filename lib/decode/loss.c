@@ -5,8 +5,9 @@
  * flight recorder overwrote, and the second with the most drops. What
  * ringcap stat shows, for any program that reads a capture.
  */
+#include <errno.h>
 #include <stdlib.h>
-#include "internal.h"
+#include "decode/ledger.h"
 
 int rc_ledger__alloc(struct rc_ledger *l, uint32_t ncpus)
 {

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ringcap.h"
+#include "decode/filter.h"
+#include "decode/profile.h"
 #include "util/keymap.h"
 #include "util/mem.h"
 

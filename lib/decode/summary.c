@@ -2,7 +2,7 @@
 /* Counts by event, by process and by syscall, with syscall latencies. */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "decode/summary.h"
 #include "util/mem.h"
 
 static struct rc_sum_count *find(struct rc_sum_count **items, size_t *n, size_t *cap, uint64_t key)

@@ -4,7 +4,8 @@
 #include <string.h>
 #include "format/auxblk.h"
 #include "format/format.h"
-#include "internal.h"
+#include "format/writer.h"
+#include "util/util.h"
 
 static int bad(const char **why, const char *what)
 {

@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 #include <zstd.h>
-#include "ringcap.h"
+#include "format/aux.h"
+#include "util/strbuf.h"
 
 /**
  * rc_aux_block__decode() - an AUX block's payload, checked and decompressed

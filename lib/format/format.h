@@ -19,9 +19,16 @@
 #ifndef RINGCAP_FORMAT_H
 #define RINGCAP_FORMAT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include "format/records.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "ringcap-file(5) v1 is little-endian; this host is not"
+#endif
 
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
@@ -314,6 +321,24 @@ struct rc_disk_index {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct rc_disk_index) == 32, "rc_disk_index layout");
+
+/*
+ * The next record of a run of @len bytes of records, from *@pos, which it
+ * moves past: 1 and *@h; 0 at the end; -EBADMSG when the run ends inside a
+ * record header, -EINVAL for a size that is not a whole record of it.
+ */
+static inline int rc_rec__next(const void *recs, size_t len, size_t *pos, struct rc_rec_hdr *h)
+{
+	if (*pos >= len)
+		return 0;
+	if (len - *pos < sizeof(*h))
+		return -EBADMSG;
+	memcpy(h, (const unsigned char *)recs + *pos, sizeof(*h));
+	if (h->size < sizeof(*h) || h->size % RC_REC_ALIGN || h->size > len - *pos)
+		return -EINVAL;
+	*pos += h->size;
+	return 1;
+}
 
 /* The CRC of a block: over its type, then its payload (zlib's crc32). */
 uint32_t rc_block_crc(uint32_t type, const void *payload, size_t len);

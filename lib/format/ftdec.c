@@ -10,7 +10,7 @@
 #include <string.h>
 #include "format/ftpage.h"
 #include "format/ftpage_int.h"
-#include "internal.h"
+#include "util/util.h"
 #include "util/mem.h"
 
 struct dec_ref {

@@ -11,7 +11,7 @@
 #include <zstd.h>
 #include "format/ftpage.h"
 #include "format/ftpage_int.h"
-#include "internal.h"
+#include "util/util.h"
 #include "util/mem.h"
 
 /*

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "format/format.h"
-#include "ringcap.h"
+#include "util/strbuf.h"
 
 /* A range of events being walked. */
 struct rc_ft_cursor {

@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 #include "format/format.h"
-#include "ringcap.h"
 
 #define REC_HDR	 sizeof(struct rc_rec_hdr)
 #define FRAG_HDR sizeof(struct rc_disk_frag)

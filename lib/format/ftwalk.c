@@ -11,7 +11,6 @@
  */
 #include "format/ftpage.h"
 #include "format/ftpage_int.h"
-#include "internal.h"
 
 /* include/linux/ring_buffer.h */
 #define FT_TYPE_DATA_MAX    28

@@ -9,7 +9,8 @@
 #include <zlib.h>
 #include "format/format.h"
 #include "format/header.h"
-#include "decode/schema.h"
+#include "format/schema_int.h"
+#include "util/util.h"
 
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 bool rc_fuzz_check_crc;

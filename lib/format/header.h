@@ -4,7 +4,7 @@
 
 #include "format/format.h"
 #include "format/ftpage.h"
-#include "internal.h"
+#include "format/meta.h"
 
 /* A parsed file header; owns every string and table it points to. */
 struct rc_parsed_header {
@@ -17,5 +17,8 @@ struct rc_parsed_header {
 int rc_parse_header(struct rc_parsed_header *h, const void *buf, size_t len, char *err,
 		    size_t errlen);
 void rc_parsed_header__free(struct rc_parsed_header *h);
+
+/* Serialise the file header block payload for @meta. */
+int rc_format__header(struct rc_strbuf *sb, const struct rc_meta *meta);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "format/input.h"
+#include "util/util.h"
 
 /* Bytes given back (or peeked at) and not read again yet. */
 static size_t back_len(const struct rc_input *in)

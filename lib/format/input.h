@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "internal.h"
+#include "util/strbuf.h"
 
 /**
  * struct rc_input - where a reader's bytes come from

@@ -24,6 +24,8 @@
 #include "format/stacktab.h"
 #include "format/shuffle.h"
 #include "util/mem.h"
+#include "format/stats.h"
+#include "util/util.h"
 
 /* A block that is not good: what was read of it (its payload: r->payload), and why. */
 struct bad_block {

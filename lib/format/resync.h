@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "format/format.h"
 #include "format/input.h"
+#include "format/reader.h"
 
 /**
  * rc_block__len_fits() - whether a block of a type can have a payload of a length

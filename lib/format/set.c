@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include "format/set.h"
+#include "util/util.h"
 #include "format.h"
 #include "util/mem.h"
 

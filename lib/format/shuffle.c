@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
-#include "ringcap.h"
+#include "format/records.h"
 #include "format/shuffle.h"
 #ifdef __SSE2__
 #include <emmintrin.h>

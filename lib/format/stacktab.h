@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ringcap.h"
+#include "format/reader.h"
 #include "format/format.h"
 
 struct rc_stacktab_sym {

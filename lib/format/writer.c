@@ -13,8 +13,9 @@
 #include <xxhash.h>
 #include <zstd.h>
 #include "format/format.h"
-#include "format/writer.h"
-#include "internal.h"
+#include "format/writer_int.h"
+#include "format/header.h"
+#include "util/util.h"
 #include "format/shuffle.h"
 #include "util/mem.h"
 

@@ -27,7 +27,8 @@
 #ifndef RC_NO_DLOPEN
 #include <dlfcn.h>
 #endif
-#include "internal.h"
+#include "symbol/symbol.h"
+#include "util/util.h"
 #include "symbol/debuginfod.h"
 #include "util/mem.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "internal.h"
+#include "util/util.h"
 #include "symbol/debuginfod.h"
 #include "symbol/dso.h"
 #include "symbol/srcline.h"

@@ -2,7 +2,7 @@
 /* perf maps, parsed as perf's dso__load_perf_map() does, and stricter. */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "util/util.h"
 #include "symbol/perfmap.h"
 
 /* Lines longer than this are skipped: no JIT names a function so. */

@@ -18,7 +18,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "util/util.h"
 #include "symbol/srcline.h"
 #include "util/keymap.h"
 #include "util/mem.h"

@@ -6,7 +6,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
 #include "symbol/symtab.h"
 #include "util/mem.h"
 

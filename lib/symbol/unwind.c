@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include <elfutils/libdwfl.h>
-#include "internal.h"
+#include "util/util.h"
 #include "symbol/unwind.h"
 #include "symbol/usym.h"
 

@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include "util/util.h"
 #include "symbol/dso.h"
 #include "symbol/perfmap.h"
 #include "symbol/usym.h"

@@ -14,8 +14,7 @@
 #include <linux/types.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "events.h" /* RC_TP_MAX_LOCS: as many as the BPF program copies */
-#include "ringcap.h"
+#include "format/schema.h"
 
 /* The longest format text accepted (this kernel's longest is about 5 KiB). */
 #define RC_TP_MAX_TEXT (256u << 10)

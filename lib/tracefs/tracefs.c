@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "format/format.h"
-#include "internal.h"
+#include "util/util.h"
 #include "tracefs/tpformat.h"
 #include "util/mem.h"
 

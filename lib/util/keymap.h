@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "ringcap.h"
+#include "util/strbuf.h"
 
 struct rc_keymap_slot {
 	uint64_t hash;

@@ -2,7 +2,7 @@
 /* Levelled logging through a callback the program sets, as libbpf does. */
 #include <stdarg.h>
 #include <stdio.h>
-#include "internal.h"
+#include "util/util.h"
 
 static int default_print(enum rc_print_level level, const char *fmt, va_list ap)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "util/util.h"
 #include "util/mem.h"
 
 int rc_strbuf__reserve(struct rc_strbuf *sb, size_t extra)

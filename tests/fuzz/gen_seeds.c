@@ -15,12 +15,12 @@
 #include "events.h"
 #include "format/format.h"
 #include "format/ftpage.h"
-#include "format/writer.h"
+#include "format/writer_int.h"
 #include "ringcap.h"
 #include "tracefs/tpformat.h"
 #include "../ft_formats.h"
 
-static void hdr(struct rc_ev_hdr *h, uint16_t type, uint16_t size, uint64_t ts)
+static void hdr(struct rc_rec_hdr *h, uint16_t type, uint16_t size, uint64_t ts)
 {
 	memset(h, 0, sizeof(*h));
 	h->ts = ts;

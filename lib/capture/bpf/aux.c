@@ -10,7 +10,7 @@
 #include <string.h>
 #include "capture/bpf/bpf.h"
 #include "capture/perf/pmu.h"
-#include "internal.h"
+#include "util/util.h"
 
 int rc_bpf__aux_parse(struct rc_bpf *s)
 {

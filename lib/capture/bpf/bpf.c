@@ -21,9 +21,12 @@
 #include "dyn.skel.h"
 #include "profile.skel.h"
 #include "offcpu.skel.h"
+#include "decode/filter.h"
+#include "format/stats.h"
+#include "util/util.h"
 
-_Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_ev_hdr), "record header");
-_Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_ev_hdr, comm), "comm");
+_Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_rec_hdr), "record header");
+_Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_rec_hdr, comm), "comm");
 _Static_assert(RC_DYN_BASE == RC_FIRST_DYN_ID, "dynamic event ids");
 _Static_assert(RC_EV_SAMPLE == RC_SAMPLE_ID, "the sample event's id");
 _Static_assert(RC_EV_OFFCPU == RC_OFFCPU_ID, "the offcpu event's id");
@@ -35,7 +38,7 @@ _Static_assert(RC_EV_STACK == RC_STACK_ID, "the stack event's id");
 static bool check_record(void *ctx, const void *rec, uint32_t len)
 {
 	struct rc_bpf *s = ctx;
-	struct rc_ev_hdr h;
+	struct rc_rec_hdr h;
 
 	if (len < sizeof(h) || len > RC_REC_MAX) {
 		s->malformed++;
@@ -52,7 +55,7 @@ static bool check_record(void *ctx, const void *rec, uint32_t len)
 
 void rc_bpf__count_captured(struct rc_bpf *s, const void *rec)
 {
-	struct rc_ev_hdr h;
+	struct rc_rec_hdr h;
 
 	memcpy(&h, rec, sizeof(h));
 	if (h.type >= RC_DYN_BASE)
@@ -108,7 +111,7 @@ static long perfbuf_read(struct rc_bpf *s, uint64_t until)
 	size_t pos = s->bt.cur->len;
 	long n = rc_perfbuf__read(&s->pb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len, until,
 				  check_record, s);
-	struct rc_ev_hdr h;
+	struct rc_rec_hdr h;
 
 	while (pos + sizeof(h) <= s->bt.cur->len) {
 		memcpy(&h, s->bt.cur->buf + pos, sizeof(h));

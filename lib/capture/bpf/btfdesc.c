@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 #include "capture/bpf/btfdesc.h"
 #include "format/format.h"
-#include "internal.h"
+#include "util/util.h"
 #include "util/mem.h"
 
 #include "capture/bpf/btf_int.h"

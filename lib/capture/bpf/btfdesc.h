@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ringcap.h"
+#include "format/schema.h"
 
 struct btf;
 struct bpf_object;

@@ -12,7 +12,7 @@
 #include <bpf/libbpf.h>
 #include "capture/bpf/btfdesc.h"
 #include "capture/bpf/btf_int.h"
-#include "internal.h"
+#include "util/util.h"
 
 /* ---- setting a global ------------------------------------------------- */
 

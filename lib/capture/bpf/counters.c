@@ -16,6 +16,7 @@
 #include "profile.skel.h"
 #include "offcpu.skel.h"
 #include "dyn.skel.h"
+#include "util/util.h"
 
 /* Runs of @prog the kernel skipped: it was already running on that CPU. */
 static uint64_t prog_missed(const struct bpf_program *prog)

@@ -14,8 +14,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture/bpf/bpf.h"
-#include "decode/schema.h"
-#include "decode/syscall_names.h"
+#include "format/schema_int.h"
+#include "util/util.h"
+#include "capture/syscall_names.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
 #include "follow.skel.h"
@@ -170,7 +171,7 @@ static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
  */
 static uint16_t sc_nr_off(const struct rc_dyn_event *e)
 {
-	const uint16_t base = sizeof(struct rc_ev_hdr);
+	const uint16_t base = sizeof(struct rc_rec_hdr);
 	const struct rc_field *f = e->tp.fields;
 
 	if (e->kind != RC_DYN_TP || !e->tp.system || strcmp(e->tp.system, "syscalls") ||
@@ -183,7 +184,7 @@ static uint16_t sc_nr_off(const struct rc_dyn_event *e)
 /* Is @e's format the kernel's syscall event's: __syscall_nr, then @nargs longs from 16? */
 static bool sc_format(const struct rc_dyn_event *e, uint16_t nargs, const char *arg0)
 {
-	const uint16_t base = sizeof(struct rc_ev_hdr);
+	const uint16_t base = sizeof(struct rc_rec_hdr);
 	const struct rc_field *f = e->tp.fields;
 	uint16_t i, nr_off = sc_nr_off(e);
 

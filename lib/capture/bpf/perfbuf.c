@@ -36,6 +36,7 @@
 #include "events.h"
 #include "capture/bpf/perfbuf.h"
 #include "util/mem.h"
+#include "util/util.h"
 
 #define PERF_HDR_SZ sizeof(struct perf_event_header)
 
@@ -201,7 +202,7 @@ size_t rc_perfbuf__pending(const struct rc_perfbuf *pb, bool sum)
 static uint32_t sample_record(const unsigned char *p, uint32_t step, rc_ringbuf_count_fn count,
 			      void *ctx)
 {
-	struct rc_ev_hdr h;
+	struct rc_rec_hdr h;
 	uint32_t raw;
 
 	if (step < PERF_HDR_SZ + 4 + sizeof(h))

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "internal.h"
 #include "capture/bpf/ringbuf.h"
 #include "capture/perf/ring.h"
 

@@ -28,6 +28,7 @@
  * that reads the word stale only leaves the wakeup to the next check, a
  * sixteenth of the mark later, or to our timeout.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>

@@ -2,9 +2,9 @@
 #ifndef RINGCAP_RINGBUF_H
 #define RINGCAP_RINGBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "internal.h"
 
 struct rc_ringbuf {
 	unsigned long *cons;	   /* consumer_pos page */

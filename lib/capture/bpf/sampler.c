@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "util/util.h"
 #include "capture/bpf/sampler.h"
 
 static int perf_open(struct perf_event_attr *a, int cpu)

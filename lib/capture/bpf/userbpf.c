@@ -22,10 +22,12 @@
 #include "capture/bpf/perfbuf.h"
 #include "events.h"
 #include "capture/bpf/userbpf.h"
-#include "decode/schema.h"
+#include "capture/session.h"
+#include "format/schema_int.h"
+#include "util/util.h"
 
 #define FIRST_ENUM_ID 64			     /* above the built-in enums' ids */
-#define RAW_HDR	      (sizeof(struct rc_ev_hdr) + 8) /* header, then u32 loc, u32 pad */
+#define RAW_HDR	      (sizeof(struct rc_rec_hdr) + 8) /* header, then u32 loc, u32 pad */
 #define RAW_MAX	      (RC_REC_MAX - RAW_HDR)
 #define PERF_SIZE     (8u << 20) /* a CPU's perf ring, as for ringcap's own: -m */
 #ifndef PROC_PID_INIT_INO
@@ -161,7 +163,7 @@ static int describe_struct(struct rc_user *u, struct rc_dyn_set *d, struct rc_sc
 			u->o.path, u->o.event_type);
 		return -ENOENT;
 	}
-	err = rc_btf__describe(btf, u->o.event_type, sizeof(struct rc_ev_hdr), FIRST_ENUM_ID,
+	err = rc_btf__describe(btf, u->o.event_type, sizeof(struct rc_rec_hdr), FIRST_ENUM_ID,
 			       &u->desc, why, sizeof(why));
 	if (err) {
 		pr_warn("--event-type %s: %s%s\n", u->o.event_type, why,
@@ -171,15 +173,15 @@ static int describe_struct(struct rc_user *u, struct rc_dyn_set *d, struct rc_sc
 			    : "");
 		return err;
 	}
-	if (u->desc.size > RC_REC_MAX - sizeof(struct rc_ev_hdr)) {
+	if (u->desc.size > RC_REC_MAX - sizeof(struct rc_rec_hdr)) {
 		pr_warn("struct %s is %u bytes: records of ringcap hold at most %zu\n",
-			u->o.event_type, u->desc.size, RC_REC_MAX - sizeof(struct rc_ev_hdr));
+			u->o.event_type, u->desc.size, RC_REC_MAX - sizeof(struct rc_rec_hdr));
 		return -E2BIG;
 	}
 	u->pid = header_field(&u->desc, "pid", RC_FIELD_UINT);
 	u->tid = header_field(&u->desc, "tid", RC_FIELD_UINT);
 	u->comm = header_field(&u->desc, "comm", RC_FIELD_STR);
-	ev.size = (sizeof(struct rc_ev_hdr) + u->desc.size + 7) & ~7u;
+	ev.size = (sizeof(struct rc_rec_hdr) + u->desc.size + 7) & ~7u;
 	ev.nfields = u->desc.nfields;
 	ev.fields = u->desc.fields;
 	ev.flags = unknowns(u, false);
@@ -203,7 +205,7 @@ static int describe(struct rc_user *u, struct rc_dyn_set *d, struct rc_schema *s
 {
 	static const struct rc_field raw_fields[] = {
 		{ .name = "data",
-		  .offset = sizeof(struct rc_ev_hdr),
+		  .offset = sizeof(struct rc_rec_hdr),
 		  .size = 1,
 		  .count = 1,
 		  .kind = RC_FIELD_DATA_LOC,
@@ -250,7 +252,7 @@ static bool fits(const struct rc_user *u, size_t len)
 /* Wrap @smp, a record the user's program made, and hand it on. */
 static int wrap(struct rc_user *u, const struct rc_perf_sample *smp)
 {
-	struct rc_ev_hdr *h = (void *)u->rec;
+	struct rc_rec_hdr *h = (void *)u->rec;
 	const void *data = smp->data;
 	size_t size, len = smp->len;
 

@@ -46,7 +46,8 @@
 #include <unistd.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
-#include "format/writer.h"
+#include "format/writer_int.h"
+#include "util/util.h"
 
 /* The hold of a pass: RC_FT_HOLD_NS, or less when a ring fills faster (order.h). */
 static uint64_t hold_ns(const struct rc_ftrace *f)

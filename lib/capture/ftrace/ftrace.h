@@ -12,7 +12,6 @@
 #ifndef RINGCAP_FTRACE_H
 #define RINGCAP_FTRACE_H
 
-#include "internal.h"
 
 /*
  * Remove the instances of ringcap processes that are gone (killed before

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
+#include "util/util.h"
 
 /* ---- tracefs files ----------------------------------------------------- */
 

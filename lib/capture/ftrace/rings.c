@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
+#include "util/util.h"
 
 /* ---- the rings --------------------------------------------------------- */
 

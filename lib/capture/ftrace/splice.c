@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
+#include "util/util.h"
 
 /*
  * The size of the ring's sub-buffers: buffer_subbuf_size_kb (Linux 6.8),

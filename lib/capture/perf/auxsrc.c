@@ -14,7 +14,8 @@
 #include <unistd.h>
 #include "capture/perf/auxsrc.h"
 #include "capture/perf/pmu.h"
-#include "internal.h"
+#include "capture/session.h"
+#include "util/util.h"
 
 bool rc_is_pmu_event(const char *spec)
 {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "capture/perf/aux.h"
-#include "ringcap.h"
+#include "format/meta.h"
 
 #define RC_AUX_DEFAULT_SIZE (4u << 20)	/* each CPU's AUX area, as perf's for root */
 #define RC_AUX_DATA_SIZE    (64u << 10) /* each CPU's data ring: records about the AUX bytes */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include "util/util.h"
 #include "capture/perf/pmu.h"
 
 #define MAX_TERMS 64  /* terms in one spec */

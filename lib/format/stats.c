@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Counters: totals over CPUs and events. */
+#include <errno.h>
 #include <stdlib.h>
-#include "internal.h"
+#include "format/stats.h"
 
 void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt)
 {

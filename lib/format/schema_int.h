@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Building schemas inside the library: the capture engine adds enums, and
- * the header parser frees a schema it embeds. The public half is in
- * ringcap.h (rc_schema__new(), rc_schema__add_event(), rc_schema__free()).
+ * the header parser frees a schema it embeds. The public half is
+ * format/schema.h (rc_schema__new(), rc_schema__add_event(),
+ * rc_schema__free()).
  */
-#ifndef RINGCAP_DECODE_SCHEMA_H
-#define RINGCAP_DECODE_SCHEMA_H
+#ifndef RINGCAP_FORMAT_SCHEMA_INT_H
+#define RINGCAP_FORMAT_SCHEMA_INT_H
 
-#include "ringcap.h"
+#include "format/schema.h"
 
 /**
  * rc_schema__add_enum() - add a deep copy of an enum to a schema
@@ -32,4 +33,4 @@ int rc_schema__add_enum(struct rc_schema *s, const struct rc_enum *e);
  */
 void rc_schema__clear(struct rc_schema *s);
 
-#endif /* RINGCAP_DECODE_SCHEMA_H */
+#endif /* RINGCAP_FORMAT_SCHEMA_INT_H */
