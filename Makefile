@@ -253,10 +253,12 @@ $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 
 man: $(MANS)
 
-# Unit and integration tests in a sanitizer build of their own, a short
-# fuzz of the capture reader (and of the Intel PT summary, with libipt), and
-# the integration tests under valgrind.
+# The layers' includes (scripts/check-layers.sh, first: a second), unit and
+# integration tests in a sanitizer build of their own, a short fuzz of the
+# capture reader (and of the Intel PT summary, with libipt), and the
+# integration tests under valgrind.
 check: all
+	$(Q)scripts/check-layers.sh
 	$(Q)scripts/timed.sh test-sanitizers $(MAKE) --no-print-directory O=$(O)-san SAN=1 test
 	$(Q)scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
 	$(Q)scripts/timed.sh valgrind $(MAKE) --no-print-directory valgrind

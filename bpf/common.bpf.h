@@ -523,7 +523,7 @@ static __always_inline __u16 rc_take_stacks(void *ctx, __u64 *frames, bool all, 
 	return flags;
 }
 
-/* The image of @t's process: its leader's start time and execs (events.h RC_IMAGE()). */
+/* The image of @t's process: its leader's start time and execs (format/records.h RC_IMAGE()). */
 static __always_inline __u64 rc_image(const struct task_struct *t)
 {
 	const struct task_struct *leader = RC_TASK(t, group_leader);

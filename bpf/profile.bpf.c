@@ -48,7 +48,7 @@ struct {
 
 /*
  * --call-graph=dwarf: bytes of user stack to copy with each sample
- * (rc_ustack, events.h); 0 for frame-pointer stacks.
+ * (rc_ustack, format/records.h); 0 for frame-pointer stacks.
  */
 const volatile __u32 ustack_size = 0;
 

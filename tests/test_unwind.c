@@ -61,7 +61,7 @@ static void copy_stack(struct snap *s, uint64_t sp)
 	s->len = off & ~(size_t)7;
 }
 
-/* The registers here, in the kernel's layout (events.h struct rc_ustack), and the stack. */
+/* The registers here, in the kernel's layout (records.h struct rc_ustack), and the stack. */
 __attribute__((noinline, noipa)) int rc_test_unwind_leaf(struct snap *s)
 {
 #if defined(__x86_64__)

@@ -7,7 +7,6 @@
  */
 #include <stdlib.h>
 #include "capture/backend.h"
-#include "capture/ftrace/ftrace.h"
 #include "format/writer_int.h"
 #include "util/util.h"
 

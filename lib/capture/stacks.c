@@ -43,7 +43,7 @@ struct frame_key {
 /* A process whose mappings were read: when, and its name then (an exec changes both). */
 struct proc_seen {
 	uint64_t when;	/* CLOCK_MONOTONIC of the last read of its mappings */
-	uint64_t image; /* the image they are of (events.h RC_IMAGE()) */
+	uint64_t image; /* the image they are of (records.h RC_IMAGE()) */
 	uint32_t gen;	/* images seen under this pid, counted */
 };
 
@@ -608,8 +608,8 @@ static int unwind_user(struct rc_stacks *t, struct rc_ev_sample *e, const struct
 }
 
 /*
- * A dwarf sample @rec of @size bytes (profile.bpf.c's layout, events.h
- * struct rc_ustack) into @e and @frames, as an fp sample's: its kernel
+ * A dwarf sample @rec of @size bytes (profile.bpf.c's layout,
+ * format/records.h struct rc_ustack) into @e and @frames, as an fp sample's: its kernel
  * frames, then the user frames unwound. Return: 0; 1 when its sizes do not
  * add up (left as it is); -ENOMEM.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The loss ledger of a capture (ringcap.h, struct rc_ledger): its counters
+ * The loss ledger of a capture (decode/ledger.h, struct rc_ledger): its counters
  * summed per event and per CPU, what was lost at each layer, what the
  * flight recorder overwrote, and the second with the most drops. What
  * ringcap stat shows, for any program that reads a capture.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Samples counted by task name and stack (ringcap.h, profiles). */
+/* Samples counted by task name and stack (decode/profile.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

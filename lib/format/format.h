@@ -98,7 +98,7 @@ struct rc_disk_run {
 	uint8_t run_id[16];    /* random, the same in every file of one run */
 	uint8_t boot_id[16];   /* /proc/sys/kernel/random/boot_id; zeros if unknown */
 	uint32_t seq;	       /* 1 for a run's first file, +1 a file */
-	uint32_t flags;	       /* RC_RUN_F_* (ringcap.h) */
+	uint32_t flags;	       /* RC_RUN_F_* (meta.h) */
 	uint64_t run_start_ts; /* capture clock at the run's start */
 };
 _Static_assert(sizeof(struct rc_disk_run) == 48, "rc_disk_run layout");
@@ -153,7 +153,7 @@ struct rc_disk_aux {
 	uint64_t lost;	    /* bytes overwritten before this copy (overwrite mode) */
 	uint64_t ts;	    /* capture clock when copied */
 	uint32_t pmu_type;  /* the perf event's attr.type */
-	uint32_t flags;	    /* RC_AUX_F_* (ringcap.h) */
+	uint32_t flags;	    /* RC_AUX_F_* (aux.h) */
 	uint64_t time_zero; /* the metadata page's hardware clock conversion: */
 	uint32_t time_mult; /*   perf ns = time_zero + count * time_mult >> time_shift */
 	uint16_t time_shift;
@@ -231,7 +231,7 @@ struct rc_disk_stack {
 	uint32_t pid;	/* the process its user frames are in; 0 without user frames */
 	uint16_t nkernel;
 	uint16_t nuser;
-	uint32_t flags; /* RC_STACK_F_* (ringcap.h) */
+	uint32_t flags; /* RC_STACK_F_* (reader.h) */
 };
 _Static_assert(sizeof(struct rc_disk_stack) == 16, "rc_disk_stack layout");
 

@@ -244,7 +244,7 @@ struct rc_frame {
 
 /**
  * struct rc_stack - a call stack of the capture, stored once, named by its id
- * @id: what samples carry (rc_ev_sample.stack_id in events.h), from 1
+ * @id: what samples carry (rc_ev_sample.stack_id in records.h), from 1
  * @pid: the process of its user frames; 0 when it has none
  * @nkernel: kernel frames, first in @frames, innermost first
  * @nuser: user frames after them, innermost first; inlined frames

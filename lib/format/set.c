@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A set of capture files read as one (ringcap.h, struct rc_set): files,
+ * A set of capture files read as one (format/set.h, struct rc_set): files,
  * directories of them and glob patterns, each file read by its own
  * reader, records merged in time order by a heap over the readers' next
  * records. Files of one host share the capture clock and merge by it;

@@ -2,7 +2,7 @@
 /*
  * The writer's side doors, for the capture engine: chunks built elsewhere
  * (the ftrace backend's, ftpage.h) and the totals it publishes. The rest of
- * the writer is in ringcap.h.
+ * the writer is format/writer.h.
  */
 #ifndef RINGCAP_FORMAT_WRITER_INT_H
 #define RINGCAP_FORMAT_WRITER_INT_H

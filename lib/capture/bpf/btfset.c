@@ -292,7 +292,7 @@ static int parse_value(const struct btf *btf, const struct global *g, const char
 	} else {
 		goto unsupported;
 	}
-	memcpy(buf, &v, size); /* little-endian (internal.h): the low bytes */
+	memcpy(buf, &v, size); /* little-endian (format/format.h): the low bytes */
 	return 0;
 
 unsupported:

@@ -82,7 +82,7 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 }
 
 _Static_assert(RC_DWARF_STACK_DEFAULT == RC_USTACK_DEFAULT && RC_DWARF_STACK_MAX == RC_USTACK_MAX,
-	       "ringcap.h and events.h agree on dwarf stack sizes");
+	       "session.h and records.h agree on dwarf stack sizes");
 
 /* Frames a stack takes a side: RC_STACK_MAX, or kernel.perf_event_max_stack when less. */
 static __u32 max_stack(void)
@@ -204,7 +204,7 @@ static bool sc_format(const struct rc_dyn_event *e, uint16_t nargs, const char *
  * The scevents key of tracepoint event @e (RC_SC_NR_MAX), when dyn.bpf.c
  * records it from the raw sys_enter or sys_exit tracepoint; else -1. Its
  * syscall number comes from the C library's table of this architecture
- * (decode/syscall_names.h), as perf trace takes it from the kernel's: a
+ * (capture/syscall_names.h), as perf trace takes it from the kernel's: a
  * name the table spells otherwise than the kernel's event (newfstat,
  * whose number is fstat's) is not found, and that event goes through its
  * own tracepoint.

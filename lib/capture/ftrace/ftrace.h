@@ -12,7 +12,6 @@
 #ifndef RINGCAP_FTRACE_H
 #define RINGCAP_FTRACE_H
 
-
 /*
  * Remove the instances of ringcap processes that are gone (killed before
  * they could remove their own); returns how many.
