@@ -75,9 +75,9 @@ struct rc_bpf_stats {
  * BPF object): ids RC_DYN_BASE + index, counted per index in the dstats
  * map, not in rc_bpf_stats.
  */
-#define RC_DYN_BASE 256
+#define RC_DYN_BASE RC_FIRST_DYN_ID
 #define RC_DYN_MAX  1024
-_Static_assert(RC_DYN_BASE + RC_DYN_MAX <= 4096, "dynamic ids are event ids");
+_Static_assert(RC_DYN_BASE + RC_DYN_MAX <= RC_MAX_EVENT_ID + 1, "dynamic ids are event ids");
 
 struct rc_dyn_stats {
 	__u64 made;

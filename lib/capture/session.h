@@ -156,8 +156,8 @@ const char *rc_features__missing(const struct rc_features *f, enum rc_feature_ne
 const char *rc_features__variant(const struct rc_features *f, enum rc_feature_need need);
 
 /* --call-graph=dwarf,SIZE: the bytes of user stack a sample copies, by default and at most */
-#define RC_DWARF_STACK_DEFAULT 8192
-#define RC_DWARF_STACK_MAX     64000
+#define RC_DWARF_STACK_DEFAULT RC_USTACK_DEFAULT
+#define RC_DWARF_STACK_MAX     RC_USTACK_MAX
 
 /* The stacks a sample takes (record -g, --call-graph). */
 enum rc_call_graph {

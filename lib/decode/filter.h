@@ -10,8 +10,7 @@
 #include <stdint.h>
 #include "format/meta.h"
 
-#define RC_MAX_EVENT_ID_API 4095 /* event ids are 1 to this (ringcap-file(5)) */
-#define RC_FIRST_DYN_ID	    256	 /* ids from here: events described at record time */
+#define RC_MAX_EVENT_ID_API RC_MAX_EVENT_ID /* event ids are 1 to this (format/records.h) */
 
 /**
  * struct rc_filter - which records to keep

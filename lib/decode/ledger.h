@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "format/meta.h"
 
-#define RC_LEDGER_EVENTS 4096 /* event ids are at most 4095 (ringcap-file(5)) */
+#define RC_LEDGER_EVENTS (RC_MAX_EVENT_ID + 1) /* a row for every event id */
 #define RC_LEDGER_CPUS	 4096 /* CPUs past this are counted in the totals only */
 
 /**

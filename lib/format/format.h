@@ -67,7 +67,6 @@
 #define RC_MAX_TRAILER	  (1u << 30)  /* payload of the trailer: 32 bytes a chunk */
 #define RC_MAX_CHUNK_RAW  (64u << 20) /* records of one chunk, decompressed */
 #define RC_MAX_CHUNK_DATA (RC_MAX_CHUNK_RAW + (RC_MAX_CHUNK_RAW >> 7) + 4096)
-#define RC_MAX_EVENT_ID	  4095
 #define RC_MAX_CPUS	  65536 /* the INFO CPU count, and a bound on every record's cpu */
 #define RC_MAX_FIELDS	  256
 #define RC_MAX_NAME	  255

@@ -18,6 +18,14 @@
 #include <stdint.h>
 #endif
 
+/*
+ * Event ids, 1 to RC_MAX_EVENT_ID: the built-in ones (enum rc_event_type)
+ * and ringcap's own below RC_FIRST_DYN_ID, those described at record time
+ * (tracepoints, uprobes, a user's BPF object) from it on (ringcap-file(5)).
+ */
+#define RC_MAX_EVENT_ID 4095
+#define RC_FIRST_DYN_ID 256
+
 #define RC_COMM_LEN	 16
 #define RC_FILENAME_LEN	 256
 #define RC_SYSCALL_NARGS 6

@@ -81,9 +81,6 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 	return 0;
 }
 
-_Static_assert(RC_DWARF_STACK_DEFAULT == RC_USTACK_DEFAULT && RC_DWARF_STACK_MAX == RC_USTACK_MAX,
-	       "session.h and records.h agree on dwarf stack sizes");
-
 /* Frames a stack takes a side: RC_STACK_MAX, or kernel.perf_event_max_stack when less. */
 static __u32 max_stack(void)
 {
