@@ -379,12 +379,12 @@ static int unknown_capture(const char *path)
 	if (!s)
 		return -errno;
 	recs.sc.hdr = (struct rc_rec_hdr){ .ts = 1000,
-					  .pid = 100,
-					  .tid = 101,
-					  .type = RC_EV_SYSCALL,
-					  .size = sizeof(recs.sc),
-					  .cpu = 1,
-					  .comm = "unit" };
+					   .pid = 100,
+					   .tid = 101,
+					   .type = RC_EV_SYSCALL,
+					   .size = sizeof(recs.sc),
+					   .cpu = 1,
+					   .comm = "unit" };
 	recs.sc.nr = 39;
 	recs.np.h = (struct rc_rec_hdr){ .ts = 1010, .type = NP_ID, .size = sizeof(recs.np) };
 	recs.np.seq = 7;

@@ -428,10 +428,10 @@ static bool write_run_file(const char *dir, unsigned int k)
 	err = err ?: k > 1 ? rc_writer__add_base(w, &base) : 0;
 	for (i = 0; !err && i < 100 * k; i++) {
 		e.hdr = (struct rc_rec_hdr){ .ts = k * 1000000000ull + i * 1000000ull,
-					    .pid = 100,
-					    .tid = 100,
-					    .type = RC_EV_SYSCALL,
-					    .size = sizeof(e) };
+					     .pid = 100,
+					     .tid = 100,
+					     .type = RC_EV_SYSCALL,
+					     .size = sizeof(e) };
 		e.nr = 110;
 		err = rc_writer__add(w, &e, sizeof(e));
 	}
