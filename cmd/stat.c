@@ -715,7 +715,6 @@ static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, s
 		     struct rc_stats *st)
 {
 	uint32_t ncpus = 0;
-	uint64_t first = UINT64_MAX, last = 0, t;
 	bool any_st = false;
 	size_t i;
 	int err;
@@ -752,10 +751,6 @@ static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, s
 		sum->dmg.stretches += f->v.dmg.stretches;
 		sum->dmg.exact = i ? sum->dmg.exact && (!f->v.damaged || f->v.dmg.exact)
 				   : !f->v.damaged || f->v.dmg.exact;
-		t = rc_set__time(set, i, f->m->start_ts);
-		first = t < first ? t : first;
-		t = rc_set__time(set, i, f->last);
-		last = t > last ? t : last;
 		if (!s)
 			continue;
 		any_st = true;
@@ -766,8 +761,7 @@ static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, s
 	}
 	sum->led.st = any_st ? st : NULL;
 	sum->schema = fv[0].m->schema;
-	first = rc_set__start(set) < first ? rc_set__start(set) : first;
-	sum->duration = last > first ? (last - first) / 1e9 : 0;
+	sum->duration = rc_set__span(set) / 1e9; /* as report --summary says it */
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <math.h>
 #include <pty.h>
 #include <linux/types.h>
 #include <signal.h>
@@ -1326,5 +1327,165 @@ out:
 	run_free(&r);
 	if (mounted)
 		umount2(dir, MNT_DETACH);
+	tmpdir_cleanup();
+}
+
+/* The number before " s" ending the first line that starts with @prefix and ends so, or -1. */
+static double line_seconds(const char *text, const char *prefix)
+{
+	const char *pos = text;
+	char line[512], *p;
+
+	while (next_line(&pos, line, sizeof(line))) {
+		p = strrchr(line, ' ');
+		if (strncmp(line, prefix, strlen(prefix)) || !p || strcmp(p, " s"))
+			continue;
+		*p = '\0';
+		p = strrchr(line, ' ');
+		return p ? strtod(p + 1, NULL) : -1;
+	}
+	return -1;
+}
+
+/* The time of the first event of report's text output ("... [CPU] SECS: ..."), or -1. */
+static double first_time(const char *text)
+{
+	const char *p = strstr(text, "] ");
+
+	return p ? strtod(p + 2, NULL) : -1;
+}
+
+/* The files left of the run @prefix: their earliest start, first syscall, those of a window. */
+struct left_files {
+	size_t nfiles;
+	uint32_t first_seq;
+	uint64_t start, first_ts;
+	long in_window; /* syscall records from start + @from to start + @to, inclusive */
+};
+
+static int read_left(const char *prefix, uint64_t from, uint64_t to, struct left_files *lf)
+{
+	const struct rc_rec_hdr *rec;
+	glob_t g = {};
+	size_t i, pass;
+	int err = 0;
+
+	memset(lf, 0, sizeof(*lf));
+	lf->start = lf->first_ts = UINT64_MAX;
+	lf->nfiles = run_files(prefix, &g);
+	/* first the earliest start, then the records against it */
+	for (pass = 0; pass < 2 && !err; pass++) {
+		for (i = 0; i < lf->nfiles && !err; i++) {
+			struct rc_reader *r = rc_reader__open(g.gl_pathv[i]);
+			const struct rc_meta *m;
+
+			if (!r) {
+				err = -errno;
+				break;
+			}
+			m = rc_reader__meta(r);
+			if (!pass) {
+				lf->start = m->start_ts < lf->start ? m->start_ts : lf->start;
+				if (!i)
+					lf->first_seq = m->run.seq;
+				rc_reader__free(r);
+				continue;
+			}
+			while ((err = rc_reader__next(r, &rec)) > 0) {
+				if (rec->type != RC_EV_SYSCALL)
+					continue;
+				lf->first_ts = rec->ts < lf->first_ts ? rec->ts : lf->first_ts;
+				lf->in_window +=
+				    rec->ts >= lf->start + from && rec->ts <= lf->start + to;
+			}
+			rc_reader__free(r);
+		}
+	}
+	globfree(&g);
+	return err;
+}
+
+/*
+ * A rotated run whose oldest files were deleted (--switch-max-files):
+ * report counts times from the earliest file left, --since and --until
+ * too, and stat and report --summary say the same span, that of the files
+ * left (issue 31, item 3).
+ */
+void test_rotate_oldest_deleted(void)
+{
+	const char *prefix = tmpfile_path("old.rcap");
+	const char *win[][2] = { { "0", "0.5" }, { "1.2", "1.7" } };
+	const uint64_t winns[][2] = { { 0, 500000000 }, { 1200000000, 1700000000 } };
+	char *rc = (char *)bin("ringcap"), pat[4096], events[64];
+	double stat_s, sum_s, t, want;
+	struct left_files lf;
+	struct run r = {};
+	size_t k;
+
+	if (!need_root())
+		return;
+	snprintf(pat, sizeof(pat), "%s.*", prefix);
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ rc, "record", "-q", "-e", "syscalls", "--switch-output=1s",
+				     "--switch-max-files=3", "-o", (char *)prefix, "--",
+				     (char *)bin("rc_workload"), "steady", "2000", "5", NULL },
+			 120000),
+		0, "record")) {
+		fprintf(stderr, "%s", r.err);
+		goto out;
+	}
+	run_free(&r);
+	if (!ASSERT_OK(read_left(prefix, 0, 0, &lf), "read the files left") ||
+	    !ASSERT_EQ(lf.nfiles, 3, "files left") ||
+	    !ASSERT_GE(lf.first_seq, 3, "the oldest files deleted"))
+		goto out;
+
+	/* times from the earliest file left: its first event within a few ms of its start */
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", pat, NULL }, 60000), 0, "report"))
+		goto out;
+	/* a record made before the switch and written after it is before its file's start */
+	t = first_time(r.out);
+	want = ((int64_t)lf.first_ts - (int64_t)lf.start) / 1e9;
+	printf("    first event at %.9f s (%.9f s in the files)\n", t, want);
+	ASSERT_TRUE(fabs(t) < 0.1, "the first event near 0 s");
+	ASSERT_TRUE(fabs(t - want) < 1e-6, "the first event's time from the earliest file's start");
+	run_free(&r);
+
+	/* --since and --until from there too: exactly the records of the window */
+	for (k = 0; k < 2; k++) {
+		if (!ASSERT_OK(read_left(prefix, winns[k][0], winns[k][1], &lf), "count"))
+			goto out;
+		if (!ASSERT_EQ(run_sync(&r,
+					(char *[]){ rc, "report", "--event", "syscall", "--since",
+						    (char *)win[k][0], "--until", (char *)win[k][1],
+						    pat, NULL },
+					60000),
+			       0, "report --since --until"))
+			goto out;
+		snprintf(events, sizeof(events), "--since %s --until %s", win[k][0], win[k][1]);
+		printf("    %s: %ld events (%ld in the files)\n", events,
+		       count_lines_with(r.out, ": syscall: "), lf.in_window);
+		ASSERT_GE(lf.in_window, 500, "the window holds events");
+		ASSERT_EQ(count_lines_with(r.out, ": syscall: "), lf.in_window, events);
+		run_free(&r);
+	}
+
+	/* one span: stat's and report --summary's */
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", pat, NULL }, 60000), 0, "stat"))
+		goto out;
+	stat_s = line_seconds(r.out, "# 3 files: ");
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", "--summary", pat, NULL }, 60000), 0,
+		       "report --summary"))
+		goto out;
+	sum_s = line_seconds(r.out, "# ");
+	printf("    span: stat %.3f s, report --summary %.3f s\n", stat_s, sum_s);
+	ASSERT_TRUE(stat_s > 0 && sum_s > 0, "both say a span");
+	ASSERT_TRUE(fabs(stat_s - sum_s) <= 0.001, "stat and report --summary agree");
+	/* three files of 1 s switches at most: not the deleted files' time */
+	ASSERT_TRUE(stat_s < 3.5, "the span of the files left");
+out:
+	run_free(&r);
 	tmpdir_cleanup();
 }
