@@ -155,8 +155,7 @@ static const struct example examples[] = {
 	{ .cmd =
 	      "ringcap record -a -e sched --switch-output=1h --switch-max-files=24 -o sched.rcap",
 	  .subst = { { "-o sched.rcap", "-o sched.rcap -d 1" } }, /* until Ctrl-C: -d 1 */
-	  .err =
-	      WRITTEN "1 files of this run, the first kept 'sched\\.rcap\\.[0-9T.Z]+\\.000001'" },
+	  .err = WRITTEN "1 file of this run, the first kept 'sched\\.rcap\\.[0-9T.Z]+\\.000001'" },
 	{ .cmd = "ringcap report sched.rcap.*", .out = { EV_LINE } },
 	{ .cmd = "ringcap record --compress-level 9 -- make",
 	  .subst = { { "-- make", "-- sh -c 'ls / >/dev/null'" } },
