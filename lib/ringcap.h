@@ -1369,7 +1369,8 @@ uint64_t rc_set__start(const struct rc_set *s);
  *
  * From the set's start (rc_set__start()) to the latest end of its files
  * (rc_reader__end()), both within the range of rc_set__set_range() when
- * one was set. What ringcap stat and report --summary show as the
+ * one was set; a file that range passed over whole (rc_set__skipped()) is
+ * not counted. What ringcap stat and report --summary show as the
  * capture's duration.
  *
  * Return: the span; 0 when it ends before it starts.
