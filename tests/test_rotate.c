@@ -523,8 +523,16 @@ out:
 }
 
 /*
- * --max-size without rotation: a complete file under the cap and a chunk,
- * and why. The programs are detached when the drain sees the cap (review
+ * --max-size without rotation: a complete file under the cap and two
+ * rings, as ringcap-record(1) says, and why. Not tighter: the drain checks
+ * the cap after each read, and a read of a storm goes on batch after batch
+ * while the producers refill what it frees (rc_ringbuf__read(), read_ring()),
+ * so what the programs make between the last check under the cap and the
+ * detach is bounded by how long that read runs, not by a batch or a
+ * chunk: the two rings are the man page's measured bound, not a
+ * mechanism's. A check between batches and a stop a ring early would give
+ * one (issue 32, left open).
+ * The programs are detached when the drain sees the cap (review
  * F3); what the rings hold then is written too: a ring of 1M bounds it,
  * whatever the drain's speed (uncompressed, as large on disk). Under SAN
  * on a loaded 2-CPU machine: 4.16 to 4.29 MB (it was 5.8 MB).
