@@ -63,7 +63,7 @@ struct ft_facts {
 	long bad_nr;	   /* records whose __syscall_nr is not facts.nr */
 	uint32_t cpus;	   /* a bit per CPU seen */
 	uint64_t start_ts; /* the capture's start (its header), and ... */
-	uint64_t last_ts;  /* ... the newest record of the event */
+	uint64_t first_ts, last_ts; /* ... the oldest and the newest record of the event */
 	uint64_t writer_wait_ns; /* the counters': the drain's waits for the writer */
 	bool truncated;
 	const char *comm;
@@ -119,6 +119,8 @@ static int gather(const char *path, const char *name, struct ft_facts *f)
 		f->nrec++;
 		if (rec->ts > f->last_ts)
 			f->last_ts = rec->ts;
+		if (!f->first_ts || rec->ts < f->first_ts)
+			f->first_ts = rec->ts;
 		f->cpus |= 1u << (rec->cpu & 31);
 		if (f->comm && !strcmp(rec->comm, f->comm))
 			f->by_comm++;
@@ -407,17 +409,6 @@ static long mono_ms(void)
 	return ts.tv_sec * 1000l + ts.tv_nsec / 1000000;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 /* A pid that was in use and is gone now. */
 static pid_t dead_pid(void)
 {
@@ -493,12 +484,15 @@ out:
  * the deadline (rc_capture__drain()), and the stop turns tracing off
  * before it writes what is left. From the header's time to the newest
  * event: -d, the set-up between the header and the drain's first read
- * (the events enabled), a read, and the stop's turning tracing off: 1.08
- * to 1.22 s here under load; 500 ms over -d allowed, twice that under the
- * sanitizer, valgrind or TCG. A drain blocked on a full writer (back-
- * pressure) overshoots by that wait, which the counters report: it is
- * added. Events made on to the end of the write (tracing turned off only
- * after it, at level 19 seconds later) pass the bound.
+ * (the first event comes 0 to 6 ms after the header's time), a read, and
+ * the stop's turning tracing off: 1.02 to 1.31 s here under load, 1.04 to
+ * 1.05 s under ASan (which slows none of it much); 700 ms over -d allowed.
+ * Under valgrind (not in its list) and TCG, where the set-up is many times
+ * slower, 3 s, not measured: there only an overshoot past that is caught.
+ * A drain blocked on a full writer (back-pressure) overshoots by that
+ * wait, which the counters report: it is added. A deadline a second late
+ * (2.06 and 2.11 s) fails, and events made on to the end of the write
+ * (tracing turned off only after it, at level 19 seconds later).
  *
  * The whole run also starts (the instance created) and writes what was
  * queued at the stop, at most RC_NBATCH batches and the rings: at level
@@ -534,12 +528,14 @@ static void ftrace_duration_under_load(void)
 	if (ok)
 		ASSERT_LT(wall, r.valgrind ? 60000 : 15000, "record exits (a hang bound, ms)");
 	if (ok && ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read")) {
-		uint64_t slow = r.valgrind || SANITIZED || getenv("RINGCAP_VMTEST");
-		uint64_t bound = 1000000000ull + (slow ? 2 : 1) * 500000000ull + f.writer_wait_ns;
+		bool slow = r.valgrind || getenv("RINGCAP_VMTEST");
+		uint64_t bound =
+		    1000000000ull + (slow ? 3000000000ull : 700000000ull) + f.writer_wait_ns;
 
-		printf("    wall %ld ms; events from the capture's start to %.0f ms (bound %.0f); "
-		       "the drain waited %.0f ms for the writer\n",
-		       wall, (f.last_ts - f.start_ts) / 1e6, bound / 1e6, f.writer_wait_ns / 1e6);
+		printf("    wall %ld ms; events from the capture's start to %.0f ms (bound %.0f), "
+		       "the first at %.0f ms; the drain waited %.0f ms for the writer\n",
+		       wall, (f.last_ts - f.start_ts) / 1e6, bound / 1e6,
+		       ((double)f.first_ts - (double)f.start_ts) / 1e6, f.writer_wait_ns / 1e6);
 		ASSERT_TRUE(f.nrec > 0 && f.last_ts >= f.start_ts, "events, after the header's time");
 		ASSERT_LT(f.last_ts - f.start_ts, bound, "events stop at -d 1 (ns from the start)");
 		ASSERT_TRUE(!f.truncated, "complete");
