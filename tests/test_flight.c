@@ -383,7 +383,14 @@ static void storm(bool many, const char *snapshot_on, const char *pages, bool wr
 	printf("    %ld refused outside the pauses' counted windows\n", (long)fl.kdropped);
 	ASSERT_LE(fl.nrec + (long)fl.dropped, (long)fl.made,
 		  "made = in the snapshots + dropped + overwritten, overwritten >= 0");
-	if (wraps)
+	/*
+	 * Natively the 256K rings wrap between two signals (169k and 213k
+	 * records overwritten here). Under TCG (make vmtest) the storm runs
+	 * several times slower against the same signals, and whether they wrap
+	 * depends on the guest's speed: said there (the line above), not
+	 * asserted.
+	 */
+	if (wraps && !getenv("RINGCAP_VMTEST"))
 		ASSERT_TRUE(fl.nrec + (long)fl.dropped < (long)fl.made,
 			    "the small rings wrapped: records were overwritten");
 	ASSERT_EQ(fl.file_short, 0, "per file: events + dropped <= made, overwritten >= 0");
