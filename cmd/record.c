@@ -639,8 +639,8 @@ static void print_summary(struct rc_session *s, const char *path)
 			snprintf(kept, sizeof(kept), " (%llu deleted by the caps)",
 				 (unsigned long long)gone);
 		snprintf(files, sizeof(files),
-			 "%u files of this run%s, the first kept '%s', the last '%s'", nfiles, kept,
-			 first ? first : "", last ? last : "");
+			 "%u file%s of this run%s, the first kept '%s', the last '%s'", nfiles,
+			 nfiles == 1 ? "" : "s", kept, first ? first : "", last ? last : "");
 		path = files;
 	}
 

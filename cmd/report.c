@@ -420,7 +420,8 @@ static const char *syscall_name(const struct rc_meta *m, uint64_t nr, char *buf,
 	return buf;
 }
 
-static void show_summary(const struct rc_meta *m, struct rc_summary *s, size_t nfiles)
+static void show_summary(const struct rc_meta *m, struct rc_summary *s, size_t nfiles,
+			 uint64_t span)
 {
 	size_t i, top = env.top ? env.top : 10;
 	char nb[32];
@@ -431,8 +432,7 @@ static void show_summary(const struct rc_meta *m, struct rc_summary *s, size_t n
 	printf("# command: %s\n", m->cmdline ? m->cmdline : "?");
 	if (nfiles > 1)
 		printf("# %zu files, read as one (the first's host and command above)\n", nfiles);
-	printf("# %" PRIu64 " events over %.3f s\n\n", s->nrec,
-	       s->nrec ? (s->last_ts - s->first_ts) / 1e9 : 0.0);
+	printf("# %" PRIu64 " events over %.3f s\n\n", s->nrec, span / 1e9);
 
 	printf("%-28s %12s\n", "EVENT", "COUNT");
 	for (i = 0; i < s->nevents; i++)
@@ -517,6 +517,7 @@ struct analysis {
 	size_t n;
 	uint64_t samples, offcpu, events; /* every file's */
 	struct rc_aux_sum aux;		  /* --aux */
+	uint64_t span;			  /* of the files read (rc_set__span()) */
 };
 
 static int analyse(struct analysis *a, struct src *src, const struct rc_rec_hdr *rec)
@@ -584,7 +585,7 @@ static int analysis_show(struct analysis *a, const struct rc_meta *m)
 	if (env.profile == PROFILE_FLAMEGRAPH)
 		return show_flamegraph(a->ps, a->n, kind);
 	if (env.summary) {
-		show_summary(m, &a->sum, a->n);
+		show_summary(m, &a->sum, a->n, a->span);
 		if (a->samples)
 			err = show_functions(a->ps, a->n, RC_PROFILE_CPU, top);
 		if (!err && a->offcpu)
@@ -843,6 +844,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	} else if (analysing) {
+		a.span = rc_set__span(set);
 		err = analysis_show(&a, views[0]);
 		if (err) {
 			ret = err;

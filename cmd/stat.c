@@ -91,6 +91,7 @@ struct view {
 	double duration;
 	uint64_t nrec, chunks, file_bytes, raw_bytes, late;
 	uint64_t nev; /* of nrec, the events: not ringcap's lost and snapshot records */
+	char sampling[32]; /* the event -F/-c sampled (the header's note), or "" */
 	struct rc_ledger led;
 };
 
@@ -164,6 +165,11 @@ static void show_plain(const struct view *v)
 		       human_bytes(v->raw_bytes, c, sizeof(c)),
 		       v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0,
 		       v->nev ? (double)v->file_bytes / v->nev : 0.0);
+	if (v->sampling[0])
+		printf("# sampling event: %s%s\n", v->sampling,
+		       strcmp(v->sampling, "cpu-clock")
+			   ? ""
+			   : " (no hardware cycles event on the machine)");
 	if (!v->led.st) {
 		printf("# no counters: the file was cut before its first second\n");
 	} else {
@@ -294,6 +300,8 @@ static void show_json(const struct view *v, const struct file_view *fv, size_t n
 	json_string(&j, "source", v->live ? "live" : v->source);
 	json_bool(&j, "complete", !v->truncated && !v->damaged);
 	json_fixed(&j, "duration_s", v->duration, 9);
+	if (v->sampling[0])
+		json_string(&j, "sampling_event", v->sampling);
 	if (!v->live) {
 		json_u64(&j, "events", v->nev);
 		json_u64(&j, "records", v->nrec);
@@ -415,6 +423,7 @@ static int read_file(struct rc_reader *r, const char *path, struct file_view *fv
 	const struct rc_rec_hdr *rec;
 	const struct rc_meta *m = rc_reader__meta(r);
 	const struct rc_event_desc *lost_ev, *snap_ev, *aux_ev;
+	const struct rc_note *note;
 	struct view *v = &fv->v;
 	size_t nhist;
 	int err;
@@ -422,6 +431,10 @@ static int read_file(struct rc_reader *r, const char *path, struct file_view *fv
 	fv->m = m;
 	v->source = path;
 	v->schema = m->schema;
+	note = rc_meta__note(m, 0, "sampling");
+	if (note)
+		snprintf(v->sampling, sizeof(v->sampling), "%.*s", (int)note->len,
+			 (const char *)note->data);
 	err = rc_ledger__alloc(&v->led, m->ncpus);
 	if (err)
 		return err;
@@ -715,7 +728,6 @@ static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, s
 		     struct rc_stats *st)
 {
 	uint32_t ncpus = 0;
-	uint64_t first = UINT64_MAX, last = 0, t;
 	bool any_st = false;
 	size_t i;
 	int err;
@@ -742,6 +754,8 @@ static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, s
 		sum->raw_bytes += f->v.raw_bytes;
 		sum->late += f->v.late;
 		sum->truncated |= f->v.truncated;
+		if (!sum->sampling[0])
+			memcpy(sum->sampling, f->v.sampling, sizeof(sum->sampling));
 		if (f->v.damaged && !sum->damaged) {
 			sum->damaged = true;
 			sum->damage = f->v.damage;
@@ -752,10 +766,6 @@ static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, s
 		sum->dmg.stretches += f->v.dmg.stretches;
 		sum->dmg.exact = i ? sum->dmg.exact && (!f->v.damaged || f->v.dmg.exact)
 				   : !f->v.damaged || f->v.dmg.exact;
-		t = rc_set__time(set, i, f->m->start_ts);
-		first = t < first ? t : first;
-		t = rc_set__time(set, i, f->last);
-		last = t > last ? t : last;
 		if (!s)
 			continue;
 		any_st = true;
@@ -766,8 +776,7 @@ static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, s
 	}
 	sum->led.st = any_st ? st : NULL;
 	sum->schema = fv[0].m->schema;
-	first = rc_set__start(set) < first ? rc_set__start(set) : first;
-	sum->duration = last > first ? (last - first) / 1e9 : 0;
+	sum->duration = rc_set__span(set) / 1e9; /* as report --summary says it */
 	return 0;
 }
 

@@ -10,12 +10,18 @@
 #include "run_util.h"
 #include "test_progs.h"
 
+/*
+ * @argv exits @code and says @msg on stderr: both asserted whatever the
+ * other is, so a wrong code still shows the message, and a message is
+ * never "" (which every output has).
+ */
 static void expect_fail(char *const argv[], int code, const char *msg)
 {
 	struct run r = {};
 
-	if (ASSERT_EQ(run_sync(&r, argv, 30000), code, "exit code"))
-		ASSERT_HAS(r.err, msg, "message");
+	ASSERT_TRUE(msg && *msg, "a message to look for");
+	ASSERT_EQ(run_sync(&r, argv, 30000), code, "exit code");
+	ASSERT_HAS(r.err, msg, "message");
 	run_free(&r);
 }
 
@@ -98,10 +104,12 @@ void test_cli_errors(void)
 			    64, "with --transport ringbuf, use --ringbuf-size");
 	}
 	if (test__start_subtest("mmap_pages_rounded")) {
-		/* said before anything else can fail: the rounding is on stderr */
-		if (run_sync(&r, (char *[]){ rc, "record", "-m", "100", "-d", "-1", NULL },
-			     10000) == 64)
-			ASSERT_HAS(r.err, "-m 100: 128 pages", "rounded up, and said so");
+		/* said before anything else can fail: the rounding is on stderr, then -d's error */
+		ASSERT_EQ(run_sync(&r, (char *[]){ rc, "record", "-m", "100", "-d", "-1", NULL },
+				   10000),
+			  64, "exit code: -d -1 is bad");
+		ASSERT_HAS(r.err, "-m 100: 128 pages", "rounded up, and said so");
+		ASSERT_HAS(r.err, "invalid duration '-1'", "then the bad argument");
 		run_free(&r);
 	}
 	if (test__start_subtest("wakeup")) {
@@ -247,7 +255,11 @@ void test_cli_errors(void)
 	    ASSERT_OK(make_capture(&mc, 500, 4096), "capture") &&
 	    ASSERT_TRUE(write_file(out, mc.buf, cut_after_header(&mc)), "write")) {
 		expect_fail((char *[]){ rc, "report", (char *)out, NULL }, 2, "is truncated");
-		expect_fail((char *[]){ rc, "stat", (char *)out, NULL }, 2, "");
+		/* stat says it on stdout, in the file's state, and exits 2 */
+		ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", (char *)out, NULL }, 30000), 2,
+			  "stat: exit code");
+		ASSERT_HAS(r.out, "TRUNCATED", "stat: the file's state");
+		run_free(&r);
 	}
 	free(mc.buf);
 	tmpdir_cleanup();

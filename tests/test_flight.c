@@ -296,7 +296,12 @@ static bool exited(pid_t pid)
 	return waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
 }
 
-static void storm(bool many, const char *snapshot_on, const char *pages)
+/*
+ * A storm recorded with --overwrite -m @pages and SIGUSR2 every ~15 ms.
+ * @wraps: the rings are too small for what comes between two snapshots,
+ * so that records are overwritten (made > in the snapshots + dropped).
+ */
+static void storm(bool many, const char *snapshot_on, const char *pages, bool wraps)
 {
 	const char *out = tmpfile_path("fl.rcap");
 	char *argv[24];
@@ -378,6 +383,16 @@ static void storm(bool many, const char *snapshot_on, const char *pages)
 	printf("    %ld refused outside the pauses' counted windows\n", (long)fl.kdropped);
 	ASSERT_LE(fl.nrec + (long)fl.dropped, (long)fl.made,
 		  "made = in the snapshots + dropped + overwritten, overwritten >= 0");
+	/*
+	 * Natively the 256K rings wrap between two signals (169k and 213k
+	 * records overwritten here). Under TCG (make vmtest) the storm runs
+	 * several times slower against the same signals, and whether they wrap
+	 * depends on the guest's speed: said there (the line above), not
+	 * asserted.
+	 */
+	if (wraps && !getenv("RINGCAP_VMTEST"))
+		ASSERT_TRUE(fl.nrec + (long)fl.dropped < (long)fl.made,
+			    "the small rings wrapped: records were overwritten");
 	ASSERT_EQ(fl.file_short, 0, "per file: events + dropped <= made, overwritten >= 0");
 	ASSERT_EQ(fl.file_late, 0, "per file: no event made before the file before ended");
 	stat_counts(out, many, &fl);
@@ -396,15 +411,15 @@ void test_flight_storm(void)
 		return;
 	/* 256 KiB rings: each snapshot wraps them, most calls are overwritten */
 	if (test__start_subtest("switch"))
-		storm(true, NULL, "64");
+		storm(true, NULL, "64", true);
 	if (test__start_subtest("one_file"))
-		storm(false, NULL, "64");
+		storm(false, NULL, "64", true);
 	/* 32 MiB rings hold what comes between two snapshots: overwritten is 0, as a rule */
 	if (test__start_subtest("switch_big"))
-		storm(true, NULL, "8192");
+		storm(true, NULL, "8192", false);
 	/* a snapshot on every call: back to back, the rings paused most of the time */
 	if (test__start_subtest("snapshot_on"))
-		storm(false, "syscall:lseek", "16");
+		storm(false, "syscall:lseek", "16", false);
 }
 
 /*

@@ -423,8 +423,14 @@ void test_perfbuf_sigusr2(void)
 		usleep(500000);
 		kill(r.pid, SIGUSR2);
 	}
-	if (!ASSERT_EQ(run_wait(&r, 60000), 0, "record"))
+	if (!ASSERT_EQ(run_wait(&r, 60000), 0, "record ended"))
 		goto out;
+	/* run_wait() is 0 for any end: the status says how it ended */
+	if (!ASSERT_TRUE(WIFEXITED(r.status), "record exited, not killed") ||
+	    !ASSERT_EQ(WEXITSTATUS(r.status), 0, "record exits 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
 	if (!ASSERT_OK(pgather(out, &f), "read capture"))
 		goto out;
 	if (ASSERT_EQ(f.nsnap, 3, "two signalled snapshots and the end's")) {

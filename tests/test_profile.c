@@ -26,6 +26,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include "run_util.h"
 #include "test_progs.h"
 #include "ringcap.h"
@@ -116,6 +118,59 @@ static void show_unnamed(const struct rc_stack *s, uint32_t at, uint64_t seen)
 		       (unsigned int)s->frames[i].off);
 }
 
+/*
+ * The event -F/-c sample: cycles where the machine has a hardware cycles
+ * event, else cpu-clock (rc_sampler__open()). Probed as the sampler does,
+ * with a counting cycles event: ENOENT or EOPNOTSUPP is no PMU.
+ */
+static const char *sampling_event_here(void)
+{
+	static const char *ev;
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_HARDWARE,
+				     .config = PERF_COUNT_HW_CPU_CYCLES,
+				     .disabled = 1 };
+	int fd;
+
+	if (ev)
+		return ev;
+	fd = syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ev = fd < 0 && (errno == ENOENT || errno == EOPNOTSUPP) ? "cpu-clock" : "cycles";
+	if (fd >= 0)
+		close(fd);
+	return ev;
+}
+
+/*
+ * The event the capture at @path says it sampled, as a user sees it
+ * (ringcap stat's header): the one this machine has when @sampled (-F or
+ * -c), none when the capture has no samples.
+ */
+static void assert_sampling_event(const char *path, bool sampled)
+{
+	struct run r = {};
+	char want[64];
+
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "stat", (char *)path, NULL },
+				60000),
+		       0, "ringcap stat"))
+		goto out;
+	if (sampled) {
+		snprintf(want, sizeof(want), "# sampling event: %s", sampling_event_here());
+		ASSERT_HAS(r.out, want, "the event sampled, reported");
+		printf("    sampling event %s expected%s\n", sampling_event_here(),
+		       strcmp(sampling_event_here(), "cpu-clock")
+			   ? ""
+			   : " (no hardware PMU: the cycles path does not run on this machine)");
+	} else {
+		ASSERT_TRUE(r.out && !strstr(r.out, "# sampling event"),
+			    "no sampling event: no -F");
+	}
+out:
+	run_free(&r);
+}
+
 static int gather(const char *path, struct prof_facts *f)
 {
 	static const char *const burns[3] = { "burn_a", "burn_b", "burn_c" };
@@ -127,6 +182,7 @@ static int gather(const char *path, struct prof_facts *f)
 
 	if (!r)
 		return -errno;
+	assert_sampling_event(path, true);
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		const struct rc_stack *s;
 		uint32_t id;
@@ -707,6 +763,7 @@ static int gather_offcpu(const char *path, struct offcpu_facts *f)
 
 	if (!r)
 		return -errno;
+	assert_sampling_event(path, false);
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		const struct rc_stack *s;
 		uint64_t blocked;
@@ -830,6 +887,7 @@ static void profile_event_stacks(void)
 				120000),
 		       0, "record"))
 		goto out;
+	assert_sampling_event(out, false);
 	r = rc_reader__open(out);
 	if (!ASSERT_OK_PTR(r, "reader"))
 		goto out;
@@ -1264,6 +1322,7 @@ static int gather_inline(const char *path, const int lines[4], struct inline_fac
 
 	if (!r)
 		return -errno;
+	assert_sampling_event(path, true);
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		const struct rc_stack *s;
 		uint32_t id;
@@ -1501,6 +1560,7 @@ static int gather_not_run(const char *path, struct not_run_facts *f)
 
 	if (!r)
 		return -errno;
+	assert_sampling_event(path, true);
 	while ((err = rc_reader__next(r, &rec)) > 0)
 		;
 	st = rc_reader__stats(r);

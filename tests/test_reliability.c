@@ -72,9 +72,32 @@ static pid_t first_child(pid_t pid)
 
 #define KILLS	 5
 #define FLUSH_MS "50"
-/* what --flush-ms 50 may lose: the flush period, a drain period (100 ms), the 20 ms
- * sorting window, the chunk being written, and a loaded machine's scheduling delays */
-#define MAX_GAP_NS 700000000ull
+#define FLUSH_NS 50000000ull
+#define REORDER_NS 20000000ull /* the writer's reorder window (DEFAULT_REORDER, writer.c) */
+
+/*
+ * What --flush-ms 50 may lose at a kill, from the mechanism: a record is
+ * read at the drain's next read, which waits at most until the next flush
+ * (rc_wait_ms()), and handed to the writer there; the writer holds the
+ * newest REORDER_NS back, so a record read at one flush is written at the
+ * next at the latest. A kill while a chunk is written loses that chunk:
+ * the one before ends at most two flush periods and the reorder window
+ * before the kill (120 ms). On top, the time a thread waits for a CPU: 100
+ * ms on a loaded 2-CPU host (the gaps measured were 23 to 72 ms), and as
+ * much under the sanitizer and valgrind, whose drain and writer still keep
+ * up with 20k events a second (gaps measured: 21 to 74 ms, and 28 to 59
+ * ms), so that a broken flush fails there too; under TCG (make vmtest)
+ * 580 ms, the whole bound this test had (700 ms), not measured tighter. A flush that came late or a
+ * record held longer (a flush period of 200 ms, a 300 ms reorder window) passes 220 ms.
+ */
+static uint64_t max_gap_ns(void)
+{
+	uint64_t slack = 100000000ull;
+
+	if (getenv("RINGCAP_VMTEST"))
+		slack = 580000000ull;
+	return 2 * FLUSH_NS + REORDER_NS + slack;
+}
 
 /*
  * SIGKILL at moments spread over a capture: every file reads up to its last
@@ -124,10 +147,9 @@ void test_crash_kill_loop(void)
 		if (!ASSERT_TRUE(n > 0, "complete chunks read") ||
 		    !ASSERT_TRUE(truncated, "says it is truncated"))
 			continue;
-		ASSERT_LT(killed - last, MAX_GAP_NS, "events up to shortly before the kill (ns)");
-		if (getenv("RC_DEBUG_GAP"))
-			printf("    kill %d: %ld events, gap %.0f ms\n", i, n,
-			       (killed - last) / 1e6);
+		printf("    kill %d: %ld events, gap %.0f ms (bound %.0f)\n", i, n,
+		       (killed - last) / 1e6, max_gap_ns() / 1e6);
+		ASSERT_LT(killed - last, max_gap_ns(), "events up to shortly before the kill (ns)");
 	}
 	tmpdir_cleanup();
 }

@@ -210,6 +210,14 @@ int rc_capture__batch_caps(struct rc_capture *c, const struct rc_backend_ops *op
 		return 0;
 	size = newest_file(c, &pending);
 	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
+	/*
+	 * --max-size without rotation here too, not only after the read: a
+	 * read of a storm goes on batch after batch, while the programs refill
+	 * what it frees, and all of that would pass the cap.
+	 */
+	if (!rotating(c) && c->opts.max_size && c->started)
+		return check_max_size(c, ops, __atomic_load_n(&c->file_written, __ATOMIC_RELAXED),
+				      pending);
 	if (!cap || !c->rotor_on || !rotating(c) || !ops->switch_file || !c->started)
 		return 0;
 	return size >= cap ? ask_switch(c, ops) : 0;

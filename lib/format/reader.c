@@ -60,6 +60,7 @@ struct rc_reader {
 	struct rc_trailer trailer;
 	bool have_trailer;
 	uint64_t nchunks, nrec, raw_bytes;
+	uint64_t last_ts; /* the latest time of the records handed out */
 	uint64_t since, until;
 	bool skipped; /* chunks outside the range were passed over */
 	struct rc_stacktab stacks;
@@ -808,6 +809,7 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 
 			r->raw_pos += h->size;
 			r->nrec++;
+			r->last_ts = h->ts > r->last_ts ? h->ts : r->last_ts;
 			*rec = h;
 			return 1;
 		}
@@ -1036,6 +1038,16 @@ const struct rc_stack *rc_reader__stack(const struct rc_reader *r, uint32_t id)
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r)
 {
 	return r->have_stats ? &r->stats : NULL;
+}
+
+uint64_t rc_reader__end(const struct rc_reader *r)
+{
+	uint64_t end = r->hdr.meta.start_ts;
+
+	end = r->last_ts > end ? r->last_ts : end;
+	if (r->have_stats && r->stats.ts > end)
+		end = r->stats.ts;
+	return end;
 }
 
 const struct rc_stats *rc_reader__base(const struct rc_reader *r)

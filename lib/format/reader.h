@@ -204,6 +204,16 @@ bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d);
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r);
 
 /**
+ * rc_reader__end() - where a file ends, as read so far
+ * @r: the reader
+ *
+ * Return: the latest of its start (rc_meta.start_ts), the times of the
+ * records rc_reader__next() handed out and the time of its last counters
+ * read: once read to its end, the end of the file's span.
+ */
+uint64_t rc_reader__end(const struct rc_reader *r);
+
+/**
  * rc_reader__base() - the run's counters when the file began (v1.9)
  * @r: the reader
  *

@@ -33,7 +33,7 @@ struct set_file {
 };
 
 struct rc_set {
-	uint64_t start; /* the earliest file's start, or its run's */
+	uint64_t start; /* the earliest file's start */
 	struct set_file *files;
 	size_t n, cap;
 	size_t *heap; /* file indexes, by their next record's time, then index */
@@ -329,7 +329,6 @@ static int dedupe(struct rc_set *s)
 struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 {
 	struct rc_set *s = calloc(1, sizeof(*s));
-	uint64_t t;
 	size_t i;
 	int err = s ? 0 : -ENOMEM;
 
@@ -363,12 +362,8 @@ struct rc_set *rc_set__open(const char *const *paths, size_t npaths)
 
 		f->off = s->wall ? (uint64_t)f->m->wall_offset_ns : 0;
 		f->start = f->m->start_ts + f->off;
-		/* a rotated run's later files count from the run's start */
-		t = (f->m->has_run && f->m->run.start_ts && f->m->run.start_ts < f->m->start_ts
-			 ? f->m->run.start_ts
-			 : f->m->start_ts) +
-		    f->off;
-		s->start = !i || t < s->start ? t : s->start;
+		/* from the earliest file read, not its run's start: its first files may be gone */
+		s->start = !i || f->start < s->start ? f->start : s->start;
 	}
 	if (s->n > 1 && strcmp(s->files[0].path, "-"))
 		qsort(s->files, s->n, sizeof(*s->files), cmp_file);
@@ -418,6 +413,21 @@ uint64_t rc_set__time(const struct rc_set *s, size_t i, uint64_t ts)
 uint64_t rc_set__start(const struct rc_set *s)
 {
 	return s->start;
+}
+
+uint64_t rc_set__span(const struct rc_set *s)
+{
+	uint64_t first = s->start > s->since ? s->start : s->since, last = 0, t;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->files[i].skipped)
+			continue;
+		t = rc_reader__end(s->files[i].r) + s->files[i].off;
+		last = t > last ? t : last;
+	}
+	last = last < s->until ? last : s->until;
+	return last > first ? last - first : 0;
 }
 
 bool rc_set__skipped(const struct rc_set *s, size_t i)

@@ -103,11 +103,25 @@ uint64_t rc_set__time(const struct rc_set *s, size_t i, uint64_t ts);
  * rc_set__start() - where the set's times count from, in the set's time
  * @s: the set
  *
- * Return: the earliest start of its files, or of their runs (rc_run
- * start_ts) when earlier: a rotated run whose first files are gone still
- * counts from its start.
+ * Return: the earliest start of its files (rc_meta.start_ts): a rotated
+ * run whose first files are gone counts from the first file left, not from
+ * the run's start.
  */
 uint64_t rc_set__start(const struct rc_set *s);
+
+/**
+ * rc_set__span() - the span of the files read, in ns
+ * @s: the set, its files read (through rc_set__next() or their readers)
+ *
+ * From the set's start (rc_set__start()) to the latest end of its files
+ * (rc_reader__end()), both within the range of rc_set__set_range() when
+ * one was set; a file that range passed over whole (rc_set__skipped()) is
+ * not counted. What ringcap stat and report --summary show as the
+ * capture's duration.
+ *
+ * Return: the span; 0 when it ends before it starts.
+ */
+uint64_t rc_set__span(const struct rc_set *s);
 
 /**
  * rc_set__set_range() - read only the files and chunks that can hold a time range

@@ -722,6 +722,11 @@ static int bpf_stop(struct rc_capture *c)
 	int err, aux_err;
 
 	detach_sources(s);
+	if (s->rb.asleep)
+		pr_info("ring: the programs woke the reader %llu times (a mark of %zu bytes); "
+			"%llu waits ran to their timeout\n",
+			(unsigned long long)s->rb.woken, s->rb.mark,
+			(unsigned long long)s->rb.timeouts);
 	aux_err = rc_bpf__aux_stop(s); /* the AUX events stopped, and read to the end */
 	err = s->c.opts.overwrite ? final_snapshot(s) : settle(s);
 	err = err ?: aux_err;

@@ -771,6 +771,10 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 			       s->c.opts.sample_period);
 	if (err)
 		return err;
+	/* the event sampled, in the header: cycles, or cpu-clock without a PMU */
+	err = rc_dyn__note(&s->c.dset, 0, "sampling", s->sampler.event, strlen(s->sampler.event));
+	if (err)
+		return err;
 	err = need_stacks(s); /* a sample without -g is a stack of its one instruction */
 	if (err)
 		return err;

@@ -121,6 +121,11 @@ int rc_ringbuf__wait(struct rc_ringbuf *rb, int timeout_ms)
 		__atomic_store_n(rb->asleep, 0, __ATOMIC_RELAXED);
 	if (n < 0)
 		return err == EINTR ? 0 : -err;
+	/* counted for the log (rc_bpf's stop): a reader never woken reads only at its timeouts */
+	if (n > 0)
+		rb->woken++;
+	else if (timeout_ms)
+		rb->timeouts++;
 	return n;
 }
 

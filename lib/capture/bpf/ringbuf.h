@@ -14,6 +14,8 @@ struct rc_ringbuf {
 	size_t mark;		   /* with asleep: the programs wake us at this much pending */
 	size_t size, mask, page;
 	int epfd;
+	uint64_t woken;	   /* waits a wakeup ended (with asleep: the programs') */
+	uint64_t timeouts; /* waits that ran to their timeout */
 };
 
 /*

@@ -37,6 +37,16 @@ static void make_attr(struct perf_event_attr *a, bool hw, uint64_t freq, uint64_
 	}
 }
 
+/* The name of the event @a opens, as perf names it: what the capture says it sampled. */
+static const char *event_name(const struct perf_event_attr *a)
+{
+	if (a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES)
+		return "cycles";
+	if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CPU_CLOCK)
+		return "cpu-clock";
+	return "unknown";
+}
+
 /* kernel.perf_event_max_sample_rate, or 0 when it cannot be read */
 static uint64_t max_sample_rate(void)
 {
@@ -135,7 +145,7 @@ int rc_sampler__open(struct rc_sampler *sp, int ncpus, uint64_t freq, uint64_t p
 			make_attr(&a, hw, freq, period);
 			fd = perf_open(&a, cpu);
 		}
-		sp->event = hw ? "cycles" : "cpu-clock";
+		sp->event = event_name(&a);
 		if (fd < 0 && errno == ENODEV)
 			continue; /* an offline CPU */
 		if (fd < 0)
