@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +65,33 @@ void tmpdir_cleanup(void)
 	if (system(cmd))
 		fprintf(stderr, "failed to remove %s\n", dir);
 	dir[0] = '\0';
+}
+
+#define TRACEFS_MAGIC_NR 0x74726163 /* linux/magic.h's TRACEFS_MAGIC */
+
+bool tracefs_mounted(void)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char events[64];
+	struct statfs sf;
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(events, sizeof(events), "%s/events", dirs[i]);
+		if (!statfs(dirs[i], &sf) && sf.f_type == TRACEFS_MAGIC_NR && !access(events, F_OK))
+			return true;
+	}
+	return false;
+}
+
+bool kernel_at_least(unsigned int major, unsigned int minor)
+{
+	unsigned int ma = 0, mi = 0;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
 }
 
 pid_t read_pidfile(const char *path)

@@ -49,6 +49,15 @@ const char *tmpfile_path(const char *name);
 void tmpdir_cleanup(void);
 /* Skip (and return false) unless root: BPF needs it. */
 bool need_root(void);
+/*
+ * What the machine has, looked at by the tests themselves, never through
+ * ringcap's probes: a skip must name what is missing outside ringcap, so
+ * that a bug of ringcap's own probe fails rather than skips.
+ */
+/* A tracefs mounted, with its events (the test's own statfs()). */
+bool tracefs_mounted(void);
+/* The running kernel's release is @major.@minor or later (uname()). */
+bool kernel_at_least(unsigned int major, unsigned int minor);
 /* The pid a workload wrote to @path, or -1. */
 pid_t read_pidfile(const char *path);
 /*
