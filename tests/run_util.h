@@ -15,6 +15,17 @@ struct run {
 	bool valgrind;	    /* ringcap started under memcheck */
 };
 
+/*
+ * For a test that starts ringcap itself (a shell, or fork and exec):
+ * run_exec() execs @argv as run_start() does, ringcap under memcheck
+ * when make valgrind asks (RINGCAP_VALGRIND=1); ringcap_sh() is the same
+ * command for sh -c, quoted: memcheck's options, then ringcap's path.
+ * Under memcheck an error or leak of ringcap's makes it exit 99.
+ * run_valgrind(): whether ringcap runs under memcheck.
+ */
+void run_exec(char *const argv[]);
+const char *ringcap_sh(void);
+bool run_valgrind(void);
 /* Start argv (NULL-terminated) with stdout and stderr captured. */
 int run_start(struct run *r, char *const argv[]);
 /*
