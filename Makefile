@@ -104,7 +104,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind bench bench-burst bench-profile bench-range vmtest vmtest-all vmtest-ci
+.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range vmtest vmtest-all vmtest-ci
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -364,6 +364,11 @@ valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)
 	$(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 \
 		RINGCAP_EXPECTED_SKIPS=$(EXPECTED_SKIPS) ./test_progs -t '$(VALGRIND_TESTS)'
+
+# Known bugs put into a copy of the tree one at a time (scripts/mutate.sh):
+# each must make one of its tests fail. MUTANTS="no_wakeup ..." picks some.
+mutate:
+	$(Q)scripts/mutate.sh $(OUTPUT) $(MUTANTS)
 
 # The kernel matrix (README, Kernels): Debian's kernel packages booted under
 # qemu with the build's ringcap and tests in a busybox initramfs.
