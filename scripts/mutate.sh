@@ -62,16 +62,19 @@ B="$WORK/src/build"
 TARGETS="$B/ringcap $B/test_progs $B/rc_workload $B/rc_load $B/rc_prof $B/rc_prof_nofp \
 	$B/librc_prof_dl.so $B/librc_entry.so"
 build() {
+	local f objs=()
+	for f in tests/bpf/*.bpf.c; do
+		objs+=("$B/tests/bpf/$(basename "$f" .c).o")
+	done
 	# the copy's own make: nothing of the caller's (O=, SAN=) comes with it
 	# shellcheck disable=SC2086
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j"$JOBS" WERROR=0 $TARGETS \
-		$(ls tests/bpf/*.bpf.c | sed "s|^tests/bpf/\(.*\)\.c\$|$B/tests/bpf/\1.o|") \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j"$JOBS" WERROR=0 $TARGETS "${objs[@]}" \
 		> "$WORK/build.log" 2>&1
 }
 
 # One test on the copy's build: 0 when it passes.
 run_test() {
-	(cd build && RINGCAP_SRCDIR="$WORK/src" RINGCAP_EXPECTED_SKIPS= \
+	(cd build && RINGCAP_SRCDIR="$WORK/src" RINGCAP_EXPECTED_SKIPS="" \
 		timeout 600 ./test_progs -t "$1" > "$WORK/test.log" 2>&1)
 }
 
