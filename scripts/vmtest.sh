@@ -26,6 +26,8 @@
 # VMTEST_CMD runs a shell command in /ringcap instead (to look at a failure);
 # VMTEST_TIMEOUT (seconds) bounds each boot: by default 900 on x86, and
 # 1800 on arm64, whose guest runs the same tests in about 900 s under TCG.
+# Each kernel's skips are bounded by tests/skips/guest-NAME.txt (NAME from
+# the table): a test that skips there without a line of it fails.
 set -euo pipefail
 
 # name | package name pattern (the newest match is used) | kernel command
@@ -222,6 +224,9 @@ build_initramfs() {
 		mv "$ROOT$BUILD/$f" "$ROOT/ringcap/$f"
 	done
 	cp "$BUILD/rc_workload" "$BUILD/rc_load" "$ROOT/ringcap/"
+	# the skips each kernel allows (rc_name= on its command line picks its list)
+	mkdir -p "$ROOT/ringcap/skips"
+	cp tests/skips/guest-*.txt "$ROOT/ringcap/skips/"
 	# profile_inline reads the LINE: markers of rc_prof's source, from ../tests;
 	# format_run a capture of an older version, from ../tests/fixtures
 	mkdir -p "$ROOT/tests/fixtures"
@@ -266,7 +271,8 @@ export PATH=/bin:/sbin:/usr/bin HOME=/root RINGCAP_VMTEST=1
 cd /ringcap
 echo "vmtest: kernel \$(uname -r) \$(cat /proc/cmdline)"
 # a kernel's own test set comes as rc_tests= on its command line, which
-# the kernel hands to init as an environment variable
+# the kernel hands to init as an environment variable; its name as rc_name=
+export RINGCAP_EXPECTED_SKIPS=/ringcap/skips/guest-\$rc_name.txt
 ${VMTEST_CMD:-./test_progs -t "\${rc_tests:-$GUEST_TESTS}\${rc_more:+,\$rc_more}"}
 echo "vmtest: exit \$?"
 poweroff -f
@@ -316,6 +322,8 @@ add_arch() {
 	for k in "${KERNELS[@]}"; do
 		IFS='|' read -r name pat extra suite set <<< "$k"
 		selected "$name" || continue
+		[ -e "tests/skips/guest-$name.txt" ] ||
+			die "tests/skips/guest-$name.txt is missing: the skips allowed on $name"
 		pkg=$(newest_pkg "$pat" "$suite")
 		[ -n "$pkg" ] || die "no Debian package matches $pat${suite:+ in $suite}"
 		tests= more=
@@ -328,7 +336,7 @@ add_arch() {
 		fi
 		names+=("$name") pkgs+=("$pkg") arches+=("$ARCH") initrds+=("$INITRD")
 		logdirs+=("$BUILD/vmtest")
-		extras+=("$extra${tests:+ rc_tests=$tests}${more:+ rc_more=$more}")
+		extras+=("$extra rc_name=$name${tests:+ rc_tests=$tests}${more:+ rc_more=$more}")
 		vmlinuzes+=("$(fetch_kernel "$pkg" "$suite")")
 	done
 }
@@ -369,7 +377,7 @@ summary=""
 for i in "${!names[@]}"; do
 	name=${names[$i]} pkg=${pkgs[$i]} log="${logdirs[$i]}/${names[$i]}.log"
 	secs=$(cat "${logdirs[$i]}/$name.secs" 2>/dev/null || echo '?')
-	tr -d '\r' < "$log" | grep -E '^(# |#   |    |wall time )' | grep -vE ':OK$' | sed "s/^/  $name: /" || true
+	tr -d '\r' < "$log" | grep -E '^(# |#   |    |wall time |NOT SKIPPED )' | grep -vE ':OK$' | sed "s/^/  $name: /" || true
 	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 || true)
 	if [ -z "$line" ]; then
 		echo "vmtest: $name: no result in ${secs}s; the console's last lines:"

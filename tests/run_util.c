@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +67,33 @@ void tmpdir_cleanup(void)
 	dir[0] = '\0';
 }
 
+#define TRACEFS_MAGIC_NR 0x74726163 /* linux/magic.h's TRACEFS_MAGIC */
+
+bool tracefs_mounted(void)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char events[64];
+	struct statfs sf;
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(events, sizeof(events), "%s/events", dirs[i]);
+		if (!statfs(dirs[i], &sf) && sf.f_type == TRACEFS_MAGIC_NR && !access(events, F_OK))
+			return true;
+	}
+	return false;
+}
+
+bool kernel_at_least(unsigned int major, unsigned int minor)
+{
+	unsigned int ma = 0, mi = 0;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 pid_t read_pidfile(const char *path)
 {
 	FILE *fp = fopen(path, "r");
@@ -103,7 +132,17 @@ static int slowed(int timeout_ms)
 	return timeout_ms < INT_MAX / VALGRIND_SLOWDOWN ? timeout_ms * VALGRIND_SLOWDOWN : INT_MAX;
 }
 
-static void exec_maybe_valgrind(char *const argv[])
+/* memcheck's command line before ringcap's: NULL-terminated, @supp its buffer. */
+#define VALGRIND_ARGS(supp)                                                                        \
+	"/usr/bin/valgrind", "-q", supp, "--leak-check=full",                                      \
+	    "--errors-for-leak-kinds=definite,indirect", "--error-exitcode=99", NULL
+
+static void suppressions(char *buf, size_t len)
+{
+	snprintf(buf, len, "--suppressions=%s/tests/valgrind.supp", getenv("RINGCAP_SRCDIR"));
+}
+
+void run_exec(char *const argv[])
 {
 	char supp[4200], *args[64];
 	int i, n = 0;
@@ -112,18 +151,44 @@ static void exec_maybe_valgrind(char *const argv[])
 		execv(argv[0], argv);
 		return;
 	}
-	snprintf(supp, sizeof(supp), "--suppressions=%s/tests/valgrind.supp",
-		 getenv("RINGCAP_SRCDIR"));
-	args[n++] = "/usr/bin/valgrind";
-	args[n++] = "-q";
-	args[n++] = supp;
-	args[n++] = "--leak-check=full";
-	args[n++] = "--errors-for-leak-kinds=definite,indirect";
-	args[n++] = "--error-exitcode=99";
+	suppressions(supp, sizeof(supp));
+	{
+		char *const vg[] = { VALGRIND_ARGS(supp) };
+
+		for (i = 0; vg[i]; i++)
+			args[n++] = vg[i];
+	}
 	for (i = 0; argv[i] && n < 63; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
 	execv(args[0], args);
+}
+
+bool run_valgrind(void)
+{
+	return wants_valgrind((char *[]){ (char *)bin("ringcap"), NULL });
+}
+
+const char *ringcap_sh(void)
+{
+	static char cmd[PATH_MAX * 2 + 256];
+	char supp[4200];
+	size_t len = 0;
+	int i;
+
+	cmd[0] = '\0';
+	if (run_valgrind()) {
+		suppressions(supp, sizeof(supp));
+		{
+			char *const vg[] = { VALGRIND_ARGS(supp) };
+
+			for (i = 0; vg[i] && len < sizeof(cmd); i++)
+				len += snprintf(cmd + len, sizeof(cmd) - len, "'%s' ", vg[i]);
+		}
+	}
+	if (len < sizeof(cmd))
+		snprintf(cmd + len, sizeof(cmd) - len, "'%s'", bin("ringcap"));
+	return cmd;
 }
 
 int run_start(struct run *r, char *const argv[])
@@ -148,7 +213,7 @@ int run_start(struct run *r, char *const argv[])
 		dup2(null, STDIN_FILENO);
 		dup2(r->out_fd, STDOUT_FILENO);
 		dup2(r->err_fd, STDERR_FILENO);
-		exec_maybe_valgrind(argv);
+		run_exec(argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}

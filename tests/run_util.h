@@ -15,6 +15,17 @@ struct run {
 	bool valgrind;	    /* ringcap started under memcheck */
 };
 
+/*
+ * For a test that starts ringcap itself (a shell, or fork and exec):
+ * run_exec() execs @argv as run_start() does, ringcap under memcheck
+ * when make valgrind asks (RINGCAP_VALGRIND=1); ringcap_sh() is the same
+ * command for sh -c, quoted: memcheck's options, then ringcap's path.
+ * Under memcheck an error or leak of ringcap's makes it exit 99.
+ * run_valgrind(): whether ringcap runs under memcheck.
+ */
+void run_exec(char *const argv[]);
+const char *ringcap_sh(void);
+bool run_valgrind(void);
 /* Start argv (NULL-terminated) with stdout and stderr captured. */
 int run_start(struct run *r, char *const argv[]);
 /*
@@ -49,6 +60,15 @@ const char *tmpfile_path(const char *name);
 void tmpdir_cleanup(void);
 /* Skip (and return false) unless root: BPF needs it. */
 bool need_root(void);
+/*
+ * What the machine has, looked at by the tests themselves, never through
+ * ringcap's probes: a skip must name what is missing outside ringcap, so
+ * that a bug of ringcap's own probe fails rather than skips.
+ */
+/* A tracefs mounted, with its events (the test's own statfs()). */
+bool tracefs_mounted(void);
+/* The running kernel's release is @major.@minor or later (uname()). */
+bool kernel_at_least(unsigned int major, unsigned int minor);
 /* The pid a workload wrote to @path, or -1. */
 pid_t read_pidfile(const char *path);
 /*

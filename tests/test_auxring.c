@@ -482,12 +482,16 @@ void test_aux_attr_kernel(void)
 
 	if (!need_root())
 		return;
-	rc_auxsrc__set_attr(&attr, false, 1u << 20, false);
+	/* the breakpoint event as it is, before ringcap touches the attr */
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && (errno == ENOENT || errno == ENODEV || errno == EOPNOTSUPP)) {
 		test__skip("this kernel has no breakpoint events: no PMU without NO_NMI to try");
 		return;
 	}
+	if (fd >= 0)
+		close(fd);
+	rc_auxsrc__set_attr(&attr, false, 1u << 20, false);
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (!ASSERT_TRUE(fd >= 0, "the AUX attr opens on a PMU without NO_NMI"))
 		return;
 	close(fd);

@@ -650,7 +650,6 @@ static bool check_pa_order(const struct rc_meta *m, const struct rc_event_desc *
 void test_dyn_bpf_perf_order(void)
 {
 	const char *out = tmpfile_path("pa.rcap");
-	struct rc_features kf;
 	struct pa_order o = {};
 	struct dyn_facts f;
 	struct run r = {};
@@ -662,9 +661,8 @@ void test_dyn_bpf_perf_order(void)
 		test__skip("needs 2 online CPUs");
 		return;
 	}
-	/* the test's own object, not ringcap, needs the kernel's atomics */
-	rc_features__probe(&kf);
-	if (!kf.atomics) {
+	/* the test's own object, not ringcap, needs the kernel's atomics (not ringcap's probe) */
+	if (!kernel_at_least(5, 12)) {
 		test__skip("the sequence counter of tests/bpf/perfarray_atomic.bpf.c needs BPF "
 			   "atomic fetch-add (Linux 5.12)");
 		return;
@@ -856,12 +854,15 @@ out:
 	tmpdir_cleanup();
 }
 
-/* Is there a python3 to check JSON and CSV with? Not in make vmtest's guests. */
-static bool python3(void)
+/*
+ * Is there a python3 to check JSON and CSV with? Not in make vmtest's
+ * guests: there the @check is a skipped subtest.
+ */
+static bool python3(const char *check)
 {
 	if (!access("/usr/bin/python3", X_OK))
 		return true;
-	printf("    (no python3 here: JSON and CSV are parsed on the host)\n");
+	test__skip_subtest(check, "no python3 here: JSON and CSV are parsed on the host");
 	return false;
 }
 
@@ -910,14 +911,14 @@ static void np_case(const char *transport, const char *map, int want_flags)
 			  N_NP, "json: null");
 		ASSERT_EQ(count_lines(out, "\"inner\":{\"a\":"), N_NP, "json: nested structs");
 	}
-	if (out && python3() && ASSERT_TRUE(save_text(tmp, out), "save") &&
+	if (out && python3("json_parsed") && ASSERT_TRUE(save_text(tmp, out), "save") &&
 	    !run_py(np_json_check, (char *[]){ (char *)tmp, (char *)transport, NULL }, &res))
 		ASSERT_EQ(atol(res), N_NP, "json: null, and nested structs");
 	free(out);
 	free(res);
 	res = NULL;
 	out = report_out(cap, "--format", "csv", NULL, NULL);
-	if (out && python3() && ASSERT_TRUE(save_text(tmp, out), "save") &&
+	if (out && python3("csv_parsed") && ASSERT_TRUE(save_text(tmp, out), "save") &&
 	    !run_py(np_csv_check, (char *[]){ (char *)tmp, (char *)transport, NULL }, &res))
 		ASSERT_EQ(atol(res), N_NP, "csv: empty cells, dotted columns");
 	free(out);

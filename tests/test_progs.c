@@ -3,8 +3,13 @@
  * Test runner: runs every test of tests/tests.def (or those named with
  * -t, a comma-separated list of substrings), prints one line per test and subtest, and ends with
  * the line "N passed, N failed, N skipped" that CI reads.
+ *
+ * Skips are bounded: with RINGCAP_EXPECTED_SKIPS=FILE (or -s FILE), a
+ * test or subtest that skips without a line of FILE naming it fails, and
+ * a line of FILE whose units ran and did not skip is said (tests/skips/).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +38,71 @@ static struct {
 	char first_why[768];	/* the unit's first failure, or why it skipped */
 	char summary[16384];	/* a line per failed or skipped unit, for the end */
 	size_t summary_len;
+	const char *skips_file; /* the skips allowed here (RINGCAP_EXPECTED_SKIPS) */
 } st;
+
+/* A line of the expected-skips file: a unit's name (a glob), and whether it ran, and skipped. */
+#define MAX_EXPECTED 256
+static struct expected {
+	char pattern[128];
+	int line;
+	bool ran, skipped;
+} expected[MAX_EXPECTED];
+static int nexpected;
+
+/*
+ * Read @path: a unit's name or glob (TEST or TEST/SUBTEST) at the start of
+ * each line, then why it may skip here; '#' starts a comment. -errno, or
+ * -EINVAL for a file of more than MAX_EXPECTED lines or a name too long.
+ */
+static int load_expected(const char *path)
+{
+	char buf[1024];
+	int lineno = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(buf, sizeof(buf), f)) {
+		size_t n;
+
+		lineno++;
+		n = strcspn(buf, " \t\n#");
+		if (!n)
+			continue;
+		if (n >= sizeof(expected[0].pattern) || nexpected == MAX_EXPECTED) {
+			fprintf(stderr, "%s:%d: a name too long, or too many lines\n", path,
+				lineno);
+			fclose(f);
+			return -EINVAL;
+		}
+		memcpy(expected[nexpected].pattern, buf, n);
+		expected[nexpected].pattern[n] = '\0';
+		expected[nexpected++].line = lineno;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * Note that @unit ran (and @skipped or not) against each line matching
+ * it; true when a line allows it to skip.
+ */
+static bool expected_skip(const char *unit, bool skipped)
+{
+	bool allowed = false;
+	int i;
+
+	for (i = 0; i < nexpected; i++) {
+		if (fnmatch(expected[i].pattern, unit, 0))
+			continue;
+		expected[i].ran = true;
+		expected[i].skipped |= skipped;
+		allowed = true;
+	}
+	return allowed;
+}
 
 /*
  * Keep a line per failed or skipped unit for the end of the output: CI shows
@@ -61,6 +130,17 @@ static void end_unit(void)
 		snprintf(unit, sizeof(unit), "%s/%s", st.test, st.subtest);
 	else
 		snprintf(unit, sizeof(unit), "%s", st.test);
+	if (st.skips_file && !expected_skip(unit, st.skipped) && st.skipped && !st.failed) {
+		char why[sizeof(st.first_why)];
+
+		/* a skip where the test must run: a failure, and said as one */
+		memcpy(why, st.first_why, sizeof(why));
+		snprintf(st.first_why, sizeof(st.first_why),
+			 "skipped, and %s does not allow it here: %.500s", st.skips_file, why);
+		printf("    %s\n", st.first_why);
+		st.failed = true;
+		res = "FAIL";
+	}
 	printf("#%s%s:%s\n", st.in_subtest ? "   " : " ", unit, res);
 	if (st.failed) {
 		note_unit("FAILED", unit);
@@ -95,7 +175,8 @@ void test__fail(const char *file, int line, const char *name, const char *fmt, .
 
 bool test__start_subtest(const char *name)
 {
-	if (st.in_subtest)
+	/* what failed or skipped before the first subtest is the test's own */
+	if (st.in_subtest || st.failed || st.skipped)
 		end_unit();
 	snprintf(st.subtest, sizeof(st.subtest), "%s", name);
 	st.in_subtest = true;
@@ -108,6 +189,27 @@ void test__skip(const char *why)
 	printf("    skipped: %s\n", why);
 	if (!st.failed)
 		snprintf(st.first_why, sizeof(st.first_why), "%s", why);
+}
+
+void test__skip_subtest(const char *name, const char *why)
+{
+	char first_why[sizeof(st.first_why)], subtest[sizeof(st.subtest)];
+	bool in_subtest = st.in_subtest, failed = st.failed, skipped = st.skipped;
+
+	/* a unit of its own, between the current unit's lines: that unit goes on after it */
+	memcpy(first_why, st.first_why, sizeof(first_why));
+	memcpy(subtest, st.subtest, sizeof(subtest));
+	snprintf(st.subtest, sizeof(st.subtest), "%.60s%s%.60s", in_subtest ? subtest : "",
+		 in_subtest ? "/" : "", name);
+	st.in_subtest = true;
+	st.failed = false;
+	test__skip(why);
+	end_unit();
+	memcpy(st.first_why, first_why, sizeof(first_why));
+	memcpy(st.subtest, subtest, sizeof(subtest));
+	st.in_subtest = in_subtest;
+	st.failed = failed;
+	st.skipped = skipped;
 }
 
 const char *test__bindir(void)
@@ -190,18 +292,30 @@ int main(int argc, char **argv)
 {
 	size_t slow[NSLOW] = { 0 };
 	double slow_s[NSLOW] = { 0 }, start = now_s(), t0;
+	int opt, err;
 	size_t i;
-	int opt;
 
-	while ((opt = getopt(argc, argv, "t:v")) != -1) {
-		if (opt == 't')
+	st.skips_file = getenv("RINGCAP_EXPECTED_SKIPS");
+	while ((opt = getopt(argc, argv, "s:t:v")) != -1) {
+		if (opt == 's')
+			st.skips_file = optarg;
+		else if (opt == 't')
 			st.filter = optarg;
 		else if (opt == 'v')
 			st.verbose = true;
 		else {
-			fprintf(stderr, "usage: test_progs [-v] [-t [=|-]TEST[,[=|-]TEST...]]\n");
+			fprintf(stderr, "usage: test_progs [-v] [-s SKIPS_FILE] "
+					"[-t [=|-]TEST[,[=|-]TEST...]]\n");
 			return 2;
 		}
+	}
+	if (st.skips_file && !*st.skips_file)
+		st.skips_file = NULL;
+	err = st.skips_file ? load_expected(st.skips_file) : 0;
+	if (err) {
+		fprintf(stderr, "test_progs: cannot read the expected skips, %s: %s\n",
+			st.skips_file, strerror(-err));
+		return 2;
 	}
 	rc_set_print(quiet_print);
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
@@ -219,6 +333,11 @@ int main(int argc, char **argv)
 	/* a summary cut at its end: the count still starts a line of its own, for CI */
 	if (st.summary_len && st.summary[st.summary_len - 1] != '\n')
 		printf(" (cut)\n");
+	/* allowed to skip, and ran: the line is stale, or the skip is of another machine */
+	for (i = 0; i < (size_t)nexpected; i++)
+		if (expected[i].ran && !expected[i].skipped)
+			printf("NOT SKIPPED %s: allowed to skip by %s:%d, and ran\n",
+			       expected[i].pattern, st.skips_file, expected[i].line);
 	printf("%d passed, %d failed, %d skipped\n", st.passed_cnt, st.failed_cnt, st.skipped_cnt);
 	return st.failed_cnt ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -17,6 +17,11 @@ void test__fail(const char *file, int line, const char *name, const char *fmt, .
 bool test__start_subtest(const char *name);
 /* Skip the current test or subtest, saying why. */
 void test__skip(const char *why);
+/*
+ * A branch of the current test not taken here, reported as its subtest
+ * @name skipped for @why; the current test or subtest goes on.
+ */
+void test__skip_subtest(const char *name, const char *why);
 /* Directory with ringcap and rc_workload (the build directory). */
 const char *test__bindir(void);
 

@@ -723,12 +723,14 @@ void test_record_stdout_stream(void)
 
 	if (!need_root())
 		return;
+	/* ringcap under memcheck too in make valgrind (ringcap_sh()) */
 	snprintf(cmd, sizeof(cmd),
-		 "'%s' record -q -e syscalls -o - -- /bin/sh -c \"'%s' getppid %d; echo done\" "
+		 "%s record -q -e syscalls -o - -- /bin/sh -c \"'%s' getppid %d; echo done\" "
 		 "> '%s' 2> '%s'",
-		 bin("ringcap"), bin("rc_workload"), N_CMD, out, errf);
-	if (!ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 60000), 0,
-		       "record to stdout"))
+		 ringcap_sh(), bin("rc_workload"), N_CMD, out, errf);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL },
+				run_valgrind() ? 240000 : 60000),
+		       0, "record to stdout"))
 		goto out;
 	if (!ASSERT_OK(gather(out, &f), "the capture reads whole"))
 		goto out;

@@ -1395,6 +1395,7 @@ void test_symbol_sideband(void)
 	const int P = 1 << 29, C = P + 1, Q = P + 2, R = P + 3, S = P + 4;
 	struct rc_usym_mapping bad = { 0 };
 	struct rc_usym_hit hit;
+	struct bid_find bf;
 	struct rc_usym *u;
 	char path[512];
 
@@ -1430,8 +1431,15 @@ void test_symbol_sideband(void)
 	ASSERT_OK(rc_usym__note_image(u, Q, 500, 0), "exec after");
 	ASSERT_EQ(rc_usym__resolve_at(u, Q, 530, a, &hit), 0, "moved to its exec's image");
 	ASSERT_EQ(rc_usym__resolve_at(u, Q, 510, a, &hit), -ENOENT, "not before it was made");
-	/* the kernel's build-id for the mapping is not the file's: the file is not used */
-	if (rc_usym__resolve_at(u, P, 200, a, &hit) == 0 && hit.build_id) {
+	/*
+	 * the kernel's build-id for the mapping is not the file's: the file is
+	 * not used. Tried where the test program has a build-id (as ld.so
+	 * sees it, not as ringcap does); elsewhere a skipped subtest.
+	 */
+	if (!loaded_build_id(&bf, "")) {
+		test__skip_subtest("build_id_differs", "the test program has no build-id");
+	} else if (ASSERT_EQ(rc_usym__resolve_at(u, P, 200, a, &hit), 0, "resolve") &&
+		   ASSERT_STREQ(hit.build_id, bf.hex, "ringcap reads the program's build-id")) {
 		bad = (struct rc_usym_mapping){ .start = start, .end = end, .pgoff = pgoff,
 						.path = path, .build_id_size = 20 };
 		memset(bad.build_id, 0xab, sizeof(bad.build_id));
@@ -1441,8 +1449,6 @@ void test_symbol_sideband(void)
 			ASSERT_TRUE(!hit.sym, "no name");
 			ASSERT_STREQ(hit.dso, path, "the path");
 		}
-	} else {
-		printf("%s: no build-id in the test program: that case is not tried\n", __func__);
 	}
 	/* a file handed over before: found by its identity */
 	ASSERT_OK(note_self(u, S, 10, path, start, end, pgoff, true), "map by identity");

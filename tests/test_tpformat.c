@@ -15,6 +15,7 @@
 #include "util/util.h"
 #include "tracefs/tpformat.h"
 #include "ft_formats.h"
+#include "run_util.h"
 #include "test_progs.h"
 
 #define BASE 40 /* sizeof(struct rc_rec_hdr) */
@@ -668,20 +669,31 @@ void test_tpformat_mangled(void)
 
 /* ---- the running kernel's tracefs --------------------------------------- */
 
+/*
+ * ringcap's tracefs: found, or mounted, by ringcap. Without root, skipped;
+ * as root, where tracefs is mounted or the kernel has one to mount
+ * (/proc/filesystems), ringcap's failure to find it or read it fails.
+ */
 static const char *tracefs_or_skip(void)
 {
-	const char *dir = rc_tracefs();
+	const char *dir;
 	char path[512];
 
-	if (!dir) {
-		test__skip("no tracefs (needs root to mount it)");
+	if (geteuid() != 0) {
+		test__skip("tracefs needs root to mount it and read its events: run the tests "
+			   "as root");
 		return NULL;
 	}
+	if (!tracefs_mounted() && system("grep -qw tracefs /proc/filesystems")) {
+		test__skip("this kernel has no tracefs");
+		return NULL;
+	}
+	dir = rc_tracefs();
+	if (!ASSERT_OK_PTR(dir, "ringcap finds or mounts tracefs"))
+		return NULL;
 	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", dir);
-	if (access(path, R_OK)) {
-		test__skip("tracefs events are not readable: run the tests as root");
+	if (!ASSERT_OK(access(path, R_OK), "its events readable"))
 		return NULL;
-	}
 	return dir;
 }
 
