@@ -34,6 +34,7 @@ struct example {
 	const char *cmd;	 /* as in the README: spaces collapsed, no trailing comment */
 	const char *skip;	 /* why it is not run here; NULL: run */
 	const char *need;	 /* a shell test: false, the command is skipped (a tool missing) */
+	const char *tool;	 /* what need looks for: the skipped subtest's name */
 	const char *pre;	 /* run before it: what the README leaves to the reader */
 	const char *subst[3][2]; /* replaced in the command before it runs */
 	const char *post;	 /* appended to its script */
@@ -66,7 +67,7 @@ static const struct example examples[] = {
 	  .err = WRITTEN "ringcap.rcap" },
 	{ .cmd = "ringcap record -e uprobe:/usr/bin/bash:readline,uretprobe:/usr/bin/bash:readline "
 		 "-a", /* until Ctrl-C: -d 1 */
-	  .need = "test -x /usr/bin/bash",
+	  .need = "test -x /usr/bin/bash", .tool = "bash",
 	  .subst = { { "readline -a", "readline -a -d 1" } },
 	  .err = WRITTEN "ringcap.rcap" },
 	{ .cmd = "ringcap report build.rcap | less", .out = { SYSCALL_LINE } },
@@ -107,7 +108,7 @@ static const struct example examples[] = {
 	  .file = "flame.svg",
 	  .file_re = "^<\\?xml version=\"1.0\" [^\n]*\n<svg version=\"1.1\" " },
 	{ .cmd = "ringcap report --format folded | flamegraph.pl > flame2.svg",
-	  .need = "command -v flamegraph.pl",
+	  .need = "command -v flamegraph.pl", .tool = "flamegraph.pl",
 	  .file = "flame2.svg",
 	  .file_re = "<svg " },
 	{ .cmd = "ringcap record --off-cpu -o off.rcap -- ./myprog",
@@ -118,7 +119,7 @@ static const struct example examples[] = {
 		   "^# lost: [0-9]+ dropped in the kernel \\(ring full\\), ",
 		   "^EVENT +MADE +IN FILE +DROPPED +FILTERED +MISSING$", "^total +[0-9]+ " } },
 	{ .cmd = "ringcap stat --json build.rcap | jq .total",
-	  .need = "command -v jq",
+	  .need = "command -v jq", .tool = "jq",
 	  .out = { "^  \"made\": [0-9]+,$", "^  \"in_file\": [0-9]+,$", "^  \"missing\": 0,$" } },
 	{ .cmd = "ringcap stat traces/",
 	  .out = { "^FILE +HOST +RUN +SEQ +START \\(UTC\\) +END \\(UTC\\) +EVENTS +MADE +DROPPED "
@@ -170,16 +171,16 @@ static const struct example examples[] = {
 	/* JSON Lines and CSV in other tools; build.rcap has failed calls */
 	{ .cmd = "ringcap report --format json | jq -r 'select(.fields.ret_errno) | \"\\(.comm) "
 		 "\\(.fields.nr) \\(.fields.ret_errno)\"'",
-	  .need = "command -v jq",
+	  .need = "command -v jq", .tool = "jq",
 	  .pre = "cp build.rcap ringcap.rcap",
 	  .out = { "^[^ ]+ [a-z_0-9]+ E[A-Z0-9]+$" } },
 	{ .cmd = "duckdb -c \"SELECT fields.nr, count(*), avg(fields.duration) AS ns FROM "
 		 "read_json_auto('events.jsonl') WHERE event = 'syscall' GROUP BY ALL ORDER BY 2 "
 		 "DESC LIMIT 10\"",
-	  .need = "command -v duckdb" },
+	  .need = "command -v duckdb", .tool = "duckdb" },
 	{ .cmd = "python3 -c \"import pandas as pd; "
 		 "print(pd.read_csv('events.csv').groupby('comm').size())\"",
-	  .need = "python3 -c 'import pandas' 2>/dev/null",
+	  .need = "python3 -c 'import pandas' 2>/dev/null", .tool = "pandas",
 	  .out = { "^comm$" } },
 
 	/* AUX streams */
@@ -195,15 +196,15 @@ static const struct example examples[] = {
 	{ .cmd = "clang -g -O2 -target bpf -I/usr/include/$(uname -m)-linux-gnu -c "
 		 "examples/opensnoop.bpf.c -o build/examples/opensnoop.bpf.o",
 	  .pre = "mkdir -p build/examples && ln -s \"$RINGCAP_SRCDIR/examples\" examples",
-	  .need = "command -v clang",
+	  .need = "command -v clang", .tool = "clang",
 	  .file = "build/examples/opensnoop.bpf.o",
 	  .file_re = "^.ELF" },
 	{ .cmd = "ringcap record --bpf build/examples/opensnoop.bpf.o --event-type event --set "
 		 "target_comm=cat -o open.rcap -- cat /etc/hostname",
-	  .need = "test -f build/examples/opensnoop.bpf.o",
+	  .need = "test -f build/examples/opensnoop.bpf.o", .tool = "opensnoop.bpf.o",
 	  .err = WRITTEN "open.rcap" },
 	{ .cmd = "ringcap report open.rcap | grep hostname",
-	  .need = "test -f open.rcap",
+	  .need = "test -f open.rcap", .tool = "open.rcap",
 	  .out = { EV_LINE "pid=[0-9]+ tid=[0-9]+ comm=cat args\\.dfd=-100 args\\.flags=[0-9]+ "
 			   "args\\.mode=[0-9]+ access=OPEN_READ filename=/etc/hostname$" } },
 };
@@ -399,7 +400,9 @@ static void run_example(const struct example *ex, const struct cmd *c, const cha
 	int rc;
 
 	if (ex->need && shell(&r, dir, path, ex->need) != 0) {
+		/* a branch not taken is a skipped subtest, bounded by tests/skips/ */
 		printf("    skipped (%s fails): %s\n", ex->need, c->key);
+		test__skip_subtest(ex->tool, ex->need);
 		goto out;
 	}
 	run_free(&r);
