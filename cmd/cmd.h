@@ -144,21 +144,16 @@ void capture_say_end(int how);
 
 /* ---- report --format folded / flamegraph (report_profile.c) ------------ */
 
-/* A file's profile, and the reader of its stacks: a report of several files has one each. */
-struct prof_src {
-	const struct rc_reader *r;
-	const struct rc_profile *p;
-};
-
 /* The profiles' records of @kind as folded stacks on stdout, sorted, merged; 0 or -errno. */
-int show_folded(const struct prof_src *ps, size_t n, enum rc_profile_kind kind);
+int show_folded(const struct rc_profile_src *ps, size_t n, enum rc_profile_kind kind);
 /* Their top @top functions, with and without their callees, on stdout; 0 or -errno. */
-int show_functions(const struct prof_src *ps, size_t n, enum rc_profile_kind kind, size_t top);
+int show_functions(const struct rc_profile_src *ps, size_t n, enum rc_profile_kind kind,
+		   size_t top);
 
 /* report_aux.c: report --aux, --aux-dump; @t0 the capture clock's zero */
 struct rc_aux_sum;
 int show_aux(struct rc_aux_sum *s, bool json, uint64_t t0);
 /* Their records of @kind as an SVG flame graph on stdout; 0 or -errno. */
-int show_flamegraph(const struct prof_src *ps, size_t n, enum rc_profile_kind kind);
+int show_flamegraph(const struct rc_profile_src *ps, size_t n, enum rc_profile_kind kind);
 
 #endif

@@ -501,7 +501,7 @@ struct src {
 	struct rc_meta view;
 	struct rc_filter filter;
 	struct rc_profile prof;
-	struct prof_src ps;
+	struct rc_profile_src ps;
 	const struct rc_event_desc *stack_ev;
 	const struct rc_field *dur; /* syscall's duration, for --hist syscall */
 	uint16_t syscall_id;
@@ -513,7 +513,7 @@ struct analysis {
 	struct rc_summary sum;
 	struct rc_hist hist;
 	struct rc_runq runq;
-	struct prof_src *ps; /* each file's profile and stacks */
+	struct rc_profile_src *ps; /* each file's profile and stacks */
 	size_t n;
 	uint64_t samples, offcpu, events; /* every file's */
 	struct rc_aux_sum aux;		  /* --aux */
@@ -550,7 +550,7 @@ static void src_init(struct src *src, const struct rc_meta *m, const struct rc_r
 	src->dur = rc_event__field(ev, "duration");
 	src->syscall_id = ev ? ev->id : 0;
 	src->stack_ev = rc_schema__event_by_name(m->schema, "stack");
-	src->ps = (struct prof_src){ .r = r, .p = &src->prof };
+	src->ps = (struct rc_profile_src){ .r = r, .p = &src->prof };
 }
 
 static int analysis_show(struct analysis *a, const struct rc_meta *m)

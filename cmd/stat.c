@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "json.h"
-#include "util/mem.h"
 
 #define LIVE_EVENTS 64	 /* built-in event ids are below this */
 #define MAX_INPUTS  4096 /* files, directories and globs named */
@@ -81,21 +80,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 /* ---- what is shown ---------------------------------------------------- */
 
-/* What is shown: the ledger (lib/decode/loss.c), and where it came from. */
-struct view {
-	const char *source;
-	bool live, truncated, damaged;
-	struct rc_damage dmg;
-	const char *damage; /* where the first damage was (rc_reader__error()) */
-	const struct rc_schema *schema;
-	double duration;
-	uint64_t nrec, chunks, file_bytes, raw_bytes, late;
-	uint64_t nev; /* of nrec, the events: not ringcap's lost and snapshot records */
-	char sampling[32]; /* the event -F/-c sampled (the header's note), or "" */
-	struct rc_ledger led;
-};
-
-static const char *event_name(const struct view *v, uint32_t id)
+static const char *event_name(const struct rc_ledger_file *v, uint32_t id)
 {
 	const struct rc_event_desc *ev = rc_schema__event(v->schema, id);
 
@@ -109,17 +94,18 @@ static bool row_used(const struct rc_ledger_row *r)
 	return r->made || r->in_file || r->filtered || r->missed || r->not_run || r->throttled;
 }
 
-static void print_row(const struct view *v, const char *name, const struct rc_ledger_row *r)
+static void print_row(const struct rc_ledger_file *v, const char *name,
+		      const struct rc_ledger_row *r)
 {
 	printf("%-26s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %12" PRIu64, name, r->made,
-	       v->live ? r->captured : r->in_file, r->dropped, r->filtered);
-	if (v->live)
+	       v->led.live ? r->captured : r->in_file, r->dropped, r->filtered);
+	if (v->led.live)
 		printf(" %12.0f\n", v->duration > 0 ? r->made / v->duration : 0.0);
 	else
 		printf(" %10" PRIu64 "\n", rc_ledger__missing(&v->led, r));
 }
 
-static const char *file_state(const struct view *v)
+static const char *file_state(const struct rc_ledger_file *v)
 {
 	if (v->damaged)
 		return v->truncated ? "DAMAGED, TRUNCATED" : "DAMAGED";
@@ -132,7 +118,7 @@ static const char *plural(uint64_t n, const char *one, const char *more)
 }
 
 /* Where the file was damaged, and what was lost: exactly, or at least. */
-static void show_damage_plain(const struct view *v)
+static void show_damage_plain(const struct rc_ledger_file *v)
 {
 	const struct rc_damage *d = &v->dmg;
 
@@ -144,14 +130,14 @@ static void show_damage_plain(const struct view *v)
 	       d->exact ? "" : " (no trailer to count them)");
 }
 
-static void show_plain(const struct view *v)
+static void show_plain(const struct rc_ledger_file *v)
 {
-	const char *last = v->live ? "PER SEC" : "MISSING";
-	const char *got = v->live ? "CAPTURED" : "IN FILE";
+	const char *last = v->led.live ? "PER SEC" : "MISSING";
+	const char *got = v->led.live ? "CAPTURED" : "IN FILE";
 	char b[32], c[32], b2[32];
 	uint32_t i;
 
-	if (v->live)
+	if (v->led.live)
 		printf("# live: %.3f s\n", v->duration);
 	else
 		printf("# %s: %s, %" PRIu64 " events in %" PRIu64 " %s, %.3f s\n", v->source,
@@ -159,7 +145,7 @@ static void show_plain(const struct view *v)
 		       v->duration);
 	if (v->damaged)
 		show_damage_plain(v);
-	if (!v->live && v->nrec)
+	if (!v->led.live && v->nrec)
 		printf("# %s on disk, %s of records: %.1fx compressed, %.2f bytes an event\n",
 		       human_bytes(v->file_bytes, b, sizeof(b)),
 		       human_bytes(v->raw_bytes, c, sizeof(c)),
@@ -183,10 +169,10 @@ static void show_plain(const struct view *v)
 		printf("# lost: %" PRIu64 " dropped in the kernel (ring full), %" PRIu64
 		       " in user space",
 		       v->led.total.dropped, v->led.st->user_dropped);
-		if (!v->live && !v->damaged)
+		if (!v->led.live && !v->damaged)
 			printf(", %" PRIu64 " missing from the file (cut short)",
 			       rc_ledger__missing(&v->led, &v->led.total));
-		else if (!v->live)
+		else if (!v->led.live)
 			printf(", %" PRIu64 " missing from the file (%" PRIu64
 			       " in damaged chunks, %" PRIu64 " cut short)",
 			       v->led.corrupt_records + rc_ledger__cut_short(&v->led),
@@ -233,13 +219,13 @@ static void show_plain(const struct view *v)
 			       v->led.aux.throttles, v->led.aux.not_run, v->led.aux.missed);
 	}
 	printf("\n%-26s %12s %12s %10s %12s %*s\n", "EVENT", "MADE", got, "DROPPED", "FILTERED",
-	       v->live ? 12 : 10, last);
+	       v->led.live ? 12 : 10, last);
 	for (i = 0; i < RC_LEDGER_EVENTS; i++)
 		if (row_used(&v->led.by_event[i]))
 			print_row(v, event_name(v, i), &v->led.by_event[i]);
 	print_row(v, "total", &v->led.total);
 	printf("\n%-26s %12s %12s %10s %12s %*s\n", "CPU", "MADE", got, "DROPPED", "FILTERED",
-	       v->live ? 12 : 10, last);
+	       v->led.live ? 12 : 10, last);
 	for (i = 0; i < v->led.ncpus; i++) {
 		const struct rc_ledger_row *r = &v->led.by_cpu[i];
 
@@ -250,11 +236,11 @@ static void show_plain(const struct view *v)
 	}
 }
 
-static void json_row(struct json *j, const struct view *v, const struct rc_ledger_row *r)
+static void json_row(struct json *j, const struct rc_ledger_file *v, const struct rc_ledger_row *r)
 {
 	json_u64(j, "made", r->made);
 	json_u64(j, "captured", r->captured);
-	if (!v->live) {
+	if (!v->led.live) {
 		json_u64(j, "in_file", r->in_file);
 		json_u64(j, "missing", rc_ledger__missing(&v->led, r));
 	}
@@ -269,7 +255,7 @@ static void json_row(struct json *j, const struct view *v, const struct rc_ledge
 }
 
 /* "corrupt": what damage cost (zeros when none), and where the first was. */
-static void show_damage_json(struct json *j, const struct view *v)
+static void show_damage_json(struct json *j, const struct rc_ledger_file *v)
 {
 	const struct rc_damage *d = &v->dmg;
 
@@ -285,24 +271,22 @@ static void show_damage_json(struct json *j, const struct view *v)
 	json_end_object(j);
 }
 
-struct file_view;
-struct gap;
-static void show_files_json(struct json *j, const struct file_view *fv, size_t n,
-			    const struct gap *g, size_t ng);
+static void show_files_json(struct json *j, const struct rc_ledger_file *fv, size_t n,
+			    const struct rc_ledger_gap *g, size_t ng);
 
-static void show_json(const struct view *v, const struct file_view *fv, size_t nfv,
-		      const struct gap *g, size_t ng)
+static void show_json(const struct rc_ledger_file *v, const struct rc_ledger_file *fv, size_t nfv,
+		      const struct rc_ledger_gap *g, size_t ng)
 {
 	struct json j = { .f = stdout };
 	uint32_t i;
 
 	json_begin_object(&j, NULL);
-	json_string(&j, "source", v->live ? "live" : v->source);
+	json_string(&j, "source", v->led.live ? "live" : v->source);
 	json_bool(&j, "complete", !v->truncated && !v->damaged);
 	json_fixed(&j, "duration_s", v->duration, 9);
 	if (v->sampling[0])
 		json_string(&j, "sampling_event", v->sampling);
-	if (!v->live) {
+	if (!v->led.live) {
 		json_u64(&j, "events", v->nev);
 		json_u64(&j, "records", v->nrec);
 		json_u64(&j, "chunks", v->chunks);
@@ -375,8 +359,8 @@ static void show_json(const struct view *v, const struct file_view *fv, size_t n
 	json_end_object(&j);
 }
 
-static int show(const struct view *v, const struct file_view *fv, size_t nfv, const struct gap *g,
-		size_t ng)
+static int show(const struct rc_ledger_file *v, const struct rc_ledger_file *fv, size_t nfv,
+		const struct rc_ledger_gap *g, size_t ng)
 {
 	uint64_t n = rc_ledger__lost(&v->led);
 
@@ -394,125 +378,6 @@ static int show(const struct view *v, const struct file_view *fv, size_t nfv, co
 }
 
 /* ---- from a file ------------------------------------------------------ */
-
-static void note_lost(struct view *v, const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
-{
-	const struct rc_field *n = rc_event__field(ev, "lost"), *fl = rc_event__field(ev, "flags");
-
-	rc_ledger__add_lost(&v->led, n ? rc_field__u64(n, rec, 0) : 0,
-			    fl && rc_field__u64(fl, rec, 0) & 1 /* RC_LOST_F_AT_END */);
-}
-
-/*
- * One capture file, read whole: its ledger over its own span (its last
- * counters less those it began with, rc_stats__span()), and what the
- * stat of several files shows of it.
- */
-struct file_view {
-	struct view v;
-	const struct rc_meta *m;
-	const struct rc_stats *base, *end; /* the run's counters at its start and end */
-	struct rc_stats span;		   /* end less base: the ledger's counters */
-	uint64_t first, last;		   /* its records' times, and its last counters' */
-};
-
-static int read_file(struct rc_reader *r, const char *path, struct file_view *fv)
-{
-	const struct rc_stats_point *hist;
-	const struct rc_trailer *tr;
-	const struct rc_rec_hdr *rec;
-	const struct rc_meta *m = rc_reader__meta(r);
-	const struct rc_event_desc *lost_ev, *snap_ev, *aux_ev;
-	const struct rc_note *note;
-	struct view *v = &fv->v;
-	size_t nhist;
-	int err;
-
-	fv->m = m;
-	v->source = path;
-	v->schema = m->schema;
-	note = rc_meta__note(m, 0, "sampling");
-	if (note)
-		snprintf(v->sampling, sizeof(v->sampling), "%.*s", (int)note->len,
-			 (const char *)note->data);
-	err = rc_ledger__alloc(&v->led, m->ncpus);
-	if (err)
-		return err;
-	v->led.overwrite = m->flags & RC_META_OVERWRITE;
-	lost_ev = rc_schema__event_by_name(m->schema, "ringcap:lost");
-	snap_ev = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
-	aux_ev = rc_schema__event_by_name(m->schema, "ringcap:aux");
-	while ((err = rc_reader__next(r, &rec)) > 0) {
-		if (!v->nrec++)
-			fv->first = rec->ts;
-		fv->last = rec->ts > fv->last ? rec->ts : fv->last;
-		/* records of ringcap's own, not events: counted apart */
-		if (lost_ev && rec->type == lost_ev->id) {
-			note_lost(v, lost_ev, rec);
-			continue;
-		}
-		if (snap_ev && rec->type == snap_ev->id) {
-			v->led.snapshots++;
-			continue;
-		}
-		if (aux_ev && rec->type == aux_ev->id)
-			continue; /* about the AUX streams, whose bytes the ledger counts */
-		v->nev++;
-		rc_ledger__add_record(&v->led, m, rec);
-	}
-	if (err < 0) {
-		say("%s: %s\n", path, rc_reader__error(r));
-		return err;
-	}
-	v->truncated = rc_reader__truncated(r);
-	v->damaged = rc_reader__corrupt(r, &v->dmg);
-	v->damage = rc_reader__error(r);
-	if (v->damaged) {
-		say("warning: '%s' is damaged: %s\n", path, v->damage);
-		rc_ledger__add_corrupt(&v->led, v->dmg.chunks, v->dmg.records, v->dmg.bytes);
-	}
-	fv->end = rc_reader__stats(r);
-	fv->base = rc_reader__base(r);
-	if (fv->end) {
-		err = rc_stats__span(fv->end, fv->base, &fv->span);
-		if (err)
-			return err;
-		v->led.st = &fv->span;
-	}
-	v->chunks = rc_reader__chunks(r);
-	v->file_bytes = rc_reader__offset(r);
-	tr = rc_reader__trailer(r);
-	v->raw_bytes = rc_reader__raw_bytes(r);
-	v->late = tr ? tr->late : 0;
-	if (fv->end && fv->end->ts > fv->last)
-		fv->last = fv->end->ts;
-	if (!v->nrec && !fv->end)
-		fv->first = fv->last = m->start_ts;
-	v->duration =
-	    fv->last > m->start_ts ? (fv->last - m->start_ts) / 1e9 : (fv->last - fv->first) / 1e9;
-	rc_ledger__count(&v->led, v->led.st);
-	hist = rc_reader__history(r, &nhist);
-	if (fv->base) {
-		/* a later file of a run: its first second from the counters it began with */
-		struct rc_stats_point b;
-		size_t i;
-
-		rc_stats__totals(fv->base, &b);
-		b.ts = m->start_ts;
-		for (i = 0; i < nhist; i++)
-			rc_ledger__note_interval(&v->led, i ? &hist[i - 1] : &b, &hist[i],
-						 ((i ? hist[i - 1].ts : b.ts) - b.ts) / 1e9);
-	} else {
-		rc_ledger__worst_second(&v->led, hist, nhist, m->start_ts);
-	}
-	return 0;
-}
-
-static void file_view_free(struct file_view *fv)
-{
-	rc_ledger__free(&fv->v.led);
-	free(fv->span.entries);
-}
 
 /* ---- several files: a line each, missing spans, the sum ---------------- */
 
@@ -547,114 +412,31 @@ static const char *run_short(const struct rc_meta *m, char *buf, size_t len)
 	return buf;
 }
 
-/* A stats' totals of what the span formulas need. */
-struct run_point {
-	bool known;
-	uint64_t made, in_flight, dropped;
-};
-
-static struct run_point run_point(const struct rc_stats *st)
-{
-	struct run_point p = { .known = st != NULL };
-	uint32_t i;
-
-	for (i = 0; st && i < st->nentries; i++) {
-		p.made += st->entries[i].made;
-		p.in_flight += st->entries[i].in_flight;
-		p.dropped += st->entries[i].dropped;
-	}
-	return p;
-}
-
-/*
- * Files missing from a rotated run (ringcap-file(5), RUN): seq numbers
- * between those present, or before the first; the events made and dropped
- * then, from the counters on either side.
- */
-struct gap {
-	const struct file_view *before, *after; /* before: NULL when the run's first files */
-	uint32_t seq_from, seq_to;
-	uint64_t from_ts, to_ts; /* in @after's clock */
-	bool known;
-	uint64_t made, dropped;
-};
-
-static int find_gaps(const struct file_view *fv, size_t n, struct gap **out, size_t *nout)
-{
-	struct gap *g = NULL;
-	size_t i, j, k = 0, cap = 0;
-
-	for (i = 0; i < n; i++) {
-		const struct file_view *f = &fv[i], *prev = NULL;
-		struct run_point b, e;
-		struct gap gp = {};
-
-		if (!f->m->has_run)
-			continue;
-		/* the file of the same run just before it in seq (the set sorts by start, seq) */
-		for (j = i; j-- > 0;) {
-			if (fv[j].m->has_run && !memcmp(fv[j].m->run.id, f->m->run.id, 16)) {
-				prev = &fv[j];
-				break;
-			}
-		}
-		if (prev ? f->m->run.seq <= prev->m->run.seq + 1 : f->m->run.seq <= 1)
-			continue;
-		b = run_point(f->base);
-		gp.after = f;
-		gp.before = prev;
-		gp.seq_from = prev ? prev->m->run.seq + 1 : 1;
-		gp.seq_to = f->m->run.seq - 1;
-		gp.to_ts = f->m->start_ts;
-		if (prev) {
-			e = run_point(prev->end);
-			gp.from_ts = prev->last; /* the clock of one boot: the run's */
-			gp.known = b.known && e.known;
-			if (gp.known) {
-				gp.made = (b.made - b.in_flight) - (e.made - e.in_flight);
-				gp.dropped = b.dropped - e.dropped;
-			}
-		} else {
-			gp.from_ts = f->m->run.start_ts;
-			gp.known = b.known;
-			gp.made = b.made - b.in_flight;
-			gp.dropped = b.dropped;
-		}
-		if (rc_ensure_arr(&g, &cap, k + 1, 8)) {
-			free(g);
-			return -ENOMEM;
-		}
-		g[k++] = gp;
-	}
-	*out = g;
-	*nout = k;
-	return 0;
-}
-
-static void show_files_plain(const struct file_view *fv, size_t n, const struct gap *g, size_t ng)
+static void show_files_plain(const struct rc_ledger_file *fv, size_t n,
+			     const struct rc_ledger_gap *g, size_t ng)
 {
 	char a[40], b[40], run[16];
 	int w = 4;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		w = (int)strlen(fv[i].v.source) > w ? (int)strlen(fv[i].v.source) : w;
+		w = (int)strlen(fv[i].source) > w ? (int)strlen(fv[i].source) : w;
 	printf("%-*s %-12s %-8s %6s %-23s %-23s %10s %10s %10s %8s\n", w, "FILE", "HOST", "RUN",
 	       "SEQ", "START (UTC)", "END (UTC)", "EVENTS", "MADE", "DROPPED", "MISSING");
 	for (i = 0; i < n; i++) {
-		const struct file_view *f = &fv[i];
-		const struct rc_ledger_row *t = &f->v.led.total;
+		const struct rc_ledger_file *f = &fv[i];
+		const struct rc_ledger_row *t = &f->led.total;
 
 		printf("%-*s %-12s %-8s %6u %-23s %-23s %10" PRIu64 " %10" PRIu64 " %10" PRIu64
 		       " %8" PRIu64 "%s\n",
-		       w, f->v.source, f->m->host ? f->m->host : "?",
+		       w, f->source, f->m->host ? f->m->host : "?",
 		       run_short(f->m, run, sizeof(run)), f->m->has_run ? f->m->run.seq : 0,
 		       utc(f->m, f->m->start_ts, a, sizeof(a)), utc(f->m, f->last, b, sizeof(b)),
-		       f->v.nev, t->made, t->dropped, rc_ledger__missing(&f->v.led, t),
-		       f->v.truncated ? " (truncated)" : "");
+		       f->nev, t->made, t->dropped, rc_ledger__missing(&f->led, t),
+		       f->truncated ? " (truncated)" : "");
 	}
 	for (i = 0; i < ng; i++) {
-		const struct gap *x = &g[i];
+		const struct rc_ledger_gap *x = &g[i];
 		const struct rc_meta *m = x->after->m;
 
 		printf("# missing: run %s, file%s %u", run_short(m, run, sizeof(run)),
@@ -674,19 +456,19 @@ static void show_files_plain(const struct file_view *fv, size_t n, const struct 
 	printf("\n");
 }
 
-static void show_files_json(struct json *j, const struct file_view *fv, size_t n,
-			    const struct gap *g, size_t ng)
+static void show_files_json(struct json *j, const struct rc_ledger_file *fv, size_t n,
+			    const struct rc_ledger_gap *g, size_t ng)
 {
 	char a[40], run[40];
 	size_t i, k;
 
 	json_begin_array(j, "files");
 	for (i = 0; i < n; i++) {
-		const struct file_view *f = &fv[i];
+		const struct rc_ledger_file *f = &fv[i];
 		int64_t wall;
 
 		json_begin_object(j, NULL);
-		json_string(j, "path", f->v.source);
+		json_string(j, "path", f->source);
 		json_string(j, "host", f->m->host ? f->m->host : "");
 		for (k = 0; f->m->has_run && k < 16; k++)
 			snprintf(run + 2 * k, sizeof(run) - 2 * k, "%02x", f->m->run.id[k]);
@@ -696,19 +478,19 @@ static void show_files_json(struct json *j, const struct file_view *fv, size_t n
 		json_seconds(j, "start_wall_s",
 			     rc_meta__wall_ns(f->m, f->m->start_ts, &wall) ? wall : 0);
 		json_seconds(j, "end_wall_s", rc_meta__wall_ns(f->m, f->last, &wall) ? wall : 0);
-		json_u64(j, "events", f->v.nev);
-		json_u64(j, "records", f->v.nrec);
-		json_bool(j, "complete", !f->v.truncated && !f->v.damaged);
+		json_u64(j, "events", f->nev);
+		json_u64(j, "records", f->nrec);
+		json_bool(j, "complete", !f->truncated && !f->damaged);
 		json_bool(j, "has_base", f->base != NULL);
 		json_begin_object(j, "total");
-		json_row(j, &f->v, &f->v.led.total);
+		json_row(j, f, &f->led.total);
 		json_end_object(j);
 		json_end_object(j);
 	}
 	json_end_array(j);
 	json_begin_array(j, "missing_spans");
 	for (i = 0; i < ng; i++) {
-		const struct gap *x = &g[i];
+		const struct rc_ledger_gap *x = &g[i];
 
 		json_begin_object(j, NULL);
 		json_string(j, "run", run_short(x->after->m, run, sizeof(run)));
@@ -723,69 +505,31 @@ static void show_files_json(struct json *j, const struct file_view *fv, size_t n
 	json_end_array(j);
 }
 
-/* The ledgers of several files summed, as one view; the counters shown as the sum's. */
-static int sum_views(struct file_view *fv, size_t n, const struct rc_set *set, struct view *sum,
-		     struct rc_stats *st)
+/* A file's ledger (rc_ledger_file__read()), saying what went wrong reading it. */
+static int read_file(struct rc_set *set, size_t i, struct rc_ledger_file *f)
 {
-	uint32_t ncpus = 0;
-	bool any_st = false;
-	size_t i;
+	struct rc_reader *r = rc_set__reader(set, i);
+	const char *path = rc_set__path(set, i);
 	int err;
 
-	for (i = 0; i < n; i++)
-		ncpus = fv[i].m->ncpus > ncpus ? fv[i].m->ncpus : ncpus;
-	err = rc_ledger__alloc(&sum->led, ncpus);
-	if (err)
+	err = rc_ledger_file__read(f, r, path);
+	if (err < 0) {
+		/* the rows made, and no counters yet: the reader failed, not memory */
+		if (f->led.by_event && f->led.by_cpu && !f->end)
+			say("%s: %s\n", path, rc_reader__error(r));
 		return err;
-	*st = (struct rc_stats){};
-	for (i = 0; i < n; i++) {
-		struct file_view *f = &fv[i];
-		const struct rc_stats *s = f->v.led.st;
-
-		/* the worst second, from the set's start */
-		f->v.led.worst_at +=
-		    ((int64_t)rc_set__time(set, i, f->m->start_ts) - (int64_t)rc_set__start(set)) /
-		    1e9;
-		rc_ledger__add(&sum->led, &f->v.led);
-		sum->nrec += f->v.nrec;
-		sum->nev += f->v.nev;
-		sum->chunks += f->v.chunks;
-		sum->file_bytes += f->v.file_bytes;
-		sum->raw_bytes += f->v.raw_bytes;
-		sum->late += f->v.late;
-		sum->truncated |= f->v.truncated;
-		if (!sum->sampling[0])
-			memcpy(sum->sampling, f->v.sampling, sizeof(sum->sampling));
-		if (f->v.damaged && !sum->damaged) {
-			sum->damaged = true;
-			sum->damage = f->v.damage;
-		}
-		sum->dmg.chunks += f->v.dmg.chunks;
-		sum->dmg.records += f->v.dmg.records;
-		sum->dmg.bytes += f->v.dmg.bytes;
-		sum->dmg.stretches += f->v.dmg.stretches;
-		sum->dmg.exact = i ? sum->dmg.exact && (!f->v.damaged || f->v.dmg.exact)
-				   : !f->v.damaged || f->v.dmg.exact;
-		if (!s)
-			continue;
-		any_st = true;
-		st->ring_size = s->ring_size > st->ring_size ? s->ring_size : st->ring_size;
-		st->ring_hwm = s->ring_hwm > st->ring_hwm ? s->ring_hwm : st->ring_hwm;
-		st->user_dropped += s->user_dropped;
-		st->writer_wait_ns += s->writer_wait_ns;
 	}
-	sum->led.st = any_st ? st : NULL;
-	sum->schema = fv[0].m->schema;
-	sum->duration = rc_set__span(set) / 1e9; /* as report --summary says it */
-	return 0;
+	if (f->damaged)
+		say("warning: '%s' is damaged: %s\n", path, f->damage);
+	return err;
 }
 
 static int stat_files(void)
 {
-	struct file_view *fv = NULL;
-	struct view sum = {};
+	struct rc_ledger_file *fv = NULL;
+	struct rc_ledger_file sum = {};
 	struct rc_stats sum_st;
-	struct gap *gaps = NULL;
+	struct rc_ledger_gap *gaps = NULL;
 	size_t i, n, ngaps = 0;
 	char src[64];
 	struct rc_set *set;
@@ -802,17 +546,17 @@ static int stat_files(void)
 		goto out;
 	}
 	for (i = 0; !err && i < n; i++)
-		err = read_file(rc_set__reader(set, i), rc_set__path(set, i), &fv[i]);
-	err = err ?: find_gaps(fv, n, &gaps, &ngaps);
+		err = read_file(set, i, &fv[i]);
+	err = err ?: rc_ledger__gaps(fv, n, &gaps, &ngaps);
 	if (err)
 		goto out;
 	if (n == 1) {
 		if (ngaps && !env.json)
 			show_files_plain(fv, n, gaps, ngaps);
-		err = show(&fv[0].v, fv, n, gaps, ngaps);
+		err = show(&fv[0], fv, n, gaps, ngaps);
 		goto out;
 	}
-	err = sum_views(fv, n, set, &sum, &sum_st);
+	err = rc_ledger_file__sum(fv, n, set, &sum, &sum_st);
 	if (err)
 		goto out;
 	snprintf(src, sizeof(src), "%zu files", n);
@@ -822,10 +566,10 @@ static int stat_files(void)
 	err = show(&sum, fv, n, gaps, ngaps);
 out:
 	for (i = 0; fv && i < n; i++)
-		file_view_free(&fv[i]);
+		rc_ledger_file__free(&fv[i]);
 	free(fv);
 	free(gaps);
-	rc_ledger__free(&sum.led);
+	rc_ledger_file__free(&sum);
 	rc_set__free(set);
 	return err;
 }
@@ -838,7 +582,7 @@ struct live {
 	bool shown;
 	struct rc_stats_point prev;
 	uint64_t prev_made[LIVE_EVENTS];
-	struct view *v;
+	struct rc_ledger_file *v;
 };
 
 /* "1.2M", "340k", "12" */
@@ -898,7 +642,7 @@ static int stat_live(int argc, char **argv)
 {
 	struct workload wl = WORKLOAD_INIT;
 	struct rc_record_opts ro;
-	struct view v = { .live = true, .schema = rc_builtin_schema(), .led.live = true };
+	struct rc_ledger_file v = { .schema = rc_builtin_schema(), .led.live = true };
 	struct live l = { .tty = isatty(STDERR_FILENO), .v = &v };
 	struct rc_session *s = NULL;
 	struct rc_stats_point end;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The loss ledger: where every event made went (lib/decode/loss.c).
+ * The loss ledger: where every event made went (lib/decode/loss.c), and
+ * the ledgers of capture files, the spans missing between a run's files
+ * and their sum (lib/decode/ledger.c).
  */
 #ifndef RINGCAP_DECODE_LEDGER_H
 #define RINGCAP_DECODE_LEDGER_H
@@ -9,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "format/meta.h"
+#include "format/reader.h"
+#include "format/set.h"
 
 #define RC_LEDGER_EVENTS (RC_MAX_EVENT_ID + 1) /* a row for every event id */
 #define RC_LEDGER_CPUS	 4096 /* CPUs past this are counted in the totals only */
@@ -189,5 +193,116 @@ void rc_ledger__note_interval(struct rc_ledger *l, const struct rc_stats_point *
  */
 void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h, size_t n,
 			     uint64_t t0);
+
+/**
+ * struct rc_ledger_file - one capture file's ledger, or several files' summed
+ * @source: its path (rc_ledger_file__read()), or the caller's name for a sum
+ * @truncated: the file ended before its trailer (a sum: any did)
+ * @damaged: the reader passed over damage (a sum: any file)
+ * @dmg: what damage cost (a sum: added)
+ * @damage: where the first damage was (rc_reader__error())
+ * @schema: the capture's events
+ * @duration: in s, from the capture's start to its last record or counters
+ *	(a sum: the set's span)
+ * @nrec: records read
+ * @nev: of @nrec, the events: not ringcap's lost and snapshot records
+ * @chunks: chunks read
+ * @file_bytes: bytes of the file read
+ * @raw_bytes: bytes of records, decompressed
+ * @late: records out of order (the trailer's)
+ * @sampling: the event -F/-c sampled (the header's note), or ""
+ * @led: the ledger, over the file's own span
+ * @m: the capture's header (NULL for a sum)
+ * @base: the run's counters when the file began (rc_reader__base())
+ * @end: the file's last counters (rc_reader__stats())
+ * @span: @end less @base (rc_stats__span()): @led's counters
+ * @first: the earliest record's time
+ * @last: the latest record's, or the last counters' when later
+ *
+ * A live count uses @led, @schema and @duration only, @led.live set.
+ */
+struct rc_ledger_file {
+	const char *source;
+	bool truncated, damaged;
+	struct rc_damage dmg;
+	const char *damage;
+	const struct rc_schema *schema;
+	double duration;
+	uint64_t nrec, nev, chunks, file_bytes, raw_bytes, late;
+	char sampling[32];
+	struct rc_ledger led;
+	const struct rc_meta *m;
+	const struct rc_stats *base, *end;
+	struct rc_stats span;
+	uint64_t first, last;
+};
+
+/**
+ * rc_ledger_file__read() - read a capture file whole into its ledger
+ * @f: zeroed; filled. rc_ledger_file__free() it, even on an error
+ * @r: the file's reader, at its start (rc_set__reader())
+ * @path: its name, kept as @f->source
+ *
+ * The ledger counts the file's own span: its last counters less those it
+ * began with, so that the files of a rotated run sum to the run.
+ *
+ * Return: 0 (damage is not an error: @f->damaged), or -errno: the
+ * reader's error when @f->led has its rows and @f->end is NULL
+ * (rc_reader__error() says it), else -ENOMEM.
+ */
+int rc_ledger_file__read(struct rc_ledger_file *f, struct rc_reader *r, const char *path);
+
+/**
+ * rc_ledger_file__free() - free what rc_ledger_file__read() or rc_ledger_file__sum() made
+ * @f: read, summed or zeroed; @f itself is the caller's
+ */
+void rc_ledger_file__free(struct rc_ledger_file *f);
+
+/**
+ * struct rc_ledger_gap - files missing from a rotated run (ringcap-file(5), RUN)
+ * @before: the run's file just before them; NULL when the run's first are missing
+ * @after: the file just after them
+ * @seq_from: the first missing seq
+ * @seq_to: the last
+ * @from_ts: their span's start, in @after's clock
+ * @to_ts: its end (@after's start)
+ * @known: the counters on either side were read: @made and @dropped hold
+ * @made: events made in the span, from the counters on either side
+ * @dropped: events dropped in it
+ */
+struct rc_ledger_gap {
+	const struct rc_ledger_file *before, *after;
+	uint32_t seq_from, seq_to;
+	uint64_t from_ts, to_ts;
+	bool known;
+	uint64_t made, dropped;
+};
+
+/**
+ * rc_ledger__gaps() - the spans of rotated runs whose files are missing
+ * @f: the files read, in the set's order (by start, then seq)
+ * @n: files in @f
+ * @out: set to the spans found (free() it), NULL when none
+ * @nout: set to their count
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_ledger__gaps(const struct rc_ledger_file *f, size_t n, struct rc_ledger_gap **out,
+		    size_t *nout);
+
+/**
+ * rc_ledger_file__sum() - several files' ledgers summed, as one
+ * @f: the files read; each one's worst second is moved to the set's time
+ * @n: files in @f, at least one
+ * @set: their set, for its times
+ * @sum: zeroed; filled (its @source is the caller's). rc_ledger_file__free() it
+ * @st: filled: the counters the sum shows, the files' ring sizes at most and
+ *	user drops and waits added; @sum->led.st points here when any file had
+ *	counters
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_ledger_file__sum(struct rc_ledger_file *f, size_t n, const struct rc_set *set,
+			struct rc_ledger_file *sum, struct rc_stats *st);
 
 #endif /* RINGCAP_DECODE_LEDGER_H */

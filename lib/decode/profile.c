@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Samples counted by task name and stack (decode/profile.h). */
+/*
+ * Samples counted by task name and stack, and several files' profiles
+ * folded and merged (decode/profile.h).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +11,9 @@
 #include "decode/profile.h"
 #include "util/keymap.h"
 #include "util/mem.h"
+
+#define FRAME_NAME  512
+#define KERNEL_MARK "_[k]"
 
 struct profile_key {
 	char comm[16];
@@ -195,4 +201,170 @@ void rc_func_counts__free(struct rc_func_count *f, size_t n)
 	for (i = 0; f && i < n; i++)
 		free(f[i].name);
 	free(f);
+}
+
+/* ---- folded stacks and functions of several profiles ------------------ */
+
+/* a stack keeps each side innermost first: read them backwards */
+int rc_profile__frames(const struct rc_reader *r, const struct rc_profile_row *row, bool mark,
+		       struct rc_strbuf *names, size_t *nframes)
+{
+	const struct rc_stack *st = rc_reader__stack(r, row->stack_id);
+	char comm[17], buf[FRAME_NAME];
+	size_t i, n;
+	int err;
+
+	snprintf(comm, sizeof(comm), "%.16s", row->comm);
+	names->len = 0;
+	err = rc_strbuf__append(names, comm[0] ? comm : "[unknown]",
+				strlen(comm[0] ? comm : "[unknown]") + 1);
+	*nframes = 1;
+	if (!st) {
+		err = err ?: rc_strbuf__append(names, "[unknown]", sizeof("[unknown]"));
+		(*nframes)++;
+		return err;
+	}
+	n = (size_t)st->nkernel + st->nuser;
+	for (i = 0; !err && i < st->nuser; i++) {
+		const struct rc_frame *f = &st->frames[n - 1 - i];
+
+		rc_frame__name(f, buf, sizeof(buf));
+		err = rc_strbuf__append(names, buf, strlen(buf) + 1);
+		(*nframes)++;
+	}
+	for (i = 0; !err && i < st->nkernel; i++) {
+		const struct rc_frame *f = &st->frames[st->nkernel - 1 - i];
+
+		rc_frame__name(f, buf, sizeof(buf));
+		err = rc_strbuf__append(names, buf, strlen(buf));
+		err = err
+			  ?: rc_strbuf__append(names, mark ? KERNEL_MARK : "",
+					       mark ? sizeof(KERNEL_MARK) : 1);
+		(*nframes)++;
+	}
+	return err;
+}
+
+/* A folded line: its text and its count. */
+struct folded {
+	char *text;
+	uint64_t count;
+};
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
+}
+
+int rc_profile__fold(const struct rc_profile_src *ps, size_t nps, enum rc_profile_kind kind,
+		     bool mark, struct rc_folded **out, size_t *nout)
+{
+	struct rc_strbuf names = {}, line = {};
+	size_t i, k, n = 0, nframes, rows = 0, s;
+	struct rc_folded *v;
+	int err;
+
+	for (s = 0; s < nps; s++)
+		rows += ps[s].p->nrows;
+	v = calloc(rows ? rows : 1, sizeof(*v));
+	err = v ? 0 : -ENOMEM;
+	for (s = 0; !err && s < nps; s++) {
+		const struct rc_profile *p = ps[s].p;
+
+		for (i = 0; !err && i < p->nrows; i++) {
+			const char *f;
+
+			if (p->rows[i].kind != kind)
+				continue;
+			err = rc_profile__frames(ps[s].r, &p->rows[i], mark, &names, &nframes);
+			line.len = 0;
+			for (k = 0, f = names.buf; !err && k < nframes; k++, f += strlen(f) + 1)
+				err = rc_strbuf__append(&line, k ? ";" : "", !!k)
+					  ?: rc_strbuf__append(&line, f, strlen(f));
+			if (err)
+				break;
+			v[n].text = strdup(line.buf);
+			if (!v[n].text) {
+				err = -ENOMEM;
+				break;
+			}
+			/* merged as it is: the caller shows it in its unit */
+			v[n++].count = p->rows[i].weight;
+		}
+	}
+	rc_strbuf__free(&names);
+	rc_strbuf__free(&line);
+	if (!err && n) {
+		qsort(v, n, sizeof(*v), cmp_folded);
+		for (i = 1, k = 0; i < n; i++) {
+			if (!strcmp(v[i].text, v[k].text)) {
+				v[k].count += v[i].count;
+				free(v[i].text);
+			} else {
+				v[++k] = v[i];
+			}
+		}
+		n = k + 1;
+	}
+	*out = v;
+	*nout = n;
+	return err;
+}
+
+void rc_folded__free(struct rc_folded *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].text);
+	free(v);
+}
+
+static int cmp_func_name(const void *a, const void *b)
+{
+	return strcmp(((const struct rc_func_count *)a)->name,
+		      ((const struct rc_func_count *)b)->name);
+}
+
+int rc_profile__merge_functions(const struct rc_profile_src *ps, size_t nps,
+				enum rc_profile_kind kind, struct rc_func_count **out, size_t *nout)
+{
+	struct rc_func_count *all = NULL, *f;
+	size_t s, i, k, n = 0, cap = 0, nf;
+	int err = 0;
+
+	for (s = 0; !err && s < nps; s++) {
+		err = rc_profile__functions(ps[s].p, kind, ps[s].r, &f, &nf);
+		if (err)
+			break;
+		err = rc_ensure_arr(&all, &cap, n + nf, 64);
+		if (err) {
+			rc_func_counts__free(f, nf);
+			break;
+		}
+		memcpy(all + n, f, nf * sizeof(*f));
+		n += nf;
+		free(f); /* the names moved to @all */
+	}
+	if (err) {
+		rc_func_counts__free(all, n);
+		return err;
+	}
+	if (nps > 1 && n) {
+		qsort(all, n, sizeof(*all), cmp_func_name);
+		for (i = 1, k = 0; i < n; i++) {
+			if (!strcmp(all[i].name, all[k].name)) {
+				all[k].self += all[i].self;
+				all[k].total += all[i].total;
+				free(all[i].name);
+			} else {
+				all[++k] = all[i];
+			}
+		}
+		n = k + 1;
+		qsort(all, n, sizeof(*all), cmp_func);
+	}
+	*out = all;
+	*nout = n;
+	return 0;
 }

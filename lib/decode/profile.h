@@ -5,10 +5,12 @@
 #ifndef RINGCAP_DECODE_PROFILE_H
 #define RINGCAP_DECODE_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "format/meta.h"
 #include "format/reader.h"
+#include "util/strbuf.h"
 
 enum rc_profile_kind {
 	RC_PROFILE_CPU,	   /* samples ("sample" records): weighed in samples */
@@ -120,5 +122,81 @@ void rc_func_counts__free(struct rc_func_count *f, size_t n);
  * Return: @buf.
  */
 const char *rc_frame__name(const struct rc_frame *f, char *buf, size_t len);
+
+/**
+ * struct rc_profile_src - a file's profile, and the reader its stacks are in
+ * @r: the reader (rc_reader__stack())
+ * @p: the profile
+ *
+ * A report of several files has one each.
+ */
+struct rc_profile_src {
+	const struct rc_reader *r;
+	const struct rc_profile *p;
+};
+
+/**
+ * rc_profile__frames() - the frames of a row, outermost first
+ * @r: the reader its stack is in
+ * @row: the row
+ * @mark: end kernel frames in "_[k]", as stackcollapse-perf.pl --kernel writes them
+ * @names: emptied, then filled with the names, each ending in a NUL
+ * @nframes: set to their number
+ *
+ * The task's name first ("[unknown]" when it has none), then the user
+ * frames, then the kernel's; a row without a stack has one "[unknown]".
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_profile__frames(const struct rc_reader *r, const struct rc_profile_row *row, bool mark,
+		       struct rc_strbuf *names, size_t *nframes);
+
+/**
+ * struct rc_folded - a folded stack: "comm;outer;...;inner", and its weight
+ * @text: the frames joined by ';'
+ * @count: the rows' weight (samples, events, or ns blocked)
+ */
+struct rc_folded {
+	char *text;
+	uint64_t count;
+};
+
+/**
+ * rc_profile__fold() - several profiles' rows of one kind as folded stacks
+ * @ps: the profiles
+ * @nps: their number
+ * @kind: which rows
+ * @mark: kernel frames marked (rc_profile__frames())
+ * @out: set to the lines, sorted by text, equal ones merged (two stacks can
+ *	name the same functions); free with rc_folded__free(), also on an error
+ * @nout: set to their number
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_profile__fold(const struct rc_profile_src *ps, size_t nps, enum rc_profile_kind kind,
+		     bool mark, struct rc_folded **out, size_t *nout);
+
+/**
+ * rc_folded__free() - free what rc_profile__fold() gave
+ * @v: the lines
+ * @n: their number
+ */
+void rc_folded__free(struct rc_folded *v, size_t n);
+
+/**
+ * rc_profile__merge_functions() - the functions of several profiles, merged by name
+ * @ps: the profiles
+ * @nps: their number
+ * @kind: which records (rc_profile__functions())
+ * @out: set to the functions, by @total, then @self, then name, highest first
+ * @nout: set to their number
+ *
+ * A sample counts a function once in its own file, so the sums count it once too.
+ *
+ * Return: 0, or -ENOMEM. Free @out with rc_func_counts__free().
+ */
+int rc_profile__merge_functions(const struct rc_profile_src *ps, size_t nps,
+				enum rc_profile_kind kind, struct rc_func_count **out,
+				size_t *nout);
 
 #endif /* RINGCAP_DECODE_PROFILE_H */
