@@ -238,20 +238,14 @@ static void show_plain(const struct rc_ledger_file *v)
 
 static void json_row(struct json *j, const struct rc_ledger_file *v, const struct rc_ledger_row *r)
 {
-	json_u64(j, "made", r->made);
-	json_u64(j, "captured", r->captured);
+#define KEY(name) json_u64(j, #name, r->name);
+	RC_COUNTERS_FLOW(KEY)
 	if (!v->led.live) {
 		json_u64(j, "in_file", r->in_file);
 		json_u64(j, "missing", rc_ledger__missing(&v->led, r));
 	}
-	json_u64(j, "dropped", r->dropped);
-	json_u64(j, "paused", r->paused);
-	json_u64(j, "filtered", r->filtered);
-	json_u64(j, "missed", r->missed);
-	json_u64(j, "not_run", r->not_run);
-	json_u64(j, "throttled", r->throttled);
-	json_u64(j, "throttled_ns", r->throttled_ns);
-	json_u64(j, "throttles", r->throttles);
+	RC_COUNTERS_LOSS(KEY)
+#undef KEY
 }
 
 /* "corrupt": what damage cost (zeros when none), and where the first was. */

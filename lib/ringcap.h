@@ -25,6 +25,7 @@
 #include "util/strbuf.h"
 #include "format/records.h"
 #include "format/schema.h"
+#include "format/counters.h"
 #include "format/meta.h"
 #include "format/stats.h"
 #include "format/aux.h"

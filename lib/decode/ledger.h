@@ -19,24 +19,17 @@
 
 /**
  * struct rc_ledger_row - one event's, one CPU's or every event's counts
- * @made: made by the programs, or by the kernel's tracer
- * @dropped: made, and not in the ring: it was full
- * @filtered: out of scope (-p, a command, --comm), not made
- * @captured: read from the ring
  * @in_file: records in the file (0 for a live count)
- * @missed: runs of a program the kernel skipped (an upper bound)
- * @not_run: samples asked for (-F, -c) that the program never ran for:
- *	skipped while another BPF program ran on the CPU, throttled, or a
- *	timer late; estimated (rc_sampler__estimate())
- * @throttled: of @not_run, those of the time the kernel throttled the
- *	sampling events: estimated
- * @throttled_ns: time the sampling events were throttled
- * @throttles: times they were throttled
+ *
+ * And the counters stat shows (RC_COUNTERS_SHOWN(), format/counters.h),
+ * summed: @made, @captured, @dropped, @paused, @filtered, @missed,
+ * @not_run (skipped while another BPF program ran on the CPU, throttled,
+ * or a timer late: rc_sampler__estimate()), @throttled, @throttled_ns and
+ * @throttles.
  */
 struct rc_ledger_row {
-	uint64_t made, dropped, filtered, captured, in_file, missed;
-	uint64_t not_run, throttled, throttled_ns, throttles;
-	uint64_t paused; /* flight recorder: refused while a snapshot paused the rings */
+	RC_COUNTERS_SHOWN(RC_COUNTER_MEMBER)
+	uint64_t in_file;
 };
 
 /**

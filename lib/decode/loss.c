@@ -26,17 +26,10 @@ void rc_ledger__free(struct rc_ledger *l)
 
 static void add_row(struct rc_ledger_row *to, const struct rc_ledger_row *r)
 {
-	to->made += r->made;
-	to->dropped += r->dropped;
-	to->filtered += r->filtered;
-	to->captured += r->captured;
+#define ADD(name) to->name += r->name;
+	RC_COUNTERS_SHOWN(ADD)
+#undef ADD
 	to->in_file += r->in_file;
-	to->missed += r->missed;
-	to->not_run += r->not_run;
-	to->throttled += r->throttled;
-	to->throttled_ns += r->throttled_ns;
-	to->throttles += r->throttles;
-	to->paused += r->paused;
 }
 
 void rc_ledger__add_record(struct rc_ledger *l, const struct rc_meta *m,
@@ -62,16 +55,11 @@ void rc_ledger__count(struct rc_ledger *l, const struct rc_stats *st)
 	l->st = st;
 	for (i = 0; st && i < st->nentries; i++) {
 		const struct rc_stat_entry *e = &st->entries[i];
-		struct rc_ledger_row r = { .made = e->made,
-					   .dropped = e->dropped,
-					   .filtered = e->filtered,
-					   .captured = e->captured,
-					   .missed = e->missed,
-					   .not_run = e->not_run,
-					   .throttled = e->throttled,
-					   .throttled_ns = e->throttled_ns,
-					   .throttles = e->throttles,
-					   .paused = e->paused };
+		struct rc_ledger_row r = {};
+
+#define COPY(name) r.name = e->name;
+		RC_COUNTERS_SHOWN(COPY)
+#undef COPY
 
 		if (e->type == RC_TYPE_AUX) { /* bytes, not events */
 			add_row(&l->aux, &r);

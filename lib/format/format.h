@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "format/counters.h"
 #include "format/records.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -198,6 +199,8 @@ struct rc_disk_stat {
 	uint64_t paused;
 };
 _Static_assert(sizeof(struct rc_disk_stat) == 96, "rc_disk_stat layout");
+_Static_assert(sizeof(struct rc_disk_stat) == 8 + 8 * RC_NCOUNTERS,
+	       "rc_disk_stat: a field for every counter of format/counters.h");
 #define RC_DISK_STAT_V1_0 48 /* the smallest entry_size: v1.0's, up to missed */
 
 /*

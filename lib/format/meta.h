@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "format/counters.h"
 #include "format/schema.h"
 
 /*
@@ -96,31 +97,14 @@ enum rc_ftrace_read {
 /* rc_meta.flags */
 #define RC_META_OVERWRITE 0x1 /* flight recorder: records come in snapshots */
 
+/*
+ * A CPU's counters of one event (or of every event, or of the AUX bytes:
+ * RC_TYPE_*), cumulative since the start: format/counters.h says each.
+ */
 struct rc_stat_entry {
 	uint32_t cpu;
 	uint32_t type;
-	uint64_t made;	   /* events in scope the BPF program tried to emit */
-	uint64_t dropped;  /* ring full: reservation failed */
-	uint64_t filtered; /* events out of scope: not made, not dropped */
-	uint64_t captured; /* records read by user space */
-	uint64_t missed;   /* the kernel did not run the program (recursion) */
-	/* sampling events (record -F / -c), estimated from their counts: */
-	uint64_t not_run;      /* samples asked for that the program never ran for */
-	uint64_t throttled;    /* of those, while the kernel throttled the event */
-	uint64_t throttled_ns; /* time throttled */
-	uint64_t throttles;    /* times throttled */
-	/*
-	 * Made (counted in @made) before the counters were taken, and neither
-	 * dropped nor read from the ring by then: written after them (v1.9;
-	 * 0 in older files and in a run's last counters).
-	 */
-	uint64_t in_flight;
-	/*
-	 * Flight recorder: made while a snapshot paused the rings, so that
-	 * the kernel refused them (not in @dropped: the rings were not full).
-	 * 0 in files before entry_size 96.
-	 */
-	uint64_t paused;
+	RC_COUNTERS(RC_COUNTER_MEMBER)
 };
 
 /* The cpu of an entry counted for all CPUs together (missed). */
@@ -154,15 +138,9 @@ struct rc_stats {
 /* The totals of one stats block, for rates over time. */
 struct rc_stats_point {
 	uint64_t ts;
-	uint64_t made;
-	uint64_t dropped;
-	uint64_t filtered;
-	uint64_t captured;
-	uint64_t missed;
 	uint64_t ring_hwm;
 	uint64_t ring_pending;
-	uint64_t not_run, throttled; /* samples: struct rc_stat_entry */
-	uint64_t paused;	     /* flight recorder: struct rc_stat_entry */
+	RC_COUNTERS_SHOWN(RC_COUNTER_MEMBER) /* every entry's summed */
 };
 
 /**

@@ -692,19 +692,10 @@ static int parse_stats(const unsigned char *p, size_t len, struct rc_stats *st, 
 		/* an older file's entries are shorter: what they lack stays 0 */
 		memcpy(&de, p + sizeof(ds) + (size_t)i * ds.entry_size,
 		       ds.entry_size < sizeof(de) ? ds.entry_size : sizeof(de));
-		entries[i] = (struct rc_stat_entry){ .cpu = de.cpu,
-						     .type = de.type,
-						     .made = de.made,
-						     .dropped = de.dropped,
-						     .filtered = de.filtered,
-						     .captured = de.captured,
-						     .missed = de.missed,
-						     .not_run = de.not_run,
-						     .throttled = de.throttled,
-						     .throttled_ns = de.throttled_ns,
-						     .throttles = de.throttles,
-						     .in_flight = de.in_flight,
-						     .paused = de.paused };
+		entries[i] = (struct rc_stat_entry){ .cpu = de.cpu, .type = de.type };
+#define COPY(name) entries[i].name = de.name;
+		RC_COUNTERS(COPY)
+#undef COPY
 	}
 	*st = (struct rc_stats){ .ts = ds.ts,
 				 .ring_size = ds.ring_size,

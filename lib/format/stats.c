@@ -12,14 +12,9 @@ void rc_stats__totals(const struct rc_stats *st, struct rc_stats_point *pt)
 				       .ring_hwm = st->ring_hwm,
 				       .ring_pending = st->ring_pending };
 	for (i = 0; i < st->nentries; i++) {
-		pt->made += st->entries[i].made;
-		pt->dropped += st->entries[i].dropped;
-		pt->filtered += st->entries[i].filtered;
-		pt->captured += st->entries[i].captured;
-		pt->missed += st->entries[i].missed;
-		pt->not_run += st->entries[i].not_run;
-		pt->throttled += st->entries[i].throttled;
-		pt->paused += st->entries[i].paused;
+#define ADD(name) pt->name += st->entries[i].name;
+		RC_COUNTERS_SHOWN(ADD)
+#undef ADD
 	}
 }
 
@@ -66,18 +61,12 @@ int rc_stats__span(const struct rc_stats *end, const struct rc_stats *base, stru
 		if (!b)
 			b = &zero;
 		*o = *e;
+#define SUB(name) o->name = sub0(e->name, b->name);
+		RC_COUNTERS(SUB)
+#undef SUB
 		/* made before the file began and written in it count here; those after, in the next
 		 */
 		o->made = sub0(sub0(e->made, b->made) + b->in_flight, e->in_flight);
-		o->dropped = sub0(e->dropped, b->dropped);
-		o->filtered = sub0(e->filtered, b->filtered);
-		o->captured = sub0(e->captured, b->captured);
-		o->missed = sub0(e->missed, b->missed);
-		o->not_run = sub0(e->not_run, b->not_run);
-		o->throttled = sub0(e->throttled, b->throttled);
-		o->throttled_ns = sub0(e->throttled_ns, b->throttled_ns);
-		o->throttles = sub0(e->throttles, b->throttles);
-		o->paused = sub0(e->paused, b->paused);
 		o->in_flight = 0;
 	}
 	return 0;

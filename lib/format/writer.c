@@ -712,20 +712,11 @@ static int encode_stats(struct rc_strbuf *sb, const struct rc_stats *st)
 	err = rc_strbuf__append(sb, &ds, sizeof(ds));
 	for (i = 0; !err && i < st->nentries; i++) {
 		const struct rc_stat_entry *e = &st->entries[i];
-		struct rc_disk_stat de = { .cpu = e->cpu,
-					   .type = e->type,
-					   .made = e->made,
-					   .dropped = e->dropped,
-					   .filtered = e->filtered,
-					   .captured = e->captured,
-					   .missed = e->missed,
-					   .not_run = e->not_run,
-					   .throttled = e->throttled,
-					   .throttled_ns = e->throttled_ns,
-					   .throttles = e->throttles,
-					   .in_flight = e->in_flight,
-					   .paused = e->paused };
+		struct rc_disk_stat de = { .cpu = e->cpu, .type = e->type };
 
+#define COPY(name) de.name = e->name;
+		RC_COUNTERS(COPY)
+#undef COPY
 		err = rc_strbuf__append(sb, &de, sizeof(de));
 	}
 	return err;

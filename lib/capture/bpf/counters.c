@@ -202,11 +202,13 @@ static int dyn_stats(struct rc_bpf *s, struct rc_stats *st)
 			uint64_t paused = s->dpaused[k] < b->dropped ? s->dpaused[k] : b->dropped;
 
 			s->ddropped[cpu] += b->dropped;
-			struct rc_stat_entry e = { cpu,		RC_DYN_BASE + i,
-						   b->made,	b->dropped - paused,
-						   b->filtered, s->dcaptured[k] };
-
-			e.paused = paused;
+			struct rc_stat_entry e = { .cpu = cpu,
+						   .type = RC_DYN_BASE + i,
+						   .made = b->made,
+						   .dropped = b->dropped - paused,
+						   .filtered = b->filtered,
+						   .captured = s->dcaptured[k],
+						   .paused = paused };
 
 			if (e.made || e.dropped || e.filtered || e.captured)
 				st->entries[st->nentries++] = e;
@@ -230,12 +232,16 @@ static void user_stats(struct rc_bpf *s, struct rc_stats *st)
 
 	for (i = 0; i < s->c.dset.n; i++) {
 		bool no_cpu = s->c.dset.ev[i].desc.flags & RC_EVENT_NO_CPU;
-		struct rc_stat_entry all = { RC_CPU_ANY, RC_DYN_BASE + i };
+		struct rc_stat_entry all = { .cpu = RC_CPU_ANY, .type = RC_DYN_BASE + i };
 
 		for (cpu = 0; cpu < s->c.ncpus; cpu++) {
 			uint64_t c = s->dcaptured[(size_t)cpu * s->c.dset.n + i];
 			uint64_t l = RC_DYN_BASE + i == lost_id ? s->ulost[cpu] : 0;
-			struct rc_stat_entry e = { cpu, RC_DYN_BASE + i, c + l, l, 0, c };
+			struct rc_stat_entry e = { .cpu = cpu,
+						   .type = RC_DYN_BASE + i,
+						   .made = c + l,
+						   .dropped = l,
+						   .captured = c };
 
 			all.made += e.made;
 			all.dropped += e.dropped;
@@ -276,14 +282,14 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 			const struct rc_bpf_stats *b = &s->percpu[cpu];
 			uint64_t paused =
 			    s->paused[cpu][t] < b->dropped[t] ? s->paused[cpu][t] : b->dropped[t];
-			struct rc_stat_entry e = { cpu,
-						   t,
-						   b->made[t],
-						   b->dropped[t] - paused,
-						   b->filtered[t],
-						   s->captured[cpu][t] };
+			struct rc_stat_entry e = { .cpu = cpu,
+						   .type = t,
+						   .made = b->made[t],
+						   .dropped = b->dropped[t] - paused,
+						   .filtered = b->filtered[t],
+						   .captured = s->captured[cpu][t],
+						   .paused = paused };
 
-			e.paused = paused;
 			if (e.made || e.dropped || e.filtered || e.captured)
 				st->entries[n++] = e;
 		}
