@@ -371,9 +371,7 @@ static int show(const struct rc_ledger_file *v, const struct rc_ledger_file *fv,
 	return v->truncated || v->damaged ? RC_EXIT_TRUNCATED : 0;
 }
 
-/* ---- from a file ------------------------------------------------------ */
-
-/* ---- several files: a line each, missing spans, the sum ---------------- */
+/* ---- from files: a line each, missing spans, the sum ------------------- */
 
 /* A wall-clock time, UTC, to the millisecond: "2026-11-26 06:15:12.345". */
 static const char *utc(const struct rc_meta *m, uint64_t ts, char *buf, size_t len)
