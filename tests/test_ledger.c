@@ -277,7 +277,8 @@ void test_ledger_fold(void)
 	};
 	struct rc_profile p1 = { .rows = r1, .nrows = 2, .samples = 5 };
 	struct rc_profile p2 = { .rows = r2, .nrows = 2, .samples = 4, .offcpu = 1 };
-	struct rc_profile_src ps[2] = { { .p = &p1 }, { .p = &p2 } };
+	struct rc_profile p3 = {}; /* a file without samples: no functions */
+	struct rc_profile_src ps[3] = { { .p = &p1 }, { .p = &p2 }, { .p = &p3 } };
 	struct rc_func_count *fc = NULL;
 	struct rc_folded *v = NULL;
 	struct mem_capture mc = {};
@@ -289,7 +290,7 @@ void test_ledger_fold(void)
 	r = rc_reader__open_mem(mc.buf, mc.len);
 	if (!ASSERT_OK_PTR(r, "open"))
 		goto out;
-	ps[0].r = ps[1].r = r; /* rows without a stack: "[unknown]" */
+	ps[0].r = ps[1].r = ps[2].r = r; /* rows without a stack: "[unknown]" */
 	if (!ASSERT_OK(rc_profile__fold(ps, 2, RC_PROFILE_CPU, false, &v, &n), "fold"))
 		goto out;
 	if (!ASSERT_EQ(n, 2, "two lines: \"a\" merged across the files"))
@@ -304,7 +305,7 @@ void test_ledger_fold(void)
 	    !ASSERT_EQ(n, 1, "one off-CPU line"))
 		goto out;
 	ASSERT_EQ(v[0].count, 5000, "weighed in ns, as recorded");
-	if (!ASSERT_OK(rc_profile__merge_functions(ps, 2, RC_PROFILE_CPU, &fc, &nf), "functions") ||
+	if (!ASSERT_OK(rc_profile__merge_functions(ps, 3, RC_PROFILE_CPU, &fc, &nf), "functions") ||
 	    !ASSERT_EQ(nf, 1, "one function, merged by name"))
 		goto out;
 	ASSERT_STREQ(fc[0].name, "[unknown]", "no stack: [unknown]");

@@ -342,7 +342,8 @@ int rc_profile__merge_functions(const struct rc_profile_src *ps, size_t nps,
 			rc_func_counts__free(f, nf);
 			break;
 		}
-		memcpy(all + n, f, nf * sizeof(*f));
+		if (nf) /* none: @f may be NULL */
+			memcpy(all + n, f, nf * sizeof(*f));
 		n += nf;
 		free(f); /* the names moved to @all */
 	}
