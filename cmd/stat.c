@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd.h"
-#include "json.h"
+#include "output/json.h"
 #include "util/mem.h"
 
 #define LIVE_EVENTS 64	 /* built-in event ids are below this */
@@ -250,129 +250,130 @@ static void show_plain(const struct view *v)
 	}
 }
 
-static void json_row(struct json *j, const struct view *v, const struct rc_ledger_row *r)
+static void json_row(struct rc_json *j, const struct view *v, const struct rc_ledger_row *r)
 {
-	json_u64(j, "made", r->made);
-	json_u64(j, "captured", r->captured);
+	rc_json__u64(j, "made", r->made);
+	rc_json__u64(j, "captured", r->captured);
 	if (!v->live) {
-		json_u64(j, "in_file", r->in_file);
-		json_u64(j, "missing", rc_ledger__missing(&v->led, r));
+		rc_json__u64(j, "in_file", r->in_file);
+		rc_json__u64(j, "missing", rc_ledger__missing(&v->led, r));
 	}
-	json_u64(j, "dropped", r->dropped);
-	json_u64(j, "paused", r->paused);
-	json_u64(j, "filtered", r->filtered);
-	json_u64(j, "missed", r->missed);
-	json_u64(j, "not_run", r->not_run);
-	json_u64(j, "throttled", r->throttled);
-	json_u64(j, "throttled_ns", r->throttled_ns);
-	json_u64(j, "throttles", r->throttles);
+	rc_json__u64(j, "dropped", r->dropped);
+	rc_json__u64(j, "paused", r->paused);
+	rc_json__u64(j, "filtered", r->filtered);
+	rc_json__u64(j, "missed", r->missed);
+	rc_json__u64(j, "not_run", r->not_run);
+	rc_json__u64(j, "throttled", r->throttled);
+	rc_json__u64(j, "throttled_ns", r->throttled_ns);
+	rc_json__u64(j, "throttles", r->throttles);
 }
 
 /* "corrupt": what damage cost (zeros when none), and where the first was. */
-static void show_damage_json(struct json *j, const struct view *v)
+static void show_damage_json(struct rc_json *j, const struct view *v)
 {
 	const struct rc_damage *d = &v->dmg;
 
-	json_begin_object(j, "corrupt");
-	json_u64(j, "chunks", d->chunks);
-	json_u64(j, "records", d->records);
-	json_bool(j, "exact", !v->damaged || d->exact);
-	json_u64(j, "bytes", d->bytes);
-	json_u64(j, "stretches", d->stretches);
-	json_u64(j, "offset", d->offset);
-	json_u64(j, "resync", d->resync);
-	json_string(j, "message", v->damaged ? v->damage : "");
-	json_end_object(j);
+	rc_json__begin_object(j, "corrupt");
+	rc_json__u64(j, "chunks", d->chunks);
+	rc_json__u64(j, "records", d->records);
+	rc_json__bool(j, "exact", !v->damaged || d->exact);
+	rc_json__u64(j, "bytes", d->bytes);
+	rc_json__u64(j, "stretches", d->stretches);
+	rc_json__u64(j, "offset", d->offset);
+	rc_json__u64(j, "resync", d->resync);
+	rc_json__string(j, "message", v->damaged ? v->damage : "");
+	rc_json__end_object(j);
 }
 
 struct file_view;
 struct gap;
-static void show_files_json(struct json *j, const struct file_view *fv, size_t n,
+static void show_files_json(struct rc_json *j, const struct file_view *fv, size_t n,
 			    const struct gap *g, size_t ng);
 
 static void show_json(const struct view *v, const struct file_view *fv, size_t nfv,
 		      const struct gap *g, size_t ng)
 {
-	struct json j = { .f = stdout };
+	struct rc_json j = { .f = stdout };
 	uint32_t i;
 
-	json_begin_object(&j, NULL);
-	json_string(&j, "source", v->live ? "live" : v->source);
-	json_bool(&j, "complete", !v->truncated && !v->damaged);
-	json_fixed(&j, "duration_s", v->duration, 9);
+	rc_json__begin_object(&j, NULL);
+	rc_json__string(&j, "source", v->live ? "live" : v->source);
+	rc_json__bool(&j, "complete", !v->truncated && !v->damaged);
+	rc_json__fixed(&j, "duration_s", v->duration, 9);
 	if (v->sampling[0])
-		json_string(&j, "sampling_event", v->sampling);
+		rc_json__string(&j, "sampling_event", v->sampling);
 	if (!v->live) {
-		json_u64(&j, "events", v->nev);
-		json_u64(&j, "records", v->nrec);
-		json_u64(&j, "chunks", v->chunks);
-		json_u64(&j, "file_bytes", v->file_bytes);
-		json_u64(&j, "raw_bytes", v->raw_bytes);
-		json_fixed(&j, "compression_ratio",
-			   v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0, 6);
-		json_fixed(&j, "bytes_per_event", v->nev ? (double)v->file_bytes / v->nev : 0.0, 6);
-		json_u64(&j, "late", v->late);
-		json_u64(&j, "lost_in_stream", v->led.lost_in_stream);
-		json_u64(&j, "lost_at_end", v->led.lost_at_end);
-		json_bool(&j, "overwrite", v->led.overwrite);
-		json_u64(&j, "snapshots", v->led.snapshots);
-		json_u64(&j, "overwritten", rc_ledger__overwritten(&v->led));
-		json_bool(&j, "truncated", v->truncated);
-		json_bool(&j, "damaged", v->damaged);
-		json_u64(&j, "cut_short", rc_ledger__cut_short(&v->led));
+		rc_json__u64(&j, "events", v->nev);
+		rc_json__u64(&j, "records", v->nrec);
+		rc_json__u64(&j, "chunks", v->chunks);
+		rc_json__u64(&j, "file_bytes", v->file_bytes);
+		rc_json__u64(&j, "raw_bytes", v->raw_bytes);
+		rc_json__fixed(&j, "compression_ratio",
+			       v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0, 6);
+		rc_json__fixed(&j, "bytes_per_event", v->nev ? (double)v->file_bytes / v->nev : 0.0,
+			       6);
+		rc_json__u64(&j, "late", v->late);
+		rc_json__u64(&j, "lost_in_stream", v->led.lost_in_stream);
+		rc_json__u64(&j, "lost_at_end", v->led.lost_at_end);
+		rc_json__bool(&j, "overwrite", v->led.overwrite);
+		rc_json__u64(&j, "snapshots", v->led.snapshots);
+		rc_json__u64(&j, "overwritten", rc_ledger__overwritten(&v->led));
+		rc_json__bool(&j, "truncated", v->truncated);
+		rc_json__bool(&j, "damaged", v->damaged);
+		rc_json__u64(&j, "cut_short", rc_ledger__cut_short(&v->led));
 		show_damage_json(&j, v);
 	}
-	json_u64(&j, "lost", rc_ledger__lost(&v->led));
-	json_bool(&j, "has_counters", v->led.st != NULL);
+	rc_json__u64(&j, "lost", rc_ledger__lost(&v->led));
+	rc_json__bool(&j, "has_counters", v->led.st != NULL);
 	if (v->led.st) {
-		json_begin_object(&j, "ring");
-		json_u64(&j, "size", v->led.st->ring_size);
-		json_u64(&j, "high_water", v->led.st->ring_hwm);
-		json_u64(&j, "pending", v->led.st->ring_pending);
-		json_end_object(&j);
-		json_u64(&j, "user_dropped", v->led.st->user_dropped);
-		json_u64(&j, "writer_wait_ns", v->led.st->writer_wait_ns);
+		rc_json__begin_object(&j, "ring");
+		rc_json__u64(&j, "size", v->led.st->ring_size);
+		rc_json__u64(&j, "high_water", v->led.st->ring_hwm);
+		rc_json__u64(&j, "pending", v->led.st->ring_pending);
+		rc_json__end_object(&j);
+		rc_json__u64(&j, "user_dropped", v->led.st->user_dropped);
+		rc_json__u64(&j, "writer_wait_ns", v->led.st->writer_wait_ns);
 	}
-	json_begin_object(&j, "aux");
-	json_u64(&j, "made_bytes", v->led.aux.made);
-	json_u64(&j, "captured_bytes", v->led.aux.captured);
-	json_u64(&j, "not_read_bytes", v->led.aux.dropped);
-	json_u64(&j, "truncations", v->led.aux.throttles);
-	json_u64(&j, "wrapped_snapshots", v->led.aux.not_run);
-	json_u64(&j, "records_lost", v->led.aux.missed);
-	json_end_object(&j);
-	json_begin_object(&j, "worst_second");
-	json_fixed(&j, "at_s", v->led.worst_at, 9);
-	json_u64(&j, "dropped", v->led.worst_dropped);
-	json_u64(&j, "made", v->led.worst_made);
-	json_end_object(&j);
-	json_begin_object(&j, "total");
+	rc_json__begin_object(&j, "aux");
+	rc_json__u64(&j, "made_bytes", v->led.aux.made);
+	rc_json__u64(&j, "captured_bytes", v->led.aux.captured);
+	rc_json__u64(&j, "not_read_bytes", v->led.aux.dropped);
+	rc_json__u64(&j, "truncations", v->led.aux.throttles);
+	rc_json__u64(&j, "wrapped_snapshots", v->led.aux.not_run);
+	rc_json__u64(&j, "records_lost", v->led.aux.missed);
+	rc_json__end_object(&j);
+	rc_json__begin_object(&j, "worst_second");
+	rc_json__fixed(&j, "at_s", v->led.worst_at, 9);
+	rc_json__u64(&j, "dropped", v->led.worst_dropped);
+	rc_json__u64(&j, "made", v->led.worst_made);
+	rc_json__end_object(&j);
+	rc_json__begin_object(&j, "total");
 	json_row(&j, v, &v->led.total);
-	json_end_object(&j);
-	json_begin_array(&j, "by_event");
+	rc_json__end_object(&j);
+	rc_json__begin_array(&j, "by_event");
 	for (i = 0; i < RC_LEDGER_EVENTS; i++) {
 		if (!row_used(&v->led.by_event[i]))
 			continue;
-		json_begin_object(&j, NULL);
-		json_string(&j, "event", event_name(v, i));
+		rc_json__begin_object(&j, NULL);
+		rc_json__string(&j, "event", event_name(v, i));
 		json_row(&j, v, &v->led.by_event[i]);
-		json_end_object(&j);
+		rc_json__end_object(&j);
 	}
-	json_end_array(&j);
-	json_begin_array(&j, "by_cpu");
+	rc_json__end_array(&j);
+	rc_json__begin_array(&j, "by_cpu");
 	for (i = 0; i < v->led.ncpus; i++) {
 		if (!row_used(&v->led.by_cpu[i]))
 			continue;
-		json_begin_object(&j, NULL);
-		json_u64(&j, "cpu", i);
+		rc_json__begin_object(&j, NULL);
+		rc_json__u64(&j, "cpu", i);
 		json_row(&j, v, &v->led.by_cpu[i]);
-		json_end_object(&j);
+		rc_json__end_object(&j);
 	}
-	json_end_array(&j);
+	rc_json__end_array(&j);
 	/* several files, or a rotated run's file with files missing before it */
 	if (nfv > 1 || ng)
 		show_files_json(&j, fv, nfv, g, ng);
-	json_end_object(&j);
+	rc_json__end_object(&j);
 }
 
 static int show(const struct view *v, const struct file_view *fv, size_t nfv, const struct gap *g,
@@ -674,53 +675,55 @@ static void show_files_plain(const struct file_view *fv, size_t n, const struct 
 	printf("\n");
 }
 
-static void show_files_json(struct json *j, const struct file_view *fv, size_t n,
+static void show_files_json(struct rc_json *j, const struct file_view *fv, size_t n,
 			    const struct gap *g, size_t ng)
 {
 	char a[40], run[40];
 	size_t i, k;
 
-	json_begin_array(j, "files");
+	rc_json__begin_array(j, "files");
 	for (i = 0; i < n; i++) {
 		const struct file_view *f = &fv[i];
 		int64_t wall;
 
-		json_begin_object(j, NULL);
-		json_string(j, "path", f->v.source);
-		json_string(j, "host", f->m->host ? f->m->host : "");
+		rc_json__begin_object(j, NULL);
+		rc_json__string(j, "path", f->v.source);
+		rc_json__string(j, "host", f->m->host ? f->m->host : "");
 		for (k = 0; f->m->has_run && k < 16; k++)
 			snprintf(run + 2 * k, sizeof(run) - 2 * k, "%02x", f->m->run.id[k]);
-		json_string(j, "run", f->m->has_run ? run : "");
-		json_u64(j, "seq", f->m->has_run ? f->m->run.seq : 0);
-		json_string(j, "start", utc(f->m, f->m->start_ts, a, sizeof(a)));
-		json_seconds(j, "start_wall_s",
-			     rc_meta__wall_ns(f->m, f->m->start_ts, &wall) ? wall : 0);
-		json_seconds(j, "end_wall_s", rc_meta__wall_ns(f->m, f->last, &wall) ? wall : 0);
-		json_u64(j, "events", f->v.nev);
-		json_u64(j, "records", f->v.nrec);
-		json_bool(j, "complete", !f->v.truncated && !f->v.damaged);
-		json_bool(j, "has_base", f->base != NULL);
-		json_begin_object(j, "total");
+		rc_json__string(j, "run", f->m->has_run ? run : "");
+		rc_json__u64(j, "seq", f->m->has_run ? f->m->run.seq : 0);
+		rc_json__string(j, "start", utc(f->m, f->m->start_ts, a, sizeof(a)));
+		rc_json__seconds(j, "start_wall_s",
+				 rc_meta__wall_ns(f->m, f->m->start_ts, &wall) ? wall : 0);
+		rc_json__seconds(j, "end_wall_s",
+				 rc_meta__wall_ns(f->m, f->last, &wall) ? wall : 0);
+		rc_json__u64(j, "events", f->v.nev);
+		rc_json__u64(j, "records", f->v.nrec);
+		rc_json__bool(j, "complete", !f->v.truncated && !f->v.damaged);
+		rc_json__bool(j, "has_base", f->base != NULL);
+		rc_json__begin_object(j, "total");
 		json_row(j, &f->v, &f->v.led.total);
-		json_end_object(j);
-		json_end_object(j);
+		rc_json__end_object(j);
+		rc_json__end_object(j);
 	}
-	json_end_array(j);
-	json_begin_array(j, "missing_spans");
+	rc_json__end_array(j);
+	rc_json__begin_array(j, "missing_spans");
 	for (i = 0; i < ng; i++) {
 		const struct gap *x = &g[i];
 
-		json_begin_object(j, NULL);
-		json_string(j, "run", run_short(x->after->m, run, sizeof(run)));
-		json_u64(j, "seq_from", x->seq_from);
-		json_u64(j, "seq_to", x->seq_to);
-		json_seconds(j, "duration_s", x->to_ts > x->from_ts ? x->to_ts - x->from_ts : 0);
-		json_bool(j, "known", x->known);
-		json_u64(j, "made", x->made);
-		json_u64(j, "dropped", x->dropped);
-		json_end_object(j);
+		rc_json__begin_object(j, NULL);
+		rc_json__string(j, "run", run_short(x->after->m, run, sizeof(run)));
+		rc_json__u64(j, "seq_from", x->seq_from);
+		rc_json__u64(j, "seq_to", x->seq_to);
+		rc_json__seconds(j, "duration_s",
+				 x->to_ts > x->from_ts ? x->to_ts - x->from_ts : 0);
+		rc_json__bool(j, "known", x->known);
+		rc_json__u64(j, "made", x->made);
+		rc_json__u64(j, "dropped", x->dropped);
+		rc_json__end_object(j);
 	}
-	json_end_array(j);
+	rc_json__end_array(j);
 }
 
 /* The ledgers of several files summed, as one view; the counters shown as the sum's. */

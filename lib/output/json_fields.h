@@ -5,18 +5,19 @@
  * "arr[0].x", "arr[1].x" are "arr": [{"x": 1}, {"x": 2}], as bpftool prints
  * a struct. What the names do not nest cleanly stays flat.
  */
-#ifndef RINGCAP_JSON_FIELDS_H
-#define RINGCAP_JSON_FIELDS_H
+#ifndef RINGCAP_OUTPUT_JSON_FIELDS_H
+#define RINGCAP_OUTPUT_JSON_FIELDS_H
 
-#include "ringcap.h"
+#include "format/schema.h"
+#include "util/strbuf.h"
 
-struct json_fields;
+struct rc_json_fields;
 
 /* The layout of every event of @s, which must outlive it; NULL and errno ENOMEM. */
-struct json_fields *json_fields__new(const struct rc_schema *s);
+struct rc_json_fields *rc_json_fields__new(const struct rc_schema *s);
 /* Append @rec's fields, an object, to @sb; @ev is @rec's event in the schema. */
-void json_fields__put(const struct json_fields *jf, struct rc_strbuf *sb,
-		      const struct rc_event_desc *ev, const struct rc_rec_hdr *rec);
-void json_fields__free(struct json_fields *jf);
+void rc_json_fields__put(const struct rc_json_fields *jf, struct rc_strbuf *sb,
+			 const struct rc_event_desc *ev, const struct rc_rec_hdr *rec);
+void rc_json_fields__free(struct rc_json_fields *jf);
 
 #endif

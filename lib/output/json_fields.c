@@ -15,8 +15,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "json_fields.h"
+#include "output/json.h"
+#include "output/json_fields.h"
 
 #define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
 #define MAX_DIMS	    8 /* indices of one part: btfdesc's arrays have fewer */
@@ -36,7 +36,7 @@ struct node {
 	size_t nkids, cap;
 };
 
-struct json_fields {
+struct rc_json_fields {
 	const struct rc_schema *s;
 	struct node *roots; /* an object per event, in the schema's order */
 };
@@ -203,9 +203,9 @@ static int build_flat(struct node *root, const struct rc_event_desc *ev)
 	return 0;
 }
 
-struct json_fields *json_fields__new(const struct rc_schema *s)
+struct rc_json_fields *rc_json_fields__new(const struct rc_schema *s)
 {
-	struct json_fields *jf = calloc(1, sizeof(*jf));
+	struct rc_json_fields *jf = calloc(1, sizeof(*jf));
 	uint32_t e;
 	int err = 0;
 
@@ -225,14 +225,14 @@ struct json_fields *json_fields__new(const struct rc_schema *s)
 		}
 	}
 	if (err) {
-		json_fields__free(jf);
+		rc_json_fields__free(jf);
 		errno = -err;
 		return NULL;
 	}
 	return jf;
 }
 
-void json_fields__free(struct json_fields *jf)
+void rc_json_fields__free(struct rc_json_fields *jf)
 {
 	uint32_t e;
 
@@ -257,7 +257,7 @@ static void put_value(struct rc_strbuf *sb, const struct rc_schema *s, const str
 
 		name = rc_enum__name(rc_schema__enum(s, f->enum_id), v);
 		if (name) {
-			json_escape(sb, name, SIZE_MAX);
+			rc_json__escape(sb, name, SIZE_MAX);
 			return;
 		}
 	}
@@ -277,7 +277,7 @@ static void put_field(struct rc_strbuf *sb, const struct rc_schema *s, const str
 	if (rc_field__resolve(fld, rec, &f)) {
 		APPEND_LIT(sb, "null");
 	} else if (f.kind == RC_FIELD_STR) {
-		json_escape(sb, (const char *)rec + f.offset, f.size);
+		rc_json__escape(sb, (const char *)rec + f.offset, f.size);
 	} else if (f.count != 1) {
 		APPEND_LIT(sb, "[");
 		for (k = 0; k < f.count; k++) {
@@ -304,10 +304,10 @@ static void put_errno(struct rc_strbuf *sb, const struct rc_schema *s, const str
 		return;
 	rc_strbuf__printf(&k, "%.*s_errno", (int)keylen, key);
 	APPEND_LIT(sb, ",");
-	json_escape(sb, k.buf ? k.buf : "", SIZE_MAX);
+	rc_json__escape(sb, k.buf ? k.buf : "", SIZE_MAX);
 	rc_strbuf__free(&k);
 	APPEND_LIT(sb, ":");
-	json_escape(sb, e, SIZE_MAX);
+	rc_json__escape(sb, e, SIZE_MAX);
 }
 
 static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
@@ -327,7 +327,7 @@ static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
 		if (i)
 			APPEND_LIT(sb, ",");
 		if (n->kind == NODE_OBJECT) {
-			json_escape(sb, k->key, k->keylen);
+			rc_json__escape(sb, k->key, k->keylen);
 			APPEND_LIT(sb, ":");
 		}
 		put_node(sb, s, ev, rec, k);
@@ -338,8 +338,8 @@ static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
 	rc_strbuf__append(sb, n->kind == NODE_OBJECT ? "}" : "]", 1);
 }
 
-void json_fields__put(const struct json_fields *jf, struct rc_strbuf *sb,
-		      const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+void rc_json_fields__put(const struct rc_json_fields *jf, struct rc_strbuf *sb,
+			 const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
 	put_node(sb, jf->s, ev, rec, &jf->roots[ev - jf->s->events]);
 }
