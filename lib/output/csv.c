@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "decode/value.h"
 #include "output/output_int.h"
 
 #define CSV_MAX_COLUMNS 4096 /* distinct field names shown; real schemas have dozens */
@@ -112,36 +113,31 @@ static int csv_begin(struct rc_output *o)
 static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,
 		      const struct rc_rec_hdr *rec)
 {
-	const struct rc_enum *e = rc_schema__enum(s, fld->enum_id);
-	const struct rc_field *f = fld;
-	struct rc_strbuf v = {};
+	struct rc_strbuf text = {};
 	struct rc_field plain;
-	const char *name;
+	struct rc_value v;
 	unsigned int k;
-	int64_t x;
 
 	if (rc_field__resolve(fld, rec, &plain))
 		return; /* an empty cell: the data is not in the record */
-	f = &plain;
-	if (f->kind == RC_FIELD_STR) {
-		csv_cell(sb, (const char *)rec + f->offset, f->size);
+	if (plain.kind == RC_FIELD_STR) {
+		rc_field__value(s, &plain, rec, 0, &v);
+		csv_cell(sb, v.str, v.len);
 		return;
 	}
-	for (k = 0; k < f->count; k++) {
+	for (k = 0; k < plain.count; k++) {
 		if (k)
-			APPEND_LIT(&v, " ");
-		x = f->kind == RC_FIELD_SINT ? rc_field__s64(f, rec, k)
-					     : (int64_t)rc_field__u64(f, rec, k);
-		name = f->hint == RC_HINT_ENUM ? rc_enum__name(e, x) : NULL;
-		if (name)
-			rc_strbuf__append(&v, name, strlen(name));
-		else if (f->kind == RC_FIELD_SINT)
-			rc_strbuf__printf(&v, "%" PRId64, x);
+			APPEND_LIT(&text, " ");
+		rc_field__value(s, &plain, rec, k, &v);
+		if (v.name)
+			rc_strbuf__append(&text, v.name, strlen(v.name));
+		else if (v.kind == RC_FIELD_SINT)
+			rc_strbuf__printf(&text, "%" PRId64, v.s);
 		else
-			rc_strbuf__printf(&v, "%" PRIu64, (uint64_t)x);
+			rc_strbuf__printf(&text, "%" PRIu64, v.u);
 	}
-	csv_cell(sb, v.buf ? v.buf : "", v.len);
-	rc_strbuf__free(&v);
+	csv_cell(sb, text.buf ? text.buf : "", text.len);
+	rc_strbuf__free(&text);
 }
 
 /* V, then a comma; an empty cell when the record does not know it */

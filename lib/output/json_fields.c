@@ -17,6 +17,7 @@
 #include <string.h>
 #include "output/json.h"
 #include "output/json_fields.h"
+#include "decode/value.h"
 
 #define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
 #define MAX_DIMS	    8 /* indices of one part: btfdesc's arrays have fewer */
@@ -249,35 +250,30 @@ void rc_json_fields__free(struct rc_json_fields *jf)
 static void put_value(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
 		      const void *rec, unsigned int i)
 {
-	const char *name;
+	struct rc_value v;
 
-	if (f->hint == RC_HINT_ENUM) {
-		int64_t v = f->kind == RC_FIELD_SINT ? rc_field__s64(f, rec, i)
-						     : (int64_t)rc_field__u64(f, rec, i);
-
-		name = rc_enum__name(rc_schema__enum(s, f->enum_id), v);
-		if (name) {
-			rc_json__escape(sb, name, SIZE_MAX);
-			return;
-		}
-	}
-	if (f->kind == RC_FIELD_SINT)
-		rc_strbuf__printf(sb, "%" PRId64, rc_field__s64(f, rec, i));
+	rc_field__value(s, f, rec, i, &v);
+	if (v.name)
+		rc_json__escape(sb, v.name, SIZE_MAX);
+	else if (v.kind == RC_FIELD_SINT)
+		rc_strbuf__printf(sb, "%" PRId64, v.s);
 	else
-		rc_strbuf__printf(sb, "%" PRIu64, rc_field__u64(f, rec, i));
+		rc_strbuf__printf(sb, "%" PRIu64, v.u);
 }
 
 /* Field @fld of @rec: a string, a number, an enum's name, an array; null when out of the record. */
 static void put_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,
 		      const struct rc_rec_hdr *rec)
 {
+	struct rc_value v;
 	struct rc_field f;
 	uint16_t k;
 
 	if (rc_field__resolve(fld, rec, &f)) {
 		APPEND_LIT(sb, "null");
 	} else if (f.kind == RC_FIELD_STR) {
-		rc_json__escape(sb, (const char *)rec + f.offset, f.size);
+		rc_field__value(s, &f, rec, 0, &v);
+		rc_json__escape(sb, v.str, v.len);
 	} else if (f.count != 1) {
 		APPEND_LIT(sb, "[");
 		for (k = 0; k < f.count; k++) {
@@ -295,19 +291,18 @@ static void put_field(struct rc_strbuf *sb, const struct rc_schema *s, const str
 static void put_errno(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
 		      const struct rc_rec_hdr *rec, const char *key, size_t keylen)
 {
-	int64_t v = rc_field__s64(f, rec, 0);
-	const char *e =
-	    v < 0 && v >= -4095 ? rc_enum__name(rc_schema__enum(s, f->enum_id), -v) : NULL;
 	struct rc_strbuf k = {};
+	struct rc_value v;
 
-	if (!e)
+	rc_field__value(s, f, rec, 0, &v);
+	if (!v.err)
 		return;
 	rc_strbuf__printf(&k, "%.*s_errno", (int)keylen, key);
 	APPEND_LIT(sb, ",");
 	rc_json__escape(sb, k.buf ? k.buf : "", SIZE_MAX);
 	rc_strbuf__free(&k);
 	APPEND_LIT(sb, ":");
-	rc_json__escape(sb, e, SIZE_MAX);
+	rc_json__escape(sb, v.err, SIZE_MAX);
 }
 
 static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
