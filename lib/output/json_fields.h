@@ -13,11 +13,29 @@
 
 struct rc_json_fields;
 
-/* The layout of every event of @s, which must outlive it; NULL and errno ENOMEM. */
+/**
+ * rc_json_fields__new() - the nested layout of every event of a schema
+ * @s: the schema, which must outlive the layout
+ *
+ * Return: the layout, to free with rc_json_fields__free(); NULL with errno
+ * ENOMEM.
+ */
 struct rc_json_fields *rc_json_fields__new(const struct rc_schema *s);
-/* Append @rec's fields, an object, to @sb; @ev is @rec's event in the schema. */
+
+/**
+ * rc_json_fields__put() - a record's fields as a JSON object
+ * @jf: the layout of the record's schema
+ * @sb: appended to
+ * @ev: the record's event in the schema
+ * @rec: the record
+ */
 void rc_json_fields__put(const struct rc_json_fields *jf, struct rc_strbuf *sb,
 			 const struct rc_event_desc *ev, const struct rc_rec_hdr *rec);
+
+/**
+ * rc_json_fields__free() - free a layout
+ * @jf: the layout, or NULL
+ */
 void rc_json_fields__free(struct rc_json_fields *jf);
 
-#endif
+#endif /* RINGCAP_OUTPUT_JSON_FIELDS_H */
