@@ -84,7 +84,7 @@ BPF_NAMES := syscalls sched follow dyn profile offcpu
 SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_NAMES)) \
 	$(patsubst %,$(OUTPUT)/%.compat.skel.h,$(BPF_NAMES))
 # lib/ in layers, a folder each (README, Layout); sources by folder.
-LIB_DIRS := util format decode tracefs symbol capture capture/perf capture/bpf capture/ftrace
+LIB_DIRS := util format decode tracefs symbol output capture capture/perf capture/bpf capture/ftrace
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS)) $(OUTPUT)/lib/syscall_names.o
 # only the files that include a BPF skeleton wait for them
@@ -267,15 +267,17 @@ check: all
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
 # first, then fuzzes for FUZZ_SECONDS. New inputs stay in $(O)/fuzz-corpus.
 FUZZ_SECONDS ?= 60
-# The reader's layers only: format/, decode/ and util/ never include BPF or
-# capture headers, so the fuzzer links without libbpf.
-FUZZ_SRCS := tests/fuzz/fuzz_reader.c $(wildcard lib/format/*.c lib/decode/*.c lib/util/*.c) \
-	cmd/report_fmt.c cmd/json.c cmd/json_fields.c $(OUTPUT)/lib/syscall_names.c
+# The reader's layers and the outputs only: format/, decode/, util/ and
+# output/ never include BPF or capture headers, so the fuzzer links without
+# libbpf, and without a file of cmd/.
+FUZZ_SRCS := tests/fuzz/fuzz_reader.c \
+	$(wildcard lib/format/*.c lib/decode/*.c lib/util/*.c lib/output/*.c) \
+	$(OUTPUT)/lib/syscall_names.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -Icmd -I$(OUTPUT) $(WARNINGS)
+	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -I$(OUTPUT) $(WARNINGS)
 
-$(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h lib/*/*.h cmd/*.h) | $(OUTPUT)
+$(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h lib/*/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -lxxhash -o $@
 

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 #include "cmd.h"
-#include "report_fmt.h"
 #include "decode/auxsum.h"
 
 #define MAX_LIST   1024
@@ -47,7 +46,7 @@ enum profile_kind {
 static struct env {
 	const char *inputs[MAX_INPUTS]; /* files, directories, globs */
 	size_t ninputs;
-	enum report_format format;
+	const struct rc_output_ops *format; /* an event format, by its name */
 	enum profile_kind profile;
 	bool summary;
 	bool stacks;
@@ -118,8 +117,27 @@ static int parse_list(const char *arg, uint32_t *out, size_t *n, struct argp_sta
 	return 0;
 }
 
+/* report's event formats, picked by name (lib/output/output.h) */
+static const struct rc_output_ops *const outputs[] = {
+	&rc_output_text,
+	&rc_output_json,
+	&rc_output_csv,
+	&rc_output_perfetto,
+};
+
+static const struct rc_output_ops *output_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
+		if (!strcmp(outputs[i]->name, name))
+			return outputs[i];
+	return NULL;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	const struct rc_output_ops *out;
 	long v;
 
 	switch (key) {
@@ -131,14 +149,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.inputs[env.ninputs++] = arg;
 		break;
 	case OPT_FORMAT:
-		if (!strcmp(arg, "text"))
-			env.format = FMT_TEXT;
-		else if (!strcmp(arg, "json"))
-			env.format = FMT_JSON;
-		else if (!strcmp(arg, "csv"))
-			env.format = FMT_CSV;
-		else if (!strcmp(arg, "perfetto"))
-			env.format = FMT_PERFETTO;
+		if ((out = output_by_name(arg)))
+			env.format = out;
 		else if (!strcmp(arg, "folded"))
 			env.profile = PROFILE_FOLDED;
 		else if (!strcmp(arg, "flamegraph"))
@@ -201,18 +213,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (env.aux && (env.summary || env.hist || env.profile || env.stacks ||
-				(env.format != FMT_TEXT && env.format != FMT_JSON)))
+				(env.format != &rc_output_text && env.format != &rc_output_json)))
 			argp_error(state, "--aux prints the AUX streams: drop the other report's "
 					  "options (--format json is taken)");
 		if (env.aux && (env.npids || env.ntids || env.ncpus || env.comm || env.events ||
 				env.since || env.until))
 			argp_error(state, "--aux reads whole streams: drop --pid, --tid, --comm, "
 					  "--cpu, --event, --since and --until");
-		if ((env.summary || env.hist) && (env.format != FMT_TEXT || env.profile))
+		if ((env.summary || env.hist) && (env.format != &rc_output_text || env.profile))
 			argp_error(state, "--summary and --hist print tables: drop --format");
 		if (env.summary && env.hist)
 			argp_error(state, "--summary or --hist: one at a time");
-		if (env.stacks && (env.format != FMT_TEXT || env.profile || env.summary || env.hist))
+		if (env.stacks &&
+		    (env.format != &rc_output_text || env.profile || env.summary || env.hist))
 			argp_error(state, "--stacks prints stacks under the events of the text format");
 		break;
 	default:
@@ -739,7 +752,7 @@ int cmd_report(int argc, char **argv)
 	};
 	static bool found[MAX_LIST];
 	const struct rc_meta **views = NULL;
-	struct report_out *out = NULL;
+	struct rc_output *out = NULL;
 	const struct rc_rec_hdr *rec;
 	struct analysis a = {};
 	struct src *srcs = NULL;
@@ -749,7 +762,7 @@ int cmd_report(int argc, char **argv)
 	bool analysing;
 	int err, ret = 0;
 
-	env = (struct env){ .format = FMT_TEXT };
+	env = (struct env){ .format = &rc_output_text };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
@@ -795,33 +808,33 @@ int cmd_report(int argc, char **argv)
 	for (i = 0; env.aux && i < n; i++)
 		rc_reader__on_aux(rc_set__reader(set, i), rc_aux_sum__chunk, &a.aux);
 	if (!analysing) {
-		out = report_out__new(env.format, views, n, env.wall ? RC_FMT_WALL : 0,
-				      rc_set__by_wall(set));
+		out = rc_output__new(env.format, stdout, views, n, env.wall ? RC_FMT_WALL : 0,
+				     rc_set__by_wall(set));
 		if (!out) {
 			err = -ENOMEM;
 			goto out;
 		}
-		for (i = 0; i < n && (env.stacks || env.format == FMT_PERFETTO); i++)
-			report_out__set_stacks(out, i, rc_set__reader(set, i));
+		for (i = 0; i < n && (env.stacks || env.format == &rc_output_perfetto); i++)
+			rc_output__set_stacks(out, i, rc_set__reader(set, i));
 	}
 	while ((err = rc_set__next(set, &rec, &f)) > 0) {
 		if (!keep_record(&srcs[f], rec))
 			continue;
 		if (rec->type >= RC_FIRST_DYN_ID)
 			warn_raw(&srcs[f].view, rec->type);
-		err = analysing ? analyse(&a, &srcs[f], rec) : report_out__event(out, f, rec);
+		err = analysing ? analyse(&a, &srcs[f], rec) : rc_output__event(out, f, rec);
 		/*
 		 * The chunk's last record: out with what is shown before the
 		 * next read, which on a pipe waits for the next chunk.
 		 */
 		if (!err && out && !rc_reader__buffered(rc_set__reader(set, f)))
-			err = report_out__flush(out);
+			err = rc_output__flush(out);
 		if (err)
 			break;
 	}
 	/* what was decoded before an error is output too, then the error */
 	if (out && (err >= 0 || !ferror(stdout))) {
-		int e = report_out__end(out);
+		int e = rc_output__end(out);
 
 		err = err < 0 ? err : e;
 	}
@@ -838,7 +851,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (env.aux) {
-		err = show_aux(&a.aux, env.format == FMT_JSON, rc_set__start(set));
+		err = show_aux(&a.aux, env.format == &rc_output_json, rc_set__start(set));
 		if (err) {
 			ret = err;
 			goto out;
@@ -858,7 +871,7 @@ out:
 	if (err < 0 && !ret)
 		ret = err;
 	analysis_free(&a, srcs, n);
-	report_out__free(out);
+	rc_output__free(out);
 	free(srcs);
 	free(views);
 	rc_set__free(set);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "decode/auxsum.h"
-#include "json.h"
+#include "output/json.h"
 
 static double secs(uint64_t ts, uint64_t t0)
 {
@@ -72,52 +72,52 @@ static void show_text(const struct rc_aux_sum *s, uint64_t t0)
 
 static void show_json(const struct rc_aux_sum *s)
 {
-	struct json j = { .f = stdout };
+	struct rc_json j = { .f = stdout };
 	unsigned int t;
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
 		const struct rc_aux_cpu_sum *c = &s->cpus[i];
 
-		json_begin_object(&j, NULL);
-		json_u64(&j, "cpu", c->cpu);
-		json_string(&j, "pmu", c->pmu);
-		json_u64(&j, "blocks", c->blocks);
-		json_u64(&j, "bytes", c->bytes);
-		json_u64(&j, "lost", c->lost);
-		json_u64(&j, "wrapped_snapshots", c->wrapped);
-		json_u64(&j, "gaps", c->gaps);
-		json_u64(&j, "gap_bytes", c->gap_bytes);
-		json_u64(&j, "first_pos", c->first_pos);
-		json_u64(&j, "end_pos", c->end_pos);
-		json_u64(&j, "records", c->records);
-		json_u64(&j, "record_bytes", c->rec_bytes);
-		json_u64(&j, "truncated", c->truncated);
-		json_u64(&j, "partial", c->partial);
-		json_u64(&j, "collision", c->collision);
-		json_u64(&j, "records_lost", c->meta_lost);
-		json_u64(&j, "itrace_start", c->itrace);
+		rc_json__begin_object(&j, NULL);
+		rc_json__u64(&j, "cpu", c->cpu);
+		rc_json__string(&j, "pmu", c->pmu);
+		rc_json__u64(&j, "blocks", c->blocks);
+		rc_json__u64(&j, "bytes", c->bytes);
+		rc_json__u64(&j, "lost", c->lost);
+		rc_json__u64(&j, "wrapped_snapshots", c->wrapped);
+		rc_json__u64(&j, "gaps", c->gaps);
+		rc_json__u64(&j, "gap_bytes", c->gap_bytes);
+		rc_json__u64(&j, "first_pos", c->first_pos);
+		rc_json__u64(&j, "end_pos", c->end_pos);
+		rc_json__u64(&j, "records", c->records);
+		rc_json__u64(&j, "record_bytes", c->rec_bytes);
+		rc_json__u64(&j, "truncated", c->truncated);
+		rc_json__u64(&j, "partial", c->partial);
+		rc_json__u64(&j, "collision", c->collision);
+		rc_json__u64(&j, "records_lost", c->meta_lost);
+		rc_json__u64(&j, "itrace_start", c->itrace);
 		if (c->ipt_runs) {
-			json_begin_object(&j, "intel_pt");
-			json_u64(&j, "packets", c->ipt.packets);
-			json_u64(&j, "bytes", c->ipt.bytes);
-			json_u64(&j, "psb", c->ipt.psb);
-			json_u64(&j, "tsc", c->ipt.ntsc);
-			json_u64(&j, "tsc_first", c->ipt.tsc_first);
-			json_u64(&j, "tsc_last", c->ipt.tsc_last);
-			json_u64(&j, "tsc_first_ts", c->tsc_first_ts);
-			json_u64(&j, "tsc_last_ts", c->tsc_last_ts);
-			json_u64(&j, "errors", c->ipt.errors);
-			json_u64(&j, "skipped", c->ipt.skipped);
-			json_u64(&j, "cut", c->ipt.truncated);
-			json_begin_object(&j, "by_type");
+			rc_json__begin_object(&j, "intel_pt");
+			rc_json__u64(&j, "packets", c->ipt.packets);
+			rc_json__u64(&j, "bytes", c->ipt.bytes);
+			rc_json__u64(&j, "psb", c->ipt.psb);
+			rc_json__u64(&j, "tsc", c->ipt.ntsc);
+			rc_json__u64(&j, "tsc_first", c->ipt.tsc_first);
+			rc_json__u64(&j, "tsc_last", c->ipt.tsc_last);
+			rc_json__u64(&j, "tsc_first_ts", c->tsc_first_ts);
+			rc_json__u64(&j, "tsc_last_ts", c->tsc_last_ts);
+			rc_json__u64(&j, "errors", c->ipt.errors);
+			rc_json__u64(&j, "skipped", c->ipt.skipped);
+			rc_json__u64(&j, "cut", c->ipt.truncated);
+			rc_json__begin_object(&j, "by_type");
 			for (t = 0; t < RC_IPT_NTYPES; t++)
 				if (c->ipt.by_type[t])
-					json_u64(&j, rc_ipt__type_name(t), c->ipt.by_type[t]);
-			json_end_object(&j);
-			json_end_object(&j);
+					rc_json__u64(&j, rc_ipt__type_name(t), c->ipt.by_type[t]);
+			rc_json__end_object(&j);
+			rc_json__end_object(&j);
 		}
-		json_end_object(&j);
+		rc_json__end_object(&j);
 	}
 }
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
-#include "decode/flamegraph.h"
+#include "output/flamegraph.h"
 #include "util/mem.h"
 
 /* A row's weight as shown: samples, or microseconds blocked (as offcputime -f). */

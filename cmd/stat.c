@@ -11,7 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd.h"
-#include "json.h"
+#include "output/json.h"
+#include "util/mem.h"
 
 #define LIVE_EVENTS 64	 /* built-in event ids are below this */
 #define MAX_INPUTS  4096 /* files, directories and globs named */
@@ -236,121 +237,121 @@ static void show_plain(const struct rc_ledger_file *v)
 	}
 }
 
-static void json_row(struct json *j, const struct rc_ledger_file *v, const struct rc_ledger_row *r)
+static void json_row(struct rc_json *j, const struct rc_ledger_file *v, const struct rc_ledger_row *r)
 {
-#define KEY(name) json_u64(j, #name, r->name);
+#define KEY(name) rc_json__u64(j, #name, r->name);
 	RC_COUNTERS_FLOW(KEY)
 	if (!v->led.live) {
-		json_u64(j, "in_file", r->in_file);
-		json_u64(j, "missing", rc_ledger__missing(&v->led, r));
+		rc_json__u64(j, "in_file", r->in_file);
+		rc_json__u64(j, "missing", rc_ledger__missing(&v->led, r));
 	}
 	RC_COUNTERS_LOSS(KEY)
 #undef KEY
 }
 
 /* "corrupt": what damage cost (zeros when none), and where the first was. */
-static void show_damage_json(struct json *j, const struct rc_ledger_file *v)
+static void show_damage_json(struct rc_json *j, const struct rc_ledger_file *v)
 {
 	const struct rc_damage *d = &v->dmg;
 
-	json_begin_object(j, "corrupt");
-	json_u64(j, "chunks", d->chunks);
-	json_u64(j, "records", d->records);
-	json_bool(j, "exact", !v->damaged || d->exact);
-	json_u64(j, "bytes", d->bytes);
-	json_u64(j, "stretches", d->stretches);
-	json_u64(j, "offset", d->offset);
-	json_u64(j, "resync", d->resync);
-	json_string(j, "message", v->damaged ? v->damage : "");
-	json_end_object(j);
+	rc_json__begin_object(j, "corrupt");
+	rc_json__u64(j, "chunks", d->chunks);
+	rc_json__u64(j, "records", d->records);
+	rc_json__bool(j, "exact", !v->damaged || d->exact);
+	rc_json__u64(j, "bytes", d->bytes);
+	rc_json__u64(j, "stretches", d->stretches);
+	rc_json__u64(j, "offset", d->offset);
+	rc_json__u64(j, "resync", d->resync);
+	rc_json__string(j, "message", v->damaged ? v->damage : "");
+	rc_json__end_object(j);
 }
 
-static void show_files_json(struct json *j, const struct rc_ledger_file *fv, size_t n,
+static void show_files_json(struct rc_json *j, const struct rc_ledger_file *fv, size_t n,
 			    const struct rc_ledger_gap *g, size_t ng);
 
 static void show_json(const struct rc_ledger_file *v, const struct rc_ledger_file *fv, size_t nfv,
 		      const struct rc_ledger_gap *g, size_t ng)
 {
-	struct json j = { .f = stdout };
+	struct rc_json j = { .f = stdout };
 	uint32_t i;
 
-	json_begin_object(&j, NULL);
-	json_string(&j, "source", v->led.live ? "live" : v->source);
-	json_bool(&j, "complete", !v->truncated && !v->damaged);
-	json_fixed(&j, "duration_s", v->duration, 9);
+	rc_json__begin_object(&j, NULL);
+	rc_json__string(&j, "source", v->led.live ? "live" : v->source);
+	rc_json__bool(&j, "complete", !v->truncated && !v->damaged);
+	rc_json__fixed(&j, "duration_s", v->duration, 9);
 	if (v->sampling[0])
-		json_string(&j, "sampling_event", v->sampling);
+		rc_json__string(&j, "sampling_event", v->sampling);
 	if (!v->led.live) {
-		json_u64(&j, "events", v->nev);
-		json_u64(&j, "records", v->nrec);
-		json_u64(&j, "chunks", v->chunks);
-		json_u64(&j, "file_bytes", v->file_bytes);
-		json_u64(&j, "raw_bytes", v->raw_bytes);
-		json_fixed(&j, "compression_ratio",
+		rc_json__u64(&j, "events", v->nev);
+		rc_json__u64(&j, "records", v->nrec);
+		rc_json__u64(&j, "chunks", v->chunks);
+		rc_json__u64(&j, "file_bytes", v->file_bytes);
+		rc_json__u64(&j, "raw_bytes", v->raw_bytes);
+		rc_json__fixed(&j, "compression_ratio",
 			   v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0, 6);
-		json_fixed(&j, "bytes_per_event", v->nev ? (double)v->file_bytes / v->nev : 0.0, 6);
-		json_u64(&j, "late", v->late);
-		json_u64(&j, "lost_in_stream", v->led.lost_in_stream);
-		json_u64(&j, "lost_at_end", v->led.lost_at_end);
-		json_bool(&j, "overwrite", v->led.overwrite);
-		json_u64(&j, "snapshots", v->led.snapshots);
-		json_u64(&j, "overwritten", rc_ledger__overwritten(&v->led));
-		json_bool(&j, "truncated", v->truncated);
-		json_bool(&j, "damaged", v->damaged);
-		json_u64(&j, "cut_short", rc_ledger__cut_short(&v->led));
+		rc_json__fixed(&j, "bytes_per_event", v->nev ? (double)v->file_bytes / v->nev : 0.0, 6);
+		rc_json__u64(&j, "late", v->late);
+		rc_json__u64(&j, "lost_in_stream", v->led.lost_in_stream);
+		rc_json__u64(&j, "lost_at_end", v->led.lost_at_end);
+		rc_json__bool(&j, "overwrite", v->led.overwrite);
+		rc_json__u64(&j, "snapshots", v->led.snapshots);
+		rc_json__u64(&j, "overwritten", rc_ledger__overwritten(&v->led));
+		rc_json__bool(&j, "truncated", v->truncated);
+		rc_json__bool(&j, "damaged", v->damaged);
+		rc_json__u64(&j, "cut_short", rc_ledger__cut_short(&v->led));
 		show_damage_json(&j, v);
 	}
-	json_u64(&j, "lost", rc_ledger__lost(&v->led));
-	json_bool(&j, "has_counters", v->led.st != NULL);
+	rc_json__u64(&j, "lost", rc_ledger__lost(&v->led));
+	rc_json__bool(&j, "has_counters", v->led.st != NULL);
 	if (v->led.st) {
-		json_begin_object(&j, "ring");
-		json_u64(&j, "size", v->led.st->ring_size);
-		json_u64(&j, "high_water", v->led.st->ring_hwm);
-		json_u64(&j, "pending", v->led.st->ring_pending);
-		json_end_object(&j);
-		json_u64(&j, "user_dropped", v->led.st->user_dropped);
-		json_u64(&j, "writer_wait_ns", v->led.st->writer_wait_ns);
+		rc_json__begin_object(&j, "ring");
+		rc_json__u64(&j, "size", v->led.st->ring_size);
+		rc_json__u64(&j, "high_water", v->led.st->ring_hwm);
+		rc_json__u64(&j, "pending", v->led.st->ring_pending);
+		rc_json__end_object(&j);
+		rc_json__u64(&j, "user_dropped", v->led.st->user_dropped);
+		rc_json__u64(&j, "writer_wait_ns", v->led.st->writer_wait_ns);
 	}
-	json_begin_object(&j, "aux");
-	json_u64(&j, "made_bytes", v->led.aux.made);
-	json_u64(&j, "captured_bytes", v->led.aux.captured);
-	json_u64(&j, "not_read_bytes", v->led.aux.dropped);
-	json_u64(&j, "truncations", v->led.aux.throttles);
-	json_u64(&j, "wrapped_snapshots", v->led.aux.not_run);
-	json_u64(&j, "records_lost", v->led.aux.missed);
-	json_end_object(&j);
-	json_begin_object(&j, "worst_second");
-	json_fixed(&j, "at_s", v->led.worst_at, 9);
-	json_u64(&j, "dropped", v->led.worst_dropped);
-	json_u64(&j, "made", v->led.worst_made);
-	json_end_object(&j);
-	json_begin_object(&j, "total");
+	rc_json__begin_object(&j, "aux");
+	rc_json__u64(&j, "made_bytes", v->led.aux.made);
+	rc_json__u64(&j, "captured_bytes", v->led.aux.captured);
+	rc_json__u64(&j, "not_read_bytes", v->led.aux.dropped);
+	rc_json__u64(&j, "truncations", v->led.aux.throttles);
+	rc_json__u64(&j, "wrapped_snapshots", v->led.aux.not_run);
+	rc_json__u64(&j, "records_lost", v->led.aux.missed);
+	rc_json__end_object(&j);
+	rc_json__begin_object(&j, "worst_second");
+	rc_json__fixed(&j, "at_s", v->led.worst_at, 9);
+	rc_json__u64(&j, "dropped", v->led.worst_dropped);
+	rc_json__u64(&j, "made", v->led.worst_made);
+	rc_json__end_object(&j);
+	rc_json__begin_object(&j, "total");
 	json_row(&j, v, &v->led.total);
-	json_end_object(&j);
-	json_begin_array(&j, "by_event");
+	rc_json__end_object(&j);
+	rc_json__begin_array(&j, "by_event");
 	for (i = 0; i < RC_LEDGER_EVENTS; i++) {
 		if (!row_used(&v->led.by_event[i]))
 			continue;
-		json_begin_object(&j, NULL);
-		json_string(&j, "event", event_name(v, i));
+		rc_json__begin_object(&j, NULL);
+		rc_json__string(&j, "event", event_name(v, i));
 		json_row(&j, v, &v->led.by_event[i]);
-		json_end_object(&j);
+		rc_json__end_object(&j);
 	}
-	json_end_array(&j);
-	json_begin_array(&j, "by_cpu");
+	rc_json__end_array(&j);
+	rc_json__begin_array(&j, "by_cpu");
 	for (i = 0; i < v->led.ncpus; i++) {
 		if (!row_used(&v->led.by_cpu[i]))
 			continue;
-		json_begin_object(&j, NULL);
-		json_u64(&j, "cpu", i);
+		rc_json__begin_object(&j, NULL);
+		rc_json__u64(&j, "cpu", i);
 		json_row(&j, v, &v->led.by_cpu[i]);
-		json_end_object(&j);
+		rc_json__end_object(&j);
 	}
-	json_end_array(&j);
+	rc_json__end_array(&j);
 	/* several files, or a rotated run's file with files missing before it */
 	if (nfv > 1 || ng)
 		show_files_json(&j, fv, nfv, g, ng);
-	json_end_object(&j);
+	rc_json__end_object(&j);
 }
 
 static int show(const struct rc_ledger_file *v, const struct rc_ledger_file *fv, size_t nfv,
@@ -448,53 +449,53 @@ static void show_files_plain(const struct rc_ledger_file *fv, size_t n,
 	printf("\n");
 }
 
-static void show_files_json(struct json *j, const struct rc_ledger_file *fv, size_t n,
+static void show_files_json(struct rc_json *j, const struct rc_ledger_file *fv, size_t n,
 			    const struct rc_ledger_gap *g, size_t ng)
 {
 	char a[40], run[40];
 	size_t i, k;
 
-	json_begin_array(j, "files");
+	rc_json__begin_array(j, "files");
 	for (i = 0; i < n; i++) {
 		const struct rc_ledger_file *f = &fv[i];
 		int64_t wall;
 
-		json_begin_object(j, NULL);
-		json_string(j, "path", f->source);
-		json_string(j, "host", f->m->host ? f->m->host : "");
+		rc_json__begin_object(j, NULL);
+		rc_json__string(j, "path", f->source);
+		rc_json__string(j, "host", f->m->host ? f->m->host : "");
 		for (k = 0; f->m->has_run && k < 16; k++)
 			snprintf(run + 2 * k, sizeof(run) - 2 * k, "%02x", f->m->run.id[k]);
-		json_string(j, "run", f->m->has_run ? run : "");
-		json_u64(j, "seq", f->m->has_run ? f->m->run.seq : 0);
-		json_string(j, "start", utc(f->m, f->m->start_ts, a, sizeof(a)));
-		json_seconds(j, "start_wall_s",
+		rc_json__string(j, "run", f->m->has_run ? run : "");
+		rc_json__u64(j, "seq", f->m->has_run ? f->m->run.seq : 0);
+		rc_json__string(j, "start", utc(f->m, f->m->start_ts, a, sizeof(a)));
+		rc_json__seconds(j, "start_wall_s",
 			     rc_meta__wall_ns(f->m, f->m->start_ts, &wall) ? wall : 0);
-		json_seconds(j, "end_wall_s", rc_meta__wall_ns(f->m, f->last, &wall) ? wall : 0);
-		json_u64(j, "events", f->nev);
-		json_u64(j, "records", f->nrec);
-		json_bool(j, "complete", !f->truncated && !f->damaged);
-		json_bool(j, "has_base", f->base != NULL);
-		json_begin_object(j, "total");
+		rc_json__seconds(j, "end_wall_s", rc_meta__wall_ns(f->m, f->last, &wall) ? wall : 0);
+		rc_json__u64(j, "events", f->nev);
+		rc_json__u64(j, "records", f->nrec);
+		rc_json__bool(j, "complete", !f->truncated && !f->damaged);
+		rc_json__bool(j, "has_base", f->base != NULL);
+		rc_json__begin_object(j, "total");
 		json_row(j, f, &f->led.total);
-		json_end_object(j);
-		json_end_object(j);
+		rc_json__end_object(j);
+		rc_json__end_object(j);
 	}
-	json_end_array(j);
-	json_begin_array(j, "missing_spans");
+	rc_json__end_array(j);
+	rc_json__begin_array(j, "missing_spans");
 	for (i = 0; i < ng; i++) {
 		const struct rc_ledger_gap *x = &g[i];
 
-		json_begin_object(j, NULL);
-		json_string(j, "run", run_short(x->after->m, run, sizeof(run)));
-		json_u64(j, "seq_from", x->seq_from);
-		json_u64(j, "seq_to", x->seq_to);
-		json_seconds(j, "duration_s", x->to_ts > x->from_ts ? x->to_ts - x->from_ts : 0);
-		json_bool(j, "known", x->known);
-		json_u64(j, "made", x->made);
-		json_u64(j, "dropped", x->dropped);
-		json_end_object(j);
+		rc_json__begin_object(j, NULL);
+		rc_json__string(j, "run", run_short(x->after->m, run, sizeof(run)));
+		rc_json__u64(j, "seq_from", x->seq_from);
+		rc_json__u64(j, "seq_to", x->seq_to);
+		rc_json__seconds(j, "duration_s", x->to_ts > x->from_ts ? x->to_ts - x->from_ts : 0);
+		rc_json__bool(j, "known", x->known);
+		rc_json__u64(j, "made", x->made);
+		rc_json__u64(j, "dropped", x->dropped);
+		rc_json__end_object(j);
 	}
-	json_end_array(j);
+	rc_json__end_array(j);
 }
 
 /* A file's ledger (rc_ledger_file__read()), saying what went wrong reading it. */

@@ -39,8 +39,10 @@
 #include "decode/filter.h"
 #include "decode/hist.h"
 #include "decode/auxsum.h"
-#include "decode/flamegraph.h"
 #include "symbol/symbol.h"
 #include "capture/session.h"
+#include "output/output.h"
+#include "output/json.h"
+#include "output/flamegraph.h"
 
 #endif /* RINGCAP_H */

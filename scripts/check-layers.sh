@@ -11,7 +11,8 @@
 #   1  lib/format/                        the capture file, and the records'
 #                                         layouts (format/records.h)
 #   2  lib/decode/ lib/tracefs/ lib/symbol/
-#   3  lib/capture/ lib/output/           (output: the formats, issue 33 step 3)
+#   3  lib/capture/ lib/output/           (output: the event formats and the
+#                                         flame graph, writing to a FILE *)
 #   4  cmd/                               the command
 #
 # On one level, layers do not include each other, but for:
@@ -35,8 +36,8 @@
 #
 # Not held to it: tests/ (unit tests reach into a layer by design) and the
 # fuzzers; what keeps the fuzzers honest is their link line (Makefile,
-# FUZZ_SRCS: format/, decode/ and util/ only, no libbpf), which fails on a
-# call that goes up.
+# FUZZ_SRCS: format/, decode/, util/ and output/ only, no libbpf and no
+# cmd/), which fails on a call that goes up.
 #
 # Usage: scripts/check-layers.sh [SRCDIR]   (default: the tree it is in)
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "decode/flamegraph.h"
+#include "output/flamegraph.h"
 #include "run_util.h"
 #include "test_progs.h"
 

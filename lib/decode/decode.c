@@ -10,6 +10,7 @@
 #include <time.h>
 #include <stdint.h>
 #include "decode/decode.h"
+#include "decode/value.h"
 
 static int put_escaped(struct rc_strbuf *sb, const char *s, size_t max)
 {
@@ -41,37 +42,22 @@ static int put_duration(struct rc_strbuf *sb, uint64_t ns)
 static int put_value(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
 		     const void *rec, unsigned int idx)
 {
-	const struct rc_enum *e;
-	const char *name;
-	int64_t sv;
-	uint64_t v;
+	struct rc_value v;
 
-	if (f->kind == RC_FIELD_STR)
-		return put_escaped(sb, (const char *)rec + f->offset, f->size);
-	v = rc_field__u64(f, rec, idx);
-	sv = rc_field__s64(f, rec, idx);
-	switch (f->hint) {
-	case RC_HINT_HEX:
-		return rc_strbuf__printf(sb, "0x%" PRIx64, v);
-	case RC_HINT_ENUM:
-		e = rc_schema__enum(s, f->enum_id);
-		name = rc_enum__name(e, f->kind == RC_FIELD_SINT ? sv : (int64_t)v);
-		if (name)
-			return rc_strbuf__printf(sb, "%s", name);
-		break;
-	case RC_HINT_ERRNO:
-		if (sv < 0 && sv >= -4095) {
-			name = rc_enum__name(rc_schema__enum(s, f->enum_id), -sv);
-			if (name)
-				return rc_strbuf__printf(sb, "-%s", name);
-		}
-		break;
-	case RC_HINT_NSEC:
-		return put_duration(sb, v);
-	}
-	if (f->kind == RC_FIELD_SINT)
-		return rc_strbuf__printf(sb, "%" PRId64, sv);
-	return rc_strbuf__printf(sb, "%" PRIu64, v);
+	rc_field__value(s, f, rec, idx, &v);
+	if (v.kind == RC_FIELD_STR)
+		return put_escaped(sb, v.str, v.len);
+	if (f->hint == RC_HINT_HEX)
+		return rc_strbuf__printf(sb, "0x%" PRIx64, v.u);
+	if (v.name)
+		return rc_strbuf__printf(sb, "%s", v.name);
+	if (v.err)
+		return rc_strbuf__printf(sb, "-%s", v.err);
+	if (f->hint == RC_HINT_NSEC)
+		return put_duration(sb, v.u);
+	if (v.kind == RC_FIELD_SINT)
+		return rc_strbuf__printf(sb, "%" PRId64, v.s);
+	return rc_strbuf__printf(sb, "%" PRIu64, v.u);
 }
 
 int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,

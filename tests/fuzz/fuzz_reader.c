@@ -25,7 +25,6 @@
 #include <unistd.h>
 #include "format/format.h"
 #include "ringcap.h"
-#include "report_fmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -170,7 +169,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rc_strbuf sb = {};
 	struct rc_summary sum = {};
-	struct report_out *outs[4] = {};
+	static const struct rc_output_ops *const fmts[4] = { &rc_output_text, &rc_output_json,
+							     &rc_output_csv, &rc_output_perfetto };
+	struct rc_output *outs[4] = {};
 	static const uint32_t pids[] = { 0, 100 }, cpus[] = { 0 };
 	struct rc_filter filter = { .pids = pids,
 				    .npids = 2,
@@ -202,7 +203,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	m = rc_reader__meta(r);
 	for (i = 0; i < 4; i++)
-		outs[i] = report_out__new(i, &m, 1, i ? 0 : RC_FMT_WALL, i & 1 /* hosts shown */);
+		outs[i] = rc_output__new(fmts[i], stdout, &m, 1, i ? 0 : RC_FMT_WALL,
+					 i & 1 /* hosts shown */);
 	rc_filter__add_event(&filter, m->schema, "sched");
 	rc_ledger__alloc(&led, m->ncpus);
 	/* the trailer read from the end, as a set does to pass files over */
@@ -220,12 +222,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rc_ledger__add_record(&led, m, rec);
 		for (i = 0; i < 4; i++)
 			if (outs[i])
-				report_out__event(outs[i], 0, rec);
+				rc_output__event(outs[i], 0, rec);
 	}
 	for (i = 0; i < 4; i++) {
 		if (outs[i])
-			report_out__end(outs[i]);
-		report_out__free(outs[i]);
+			rc_output__end(outs[i]);
+		rc_output__free(outs[i]);
 	}
 	/* a file of a run: its counters less its BASE, as stat counts it */
 	if (rc_reader__stats(r) && !rc_stats__span(rc_reader__stats(r), rc_reader__base(r), &span))

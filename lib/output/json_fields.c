@@ -15,8 +15,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "json_fields.h"
+#include "output/json.h"
+#include "output/json_fields.h"
+#include "decode/value.h"
 
 #define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
 #define MAX_DIMS	    8 /* indices of one part: btfdesc's arrays have fewer */
@@ -36,7 +37,7 @@ struct node {
 	size_t nkids, cap;
 };
 
-struct json_fields {
+struct rc_json_fields {
 	const struct rc_schema *s;
 	struct node *roots; /* an object per event, in the schema's order */
 };
@@ -203,9 +204,9 @@ static int build_flat(struct node *root, const struct rc_event_desc *ev)
 	return 0;
 }
 
-struct json_fields *json_fields__new(const struct rc_schema *s)
+struct rc_json_fields *rc_json_fields__new(const struct rc_schema *s)
 {
-	struct json_fields *jf = calloc(1, sizeof(*jf));
+	struct rc_json_fields *jf = calloc(1, sizeof(*jf));
 	uint32_t e;
 	int err = 0;
 
@@ -225,14 +226,14 @@ struct json_fields *json_fields__new(const struct rc_schema *s)
 		}
 	}
 	if (err) {
-		json_fields__free(jf);
+		rc_json_fields__free(jf);
 		errno = -err;
 		return NULL;
 	}
 	return jf;
 }
 
-void json_fields__free(struct json_fields *jf)
+void rc_json_fields__free(struct rc_json_fields *jf)
 {
 	uint32_t e;
 
@@ -249,35 +250,30 @@ void json_fields__free(struct json_fields *jf)
 static void put_value(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
 		      const void *rec, unsigned int i)
 {
-	const char *name;
+	struct rc_value v;
 
-	if (f->hint == RC_HINT_ENUM) {
-		int64_t v = f->kind == RC_FIELD_SINT ? rc_field__s64(f, rec, i)
-						     : (int64_t)rc_field__u64(f, rec, i);
-
-		name = rc_enum__name(rc_schema__enum(s, f->enum_id), v);
-		if (name) {
-			json_escape(sb, name, SIZE_MAX);
-			return;
-		}
-	}
-	if (f->kind == RC_FIELD_SINT)
-		rc_strbuf__printf(sb, "%" PRId64, rc_field__s64(f, rec, i));
+	rc_field__value(s, f, rec, i, &v);
+	if (v.name)
+		rc_json__escape(sb, v.name, SIZE_MAX);
+	else if (v.kind == RC_FIELD_SINT)
+		rc_strbuf__printf(sb, "%" PRId64, v.s);
 	else
-		rc_strbuf__printf(sb, "%" PRIu64, rc_field__u64(f, rec, i));
+		rc_strbuf__printf(sb, "%" PRIu64, v.u);
 }
 
 /* Field @fld of @rec: a string, a number, an enum's name, an array; null when out of the record. */
 static void put_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,
 		      const struct rc_rec_hdr *rec)
 {
+	struct rc_value v;
 	struct rc_field f;
 	uint16_t k;
 
 	if (rc_field__resolve(fld, rec, &f)) {
 		APPEND_LIT(sb, "null");
 	} else if (f.kind == RC_FIELD_STR) {
-		json_escape(sb, (const char *)rec + f.offset, f.size);
+		rc_field__value(s, &f, rec, 0, &v);
+		rc_json__escape(sb, v.str, v.len);
 	} else if (f.count != 1) {
 		APPEND_LIT(sb, "[");
 		for (k = 0; k < f.count; k++) {
@@ -295,19 +291,18 @@ static void put_field(struct rc_strbuf *sb, const struct rc_schema *s, const str
 static void put_errno(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
 		      const struct rc_rec_hdr *rec, const char *key, size_t keylen)
 {
-	int64_t v = rc_field__s64(f, rec, 0);
-	const char *e =
-	    v < 0 && v >= -4095 ? rc_enum__name(rc_schema__enum(s, f->enum_id), -v) : NULL;
 	struct rc_strbuf k = {};
+	struct rc_value v;
 
-	if (!e)
+	rc_field__value(s, f, rec, 0, &v);
+	if (!v.err)
 		return;
 	rc_strbuf__printf(&k, "%.*s_errno", (int)keylen, key);
 	APPEND_LIT(sb, ",");
-	json_escape(sb, k.buf ? k.buf : "", SIZE_MAX);
+	rc_json__escape(sb, k.buf ? k.buf : "", SIZE_MAX);
 	rc_strbuf__free(&k);
 	APPEND_LIT(sb, ":");
-	json_escape(sb, e, SIZE_MAX);
+	rc_json__escape(sb, v.err, SIZE_MAX);
 }
 
 static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
@@ -327,7 +322,7 @@ static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
 		if (i)
 			APPEND_LIT(sb, ",");
 		if (n->kind == NODE_OBJECT) {
-			json_escape(sb, k->key, k->keylen);
+			rc_json__escape(sb, k->key, k->keylen);
 			APPEND_LIT(sb, ":");
 		}
 		put_node(sb, s, ev, rec, k);
@@ -338,8 +333,8 @@ static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
 	rc_strbuf__append(sb, n->kind == NODE_OBJECT ? "}" : "]", 1);
 }
 
-void json_fields__put(const struct json_fields *jf, struct rc_strbuf *sb,
-		      const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+void rc_json_fields__put(const struct rc_json_fields *jf, struct rc_strbuf *sb,
+			 const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
 	put_node(sb, jf->s, ev, rec, &jf->roots[ev - jf->s->events]);
 }

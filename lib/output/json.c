@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <math.h>
 #include <string.h>
-#include "json.h"
+#include "output/json.h"
 
 /* Length of the valid UTF-8 sequence at @p, ending by @end (not overlong, no surrogates), or 0. */
 static int utf8_len(const unsigned char *p, const unsigned char *end)
@@ -36,7 +36,7 @@ static int utf8_len(const unsigned char *p, const unsigned char *end)
 	return n;
 }
 
-void json_escape(struct rc_strbuf *sb, const char *s, size_t max)
+void rc_json__escape(struct rc_strbuf *sb, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + strnlen(s, max);
 	char esc[8];
@@ -67,13 +67,13 @@ static void put_string(FILE *f, const char *s)
 {
 	struct rc_strbuf sb = {};
 
-	json_escape(&sb, s, SIZE_MAX);
+	rc_json__escape(&sb, s, SIZE_MAX);
 	if (sb.buf)
 		fputs(sb.buf, f);
 	rc_strbuf__free(&sb);
 }
 
-static void sep(struct json *j, const char *key)
+static void sep(struct rc_json *j, const char *key)
 {
 	if (j->depth > 0) {
 		if (!j->first[j->depth - 1])
@@ -86,16 +86,16 @@ static void sep(struct json *j, const char *key)
 	}
 }
 
-static void open_(struct json *j, const char *key, char c)
+static void open_(struct rc_json *j, const char *key, char c)
 {
 	sep(j, key);
 	fputc(c, j->f);
-	if (j->depth < JSON_MAX_DEPTH)
+	if (j->depth < RC_JSON_MAX_DEPTH)
 		j->first[j->depth] = true;
 	j->depth++;
 }
 
-static void close_(struct json *j, char c)
+static void close_(struct rc_json *j, char c)
 {
 	fputc(c, j->f);
 	j->depth--;
@@ -103,33 +103,33 @@ static void close_(struct json *j, char c)
 		fputc('\n', j->f);
 }
 
-void json_begin_object(struct json *j, const char *key)
+void rc_json__begin_object(struct rc_json *j, const char *key)
 {
 	open_(j, key, '{');
 }
 
-void json_end_object(struct json *j)
+void rc_json__end_object(struct rc_json *j)
 {
 	close_(j, '}');
 }
 
-void json_begin_array(struct json *j, const char *key)
+void rc_json__begin_array(struct rc_json *j, const char *key)
 {
 	open_(j, key, '[');
 }
 
-void json_end_array(struct json *j)
+void rc_json__end_array(struct rc_json *j)
 {
 	close_(j, ']');
 }
 
-void json_u64(struct json *j, const char *key, uint64_t v)
+void rc_json__u64(struct rc_json *j, const char *key, uint64_t v)
 {
 	sep(j, key);
 	fprintf(j->f, "%llu", (unsigned long long)v);
 }
 
-void json_fixed(struct json *j, const char *key, double v, int places)
+void rc_json__fixed(struct rc_json *j, const char *key, double v, int places)
 {
 	sep(j, key);
 	if (isfinite(v))
@@ -138,7 +138,7 @@ void json_fixed(struct json *j, const char *key, double v, int places)
 		fputs("null", j->f);
 }
 
-void json_seconds(struct json *j, const char *key, int64_t ns)
+void rc_json__seconds(struct rc_json *j, const char *key, int64_t ns)
 {
 	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
 
@@ -147,13 +147,13 @@ void json_seconds(struct json *j, const char *key, int64_t ns)
 		(unsigned long long)(a % 1000000000));
 }
 
-void json_bool(struct json *j, const char *key, bool v)
+void rc_json__bool(struct rc_json *j, const char *key, bool v)
 {
 	sep(j, key);
 	fputs(v ? "true" : "false", j->f);
 }
 
-void json_string(struct json *j, const char *key, const char *s)
+void rc_json__string(struct rc_json *j, const char *key, const char *s)
 {
 	sep(j, key);
 	put_string(j->f, s ? s : "");

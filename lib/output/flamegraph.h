@@ -7,8 +7,8 @@
  * The writer knows nothing of captures: the caller folds its samples into
  * stacks of frame names and adds them with a weight.
  */
-#ifndef RINGCAP_DECODE_FLAMEGRAPH_H
-#define RINGCAP_DECODE_FLAMEGRAPH_H
+#ifndef RINGCAP_OUTPUT_FLAMEGRAPH_H
+#define RINGCAP_OUTPUT_FLAMEGRAPH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -101,4 +101,4 @@ int rc_fg__write(struct rc_fg *g, const struct rc_fg_opts *o, FILE *out);
  */
 void rc_fg__free(struct rc_fg *g);
 
-#endif /* RINGCAP_DECODE_FLAMEGRAPH_H */
+#endif /* RINGCAP_OUTPUT_FLAMEGRAPH_H */

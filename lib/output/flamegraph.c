@@ -14,7 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "decode/flamegraph.h"
+#include "output/flamegraph.h"
 #include "util/util.h"
 #include "util/mem.h"
 

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * CSV (output.h): a header row, the record's columns, then every field of
+ * every event of the schema; a record fills the columns of its event.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "decode/value.h"
+#include "output/output_int.h"
+
+#define CSV_MAX_COLUMNS 4096 /* distinct field names shown; real schemas have dozens */
+#define CSV_NO_COLUMN	UINT32_MAX
+
+static const char *const csv_fixed[] = { "time", "ts", "cpu", "pid", "tid", "comm", "event" };
+/* the column of an event's field named as a fixed column (a tracepoint's pid) */
+static const char *const csv_renamed[] = { "fields.time", "fields.ts",	"fields.cpu",
+					   "fields.pid",  "fields.tid", "fields.comm",
+					   "fields.event" };
+
+/* A cell of at most @max bytes (to a NUL), quoted when it must be (RFC 4180). */
+static void csv_cell(struct rc_strbuf *sb, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max), i;
+	bool quote = n && (s[0] == ' ' || s[n - 1] == ' ');
+
+	for (i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+	if (!quote) {
+		rc_strbuf__append(sb, s, n);
+		return;
+	}
+	APPEND_LIT(sb, "\"");
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			APPEND_LIT(sb, "\"");
+		rc_strbuf__append(sb, &s[i], 1);
+	}
+	APPEND_LIT(sb, "\"");
+}
+
+/* The column of @name, a new one if there is room, or CSV_NO_COLUMN. */
+static uint32_t csv_column(struct rc_output *o, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < o->ncols; i++)
+		if (!strcmp(o->cols[i], name))
+			return i;
+	if (o->ncols == CSV_MAX_COLUMNS)
+		return CSV_NO_COLUMN;
+	o->cols[o->ncols] = name;
+	return o->ncols++;
+}
+
+/* The columns of a file's fields: the union's, found or added. */
+static int csv_map(struct rc_output *o, struct rc_output_src *src)
+{
+	const struct rc_schema *s = src->m->schema;
+	size_t i;
+	uint32_t e;
+	uint16_t f;
+
+	src->colmap = calloc(s->nevents ? s->nevents : 1, sizeof(*src->colmap));
+	if (!src->colmap)
+		return -ENOMEM;
+	for (e = 0; e < s->nevents; e++) {
+		src->colmap[e] =
+		    calloc(s->events[e].nfields ? s->events[e].nfields : 1, sizeof(**src->colmap));
+		if (!src->colmap[e])
+			return -ENOMEM;
+		for (f = 0; f < s->events[e].nfields; f++) {
+			const char *name = s->events[e].fields[f].name;
+
+			for (i = 0; i < sizeof(csv_fixed) / sizeof(csv_fixed[0]); i++)
+				if (!strcmp(name, csv_fixed[i]))
+					name = csv_renamed[i];
+			if (o->hosts && !strcmp(name, "host"))
+				name = "fields.host";
+			src->colmap[e][f] = csv_column(o, name);
+		}
+	}
+	return 0;
+}
+
+static int csv_begin(struct rc_output *o)
+{
+	size_t i;
+	int err = 0;
+
+	o->cols = calloc(CSV_MAX_COLUMNS, sizeof(*o->cols));
+	if (!o->cols)
+		return -ENOMEM;
+	for (i = 0; i < sizeof(csv_fixed) / sizeof(csv_fixed[0]); i++)
+		csv_column(o, csv_fixed[i]);
+	if (o->hosts)
+		csv_column(o, "host");
+	o->ncsvfixed = o->ncols;
+	for (i = 0; !err && i < o->nsrcs; i++)
+		err = csv_map(o, &o->srcs[i]);
+	if (err)
+		return err;
+	for (i = 0; i < o->ncols; i++) {
+		if (i)
+			APPEND_LIT(&o->buf, ",");
+		csv_cell(&o->buf, o->cols[i], SIZE_MAX);
+	}
+	APPEND_LIT(&o->buf, "\n");
+	return 0;
+}
+
+/* One field as CSV text: enum names, numbers, arrays space-separated. */
+static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,
+		      const struct rc_rec_hdr *rec)
+{
+	struct rc_strbuf text = {};
+	struct rc_field plain;
+	struct rc_value v;
+	unsigned int k;
+
+	if (rc_field__resolve(fld, rec, &plain))
+		return; /* an empty cell: the data is not in the record */
+	if (plain.kind == RC_FIELD_STR) {
+		rc_field__value(s, &plain, rec, 0, &v);
+		csv_cell(sb, v.str, v.len);
+		return;
+	}
+	for (k = 0; k < plain.count; k++) {
+		if (k)
+			APPEND_LIT(&text, " ");
+		rc_field__value(s, &plain, rec, k, &v);
+		if (v.name)
+			rc_strbuf__append(&text, v.name, strlen(v.name));
+		else if (v.kind == RC_FIELD_SINT)
+			rc_strbuf__printf(&text, "%" PRId64, v.s);
+		else
+			rc_strbuf__printf(&text, "%" PRIu64, v.u);
+	}
+	csv_cell(sb, text.buf ? text.buf : "", text.len);
+	rc_strbuf__free(&text);
+}
+
+/* V, then a comma; an empty cell when the record does not know it */
+static void csv_known(struct rc_strbuf *sb, uint32_t v, bool unknown)
+{
+	if (unknown)
+		APPEND_LIT(sb, ",");
+	else
+		rc_strbuf__printf(sb, "%u,", v);
+}
+
+static void csv_event(struct rc_output *o, const struct rc_rec_hdr *rec)
+{
+	const struct rc_schema *s = o->m->schema;
+	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
+	struct rc_strbuf *sb = &o->buf;
+	size_t evi = ev - s->events, c;
+	unsigned int no = ev->flags;
+	uint16_t f;
+
+	rc_output__put_seconds(sb, o->m, rec->ts);
+	rc_strbuf__printf(sb, ",%" PRIu64 ",", rec->ts);
+	csv_known(sb, rec->cpu, no & RC_EVENT_NO_CPU);
+	csv_known(sb, rec->pid, no & RC_EVENT_NO_PID);
+	csv_known(sb, rec->tid, no & RC_EVENT_NO_TID);
+	if (!(no & RC_EVENT_NO_COMM))
+		csv_cell(sb, rec->comm, sizeof(rec->comm));
+	APPEND_LIT(sb, ",");
+	csv_cell(sb, ev->name, SIZE_MAX);
+	if (o->hosts) {
+		APPEND_LIT(sb, ",");
+		csv_cell(sb, o->m->host ? o->m->host : "", SIZE_MAX);
+	}
+	for (c = o->ncsvfixed; c < o->ncols; c++) {
+		APPEND_LIT(sb, ",");
+		for (f = 0; f < ev->nfields; f++)
+			if (o->colmap[evi][f] == c)
+				csv_field(sb, s, &ev->fields[f], rec);
+	}
+	APPEND_LIT(sb, "\n");
+}
+
+const struct rc_output_ops rc_output_csv = {
+	.name = "csv",
+	.begin = csv_begin,
+	.event = csv_event,
+};
