@@ -419,7 +419,7 @@ static int possible_cpus(void)
 	return hi >= 0 && hi < 65536 ? (int)hi + 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
 }
 
-struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
+static struct rc_capture *ft_open(const struct rc_record_opts *opts)
 {
 	struct rc_ftrace *f;
 	int err;
@@ -660,6 +660,8 @@ static void ft_teardown(struct rc_capture *cap)
 
 const struct rc_backend_ops rc_ftrace_ops = {
 	.name = "ftrace",
+	.transports = 1u << RC_TRANSPORT_FTRACE,
+	.open = ft_open,
 	.add_target = ft_add_target,
 	.start = ft_start,
 	.read = ft_read,

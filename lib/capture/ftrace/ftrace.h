@@ -6,8 +6,7 @@
  * trace_pipe_raw, and written to the capture as the kernel wrote them
  * (ftpage.h), without BPF.
  *
- * A backend of the capture engine (capture/backend.h): rc_ftrace__open()
- * and rc_ftrace_ops.
+ * A backend of the capture engine (capture/backend.h): rc_ftrace_ops.
  */
 #ifndef RINGCAP_FTRACE_H
 #define RINGCAP_FTRACE_H
