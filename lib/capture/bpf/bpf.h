@@ -28,12 +28,12 @@ struct profile_bpf;
 struct offcpu_bpf;
 
 /* compat.c: a source's compat object (rc_features__compat()), opened; NULL and errno on error */
-struct syscalls_bpf *rc_compat__open_syscalls(void);
-struct sched_bpf *rc_compat__open_sched(void);
-struct follow_bpf *rc_compat__open_follow(void);
-struct dyn_bpf *rc_compat__open_dyn(void);
-struct profile_bpf *rc_compat__open_profile(void);
-struct offcpu_bpf *rc_compat__open_offcpu(void);
+struct syscalls_bpf *rc_bpf__open_compat_syscalls(void);
+struct sched_bpf *rc_bpf__open_compat_sched(void);
+struct follow_bpf *rc_bpf__open_compat_follow(void);
+struct dyn_bpf *rc_bpf__open_compat_dyn(void);
+struct profile_bpf *rc_bpf__open_compat_profile(void);
+struct offcpu_bpf *rc_bpf__open_compat_offcpu(void);
 
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 /*

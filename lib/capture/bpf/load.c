@@ -268,7 +268,7 @@ static int check_slots(const struct rc_bpf *s)
 static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	struct dyn_bpf *d = use_compat(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME, -e uprobe:")
-				? rc_compat__open_dyn()
+				? rc_bpf__open_compat_dyn()
 				: dyn_bpf__open();
 	int err;
 
@@ -477,7 +477,7 @@ static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 	if (err)
 		return err;
 	compat = use_compat(s, RC_NEED_SYSCALLS, "-e syscalls");
-	s->sys = compat ? rc_compat__open_syscalls() : syscalls_bpf__open();
+	s->sys = compat ? rc_bpf__open_compat_syscalls() : syscalls_bpf__open();
 	if (!s->sys)
 		return load_failed("syscalls", -errno);
 	s->sys->rodata->knobs = *k;
@@ -499,7 +499,8 @@ static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
 	err = need(s, RC_NEED_SCHED, "-e sched");
 	if (err)
 		return err;
-	sk = use_compat(s, RC_NEED_SCHED, "-e sched") ? rc_compat__open_sched() : sched_bpf__open();
+	sk = use_compat(s, RC_NEED_SCHED, "-e sched") ? rc_bpf__open_compat_sched()
+						      : sched_bpf__open();
 	if (!sk)
 		return load_failed("sched", -errno);
 	s->sched = sk;
@@ -529,7 +530,7 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 	if (err)
 		return err;
 	s->follow_compat = use_compat(s, RC_NEED_FOLLOW, "following a command's children");
-	s->follow = s->follow_compat ? rc_compat__open_follow() : follow_bpf__open();
+	s->follow = s->follow_compat ? rc_bpf__open_compat_follow() : follow_bpf__open();
 	if (!s->follow)
 		return load_failed("follow", -errno);
 	s->follow->rodata->knobs = *k;
@@ -604,7 +605,7 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 	err = need_stacks(s); /* a sample without -g is a stack of its one instruction */
 	if (err)
 		return err;
-	s->prof = compat ? rc_compat__open_profile() : profile_bpf__open();
+	s->prof = compat ? rc_bpf__open_compat_profile() : profile_bpf__open();
 	if (!s->prof)
 		return load_failed("sampling", -errno);
 	s->prof->rodata->knobs = *k;
@@ -654,7 +655,7 @@ static int open_offcpu(struct rc_bpf *s, const struct rc_knobs *k)
 	err = err ?: need_stacks(s);
 	if (err)
 		return err;
-	s->offcpu = use_compat(s, RC_NEED_OFFCPU, "--off-cpu") ? rc_compat__open_offcpu()
+	s->offcpu = use_compat(s, RC_NEED_OFFCPU, "--off-cpu") ? rc_bpf__open_compat_offcpu()
 							       : offcpu_bpf__open();
 	if (!s->offcpu)
 		return load_failed("off-CPU", -errno);

@@ -24,7 +24,7 @@
 
 /* ---- tracefs files ----------------------------------------------------- */
 
-int ft_inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file)
+int rc_ftrace__inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file)
 {
 	if (snprintf(out, len, "%s/%s", f->inst, file) >= (int)len)
 		return -ENAMETOOLONG;
@@ -32,14 +32,14 @@ int ft_inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *f
 }
 
 /* Write @val to the instance's @file (O_APPEND: add to a list, as >> does). */
-int ft_inst_write(const struct rc_ftrace *f, const char *file, const char *val, bool append)
+int rc_ftrace__inst_write(const struct rc_ftrace *f, const char *file, const char *val, bool append)
 {
 	char path[PATH_MAX];
 	size_t len = strlen(val);
 	ssize_t n;
 	int fd, err;
 
-	err = ft_inst_path(f, path, sizeof(path), file);
+	err = rc_ftrace__inst_path(f, path, sizeof(path), file);
 	if (err)
 		return err;
 	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
@@ -57,7 +57,7 @@ int ft_inst_write(const struct rc_ftrace *f, const char *file, const char *val, 
 }
 
 /* Read a small tracefs file into a new string. */
-int ft_read_text(const char *path, char **out)
+int rc_ftrace__read_text(const char *path, char **out)
 {
 	char buf[4096];
 	struct rc_strbuf sb = {};
@@ -138,7 +138,7 @@ int rc_ftrace__clean_stale(void)
 	return n;
 }
 
-int ft_make_instance(struct rc_ftrace *f)
+int rc_ftrace__make_instance(struct rc_ftrace *f)
 {
 	char dir[PATH_MAX];
 	int err = instances_dir(dir, sizeof(dir));
@@ -160,7 +160,7 @@ int ft_make_instance(struct rc_ftrace *f)
 	return 0;
 }
 
-void ft_remove_instance(struct rc_ftrace *f)
+void rc_ftrace__remove_instance(struct rc_ftrace *f)
 {
 	if (!f->inst_made)
 		return;
@@ -176,7 +176,7 @@ void ft_remove_instance(struct rc_ftrace *f)
  * else spliced from trace_pipe_raw; --ftrace-read forces one, and mapping
  * is refused in one line where the kernel cannot.
  */
-int ft_choose_reader(struct rc_ftrace *f)
+int rc_ftrace__choose_reader(struct rc_ftrace *f)
 {
 	struct rc_features feat = {};
 	bool maps;
@@ -207,7 +207,8 @@ int ft_choose_reader(struct rc_ftrace *f)
 	default:
 		return -EINVAL;
 	}
-	f->rd = f->read_mode == RC_FTRACE_READ_MMAP ? &ft_mmap_reader : &ft_splice_reader;
+	f->rd =
+	    f->read_mode == RC_FTRACE_READ_MMAP ? &rc_ftrace_mmap_reader : &rc_ftrace_splice_reader;
 	pr_info("ftrace: each CPU's ring read by %s\n", f->rd->name);
 	return 0;
 }
@@ -239,7 +240,7 @@ static int note_headers(struct rc_ftrace *f)
 		char *text = NULL;
 
 		snprintf(path, sizeof(path), "%s/events/%s", tfs, keys[i]);
-		err = ft_read_text(path, &text);
+		err = rc_ftrace__read_text(path, &text);
 		if (err) {
 			pr_warn("cannot read %s: %s\n", path, strerror(-err));
 			return err;
@@ -253,7 +254,7 @@ static int note_headers(struct rc_ftrace *f)
 	return 0;
 }
 
-int ft_describe_events(struct rc_ftrace *f)
+int rc_ftrace__describe_events(struct rc_ftrace *f)
 {
 	size_t i;
 	int err;
@@ -303,7 +304,7 @@ static int set_filters(struct rc_ftrace *f)
 		const struct rc_tpformat *tp = &f->c.dset.ev[i].tp;
 
 		snprintf(file, sizeof(file), "events/%s/%s/filter", tp->system, tp->name);
-		err = ft_inst_write(f, file, filter, false);
+		err = rc_ftrace__inst_write(f, file, filter, false);
 		if (err)
 			return err;
 	}
@@ -320,33 +321,34 @@ static int enable_events(struct rc_ftrace *f, const char *val)
 		const struct rc_tpformat *tp = &f->c.dset.ev[i].tp;
 
 		snprintf(file, sizeof(file), "events/%s/%s/enable", tp->system, tp->name);
-		err = ft_inst_write(f, file, val, false);
+		err = rc_ftrace__inst_write(f, file, val, false);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-int ft_configure(struct rc_ftrace *f)
+int rc_ftrace__configure(struct rc_ftrace *f)
 {
 	char v[64];
 	int err;
 
-	err = ft_inst_write(f, "tracing_on", "0", false);
+	err = rc_ftrace__inst_write(f, "tracing_on", "0", false);
 	snprintf(v, sizeof(v), "%zu", f->buf_size >> 10);
-	err = err ?: ft_inst_write(f, "buffer_size_kb", v, false);
+	err = err ?: rc_ftrace__inst_write(f, "buffer_size_kb", v, false);
 	/* the capture clock, CLOCK_BOOTTIME, as the BPF transports' bpf_ktime_get_boot_ns() */
-	err = err ?: ft_inst_write(f, "trace_clock", "boot", false);
-	err = err ?: ft_inst_write(f, "options/overwrite", "1", false);
+	err = err ?: rc_ftrace__inst_write(f, "trace_clock", "boot", false);
+	err = err ?: rc_ftrace__inst_write(f, "options/overwrite", "1", false);
 	snprintf(v, sizeof(v), "%d", WAKE_PERCENT);
-	err = err ?: ft_inst_write(f, "buffer_percent", v, false);
+	err = err ?: rc_ftrace__inst_write(f, "buffer_percent", v, false);
 	err = err
-		  ?: ft_inst_write(f, "options/event-fork",
-				   f->c.opts.follow_forks || f->c.opts.npids ? "1" : "0", false);
+		  ?: rc_ftrace__inst_write(f, "options/event-fork",
+					   f->c.opts.follow_forks || f->c.opts.npids ? "1" : "0",
+					   false);
 	if (!err && !f->c.opts.npids && !f->c.opts.follow_forks) {
 		/* system-wide: not the recorder's own events, which would feed themselves */
 		snprintf(v, sizeof(v), "%d", (int)getpid());
-		err = ft_inst_write(f, "set_event_notrace_pid", v, false);
+		err = rc_ftrace__inst_write(f, "set_event_notrace_pid", v, false);
 	}
 	err = err ?: set_filters(f);
 	return err ?: enable_events(f, "1");

@@ -27,7 +27,7 @@ static bool proc_task(uint32_t tid, struct rc_disk_task *t)
 	t->tgid = tid;
 	snprintf(t->comm, sizeof(t->comm), "<...>");
 	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	if (ft_read_text(path, &text))
+	if (rc_ftrace__read_text(path, &text))
 		return false;
 	if ((p = strstr(text, "Name:\t"))) {
 		size_t n = strcspn(p + 6, "\n");
@@ -56,7 +56,7 @@ static void saved_comm(struct rc_ftrace *f, uint32_t tid, struct rc_disk_task *t
 		f->cmdlines = NULL;
 		f->cmdlines_pass = f->passes;
 		snprintf(path, sizeof(path), "%s/saved_cmdlines", tfs ? tfs : "");
-		if (!tfs || ft_read_text(path, &f->cmdlines))
+		if (!tfs || rc_ftrace__read_text(path, &f->cmdlines))
 			return;
 	}
 	snprintf(pat, sizeof(pat), "\n%u ", tid);
@@ -72,7 +72,7 @@ static void saved_comm(struct rc_ftrace *f, uint32_t tid, struct rc_disk_task *t
 static int grow_tasks(struct rc_ftrace *f)
 {
 	size_t cap = f->tasks_cap ? f->tasks_cap * 2 : 1024, i;
-	struct task_slot *old = f->tasks, *t;
+	struct rc_ftrace_task_slot *old = f->tasks, *t;
 
 	t = calloc(cap, sizeof(*t));
 	if (!t)
@@ -80,7 +80,7 @@ static int grow_tasks(struct rc_ftrace *f)
 	f->tasks = t;
 	f->tasks_cap = cap;
 	for (i = 0; old && i < cap / 2; i++) {
-		struct task_slot *s;
+		struct rc_ftrace_task_slot *s;
 		size_t h;
 
 		if (!old[i].tid)
@@ -94,10 +94,10 @@ static int grow_tasks(struct rc_ftrace *f)
 }
 
 /* The encoder meets a thread first in a chunk: who it is, looked up once a capture. */
-int ft_task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t)
+int rc_ftrace__task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t)
 {
 	struct rc_ftrace *f = ctx;
-	struct task_slot *s;
+	struct rc_ftrace_task_slot *s;
 	size_t h;
 	int err;
 
