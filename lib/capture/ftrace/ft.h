@@ -150,7 +150,6 @@ struct rc_ftrace {
 int rc_ftrace__inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file);
 int rc_ftrace__inst_write(const struct rc_ftrace *f, const char *file, const char *val,
 			  bool append);
-int rc_ftrace__read_text(const char *path, char **out);
 int rc_ftrace__choose_reader(struct rc_ftrace *f);
 int rc_ftrace__describe_events(struct rc_ftrace *f);
 int rc_ftrace__make_instance(struct rc_ftrace *f);

@@ -47,6 +47,7 @@
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "format/writer_int.h"
+#include "util/sysfs.h"
 #include "util/util.h"
 
 /* The hold of a pass: RC_FT_HOLD_NS, or less when a ring fills faster (order.h). */
@@ -274,7 +275,8 @@ static bool unread_cpu(const struct rc_ftrace *f, int cpu, struct rc_stat_entry 
 	uint64_t n;
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	if (rc_ftrace__inst_path(f, path, sizeof(path), file) || rc_ftrace__read_text(path, &text))
+	if (rc_ftrace__inst_path(f, path, sizeof(path), file) ||
+	    rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return false;
 	n = rc_ftrace__stat_value(text, "entries") + rc_ftrace__stat_value(text, "overrun") +
 	    rc_ftrace__stat_value(text, "commit overrun") +
@@ -404,7 +406,7 @@ static int possible_cpus(void)
 	char *text = NULL, *p;
 	long hi = -1;
 
-	if (!rc_ftrace__read_text("/sys/devices/system/cpu/possible", &text)) {
+	if (!rc_sysfs__read("/sys/devices/system/cpu/possible", SIZE_MAX, &text, NULL)) {
 		for (p = text; *p;) {
 			char *end;
 			long v = strtol(p, &end, 10);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
+#include "util/sysfs.h"
 #include "util/util.h"
 
 /* ---- tracefs files ----------------------------------------------------- */
@@ -35,53 +36,18 @@ int rc_ftrace__inst_path(const struct rc_ftrace *f, char *out, size_t len, const
 int rc_ftrace__inst_write(const struct rc_ftrace *f, const char *file, const char *val, bool append)
 {
 	char path[PATH_MAX];
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd, err;
+	bool opened;
+	int err;
 
 	err = rc_ftrace__inst_path(f, path, sizeof(path), file);
 	if (err)
 		return err;
-	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0) {
-		err = -errno;
-		pr_warn("cannot open %s: %s\n", path, strerror(errno));
-		return err;
-	}
-	n = write(fd, val, len);
-	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
-	close(fd);
-	if (err)
+	err = rc_sysfs__write(path, val, append, &opened);
+	if (err && !opened)
+		pr_warn("cannot open %s: %s\n", path, strerror(-err));
+	else if (err)
 		pr_warn("cannot write '%s' to %s: %s\n", val, path, strerror(-err));
 	return err;
-}
-
-/* Read a small tracefs file into a new string. */
-int rc_ftrace__read_text(const char *path, char **out)
-{
-	char buf[4096];
-	struct rc_strbuf sb = {};
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		err = rc_strbuf__append(&sb, buf, n);
-		if (err)
-			break;
-	}
-	if (n < 0)
-		err = -errno;
-	close(fd);
-	err = err ?: rc_strbuf__append(&sb, "", 1);
-	if (err) {
-		rc_strbuf__free(&sb);
-		return err;
-	}
-	*out = sb.buf;
-	return 0;
 }
 
 /* ---- the instance ------------------------------------------------------ */
@@ -240,7 +206,7 @@ static int note_headers(struct rc_ftrace *f)
 		char *text = NULL;
 
 		snprintf(path, sizeof(path), "%s/events/%s", tfs, keys[i]);
-		err = rc_ftrace__read_text(path, &text);
+		err = rc_sysfs__read(path, SIZE_MAX, &text, NULL);
 		if (err) {
 			pr_warn("cannot read %s: %s\n", path, strerror(-err));
 			return err;

@@ -22,6 +22,7 @@
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "util/util.h"
+#include "util/sysfs.h"
 
 /* ---- the rings --------------------------------------------------------- */
 
@@ -109,7 +110,7 @@ static bool cpu_online(int cpu)
 	bool on;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	if (rc_ftrace__read_text(path, &text))
+	if (rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return access(path, F_OK) != 0; /* no such file: a CPU that cannot go offline */
 	on = text[0] != '0';
 	free(text);
@@ -320,8 +321,8 @@ int rc_ftrace__read_kstats(const struct rc_ftrace *f, struct rc_ftrace_cpu *c,
 
 	*k = (struct rc_ftrace_kstats){};
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c->cpu);
-	err =
-	    rc_ftrace__inst_path(f, path, sizeof(path), file) ?: rc_ftrace__read_text(path, &text);
+	err = rc_ftrace__inst_path(f, path, sizeof(path), file)
+		  ?: rc_sysfs__read(path, SIZE_MAX, &text, NULL);
 	if (!err) {
 		k->overrun = rc_ftrace__stat_value(text, "overrun");
 		k->written = rc_ftrace__stat_value(text, "entries") + k->overrun +

@@ -31,6 +31,7 @@
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "util/util.h"
+#include "util/sysfs.h"
 
 /*
  * The size of the ring's sub-buffers: buffer_subbuf_size_kb (Linux 6.8),
@@ -48,7 +49,7 @@ static int subbuf_size(const struct rc_ftrace *f, uint32_t *size)
 	err = rc_ftrace__inst_path(f, path, sizeof(path), "buffer_subbuf_size_kb");
 	if (err)
 		return err;
-	if (rc_ftrace__read_text(path, &text))
+	if (rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return 0; /* no such file: a page */
 	text[strcspn(text, "\n")] = '\0';
 	errno = 0;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
+#include "util/sysfs.h"
 
 /* ---- tasks ------------------------------------------------------------- */
 
@@ -27,7 +28,7 @@ static bool proc_task(uint32_t tid, struct rc_disk_task *t)
 	t->tgid = tid;
 	snprintf(t->comm, sizeof(t->comm), "<...>");
 	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	if (rc_ftrace__read_text(path, &text))
+	if (rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return false;
 	if ((p = strstr(text, "Name:\t"))) {
 		size_t n = strcspn(p + 6, "\n");
@@ -56,7 +57,7 @@ static void saved_comm(struct rc_ftrace *f, uint32_t tid, struct rc_disk_task *t
 		f->cmdlines = NULL;
 		f->cmdlines_pass = f->passes;
 		snprintf(path, sizeof(path), "%s/saved_cmdlines", tfs ? tfs : "");
-		if (!tfs || rc_ftrace__read_text(path, &f->cmdlines))
+		if (!tfs || rc_sysfs__read(path, SIZE_MAX, &f->cmdlines, NULL))
 			return;
 	}
 	snprintf(pat, sizeof(pat), "\n%u ", tid);
