@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ftrace backend's own state, shared by its files: instance.c (the
- * tracefs instance), rings.c (what both ring readers share, and the
- * mapped rings with their reader sub-buffers), splice.c (the rings read
- * as whole pages spliced from trace_pipe_raw, before Linux 6.10),
- * tasks.c (a tid's process and name), order.c (time order across CPUs)
- * and ftrace.c (passes, chunks, counters, the backend's operations).
+ * tracefs instance configured; made and removed by tracefs/instance.c), rings.c (what both ring
+ * readers share, and the mapped rings with their reader sub-buffers), splice.c (the rings read as
+ * whole pages spliced from trace_pipe_raw, before Linux 6.10), tasks.c (a tid's process and name),
+ * order.c (time order across CPUs) and ftrace.c (passes, chunks, counters, the backend's
+ * operations).
  */
 #ifndef RINGCAP_CAPTURE_FTRACE_FT_H
 #define RINGCAP_CAPTURE_FTRACE_FT_H
@@ -19,6 +19,7 @@
 #include "capture/ftrace/order.h"
 #include "format/format.h"
 #include "format/ftpage.h"
+#include "tracefs/instance.h"
 
 /* include/uapi/linux/trace_mmap.h, Linux 6.10; Debian 12's headers predate it */
 struct trace_buffer_meta {
@@ -54,7 +55,6 @@ struct trace_buffer_meta {
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
 #define WAKE_PERCENT  50	      /* poll wakes when a ring is this full */
 #define SPLICE_PAGES  16	      /* pages a splice moves at most: a pipe's default */
-#define INSTANCE_NAME "ringcap-"
 
 struct rc_ftrace_cpu {
 	int cpu;
@@ -122,8 +122,7 @@ struct rc_ftrace_task_slot {
 
 struct rc_ftrace {
 	struct rc_capture c; /* first: the engine frees the struct through it */
-	char inst[PATH_MAX]; /* the instance's directory */
-	bool inst_made;
+	struct rc_tracefs_instance inst; /* instances/ringcap-PID */
 	struct rc_ftrace_cpu *cpus;
 	int ncpus;	 /* CPUs with a ring */
 	size_t buf_size; /* each CPU's ring */
@@ -147,14 +146,9 @@ struct rc_ftrace {
 };
 
 /* instance.c */
-int rc_ftrace__inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file);
-int rc_ftrace__inst_write(const struct rc_ftrace *f, const char *file, const char *val,
-			  bool append);
 int rc_ftrace__choose_reader(struct rc_ftrace *f);
 int rc_ftrace__describe_events(struct rc_ftrace *f);
-int rc_ftrace__make_instance(struct rc_ftrace *f);
 int rc_ftrace__configure(struct rc_ftrace *f);
-void rc_ftrace__remove_instance(struct rc_ftrace *f);
 
 /* rings.c */
 extern const struct rc_ftrace_reader rc_ftrace_mmap_reader;

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The ftrace transport (ftrace.h).
+ * The ftrace transport: tracepoints recorded by the kernel's own event
+ * tracer into a tracefs instance of ringcap's own (tracefs/instance.h),
+ * whose per-CPU ring buffers are mapped into user space (Linux 6.10), or
+ * spliced from trace_pipe_raw, and written to the capture as the kernel
+ * wrote them (ftpage.h), without BPF. A backend of the capture engine
+ * (capture/backend.h): rc_ftrace_ops.
  *
  * ringcap makes a tracefs instance of its own, instances/ringcap-PID, and
  * sets everything there: buffer size, clock, pid filter, comm filters,
@@ -44,7 +49,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "format/writer_int.h"
 #include "util/sysfs.h"
@@ -275,7 +279,7 @@ static bool unread_cpu(const struct rc_ftrace *f, int cpu, struct rc_stat_entry 
 	uint64_t n;
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	if (rc_ftrace__inst_path(f, path, sizeof(path), file) ||
+	if (rc_tracefs_instance__path(&f->inst, path, sizeof(path), file) ||
 	    rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return false;
 	n = rc_ftrace__stat_value(text, "entries") + rc_ftrace__stat_value(text, "overrun") +
@@ -449,8 +453,8 @@ static struct rc_capture *ft_open(const struct rc_record_opts *opts)
 	err = rc_ftrace__describe_events(f);
 	if (err)
 		goto err_out;
-	rc_ftrace__clean_stale();
-	err = rc_ftrace__make_instance(f);
+	rc_tracefs__clean_instances();
+	err = rc_tracefs_instance__make(&f->inst);
 	err = err ?: rc_ftrace__configure(f);
 	err = err ?: rc_ftrace__open_cpus(f);
 	if (err)
@@ -489,7 +493,7 @@ static int ft_add_target(struct rc_capture *c, pid_t pid)
 	DIR *d;
 
 	snprintf(v, sizeof(v), "%d", (int)pid);
-	err = rc_ftrace__inst_write(f, "set_event_pid", v, true);
+	err = rc_tracefs_instance__write(&f->inst, "set_event_pid", v, true);
 	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
 	d = opendir(dir);
 	if (!d)
@@ -497,7 +501,7 @@ static int ft_add_target(struct rc_capture *c, pid_t pid)
 	while (!err && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]) || atoi(de->d_name) == pid)
 			continue;
-		err = rc_ftrace__inst_write(f, "set_event_pid", de->d_name, true);
+		err = rc_tracefs_instance__write(&f->inst, "set_event_pid", de->d_name, true);
 	}
 	closedir(d);
 	return err;
@@ -508,7 +512,7 @@ static int ft_start(struct rc_capture *c, int fd)
 	struct rc_ftrace *f = to_ft(c);
 	int err;
 
-	err = rc_ftrace__inst_write(f, "tracing_on", "1", false);
+	err = rc_tracefs_instance__write(&f->inst, "tracing_on", "1", false);
 	if (err)
 		return err;
 	f->tracing = true;
@@ -584,7 +588,7 @@ static int ft_halt(struct rc_capture *cap)
 	struct rc_ftrace *f = to_ft(cap);
 
 	f->tracing = false;
-	return rc_ftrace__inst_write(f, "tracing_on", "0", false);
+	return rc_tracefs_instance__write(&f->inst, "tracing_on", "0", false);
 }
 
 static int ft_stop(struct rc_capture *cap)
@@ -593,7 +597,7 @@ static int ft_stop(struct rc_capture *cap)
 	long n;
 	int err, i;
 
-	err = rc_ftrace__inst_write(f, "tracing_on", "0", false);
+	err = rc_tracefs_instance__write(&f->inst, "tracing_on", "0", false);
 	f->tracing = false;
 	err = err ?: wait_writers();
 	n = err ? err : process(f, true, 0);
@@ -649,10 +653,10 @@ static void ft_teardown(struct rc_capture *cap)
 	struct rc_ftrace *f = to_ft(cap);
 
 	if (f->tracing)
-		rc_ftrace__inst_write(f, "tracing_on", "0", false);
+		rc_tracefs_instance__write(&f->inst, "tracing_on", "0", false);
 	if (f->rd)
 		rc_ftrace__close_cpus(f);
-	rc_ftrace__remove_instance(f);
+	rc_tracefs_instance__remove(&f->inst);
 	rc_ftenc__free(f->enc);
 	free(f->cpus);
 	free(f->pfds);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The ftrace backend's tracefs instance, instances/ringcap-PID: made,
- * configured (buffer size, clock, overwrite, pid and comm filters, event
- * enables), and removed, also when an earlier ringcap was killed. Nothing
- * outside it is written.
+ * The ftrace backend's tracefs instance, instances/ringcap-PID (made,
+ * written and removed by tracefs/instance.c, which also removes those an
+ * earlier ringcap left when killed): how its rings are read, the events
+ * described, and the instance configured (buffer size, clock, overwrite,
+ * pid and comm filters, event enables). Nothing outside it is written.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -18,123 +19,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "util/sysfs.h"
 #include "util/util.h"
-
-/* ---- tracefs files ----------------------------------------------------- */
-
-int rc_ftrace__inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file)
-{
-	if (snprintf(out, len, "%s/%s", f->inst, file) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-/* Write @val to the instance's @file (O_APPEND: add to a list, as >> does). */
-int rc_ftrace__inst_write(const struct rc_ftrace *f, const char *file, const char *val, bool append)
-{
-	char path[PATH_MAX];
-	bool opened;
-	int err;
-
-	err = rc_ftrace__inst_path(f, path, sizeof(path), file);
-	if (err)
-		return err;
-	err = rc_sysfs__write(path, val, append, &opened);
-	if (err && !opened)
-		pr_warn("cannot open %s: %s\n", path, strerror(-err));
-	else if (err)
-		pr_warn("cannot write '%s' to %s: %s\n", val, path, strerror(-err));
-	return err;
-}
-
-/* ---- the instance ------------------------------------------------------ */
-
-static bool pid_alive(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno != ESRCH;
-}
-
-static int instances_dir(char *out, size_t len)
-{
-	const char *tfs = rc_tracefs();
-
-	if (!tfs)
-		return -errno;
-	if (snprintf(out, len, "%s/instances", tfs) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int rc_ftrace__clean_stale(void)
-{
-	char dir[PATH_MAX];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	if (instances_dir(dir, sizeof(dir)))
-		return 0;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid;
-
-		if (strncmp(de->d_name, INSTANCE_NAME, strlen(INSTANCE_NAME)))
-			continue;
-		errno = 0;
-		pid = strtol(de->d_name + strlen(INSTANCE_NAME), &end, 10);
-		if (errno || *end || pid <= 0 || pid > INT_MAX || pid_alive(pid))
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR)) {
-			pr_warn("cannot remove %s/%s, left by ringcap process %ld, which is gone: "
-				"%s\n",
-				dir, de->d_name, pid, strerror(errno));
-			continue;
-		}
-		pr_info("removed %s/%s, left by ringcap process %ld, which is gone\n", dir,
-			de->d_name, pid);
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-int rc_ftrace__make_instance(struct rc_ftrace *f)
-{
-	char dir[PATH_MAX];
-	int err = instances_dir(dir, sizeof(dir));
-
-	if (err)
-		return err;
-	if (snprintf(f->inst, sizeof(f->inst), "%s/%s%d", dir, INSTANCE_NAME, (int)getpid()) >=
-	    (int)sizeof(f->inst))
-		return -ENAMETOOLONG;
-	err = mkdir(f->inst, 0700) ? -errno : 0;
-	if (err == -EEXIST) /* left by an earlier ringcap that had our pid */
-		err = rmdir(f->inst) || mkdir(f->inst, 0700) ? -errno : 0;
-	if (err) {
-		pr_warn("cannot create the tracefs instance %s: %s%s\n", f->inst, strerror(-err),
-			err == -EACCES || err == -EPERM ? " (recording needs root)" : "");
-		return err;
-	}
-	f->inst_made = true;
-	return 0;
-}
-
-void rc_ftrace__remove_instance(struct rc_ftrace *f)
-{
-	if (!f->inst_made)
-		return;
-	if (rmdir(f->inst))
-		pr_warn("cannot remove the tracefs instance %s: %s (remove it with rmdir)\n",
-			f->inst, strerror(errno));
-	f->inst_made = false;
-}
 
 /*
  * How the rings are read, before touching tracefs: mapped where the kernel
@@ -270,7 +157,7 @@ static int set_filters(struct rc_ftrace *f)
 		const struct rc_tpformat *tp = &f->c.dset.ev[i].tp;
 
 		snprintf(file, sizeof(file), "events/%s/%s/filter", tp->system, tp->name);
-		err = rc_ftrace__inst_write(f, file, filter, false);
+		err = rc_tracefs_instance__write(&f->inst, file, filter, false);
 		if (err)
 			return err;
 	}
@@ -287,7 +174,7 @@ static int enable_events(struct rc_ftrace *f, const char *val)
 		const struct rc_tpformat *tp = &f->c.dset.ev[i].tp;
 
 		snprintf(file, sizeof(file), "events/%s/%s/enable", tp->system, tp->name);
-		err = rc_ftrace__inst_write(f, file, val, false);
+		err = rc_tracefs_instance__write(&f->inst, file, val, false);
 		if (err)
 			return err;
 	}
@@ -299,22 +186,22 @@ int rc_ftrace__configure(struct rc_ftrace *f)
 	char v[64];
 	int err;
 
-	err = rc_ftrace__inst_write(f, "tracing_on", "0", false);
+	err = rc_tracefs_instance__write(&f->inst, "tracing_on", "0", false);
 	snprintf(v, sizeof(v), "%zu", f->buf_size >> 10);
-	err = err ?: rc_ftrace__inst_write(f, "buffer_size_kb", v, false);
+	err = err ?: rc_tracefs_instance__write(&f->inst, "buffer_size_kb", v, false);
 	/* the capture clock, CLOCK_BOOTTIME, as the BPF transports' bpf_ktime_get_boot_ns() */
-	err = err ?: rc_ftrace__inst_write(f, "trace_clock", "boot", false);
-	err = err ?: rc_ftrace__inst_write(f, "options/overwrite", "1", false);
+	err = err ?: rc_tracefs_instance__write(&f->inst, "trace_clock", "boot", false);
+	err = err ?: rc_tracefs_instance__write(&f->inst, "options/overwrite", "1", false);
 	snprintf(v, sizeof(v), "%d", WAKE_PERCENT);
-	err = err ?: rc_ftrace__inst_write(f, "buffer_percent", v, false);
+	err = err ?: rc_tracefs_instance__write(&f->inst, "buffer_percent", v, false);
 	err = err
-		  ?: rc_ftrace__inst_write(f, "options/event-fork",
-					   f->c.opts.follow_forks || f->c.opts.npids ? "1" : "0",
-					   false);
+		  ?: rc_tracefs_instance__write(
+			 &f->inst, "options/event-fork",
+			 f->c.opts.follow_forks || f->c.opts.npids ? "1" : "0", false);
 	if (!err && !f->c.opts.npids && !f->c.opts.follow_forks) {
 		/* system-wide: not the recorder's own events, which would feed themselves */
 		snprintf(v, sizeof(v), "%d", (int)getpid());
-		err = rc_ftrace__inst_write(f, "set_event_notrace_pid", v, false);
+		err = rc_tracefs_instance__write(&f->inst, "set_event_notrace_pid", v, false);
 	}
 	err = err ?: set_filters(f);
 	return err ?: enable_events(f, "1");

@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "util/util.h"
 #include "util/sysfs.h"
@@ -49,7 +48,7 @@ static int map_cpu(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 	int err;
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
-	err = rc_ftrace__inst_path(f, path, sizeof(path), file);
+	err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), file);
 	if (err)
 		return err;
 	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -132,7 +131,7 @@ int rc_ftrace__open_cpus(struct rc_ftrace *f)
 		char file[64];
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d", i);
-		err = rc_ftrace__inst_path(f, path, sizeof(path), file);
+		err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), file);
 		if (err)
 			return err;
 		if (access(path, F_OK) || !cpu_online(i))
@@ -321,7 +320,7 @@ int rc_ftrace__read_kstats(const struct rc_ftrace *f, struct rc_ftrace_cpu *c,
 
 	*k = (struct rc_ftrace_kstats){};
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c->cpu);
-	err = rc_ftrace__inst_path(f, path, sizeof(path), file)
+	err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), file)
 		  ?: rc_sysfs__read(path, SIZE_MAX, &text, NULL);
 	if (!err) {
 		k->overrun = rc_ftrace__stat_value(text, "overrun");

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "util/util.h"
 #include "util/sysfs.h"
@@ -46,7 +45,7 @@ static int subbuf_size(const struct rc_ftrace *f, uint32_t *size)
 	int err;
 
 	*size = page;
-	err = rc_ftrace__inst_path(f, path, sizeof(path), "buffer_subbuf_size_kb");
+	err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), "buffer_subbuf_size_kb");
 	if (err)
 		return err;
 	if (rc_sysfs__read(path, SIZE_MAX, &text, NULL))
@@ -76,7 +75,7 @@ static int open_cpu(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 		return err;
 	c->nr_subbufs = f->buf_size / c->subbuf_size ?: 1;
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
-	err = rc_ftrace__inst_path(f, path, sizeof(path), file);
+	err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), file);
 	if (err)
 		return err;
 	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
