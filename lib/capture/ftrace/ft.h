@@ -20,6 +20,7 @@
 #include "format/format.h"
 #include "format/ftpage.h"
 #include "tracefs/instance.h"
+#include "util/idmap.h"
 
 /* include/uapi/linux/trace_mmap.h, Linux 6.10; Debian 12's headers predate it */
 struct trace_buffer_meta {
@@ -115,11 +116,6 @@ struct rc_ftrace_reader {
 	void (*counters)(const struct rc_ftrace_cpu *c, struct rc_ftrace_kstats *k);
 };
 
-struct rc_ftrace_task_slot {
-	uint32_t tid; /* 0: free (tid 0, the idle task, is never looked up) */
-	struct rc_disk_task t;
-};
-
 struct rc_ftrace {
 	struct rc_capture c; /* first: the engine frees the struct through it */
 	struct rc_tracefs_instance inst; /* instances/ringcap-PID */
@@ -132,8 +128,9 @@ struct rc_ftrace {
 	struct rc_ftrace_order order; /* the watermark, the hold, what was written, late */
 	int werr;
 	struct pollfd *pfds;
-	struct rc_ftrace_task_slot *tasks; /* an open-addressing table of tids seen */
-	size_t tasks_cap, tasks_used;
+	struct rc_idmap task_ids;   /* tids seen: their index in tasks */
+	struct rc_disk_task *tasks; /* who each was */
+	size_t ntasks, tasks_cap;
 	uint64_t mark;	    /* the watermark of the last pass: what was taken is up to it */
 	uint64_t hold;	    /* the hold of this pass (Order, above) */
 	uint64_t malformed; /* sub-buffers whose rest was not events */

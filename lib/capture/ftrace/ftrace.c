@@ -661,6 +661,7 @@ static void ft_teardown(struct rc_capture *cap)
 	free(f->cpus);
 	free(f->pfds);
 	free(f->tasks);
+	rc_idmap__free(&f->task_ids);
 	free(f->ids);
 	free(f->cmdlines);
 }
