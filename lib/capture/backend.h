@@ -7,7 +7,8 @@
  * kernel's own event tracer's rings. Each embeds a struct rc_capture, the
  * state every backend shares, as its first member, and fills a struct
  * rc_backend_ops. rc_session (session.c) holds the two and runs what is
- * the same for all: opening by transport, the one drain loop, the header's
+ * the same for all: opening the backend whose @transports hold the one
+ * asked for, the one drain loop, the header's
  * meta, the counters' accessors and the one free path.
  */
 #ifndef RINGCAP_CAPTURE_BACKEND_H
@@ -149,6 +150,9 @@ struct rc_capture {
 /**
  * struct rc_backend_ops - what a backend does, called by the engine
  * @name: for messages
+ * @transports: the transports it serves, a bit each (1u << enum rc_transport)
+ * @open: make the capture (its first member the struct rc_capture),
+ *	nothing traced yet; NULL and errno on error
  * @add_target: trace process @pid (and its threads) too
  * @start: turn tracing on and make @c->w (rc_capture__open_file()); @c->meta is filled
  * @read: read what is ready, up to a pass's worth; records read, or -errno
@@ -170,6 +174,8 @@ struct rc_capture {
  */
 struct rc_backend_ops {
 	const char *name;
+	uint32_t transports;
+	struct rc_capture *(*open)(const struct rc_record_opts *opts);
 	int (*add_target)(struct rc_capture *c, pid_t pid);
 	int (*start)(struct rc_capture *c, int fd);
 	long (*read)(struct rc_capture *c, uint64_t end);
@@ -330,10 +336,8 @@ int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, in
  */
 void rc_capture__release(struct rc_capture *c);
 
-/* The backends: each returns its struct rc_capture, or an error pointer. */
-struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts);
+/* The backends, which the engine picks among by @transports. */
 extern const struct rc_backend_ops rc_bpf_ops;
-struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts);
 extern const struct rc_backend_ops rc_ftrace_ops;
 
 /**

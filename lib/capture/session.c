@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The capture engine: rc_session picks the backend the transport names
- * (bpf/ or ftrace/, backend.h), and runs what is the same for every
- * backend around its operations: targets, the header, the drain loop,
- * the counters, stopping, and the one free path.
+ * The capture engine: rc_session opens the backend that serves the
+ * transport asked for (bpf/ or ftrace/, backend.h's @transports), and
+ * runs what is the same for every backend around its operations:
+ * targets, the header, the drain loop, the counters, stopping, and the
+ * one free path.
  */
 #include <stdlib.h>
 #include "capture/backend.h"
@@ -15,6 +16,9 @@ struct rc_session {
 	struct rc_capture *c; /* the backend's struct starts with it */
 };
 
+/* Every backend: the first that serves the transport asked for opens. */
+static const struct rc_backend_ops *const backends[] = { &rc_bpf_ops, &rc_ftrace_ops };
+
 struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 {
 	struct rc_session *s = calloc(1, sizeof(*s));
@@ -23,13 +27,14 @@ struct rc_session *rc_session__open(const struct rc_record_opts *opts)
 
 	if (!s)
 		return rc_err_ptr(-ENOMEM);
-	if (opts->transport == RC_TRANSPORT_FTRACE) {
-		s->ops = &rc_ftrace_ops;
-		s->c = rc_ftrace__open(opts);
-	} else {
-		s->ops = &rc_bpf_ops;
-		s->c = rc_bpf__open(opts);
+	for (i = 0; i < ARRAY_SIZE(backends) && !s->ops; i++)
+		if (opts->transport < 32 && backends[i]->transports & (1u << opts->transport))
+			s->ops = backends[i];
+	if (!s->ops) {
+		free(s);
+		return rc_err_ptr(-EINVAL);
 	}
+	s->c = s->ops->open(opts);
 	if (!s->c) {
 		err = -errno;
 		free(s);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "format/meta.h"
+#include "util/idmap.h"
 
 /* slots[i] counts values in [2^i, 2^(i+1)), slot 0 also 0 */
 struct rc_hist {
@@ -26,18 +27,15 @@ void rc_hist__add(struct rc_hist *h, uint64_t v);
  * struct rc_runq - run-queue latency: from a task's sched_wakeup to the sched_switch that runs it
  * @hist: the latencies, in units of @div ns
  * @div: 1000: microseconds; 0 or 1: nanoseconds
- * @keys: a hash table of tids woken and not yet run (internal)
- * @vals: their wake-up times (internal)
- * @cap: slots of the table (internal)
- * @used: slots in use (internal)
+ * @woken: tids woken, to the time of their wake-up; UINT64_MAX once
+ *	counted (internal)
  *
  * Starts zeroed but for @div.
  */
 struct rc_runq {
 	struct rc_hist hist;
 	unsigned int div;
-	uint64_t *keys, *vals;
-	size_t cap, used;
+	struct rc_idmap woken;
 };
 
 /**

@@ -12,6 +12,7 @@
 #include "format/ftpage.h"
 #include "format/ftpage_int.h"
 #include "util/util.h"
+#include "util/idmap.h"
 #include "util/mem.h"
 
 /*
@@ -45,8 +46,7 @@ struct rc_ftenc {
 	uint32_t nrec;
 	uint64_t first_ts, last_ts;
 
-	uint64_t *seen; /* the tids of this chunk, each + 1; 0: an empty slot */
-	size_t seen_cap, nseen;
+	struct rc_idmap seen; /* the tids of this chunk */
 	uint32_t *fresh; /* the tids this take saw first */
 	size_t nfresh, fresh_cap;
 	struct rc_strbuf tasks; /* this take's TASKS entries */
@@ -96,7 +96,7 @@ void rc_ftenc__free(struct rc_ftenc *e)
 	XXH64_freeState(e->xxh);
 	rc_strbuf__free(&e->frame);
 	rc_strbuf__free(&e->tasks);
-	free(e->seen);
+	rc_idmap__free(&e->seen);
 	free(e->fresh);
 	free(e);
 }
@@ -129,9 +129,7 @@ static void reset(struct rc_ftenc *e)
 	e->first_ts = e->last_ts = 0;
 	e->blk = 0;
 	e->blk_len = 0;
-	if (e->nseen)
-		memset(e->seen, 0, e->seen_cap * sizeof(*e->seen));
-	e->nseen = 0;
+	rc_idmap__clear(&e->seen);
 }
 
 static void set_block_header(struct rc_ftenc *e, bool last)
@@ -238,44 +236,16 @@ static int put_frag(struct rc_ftenc *e, uint16_t kind, uint16_t cpu, const void 
 	return feed(e, &f, sizeof(f)) ?: feed(e, data, len) ?: feed(e, zeros, round8(len) - len);
 }
 
-static uint64_t *seen_slot(uint64_t *tab, size_t cap, uint32_t tid)
-{
-	size_t i = (tid * 0x9E3779B1u) & (cap - 1);
-
-	while (tab[i] && tab[i] != (uint64_t)tid + 1)
-		i = (i + 1) & (cap - 1);
-	return &tab[i];
-}
-
-static bool seen_has(const struct rc_ftenc *e, uint32_t tid)
-{
-	return e->seen_cap && *seen_slot(e->seen, e->seen_cap, tid);
-}
-
 /* Note @tid as seen in this chunk and first seen in this take. */
 static int seen_add(struct rc_ftenc *e, uint32_t tid)
 {
-	size_t i;
 	int err;
 
 	err = rc_ensure_arr(&e->fresh, &e->fresh_cap, e->nfresh + 1, 64);
 	if (err)
 		return err;
-	if ((e->nseen + 1) * 2 > e->seen_cap) {
-		size_t cap = e->seen_cap ? e->seen_cap * 2 : 256;
-		uint64_t *tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return -ENOMEM;
-		for (i = 0; i < e->seen_cap; i++)
-			if (e->seen[i])
-				*seen_slot(tab, cap, e->seen[i] - 1) = e->seen[i];
-		free(e->seen);
-		e->seen = tab;
-		e->seen_cap = cap;
-	}
-	*seen_slot(e->seen, e->seen_cap, tid) = (uint64_t)tid + 1;
-	e->nseen++;
+	if (!rc_idmap__get(&e->seen, tid, NULL))
+		return -ENOMEM;
 	e->fresh[e->nfresh++] = tid;
 	return 0;
 }
@@ -359,7 +329,7 @@ long rc_ftenc__take(struct rc_ftenc *e, uint16_t cpu, struct rc_ft_cursor *c, ui
 	while ((ret = rc_ft_next(&w, &ev)) > 0) {
 		uint64_t rec = REC_HDR + round8(ev.len);
 		uint32_t tid = get_u32(ev.data + 4);
-		bool fresh = !seen_has(e, tid);
+		bool fresh = !rc_idmap__find(&e->seen, tid);
 
 		if (rec > RC_REC_MAX) {
 			ret = -EBADMSG; /* no record can hold it */

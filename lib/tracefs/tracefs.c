@@ -21,6 +21,7 @@
 #include "util/util.h"
 #include "tracefs/tpformat.h"
 #include "util/mem.h"
+#include "util/sysfs.h"
 
 /* The longest field line taken: a 255-byte name and a long type fit. */
 /* ---- tracefs ---------------------------------------------------------- */
@@ -120,9 +121,7 @@ static int tracefs_path_of(char *buf, const char *a, const char *b, const char *
 
 int rc_tracefs__read_format(const char *system, const char *name, char **text)
 {
-	char path[PATH_MAX], *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n;
+	char path[PATH_MAX];
 	int fd, err;
 
 	*text = NULL;
@@ -139,40 +138,11 @@ int rc_tracefs__read_format(const char *system, const char *name, char **text)
 		return err;
 	}
 	/* tracefs files say they are empty: read to the end */
-	for (;;) {
-		if (len + 1 >= cap) {
-			if (cap > RC_TP_MAX_TEXT) {
-				pr_warn("'%s' is longer than %u bytes\n", path, RC_TP_MAX_TEXT);
-				err = -E2BIG;
-				goto out;
-			}
-			/* room for a byte more and the NUL */
-			err = rc_ensure_arr(&buf, &cap, len + 2, 4096);
-			if (err)
-				goto out;
-		}
-		n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			pr_warn("failed to read '%s': %s\n", path, strerror(-err));
-			goto out;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	if (len > RC_TP_MAX_TEXT) {
+	err = rc_sysfs__read_fd(fd, RC_TP_MAX_TEXT, text, NULL);
+	if (err == -E2BIG)
 		pr_warn("'%s' is longer than %u bytes\n", path, RC_TP_MAX_TEXT);
-		err = -E2BIG;
-		goto out;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	buf = NULL;
-out:
-	free(buf);
+	else if (err)
+		pr_warn("failed to read '%s': %s\n", path, strerror(-err));
 	close(fd);
 	return err;
 }

@@ -3,8 +3,9 @@
  * The BPF backend: the sources' programs write into one shared ring (a
  * BPF ring buffer, or a perf ring per CPU); the drain reads it into
  * batches (capture/batch.h) through a table of ring operations, and the
- * flight recorder takes snapshots of the perf rings. Setup is in load.c,
- * the counters in counters.c.
+ * flight recorder takes snapshots of the perf rings. Open and teardown
+ * are in open.c, attaching in attach.c, the ring operations in rings.c,
+ * the counters in counters.c: this file depends on them, none on it.
  */
 #include <linux/membarrier.h>
 #include <stdlib.h>
@@ -33,142 +34,6 @@ _Static_assert(RC_EV_OFFCPU == RC_OFFCPU_ID, "the offcpu event's id");
 _Static_assert(RC_EV_STACK == RC_STACK_ID, "the stack event's id");
 
 /* ---- draining --------------------------------------------------------- */
-
-/* Is this a record a BPF program of ours made? Counts it malformed if not. */
-static bool check_record(void *ctx, const void *rec, uint32_t len)
-{
-	struct rc_bpf *s = ctx;
-	struct rc_rec_hdr h;
-
-	if (len < sizeof(h) || len > RC_REC_MAX) {
-		s->malformed++;
-		return false;
-	}
-	memcpy(&h, rec, sizeof(h));
-	if (h.size != len || !h.type || h.cpu >= s->c.ncpus || h.size % RC_REC_ALIGN ||
-	    (h.type >= RC_EV_MAX && !rc_dyn__event(&s->c.dset, h.type))) {
-		s->malformed++;
-		return false;
-	}
-	return true;
-}
-
-void rc_bpf__count_captured(struct rc_bpf *s, const void *rec)
-{
-	struct rc_rec_hdr h;
-
-	memcpy(&h, rec, sizeof(h));
-	if (h.type >= RC_DYN_BASE)
-		s->dcaptured[(size_t)h.cpu * s->c.dset.n + h.type - RC_DYN_BASE]++;
-	else
-		s->captured[h.cpu][h.type]++;
-}
-
-static bool count_record(void *ctx, const void *rec, uint32_t len)
-{
-	if (!check_record(ctx, rec, len))
-		return false;
-	rc_bpf__count_captured(ctx, rec);
-	return true;
-}
-
-/* ---- the rings: the BPF ring buffer, perf rings, libbpf's for --bpf ---- */
-
-static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason);
-
-static size_t ringbuf_pending(const struct rc_bpf *s, bool sum)
-{
-	(void)sum; /* one ring */
-	return rc_ringbuf__pending(&s->rb);
-}
-
-static long ringbuf_read(struct rc_bpf *s, uint64_t until)
-{
-	return rc_ringbuf__read(&s->rb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len,
-				count_record, s);
-}
-
-static int ringbuf_wait(struct rc_bpf *s, int ms)
-{
-	return rc_ringbuf__wait(&s->rb, ms);
-}
-
-static size_t perfbuf_pending(const struct rc_bpf *s, bool sum)
-{
-	return rc_perfbuf__pending(&s->pb, sum);
-}
-
-/* merged across the CPUs' rings, up to @until */
-/*
- * The perf rings' records are checked when the merge peeks at them, and
- * counted as captured once taken into the batch, not before: a record
- * peeked and held back (newer than the merge may take yet) is not counted
- * in counters taken meanwhile, so that a file switched there holds exactly
- * the records its counters count.
- */
-static long perfbuf_read(struct rc_bpf *s, uint64_t until)
-{
-	size_t pos = s->bt.cur->len;
-	long n = rc_perfbuf__read(&s->pb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len, until,
-				  check_record, s);
-	struct rc_rec_hdr h;
-
-	while (pos + sizeof(h) <= s->bt.cur->len) {
-		memcpy(&h, s->bt.cur->buf + pos, sizeof(h));
-		if (h.size < sizeof(h))
-			break; /* never: the records were checked */
-		if (h.type != RC_REC_LOST)
-			rc_bpf__count_captured(s, s->bt.cur->buf + pos);
-		pos += h.size;
-	}
-	return n;
-}
-
-/*
- * Flight recorder: the trigger rings wake us (--snapshot-on), and a
- * trigger takes a snapshot.
- */
-static int perfbuf_wait(struct rc_bpf *s, int ms)
-{
-	int err;
-
-	if (!s->c.opts.overwrite || !s->nb.nrings)
-		return rc_perfbuf__wait(&s->pb, ms); /* no rings in nb: a sleep */
-	err = rc_notify__poll(&s->nb, ms);
-	if (err > 0) {
-		long n = bpf_snapshot(s, RC_SNAPSHOT_EVENT);
-
-		return n < 0 ? (int)n : 1;
-	}
-	return err;
-}
-
-static size_t user_pending(const struct rc_bpf *s, bool sum)
-{
-	return rc_user__pending(s->user, sum);
-}
-
-static long user_read(struct rc_bpf *s, uint64_t until)
-{
-	return rc_user__consume(s->user, until);
-}
-
-static int user_wait(struct rc_bpf *s, int ms)
-{
-	return rc_user__poll(s->user, ms);
-}
-
-static const struct ring_ops ringbuf_ops = { ringbuf_pending, ringbuf_read, ringbuf_wait };
-static const struct ring_ops perfbuf_ops = { perfbuf_pending, perfbuf_read, perfbuf_wait };
-static const struct ring_ops user_ops = { user_pending, user_read, user_wait };
-
-const struct ring_ops *rc_bpf__pick_ring(const struct rc_bpf *s)
-{
-	if (s->user)
-		return &user_ops;
-	return s->c.transport == RC_TRANSPORT_PERFBUF ? &perfbuf_ops : &ringbuf_ops;
-}
-
 /*
  * What the rings hold still, all of them, and the batch being filled:
  * written too before a stop (--max-size, --min-free).
@@ -323,7 +188,7 @@ static long bpf_snapshot(struct rc_bpf *s, enum rc_snapshot_why reason)
 	if (!s->c.opts.overwrite || !s->c.started)
 		return -EINVAL;
 	err = s->user ? 0 : read_dropped(s, s->pre_dropped, s->dpre);
-	err = err ?: rc_perfbuf__snapshot(&s->pb, sn, check_record, hold_stats, s);
+	err = err ?: rc_perfbuf__snapshot(&s->pb, sn, rc_bpf__check_record, hold_stats, s);
 	err = err ?: (s->user ? 0 : count_paused(s));
 	if (err) {
 		s->stats_held = false;
@@ -407,8 +272,21 @@ static long bpf_read(struct rc_capture *c, uint64_t end)
 static int bpf_wait(struct rc_capture *c, int ms)
 {
 	struct rc_bpf *s = to_bpf(c);
+	int err;
 
-	return s->ring->wait(s, ms);
+	/*
+	 * Flight recorder (perf rings only): the trigger rings wake us
+	 * (--snapshot-on), and a trigger takes a snapshot.
+	 */
+	if (!s->c.opts.overwrite || !s->nb.nrings)
+		return s->ring->wait(s, ms); /* no rings in nb: perf rings' wait, a sleep */
+	err = rc_notify__poll(&s->nb, ms);
+	if (err > 0) {
+		long n = bpf_snapshot(s, RC_SNAPSHOT_EVENT);
+
+		return n < 0 ? (int)n : 1;
+	}
+	return err;
 }
 
 static int bpf_push_stats(struct rc_capture *c)
@@ -439,138 +317,6 @@ static int bpf_drained(struct rc_capture *c)
 
 /* ---- start and stop --------------------------------------------------- */
 
-/*
- * Tracepoint @e with its program (rc_bpf__tp_prog()). A handle_tp_N reads
- * the record up to the end of its last field as the format file gives
- * it; should the kernel place that end elsewhere, it refuses the program
- * (EACCES), and handle_tp, which reads with a helper, records the event.
- */
-static struct bpf_link *attach_tp(struct rc_bpf *s, struct rc_dyn_event *e)
-{
-	/* without cookies (rc_bpf__slot()), libbpf must be given none */
-	LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = s->feat.attach_cookie ? e->id : 0);
-	struct bpf_program *p = rc_bpf__tp_prog(s, e);
-	struct bpf_link *l;
-
-	e->prog = p;
-	l = bpf_program__attach_tracepoint_opts(p, e->tp.system, e->tp.name, &to);
-	if (l || errno != EACCES || p == s->dyn->progs.handle_tp || !s->feat.attach_cookie)
-		return l;
-	pr_debug("%s: %s refused, recorded with handle_tp\n", e->name, bpf_program__name(p));
-	e->prog = s->dyn->progs.handle_tp;
-	return bpf_program__attach_tracepoint_opts(e->prog, e->tp.system, e->tp.name, &to);
-}
-
-/*
- * A syscall event recorded from the raw sys_enter or sys_exit tracepoint
- * (rc_bpf__sc_key()): one program serves every syscall of its direction,
- * attached once, its link held by the first event it serves. Returns
- * false when an earlier event holds it.
- */
-static bool attach_sc(struct rc_bpf *s, size_t i)
-{
-	struct rc_dyn_event *e = &s->c.dset.ev[i];
-	size_t k;
-
-	e->prog = rc_bpf__tp_prog(s, e);
-	for (k = 0; k < i; k++)
-		if (s->c.dset.ev[k].prog == e->prog && s->c.dset.ev[k].link)
-			return false;
-	e->link = bpf_program__attach((struct bpf_program *)e->prog);
-	if (e->link)
-		pr_debug("%s and every syscall event of its direction: %s, on the raw tracepoint\n",
-			 e->name, bpf_program__name(e->prog));
-	return true;
-}
-
-static int attach_dyn(struct rc_bpf *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->c.dset.n; i++) {
-		struct rc_dyn_event *e = &s->c.dset.ev[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = s->feat.attach_cookie ? e->id : 0,
-			    .func_name = e->symbol, .retprobe = e->kind == RC_DYN_URETPROBE);
-
-		if (rc_bpf__sc_key(s, e) >= 0) {
-			if (!attach_sc(s, i))
-				continue;
-		} else if (e->kind == RC_DYN_TP) {
-			e->link = attach_tp(s, e);
-		} else {
-			e->prog = rc_bpf__probe_prog(s, e);
-			e->link = bpf_program__attach_uprobe_opts(e->prog, -1, e->path, 0, &uo);
-		}
-		if (!e->link) {
-			int err = -errno;
-
-			pr_warn("failed to attach to %s: %s\n", e->name, strerror(errno));
-			return err;
-		}
-	}
-	return 0;
-}
-
-static void detach_dyn(struct rc_bpf *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->c.dset.n; i++) {
-		bpf_link__destroy(s->c.dset.ev[i].link);
-		s->c.dset.ev[i].link = NULL;
-	}
-}
-
-static int attach_sources(struct rc_bpf *s)
-{
-	int err = 0;
-
-	if (s->sys)
-		err = syscalls_bpf__attach(s->sys);
-	if (!err && s->sched)
-		err = sched_bpf__attach(s->sched);
-	if (!err && s->dyn)
-		err = attach_dyn(s);
-	if (!err && s->user)
-		err = rc_user__attach(s->user);
-	if (!err && s->prof)
-		err = rc_sampler__attach(&s->sampler, s->prof->progs.handle_sample);
-	if (!err && s->offcpu)
-		err = offcpu_bpf__attach(s->offcpu);
-	/* last: on a shared tracepoint, the sources see a target before it is forgotten */
-	if (!err && s->follow)
-		err = follow_bpf__attach(s->follow);
-	if (err)
-		pr_warn("failed to attach BPF programs: %s\n", strerror(-err));
-	return err;
-}
-
-static void detach_sources(struct rc_bpf *s)
-{
-	rc_sampler__detach(&s->sampler);
-	if (s->offcpu)
-		offcpu_bpf__detach(s->offcpu);
-	if (s->follow) {
-		follow_bpf__detach(s->follow);
-		if (s->follow_compat && s->follow->bss->unfollowed) {
-			pr_warn("%llu children of targets were not followed: the map of followed "
-				"processes, which kernels without BPF atomic and/or (Linux 5.12) "
-				"need, was full (%u)\n",
-				(unsigned long long)s->follow->bss->unfollowed,
-				bpf_map__max_entries(s->follow->maps.followed));
-			s->follow->bss->unfollowed = 0; /* said once */
-		}
-	}
-	if (s->sched)
-		sched_bpf__detach(s->sched);
-	if (s->sys)
-		syscalls_bpf__detach(s->sys);
-	detach_dyn(s);
-	if (s->user)
-		rc_user__detach(s->user);
-	s->attached = false;
-}
-
 static int bpf_start(struct rc_capture *c, int fd)
 {
 	struct rc_bpf *s = to_bpf(c);
@@ -590,7 +336,7 @@ static int bpf_start(struct rc_capture *c, int fd)
 	 * Attach before the header is written: once the file is not empty,
 	 * tracing is on. Events of the meantime wait in the ring.
 	 */
-	err = attach_sources(s);
+	err = rc_bpf__attach(s);
 	if (err)
 		return err;
 	s->attached = true;
@@ -710,7 +456,7 @@ static int bpf_halt(struct rc_capture *c)
 {
 	struct rc_bpf *s = to_bpf(c);
 
-	detach_sources(s);
+	rc_bpf__detach(s);
 	if (s->aux.nev)
 		rc_auxsrc__enable(&s->aux, false);
 	return 0;
@@ -721,7 +467,7 @@ static int bpf_stop(struct rc_capture *c)
 	struct rc_bpf *s = to_bpf(c);
 	int err, aux_err;
 
-	detach_sources(s);
+	rc_bpf__detach(s);
 	if (s->rb.asleep)
 		pr_info("ring: the programs woke the reader %llu times (a mark of %zu bytes); "
 			"%llu waits ran to their timeout\n",
@@ -744,77 +490,6 @@ static int bpf_stop(struct rc_capture *c)
 	return rc_batcher__finish(&s->bt, err);
 }
 
-static void log_sideband(struct rc_bpf *s)
-{
-	struct rc_sideband_stats st = rc_sideband__stats(s->sb);
-
-	pr_info("side-band: %llu records, %llu code mappings (%llu files opened), %llu execs, "
-		"%llu new processes\n",
-		(unsigned long long)st.records, (unsigned long long)st.maps,
-		(unsigned long long)st.opened, (unsigned long long)st.execs,
-		(unsigned long long)st.forks);
-	if (st.lost || st.dropped)
-		pr_warn("side-band: %llu records lost by the kernel, %llu not kept: frames of "
-			"the processes they were of may be [unknown]\n",
-			(unsigned long long)st.lost, (unsigned long long)st.dropped);
-}
-
-void rc_bpf__teardown(struct rc_capture *c)
-{
-	struct rc_bpf *s = to_bpf(c);
-
-	if (s->attached)
-		detach_sources(s);
-	rc_batcher__destroy(&s->bt);
-	if (s->sb) {
-		log_sideband(s);
-		if (s->c.stacks)
-			rc_stacks__set_sideband(s->c.stacks, NULL);
-		rc_sideband__free(s->sb);
-		s->sb = NULL;
-	}
-	rc_auxsrc__close(&s->aux);
-	rc_ringbuf__destroy(&s->rb);
-	rc_perfbuf__destroy(&s->pb);
-	rc_perfbuf__destroy(&s->nb);
-	rc_snapshot__free(&s->snap);
-	syscalls_bpf__destroy(s->sys);
-	sched_bpf__destroy(s->sched);
-	follow_bpf__destroy(s->follow);
-	rc_user__free(s->user);
-	dyn_bpf__destroy(s->dyn);
-	rc_sampler__close(&s->sampler);
-	profile_bpf__destroy(s->prof);
-	offcpu_bpf__destroy(s->offcpu);
-	free(s->dcaptured);
-	free(s->dpercpu);
-	free(s->ulost);
-	free(s->ddropped);
-	free(s->dpaused);
-	free(s->dpre);
-	if (s->events_fd >= 0)
-		close(s->events_fd);
-	if (s->targets)
-		munmap(s->targets, s->targets_len);
-	if (s->targets_fd >= 0)
-		close(s->targets_fd);
-	if (s->stats_fd >= 0)
-		close(s->stats_fd);
-	if (s->notify_fd >= 0)
-		close(s->notify_fd);
-	if (s->reader_fd >= 0)
-		close(s->reader_fd);
-	if (s->stackbufs_fd >= 0)
-		close(s->stackbufs_fd);
-	if (s->stacknest_fd >= 0)
-		close(s->stacknest_fd);
-	free(s->captured);
-	free(s->percpu);
-	free(s->est);
-	free(s->paused);
-	free(s->pre_dropped);
-}
-
 static long bpf_snapshot_op(struct rc_capture *c, enum rc_snapshot_why why)
 {
 	return bpf_snapshot(to_bpf(c), why);
@@ -822,6 +497,9 @@ static long bpf_snapshot_op(struct rc_capture *c, enum rc_snapshot_why why)
 
 const struct rc_backend_ops rc_bpf_ops = {
 	.name = "bpf",
+	.transports =
+	    1u << RC_TRANSPORT_AUTO | 1u << RC_TRANSPORT_RINGBUF | 1u << RC_TRANSPORT_PERFBUF,
+	.open = rc_bpf__open,
 	.add_target = rc_bpf__add_target,
 	.start = bpf_start,
 	.read = bpf_read,

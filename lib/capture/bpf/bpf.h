@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The BPF backend's own state, shared by its files: load.c (privileges,
- * programs, maps, --bpf), bpf.c (rings, drain, snapshots, start and stop)
- * and counters.c (the BPF counters, read into rc_stats).
+ * The BPF backend's own state, shared by its files: open.c (privileges,
+ * maps, rings, teardown), load.c (programs, --bpf), attach.c, rings.c,
+ * bpf.c (drain, snapshots, start and stop) and counters.c (the BPF
+ * counters, read into rc_stats).
  */
 #ifndef RINGCAP_CAPTURE_BPF_BPF_H
 #define RINGCAP_CAPTURE_BPF_BPF_H
@@ -27,12 +28,12 @@ struct profile_bpf;
 struct offcpu_bpf;
 
 /* compat.c: a source's compat object (rc_features__compat()), opened; NULL and errno on error */
-struct syscalls_bpf *rc_compat__open_syscalls(void);
-struct sched_bpf *rc_compat__open_sched(void);
-struct follow_bpf *rc_compat__open_follow(void);
-struct dyn_bpf *rc_compat__open_dyn(void);
-struct profile_bpf *rc_compat__open_profile(void);
-struct offcpu_bpf *rc_compat__open_offcpu(void);
+struct syscalls_bpf *rc_bpf__open_compat_syscalls(void);
+struct sched_bpf *rc_bpf__open_compat_sched(void);
+struct follow_bpf *rc_bpf__open_compat_follow(void);
+struct dyn_bpf *rc_bpf__open_compat_dyn(void);
+struct profile_bpf *rc_bpf__open_compat_profile(void);
+struct offcpu_bpf *rc_bpf__open_compat_offcpu(void);
 
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 /*
@@ -111,10 +112,30 @@ static inline struct rc_bpf *to_bpf(struct rc_capture *c)
 	return (struct rc_bpf *)c;
 }
 
-/* load.c */
+/*
+ * The backend's files, each depending only on those listed after it:
+ * bpf.c (the drain, start and stop, rc_bpf_ops) -> open.c (open and
+ * teardown) -> load.c (the sources' programs) -> attach.c (attaching, and
+ * the program each event takes); rings.c (the ring operations), aux.c and
+ * counters.c beside them, depending on none of those.
+ */
+
+/* open.c */
+struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts);
 int rc_bpf__add_target(struct rc_capture *c, pid_t pid);
+void rc_bpf__teardown(struct rc_capture *c);
+
+/* load.c: at open, every source's programs opened and loaded */
+int rc_bpf__describe(struct rc_bpf *s); /* the events described at record time, in dset */
+int rc_bpf__load_sources(struct rc_bpf *s);
+
+/* attach.c */
+int rc_bpf__attach(struct rc_bpf *s);
+void rc_bpf__detach(struct rc_bpf *s);
 struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e);
 int rc_bpf__sc_key(const struct rc_bpf *s, const struct rc_dyn_event *e);
+/* Where a syscall event's format puts __syscall_nr (rc_tp_conf.nr_off); 0: not one */
+uint16_t rc_bpf__sc_nr_off(const struct rc_dyn_event *e);
 /*
  * Where the kernel has no BPF attach cookies: the slot of event @e's own
  * program (dyn.bpf.c, RC_SLOTS), or -1 for an event that needs none (a
@@ -124,10 +145,11 @@ int rc_bpf__slot(const struct rc_bpf *s, const struct rc_dyn_event *e);
 /* The uprobe or uretprobe program of event @e. */
 struct bpf_program *rc_bpf__probe_prog(const struct rc_bpf *s, const struct rc_dyn_event *e);
 
-/* bpf.c */
+/* rings.c */
+/* Is @rec a record a BPF program of ours made? Counts it malformed if not (@ctx: the rc_bpf). */
+bool rc_bpf__check_record(void *ctx, const void *rec, uint32_t len);
 void rc_bpf__count_captured(struct rc_bpf *s, const void *rec);
 const struct ring_ops *rc_bpf__pick_ring(const struct rc_bpf *s);
-void rc_bpf__teardown(struct rc_capture *c);
 
 /* aux.c: -e PMU// beside the BPF sources */
 int rc_bpf__aux_parse(struct rc_bpf *s);

@@ -17,32 +17,32 @@
 #include "profile.compat.skel.h"
 #include "offcpu.compat.skel.h"
 
-struct syscalls_bpf *rc_compat__open_syscalls(void)
+struct syscalls_bpf *rc_bpf__open_compat_syscalls(void)
 {
 	return syscalls_bpf__open();
 }
 
-struct sched_bpf *rc_compat__open_sched(void)
+struct sched_bpf *rc_bpf__open_compat_sched(void)
 {
 	return sched_bpf__open();
 }
 
-struct follow_bpf *rc_compat__open_follow(void)
+struct follow_bpf *rc_bpf__open_compat_follow(void)
 {
 	return follow_bpf__open();
 }
 
-struct dyn_bpf *rc_compat__open_dyn(void)
+struct dyn_bpf *rc_bpf__open_compat_dyn(void)
 {
 	return dyn_bpf__open();
 }
 
-struct profile_bpf *rc_compat__open_profile(void)
+struct profile_bpf *rc_bpf__open_compat_profile(void)
 {
 	return profile_bpf__open();
 }
 
-struct offcpu_bpf *rc_compat__open_offcpu(void)
+struct offcpu_bpf *rc_bpf__open_compat_offcpu(void)
 {
 	return offcpu_bpf__open();
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The BPF backend's setup: privileges, the maps every source shares, each
- * source's programs (chosen by what the kernel has, lib/capture/features.c),
- * --bpf objects, and the rings.
+ * The BPF backend's programs: each source's (chosen by what the kernel
+ * has, lib/capture/features.c), given the maps every source shares,
+ * opened and loaded; the events described at record time; --bpf objects.
+ * Called by open.c; calls attach.c for the program each event takes.
  */
-#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,44 +16,12 @@
 #include "capture/bpf/bpf.h"
 #include "format/schema_int.h"
 #include "util/util.h"
-#include "capture/syscall_names.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
 #include "follow.skel.h"
 #include "dyn.skel.h"
 #include "profile.skel.h"
 #include "offcpu.skel.h"
-
-/* ---- privileges ------------------------------------------------------- */
-
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
-
-static bool have_cap(const struct __user_cap_data_struct *d, int cap)
-{
-	return d[cap / 32].effective & (1u << (cap % 32));
-}
-
-static int check_privileges(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2] = {};
-
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0; /* cannot tell: let the kernel decide */
-	if (have_cap(d, CAP_SYS_ADMIN) || (have_cap(d, CAP_BPF) && have_cap(d, CAP_PERFMON)))
-		return 0;
-	pr_warn("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities: "
-		"run ringcap as root (sudo ringcap record ...), or grant them with "
-		"'setcap cap_bpf,cap_perfmon+ep ringcap'\n");
-	return -EPERM;
-}
-
-/* ---- BPF setup -------------------------------------------------------- */
 
 /* Give @obj's maps of common.bpf.h the ones every source shares. */
 static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
@@ -161,78 +129,6 @@ static bool have_kind(const struct rc_dyn_set *d, enum rc_dyn_kind kind)
 	return false;
 }
 
-/*
- * Where a syscall event's format puts __syscall_nr, an int after the
- * common fields: 8, or 12 where they are 12 bytes (PREEMPT_RT's 6.1);
- * 0 for any other event (rc_tp_conf.nr_off).
- */
-static uint16_t sc_nr_off(const struct rc_dyn_event *e)
-{
-	const uint16_t base = sizeof(struct rc_rec_hdr);
-	const struct rc_field *f = e->tp.fields;
-
-	if (e->kind != RC_DYN_TP || !e->tp.system || strcmp(e->tp.system, "syscalls") ||
-	    !e->tp.nfields || strcmp(f[0].name, "__syscall_nr") || f[0].size != 4 ||
-	    (f[0].offset != base + 8 && f[0].offset != base + 12))
-		return 0;
-	return f[0].offset - base;
-}
-
-/* Is @e's format the kernel's syscall event's: __syscall_nr, then @nargs longs from 16? */
-static bool sc_format(const struct rc_dyn_event *e, uint16_t nargs, const char *arg0)
-{
-	const uint16_t base = sizeof(struct rc_rec_hdr);
-	const struct rc_field *f = e->tp.fields;
-	uint16_t i, nr_off = sc_nr_off(e);
-
-	/* the fixed part ends at its last field: __syscall_nr's end, alone */
-	if (!nr_off || e->tp.nlocs || e->tp.size != (nargs ? 16u + 8u * nargs : nr_off + 4u) ||
-	    e->tp.nfields != 1u + nargs)
-		return false;
-	if (arg0 && strcmp(f[1].name, arg0))
-		return false;
-	for (i = 1; i <= nargs; i++)
-		if (f[i].offset != base + 16u + 8u * (i - 1u) || f[i].size != 8)
-			return false;
-	return true;
-}
-
-/*
- * The scevents key of tracepoint event @e (RC_SC_NR_MAX), when dyn.bpf.c
- * records it from the raw sys_enter or sys_exit tracepoint; else -1. Its
- * syscall number comes from the C library's table of this architecture
- * (capture/syscall_names.h), as perf trace takes it from the kernel's: a
- * name the table spells otherwise than the kernel's event (newfstat,
- * whose number is fstat's) is not found, and that event goes through its
- * own tracepoint.
- */
-int rc_bpf__sc_key(const struct rc_bpf *s, const struct rc_dyn_event *e)
-{
-	const char *name = e->tp.name, *call;
-	bool exit;
-	unsigned int i;
-
-	if (e->kind != RC_DYN_TP || !s->feat.tp_btf || s->sc_refused || !e->tp.system ||
-	    strcmp(e->tp.system, "syscalls"))
-		return -1;
-	if (!strncmp(name, "sys_enter_", 10))
-		exit = false;
-	else if (!strncmp(name, "sys_exit_", 9))
-		exit = true;
-	else
-		return -1;
-	call = name + (exit ? 9 : 10);
-	if (exit ? !sc_format(e, 1, "ret") : e->tp.nfields > 7 || !sc_format(e, e->tp.nfields - 1, NULL))
-		return -1;
-	for (i = 0; i < rc_syscall_names_cnt; i++)
-		if (!strcmp(rc_syscall_names[i].name, call))
-			break;
-	if (i == rc_syscall_names_cnt || rc_syscall_names[i].nr < 0 ||
-	    rc_syscall_names[i].nr >= RC_SC_NR_MAX)
-		return -1;
-	return rc_syscall_names[i].nr * 2 + exit;
-}
-
 /* Tell the tracepoint program about each tracepoint, at its index in dset. */
 static int fill_tpconf(struct rc_bpf *s)
 {
@@ -245,7 +141,7 @@ static int fill_tpconf(struct rc_bpf *s)
 					.fixed = e->tp.size,
 					.nlocs = e->tp.nlocs,
 					.ftrace_id = e->tp.id,
-					.nr_off = sc_nr_off(e) };
+					.nr_off = rc_bpf__sc_nr_off(e) };
 		__u32 key = e->id - RC_DYN_BASE;
 		uint16_t k;
 
@@ -275,25 +171,6 @@ static int fill_tpconf(struct rc_bpf *s)
 	return 0;
 }
 
-int rc_bpf__slot(const struct rc_bpf *s, const struct rc_dyn_event *e)
-{
-	const struct rc_dyn_event *ev = s->c.dset.ev;
-	int base, n = 0;
-	size_t i;
-
-	if (s->feat.attach_cookie ||
-	    (e->kind != RC_DYN_TP && e->kind != RC_DYN_UPROBE && e->kind != RC_DYN_URETPROBE) ||
-	    (e->kind == RC_DYN_TP && rc_bpf__sc_key(s, e) >= 0))
-		return -1;
-	for (i = 0; &ev[i] != e && i < s->c.dset.n; i++)
-		n += ev[i].kind == e->kind &&
-		     (e->kind != RC_DYN_TP || rc_bpf__sc_key(s, &ev[i]) < 0);
-	base = e->kind == RC_DYN_TP	  ? 0
-	       : e->kind == RC_DYN_UPROBE ? RC_SLOT_UPROBE
-					  : RC_SLOT_URETPROBE;
-	return base + n;
-}
-
 /* How many slots of @kind the events take (rc_bpf__slot()). */
 static int slots_taken(const struct rc_bpf *s, enum rc_dyn_kind kind)
 {
@@ -303,57 +180,6 @@ static int slots_taken(const struct rc_bpf *s, enum rc_dyn_kind kind)
 	for (i = 0; i < s->c.dset.n; i++)
 		n += s->c.dset.ev[i].kind == kind && rc_bpf__slot(s, &s->c.dset.ev[i]) >= 0;
 	return n;
-}
-
-/* The slot program of slot @slot. */
-static struct bpf_program *slot_prog(const struct rc_bpf *s, int slot)
-{
-	char name[48];
-
-	if (slot < 0 || slot >= RC_SLOTS)
-		return NULL; /* never: check_slots() refused so many */
-	if (slot < RC_SLOT_UPROBE)
-		snprintf(name, sizeof(name), "handle_tp_slot_%d", slot);
-	else if (slot < RC_SLOT_URETPROBE)
-		snprintf(name, sizeof(name), "handle_uprobe_slot_%d", slot - RC_SLOT_UPROBE);
-	else
-		snprintf(name, sizeof(name), "handle_uretprobe_slot_%d", slot - RC_SLOT_URETPROBE);
-	return bpf_object__find_program_by_name(s->dyn->obj, name);
-}
-
-/*
- * The program tracepoint event @e is recorded with: handle_sc_enter or
- * handle_sc_exit for a syscall event they can record (rc_bpf__sc_key());
- * without attach cookies, its own slot program; handle_tp_N for a record
- * of N bytes without __data_loc fields, where dyn.bpf.c has one (N a
- * multiple of 4, up to RC_TP_FIXED_MAX), which reads it with plain loads;
- * else handle_tp.
- */
-struct bpf_program *rc_bpf__tp_prog(const struct rc_bpf *s, const struct rc_dyn_event *e)
-{
-	struct bpf_program *p = NULL;
-	char name[32];
-	int key = rc_bpf__sc_key(s, e), slot = rc_bpf__slot(s, e);
-
-	if (key >= 0)
-		return key % 2 ? s->dyn->progs.handle_sc_exit : s->dyn->progs.handle_sc_enter;
-	if (slot >= 0)
-		return slot_prog(s, slot);
-	if (!e->tp.nlocs && e->tp.size >= 8 && e->tp.size <= RC_TP_FIXED_MAX && !(e->tp.size % 4)) {
-		snprintf(name, sizeof(name), "handle_tp_%u", (unsigned int)e->tp.size);
-		p = bpf_object__find_program_by_name(s->dyn->obj, name);
-	}
-	return p ?: s->dyn->progs.handle_tp;
-}
-
-struct bpf_program *rc_bpf__probe_prog(const struct rc_bpf *s, const struct rc_dyn_event *e)
-{
-	int slot = rc_bpf__slot(s, e);
-
-	if (slot >= 0)
-		return slot_prog(s, slot);
-	return e->kind == RC_DYN_UPROBE ? s->dyn->progs.handle_uprobe
-					: s->dyn->progs.handle_uretprobe;
 }
 
 /* libbpf 1.1 takes no NULL here */
@@ -442,7 +268,7 @@ static int check_slots(const struct rc_bpf *s)
 static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	struct dyn_bpf *d = use_compat(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME, -e uprobe:")
-				? rc_compat__open_dyn()
+				? rc_bpf__open_compat_dyn()
 				: dyn_bpf__open();
 	int err;
 
@@ -579,7 +405,7 @@ static int add_builtin(struct rc_bpf *s)
 }
 
 /* Find the events -e names beyond the built-in ones, and describe them. */
-static int describe_dyn(struct rc_bpf *s)
+int rc_bpf__describe(struct rc_bpf *s)
 {
 	size_t i, n;
 	int err = 0;
@@ -651,7 +477,7 @@ static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 	if (err)
 		return err;
 	compat = use_compat(s, RC_NEED_SYSCALLS, "-e syscalls");
-	s->sys = compat ? rc_compat__open_syscalls() : syscalls_bpf__open();
+	s->sys = compat ? rc_bpf__open_compat_syscalls() : syscalls_bpf__open();
 	if (!s->sys)
 		return load_failed("syscalls", -errno);
 	s->sys->rodata->knobs = *k;
@@ -673,7 +499,8 @@ static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
 	err = need(s, RC_NEED_SCHED, "-e sched");
 	if (err)
 		return err;
-	sk = use_compat(s, RC_NEED_SCHED, "-e sched") ? rc_compat__open_sched() : sched_bpf__open();
+	sk = use_compat(s, RC_NEED_SCHED, "-e sched") ? rc_bpf__open_compat_sched()
+						      : sched_bpf__open();
 	if (!sk)
 		return load_failed("sched", -errno);
 	s->sched = sk;
@@ -703,7 +530,7 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 	if (err)
 		return err;
 	s->follow_compat = use_compat(s, RC_NEED_FOLLOW, "following a command's children");
-	s->follow = s->follow_compat ? rc_compat__open_follow() : follow_bpf__open();
+	s->follow = s->follow_compat ? rc_bpf__open_compat_follow() : follow_bpf__open();
 	if (!s->follow)
 		return load_failed("follow", -errno);
 	s->follow->rodata->knobs = *k;
@@ -778,7 +605,7 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 	err = need_stacks(s); /* a sample without -g is a stack of its one instruction */
 	if (err)
 		return err;
-	s->prof = compat ? rc_compat__open_profile() : profile_bpf__open();
+	s->prof = compat ? rc_bpf__open_compat_profile() : profile_bpf__open();
 	if (!s->prof)
 		return load_failed("sampling", -errno);
 	s->prof->rodata->knobs = *k;
@@ -828,7 +655,7 @@ static int open_offcpu(struct rc_bpf *s, const struct rc_knobs *k)
 	err = err ?: need_stacks(s);
 	if (err)
 		return err;
-	s->offcpu = use_compat(s, RC_NEED_OFFCPU, "--off-cpu") ? rc_compat__open_offcpu()
+	s->offcpu = use_compat(s, RC_NEED_OFFCPU, "--off-cpu") ? rc_bpf__open_compat_offcpu()
 							       : offcpu_bpf__open();
 	if (!s->offcpu)
 		return load_failed("off-CPU", -errno);
@@ -838,7 +665,7 @@ static int open_offcpu(struct rc_bpf *s, const struct rc_knobs *k)
 	return err ? load_failed("off-CPU", err) : 0;
 }
 
-static int open_sources(struct rc_bpf *s)
+int rc_bpf__load_sources(struct rc_bpf *s)
 {
 	uint32_t ev = s->c.opts.events;
 	struct rc_knobs k = make_knobs(&s->c.opts);
@@ -870,240 +697,4 @@ static int open_sources(struct rc_bpf *s)
 		}
 	}
 	return err;
-}
-
-/* --transport auto: the BPF ring buffer where the kernel has it (5.8 and later). */
-static enum rc_transport pick_transport(const struct rc_features *f, enum rc_transport t,
-					bool overwrite)
-{
-	if (t != RC_TRANSPORT_AUTO)
-		return t;
-	if (overwrite)
-		return RC_TRANSPORT_PERFBUF; /* only perf rings overwrite */
-	if (f->ringbuf)
-		return RC_TRANSPORT_RINGBUF;
-	pr_info("this kernel has no BPF ring buffer: using the perf buffer\n");
-	return RC_TRANSPORT_PERFBUF;
-}
-
-/*
- * The targets map (common.bpf.h): a bit per tgid, mapped here so that a
- * target is added with an atomic or, as the programs add children. One
- * unused word when nothing filters by pid.
- */
-static int create_targets(struct rc_bpf *s)
-{
-	bool filter = s->c.opts.npids > 0 || s->c.opts.follow_forks;
-	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
-	size_t page = sysconf(_SC_PAGESIZE);
-	__u32 words = filter ? RC_TARGET_WORDS : 1;
-	int fd, err;
-	void *p;
-
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rc_targets", sizeof(__u32), sizeof(__u64), words,
-			    &mo);
-	if (fd < 0 || !filter)
-		return fd;
-	s->targets_len = (words * sizeof(__u64) + page - 1) / page * page;
-	p = mmap(NULL, s->targets_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	s->targets = p;
-	return fd;
-}
-
-static int create_maps(struct rc_bpf *s)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, mmapable, .map_flags = BPF_F_MMAPABLE);
-
-	if (s->c.transport == RC_TRANSPORT_PERFBUF)
-		s->events_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "rc_events",
-					      sizeof(__u32), sizeof(__u32), s->c.ncpus, NULL);
-	else
-		s->events_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_events", 0, 0,
-					      s->c.opts.ringbuf_size, NULL);
-	if (s->events_fd < 0)
-		goto fail;
-	s->notify_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "rc_notify", sizeof(__u32),
-				      sizeof(__u32), s->c.ncpus, NULL);
-	if (s->notify_fd < 0)
-		goto fail;
-	s->targets_fd = create_targets(s);
-	if (s->targets_fd < 0)
-		goto fail;
-	s->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stats", sizeof(__u32),
-				     sizeof(struct rc_bpf_stats), 1, NULL);
-	if (s->stats_fd < 0)
-		goto fail;
-	s->reader_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rc_reader", sizeof(__u32),
-				      sizeof(__u64), 1, &mmapable);
-	if (s->reader_fd < 0)
-		goto fail;
-	/* record -g: the stack records' buffers, a nesting level each (common.bpf.h) */
-	s->stackbufs_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stackbufs", sizeof(__u32),
-					 sizeof(struct rc_ev_stack) + 2 * RC_STACK_MAX * sizeof(__u64),
-					 s->c.opts.call_graph ? RC_STACK_NEST : 1, NULL);
-	if (s->stackbufs_fd < 0)
-		goto fail;
-	s->stacknest_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "rc_stacknest", sizeof(__u32),
-					 sizeof(__u32), 1, NULL);
-	if (s->stacknest_fd < 0)
-		goto fail;
-	return 0;
-fail:
-	pr_warn("failed to create BPF maps: %s%s\n", strerror(errno),
-		errno == EINVAL ? " (a kernel without BPF ring buffers? Linux 5.8 or later needed)"
-				: "");
-	return -errno;
-}
-
-/*
- * The compat follow programs' entry for target @pid, made before its bit is
- * set (follow.bpf.c): -EEXIST when it is a target already.
- */
-static int add_followed(struct rc_bpf *s, pid_t pid)
-{
-	__u32 key = pid, one = 1;
-	int err;
-
-	if (!bpf_map_update_elem(bpf_map__fd(s->follow->maps.followed), &key, &one, BPF_NOEXIST))
-		return 0;
-	err = -errno;
-	if (err == -EEXIST)
-		return err;
-	if (err == -E2BIG)
-		pr_warn("failed to add pid %d to the targets: the map of followed processes is "
-			"full (%u at most on this kernel)\n",
-			pid, bpf_map__max_entries(s->follow->maps.followed));
-	else
-		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(-err));
-	return err;
-}
-
-int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
-{
-	struct rc_bpf *s = to_bpf(c);
-	int err;
-
-	if (s->aux.nev && !s->aux_pid)
-		s->aux_pid = pid; /* a command's: its AUX events follow it (inherit) */
-	if (s->user || !s->targets)
-		return 0; /* the user's programs choose what they trace; or no pid filter */
-	if (pid <= 0 || (uint32_t)pid >= RC_TGID_LIMIT) {
-		pr_warn("failed to add pid %d to the targets: out of range\n", pid);
-		return -EINVAL;
-	}
-	if (s->follow_compat) {
-		err = add_followed(s, pid);
-		if (err)
-			return err == -EEXIST ? 0 : err;
-		/*
-		 * Added as the compat programs add and take it away: should the
-		 * process die between the entry and this, their subtraction
-		 * came first, and the sum is still the word without the bit,
-		 * where an or after it would leave a borrow in the tgids above.
-		 */
-		__atomic_fetch_add(&s->targets[pid / 64], 1ull << (pid % 64), __ATOMIC_SEQ_CST);
-		return 0;
-	}
-	__atomic_fetch_or(&s->targets[pid / 64], 1ull << (pid % 64), __ATOMIC_SEQ_CST);
-	return 0;
-}
-
-static int open_transport(struct rc_bpf *s)
-{
-	struct rc_perfbuf_opts po = {
-		.size = s->c.opts.ringbuf_size,
-		.wakeup_events = s->c.opts.wakeup_events,
-		.wakeup_bytes = s->c.opts.wakeup_events ? 0 : s->c.opts.wakeup_bytes,
-		.overwrite = s->c.opts.overwrite,
-	};
-	int err;
-
-	if (s->c.transport == RC_TRANSPORT_RINGBUF)
-		return rc_ringbuf__init(&s->rb, s->events_fd, s->c.opts.ringbuf_size,
-					s->c.opts.wakeup_bytes ? s->reader_fd : -1,
-					s->c.opts.wakeup_bytes);
-	err = rc_perfbuf__init(&s->pb, s->events_fd, s->c.ncpus, &po);
-	s->pb.no_hold_under_pressure = !s->c.opts.time_order_only;
-	if (!err && s->c.opts.overwrite && s->c.opts.snap_type)
-		err = rc_notify__init(&s->nb, s->notify_fd, s->c.ncpus);
-	return err;
-}
-
-struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
-{
-	struct rc_bpf *s;
-	int err;
-
-	err = check_privileges();
-	if (err)
-		return rc_err_ptr(err);
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return rc_err_ptr(-ENOMEM);
-	rc_capture__init(&s->c, opts);
-	s->c.clock_every = 1024; /* a clock read costs as much as a ring read */
-	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = s->reader_fd = -1;
-	s->stackbufs_fd = s->stacknest_fd = -1;
-	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
-	err = rc_features__probe(&s->feat);
-	if (err)
-		goto err_out;
-	s->c.transport = pick_transport(&s->feat, s->c.opts.transport, s->c.opts.overwrite);
-	if (s->c.opts.overwrite && s->c.transport != RC_TRANSPORT_PERFBUF) {
-		pr_warn("the flight recorder (--overwrite) needs the perf buffer: "
-			"use --transport perfbuf or auto\n");
-		err = -EINVAL;
-		goto err_out;
-	}
-	s->c.opts.transport = s->c.transport;
-	if (s->c.transport == RC_TRANSPORT_RINGBUF &&
-	    s->c.opts.wakeup_bytes > s->c.opts.ringbuf_size / 2) {
-		/* a mark the ring cannot hold is never reached: the reader would wake on its timeout */
-		pr_info("wake-up mark %zu bytes: more than half the %zu-byte ring; using %zu\n",
-			(size_t)s->c.opts.wakeup_bytes, (size_t)s->c.opts.ringbuf_size,
-			(size_t)s->c.opts.ringbuf_size / 2);
-		s->c.opts.wakeup_bytes = s->c.opts.ringbuf_size / 2;
-	}
-	s->c.ncpus = libbpf_num_possible_cpus();
-	if (s->c.ncpus <= 0) {
-		err = s->c.ncpus ?: -EINVAL;
-		goto err_out;
-	}
-	s->captured = calloc(s->c.ncpus, sizeof(*s->captured));
-	s->percpu = calloc(s->c.ncpus, sizeof(*s->percpu));
-	s->est = calloc(s->c.ncpus, sizeof(*s->est));
-	s->paused = calloc(s->c.ncpus, sizeof(*s->paused));
-	s->pre_dropped = calloc(s->c.ncpus, sizeof(*s->pre_dropped));
-	if (!s->captured || !s->percpu || !s->est || !s->paused || !s->pre_dropped) {
-		err = -ENOMEM;
-		goto err_out;
-	}
-	err = rc_bpf__aux_parse(s);
-	err = err ?: describe_dyn(s);
-	if (err)
-		goto err_out;
-	s->ring = rc_bpf__pick_ring(s);
-	err = rc_batcher__init(&s->bt, &s->c);
-	if (err)
-		goto err_out;
-	if (!s->user) {
-		err = create_maps(s);
-		err = err ?: open_sources(s);
-		err = err ?: open_transport(s);
-		if (err)
-			goto err_out;
-	}
-	return &s->c;
-
-err_out:
-	rc_bpf__teardown(&s->c);
-	rc_capture__release(&s->c);
-	free(s);
-	return rc_err_ptr(err);
 }

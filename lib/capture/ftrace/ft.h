@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ftrace backend's own state, shared by its files: instance.c (the
- * tracefs instance), rings.c (what both ring readers share, and the
- * mapped rings with their reader sub-buffers), splice.c (the rings read
- * as whole pages spliced from trace_pipe_raw, before Linux 6.10),
- * tasks.c (a tid's process and name), order.c (time order across CPUs)
- * and ftrace.c (passes, chunks, counters, the backend's operations).
+ * tracefs instance configured; made and removed by tracefs/instance.c), rings.c (what both ring
+ * readers share, and the mapped rings with their reader sub-buffers), splice.c (the rings read as
+ * whole pages spliced from trace_pipe_raw, before Linux 6.10), tasks.c (a tid's process and name),
+ * order.c (time order across CPUs) and ftrace.c (passes, chunks, counters, the backend's
+ * operations).
  */
 #ifndef RINGCAP_CAPTURE_FTRACE_FT_H
 #define RINGCAP_CAPTURE_FTRACE_FT_H
@@ -19,6 +19,8 @@
 #include "capture/ftrace/order.h"
 #include "format/format.h"
 #include "format/ftpage.h"
+#include "tracefs/instance.h"
+#include "util/idmap.h"
 
 /* include/uapi/linux/trace_mmap.h, Linux 6.10; Debian 12's headers predate it */
 struct trace_buffer_meta {
@@ -54,9 +56,8 @@ struct trace_buffer_meta {
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
 #define WAKE_PERCENT  50	      /* poll wakes when a ring is this full */
 #define SPLICE_PAGES  16	      /* pages a splice moves at most: a pipe's default */
-#define INSTANCE_NAME "ringcap-"
 
-struct ft_cpu {
+struct rc_ftrace_cpu {
 	int cpu;
 	int fd; /* per_cpu/cpuN/trace_pipe_raw */
 	volatile struct trace_buffer_meta *meta;
@@ -89,7 +90,7 @@ struct ft_cpu {
  * every event the kernel wrote to the ring, those it overwrote, those
  * lost otherwise (commit overruns, dropped events), and the bytes waiting.
  */
-struct ft_kstats {
+struct rc_ftrace_kstats {
 	uint64_t written, overrun, extra_lost, pending;
 };
 
@@ -107,34 +108,29 @@ struct rc_ftrace;
  * @counters: the kernel's counts of @c's ring into @k, over what the
  *	stats file said (optional)
  */
-struct ft_reader {
+struct rc_ftrace_reader {
 	const char *name;
-	int (*open_cpu)(struct rc_ftrace *f, struct ft_cpu *c);
-	void (*close_cpu)(struct ft_cpu *c);
-	int (*refill)(struct rc_ftrace *f, struct ft_cpu *c);
-	void (*counters)(const struct ft_cpu *c, struct ft_kstats *k);
-};
-
-struct task_slot {
-	uint32_t tid; /* 0: free (tid 0, the idle task, is never looked up) */
-	struct rc_disk_task t;
+	int (*open_cpu)(struct rc_ftrace *f, struct rc_ftrace_cpu *c);
+	void (*close_cpu)(struct rc_ftrace_cpu *c);
+	int (*refill)(struct rc_ftrace *f, struct rc_ftrace_cpu *c);
+	void (*counters)(const struct rc_ftrace_cpu *c, struct rc_ftrace_kstats *k);
 };
 
 struct rc_ftrace {
 	struct rc_capture c; /* first: the engine frees the struct through it */
-	char inst[PATH_MAX]; /* the instance's directory */
-	bool inst_made;
-	struct ft_cpu *cpus;
+	struct rc_tracefs_instance inst; /* instances/ringcap-PID */
+	struct rc_ftrace_cpu *cpus;
 	int ncpus;	 /* CPUs with a ring */
 	size_t buf_size; /* each CPU's ring */
 	struct rc_ftenc *enc;
 	struct rc_ft_id *ids; /* ftrace id -> event id, for the encoder */
 	struct rc_ft_idmap idmap;
-	struct rc_ft_order order; /* the watermark, the hold, what was written, late */
+	struct rc_ftrace_order order; /* the watermark, the hold, what was written, late */
 	int werr;
 	struct pollfd *pfds;
-	struct task_slot *tasks; /* an open-addressing table of tids seen */
-	size_t tasks_cap, tasks_used;
+	struct rc_idmap task_ids;   /* tids seen: their index in tasks */
+	struct rc_disk_task *tasks; /* who each was */
+	size_t ntasks, tasks_cap;
 	uint64_t mark;	    /* the watermark of the last pass: what was taken is up to it */
 	uint64_t hold;	    /* the hold of this pass (Order, above) */
 	uint64_t malformed; /* sub-buffers whose rest was not events */
@@ -142,33 +138,29 @@ struct rc_ftrace {
 	char *cmdlines; /* saved_cmdlines, as read at pass cmdlines_pass */
 	uint64_t cmdlines_pass;
 	bool tracing;
-	const struct ft_reader *rd;
+	const struct rc_ftrace_reader *rd;
 	enum rc_ftrace_read read_mode; /* RC_FTRACE_READ_MMAP or _SPLICE */
 };
 
 /* instance.c */
-int ft_inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file);
-int ft_inst_write(const struct rc_ftrace *f, const char *file, const char *val, bool append);
-int ft_read_text(const char *path, char **out);
-int ft_choose_reader(struct rc_ftrace *f);
-int ft_describe_events(struct rc_ftrace *f);
-int ft_make_instance(struct rc_ftrace *f);
-int ft_configure(struct rc_ftrace *f);
-void ft_remove_instance(struct rc_ftrace *f);
+int rc_ftrace__choose_reader(struct rc_ftrace *f);
+int rc_ftrace__describe_events(struct rc_ftrace *f);
+int rc_ftrace__configure(struct rc_ftrace *f);
 
 /* rings.c */
-extern const struct ft_reader ft_mmap_reader;
-int ft_open_cpus(struct rc_ftrace *f);
-void ft_close_cpus(struct rc_ftrace *f);
-void ft_note_rate(struct ft_cpu *c);
-void ft_owe_overrun(struct ft_cpu *c, uint64_t overrun, uint64_t ts);
-uint64_t ft_stat_value(const char *text, const char *key);
-int ft_read_kstats(const struct rc_ftrace *f, struct ft_cpu *c, struct ft_kstats *k);
+extern const struct rc_ftrace_reader rc_ftrace_mmap_reader;
+int rc_ftrace__open_cpus(struct rc_ftrace *f);
+void rc_ftrace__close_cpus(struct rc_ftrace *f);
+void rc_ftrace__note_rate(struct rc_ftrace_cpu *c);
+void rc_ftrace__owe_overrun(struct rc_ftrace_cpu *c, uint64_t overrun, uint64_t ts);
+uint64_t rc_ftrace__stat_value(const char *text, const char *key);
+int rc_ftrace__read_kstats(const struct rc_ftrace *f, struct rc_ftrace_cpu *c,
+			   struct rc_ftrace_kstats *k);
 
 /* splice.c */
-extern const struct ft_reader ft_splice_reader;
+extern const struct rc_ftrace_reader rc_ftrace_splice_reader;
 
 /* tasks.c */
-int ft_task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t);
+int rc_ftrace__task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t);
 
 #endif /* RINGCAP_CAPTURE_FTRACE_FT_H */

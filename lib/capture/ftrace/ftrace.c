@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The ftrace transport (ftrace.h).
+ * The ftrace transport: tracepoints recorded by the kernel's own event
+ * tracer into a tracefs instance of ringcap's own (tracefs/instance.h),
+ * whose per-CPU ring buffers are mapped into user space (Linux 6.10), or
+ * spliced from trace_pipe_raw, and written to the capture as the kernel
+ * wrote them (ftpage.h), without BPF. A backend of the capture engine
+ * (capture/backend.h): rc_ftrace_ops.
  *
  * ringcap makes a tracefs instance of its own, instances/ringcap-PID, and
  * sets everything there: buffer size, clock, pid filter, comm filters,
  * event enables. Nothing outside it is written. Each CPU's trace_pipe_raw
- * is read by one of two readers (struct ft_reader), chosen at open:
+ * is read by one of two readers (struct rc_ftrace_reader), chosen at open:
  *
  * mmap (Linux 6.10; rings.c): it is mapped
  * (Documentation/trace/ring-buffer-map.rst), a meta page, then the ring's
@@ -44,9 +49,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "format/writer_int.h"
+#include "util/sysfs.h"
 #include "util/util.h"
 
 /* The hold of a pass: RC_FT_HOLD_NS, or less when a ring fills faster (order.h). */
@@ -56,12 +61,12 @@ static uint64_t hold_ns(const struct rc_ftrace *f)
 	int i;
 
 	for (i = 0; i < f->ncpus; i++)
-		hold = rc_ft_hold(hold, f->cpus[i].ring_ns);
+		hold = rc_ftrace__hold(hold, f->cpus[i].ring_ns);
 	return hold;
 }
 
 /* The rest of a sub-buffer that is not events: skipped, and said once. */
-static void skip_malformed(struct rc_ftrace *f, struct ft_cpu *c)
+static void skip_malformed(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 {
 	if (!f->malformed++)
 		pr_warn("cpu %d: a ring sub-buffer holds bytes that are not events: skipped\n",
@@ -69,7 +74,7 @@ static void skip_malformed(struct rc_ftrace *f, struct ft_cpu *c)
 	c->cur.pos = c->cur.len;
 }
 
-static int put_lost(struct rc_ftrace *f, struct ft_cpu *c)
+static int put_lost(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 {
 	struct rc_rec_lost l = {
 		.hdr = { .ts = c->lost_ts > f->order.written_ts ? c->lost_ts : f->order.written_ts,
@@ -88,10 +93,10 @@ static int put_lost(struct rc_ftrace *f, struct ft_cpu *c)
 }
 
 /* Where this CPU stands: the earliest time it may still produce an event at. */
-static int look(struct rc_ftrace *f, struct ft_cpu *c, uint64_t now, bool final)
+static int look(struct rc_ftrace *f, struct rc_ftrace_cpu *c, uint64_t now, bool final)
 {
 	/* with nothing waiting, it may still be committing an event up to the hold old */
-	uint64_t idle = rc_ft_idle_bound(&f->order, now, final), last;
+	uint64_t idle = rc_ftrace__idle_bound(&f->order, now, final), last;
 	long n;
 	int r;
 
@@ -123,12 +128,12 @@ static int end_chunk(struct rc_ftrace *f);
  * already written: more than the hold between their time and their commit.
  * They land out of order; counted, as the trailer's late.
  */
-static void count_late(struct rc_ftrace *f, const struct ft_cpu *c, uint64_t w)
+static void count_late(struct rc_ftrace *f, const struct rc_ftrace_cpu *c, uint64_t w)
 {
 	struct rc_ft_cursor k = c->cur;
 	struct rc_ft_event ev;
 
-	while (rc_ft_next(&k, &ev) > 0 && rc_ft_is_late(&f->order, ev.ts, w))
+	while (rc_ft_next(&k, &ev) > 0 && rc_ftrace__is_late(&f->order, ev.ts, w))
 		f->order.late++;
 }
 
@@ -145,7 +150,7 @@ static long pass(struct rc_ftrace *f, bool final, bool *moved)
 	f->passes++;
 	f->order.hold = hold_ns(f);
 	for (i = 0; i < f->ncpus; i++) {
-		struct ft_cpu *c = &f->cpus[i];
+		struct rc_ftrace_cpu *c = &f->cpus[i];
 		uint64_t taken = c->taken;
 		uint32_t pos = c->cur.pos;
 
@@ -157,9 +162,9 @@ static long pass(struct rc_ftrace *f, bool final, bool *moved)
 		if (f->cpus[i].bound < w)
 			w = f->cpus[i].bound;
 	}
-	w = rc_ft_advance(&f->order, w);
+	w = rc_ftrace__advance(&f->order, w);
 	for (i = 0; i < f->ncpus; i++) {
-		struct ft_cpu *c = &f->cpus[i];
+		struct rc_ftrace_cpu *c = &f->cpus[i];
 		uint64_t skipped;
 		uint32_t pos;
 		long n;
@@ -207,7 +212,7 @@ static int end_chunk(struct rc_ftrace *f)
 	if (err)
 		return err;
 	if (!f->c.w || f->c.salvaged) {
-		rc_ft_written(&f->order, dc.last_ts);
+		rc_ftrace__written(&f->order, dc.last_ts);
 		return 0; /* counting only, or the disk was full */
 	}
 	if (f->werr)
@@ -218,7 +223,7 @@ static int end_chunk(struct rc_ftrace *f)
 		f->werr = err;
 		return err;
 	}
-	rc_ft_written(&f->order, dc.last_ts);
+	rc_ftrace__written(&f->order, dc.last_ts);
 	rc_capture__publish(&f->c);
 	return 0;
 }
@@ -274,10 +279,12 @@ static bool unread_cpu(const struct rc_ftrace *f, int cpu, struct rc_stat_entry 
 	uint64_t n;
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	if (ft_inst_path(f, path, sizeof(path), file) || ft_read_text(path, &text))
+	if (rc_tracefs_instance__path(&f->inst, path, sizeof(path), file) ||
+	    rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return false;
-	n = ft_stat_value(text, "entries") + ft_stat_value(text, "overrun") +
-	    ft_stat_value(text, "commit overrun") + ft_stat_value(text, "dropped events");
+	n = rc_ftrace__stat_value(text, "entries") + rc_ftrace__stat_value(text, "overrun") +
+	    rc_ftrace__stat_value(text, "commit overrun") +
+	    rc_ftrace__stat_value(text, "dropped events");
 	free(text);
 	if (!n)
 		return false;
@@ -301,10 +308,10 @@ static int take_stats(struct rc_ftrace *f)
 	st->ring_pending = 0;
 	st->nentries = f->ncpus;
 	for (i = 0; i < f->ncpus; i++) {
-		struct ft_cpu *c = &f->cpus[i];
-		struct ft_kstats k;
+		struct rc_ftrace_cpu *c = &f->cpus[i];
+		struct rc_ftrace_kstats k;
 
-		ft_read_kstats(f, c, &k);
+		rc_ftrace__read_kstats(f, c, &k);
 		/* as for the perf buffer: the fullest ring's */
 		if (k.pending > st->ring_pending)
 			st->ring_pending = k.pending;
@@ -403,7 +410,7 @@ static int possible_cpus(void)
 	char *text = NULL, *p;
 	long hi = -1;
 
-	if (!ft_read_text("/sys/devices/system/cpu/possible", &text)) {
+	if (!rc_sysfs__read("/sys/devices/system/cpu/possible", SIZE_MAX, &text, NULL)) {
 		for (p = text; *p;) {
 			char *end;
 			long v = strtol(p, &end, 10);
@@ -419,7 +426,7 @@ static int possible_cpus(void)
 	return hi >= 0 && hi < 65536 ? (int)hi + 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
 }
 
-struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
+static struct rc_capture *ft_open(const struct rc_record_opts *opts)
 {
 	struct rc_ftrace *f;
 	int err;
@@ -433,7 +440,7 @@ struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
 	f->c.opts.ringbuf_size = f->buf_size; /* the header says it */
 	/* one past the highest possible CPU id: the ids may be sparse */
 	f->c.ncpus = possible_cpus();
-	err = ft_choose_reader(f);
+	err = rc_ftrace__choose_reader(f);
 	if (err)
 		goto err_out;
 	if (f->c.opts.nuprobes || f->c.opts.bpf_object || f->c.opts.events || f->c.opts.overwrite) {
@@ -443,17 +450,17 @@ struct rc_capture *rc_ftrace__open(const struct rc_record_opts *opts)
 		err = -EINVAL;
 		goto err_out;
 	}
-	err = ft_describe_events(f);
+	err = rc_ftrace__describe_events(f);
 	if (err)
 		goto err_out;
-	rc_ftrace__clean_stale();
-	err = ft_make_instance(f);
-	err = err ?: ft_configure(f);
-	err = err ?: ft_open_cpus(f);
+	rc_tracefs__clean_instances();
+	err = rc_tracefs_instance__make(&f->inst);
+	err = err ?: rc_ftrace__configure(f);
+	err = err ?: rc_ftrace__open_cpus(f);
 	if (err)
 		goto err_out;
 	f->enc = rc_ftenc__new(f->c.opts.compress_level ?: FT_LEVEL, f->c.opts.no_compress,
-			       ft_task_lookup, f);
+			       rc_ftrace__task_lookup, f);
 	if (!f->enc) {
 		err = -errno;
 		goto err_out;
@@ -486,7 +493,7 @@ static int ft_add_target(struct rc_capture *c, pid_t pid)
 	DIR *d;
 
 	snprintf(v, sizeof(v), "%d", (int)pid);
-	err = ft_inst_write(f, "set_event_pid", v, true);
+	err = rc_tracefs_instance__write(&f->inst, "set_event_pid", v, true);
 	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
 	d = opendir(dir);
 	if (!d)
@@ -494,7 +501,7 @@ static int ft_add_target(struct rc_capture *c, pid_t pid)
 	while (!err && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]) || atoi(de->d_name) == pid)
 			continue;
-		err = ft_inst_write(f, "set_event_pid", de->d_name, true);
+		err = rc_tracefs_instance__write(&f->inst, "set_event_pid", de->d_name, true);
 	}
 	closedir(d);
 	return err;
@@ -505,7 +512,7 @@ static int ft_start(struct rc_capture *c, int fd)
 	struct rc_ftrace *f = to_ft(c);
 	int err;
 
-	err = ft_inst_write(f, "tracing_on", "1", false);
+	err = rc_tracefs_instance__write(&f->inst, "tracing_on", "1", false);
 	if (err)
 		return err;
 	f->tracing = true;
@@ -581,7 +588,7 @@ static int ft_halt(struct rc_capture *cap)
 	struct rc_ftrace *f = to_ft(cap);
 
 	f->tracing = false;
-	return ft_inst_write(f, "tracing_on", "0", false);
+	return rc_tracefs_instance__write(&f->inst, "tracing_on", "0", false);
 }
 
 static int ft_stop(struct rc_capture *cap)
@@ -590,17 +597,17 @@ static int ft_stop(struct rc_capture *cap)
 	long n;
 	int err, i;
 
-	err = ft_inst_write(f, "tracing_on", "0", false);
+	err = rc_tracefs_instance__write(&f->inst, "tracing_on", "0", false);
 	f->tracing = false;
 	err = err ?: wait_writers();
 	n = err ? err : process(f, true, 0);
 	err = n < 0 ? (int)n : 0;
 	for (i = 0; !err && i < f->ncpus; i++) {
-		struct ft_cpu *c = &f->cpus[i];
-		struct ft_kstats k;
+		struct rc_ftrace_cpu *c = &f->cpus[i];
+		struct rc_ftrace_kstats k;
 
-		ft_read_kstats(f, c, &k);
-		ft_owe_overrun(c, k.overrun, c->cur.ts);
+		rc_ftrace__read_kstats(f, c, &k);
+		rc_ftrace__owe_overrun(c, k.overrun, c->cur.ts);
 		if (c->lost_pending)
 			err = put_lost(f, c);
 		if (!err && c->captured + c->overrun + c->skipped != k.written)
@@ -646,20 +653,23 @@ static void ft_teardown(struct rc_capture *cap)
 	struct rc_ftrace *f = to_ft(cap);
 
 	if (f->tracing)
-		ft_inst_write(f, "tracing_on", "0", false);
+		rc_tracefs_instance__write(&f->inst, "tracing_on", "0", false);
 	if (f->rd)
-		ft_close_cpus(f);
-	ft_remove_instance(f);
+		rc_ftrace__close_cpus(f);
+	rc_tracefs_instance__remove(&f->inst);
 	rc_ftenc__free(f->enc);
 	free(f->cpus);
 	free(f->pfds);
 	free(f->tasks);
+	rc_idmap__free(&f->task_ids);
 	free(f->ids);
 	free(f->cmdlines);
 }
 
 const struct rc_backend_ops rc_ftrace_ops = {
 	.name = "ftrace",
+	.transports = 1u << RC_TRANSPORT_FTRACE,
+	.open = ft_open,
 	.add_target = ft_add_target,
 	.start = ft_start,
 	.read = ft_read,

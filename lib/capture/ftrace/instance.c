@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The ftrace backend's tracefs instance, instances/ringcap-PID: made,
- * configured (buffer size, clock, overwrite, pid and comm filters, event
- * enables), and removed, also when an earlier ringcap was killed. Nothing
- * outside it is written.
+ * The ftrace backend's tracefs instance, instances/ringcap-PID (made,
+ * written and removed by tracefs/instance.c, which also removes those an
+ * earlier ringcap left when killed): how its rings are read, the events
+ * described, and the instance configured (buffer size, clock, overwrite,
+ * pid and comm filters, event enables). Nothing outside it is written.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -18,157 +19,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
+#include "util/sysfs.h"
 #include "util/util.h"
-
-/* ---- tracefs files ----------------------------------------------------- */
-
-int ft_inst_path(const struct rc_ftrace *f, char *out, size_t len, const char *file)
-{
-	if (snprintf(out, len, "%s/%s", f->inst, file) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-/* Write @val to the instance's @file (O_APPEND: add to a list, as >> does). */
-int ft_inst_write(const struct rc_ftrace *f, const char *file, const char *val, bool append)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd, err;
-
-	err = ft_inst_path(f, path, sizeof(path), file);
-	if (err)
-		return err;
-	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0) {
-		err = -errno;
-		pr_warn("cannot open %s: %s\n", path, strerror(errno));
-		return err;
-	}
-	n = write(fd, val, len);
-	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
-	close(fd);
-	if (err)
-		pr_warn("cannot write '%s' to %s: %s\n", val, path, strerror(-err));
-	return err;
-}
-
-/* Read a small tracefs file into a new string. */
-int ft_read_text(const char *path, char **out)
-{
-	char buf[4096];
-	struct rc_strbuf sb = {};
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		err = rc_strbuf__append(&sb, buf, n);
-		if (err)
-			break;
-	}
-	if (n < 0)
-		err = -errno;
-	close(fd);
-	err = err ?: rc_strbuf__append(&sb, "", 1);
-	if (err) {
-		rc_strbuf__free(&sb);
-		return err;
-	}
-	*out = sb.buf;
-	return 0;
-}
-
-/* ---- the instance ------------------------------------------------------ */
-
-static bool pid_alive(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno != ESRCH;
-}
-
-static int instances_dir(char *out, size_t len)
-{
-	const char *tfs = rc_tracefs();
-
-	if (!tfs)
-		return -errno;
-	if (snprintf(out, len, "%s/instances", tfs) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int rc_ftrace__clean_stale(void)
-{
-	char dir[PATH_MAX];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	if (instances_dir(dir, sizeof(dir)))
-		return 0;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid;
-
-		if (strncmp(de->d_name, INSTANCE_NAME, strlen(INSTANCE_NAME)))
-			continue;
-		errno = 0;
-		pid = strtol(de->d_name + strlen(INSTANCE_NAME), &end, 10);
-		if (errno || *end || pid <= 0 || pid > INT_MAX || pid_alive(pid))
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR)) {
-			pr_warn("cannot remove %s/%s, left by ringcap process %ld, which is gone: "
-				"%s\n",
-				dir, de->d_name, pid, strerror(errno));
-			continue;
-		}
-		pr_info("removed %s/%s, left by ringcap process %ld, which is gone\n", dir,
-			de->d_name, pid);
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-int ft_make_instance(struct rc_ftrace *f)
-{
-	char dir[PATH_MAX];
-	int err = instances_dir(dir, sizeof(dir));
-
-	if (err)
-		return err;
-	if (snprintf(f->inst, sizeof(f->inst), "%s/%s%d", dir, INSTANCE_NAME, (int)getpid()) >=
-	    (int)sizeof(f->inst))
-		return -ENAMETOOLONG;
-	err = mkdir(f->inst, 0700) ? -errno : 0;
-	if (err == -EEXIST) /* left by an earlier ringcap that had our pid */
-		err = rmdir(f->inst) || mkdir(f->inst, 0700) ? -errno : 0;
-	if (err) {
-		pr_warn("cannot create the tracefs instance %s: %s%s\n", f->inst, strerror(-err),
-			err == -EACCES || err == -EPERM ? " (recording needs root)" : "");
-		return err;
-	}
-	f->inst_made = true;
-	return 0;
-}
-
-void ft_remove_instance(struct rc_ftrace *f)
-{
-	if (!f->inst_made)
-		return;
-	if (rmdir(f->inst))
-		pr_warn("cannot remove the tracefs instance %s: %s (remove it with rmdir)\n",
-			f->inst, strerror(errno));
-	f->inst_made = false;
-}
 
 /*
  * How the rings are read, before touching tracefs: mapped where the kernel
@@ -176,7 +29,7 @@ void ft_remove_instance(struct rc_ftrace *f)
  * else spliced from trace_pipe_raw; --ftrace-read forces one, and mapping
  * is refused in one line where the kernel cannot.
  */
-int ft_choose_reader(struct rc_ftrace *f)
+int rc_ftrace__choose_reader(struct rc_ftrace *f)
 {
 	struct rc_features feat = {};
 	bool maps;
@@ -207,7 +60,8 @@ int ft_choose_reader(struct rc_ftrace *f)
 	default:
 		return -EINVAL;
 	}
-	f->rd = f->read_mode == RC_FTRACE_READ_MMAP ? &ft_mmap_reader : &ft_splice_reader;
+	f->rd =
+	    f->read_mode == RC_FTRACE_READ_MMAP ? &rc_ftrace_mmap_reader : &rc_ftrace_splice_reader;
 	pr_info("ftrace: each CPU's ring read by %s\n", f->rd->name);
 	return 0;
 }
@@ -239,7 +93,7 @@ static int note_headers(struct rc_ftrace *f)
 		char *text = NULL;
 
 		snprintf(path, sizeof(path), "%s/events/%s", tfs, keys[i]);
-		err = ft_read_text(path, &text);
+		err = rc_sysfs__read(path, SIZE_MAX, &text, NULL);
 		if (err) {
 			pr_warn("cannot read %s: %s\n", path, strerror(-err));
 			return err;
@@ -253,7 +107,7 @@ static int note_headers(struct rc_ftrace *f)
 	return 0;
 }
 
-int ft_describe_events(struct rc_ftrace *f)
+int rc_ftrace__describe_events(struct rc_ftrace *f)
 {
 	size_t i;
 	int err;
@@ -303,7 +157,7 @@ static int set_filters(struct rc_ftrace *f)
 		const struct rc_tpformat *tp = &f->c.dset.ev[i].tp;
 
 		snprintf(file, sizeof(file), "events/%s/%s/filter", tp->system, tp->name);
-		err = ft_inst_write(f, file, filter, false);
+		err = rc_tracefs_instance__write(&f->inst, file, filter, false);
 		if (err)
 			return err;
 	}
@@ -320,33 +174,34 @@ static int enable_events(struct rc_ftrace *f, const char *val)
 		const struct rc_tpformat *tp = &f->c.dset.ev[i].tp;
 
 		snprintf(file, sizeof(file), "events/%s/%s/enable", tp->system, tp->name);
-		err = ft_inst_write(f, file, val, false);
+		err = rc_tracefs_instance__write(&f->inst, file, val, false);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-int ft_configure(struct rc_ftrace *f)
+int rc_ftrace__configure(struct rc_ftrace *f)
 {
 	char v[64];
 	int err;
 
-	err = ft_inst_write(f, "tracing_on", "0", false);
+	err = rc_tracefs_instance__write(&f->inst, "tracing_on", "0", false);
 	snprintf(v, sizeof(v), "%zu", f->buf_size >> 10);
-	err = err ?: ft_inst_write(f, "buffer_size_kb", v, false);
+	err = err ?: rc_tracefs_instance__write(&f->inst, "buffer_size_kb", v, false);
 	/* the capture clock, CLOCK_BOOTTIME, as the BPF transports' bpf_ktime_get_boot_ns() */
-	err = err ?: ft_inst_write(f, "trace_clock", "boot", false);
-	err = err ?: ft_inst_write(f, "options/overwrite", "1", false);
+	err = err ?: rc_tracefs_instance__write(&f->inst, "trace_clock", "boot", false);
+	err = err ?: rc_tracefs_instance__write(&f->inst, "options/overwrite", "1", false);
 	snprintf(v, sizeof(v), "%d", WAKE_PERCENT);
-	err = err ?: ft_inst_write(f, "buffer_percent", v, false);
+	err = err ?: rc_tracefs_instance__write(&f->inst, "buffer_percent", v, false);
 	err = err
-		  ?: ft_inst_write(f, "options/event-fork",
-				   f->c.opts.follow_forks || f->c.opts.npids ? "1" : "0", false);
+		  ?: rc_tracefs_instance__write(
+			 &f->inst, "options/event-fork",
+			 f->c.opts.follow_forks || f->c.opts.npids ? "1" : "0", false);
 	if (!err && !f->c.opts.npids && !f->c.opts.follow_forks) {
 		/* system-wide: not the recorder's own events, which would feed themselves */
 		snprintf(v, sizeof(v), "%d", (int)getpid());
-		err = ft_inst_write(f, "set_event_notrace_pid", v, false);
+		err = rc_tracefs_instance__write(&f->inst, "set_event_notrace_pid", v, false);
 	}
 	err = err ?: set_filters(f);
 	return err ?: enable_events(f, "1");

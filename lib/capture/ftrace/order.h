@@ -27,18 +27,18 @@
 #define RC_FT_HOLD_SHARE 8	    /* the hold is at most this share of a ring's time */
 
 /**
- * struct rc_ft_order - the ordering state of a capture
+ * struct rc_ftrace_order - the ordering state of a capture
  * @mark: the watermark of the last pass: what was taken is up to it
  * @hold: the hold of this pass
  * @written_ts: the latest record of the chunks written
  * @late: events taken earlier than @written_ts
  */
-struct rc_ft_order {
+struct rc_ftrace_order {
 	uint64_t mark, hold, written_ts, late;
 };
 
 /**
- * rc_ft_ring_ns() - how long a ring takes to fill, from one sub-buffer
+ * rc_ftrace__ring_ns() - how long a ring takes to fill, from one sub-buffer
  * @span: ns between the sub-buffer's first and last event
  * @used: its bytes of events
  * @data: the bytes of events a sub-buffer holds
@@ -46,49 +46,49 @@ struct rc_ft_order {
  *
  * Return: ns, saturating; 0 when @used is 0.
  */
-uint64_t rc_ft_ring_ns(uint64_t span, uint32_t used, uint32_t data, uint32_t nr_subbufs);
+uint64_t rc_ftrace__ring_ns(uint64_t span, uint32_t used, uint32_t data, uint32_t nr_subbufs);
 
 /**
- * rc_ft_hold() - the hold of a pass, lowered for one more ring
+ * rc_ftrace__hold() - the hold of a pass, lowered for one more ring
  * @hold: the hold so far (RC_FT_HOLD_NS for the first ring)
  * @ring_ns: the ring's time to fill (0: not known yet)
  *
  * Return: @hold, or @ring_ns over RC_FT_HOLD_SHARE when less.
  */
-uint64_t rc_ft_hold(uint64_t hold, uint64_t ring_ns);
+uint64_t rc_ftrace__hold(uint64_t hold, uint64_t ring_ns);
 
 /**
- * rc_ft_idle_bound() - the bound of a CPU with nothing waiting
+ * rc_ftrace__idle_bound() - the bound of a CPU with nothing waiting
  * @o: with this pass's @hold
  * @now: CLOCK_BOOTTIME
  * @final: the last pass: nothing more will come
  *
  * Return: @now less the hold (0 at most), or UINT64_MAX when @final.
  */
-uint64_t rc_ft_idle_bound(const struct rc_ft_order *o, uint64_t now, bool final);
+uint64_t rc_ftrace__idle_bound(const struct rc_ftrace_order *o, uint64_t now, bool final);
 
 /**
- * rc_ft_advance() - the watermark of a pass
+ * rc_ftrace__advance() - the watermark of a pass
  * @o: the state; @mark is updated
  * @earliest: the least of the CPUs' bounds
  *
  * Return: @earliest, or the last watermark when that is later.
  */
-uint64_t rc_ft_advance(struct rc_ft_order *o, uint64_t earliest);
+uint64_t rc_ftrace__advance(struct rc_ftrace_order *o, uint64_t earliest);
 
 /**
- * rc_ft_is_late() - will an event of time @ts, taken under watermark @w, be late?
+ * rc_ftrace__is_late() - will an event of time @ts, taken under watermark @w, be late?
  * @o: the state
  * @ts: the event's time
  * @w: the watermark it is taken under (events after it are not taken)
  */
-bool rc_ft_is_late(const struct rc_ft_order *o, uint64_t ts, uint64_t w);
+bool rc_ftrace__is_late(const struct rc_ftrace_order *o, uint64_t ts, uint64_t w);
 
 /**
- * rc_ft_written() - a chunk whose last record has time @last_ts was written
+ * rc_ftrace__written() - a chunk whose last record has time @last_ts was written
  * @o: the state
  * @last_ts: the chunk's last record's time
  */
-void rc_ft_written(struct rc_ft_order *o, uint64_t last_ts);
+void rc_ftrace__written(struct rc_ftrace_order *o, uint64_t last_ts);
 
 #endif /* RINGCAP_CAPTURE_FTRACE_ORDER_H */

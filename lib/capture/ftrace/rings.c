@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "util/util.h"
+#include "util/sysfs.h"
 
 /* ---- the rings --------------------------------------------------------- */
 
@@ -39,7 +39,7 @@ static int map_refused(const char *path, int err)
 	return err;
 }
 
-static int map_cpu(struct rc_ftrace *f, struct ft_cpu *c)
+static int map_cpu(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	char file[64], path[PATH_MAX];
@@ -48,7 +48,7 @@ static int map_cpu(struct rc_ftrace *f, struct ft_cpu *c)
 	int err;
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
-	err = ft_inst_path(f, path, sizeof(path), file);
+	err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), file);
 	if (err)
 		return err;
 	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -89,7 +89,7 @@ static int map_cpu(struct rc_ftrace *f, struct ft_cpu *c)
 	return 0;
 }
 
-static void unmap_cpu(struct ft_cpu *c)
+static void unmap_cpu(struct rc_ftrace_cpu *c)
 {
 	if (c->data)
 		munmap(c->data, c->data_len);
@@ -109,7 +109,7 @@ static bool cpu_online(int cpu)
 	bool on;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	if (ft_read_text(path, &text))
+	if (rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return access(path, F_OK) != 0; /* no such file: a CPU that cannot go offline */
 	on = text[0] != '0';
 	free(text);
@@ -117,7 +117,7 @@ static bool cpu_online(int cpu)
 }
 
 /* The CPUs with a ring in the instance: per_cpu/cpuN of the online ones, opened. */
-int ft_open_cpus(struct rc_ftrace *f)
+int rc_ftrace__open_cpus(struct rc_ftrace *f)
 {
 	char path[PATH_MAX];
 	int i, err;
@@ -127,11 +127,11 @@ int ft_open_cpus(struct rc_ftrace *f)
 	if (!f->cpus || !f->pfds)
 		return -ENOMEM;
 	for (i = 0; i < f->c.ncpus; i++) {
-		struct ft_cpu *c = &f->cpus[f->ncpus];
+		struct rc_ftrace_cpu *c = &f->cpus[f->ncpus];
 		char file[64];
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d", i);
-		err = ft_inst_path(f, path, sizeof(path), file);
+		err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), file);
 		if (err)
 			return err;
 		if (access(path, F_OK) || !cpu_online(i))
@@ -147,7 +147,7 @@ int ft_open_cpus(struct rc_ftrace *f)
 	return f->ncpus ? 0 : -ENODEV;
 }
 
-void ft_close_cpus(struct rc_ftrace *f)
+void rc_ftrace__close_cpus(struct rc_ftrace *f)
 {
 	int i;
 
@@ -155,13 +155,13 @@ void ft_close_cpus(struct rc_ftrace *f)
 		f->rd->close_cpu(&f->cpus[i]);
 }
 
-static const unsigned char *subbuf(const struct ft_cpu *c, uint32_t id)
+static const unsigned char *subbuf(const struct rc_ftrace_cpu *c, uint32_t id)
 {
 	return c->data + (size_t)id * c->subbuf_size;
 }
 
 /* The bytes of events the kernel has committed to a sub-buffer. */
-static uint32_t committed(const struct ft_cpu *c, const unsigned char *sb)
+static uint32_t committed(const struct rc_ftrace_cpu *c, const unsigned char *sb)
 {
 	/*
 	 * local_t, but the kernel reads it as an unsigned int (rb_page_commit())
@@ -178,7 +178,7 @@ static uint32_t committed(const struct ft_cpu *c, const unsigned char *sb)
  * is more than was owed so far is owed as a ringcap:lost record, at @ts
  * unless one is already pending.
  */
-void ft_owe_overrun(struct ft_cpu *c, uint64_t overrun, uint64_t ts)
+void rc_ftrace__owe_overrun(struct rc_ftrace_cpu *c, uint64_t overrun, uint64_t ts)
 {
 	if (overrun <= c->overrun + c->lost_pending)
 		return;
@@ -191,20 +191,20 @@ void ft_owe_overrun(struct ft_cpu *c, uint64_t overrun, uint64_t ts)
  * The sub-buffer c->cur walks is done with: if it was at least half full,
  * the time its events took says how long the whole ring takes to fill.
  */
-void ft_note_rate(struct ft_cpu *c)
+void rc_ftrace__note_rate(struct rc_ftrace_cpu *c)
 {
 	uint32_t data = c->subbuf_size - SUBBUF_HDR;
 
 	if (!c->taken || c->cur.len < data / 2 || c->cur.ts <= c->page_ts)
 		return;
-	c->ring_ns = rc_ft_ring_ns(c->cur.ts - c->page_ts, c->cur.len, data, c->nr_subbufs);
+	c->ring_ns = rc_ftrace__ring_ns(c->cur.ts - c->page_ts, c->cur.len, data, c->nr_subbufs);
 }
 
 /*
  * Ask the kernel for the reader sub-buffer and point c->cur at what it
  * holds. 1 when an event is waiting, 0 when none is, or -errno.
  */
-static int get_reader(struct ft_cpu *c)
+static int get_reader(struct rc_ftrace_cpu *c)
 {
 	const unsigned char *sb;
 	uint32_t id;
@@ -232,7 +232,7 @@ static int get_reader(struct ft_cpu *c)
 		 */
 		uint32_t len = committed(c, sb);
 
-		ft_note_rate(c);
+		rc_ftrace__note_rate(c);
 		c->id = id;
 		c->taken++;
 		c->cur = (struct rc_ft_cursor){
@@ -244,7 +244,7 @@ static int get_reader(struct ft_cpu *c)
 	} else {
 		c->cur.len = committed(c, sb);
 	}
-	ft_owe_overrun(c, c->meta->overrun, c->cur.ts);
+	rc_ftrace__owe_overrun(c, c->meta->overrun, c->cur.ts);
 	return c->cur.pos < c->cur.len;
 }
 
@@ -259,7 +259,7 @@ static int get_reader(struct ft_cpu *c)
  * a second ioctl swaps in the next. Without it a full ring looks empty
  * until the next drain, and its events come too late for their place.
  */
-static int map_refill(struct rc_ftrace *f, struct ft_cpu *c)
+static int map_refill(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 {
 	uint32_t id = c->id;
 	int r;
@@ -279,13 +279,13 @@ static int map_refill(struct rc_ftrace *f, struct ft_cpu *c)
 }
 
 /* The meta page counts what the kernel wrote and overwrote, as it hands out sub-buffers. */
-static void map_counters(const struct ft_cpu *c, struct ft_kstats *k)
+static void map_counters(const struct rc_ftrace_cpu *c, struct rc_ftrace_kstats *k)
 {
 	k->written = c->meta->entries;
 	k->overrun = c->meta->overrun;
 }
 
-const struct ft_reader ft_mmap_reader = {
+const struct rc_ftrace_reader rc_ftrace_mmap_reader = {
 	.name = "mmap",
 	.open_cpu = map_cpu,
 	.close_cpu = unmap_cpu,
@@ -294,7 +294,7 @@ const struct ft_reader ft_mmap_reader = {
 };
 
 /* The number after "@key:" at the start of a line of @text, or 0 without one. */
-uint64_t ft_stat_value(const char *text, const char *key)
+uint64_t rc_ftrace__stat_value(const char *text, const char *key)
 {
 	size_t len = strlen(key);
 	const char *p;
@@ -312,21 +312,23 @@ uint64_t ft_stat_value(const char *text, const char *key)
  * otherwise (commit overruns, dropped events) and the bytes waiting; then
  * the reader's own counters over it. c->extra_lost is set.
  */
-int ft_read_kstats(const struct rc_ftrace *f, struct ft_cpu *c, struct ft_kstats *k)
+int rc_ftrace__read_kstats(const struct rc_ftrace *f, struct rc_ftrace_cpu *c,
+			   struct rc_ftrace_kstats *k)
 {
 	char file[64], path[PATH_MAX], *text = NULL;
 	int err;
 
-	*k = (struct ft_kstats){};
+	*k = (struct rc_ftrace_kstats){};
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c->cpu);
-	err = ft_inst_path(f, path, sizeof(path), file) ?: ft_read_text(path, &text);
+	err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), file)
+		  ?: rc_sysfs__read(path, SIZE_MAX, &text, NULL);
 	if (!err) {
-		k->overrun = ft_stat_value(text, "overrun");
-		k->written = ft_stat_value(text, "entries") + k->overrun +
-			     ft_stat_value(text, "read events");
-		k->extra_lost =
-		    ft_stat_value(text, "commit overrun") + ft_stat_value(text, "dropped events");
-		k->pending = ft_stat_value(text, "bytes");
+		k->overrun = rc_ftrace__stat_value(text, "overrun");
+		k->written = rc_ftrace__stat_value(text, "entries") + k->overrun +
+			     rc_ftrace__stat_value(text, "read events");
+		k->extra_lost = rc_ftrace__stat_value(text, "commit overrun") +
+				rc_ftrace__stat_value(text, "dropped events");
+		k->pending = rc_ftrace__stat_value(text, "bytes");
 		c->extra_lost = k->extra_lost;
 		free(text);
 	}

@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
 #include "util/util.h"
+#include "util/sysfs.h"
 
 /*
  * The size of the ring's sub-buffers: buffer_subbuf_size_kb (Linux 6.8),
@@ -45,10 +45,10 @@ static int subbuf_size(const struct rc_ftrace *f, uint32_t *size)
 	int err;
 
 	*size = page;
-	err = ft_inst_path(f, path, sizeof(path), "buffer_subbuf_size_kb");
+	err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), "buffer_subbuf_size_kb");
 	if (err)
 		return err;
-	if (ft_read_text(path, &text))
+	if (rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return 0; /* no such file: a page */
 	text[strcspn(text, "\n")] = '\0';
 	errno = 0;
@@ -65,7 +65,7 @@ static int subbuf_size(const struct rc_ftrace *f, uint32_t *size)
 	return 0;
 }
 
-static int open_cpu(struct rc_ftrace *f, struct ft_cpu *c)
+static int open_cpu(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 {
 	char file[64], path[PATH_MAX];
 	int err;
@@ -75,7 +75,7 @@ static int open_cpu(struct rc_ftrace *f, struct ft_cpu *c)
 		return err;
 	c->nr_subbufs = f->buf_size / c->subbuf_size ?: 1;
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
-	err = ft_inst_path(f, path, sizeof(path), file);
+	err = rc_tracefs_instance__path(&f->inst, path, sizeof(path), file);
 	if (err)
 		return err;
 	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -95,7 +95,7 @@ static int open_cpu(struct rc_ftrace *f, struct ft_cpu *c)
 	return c->pages ? 0 : -ENOMEM;
 }
 
-static void close_cpu(struct ft_cpu *c)
+static void close_cpu(struct rc_ftrace_cpu *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
@@ -109,7 +109,7 @@ static void close_cpu(struct ft_cpu *c)
 }
 
 /* Read @len bytes from the pipe, which the splice that returned @len put there. */
-static int drain_pipe(struct ft_cpu *c, size_t len)
+static int drain_pipe(struct rc_ftrace_cpu *c, size_t len)
 {
 	size_t got = 0;
 
@@ -131,7 +131,7 @@ static int drain_pipe(struct ft_cpu *c, size_t len)
 }
 
 /* Splice the sub-buffers the kernel is done with: how many (0: none), or -errno. */
-static int splice_pages(struct ft_cpu *c)
+static int splice_pages(struct rc_ftrace_cpu *c)
 {
 	size_t room = (size_t)SPLICE_PAGES * c->subbuf_size;
 	ssize_t n;
@@ -165,7 +165,7 @@ static int splice_pages(struct ft_cpu *c)
  * when it gave a sub-buffer, 0 when the ring is empty, or -errno. It hands
  * out a whole sub-buffer of bytes each time, but may take reads to do so.
  */
-static int read_partial(struct ft_cpu *c)
+static int read_partial(struct rc_ftrace_cpu *c)
 {
 	size_t got = 0;
 
@@ -195,13 +195,13 @@ static int read_partial(struct ft_cpu *c)
  * A sub-buffer that follows overwritten events: owe them at its time (see
  * the top of the file). @len is its bytes of events, already checked.
  */
-static void note_missed(struct rc_ftrace *f, struct ft_cpu *c, const unsigned char *sb,
+static void note_missed(struct rc_ftrace *f, struct rc_ftrace_cpu *c, const unsigned char *sb,
 			uint32_t commit, uint32_t len)
 {
 	uint64_t owed = c->overrun + c->lost_pending, stored, more;
-	struct ft_kstats k;
+	struct rc_ftrace_kstats k;
 
-	if (ft_read_kstats(f, c, &k))
+	if (rc_ftrace__read_kstats(f, c, &k))
 		return; /* the stop owes what the stats file says then */
 	if (k.overrun <= owed)
 		return;
@@ -219,11 +219,11 @@ static void note_missed(struct rc_ftrace *f, struct ft_cpu *c, const unsigned ch
 			 "%llu not owed yet\n",
 			 c->cpu, (unsigned long long)c->cur.ts, (unsigned long long)more);
 	}
-	ft_owe_overrun(c, owed + more, c->cur.ts);
+	rc_ftrace__owe_overrun(c, owed + more, c->cur.ts);
 }
 
 /* Point c->cur at the events of the next sub-buffer held. */
-static void take_page(struct rc_ftrace *f, struct ft_cpu *c)
+static void take_page(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 {
 	const unsigned char *sb = c->pages + (size_t)c->next++ * c->subbuf_size;
 	uint32_t data = c->subbuf_size - SUBBUF_HDR, commit, len;
@@ -242,7 +242,7 @@ static void take_page(struct rc_ftrace *f, struct ft_cpu *c)
 			    c->cpu, len, data);
 		len = data;
 	}
-	ft_note_rate(c);
+	rc_ftrace__note_rate(c);
 	c->taken++;
 	c->cur = (struct rc_ft_cursor){ .buf = sb + SUBBUF_HDR, .len = len, .ts = ts };
 	c->page_ts = ts;
@@ -255,7 +255,7 @@ static void take_page(struct rc_ftrace *f, struct ft_cpu *c)
  * one held, else those spliced now, else those read from the sub-buffer
  * the kernel is writing. 1 when an event is waiting, 0 when none is.
  */
-static int refill(struct rc_ftrace *f, struct ft_cpu *c)
+static int refill(struct rc_ftrace *f, struct rc_ftrace_cpu *c)
 {
 	int r;
 
@@ -274,7 +274,7 @@ static int refill(struct rc_ftrace *f, struct ft_cpu *c)
 	}
 }
 
-const struct ft_reader ft_splice_reader = {
+const struct rc_ftrace_reader rc_ftrace_splice_reader = {
 	.name = "splice",
 	.open_cpu = open_cpu,
 	.close_cpu = close_cpu,

@@ -13,8 +13,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "capture/ftrace/ftrace.h"
 #include "capture/ftrace/ft.h"
+#include "util/mem.h"
+#include "util/sysfs.h"
 
 /* ---- tasks ------------------------------------------------------------- */
 
@@ -27,7 +28,7 @@ static bool proc_task(uint32_t tid, struct rc_disk_task *t)
 	t->tgid = tid;
 	snprintf(t->comm, sizeof(t->comm), "<...>");
 	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	if (ft_read_text(path, &text))
+	if (rc_sysfs__read(path, SIZE_MAX, &text, NULL))
 		return false;
 	if ((p = strstr(text, "Name:\t"))) {
 		size_t n = strcspn(p + 6, "\n");
@@ -56,7 +57,7 @@ static void saved_comm(struct rc_ftrace *f, uint32_t tid, struct rc_disk_task *t
 		f->cmdlines = NULL;
 		f->cmdlines_pass = f->passes;
 		snprintf(path, sizeof(path), "%s/saved_cmdlines", tfs ? tfs : "");
-		if (!tfs || ft_read_text(path, &f->cmdlines))
+		if (!tfs || rc_sysfs__read(path, SIZE_MAX, &f->cmdlines, NULL))
 			return;
 	}
 	snprintf(pat, sizeof(pat), "\n%u ", tid);
@@ -69,63 +70,37 @@ static void saved_comm(struct rc_ftrace *f, uint32_t tid, struct rc_disk_task *t
 	memcpy(t->comm, p, n < sizeof(t->comm) - 1 ? n : sizeof(t->comm) - 1);
 }
 
-static int grow_tasks(struct rc_ftrace *f)
-{
-	size_t cap = f->tasks_cap ? f->tasks_cap * 2 : 1024, i;
-	struct task_slot *old = f->tasks, *t;
-
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	f->tasks = t;
-	f->tasks_cap = cap;
-	for (i = 0; old && i < cap / 2; i++) {
-		struct task_slot *s;
-		size_t h;
-
-		if (!old[i].tid)
-			continue;
-		for (h = old[i].tid * 2654435761u; (s = &t[h & (cap - 1)])->tid; h++)
-			;
-		*s = old[i];
-	}
-	free(old);
-	return 0;
-}
-
 /* The encoder meets a thread first in a chunk: who it is, looked up once a capture. */
-int ft_task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t)
+int rc_ftrace__task_lookup(void *ctx, uint32_t tid, struct rc_disk_task *t)
 {
 	struct rc_ftrace *f = ctx;
-	struct task_slot *s;
-	size_t h;
+	struct rc_disk_task *s;
+	bool added;
+	uint64_t *i;
 	int err;
 
 	if (!tid) {
 		*t = (struct rc_disk_task){ .tid = 0, .tgid = 0, .comm = "<idle>" };
 		return 0;
 	}
-	if (f->tasks_used * 2 >= f->tasks_cap) {
-		err = grow_tasks(f);
-		if (err)
-			return err;
-	}
-	for (h = tid * 2654435761u; (s = &f->tasks[h & (f->tasks_cap - 1)])->tid; h++)
-		if (s->tid == tid)
-			break;
+	err = rc_ensure_arr(&f->tasks, &f->tasks_cap, f->ntasks + 1, 1024);
+	if (err)
+		return err;
+	i = rc_idmap__get(&f->task_ids, tid, &added);
+	if (!i)
+		return -ENOMEM;
+	if (added)
+		*i = f->ntasks++;
+	s = &f->tasks[*i];
 	/* looked up again each chunk (exec renames, pids are reused); kept once gone */
 	if (proc_task(tid, t)) {
-		f->tasks_used += !s->tid;
-		s->tid = tid;
-		s->t = *t;
+		*s = *t;
 		return 0;
 	}
-	if (!s->tid) {
+	if (added) {
 		saved_comm(f, tid, t);
-		s->tid = tid;
-		s->t = *t;
-		f->tasks_used++;
+		*s = *t;
 	}
-	*t = s->t;
+	*t = *s;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "util/util.h"
 #include "capture/perf/pmu.h"
+#include "util/sysfs.h"
 
 #define MAX_TERMS 64  /* terms in one spec */
 #define FILE_MAX  256 /* a format, type, caps or events file: they are a line */
@@ -89,58 +90,6 @@ static int path_of(char *buf, const char *root, const char *name, const char *re
 	int n = snprintf(buf, PATH_MAX, "%s/%s%s%s", root, name, rest ? "/" : "", rest ?: "");
 
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
-}
-
-/*
- * Read a one-line file whole into @buf (size @len), without its trailing
- * newline. Return: its length; -EFBIG when it does not fit; -errno.
- */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* one byte past the buffer's room tells a file too long from one that fits */
-	while (got < len) {
-		n = read(fd, buf + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (!n)
-			break;
-		got += n;
-	}
-	close(fd);
-	if (got >= len)
-		return -EFBIG;
-	while (got && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
-		got--;
-	buf[got] = '\0';
-	if (memchr(buf, '\0', got) || strchr(buf, '\n'))
-		return -EINVAL; /* one line of text */
-	return got;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
 /* Letters, digits, '_', '-', '.': a name that is safe in a path and not . or .. */
@@ -226,7 +175,7 @@ static int resolve_pmu(const char *root, const char *name, char *out, size_t len
 	err = path_of(path, root, name, NULL);
 	if (err)
 		return err;
-	if (is_dir(path)) {
+	if (rc_sysfs__is_dir(path)) {
 		snprintf(out, len, "%s", name);
 		return 0;
 	}
@@ -351,7 +300,7 @@ static int unknown_term(struct ctx *c, const char *term)
 	int err;
 
 	err = path_of(path, c->dir, "format", NULL);
-	if (!err && !is_dir(path)) {
+	if (!err && !rc_sysfs__is_dir(path)) {
 		msg(c->err, c->errlen,
 		    "PMU '%s' has no format terms (no %s), so no '%s': give it as %s//", c->pmu,
 		    path, term, c->pmu);
@@ -365,7 +314,7 @@ static int unknown_term(struct ctx *c, const char *term)
 		return err == -ENOMEM ? err : -EINVAL;
 	}
 	/* a named event (cpu/cycles/): say what it stands for */
-	if (!path_of(path, c->dir, "events", term) && read_line(path, ev, sizeof(ev)) > 0)
+	if (!path_of(path, c->dir, "events", term) && rc_sysfs__read_line(path, ev, sizeof(ev)) > 0)
 		msg(c->err, c->errlen,
 		    "'%s' is one of PMU '%s''s named events (events/%s: %s), which ringcap does "
 		    "not expand: give its terms, %s/%s/; the PMU's terms: %s",
@@ -389,9 +338,9 @@ static int lookup(struct ctx *c, const char *term, struct fmt *f)
 	err = path_of(path, c->dir, "format", term);
 	if (err)
 		return -ENOENT; /* no name that long is a term */
-	if (!is_file(path))
+	if (!rc_sysfs__is_file(path))
 		return -ENOENT;
-	err = read_line(path, f->text, sizeof(f->text));
+	err = rc_sysfs__read_line(path, f->text, sizeof(f->text));
 	if (err >= 0)
 		err = parse_format(f->text, &f->field, &f->bits);
 	if (err == -EOPNOTSUPP) {
@@ -440,8 +389,8 @@ static uint64_t caps(struct ctx *c, const char *name, bool hex, uint64_t def)
 	char path[PATH_MAX], buf[FILE_MAX];
 	uint64_t v;
 
-	if (path_of(path, c->dir, "caps", name) || read_line(path, buf, sizeof(buf)) <= 0 ||
-	    parse_u64(buf, hex, &v))
+	if (path_of(path, c->dir, "caps", name) ||
+	    rc_sysfs__read_line(path, buf, sizeof(buf)) <= 0 || parse_u64(buf, hex, &v))
 		return def;
 	return v;
 }
@@ -493,8 +442,8 @@ static void intel_pt_defaults(struct ctx *c, struct perf_event_attr *attr)
 		if (psb_periods)
 			set_default(c, attr, "psb_period", pick_bit(psb_periods, 3));
 	}
-	if (!path_of(path, c->dir, "format/pt", NULL) && is_file(path) &&
-	    !path_of(path, c->dir, "format/branch", NULL) && is_file(path)) {
+	if (!path_of(path, c->dir, "format/pt", NULL) && rc_sysfs__is_file(path) &&
+	    !path_of(path, c->dir, "format/branch", NULL) && rc_sysfs__is_file(path)) {
 		set_default(c, attr, "pt", 1);
 		set_default(c, attr, "branch", 1);
 	}
@@ -705,7 +654,7 @@ int rc_pmu__parse(const char *root, const char *spec, struct perf_event_attr *at
 	c.pmu = pmu;
 	if (path_of(c.dir, root, pmu, NULL) || path_of(path, root, pmu, "type"))
 		return -ENAMETOOLONG;
-	ret = read_line(path, line, sizeof(line));
+	ret = rc_sysfs__read_line(path, line, sizeof(line));
 	if (ret < 0) {
 		msg(err, errlen, "failed to read PMU '%s''s type, %s: %s", pmu, path,
 		    strerror(-ret));
