@@ -526,9 +526,17 @@ static void ftrace_duration_under_load(void)
 	if (ok)
 		ASSERT_LT(wall, r.valgrind ? 60000 : 15000, "record exits (a hang bound, ms)");
 	if (ok && ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read")) {
-		bool slow = r.valgrind || getenv("RINGCAP_VMTEST");
-		uint64_t bound =
-		    1000000000ull + (slow ? 3000000000ull : 700000000ull) + f.writer_wait_ns;
+		/*
+		 * Under TCG (thread=single) a guest's CPUs are one host
+		 * thread, shared with the storm: the recorder's deadline
+		 * runs when the guest schedules it, 3.2 to 5.8 s measured
+		 * in CI with the host busy. There the bound only says the
+		 * capture stopped; the host's builds check the deadline.
+		 */
+		uint64_t slack = getenv("RINGCAP_VMTEST") ? 10000000000ull :
+				 r.valgrind		  ? 3000000000ull :
+							    700000000ull;
+		uint64_t bound = 1000000000ull + slack + f.writer_wait_ns;
 
 		printf("    wall %ld ms; events from the capture's start to %.0f ms (bound %.0f), "
 		       "the first at %.0f ms; the drain waited %.0f ms for the writer\n",
