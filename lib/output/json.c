@@ -73,9 +73,13 @@ static void put_string(FILE *f, const char *s)
 	rc_strbuf__free(&sb);
 }
 
+/*
+ * Nesting past RC_JSON_MAX_DEPTH is not kept (ringcap's writers nest at
+ * most four deep): no array index past its end, whatever a caller does.
+ */
 static void sep(struct rc_json *j, const char *key)
 {
-	if (j->depth > 0) {
+	if (j->depth > 0 && j->depth <= RC_JSON_MAX_DEPTH) {
 		if (!j->first[j->depth - 1])
 			fputc(',', j->f);
 		j->first[j->depth - 1] = false;
