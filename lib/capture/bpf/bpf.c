@@ -26,8 +26,6 @@
 #include "format/stats.h"
 #include "util/util.h"
 
-_Static_assert(sizeof(struct rc_rec_hdr) == sizeof(struct rc_rec_hdr), "record header");
-_Static_assert(offsetof(struct rc_rec_hdr, comm) == offsetof(struct rc_rec_hdr, comm), "comm");
 _Static_assert(RC_DYN_BASE == RC_FIRST_DYN_ID, "dynamic event ids");
 _Static_assert(RC_EV_SAMPLE == RC_SAMPLE_ID, "the sample event's id");
 _Static_assert(RC_EV_OFFCPU == RC_OFFCPU_ID, "the offcpu event's id");
@@ -470,9 +468,10 @@ static int bpf_stop(struct rc_capture *c)
 	rc_bpf__detach(s);
 	if (s->rb.asleep)
 		pr_info("ring: the programs woke the reader %llu times (a mark of %zu bytes); "
+			"%llu waits found the mark reached and did not sleep; "
 			"%llu waits ran to their timeout\n",
 			(unsigned long long)s->rb.woken, s->rb.mark,
-			(unsigned long long)s->rb.timeouts);
+			(unsigned long long)s->rb.found, (unsigned long long)s->rb.timeouts);
 	aux_err = rc_bpf__aux_stop(s); /* the AUX events stopped, and read to the end */
 	err = s->c.opts.overwrite ? final_snapshot(s) : settle(s);
 	err = err ?: aux_err;

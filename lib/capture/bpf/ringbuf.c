@@ -112,6 +112,7 @@ int rc_ringbuf__wait(struct rc_ringbuf *rb, int timeout_ms)
 		__atomic_store_n(rb->asleep, 1, __ATOMIC_SEQ_CST);
 		if (rc_ringbuf__pending(rb) >= rb->mark) {
 			__atomic_store_n(rb->asleep, 0, __ATOMIC_RELAXED);
+			rb->found++;
 			return 1; /* no program may look again before our timeout */
 		}
 	}

@@ -16,6 +16,7 @@ struct rc_ringbuf {
 	int epfd;
 	uint64_t woken;	   /* waits a wakeup ended (with asleep: the programs') */
 	uint64_t timeouts; /* waits that ran to their timeout */
+	uint64_t found;	   /* waits that found the mark already reached, and did not sleep */
 };
 
 /*

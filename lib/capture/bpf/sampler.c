@@ -122,14 +122,14 @@ int rc_sampler__open(struct rc_sampler *sp, int ncpus, uint64_t freq, uint64_t p
 		pr_warn("sampling needs a frequency (-F) or a period (-c) above 0\n");
 		return -EINVAL;
 	}
-	sp->ncpus = ncpus;
 	sp->freq = freq;
 	sp->period = period;
 	sp->fds = malloc(ncpus * sizeof(*sp->fds));
 	sp->links = calloc(ncpus, sizeof(*sp->links));
 	sp->cpu = calloc(ncpus, sizeof(*sp->cpu));
 	if (!sp->fds || !sp->links || !sp->cpu)
-		return -ENOMEM;
+		return -ENOMEM; /* ncpus still 0: rc_sampler__close() frees, closes nothing */
+	sp->ncpus = ncpus;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		sp->fds[cpu] = -1;
 		sp->cpu[cpu].fd = -1;
@@ -138,10 +138,24 @@ int rc_sampler__open(struct rc_sampler *sp, int ncpus, uint64_t freq, uint64_t p
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		make_attr(&a, hw, freq, period);
 		fd = perf_open(&a, cpu);
-		/* no cycles event here (ENODEV is an offline CPU, not a missing PMU) */
+		/*
+		 * No cycles event here (ENODEV is an offline CPU, not a
+		 * missing PMU): every CPU samples cpu-clock, those opened
+		 * before this one too, so that the event the file names is
+		 * the one each CPU sampled.
+		 */
 		if (fd < 0 && hw && (errno == ENOENT || errno == EOPNOTSUPP)) {
 			hw = false;
 			pr_warn("sampling cpu-clock: this machine has no hardware cycles event\n");
+			for (; cpu > 0; cpu--) {
+				if (sp->fds[cpu - 1] >= 0)
+					close(sp->fds[cpu - 1]);
+				sp->fds[cpu - 1] = -1;
+				rc_perf_ring__unmap(&sp->cpu[cpu - 1].ring);
+				if (sp->cpu[cpu - 1].fd >= 0)
+					close(sp->cpu[cpu - 1].fd);
+				sp->cpu[cpu - 1].fd = -1;
+			}
 			make_attr(&a, hw, freq, period);
 			fd = perf_open(&a, cpu);
 		}
