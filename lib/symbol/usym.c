@@ -202,12 +202,26 @@ static const struct usym_map *snap_find(const struct usym_snap *s, uint64_t addr
 	return NULL;
 }
 
+int rc_usym__dso_hit(struct rc_usym *u, struct rc_dso *dso, struct rc_usym_hit *out)
+{
+	uint64_t vaddr;
+
+	out->build_id = dso->build_id;
+	rc_usym__dso_load(u, dso);
+	if (!rc_dso__vaddr(dso, out->file_off, &vaddr))
+		return 1;
+	out->lines = dso->lines;
+	out->vaddr = vaddr;
+	out->sym = rc_symtab__find(&dso->syms, vaddr, &out->sym_off);
+	return out->sym ? 0 : 1;
+}
+
 int rc_usym__resolve(struct rc_usym *u, int tgid, uint64_t addr, struct rc_usym_hit *out)
 {
 	const struct usym_map *m;
 	const struct usym_proc *p;
 	const struct usym_snap *s;
-	uint64_t vaddr, off;
+	uint64_t off;
 	const char *name;
 
 	memset(out, 0, sizeof(*out));
@@ -219,14 +233,7 @@ int rc_usym__resolve(struct rc_usym *u, int tgid, uint64_t addr, struct rc_usym_
 	if (m && m->dso) {
 		out->dso = m->name;
 		out->file_off = addr - m->start + m->pgoff;
-		out->build_id = m->dso->build_id;
-		rc_usym__dso_load(u, m->dso);
-		if (!rc_dso__vaddr(m->dso, out->file_off, &vaddr))
-			return 1;
-		out->lines = m->dso->lines;
-		out->vaddr = vaddr;
-		out->sym = rc_symtab__find(&m->dso->syms, vaddr, &out->sym_off);
-		return out->sym ? 0 : 1;
+		return rc_usym__dso_hit(u, m->dso, out);
 	}
 	if (m && m->file) {
 		out->dso = m->name;

@@ -91,6 +91,11 @@ bool rc_usym__dso_eq(const void *item, const void *key);
 void rc_usym__snap_free(struct usym_snap *s);
 /* Read a file's symbols now, if not yet done, and count the files closed. */
 void rc_usym__dso_load(struct rc_usym *u, struct rc_dso *d);
+/*
+ * The symbol at out->file_off of @dso (loaded first), with its build-id,
+ * address and source lines, into @out: 0, or 1 when nothing names it.
+ */
+int rc_usym__dso_hit(struct rc_usym *u, struct rc_dso *dso, struct rc_usym_hit *out);
 /* @fn of @m when it maps an ELF file's bytes: 0 when it does not; else @fn's return, or 1. */
 int rc_usym__file_map_out(const struct usym_map *m,
 			  int (*fn)(const struct rc_usym_map *m, void *arg), void *arg);

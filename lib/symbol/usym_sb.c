@@ -318,20 +318,9 @@ static const struct usym_map *sbimg_find(const struct usym_sbimg *img, uint64_t 
 static int map_hit(struct rc_usym *u, const struct usym_map *m, uint64_t addr,
 		   struct rc_usym_hit *out)
 {
-	uint64_t vaddr;
-
 	out->dso = m->name;
 	out->file_off = addr - m->start + (m->file || m->dso ? m->pgoff : 0);
-	if (!m->dso)
-		return 1;
-	out->build_id = m->dso->build_id;
-	rc_usym__dso_load(u, m->dso);
-	if (!rc_dso__vaddr(m->dso, out->file_off, &vaddr))
-		return 1;
-	out->lines = m->dso->lines;
-	out->vaddr = vaddr;
-	out->sym = rc_symtab__find(&m->dso->syms, vaddr, &out->sym_off);
-	return out->sym ? 0 : 1;
+	return m->dso ? rc_usym__dso_hit(u, m->dso, out) : 1;
 }
 
 static int resolve_at(struct rc_usym *u, int tgid, uint64_t ts, uint64_t addr,
