@@ -3,6 +3,7 @@
  * The ledgers of capture files: one file read whole, the spans missing
  * between a rotated run's files, and several files summed.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +37,16 @@ int rc_ledger_file__read(struct rc_ledger_file *f, struct rc_reader *r, const ch
 	f->source = path;
 	f->schema = m->schema;
 	note = rc_meta__note(m, 0, "sampling");
-	if (note)
+	if (note) {
+		char *c;
+
 		snprintf(f->sampling, sizeof(f->sampling), "%.*s", (int)note->len,
 			 (const char *)note->data);
+		/* a name from the file: nothing a terminal would act on reaches stat's text */
+		for (c = f->sampling; *c; c++)
+			if (!isprint((unsigned char)*c))
+				*c = '?';
+	}
 	err = rc_ledger__alloc(&f->led, m->ncpus);
 	if (err)
 		return err;
