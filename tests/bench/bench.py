@@ -581,7 +581,8 @@ def bpf_costs(ctx, wl, recs, runs, tmp):
 
 def lead_table(wl, results, costs, runs):
     exact = lead_tp(wl) == LEAD_TP  # a ground truth: one event a call
-    lines = ["### %s: `rc_load %s`, %s, median of %d" % (wl.name, " ".join(wl.argv), lead_tp(wl),
+    lines = ["### %s: `rc_load %s`, %s, median of %d (lowest–highest slowdown of the "
+             "rounds in brackets)" % (wl.name, " ".join(wl.argv), lead_tp(wl),
                                                          runs), "",
              "| recorder | events made | captured | lost reported | lost silently | slowdown "
              "| BPF ns/event | recorder CPU ns/event | bytes/event | peak RSS MiB |",
@@ -596,16 +597,16 @@ def lead_table(wl, results, costs, runs):
                         else ("n/a", "n/a"))
         # no ground truth: per event is per event captured
         per = 1.0 if exact else median(rows, "made") / max(median(rows, "captured"), 1)
-        lines.append("| %s | %s | %d | %d | %s | %.2fx | %s | %.0f | %.2f | %.1f |" % (
+        lines.append("| %s | %s | %d | %d | %s | %s | %s | %.0f | %.2f | %.1f |" % (
             name, made, median(rows, "captured"), median(rows, "lost"), silent,
-            median(rows, "slowdown"), ns, median(rows, "cpu_ns") * per,
+            slowdown(rows), ns, median(rows, "cpu_ns") * per,
             median(rows, "bytes") * per, median(rows, "rss_mib")))
     return "\n".join(lines) + "\n"
 
 
 def cost_table(wl, results, costs, runs):
     lines = ["### %s: the built-in syscalls source against programs on the raw sys_exit "
-             "tracepoint, median of %d" % (wl.name, runs), "",
+             "tracepoint, median of %d (lowest–highest slowdown in brackets)" % (wl.name, runs), "",
              "ringcap -e syscalls runs two programs a call (sys_enter keeps the arguments "
              "and the time, sys_exit writes the 112-byte record); floor and reference run "
              "on every syscall of the system, unfiltered. BPF ns/call: the programs' "
@@ -619,8 +620,8 @@ def cost_table(wl, results, costs, runs):
         if not rows:
             lines.append("| %s | failed | | | %s | | |" % (name, ns))
             continue
-        lines.append("| %s | %d | %d | %.2fx | %s | %.0f | %.2f |" % (
-            name, median(rows, "made"), median(rows, "captured"), median(rows, "slowdown"), ns,
+        lines.append("| %s | %d | %d | %s | %s | %.0f | %.2f |" % (
+            name, median(rows, "made"), median(rows, "captured"), slowdown(rows), ns,
             median(rows, "cpu_ns"), median(rows, "bytes")))
     return "\n".join(lines) + "\n"
 
@@ -733,8 +734,17 @@ def median(rows, key):
     return statistics.median(vals) if vals else float("nan")
 
 
+def slowdown(rows):
+    """The median slowdown, with its spread over the rounds (lowest to highest):
+    a lead smaller than the spread is not a lead."""
+    vals = [r["slowdown"] for r in rows]
+    if len(vals) < 2:
+        return "%.2fx" % median(rows, "slowdown")
+    return "%.2fx (%.2f–%.2f)" % (statistics.median(vals), min(vals), max(vals))
+
+
 def table(wl, results, runs, unit="call", what=None):
-    lines = ["### %s: `rc_load %s` (%s), median of %d" % (wl.name, " ".join(wl.argv),
+    lines = ["### %s: `rc_load %s` (%s), median of %d (lowest–highest slowdown in brackets)" % (wl.name, " ".join(wl.argv),
                                                             what or "+".join(wl.calls), runs), "",
              "| recorder | %s | captured | lost reported | lost silently | slowdown "
              "| recorder CPU ns/%s | bytes/%s | peak RSS MiB |"
@@ -745,10 +755,10 @@ def table(wl, results, runs, unit="call", what=None):
             lines.append("| %s | failed | | | | | | | |" % name)
             continue
         dups = median(rows, "dups")
-        lines.append("| %s | %d | %d | %d | %d%s | %.2fx | %.0f | %.2f | %.1f |" % (
+        lines.append("| %s | %d | %d | %d | %d%s | %s | %.0f | %.2f | %.1f |" % (
             name, median(rows, "made"), median(rows, "captured"), median(rows, "lost"),
             median(rows, "silent"), " (%g written twice)" % dups if dups else "",
-            median(rows, "slowdown"), median(rows, "cpu_ns"), median(rows, "bytes"),
+            slowdown(rows), median(rows, "cpu_ns"), median(rows, "bytes"),
             median(rows, "rss_mib")))
     return "\n".join(lines) + "\n"
 
