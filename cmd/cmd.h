@@ -155,5 +155,8 @@ struct rc_aux_sum;
 int show_aux(struct rc_aux_sum *s, bool json, uint64_t t0);
 /* Their records of @kind as an SVG flame graph on stdout; 0 or -errno. */
 int show_flamegraph(const struct rc_profile_src *ps, size_t n, enum rc_profile_kind kind);
+/* pprof's gzipped profile.proto of @pp's records of @kind on stdout; 0 or -errno. */
+int show_pprof(struct rc_pprof *pp, const struct rc_profile_src *ps, size_t n,
+	       enum rc_profile_kind kind, const struct rc_meta *m0, uint64_t span);
 
 #endif

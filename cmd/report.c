@@ -29,6 +29,7 @@ enum {
 	OPT_UNTIL,
 	OPT_AUX,
 	OPT_AUX_DUMP,
+	OPT_PPROF_LABELS,
 };
 
 enum hist_kind {
@@ -41,6 +42,7 @@ enum profile_kind {
 	PROFILE_NONE,
 	PROFILE_FOLDED,
 	PROFILE_FLAMEGRAPH,
+	PROFILE_PPROF,
 };
 
 static struct env {
@@ -60,6 +62,8 @@ static struct env {
 	const char *since, *until;
 	bool aux;	      /* --aux */
 	const char *aux_dump; /* --aux-dump DIR */
+	unsigned int pprof_labels; /* --pprof-labels: RC_PPROF_L_* */
+	bool pprof_labels_set;
 } env;
 
 static const struct argp_option opts[] = {
@@ -68,7 +72,10 @@ static const struct argp_option opts[] = {
 	  "globs as arguments" },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
 	  "text (default), json (JSON Lines), csv, perfetto; for samples, folded (collapsed "
-	  "stacks) or flamegraph (an SVG)" },
+	  "stacks), flamegraph (an SVG) or pprof (gzipped profile.proto, for go tool pprof)" },
+	{ "pprof-labels", OPT_PPROF_LABELS, "LABELS", 0,
+	  "pprof: the labels of each sample, of pid, tid, comm, cpu, host; all; none (default: "
+	  "comm,cpu,host)" },
 	{ "summary", OPT_SUMMARY, NULL, 0,
 	  "Counts by event, process and syscall, with latencies; for samples, the top functions" },
 	{ "stacks", OPT_STACKS, NULL, 0,
@@ -155,11 +162,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.profile = PROFILE_FOLDED;
 		else if (!strcmp(arg, "flamegraph"))
 			env.profile = PROFILE_FLAMEGRAPH;
+		else if (!strcmp(arg, "pprof"))
+			env.profile = PROFILE_PPROF;
 		else
 			argp_error(state,
-				   "unknown format '%s': text, json, csv, perfetto, folded or "
-				   "flamegraph",
+				   "unknown format '%s': text, json, csv, perfetto, folded, "
+				   "flamegraph or pprof",
 				   arg);
+		break;
+	case OPT_PPROF_LABELS:
+		if (rc_pprof__parse_labels(arg, &env.pprof_labels))
+			argp_error(state,
+				   "invalid --pprof-labels '%s': pid, tid, comm, cpu, host "
+				   "comma-separated; all; none",
+				   arg);
+		env.pprof_labels_set = true;
 		break;
 	case OPT_SUMMARY:
 		env.summary = true;
@@ -227,6 +244,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (env.stacks &&
 		    (env.format != &rc_output_text || env.profile || env.summary || env.hist))
 			argp_error(state, "--stacks prints stacks under the events of the text format");
+		if (env.pprof_labels_set && env.profile != PROFILE_PPROF)
+			argp_error(state, "--pprof-labels goes with --format pprof");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -520,6 +539,7 @@ struct src {
 	uint16_t syscall_id;
 	struct rc_rec_hdr prev;
 	bool kept;
+	uint32_t idx; /* of the file in the set */
 };
 
 struct analysis {
@@ -527,6 +547,7 @@ struct analysis {
 	struct rc_hist hist;
 	struct rc_runq runq;
 	struct rc_profile_src *ps; /* each file's profile and stacks */
+	struct rc_pprof *pprof;	   /* --format pprof */
 	size_t n;
 	uint64_t samples, offcpu, events; /* every file's */
 	struct rc_aux_sum aux;		  /* --aux */
@@ -541,6 +562,9 @@ static int analyse(struct analysis *a, struct src *src, const struct rc_rec_hdr 
 		rc_aux_sum__record(&a->aux, rec);
 		return 0;
 	}
+	if (env.profile == PROFILE_PPROF)
+		return rc_profile__add(&src->prof, m, rec)
+			   ?: rc_pprof__add(a->pprof, src->idx, m, rec);
 	if (env.profile)
 		return rc_profile__add(&src->prof, m, rec);
 	if (env.summary)
@@ -597,6 +621,8 @@ static int analysis_show(struct analysis *a, const struct rc_meta *m)
 		return show_folded(a->ps, a->n, kind);
 	if (env.profile == PROFILE_FLAMEGRAPH)
 		return show_flamegraph(a->ps, a->n, kind);
+	if (env.profile == PROFILE_PPROF)
+		return show_pprof(a->pprof, a->ps, a->n, kind, m, a->span);
 	if (env.summary) {
 		show_summary(m, &a->sum, a->n, a->span);
 		if (a->samples)
@@ -715,6 +741,7 @@ static void analysis_free(struct analysis *a, struct src *srcs, size_t n)
 	rc_summary__free(&a->sum);
 	rc_runq__free(&a->runq);
 	rc_aux_sum__free(&a->aux);
+	rc_pprof__free(a->pprof);
 	free(a->ps);
 }
 
@@ -762,7 +789,7 @@ int cmd_report(int argc, char **argv)
 	bool analysing;
 	int err, ret = 0;
 
-	env = (struct env){ .format = &rc_output_text };
+	env = (struct env){ .format = &rc_output_text, .pprof_labels = RC_PPROF_L_DEFAULT };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
@@ -781,11 +808,16 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	a.n = n;
+	if (env.profile == PROFILE_PPROF && !(a.pprof = rc_pprof__new(env.pprof_labels))) {
+		err = -ENOMEM;
+		goto out;
+	}
 	a.runq.div = 1000; /* microseconds, as bcc's runqlat */
 	for (i = 0; i < n; i++) {
 		/* times count from the set's start: the earliest file's, in this file's clock */
 		t0 = file_ts(set, i, rc_set__start(set));
 		src_init(&srcs[i], rc_set__meta(set, i), rc_set__reader(set, i), t0);
+		srcs[i].idx = i;
 		views[i] = &srcs[i].view;
 		a.ps[i] = srcs[i].ps;
 	}

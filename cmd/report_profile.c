@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report --format folded and flamegraph: a profile's samples as folded
- * stacks (Brendan Gregg's collapsed format: "comm;outer;...;inner COUNT",
- * for flamegraph.pl, inferno and speedscope) or as an SVG flame graph.
+ * report --format folded, flamegraph and pprof: a profile's samples as
+ * folded stacks (Brendan Gregg's collapsed format: "comm;outer;...;inner
+ * COUNT", for flamegraph.pl, inferno and speedscope), as an SVG flame
+ * graph, or as pprof's gzipped profile.proto (go tool pprof, Pyroscope, Parca).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cmd.h"
 #include "output/flamegraph.h"
 #include "util/mem.h"
@@ -105,4 +107,24 @@ int show_functions(const struct rc_profile_src *ps, size_t nps, enum rc_profile_
 		       f[i].name);
 	rc_func_counts__free(f, n);
 	return 0;
+}
+
+int show_pprof(struct rc_pprof *pp, const struct rc_profile_src *ps, size_t nps,
+	       enum rc_profile_kind kind, const struct rc_meta *m0, uint64_t span)
+{
+	struct rc_pprof_span s = { .duration_ns = span > INT64_MAX ? INT64_MAX : (int64_t)span };
+	int err;
+
+	if (isatty(STDOUT_FILENO)) {
+		say("pprof is gzipped binary: send it to a file (> profile.pb.gz) or a pipe\n");
+		return -EINVAL;
+	}
+	/* the set's start (m0's start_ts), on the wall clock */
+	if (!rc_meta__wall_ns(m0, m0->start_ts, &s.time_ns))
+		s.time_ns = 0;
+	err = rc_pprof__write(pp, ps, nps, kind, &s, stdout);
+	if (err == -ENODATA)
+		say("no %s in this capture for pprof\n",
+		    kind == RC_PROFILE_OFFCPU ? "off-CPU records" : "samples");
+	return err;
 }
