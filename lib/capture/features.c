@@ -11,12 +11,14 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include "util/sysfs.h"
 #include "util/util.h"
 #include "events.h"
 #include "capture/backend.h"
@@ -146,9 +148,9 @@ static void probe_btf(struct rc_features *f)
  */
 static void probe_preempt(struct rc_features *f)
 {
-	char buf[128], *open, *close;
+	char buf[128], *lp, *rp, *text;
 	struct utsname uts;
-	FILE *fp;
+	int fd;
 
 	if (uname(&uts))
 		uts.version[0] = '\0';
@@ -156,22 +158,22 @@ static void probe_preempt(struct rc_features *f)
 		snprintf(f->preempt, sizeof(f->preempt), "rt");
 		return;
 	}
-	fp = fopen("/sys/kernel/realtime", "r");
-	if (fp) {
-		if (fgetc(fp) == '1')
-			snprintf(f->preempt, sizeof(f->preempt), "rt");
-		fclose(fp);
-		if (f->preempt[0])
-			return;
+	if (rc_sysfs__read_line("/sys/kernel/realtime", buf, sizeof(buf)) > 0 && buf[0] == '1') {
+		snprintf(f->preempt, sizeof(f->preempt), "rt");
+		return;
 	}
-	fp = fopen("/sys/kernel/debug/sched/preempt", "r");
-	if (fp) {
-		if (fgets(buf, sizeof(buf), fp) && (open = strchr(buf, '(')) &&
-		    (close = strchr(open, ')'))) {
-			*close = '\0';
-			snprintf(f->preempt, sizeof(f->preempt), "%s", open + 1);
+	/* a file opened is the answer, read or not: one that could not be opened is not */
+	fd = open("/sys/kernel/debug/sched/preempt", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (!rc_sysfs__read_fd(fd, 4096, &text, NULL)) {
+			text[strcspn(text, "\n")] = '\0'; /* its first line */
+			if ((lp = strchr(text, '(')) && (rp = strchr(lp, ')'))) {
+				*rp = '\0';
+				snprintf(f->preempt, sizeof(f->preempt), "%s", lp + 1);
+			}
+			free(text);
 		}
-		fclose(fp);
+		close(fd);
 		return;
 	}
 	snprintf(f->preempt, sizeof(f->preempt), "%s",

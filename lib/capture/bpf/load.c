@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "capture/bpf/bpf.h"
 #include "format/schema_int.h"
+#include "util/sysfs.h"
 #include "util/util.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
@@ -52,14 +53,10 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 /* Frames a stack takes a side: RC_STACK_MAX, or kernel.perf_event_max_stack when less. */
 static __u32 max_stack(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
-	unsigned int v = RC_STACK_MAX;
+	uint64_t v = RC_STACK_MAX;
 
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1 || v > RC_STACK_MAX)
-			v = RC_STACK_MAX;
-		fclose(f);
-	}
+	if (rc_sysfs__read_u64("/proc/sys/kernel/perf_event_max_stack", &v) || v > RC_STACK_MAX)
+		v = RC_STACK_MAX;
 	return v ? v : 1;
 }
 
