@@ -104,7 +104,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range vmtest vmtest-all vmtest-ci
+.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start vmtest vmtest-all vmtest-ci
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -435,6 +435,14 @@ bench-range: $(OUTPUT)/ringcap $(OUTPUT)/rc_workload
 bench-profile: $(OUTPUT)/ringcap $(OUTPUT)/rc_prof $(OUTPUT)/rc_prof_nofp
 	$(Q)python3 tests/bench/profile.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		-o $(OUTPUT)/bench-profile.md
+
+# What a short recording costs (README, Performance): ringcap record and
+# perf record on `-- true` under perf stat -r RUNS, and ringcap's peak
+# RssAnon on a storm of CALLS calls. BASELINE=DIR[,DIR...]: other builds' too.
+bench-start: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
+	$(Q)python3 tests/bench/start.py $(OUTPUT) --runs $(or $(RUNS),20) \
+		--rounds $(or $(ROUNDS),3) --calls $(or $(CALLS),2000000) \
+		$(if $(BASELINE),--baseline $(BASELINE)) -o $(OUTPUT)/bench-start.md
 
 $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)

@@ -31,6 +31,8 @@
  * refuses the read.
  */
 #include "common.bpf.h"
+/* follow's programs too, loaded when a command's children are followed (follow.bpf.h) */
+#include "follow.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -26,6 +26,7 @@ void test_matrix_syscalls_sched(void);
 void test_matrix_tracepoint(void);
 void test_matrix_uprobe(void);
 void test_matrix_children(void);
+void test_matrix_children_tp(void);
 void test_matrix_overwrite(void);
 void test_matrix_pid(void);
 void test_profile_offcpu(void);
@@ -77,6 +78,10 @@ void test_compat_children(void)
 {
 	masked(ALL_OFF, test_matrix_children);
 	masked("atomics", test_matrix_children);
+	/* the tracepoint programs' object carries follow's: compat both, or one (follow's own) */
+	masked(ALL_OFF, test_matrix_children_tp);
+	masked("atomics", test_matrix_children_tp);
+	masked("current_task_btf", test_matrix_children_tp);
 }
 
 void test_compat_pid(void)

@@ -354,6 +354,24 @@ void test_matrix_children(void)
 		 (char *[]){ "/bin/sh", "-c", sh, NULL }, &w, 2 * N);
 }
 
+/*
+ * A command's children with a tracepoint only: the tracepoint programs'
+ * object carries the follow programs (bpf/follow.bpf.h), and follows them.
+ */
+void test_matrix_children_tp(void)
+{
+	struct want w = { "syscalls:sys_enter_getppid", .comm = "rc_workload", .nr = -1,
+			  .raw_getppid = true };
+	char sh[4200];
+	const char *t;
+
+	snprintf(sh, sizeof(sh), "%s getppid %d & %s getppid %d; wait", bin("rc_workload"), N,
+		 bin("rc_workload"), N);
+	FOR_TRANSPORTS(t)
+	run_case(t, (char *[]){ "-e", "syscalls:sys_enter_getppid", NULL },
+		 (char *[]){ "/bin/sh", "-c", sh, NULL }, &w, 2 * N);
+}
+
 /* --overwrite: the flight recorder's snapshot at exit holds every call. */
 void test_matrix_overwrite(void)
 {

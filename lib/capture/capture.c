@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "capture/backend.h"
 #include "format/writer_int.h"
+#include "util/sysfs.h"
 #include "util/util.h"
 
 void rc_capture__init(struct rc_capture *c, const struct rc_record_opts *opts)
@@ -31,9 +32,9 @@ static bool rotating(const struct rc_capture *c)
 /* The run's random id, and the kernel's boot id (zeros when it cannot be read). */
 static void run_ids(struct rc_run *run)
 {
-	char text[64];
+	unsigned char id[16];
 	size_t i, n = 0;
-	FILE *f;
+	char text[64];
 
 	if (getrandom(run->id, sizeof(run->id), 0) != (ssize_t)sizeof(run->id)) {
 		uint64_t a = rc_now_ns(CLOCK_REALTIME), b = rc_now_ns(CLOCK_MONOTONIC) ^ getpid();
@@ -42,30 +43,23 @@ static void run_ids(struct rc_run *run)
 		memcpy(run->id + 8, &b, 8);
 	}
 	memset(run->boot_id, 0, sizeof(run->boot_id));
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (!f)
+	if (rc_sysfs__read_line("/proc/sys/kernel/random/boot_id", text, sizeof(text)) < 0)
 		return;
-	if (fgets(text, sizeof(text), f)) {
-		unsigned char id[16];
+	for (i = 0; text[i] && n < 32; i++) {
+		int v = isdigit((unsigned char)text[i])	   ? text[i] - '0'
+			: isxdigit((unsigned char)text[i]) ? tolower((unsigned char)text[i]) - 'a' + 10
+							   : -1;
 
-		for (i = 0; text[i] && n < 32; i++) {
-			int v = isdigit((unsigned char)text[i]) ? text[i] - '0'
-				: isxdigit((unsigned char)text[i])
-				    ? tolower((unsigned char)text[i]) - 'a' + 10
-				    : -1;
-
-			if (v < 0)
-				continue;
-			if (n % 2)
-				id[n / 2] |= v;
-			else
-				id[n / 2] = v << 4;
-			n++;
-		}
-		if (n == 32)
-			memcpy(run->boot_id, id, sizeof(id));
+		if (v < 0)
+			continue;
+		if (n % 2)
+			id[n / 2] |= v;
+		else
+			id[n / 2] = v << 4;
+		n++;
 	}
-	fclose(f);
+	if (n == 32)
+		memcpy(run->boot_id, id, sizeof(id));
 }
 
 void rc_capture__fill_meta(struct rc_capture *c)

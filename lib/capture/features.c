@@ -11,12 +11,16 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include "util/sysfs.h"
 #include "util/util.h"
 #include "events.h"
 #include "capture/backend.h"
@@ -113,11 +117,245 @@ static const char *const tp_btf_needed[] = {
 	"sched_process_fork", "sched_process_exec", "sched_process_exit",
 };
 
-static void probe_btf(struct rc_features *f)
+/*
+ * The kernel's BTF walked once, for the few things probe_btf() asks.
+ * libbpf's parse (btf__load_vmlinux_btf()) indexes every type, and each
+ * lookup then walks them all again: a quarter of a short recording's
+ * CPU. A file this walk does not know (another byte order, a new kind)
+ * goes to libbpf's parse, as before.
+ */
+struct btf_walk {
+	const char *types, *strs;
+	__u32 types_len, strs_len;
+	__u32 *off; /* each type's offset in types, by id - 1 */
+	__u32 n;
+	__u32 trace_id[ARRAY_SIZE(tp_btf_needed)]; /* btf_trace_@tp_btf_needed[i] */
+	bool task_btf;				   /* BPF_FUNC_get_current_task_btf */
+};
+
+static const char *walk_name(const struct btf_walk *w, __u32 off)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	return off < w->strs_len ? w->strs + off : "";
+}
+
+/* The bytes a type of @kind with @vlen members takes after its struct btf_type; -1: unknown */
+static long kind_extra(__u32 kind, __u32 vlen)
+{
+	switch (kind) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return (long)vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_ENUM64:
+		return (long)vlen * sizeof(struct btf_enum64);
+	}
+	return -1;
+}
+
+static const struct btf_type *walk_type(const struct btf_walk *w, __u32 id)
+{
+	return id && id <= w->n ? (const struct btf_type *)(w->types + w->off[id - 1]) : NULL;
+}
+
+/* One pass over the types: -EPROTO when one is of a kind this walk does not know. */
+static int walk_types(struct btf_walk *w)
+{
+	__u32 pos = 0, cap = 0, i;
+
+	while (pos < w->types_len) {
+		const struct btf_type *t = (const void *)(w->types + pos);
+		__u32 kind, vlen;
+		const char *name;
+		long extra;
+
+		if (w->types_len - pos < sizeof(*t) || pos % 4)
+			return -EPROTO;
+		kind = btf_kind(t);
+		vlen = btf_vlen(t);
+		extra = kind_extra(kind, vlen);
+		if (extra < 0 || (__u64)w->types_len - pos - sizeof(*t) < (__u64)extra)
+			return -EPROTO;
+		if (w->n == cap) {
+			__u32 *p = realloc(w->off, (cap = cap ? cap * 2 : 65536) * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			w->off = p;
+		}
+		w->off[w->n++] = pos;
+		if (kind == BTF_KIND_TYPEDEF) {
+			name = walk_name(w, t->name_off);
+			if (!strncmp(name, "btf_trace_", 10))
+				for (i = 0; i < ARRAY_SIZE(tp_btf_needed); i++)
+					if (!strcmp(name + 10, tp_btf_needed[i]))
+						w->trace_id[i] = w->n;
+		} else if (kind == BTF_KIND_ENUM && !w->task_btf) {
+			const struct btf_enum *e = btf_enum(t);
+
+			for (i = 0; i < vlen; i++)
+				if (!strcmp(walk_name(w, e[i].name_off), "BPF_FUNC_get_current_task_btf"))
+					w->task_btf = true;
+		}
+		pos += sizeof(*t) + extra;
+	}
+	return 0;
+}
+
+/* As tp_btf_nargs(), from the walk: the typedef's pointer's prototype's parameters, less one. */
+static int walk_nargs(const struct btf_walk *w, size_t i)
+{
+	const struct btf_type *t = walk_type(w, w->trace_id[i]);
+
+	t = t ? walk_type(w, t->type) : NULL;
+	t = t && btf_is_ptr(t) ? walk_type(w, t->type) : NULL;
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+		return -1;
+	return btf_vlen(t) - 1;
+}
+
+static size_t needed_index(const char *tp)
+{
 	size_t i;
 
+	for (i = 0; i < ARRAY_SIZE(tp_btf_needed) - 1; i++)
+		if (!strcmp(tp_btf_needed[i], tp))
+			break;
+	return i;
+}
+
+/*
+ * /sys/kernel/btf/vmlinux, mapped where the kernel lets it be (Linux
+ * 6.16), else read whole: sysfs gives it a page a read(), into a buffer
+ * of the size it states.
+ */
+static int read_vmlinux_btf(char **out, size_t *len, bool *mapped)
+{
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	struct stat st;
+	ssize_t n;
+	char *buf;
+	void *p;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size <= 0 || (uint64_t)st.st_size > 1ull << 30) {
+		/* a size it does not state: read to the end */
+		int err = rc_sysfs__read_fd(fd, 1u << 30, out, len);
+
+		close(fd);
+		return err;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p != MAP_FAILED) {
+		close(fd);
+		*out = p;
+		*len = st.st_size;
+		*mapped = true;
+		return 0;
+	}
+	buf = malloc(st.st_size);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	*out = buf;
+	*len = got; /* short: the header's bounds say so */
+	return 0;
+}
+
+/*
+ * probe_btf() by the walk: 0, -ENOENT without the file, -EPROTO when it is
+ * not raw BTF of this machine's byte order, or has a kind the walk does
+ * not know.
+ */
+static int probe_btf_walk(struct rc_features *f)
+{
+	struct btf_walk w = {};
+	const struct btf_header *h;
+	bool mapped = false;
+	char *text = NULL;
+	size_t len, i;
+	int err;
+
+	err = read_vmlinux_btf(&text, &len, &mapped);
+	if (err)
+		return err == -ENOENT ? err : -EPROTO;
+	h = (const void *)text;
+	err = -EPROTO;
+	if (len < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len < sizeof(*h) ||
+	    h->hdr_len > len || (__u64)h->type_off + h->type_len > len - h->hdr_len ||
+	    (__u64)h->str_off + h->str_len > len - h->hdr_len || (h->hdr_len + h->type_off) % 4)
+		goto out;
+	w.types = text + h->hdr_len + h->type_off;
+	w.types_len = h->type_len;
+	w.strs = text + h->hdr_len + h->str_off;
+	w.strs_len = h->str_len;
+	if (!w.strs_len || w.strs[w.strs_len - 1])
+		goto out; /* every name ends inside the section */
+	err = walk_types(&w);
+	if (err)
+		goto out;
+	f->btf = true;
+	f->tp_btf = true;
+	for (i = 0; i < ARRAY_SIZE(tp_btf_needed); i++) {
+		if (walk_nargs(&w, i) < 0) {
+			f->tp_btf = false;
+			snprintf(f->tp_btf_missing, sizeof(f->tp_btf_missing), "%s",
+				 tp_btf_needed[i]);
+			break;
+		}
+	}
+	f->exit_group_dead = walk_nargs(&w, needed_index("sched_process_exit")) >= 2;
+	f->switch_prev_state = walk_nargs(&w, needed_index("sched_switch")) >= 4;
+	f->current_task_btf = w.task_btf;
+out:
+	free(w.off);
+	if (mapped)
+		munmap(text, len);
+	else
+		free(text);
+	return err;
+}
+
+static void probe_btf(struct rc_features *f)
+{
+	struct btf *btf;
+	size_t i;
+
+	if (probe_btf_walk(f) != -EPROTO)
+		return; /* read and walked, or no file */
+	btf = btf__load_vmlinux_btf(); /* a BTF the walk does not know: libbpf's parse */
 	if (!btf)
 		return;
 	f->btf = true;
@@ -146,9 +384,9 @@ static void probe_btf(struct rc_features *f)
  */
 static void probe_preempt(struct rc_features *f)
 {
-	char buf[128], *open, *close;
+	char buf[128], *lp, *rp, *text;
 	struct utsname uts;
-	FILE *fp;
+	int fd;
 
 	if (uname(&uts))
 		uts.version[0] = '\0';
@@ -156,22 +394,22 @@ static void probe_preempt(struct rc_features *f)
 		snprintf(f->preempt, sizeof(f->preempt), "rt");
 		return;
 	}
-	fp = fopen("/sys/kernel/realtime", "r");
-	if (fp) {
-		if (fgetc(fp) == '1')
-			snprintf(f->preempt, sizeof(f->preempt), "rt");
-		fclose(fp);
-		if (f->preempt[0])
-			return;
+	if (rc_sysfs__read_line("/sys/kernel/realtime", buf, sizeof(buf)) > 0 && buf[0] == '1') {
+		snprintf(f->preempt, sizeof(f->preempt), "rt");
+		return;
 	}
-	fp = fopen("/sys/kernel/debug/sched/preempt", "r");
-	if (fp) {
-		if (fgets(buf, sizeof(buf), fp) && (open = strchr(buf, '(')) &&
-		    (close = strchr(open, ')'))) {
-			*close = '\0';
-			snprintf(f->preempt, sizeof(f->preempt), "%s", open + 1);
+	/* a file opened is the answer, read or not: one that could not be opened is not */
+	fd = open("/sys/kernel/debug/sched/preempt", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (!rc_sysfs__read_fd(fd, 4096, &text, NULL)) {
+			text[strcspn(text, "\n")] = '\0'; /* its first line */
+			if ((lp = strchr(text, '(')) && (rp = strchr(lp, ')'))) {
+				*rp = '\0';
+				snprintf(f->preempt, sizeof(f->preempt), "%s", lp + 1);
+			}
+			free(text);
 		}
-		fclose(fp);
+		close(fd);
 		return;
 	}
 	snprintf(f->preempt, sizeof(f->preempt), "%s",

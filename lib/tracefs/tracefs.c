@@ -269,6 +269,12 @@ int rc_tracefs__glob(const char *pattern,
 	err = tracefs_path_of(events, "", NULL, NULL);
 	if (err)
 		return err;
+	/* SYSTEM:NAME without a glob: the one event, when it is there, without listing them all */
+	if (colon && !strpbrk(pattern, "*?[\\") && plain_name(sys_pat) && plain_name(name_pat) &&
+	    is_tracepoint(events, sys_pat, name_pat)) {
+		err = fn(sys_pat, name_pat, ctx);
+		return err < 0 ? err : 1;
+	}
 	nsys = list_dirs(events, &systems);
 	if (nsys < 0) {
 		pr_warn("failed to list '%s': %s\n", events, strerror(-nsys));

@@ -101,6 +101,26 @@ int rc_sysfs__read_line(const char *path, char *buf, size_t len)
 	return got;
 }
 
+int rc_sysfs__read_u64(const char *path, uint64_t *val)
+{
+	unsigned long long v;
+	char buf[32], *end;
+	int n = rc_sysfs__read_line(path, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	if (buf[0] < '0' || buf[0] > '9')
+		return -EINVAL; /* strtoull() would take a sign, or spaces */
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno)
+		return -errno;
+	if (*end)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
 int rc_sysfs__write(const char *path, const char *val, bool append, bool *opened)
 {
 	size_t len = strlen(val);

@@ -48,6 +48,16 @@ int rc_sysfs__read(const char *path, size_t max, char **out, size_t *len);
 int rc_sysfs__read_line(const char *path, char *buf, size_t len);
 
 /**
+ * rc_sysfs__read_u64() - a one-line file that holds an unsigned decimal number
+ * @path: the file (a /proc/sys knob, a sysfs attribute)
+ * @val: the number; untouched on error
+ *
+ * Return: 0; -EINVAL when the line is not a decimal number; -ERANGE past
+ * 64 bits; as rc_sysfs__read_line().
+ */
+int rc_sysfs__read_u64(const char *path, uint64_t *val);
+
+/**
  * rc_sysfs__write() - write @val to a kernel file in one write
  * @path: the file
  * @val: the text

@@ -14,7 +14,6 @@
 #include "util/util.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
-#include "follow.skel.h"
 #include "dyn.skel.h"
 #include "profile.skel.h"
 #include "offcpu.skel.h"
@@ -264,8 +263,12 @@ int rc_bpf__attach(struct rc_bpf *s)
 	if (!err && s->offcpu)
 		err = offcpu_bpf__attach(s->offcpu);
 	/* last: on a shared tracepoint, the sources see a target before it is forgotten */
-	if (!err && s->follow)
-		err = follow_bpf__attach(s->follow);
+	if (!err && s->fw.fork) {
+		s->fw.fork_link = bpf_program__attach(s->fw.fork);
+		s->fw.exit_link = s->fw.fork_link ? bpf_program__attach(s->fw.exit) : NULL;
+		if (!s->fw.exit_link)
+			err = -errno;
+	}
 	if (err)
 		pr_warn("failed to attach BPF programs: %s\n", strerror(-err));
 	return err;
@@ -276,16 +279,16 @@ void rc_bpf__detach(struct rc_bpf *s)
 	rc_sampler__detach(&s->sampler);
 	if (s->offcpu)
 		offcpu_bpf__detach(s->offcpu);
-	if (s->follow) {
-		follow_bpf__detach(s->follow);
-		if (s->follow_compat && s->follow->bss->unfollowed) {
-			pr_warn("%llu children of targets were not followed: the map of followed "
-				"processes, which kernels without BPF atomic and/or (Linux 5.12) "
-				"need, was full (%u)\n",
-				(unsigned long long)s->follow->bss->unfollowed,
-				bpf_map__max_entries(s->follow->maps.followed));
-			s->follow->bss->unfollowed = 0; /* said once */
-		}
+	bpf_link__destroy(s->fw.fork_link);
+	bpf_link__destroy(s->fw.exit_link);
+	s->fw.fork_link = s->fw.exit_link = NULL;
+	if (s->follow_compat && s->fw.unfollowed && *s->fw.unfollowed) {
+		pr_warn("%llu children of targets were not followed: the map of followed "
+			"processes, which kernels without BPF atomic and/or (Linux 5.12) "
+			"need, was full (%u)\n",
+			(unsigned long long)*s->fw.unfollowed,
+			bpf_map__max_entries(s->fw.followed));
+		*s->fw.unfollowed = 0; /* said once */
 	}
 	if (s->sched)
 		sched_bpf__detach(s->sched);

@@ -60,8 +60,16 @@ struct rc_bpf {
 	const struct ring_ops *ring;
 	struct syscalls_bpf *sys;
 	struct sched_bpf *sched;
-	struct follow_bpf *follow;
+	struct follow_bpf *follow; /* follow's own object, when no source's carries its programs */
 	bool follow_compat; /* follow's compat programs: targets added through its map too */
+	__u32 follow_max;   /* their map's size, RINGCAP_FOLLOW_MAX's; 0: RC_FOLLOW_MAX */
+	/* the follow programs: follow's object's, or a source's (bpf/follow.bpf.h); NULL: none */
+	struct rc_follow {
+		struct bpf_program *fork, *exit;
+		struct bpf_map *followed; /* compat: the processes followed */
+		__u64 *unfollowed;	  /* compat: children a full map left unfollowed (.bss) */
+		struct bpf_link *fork_link, *exit_link;
+	} fw;
 	struct dyn_bpf *dyn;	      /* tracepoints by name, uprobes */
 	struct profile_bpf *prof;     /* record -F / -c */
 	struct rc_sampler sampler;    /* its perf events */

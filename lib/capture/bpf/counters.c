@@ -12,7 +12,6 @@
 #include "capture/bpf/bpf.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
-#include "follow.skel.h"
 #include "profile.skel.h"
 #include "offcpu.skel.h"
 #include "dyn.skel.h"
@@ -85,9 +84,8 @@ static void add_missed(struct rc_bpf *s, struct rc_stats *st)
 		progs[n++] = (typeof(progs[0])){ RC_EV_SCHED_EXIT,
 						 s->sched->progs.handle_sched_process_exit };
 	}
-	if (s->follow) {
-		progs[n++] =
-		    (typeof(progs[0])){ RC_TYPE_FOLLOW, s->follow->progs.handle_follow_fork };
+	if (s->fw.fork) {
+		progs[n++] = (typeof(progs[0])){ RC_TYPE_FOLLOW, s->fw.fork };
 		/* a skipped exit only keeps a dead tgid a target: nothing is lost */
 	}
 	/*

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "capture/bpf/bpf.h"
 #include "format/schema_int.h"
+#include "util/sysfs.h"
 #include "util/util.h"
 #include "syscalls.skel.h"
 #include "sched.skel.h"
@@ -52,14 +53,10 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 /* Frames a stack takes a side: RC_STACK_MAX, or kernel.perf_event_max_stack when less. */
 static __u32 max_stack(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
-	unsigned int v = RC_STACK_MAX;
+	uint64_t v = RC_STACK_MAX;
 
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1 || v > RC_STACK_MAX)
-			v = RC_STACK_MAX;
-		fclose(f);
-	}
+	if (rc_sysfs__read_u64("/proc/sys/kernel/perf_event_max_stack", &v) || v > RC_STACK_MAX)
+		v = RC_STACK_MAX;
 	return v ? v : 1;
 }
 
@@ -189,9 +186,21 @@ static void set_autoload(struct bpf_program *p)
 		bpf_program__set_autoload(p, true);
 }
 
+/* Is any event a tracepoint of its own, not one the raw syscall programs serve? */
+static bool have_plain_tp(const struct rc_bpf *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->c.dset.n; i++)
+		if (s->c.dset.ev[i].kind == RC_DYN_TP && rc_bpf__sc_key(s, &s->c.dset.ev[i]) < 0)
+			return true;
+	return false;
+}
+
 /*
  * The programs the events need; handle_tp too where cookies let it serve
- * as attach_dyn()'s fallback.
+ * as attach_dyn()'s fallback for a tracepoint of its own (syscall events
+ * on the raw programs never fall back).
  */
 static void dyn_autoload(struct rc_bpf *s)
 {
@@ -202,7 +211,7 @@ static void dyn_autoload(struct rc_bpf *s)
 	bpf_object__for_each_program(p, d->obj)
 		bpf_program__set_autoload(p, false);
 	if (s->feat.attach_cookie)
-		bpf_program__set_autoload(d->progs.handle_tp, have_kind(&s->c.dset, RC_DYN_TP));
+		bpf_program__set_autoload(d->progs.handle_tp, have_plain_tp(s));
 	for (i = 0; i < s->c.dset.n; i++) {
 		const struct rc_dyn_event *e = &s->c.dset.ev[i];
 
@@ -265,11 +274,86 @@ static int check_slots(const struct rc_bpf *s)
 	return 0;
 }
 
+/*
+ * A compat program's hash map @m: @max entries, or environment variable
+ * @var's number, a testing aid (a map that fills): RINGCAP_PENDING_MAX
+ * for syscalls' calls in progress, RINGCAP_FOLLOW_MAX for follow's
+ * processes.
+ */
+static int compat_map_max(const char *var, unsigned long max, __u32 *n)
+{
+	const char *env = getenv(var);
+	unsigned long v;
+	char *end;
+
+	*n = 0;
+	if (!env)
+		return 0;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	if (errno || end == env || *end || !v || v > max) {
+		pr_warn("%s: '%s' is not a number from 1 to %lu\n", var, env, max);
+		return -EINVAL;
+	}
+	*n = v;
+	return 0;
+}
+
+static int size_compat_map(struct bpf_map *m, const char *var, unsigned long max)
+{
+	__u32 n;
+	int err = compat_map_max(var, max, &n);
+
+	return err ?: n ? bpf_map__set_max_entries(m, n) : 0;
+}
+
+/*
+ * Following a command's children: may a source's object of compat flavour
+ * @compat carry the follow programs (bpf/follow.bpf.h)? Only when they
+ * are the flavour follow would load on its own; and not when this kernel
+ * cannot run them, which open_follow() then says.
+ */
+static bool follow_here(struct rc_bpf *s, bool compat)
+{
+	if (!s->c.opts.follow_forks || s->fw.fork ||
+	    rc_features__missing(&s->feat, RC_NEED_FOLLOW))
+		return false;
+	return compat == rc_features__compat(&s->feat, RC_NEED_FOLLOW, NULL, 0);
+}
+
+/*
+ * The follow programs of @obj, whose followed map is @followed, loaded
+ * (@load) or not; when loaded, they are the ones s->fw attaches.
+ */
+static int set_follow(struct rc_bpf *s, struct bpf_object *obj, struct bpf_map *followed,
+		      bool load)
+{
+	struct bpf_program *fork = bpf_object__find_program_by_name(obj, "handle_follow_fork");
+	struct bpf_program *ex = bpf_object__find_program_by_name(obj, "handle_follow_exit");
+	struct bpf_program *gd = bpf_object__find_program_by_name(obj, "handle_follow_exit_gd");
+	int err;
+
+	if (!fork || !ex || !gd)
+		return -ENOENT;
+	bpf_program__set_autoload(fork, load);
+	bpf_program__set_autoload(ex, load && !s->feat.exit_group_dead);
+	bpf_program__set_autoload(gd, load && s->feat.exit_group_dead);
+	/* the compat programs' map of followed processes (follow.bpf.h) */
+	err = bpf_map__set_autocreate(followed, load && s->follow_compat);
+	if (err || !load)
+		return err;
+	s->fw.fork = fork;
+	s->fw.exit = s->feat.exit_group_dead ? gd : ex;
+	s->fw.followed = followed;
+	return s->follow_compat && s->follow_max ? bpf_map__set_max_entries(followed, s->follow_max)
+						 : 0;
+}
+
 static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 {
-	struct dyn_bpf *d = use_compat(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME, -e uprobe:")
-				? rc_bpf__open_compat_dyn()
-				: dyn_bpf__open();
+	bool compat = use_compat(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME, -e uprobe:");
+	struct dyn_bpf *d = compat ? rc_bpf__open_compat_dyn() : dyn_bpf__open();
+	bool follow = follow_here(s, compat);
 	int err;
 
 	if (!d)
@@ -277,8 +361,14 @@ static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	s->dyn = d;
 	d->rodata->knobs = *k;
 	dyn_autoload(s);
-	err = share_maps(s, d->obj);
-	return err ?: dyn_bpf__load(d);
+	err = set_follow(s, d->obj, d->maps.followed, follow);
+	err = err ?: share_maps(s, d->obj);
+	err = err ?: dyn_bpf__load(d);
+	if (!err && follow)
+		s->fw.unfollowed = &d->bss->unfollowed;
+	if (err && follow)
+		memset(&s->fw, 0, sizeof(s->fw)); /* a retry, or follow's own object, decides */
+	return err;
 }
 
 /* Does any event go through the raw syscall programs (rc_bpf__sc_key())? */
@@ -446,29 +536,6 @@ int rc_bpf__describe(struct rc_bpf *s)
 	return 0;
 }
 
-/*
- * A compat program's hash map @m: @max entries, or environment variable
- * @var's number, a testing aid (a map that fills): RINGCAP_PENDING_MAX
- * for syscalls' calls in progress, RINGCAP_FOLLOW_MAX for follow's
- * processes.
- */
-static int size_compat_map(struct bpf_map *m, const char *var, unsigned long max)
-{
-	const char *env = getenv(var);
-	unsigned long n;
-	char *end;
-
-	if (!env)
-		return 0;
-	errno = 0;
-	n = strtoul(env, &end, 10);
-	if (errno || end == env || *end || !n || n > max) {
-		pr_warn("%s: '%s' is not a number from 1 to %lu\n", var, env, max);
-		return -EINVAL;
-	}
-	return bpf_map__set_max_entries(m, n);
-}
-
 static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	int err = need(s, RC_NEED_SYSCALLS, "-e syscalls");
@@ -525,27 +592,30 @@ static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
 
 static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 {
-	int err = need(s, RC_NEED_FOLLOW, "following a command's children");
+	int err;
 
+	if (s->fw.fork) {
+		pr_debug("following a command's children: the programs of a source's object\n");
+		return 0;
+	}
+	err = need(s, RC_NEED_FOLLOW, "following a command's children");
 	if (err)
 		return err;
-	s->follow_compat = use_compat(s, RC_NEED_FOLLOW, "following a command's children");
 	s->follow = s->follow_compat ? rc_bpf__open_compat_follow() : follow_bpf__open();
 	if (!s->follow)
 		return load_failed("follow", -errno);
 	s->follow->rodata->knobs = *k;
-	/* the compat programs' map of followed processes (follow.bpf.c) */
-	err = bpf_map__set_autocreate(s->follow->maps.followed, s->follow_compat);
+	err = set_follow(s, s->follow->obj, s->follow->maps.followed, true);
 	if (err)
 		return load_failed("follow", err);
-	if (s->follow_compat &&
-	    (err = size_compat_map(s->follow->maps.followed, "RINGCAP_FOLLOW_MAX", RC_FOLLOW_MAX)))
-		return err;
-	bpf_program__set_autoload(s->follow->progs.handle_follow_exit, !s->feat.exit_group_dead);
-	bpf_program__set_autoload(s->follow->progs.handle_follow_exit_gd, s->feat.exit_group_dead);
 	err = share_maps(s, s->follow->obj);
 	err = err ?: follow_bpf__load(s->follow);
-	return err ? load_failed("follow", err) : 0;
+	if (err) {
+		memset(&s->fw, 0, sizeof(s->fw));
+		return load_failed("follow", err);
+	}
+	s->fw.unfollowed = &s->follow->bss->unfollowed;
+	return 0;
 }
 
 /* The stacks of samples and off-CPU records: taken off and named on the writer's thread. */
@@ -671,6 +741,13 @@ int rc_bpf__load_sources(struct rc_bpf *s)
 	struct rc_knobs k = make_knobs(&s->c.opts);
 	int err = 0;
 
+	/* said once, here: the sources that carry follow's programs load this flavour */
+	if (s->c.opts.follow_forks && !rc_features__missing(&s->feat, RC_NEED_FOLLOW)) {
+		s->follow_compat = use_compat(s, RC_NEED_FOLLOW, "following a command's children");
+		if (s->follow_compat &&
+		    (err = compat_map_max("RINGCAP_FOLLOW_MAX", RC_FOLLOW_MAX, &s->follow_max)))
+			return err;
+	}
 	if (ev & RC_EVENT_BIT(RC_EV_SYSCALL))
 		err = open_syscalls(s, &k);
 	if (!err && (ev & RC_SCHED_EVENTS))

@@ -152,7 +152,7 @@ static int add_followed(struct rc_bpf *s, pid_t pid)
 	__u32 key = pid, one = 1;
 	int err;
 
-	if (!bpf_map_update_elem(bpf_map__fd(s->follow->maps.followed), &key, &one, BPF_NOEXIST))
+	if (!bpf_map_update_elem(bpf_map__fd(s->fw.followed), &key, &one, BPF_NOEXIST))
 		return 0;
 	err = -errno;
 	if (err == -EEXIST)
@@ -160,7 +160,7 @@ static int add_followed(struct rc_bpf *s, pid_t pid)
 	if (err == -E2BIG)
 		pr_warn("failed to add pid %d to the targets: the map of followed processes is "
 			"full (%u at most on this kernel)\n",
-			pid, bpf_map__max_entries(s->follow->maps.followed));
+			pid, bpf_map__max_entries(s->fw.followed));
 	else
 		pr_warn("failed to add pid %d to the targets: %s\n", pid, strerror(-err));
 	return err;
@@ -179,7 +179,7 @@ int rc_bpf__add_target(struct rc_capture *c, pid_t pid)
 		pr_warn("failed to add pid %d to the targets: out of range\n", pid);
 		return -EINVAL;
 	}
-	if (s->follow_compat) {
+	if (s->follow_compat && s->fw.followed) {
 		err = add_followed(s, pid);
 		if (err)
 			return err == -EEXIST ? 0 : err;
@@ -313,6 +313,8 @@ void rc_bpf__teardown(struct rc_capture *c)
 
 	if (s->attached)
 		rc_bpf__detach(s);
+	bpf_link__destroy(s->fw.fork_link); /* an attach that failed half way */
+	bpf_link__destroy(s->fw.exit_link);
 	rc_batcher__destroy(&s->bt);
 	if (s->sb) {
 		log_sideband(s);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "util/sysfs.h"
 #include "util/util.h"
 #include "capture/bpf/sampler.h"
 
@@ -50,14 +51,10 @@ static const char *event_name(const struct perf_event_attr *a)
 /* kernel.perf_event_max_sample_rate, or 0 when it cannot be read */
 static uint64_t max_sample_rate(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	unsigned long long v = 0;
+	uint64_t v = 0;
 
-	if (!f)
+	if (rc_sysfs__read_u64("/proc/sys/kernel/perf_event_max_sample_rate", &v))
 		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
 	return v;
 }
 
