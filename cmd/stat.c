@@ -131,7 +131,29 @@ static void show_damage_plain(const struct rc_ledger_file *v)
 	       d->exact ? "" : " (no trailer to count them)");
 }
 
-static void show_plain(const struct rc_ledger_file *v)
+/* Files that sampled different events: each event, and how many files sampled it. */
+static void show_sampling_mixed(const struct rc_ledger_file *fv, size_t nfv)
+{
+	const char *sep = " ";
+	size_t i, k, n;
+
+	printf("# sampling event: mixed, the files differ:");
+	for (i = 0; i < nfv; i++) {
+		if (!fv[i].sampling[0])
+			continue;
+		for (k = 0; k < i && strcmp(fv[k].sampling, fv[i].sampling); k++)
+			;
+		if (k < i)
+			continue; /* named already */
+		for (k = i, n = 0; k < nfv; k++)
+			n += !strcmp(fv[k].sampling, fv[i].sampling);
+		printf("%s%s in %zu %s", sep, fv[i].sampling, n, n == 1 ? "file" : "files");
+		sep = ", ";
+	}
+	printf("\n");
+}
+
+static void show_plain(const struct rc_ledger_file *v, const struct rc_ledger_file *fv, size_t nfv)
 {
 	const char *last = v->led.live ? "PER SEC" : "MISSING";
 	const char *got = v->led.live ? "CAPTURED" : "IN FILE";
@@ -152,7 +174,9 @@ static void show_plain(const struct rc_ledger_file *v)
 		       human_bytes(v->raw_bytes, c, sizeof(c)),
 		       v->file_bytes ? (double)v->raw_bytes / v->file_bytes : 0.0,
 		       v->nev ? (double)v->file_bytes / v->nev : 0.0);
-	if (v->sampling[0])
+	if (!strcmp(v->sampling, RC_LEDGER_MIXED) && nfv > 1)
+		show_sampling_mixed(fv, nfv);
+	else if (v->sampling[0])
 		printf("# sampling event: %s%s\n", v->sampling,
 		       strcmp(v->sampling, "cpu-clock")
 			   ? ""
@@ -362,7 +386,7 @@ static int show(const struct rc_ledger_file *v, const struct rc_ledger_file *fv,
 	if (env.json)
 		show_json(v, fv, nfv, g, ng);
 	else
-		show_plain(v);
+		show_plain(v, fv, nfv);
 	if (env.fail_on_drops && n > env.max_drops) {
 		fflush(stdout);
 		say("%" PRIu64 " events lost, more than the %" PRIu64 " allowed\n", n,
@@ -475,6 +499,8 @@ static void show_files_json(struct rc_json *j, const struct rc_ledger_file *fv, 
 		rc_json__u64(j, "records", f->nrec);
 		rc_json__bool(j, "complete", !f->truncated && !f->damaged);
 		rc_json__bool(j, "has_base", f->base != NULL);
+		if (f->sampling[0])
+			rc_json__string(j, "sampling_event", f->sampling);
 		rc_json__begin_object(j, "total");
 		json_row(j, f, &f->led.total);
 		rc_json__end_object(j);

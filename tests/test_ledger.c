@@ -41,6 +41,9 @@ static struct rc_stat_entry run_end(unsigned int k)
 	return e;
 }
 
+/* File @k's sampling event (its "sampling" note), NULL for none: write_run_file() */
+static const char *run_sampling[RUN_FILES + 1];
+
 static bool write_run_file(const char *dir, unsigned int k)
 {
 	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 4096 };
@@ -56,6 +59,7 @@ static bool write_run_file(const char *dir, unsigned int k)
 				.entries = &ee };
 	struct rc_ev_syscall e = {};
 	struct rc_writer *w;
+	struct rc_note note;
 	struct rc_meta m;
 	char path[4096];
 	unsigned int i;
@@ -70,6 +74,11 @@ static bool write_run_file(const char *dir, unsigned int k)
 	m.run.flags = RC_RUN_F_ROTATING;
 	m.run.start_ts = 1000000000ull;
 	m.start_ts = k * 1000000000ull;
+	if (run_sampling[k]) {
+		note = (struct rc_note){ 0, "sampling", run_sampling[k], strlen(run_sampling[k]) };
+		m.notes = &note;
+		m.nnotes = 1;
+	}
 	snprintf(path, sizeof(path), "%s/run.rcap.%06u", dir, k);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
@@ -221,6 +230,86 @@ void test_ledger_run(void)
 out:
 	rc_ledger_file__free(&sum);
 	free(g);
+	free_all(f, n, set);
+	tmpdir_cleanup();
+}
+
+/* ringcap stat over files 1 cycles, 2 cpu-clock, 3 cycles: text and JSON say so */
+static void check_stat_mixed(const char *dir)
+{
+	char *rc = (char *)bin("ringcap");
+	const char *f2, *f3, *cc;
+	struct run r = {};
+
+	if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", (char *)dir, NULL }, 60000), 0, "stat"))
+		ASSERT_HAS(r.out,
+			   "# sampling event: mixed, the files differ: cycles in 2 files, "
+			   "cpu-clock in 1 file\n",
+			   "stat: each event named");
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "stat", "--json", (char *)dir, NULL }, 60000),
+		       0, "stat --json"))
+		goto out;
+	ASSERT_HAS(r.out, "\"sampling_event\":\"mixed\"", "json: the sum's, mixed");
+	f2 = strstr(r.out, "\"seq\":2,");
+	f3 = f2 ? strstr(f2, "\"seq\":3,") : NULL;
+	cc = f2 ? strstr(f2, "\"sampling_event\":\"cpu-clock\"") : NULL;
+	ASSERT_TRUE(f3 && cc && cc < f3, "json: file 2's own, cpu-clock");
+	ASSERT_TRUE(f3 && strstr(f3, "\"sampling_event\":\"cycles\""),
+		    "json: file 3's own, cycles");
+out:
+	run_free(&r);
+}
+
+/*
+ * Files that sampled different events: the sum says "mixed", not the first
+ * file's; files of one event, that event; a file without samples changes
+ * neither.
+ */
+void test_ledger_sampling(void)
+{
+	static const char *const cases[][RUN_FILES + 1] = {
+		{ NULL, "cycles", "cycles", NULL, "cycles", "cycles" },
+		{ NULL, "cycles", "cpu-clock", "cycles", NULL, NULL },
+		{ NULL, NULL, "cpu-clock", "cpu-clock", "cycles", NULL },
+		{ NULL, NULL, NULL, NULL, NULL, NULL },
+	};
+	static const char *const want[] = { "cycles", "mixed", "mixed", "" };
+	struct rc_ledger_file *f = NULL, sum = {};
+	struct rc_set *set = NULL;
+	char dir[1024];
+	struct rc_stats st;
+	unsigned int c, k;
+	size_t n = 0;
+
+	for (c = 0; c < 4; c++) {
+		snprintf(dir, sizeof(dir), "%s/run%u", tmpdir(), c);
+		if (!ASSERT_OK(mkdir(dir, 0755), "mkdir"))
+			goto out;
+		memcpy(run_sampling, cases[c], sizeof(run_sampling));
+		for (k = 1; k <= RUN_FILES; k++)
+			if (!ASSERT_TRUE(write_run_file(dir, k), "write run"))
+				goto out;
+		f = read_files(dir, &set, &n);
+		if (!f || !ASSERT_EQ(n, RUN_FILES, "files"))
+			goto out;
+		for (k = 0; k < n; k++)
+			ASSERT_STREQ(f[k].sampling, cases[c][k + 1] ? cases[c][k + 1] : "",
+				     "a file's own");
+		if (!ASSERT_OK(rc_ledger_file__sum(f, n, set, &sum, &st), "sum"))
+			goto out;
+		ASSERT_STREQ(sum.sampling, want[c], "the sum's");
+		if (c == 1)
+			check_stat_mixed(dir);
+		rc_ledger_file__free(&sum);
+		sum = (struct rc_ledger_file){};
+		free_all(f, n, set);
+		f = NULL;
+		set = NULL;
+	}
+out:
+	memset(run_sampling, 0, sizeof(run_sampling));
+	rc_ledger_file__free(&sum);
 	free_all(f, n, set);
 	tmpdir_cleanup();
 }

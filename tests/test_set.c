@@ -247,6 +247,65 @@ out:
 	tmpdir_cleanup();
 }
 
+/*
+ * A rotated run's empty first file (nothing happened before its first
+ * switch): read, it counts in the span; passed over by a range (--until),
+ * it does not, and the span starts with the files read
+ * (ringcap-report(1), --summary).
+ */
+void test_set_span_empty_first(void)
+{
+	char p[2][4096];
+	struct rc_set *s = NULL;
+	const char *paths[2];
+	struct merged mg;
+
+	/* [1 s, nothing), then 1000 records from 3 s, 1 ms apart: 3.000 ... 3.999 s */
+	snprintf(p[0], sizeof(p[0]), "%s/capture1.rcap", tmpdir());
+	snprintf(p[1], sizeof(p[1]), "%s/capture2.rcap", tmpdir());
+	if (!ASSERT_TRUE(write_file(p[0], "h1", 0, 1000000000ull, 1000000, 0, 1000000l, 0),
+			 "write empty") ||
+	    !ASSERT_TRUE(write_file(p[1], "h1", 0, 3000000000ull, 1000000, 1000, 2000000l, 0),
+			 "write"))
+		goto out;
+	paths[0] = p[0];
+	paths[1] = p[1];
+
+	/* no range: both read, from the empty file's start to the last record */
+	s = rc_set__open(paths, 2);
+	if (!ASSERT_OK_PTR(s, "open"))
+		goto out;
+	ASSERT_EQ(rc_set__start(s), 1000000000ull, "start: the empty file's");
+	ASSERT_OK(read_set(s, &mg, 0, UINT64_MAX), "read");
+	ASSERT_EQ(mg.nrec, 1000, "records");
+	ASSERT_EQ(rc_set__span(s), 2999000000ull, "span: both files");
+	rc_set__free(s);
+
+	/* --until 3.5 s: the empty file passed over; from file 2's start to 3.5 s */
+	s = rc_set__open(paths, 2);
+	if (!ASSERT_OK_PTR(s, "reopen"))
+		goto out;
+	rc_set__set_range(s, 0, 3500000000ull);
+	ASSERT_TRUE(rc_set__skipped(s, 0), "empty file passed over");
+	ASSERT_EQ(rc_set__start(s), 1000000000ull, "times still count from the first file");
+	ASSERT_OK(read_set(s, &mg, 0, 3500000000ull), "read until");
+	ASSERT_EQ(mg.nrec, 501, "records up to 3.5 s");
+	ASSERT_EQ(rc_set__span(s), 500000000ull, "span: the file read, up to --until");
+	rc_set__free(s);
+
+	/* --since 3.2 s --until 3.5 s */
+	s = rc_set__open(paths, 2);
+	if (!ASSERT_OK_PTR(s, "reopen 2"))
+		goto out;
+	rc_set__set_range(s, 3200000000ull, 3500000000ull);
+	ASSERT_OK(read_set(s, &mg, 3200000000ull, 3500000000ull), "read window");
+	ASSERT_EQ(mg.nrec, 301, "records in the window");
+	ASSERT_EQ(rc_set__span(s), 300000000ull, "span: the window");
+out:
+	rc_set__free(s);
+	tmpdir_cleanup();
+}
+
 void test_set_hosts(void)
 {
 	char a[4096], b[4096];

@@ -225,8 +225,11 @@ int rc_ledger_file__sum(struct rc_ledger_file *fv, size_t n, const struct rc_set
 		sum->raw_bytes += f->raw_bytes;
 		sum->late += f->late;
 		sum->truncated |= f->truncated;
+		/* the event the files sampled; "mixed" when they differ, files with none aside */
 		if (!sum->sampling[0])
 			memcpy(sum->sampling, f->sampling, sizeof(sum->sampling));
+		else if (f->sampling[0] && strcmp(f->sampling, sum->sampling))
+			snprintf(sum->sampling, sizeof(sum->sampling), "%s", RC_LEDGER_MIXED);
 		if (f->damaged && !sum->damaged) {
 			sum->damaged = true;
 			sum->damage = f->damage;

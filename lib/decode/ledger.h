@@ -203,7 +203,9 @@ void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h
  * @file_bytes: bytes of the file read
  * @raw_bytes: bytes of records, decompressed
  * @late: records out of order (the trailer's)
- * @sampling: the event -F/-c sampled (the header's note), or ""
+ * @sampling: the event -F/-c sampled (the header's note), or ""; in a sum,
+ *	the one its files sampled, or RC_LEDGER_MIXED when they sampled
+ *	different events (files without samples are not counted)
  * @led: the ledger, over the file's own span
  * @m: the capture's header (NULL for a sum)
  * @base: the run's counters when the file began (rc_reader__base())
@@ -214,6 +216,8 @@ void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h
  *
  * A live count uses @led, @schema and @duration only, @led.live set.
  */
+#define RC_LEDGER_MIXED "mixed" /* @sampling of a sum of files that sampled different events */
+
 struct rc_ledger_file {
 	const char *source;
 	bool truncated, damaged;

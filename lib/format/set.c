@@ -417,15 +417,18 @@ uint64_t rc_set__start(const struct rc_set *s)
 
 uint64_t rc_set__span(const struct rc_set *s)
 {
-	uint64_t first = s->start > s->since ? s->start : s->since, last = 0, t;
+	uint64_t first = UINT64_MAX, last = 0, t;
 	size_t i;
 
+	/* of the files read: one the range passed over counts in neither end */
 	for (i = 0; i < s->n; i++) {
 		if (s->files[i].skipped)
 			continue;
+		first = s->files[i].start < first ? s->files[i].start : first;
 		t = rc_reader__end(s->files[i].r) + s->files[i].off;
 		last = t > last ? t : last;
 	}
+	first = first > s->since ? first : s->since;
 	last = last < s->until ? last : s->until;
 	return last > first ? last - first : 0;
 }

@@ -113,11 +113,13 @@ uint64_t rc_set__start(const struct rc_set *s);
  * rc_set__span() - the span of the files read, in ns
  * @s: the set, its files read (through rc_set__next() or their readers)
  *
- * From the set's start (rc_set__start()) to the latest end of its files
+ * From the earliest start of the files read to the latest end of theirs
  * (rc_reader__end()), both within the range of rc_set__set_range() when
- * one was set; a file that range passed over whole (rc_set__skipped()) is
- * not counted. What ringcap stat and report --summary show as the
- * capture's duration.
+ * one was set. A file that range passed over whole (rc_set__skipped(): no
+ * record inside it, or none at all) counts in neither: an empty first file
+ * moves the span's start only when no range was set, as it is then read,
+ * and the span may start after rc_set__start(). What ringcap stat and
+ * report --summary show as the capture's duration.
  *
  * Return: the span; 0 when it ends before it starts.
  */

@@ -5,8 +5,8 @@
  * JavaScript of our own embedded for tooltips, zoom and search.
  *
  * The stacks merge into a tree of nodes in one array, linked to their first
- * child and next sibling; an open-addressing table finds the child of a
- * parent by name, and another interns the names. Memory grows with the
+ * child and next sibling; the one map (util/idmap.h) finds the child of a
+ * parent by name, and interns the names by their hash. Memory grows with the
  * distinct nodes and names. Writing sorts each node's children by name, then
  * walks the tree without recursion, keeping one x offset per depth.
  */
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/flamegraph.h"
+#include "util/idmap.h"
 #include "util/util.h"
 #include "util/mem.h"
 
@@ -42,12 +43,10 @@ struct fg_node {
 struct rc_fg {
 	struct fg_node *nodes;
 	size_t nr_nodes, cap_nodes;
-	uint32_t *node_tab; /* (parent, name) -> node index; 0 is empty */
-	size_t node_tab_cap;
+	struct rc_idmap node_ids; /* (parent, name) -> node index (fg_node_key()) */
 	char **names;
 	size_t nr_names, cap_names;
-	uint32_t *name_tab; /* name -> its index + 1; 0 is empty */
-	size_t name_tab_cap;
+	struct rc_idmap name_ids; /* a name's hash -> its index (and other names' of that hash) */
 	size_t max_depth; /* the most frames of a stack added */
 };
 
@@ -61,117 +60,69 @@ static uint64_t fg_hash_str(const char *s)
 	return h;
 }
 
-/* The splitmix64 finaliser, to spread keys over a power-of-two table. */
-static uint64_t fg_mix(uint64_t h)
-{
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-	return h ^ (h >> 31);
-}
-
+/* A node's key in node_ids: its parent and name, + 1 so that it is never 0 (an empty slot). */
 static uint64_t fg_node_key(uint32_t parent, uint32_t name)
 {
-	return fg_mix((uint64_t)parent << 32 | name);
-}
-
-/* Put @v in the first free slot from @h of a table that has one. */
-static void fg_tab_put(uint32_t *tab, size_t cap, uint64_t h, uint32_t v)
-{
-	size_t i = h & (cap - 1);
-
-	while (tab[i])
-		i = (i + 1) & (cap - 1);
-	tab[i] = v;
-}
-
-/* Double a table of @cap slots, rehashing what is in it, to keep it at most half full. */
-static int fg_rehash(uint32_t **tab, size_t *cap, const struct rc_fg *g, bool names)
-{
-	size_t new_cap = *cap ? *cap * 2 : 64, i;
-	uint32_t *t = calloc(new_cap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	if (names) {
-		for (i = 0; i < g->nr_names; i++)
-			fg_tab_put(t, new_cap, fg_mix(fg_hash_str(g->names[i])), i + 1);
-	} else {
-		/* node 0, "all", is nobody's child: not in the table */
-		for (i = 1; i < g->nr_nodes; i++)
-			fg_tab_put(t, new_cap, fg_node_key(g->nodes[i].parent, g->nodes[i].name),
-				   i);
-	}
-	free(*tab);
-	*tab = t;
-	*cap = new_cap;
-	return 0;
+	return ((uint64_t)parent << 32 | name) + 1;
 }
 
 /* The index of name @s in @g, added if it is new. */
 static int fg_intern(struct rc_fg *g, const char *s, uint32_t *idx)
 {
-	uint64_t h = fg_mix(fg_hash_str(s));
-	size_t i;
+	uint64_t h = fg_hash_str(s) | 1, *v; /* never 0, an empty slot */
+	size_t pos = RC_IDMAP_START;
 	char *copy;
 	int err;
 
-	if (g->name_tab_cap) {
-		for (i = h & (g->name_tab_cap - 1); g->name_tab[i];
-		     i = (i + 1) & (g->name_tab_cap - 1)) {
-			if (!strcmp(g->names[g->name_tab[i] - 1], s)) {
-				*idx = g->name_tab[i] - 1;
-				return 0;
-			}
+	while ((v = rc_idmap__next(&g->name_ids, h, &pos))) {
+		if (!strcmp(g->names[*v], s)) {
+			*idx = *v;
+			return 0;
 		}
 	}
 	if (g->nr_names >= UINT32_MAX - 1)
 		return -ENOMEM;
 	err = rc_ensure_arr(&g->names, &g->cap_names, g->nr_names + 1, 64);
-	if (!err && g->nr_names + 1 > g->name_tab_cap / 2)
-		err = fg_rehash(&g->name_tab, &g->name_tab_cap, g, true);
 	if (err)
 		return err;
 	copy = strdup(s);
 	if (!copy)
 		return -ENOMEM;
+	err = rc_idmap__put(&g->name_ids, h, g->nr_names);
+	if (err) {
+		free(copy);
+		return err;
+	}
 	*idx = g->nr_names;
 	g->names[g->nr_names++] = copy;
-	fg_tab_put(g->name_tab, g->name_tab_cap, h, *idx + 1);
 	return 0;
 }
 
 /* The child of @parent named @name, added (with no weight) if it is new. */
 static int fg_child(struct rc_fg *g, uint32_t parent, uint32_t name, uint32_t *out)
 {
-	uint64_t h = fg_node_key(parent, name);
-	struct fg_node *nd;
+	uint64_t *v;
+	bool added;
 	uint32_t n;
-	size_t i;
 	int err;
 
-	if (g->node_tab_cap) {
-		for (i = h & (g->node_tab_cap - 1); g->node_tab[i];
-		     i = (i + 1) & (g->node_tab_cap - 1)) {
-			nd = &g->nodes[g->node_tab[i]];
-			if (nd->parent == parent && nd->name == name) {
-				*out = g->node_tab[i];
-				return 0;
-			}
-		}
-	}
 	if (g->nr_nodes >= UINT32_MAX)
 		return -ENOMEM;
 	err = rc_ensure_arr(&g->nodes, &g->cap_nodes, g->nr_nodes + 1, 64);
-	/* nr_nodes - 1 are in the table, nr_nodes once this one is */
-	if (!err && g->nr_nodes > g->node_tab_cap / 2)
-		err = fg_rehash(&g->node_tab, &g->node_tab_cap, g, false);
 	if (err)
 		return err;
+	v = rc_idmap__get_key(&g->node_ids, fg_node_key(parent, name), &added);
+	if (!v)
+		return -ENOMEM;
+	if (!added) {
+		*out = *v;
+		return 0;
+	}
 	n = g->nr_nodes++;
+	*v = n;
 	g->nodes[n] =
 	    (struct fg_node){ .name = name, .parent = parent, .next = g->nodes[parent].kid };
 	g->nodes[parent].kid = n;
-	fg_tab_put(g->node_tab, g->node_tab_cap, h, n);
 	*out = n;
 	return 0;
 }
@@ -204,8 +155,8 @@ void rc_fg__free(struct rc_fg *g)
 	for (i = 0; i < g->nr_names; i++)
 		free(g->names[i]);
 	free(g->names);
-	free(g->name_tab);
-	free(g->node_tab);
+	rc_idmap__free(&g->name_ids);
+	rc_idmap__free(&g->node_ids);
 	free(g->nodes);
 	free(g);
 }

@@ -20,81 +20,38 @@
 #include "util/file.h"
 #include "util/mem.h"
 
-/* ---- a small hash table ------------------------------------------------ */
-
-void *rc_usym_htab__find(const struct htab *h, uint64_t hash,
-			 bool (*eq)(const void *, const void *), const void *key)
-{
-	size_t i;
-
-	if (!h->cap)
-		return NULL;
-	for (i = hash & (h->cap - 1); h->v[i].item; i = (i + 1) & (h->cap - 1))
-		if (h->v[i].hash == hash && eq(h->v[i].item, key))
-			return h->v[i].item;
-	return NULL;
-}
-
-static void htab_put(struct htab_slot *v, size_t cap, uint64_t hash, void *item)
-{
-	size_t i;
-
-	for (i = hash & (cap - 1); v[i].item; i = (i + 1) & (cap - 1))
-		;
-	v[i].hash = hash;
-	v[i].item = item;
-}
-
-int rc_usym_htab__add(struct htab *h, uint64_t hash, void *item)
-{
-	struct htab_slot *v;
-	size_t i, cap;
-
-	/* at most 3/4 full */
-	if ((h->cnt + 1) > h->cap / 4 * 3) {
-		cap = h->cap ? h->cap * 2 : 64;
-		if (cap > SIZE_MAX / sizeof(*v))
-			return -ENOMEM;
-		v = calloc(cap, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		for (i = 0; i < h->cap; i++)
-			if (h->v[i].item)
-				htab_put(v, cap, h->v[i].hash, h->v[i].item);
-		free(h->v);
-		h->v = v;
-		h->cap = cap;
-	}
-	htab_put(h->v, h->cap, hash, item);
-	h->cnt++;
-	return 0;
-}
-
 /* ---- processes and objects --------------------------------------------- */
-
-static bool proc_eq(const void *item, const void *key)
-{
-	return ((const struct usym_proc *)item)->tgid == *(const int *)key;
-}
 
 struct usym_proc *rc_usym__proc(const struct rc_usym *u, int tgid)
 {
-	return rc_usym_htab__find(&u->procs, mix64((uint32_t)tgid), proc_eq, &tgid);
+	const uint64_t *v = rc_idmap__find(&u->procs, (uint32_t)tgid);
+
+	return v ? (struct usym_proc *)(uintptr_t)*v : NULL;
 }
 
-uint64_t rc_usym__dso_key_hash(const struct dso_key *k)
+int rc_usym__proc_add(struct rc_usym *u, int tgid, struct usym_proc *p)
 {
+	uint64_t *v = rc_idmap__get(&u->procs, (uint32_t)tgid, NULL);
+
+	if (!v)
+		return -ENOMEM;
+	*v = (uintptr_t)p;
+	return 0;
+}
+
+/* The hash of a dso's identity: never 0, an empty slot. */
+static uint64_t dso_key_hash(const struct dso_key *k)
+{
+	uint64_t h;
+
 	if (!k->st)
-		return mix64(k->img_hash ^ mix64(k->img_len));
-	return mix64((uint64_t)k->st->st_dev ^
-		     mix64((uint64_t)k->st->st_ino ^ mix64((uint64_t)k->st->st_size)));
+		return mix64(k->img_hash ^ mix64(k->img_len)) | 1;
+	h = mix64((uint64_t)k->st->st_ino ^ mix64((uint64_t)k->st->st_size));
+	return mix64((uint64_t)k->st->st_dev ^ h) | 1;
 }
 
-bool rc_usym__dso_eq(const void *item, const void *key)
+static bool dso_eq(const struct rc_dso *d, const struct dso_key *k)
 {
-	const struct rc_dso *d = item;
-	const struct dso_key *k = key;
-
 	if (!k->st)
 		return d->img_len == k->img_len && d->img_hash == k->img_hash;
 	/*
@@ -108,6 +65,22 @@ bool rc_usym__dso_eq(const void *item, const void *key)
 	       d->st.st_mtim.tv_nsec == k->st->st_mtim.tv_nsec &&
 	       d->st.st_ctim.tv_sec == k->st->st_ctim.tv_sec &&
 	       d->st.st_ctim.tv_nsec == k->st->st_ctim.tv_nsec;
+}
+
+struct rc_dso *rc_usym__dso_find(const struct rc_usym *u, const struct dso_key *k)
+{
+	uint64_t h = dso_key_hash(k), *v;
+	size_t pos = RC_IDMAP_START;
+
+	while ((v = rc_idmap__next(&u->dsos, h, &pos)))
+		if (dso_eq((struct rc_dso *)(uintptr_t)*v, k))
+			return (struct rc_dso *)(uintptr_t)*v;
+	return NULL;
+}
+
+int rc_usym__dso_add(struct rc_usym *u, const struct dso_key *k, struct rc_dso *d)
+{
+	return rc_idmap__put(&u->dsos, dso_key_hash(k), (uintptr_t)d);
 }
 
 void rc_usym__snap_free(struct usym_snap *s)
@@ -150,27 +123,26 @@ struct rc_usym *rc_usym__new(void)
 void rc_usym__free(struct rc_usym *u)
 {
 	struct usym_snap *s, *next;
-	size_t i;
+	size_t pos = 0;
+	uint64_t key, *v;
 
 	if (!u)
 		return;
-	for (i = 0; i < u->procs.cap; i++) {
-		struct usym_proc *p = u->procs.v[i].item;
+	while ((v = rc_idmap__each(&u->procs, &pos, &key))) {
+		struct usym_proc *p = (struct usym_proc *)(uintptr_t)*v;
 
-		if (p) {
-			rc_usym__snap_free(p->snap);
-			free(p);
-		}
+		rc_usym__snap_free(p->snap);
+		free(p);
 	}
-	for (i = 0; i < u->dsos.cap; i++)
-		rc_dso__free(u->dsos.v[i].item);
+	for (pos = 0; (v = rc_idmap__each(&u->dsos, &pos, &key));)
+		rc_dso__free((struct rc_dso *)(uintptr_t)*v);
 	for (s = u->replaced; s; s = next) {
 		next = s->next;
 		rc_usym__snap_free(s);
 	}
 	rc_usym__sb_free(u);
-	free(u->procs.v);
-	free(u->dsos.v);
+	rc_idmap__free(&u->procs);
+	rc_idmap__free(&u->dsos);
 	free(u);
 }
 

@@ -14,6 +14,7 @@
 #include "symbol/dso.h"
 #include "symbol/perfmap.h"
 #include "symbol/usym.h"
+#include "util/idmap.h"
 
 #define FD_BUDGET_MAX 256	/* files held open for later, at most */
 #define VDSO_MAX      (1 << 20) /* bytes; the vdso is a few pages */
@@ -43,23 +44,13 @@ struct usym_proc {
 	struct usym_snap *snap;
 };
 
-/* Open addressing, linear probing; no deletion. */
-struct htab_slot {
-	uint64_t hash;
-	void *item;
-};
-
-struct htab {
-	struct htab_slot *v;
-	size_t cap, cnt; /* cap: 0 or a power of 2 */
-};
-
+/* The maps are the one map of lib/ (util/idmap.h), their values pointers. */
 struct rc_usym {
-	struct htab procs; /* struct usym_proc, by tgid */
-	struct htab dsos;  /* struct rc_dso, by file identity or image */
+	struct rc_idmap procs; /* struct usym_proc, by tgid */
+	struct rc_idmap dsos;  /* struct rc_dso, by the hash of its identity (dso_key) */
 	struct usym_snap *replaced;
 	int fds, fd_budget;
-	struct htab sbprocs; /* struct usym_sbproc, by tgid: what the side-band saw */
+	struct rc_idmap sbprocs; /* struct usym_sbproc, by tgid: what the side-band saw */
 	bool lines;	     /* read DWARF for source lines (rc_usym__set_lines()) */
 };
 
@@ -82,12 +73,12 @@ static inline uint64_t mix64(uint64_t x)
 }
 
 /* usym.c */
-void *rc_usym_htab__find(const struct htab *h, uint64_t hash,
-			 bool (*eq)(const void *, const void *), const void *key);
-int rc_usym_htab__add(struct htab *h, uint64_t hash, void *item);
+/* The dso of @k, or NULL; rc_usym__dso_add() adds one. */
+struct rc_dso *rc_usym__dso_find(const struct rc_usym *u, const struct dso_key *k);
+int rc_usym__dso_add(struct rc_usym *u, const struct dso_key *k, struct rc_dso *d);
+/* @p as the process @tgid: 0 or -ENOMEM. */
+int rc_usym__proc_add(struct rc_usym *u, int tgid, struct usym_proc *p);
 struct usym_proc *rc_usym__proc(const struct rc_usym *u, int tgid);
-uint64_t rc_usym__dso_key_hash(const struct dso_key *k);
-bool rc_usym__dso_eq(const void *item, const void *key);
 void rc_usym__snap_free(struct usym_snap *s);
 /* Read a file's symbols now, if not yet done, and count the files closed. */
 void rc_usym__dso_load(struct rc_usym *u, struct rc_dso *d);

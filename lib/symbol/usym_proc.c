@@ -63,7 +63,7 @@ int rc_usym__file_dso(struct rc_usym *u, int fd, const char *path, const struct 
 		return 0;
 	}
 	key.st = &st;
-	d = rc_usym_htab__find(&u->dsos, rc_usym__dso_key_hash(&key), rc_usym__dso_eq, &key);
+	d = rc_usym__dso_find(u, &key);
 	if (d) {
 		close(fd);
 		*out = d;
@@ -72,7 +72,7 @@ int rc_usym__file_dso(struct rc_usym *u, int fd, const char *path, const struct 
 	d = rc_dso__open_fd(fd, &st, path, w);
 	if (!d)
 		return -ENOMEM;
-	err = rc_usym_htab__add(&u->dsos, rc_usym__dso_key_hash(&key), d);
+	err = rc_usym__dso_add(u, &key, d);
 	if (err) {
 		rc_dso__free(d);
 		return err;
@@ -182,7 +182,7 @@ int rc_usym__snap_add_vdso(struct rc_usym *u, int tgid, struct usym_map *m)
 	err = 0;
 	key.img_hash = fnv1a(img, len);
 	key.img_len = len;
-	d = rc_usym_htab__find(&u->dsos, rc_usym__dso_key_hash(&key), rc_usym__dso_eq, &key);
+	d = rc_usym__dso_find(u, &key);
 	if (!d) {
 		d = rc_dso__from_image(img, len, "[vdso]");
 		if (!d) {
@@ -191,7 +191,7 @@ int rc_usym__snap_add_vdso(struct rc_usym *u, int tgid, struct usym_map *m)
 		}
 		d->img_hash = key.img_hash;
 		d->img_len = len;
-		err = rc_usym_htab__add(&u->dsos, rc_usym__dso_key_hash(&key), d);
+		err = rc_usym__dso_add(u, &key, d);
 		if (err) {
 			rc_dso__free(d);
 			goto out;
@@ -409,7 +409,7 @@ int rc_usym__add_process(struct rc_usym *u, int tgid)
 	}
 	p->tgid = tgid;
 	p->snap = s;
-	err = rc_usym_htab__add(&u->procs, mix64((uint32_t)tgid), p);
+	err = rc_usym__proc_add(u, tgid, p);
 	if (err) {
 		free(p);
 		goto err_out;

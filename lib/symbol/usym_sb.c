@@ -42,14 +42,11 @@ struct usym_sbproc {
 
 /* ---- what the side-band saw --------------------------------------------- */
 
-static bool sbproc_eq(const void *item, const void *key)
-{
-	return ((const struct usym_sbproc *)item)->tgid == *(const int *)key;
-}
-
 static struct usym_sbproc *sbproc_find(const struct rc_usym *u, int tgid)
 {
-	return rc_usym_htab__find(&u->sbprocs, mix64((uint32_t)tgid), sbproc_eq, &tgid);
+	const uint64_t *v = rc_idmap__find(&u->sbprocs, (uint32_t)tgid);
+
+	return v ? (struct usym_sbproc *)(uintptr_t)*v : NULL;
 }
 
 static void sbimg_free(struct usym_sbimg *img)
@@ -63,25 +60,25 @@ static void sbimg_free(struct usym_sbimg *img)
 
 void rc_usym__sb_free(struct rc_usym *u)
 {
-	size_t i, k;
+	uint64_t key, *v;
+	size_t pos = 0, k;
 
-	for (i = 0; i < u->sbprocs.cap; i++) {
-		struct usym_sbproc *p = u->sbprocs.v[i].item;
+	while ((v = rc_idmap__each(&u->sbprocs, &pos, &key))) {
+		struct usym_sbproc *p = (struct usym_sbproc *)(uintptr_t)*v;
 
-		if (!p)
-			continue;
 		for (k = 0; k < p->nr_imgs; k++)
 			sbimg_free(&p->imgs[k]);
 		free(p->imgs);
 		free(p);
 	}
-	free(u->sbprocs.v);
+	rc_idmap__free(&u->sbprocs);
 }
 
 /* The side-band's record of @tgid, made with its first image (since 0) when new. */
 static struct usym_sbproc *sbproc_get(struct rc_usym *u, int tgid)
 {
 	struct usym_sbproc *p = sbproc_find(u, tgid);
+	uint64_t *v;
 
 	if (p)
 		return p;
@@ -90,11 +87,12 @@ static struct usym_sbproc *sbproc_get(struct rc_usym *u, int tgid)
 		return NULL;
 	p->tgid = tgid;
 	if (rc_ensure_arr(&p->imgs, &p->imgs_cap, 1, 2) ||
-	    rc_usym_htab__add(&u->sbprocs, mix64((uint32_t)tgid), p)) {
+	    !(v = rc_idmap__get(&u->sbprocs, (uint32_t)tgid, NULL))) {
 		free(p->imgs);
 		free(p);
 		return NULL;
 	}
+	*v = (uintptr_t)p;
 	memset(&p->imgs[0], 0, sizeof(p->imgs[0]));
 	p->nr_imgs = 1;
 	return p;
@@ -174,8 +172,7 @@ static int sb_file_dso(struct rc_usym *u, int tgid, struct rc_usym_mapping *mp, 
 		mp->has_st = true;
 	if (mp->has_st && S_ISREG(mp->st.st_mode)) {
 		key.st = &mp->st;
-		*out = rc_usym_htab__find(&u->dsos, rc_usym__dso_key_hash(&key), rc_usym__dso_eq,
-					  &key);
+		*out = rc_usym__dso_find(u, &key);
 	}
 	if (*out || mp->fd < 0 || !mp->has_st || !S_ISREG(mp->st.st_mode)) {
 		if (mp->fd >= 0)
@@ -203,12 +200,13 @@ static bool build_id_differs(const struct rc_usym_mapping *mp, const struct rc_d
 /* The [vdso] of a process gone: one of the same size already read (the kernel's one image). */
 static struct rc_dso *vdso_like(const struct rc_usym *u, size_t len)
 {
-	size_t i;
+	uint64_t key, *v;
+	size_t pos = 0;
 
-	for (i = 0; i < u->dsos.cap; i++) {
-		struct rc_dso *d = u->dsos.v[i].item;
+	while ((v = rc_idmap__each(&u->dsos, &pos, &key))) {
+		struct rc_dso *d = (struct rc_dso *)(uintptr_t)*v;
 
-		if (d && d->img_len == len && !strcmp(d->name, "[vdso]"))
+		if (d->img_len == len && !strcmp(d->name, "[vdso]"))
 			return d;
 	}
 	return NULL;

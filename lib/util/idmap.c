@@ -1,29 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* A map of 32-bit ids to 64-bit values (idmap.h). */
+/* The one hash map: 64-bit keys to 64-bit values (idmap.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/idmap.h"
 
-#define IDMAP_MIN 256 /* slots, at first */
+#define IDMAP_MIN_BITS 8 /* 256 slots, at first */
 
 int rc_idmap__grow(struct rc_idmap *m)
 {
-	struct rc_idmap n = { .cap = m->cap ? m->cap * 2 : IDMAP_MIN };
+	struct rc_idmap n = { .cap = m->cap ? m->cap * 2 : 1u << IDMAP_MIN_BITS,
+			      .shift = m->cap ? m->shift - 1 : 64 - IDMAP_MIN_BITS };
 	size_t i, k;
 
+	if (m->cap > SIZE_MAX / 2 / sizeof(*n.keys)) {
+		errno = ENOMEM;
+		return -ENOMEM;
+	}
 	n.keys = calloc(n.cap, sizeof(*n.keys));
-	n.vals = calloc(n.cap, sizeof(*n.vals));
+	n.vals = malloc(n.cap * sizeof(*n.vals));
 	if (!n.keys || !n.vals) {
 		free(n.keys);
 		free(n.vals);
 		errno = ENOMEM;
 		return -ENOMEM;
 	}
+	/* each to the first free slot from its home: keys a map of hashes shares stay */
 	for (i = 0; i < m->cap; i++) {
 		if (!m->keys[i])
 			continue;
-		k = rc_idmap__slot(&n, m->keys[i] - 1);
+		for (k = rc_idmap__home(&n, m->keys[i]); n.keys[k]; k = (k + 1) & (n.cap - 1))
+			;
 		n.keys[k] = m->keys[i];
 		n.vals[k] = m->vals[i];
 		n.used++;

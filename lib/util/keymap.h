@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A map from byte strings to 32-bit values, for interning: stacks by their
- * frames, symbols by their names. Open addressing on XXH64 of the key;
- * keys are copied into one buffer, so entries are two words and a hash.
+ * frames, symbols by their names. The one map (util/idmap.h) keyed by the
+ * XXH64 of the key, its values where the key is in one buffer of every key,
+ * each after its length and value.
  */
 #ifndef RINGCAP_UTIL_KEYMAP_H
 #define RINGCAP_UTIL_KEYMAP_H
@@ -10,25 +11,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/idmap.h"
 #include "util/strbuf.h"
-
-struct rc_keymap_slot {
-	uint64_t hash;
-	size_t off; /* of the key in keys; (size_t)-1: empty */
-	uint32_t len;
-	uint32_t val;
-};
 
 /**
  * struct rc_keymap - the map; zeroed is empty
- * @slots: a power of two of them, at most 3/4 used
- * @cap: slots
+ * @index: the keys' hashes to their offsets in @keys
  * @n: keys held
- * @keys: every key, one after another
+ * @keys: every key, one after another, each after a struct rc_keymap_entry
  */
 struct rc_keymap {
-	struct rc_keymap_slot *slots;
-	size_t cap, n;
+	struct rc_idmap index;
+	size_t n;
 	struct rc_strbuf keys;
 };
 

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The capture file writer's own state, shared by its files: writer.c (the
+ * records held, sorted and flushed; the writer's life), writer_chunk.c
+ * (chunks framed, compressed and indexed; AUX blocks), writer_blocks.c (the
+ * file's other blocks: counters, stacks, lines, the trailer) and
+ * writer_room.c (every write, in room reserved for the file's end: the
+ * full-disk and size-limit guarantee, rc_writer__cut()).
+ */
+#ifndef RINGCAP_FORMAT_WRITER_PRIV_H
+#define RINGCAP_FORMAT_WRITER_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zstd.h>
+#include "format/format.h"
+#include "format/writer_int.h"
+#include "util/strbuf.h"
+
+#define STATS_ROOM    (56u + 64u * sizeof(struct rc_disk_stat)) /* before the first STATS */
+#define PREALLOC_STEP (256u << 10) /* the room beyond the tail taken at once */
+
+struct rec_ref {
+	uint64_t ts;
+	uint32_t off;
+	uint32_t size;
+};
+
+struct rc_writer {
+	int fd;
+	int err; /* sticky: the first write error */
+	uint64_t offset;
+	uint64_t header_end; /* the offset after the header block */
+	uint64_t good;	     /* the offset after the last complete block (a chunk: its data) */
+	ZSTD_CCtx *cctx;
+	size_t chunk_size;
+	uint64_t reorder_ns;
+	bool store;   /* --no-compress: zstd frames of raw blocks */
+	bool shuffle; /* RC_CODEC_ZSTD_SHUFFLE or _CLASSES, as pays */
+
+	/* records held back for sorting */
+	struct rc_strbuf held, spare;
+	size_t kept;	  /* bytes of held carried over by the last flush */
+	size_t kept_refs; /* and their refs, sorted, at the start of refs */
+	struct rec_ref *refs;
+	size_t nrefs, refs_cap;
+	uint64_t max_ts;
+	uint64_t last_ts; /* newest timestamp written */
+	bool wrote_any;
+
+	struct rc_strbuf raw;	 /* the chunk being built */
+	struct rc_strbuf enc;	 /* shuffled */
+	struct rc_strbuf gather; /* records by size, for RC_CODEC_ZSTD_CLASSES */
+	struct rc_strbuf zbuf;	 /* its compressed frame */
+
+	struct rc_trailer tr;
+	size_t index_cap;
+
+	/*
+	 * The room for the last counters: a file ends with them whatever
+	 * cuts it. After a full disk (ENOSPC, EDQUOT) or the file size limit
+	 * (EFBIG), the writer is cut: it writes nothing more but keeps the
+	 * newest counters, and rc_writer__finish() ends the file at @good
+	 * with them, in room reserved beforehand (@alloc_end, @fsize_max).
+	 */
+	bool can_cut;		    /* a regular file: it can be cut back */
+	bool no_falloc;		    /* its file system does not preallocate */
+	int cut;		    /* the error that cut it; 0: none */
+	uint64_t fsize_max;	    /* RLIMIT_FSIZE; UINT64_MAX: none */
+	uint64_t alloc_end;	    /* preallocated up to here (FALLOC_FL_KEEP_SIZE) */
+	size_t stats_room;	    /* the largest STATS payload yet */
+	struct rc_strbuf cut_stats; /* the newest counters since the cut */
+};
+
+/* writer_room.c */
+
+/*
+ * Write @len bytes at the writer's offset, in room reserved for them and the
+ * file's end: 0; the writer's error; or, on a regular file, -ENOSPC, -EDQUOT
+ * or -EFBIG, which cut the writer (it drops what it holds and writes nothing
+ * more); or write(2)'s error, sticky.
+ */
+int rc_writer__write_all(struct rc_writer *w, const void *buf, size_t len);
+
+/* A block: its header, then @len bytes of @payload; as rc_writer__write_all(), or -E2BIG. */
+int rc_writer__write_block(struct rc_writer *w, uint32_t type, const void *payload, size_t len);
+
+/* Give back what was preallocated past the end of the file. */
+void rc_writer__release_room(struct rc_writer *w);
+
+/* A cut writer's end, from its last complete block: 0, or the error that left it cut short. */
+int rc_writer__end_cut(struct rc_writer *w);
+
+/* writer_chunk.c */
+
+/* Compress and write a chunk of held records (writer.c's flush()): 0 or -errno. */
+int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
+			   uint64_t first, uint64_t last);
+
+/* writer_blocks.c */
+
+/* The trailer, for the chunks written, and the end block: 0 or -errno. */
+int rc_writer__write_trailer(struct rc_writer *w);
+
+#endif /* RINGCAP_FORMAT_WRITER_PRIV_H */
