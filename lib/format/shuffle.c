@@ -265,18 +265,6 @@ static size_t run_end(const unsigned char *in, size_t pos, size_t len, size_t si
 	return pos;
 }
 
-size_t rc_shuffle__runs(const void *recs, size_t len)
-{
-	const unsigned char *in = recs;
-	size_t pos = 0, runs = 0, k;
-
-	while (pos < len) {
-		pos = run_end(in, pos, len, rec_size(in + pos), &k);
-		runs++;
-	}
-	return runs;
-}
-
 size_t rc_shuffle__encode(const void *recs, size_t len, void *out)
 {
 	const unsigned char *in = recs;

@@ -177,7 +177,8 @@ int rc_writer__flush_until(struct rc_writer *w, uint64_t now)
 static int flush(struct rc_writer *w, bool all, uint64_t now)
 {
 	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
-	size_t i, k, nrec = 0, run_off = 0, run_len = 0;
+	size_t i, k, nrec = 0, run_off = 0, run_len = 0, runs = 0;
+	uint32_t size = 0; /* of the chunk's last record: runs of one size counted as they come */
 	struct rc_strbuf tmp;
 	int err;
 
@@ -212,17 +213,21 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		if (!run_len)
 			run_off = r->off;
 		run_len += r->size;
+		runs += r->size != size;
+		size = r->size;
 		nrec++;
 		if (w->raw.len + run_len >= w->chunk_size) {
-			err = rc_writer__write_chunk(w, run_off, run_len, nrec, first, last);
+			err = rc_writer__write_chunk(w, run_off, run_len, nrec, runs, first, last);
 			if (err)
 				return err;
 			run_len = 0;
 			nrec = 0;
 			last = 0;
+			runs = 0;
+			size = 0;
 		}
 	}
-	err = nrec ? rc_writer__write_chunk(w, run_off, run_len, nrec, first, last) : 0;
+	err = nrec ? rc_writer__write_chunk(w, run_off, run_len, nrec, runs, first, last) : 0;
 	if (err)
 		return err;
 	/* keep the records not yet written, in their sorted order */
