@@ -5,6 +5,8 @@
  * Eight records at a time, eight bytes of each are loaded as eight words,
  * transposed as an 8x8 byte matrix and stored as eight words, one to each
  * of eight columns: eight stores where a byte at a time takes sixty-four.
+ * A run goes a column of blocks at a time (the same eight bytes of every
+ * record), so that its stores stream to eight rows, not to all of them.
  * The records left over at a run's end go a byte at a time.
  */
 #include <errno.h>
@@ -143,44 +145,51 @@ void rc_shuffle__scalar_only(bool on)
 }
 #endif
 
-/* One run of @k records of @size bytes from @in to @out; @prev: the last ts. */
+/*
+ * One run of @k records of @size bytes from @in to @out; @prev: the last ts.
+ * Eight bytes of every record at a time, a column of blocks after another:
+ * the stores go to eight rows at once, not to all of a record's.
+ */
 static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned char *out,
 		       uint64_t *prev)
 {
-	size_t i = 0, b, r;
+	size_t i, b, r, k8 = k & ~(size_t)7;
+	uint64_t p = *prev;
 
-	for (; i + 8 <= k; i += 8) {
+	if (k == 1) { /* a run of one record is laid out as it is */
+		uint64_t ts = load64le(in);
+
+		store64le(out, ts - p);
+		*prev = ts;
+		memcpy(out + 8, in + 8, size - 8);
+		return;
+	}
+	for (i = 0; i < k8; i += 8) {
 		const unsigned char *rec = in + i * size;
 		unsigned char delta[64];
 
 		for (r = 0; r < 8; r++) {
 			uint64_t ts = load64le(rec + r * size);
 
-			store64le(delta + 8 * r, ts - *prev);
-			*prev = ts;
+			store64le(delta + 8 * r, ts - p);
+			p = ts;
 		}
 		block(delta, 8, out + i, k);
-		for (b = 8; b < size; b += 8)
-			block(rec + b, size, out + b * k + i, k);
 	}
-	if (k == 1) { /* a run of one record is laid out as it is */
-		uint64_t ts = load64le(in);
-
-		store64le(out, ts - *prev);
-		*prev = ts;
-		memcpy(out + 8, in + 8, size - 8);
-		return;
-	}
-	for (; i < k; i++) {
+	for (b = 8; b < size; b += 8)
+		for (i = 0; i < k8; i += 8)
+			block(in + i * size + b, size, out + b * k + i, k);
+	for (i = k8; i < k; i++) {
 		const unsigned char *rec = in + i * size;
-		uint64_t ts = load64le(rec), delta = ts - *prev;
+		uint64_t ts = load64le(rec), delta = ts - p;
 
-		*prev = ts;
+		p = ts;
 		for (b = 0; b < 8; b++)
 			out[b * k + i] = delta >> 8 * b;
 		for (; b < size; b++)
 			out[b * k + i] = rec[b];
 	}
+	*prev = p;
 }
 
 static void decode_run(const unsigned char *in, size_t k, size_t size, unsigned char *out,
@@ -233,19 +242,27 @@ static bool sizes_are(size_t size, const unsigned char *recs, size_t k)
 	return true;
 }
 
-size_t rc_shuffle__runs(const void *recs, size_t len)
+/*
+ * The end of the run of records of @size bytes at @pos, before @len. Four
+ * records at a time where they fit: their places known before their sizes
+ * are read, the loads need not wait on each other.
+ */
+static size_t run_end(const unsigned char *in, size_t pos, size_t len, size_t size, size_t *k)
 {
-	const unsigned char *in = recs;
-	size_t pos = 0, runs = 0, size = 0;
+	size_t n = 0;
 
-	while (pos < len) {
-		size_t s = rec_size(in + pos);
-
-		runs += s != size;
-		size = s;
-		pos += s;
+	while (len - pos >= 4 * size && rec_size(in + pos + size) == size &&
+	       rec_size(in + pos + 2 * size) == size && rec_size(in + pos + 3 * size) == size &&
+	       rec_size(in + pos) == size) {
+		pos += 4 * size;
+		n += 4;
 	}
-	return runs;
+	while (pos < len && rec_size(in + pos) == size) {
+		pos += size;
+		n++;
+	}
+	*k = n;
+	return pos;
 }
 
 size_t rc_shuffle__encode(const void *recs, size_t len, void *out)
@@ -256,12 +273,8 @@ size_t rc_shuffle__encode(const void *recs, size_t len, void *out)
 	uint64_t prev = 0;
 
 	while (pos < len) {
-		size_t size = rec_size(in + pos), end = pos, k = 0;
+		size_t size = rec_size(in + pos), k, end = run_end(in, pos, len, size, &k);
 
-		while (end < len && rec_size(in + end) == size) {
-			end += size;
-			k++;
-		}
 		store32le(o + n, k);
 		store32le(o + n + 4, size);
 		n += RC_SHUFFLE_RUN_HDR;

@@ -37,12 +37,6 @@ static inline size_t rc_shuffle__bound(size_t len, size_t nrec)
 size_t rc_shuffle__encode(const void *recs, size_t len, void *out);
 
 /*
- * How many runs rc_shuffle__encode() would cut @len bytes of whole records
- * into (sizes checked by the caller, as there).
- */
-size_t rc_shuffle__runs(const void *recs, size_t len);
-
-/*
  * Decode @in_len bytes into exactly @out_len bytes of exactly @nrec
  * records. Returns 0, or -EINVAL with *@why saying what is wrong: every
  * length is checked before it is used.

@@ -85,11 +85,29 @@ err_out:
 	rc_writer__free(w);
 	return rc_err_ptr(err);
 }
+/*
+ * A record's copy: a small one (most are) a word at a time, inline, where
+ * memcpy() of a length known only here is a call and its dispatch. @len:
+ * a multiple of 8 (rc_rec__next()).
+ */
+static inline void copy_rec(unsigned char *dst, const unsigned char *src, size_t len)
+{
+	size_t i;
+
+	if (len > 128) {
+		memcpy(dst, src, len);
+		return;
+	}
+	for (i = 0; i < len; i += 8)
+		memcpy(dst + i, src + i, 8);
+}
+
 int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 {
 	uint64_t max_ts = w->max_ts;
 	size_t pos = 0, nrefs = w->nrefs;
 	struct rc_rec_hdr h;
+	unsigned char *dst;
 	int err, r;
 
 	if (w->err)
@@ -103,15 +121,18 @@ int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 	err = err ?: rc_strbuf__reserve(&w->held, len);
 	if (err)
 		return err;
+	/* each record copied as its header is read: the records are walked once */
+	dst = (unsigned char *)w->held.buf + w->held.len;
 	while ((r = rc_rec__next(recs, len, &pos, &h)) > 0) {
 		w->refs[nrefs++] = (struct rec_ref){ h.ts, w->held.len + pos - h.size, h.size };
 		if (h.ts > max_ts)
 			max_ts = h.ts;
+		copy_rec(dst + pos - h.size, (const unsigned char *)recs + pos - h.size, h.size);
 	}
 	if (r)
-		return -EINVAL; /* a run of whole records or nothing of it */
+		return -EINVAL; /* a run of whole records or nothing of it: held's length unchanged */
 	w->nrefs = nrefs;
-	rc_strbuf__append(&w->held, recs, len); /* reserved above: cannot fail */
+	w->held.len += len; /* reserved and copied above */
 	w->max_ts = max_ts;
 	/*
 	 * Bound what is held: write what is ready once two chunks have come
@@ -177,7 +198,8 @@ int rc_writer__flush_until(struct rc_writer *w, uint64_t now)
 static int flush(struct rc_writer *w, bool all, uint64_t now)
 {
 	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
-	size_t i, k, nrec = 0, run_off = 0, run_len = 0;
+	size_t i, k, nrec = 0, run_off = 0, run_len = 0, runs = 0;
+	uint32_t size = 0; /* of the chunk's last record: runs of one size counted as they come */
 	struct rc_strbuf tmp;
 	int err;
 
@@ -212,17 +234,21 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		if (!run_len)
 			run_off = r->off;
 		run_len += r->size;
+		runs += r->size != size;
+		size = r->size;
 		nrec++;
 		if (w->raw.len + run_len >= w->chunk_size) {
-			err = rc_writer__write_chunk(w, run_off, run_len, nrec, first, last);
+			err = rc_writer__write_chunk(w, run_off, run_len, nrec, runs, first, last);
 			if (err)
 				return err;
 			run_len = 0;
 			nrec = 0;
 			last = 0;
+			runs = 0;
+			size = 0;
 		}
 	}
-	err = nrec ? rc_writer__write_chunk(w, run_off, run_len, nrec, first, last) : 0;
+	err = nrec ? rc_writer__write_chunk(w, run_off, run_len, nrec, runs, first, last) : 0;
 	if (err)
 		return err;
 	/* keep the records not yet written, in their sorted order */

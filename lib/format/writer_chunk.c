@@ -75,9 +75,9 @@ static size_t store_frame(unsigned char *out, const unsigned char *in, size_t le
  * one of many sizes compressed as it is.
  */
 static int encode_chunk(struct rc_writer *w, const void **src, size_t *len, uint32_t nrec,
-			uint32_t *codec)
+			size_t runs, uint32_t *codec)
 {
-	size_t n, runs = rc_shuffle__runs(*src, *len);
+	size_t n;
 	int err;
 
 	if (runs == 1 || runs * 8 <= nrec) {
@@ -107,7 +107,7 @@ static int encode_chunk(struct rc_writer *w, const void **src, size_t *len, uint
  * says how), as one zstd frame in w->zbuf of *@csize bytes.
  */
 static int frame_chunk(struct rc_writer *w, const void *src, size_t len, uint32_t nrec,
-		       size_t *csize, uint32_t *codec)
+		       size_t runs, size_t *csize, uint32_t *codec)
 {
 	size_t bound;
 	int err;
@@ -121,7 +121,7 @@ static int frame_chunk(struct rc_writer *w, const void *src, size_t len, uint32_
 		return err;
 	}
 	if (w->shuffle) {
-		err = encode_chunk(w, &src, &len, nrec, codec);
+		err = encode_chunk(w, &src, &len, nrec, runs, codec);
 		if (err)
 			return err;
 	}
@@ -165,7 +165,7 @@ static int put_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const 
  * that is all of it, as it is when records come in time order.
  */
 int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
-			   uint64_t first, uint64_t last)
+			   size_t runs, uint64_t first, uint64_t last)
 {
 	const char *src = w->held.buf + off;
 	struct rc_disk_chunk dc;
@@ -180,7 +180,7 @@ int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t
 		src = w->raw.buf;
 		len = w->raw.len;
 	}
-	err = frame_chunk(w, src, len, nrec, &csize, &codec);
+	err = frame_chunk(w, src, len, nrec, runs, &csize, &codec);
 	if (err)
 		return err;
 	dc = (struct rc_disk_chunk){ .codec = codec,

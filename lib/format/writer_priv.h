@@ -94,9 +94,13 @@ int rc_writer__end_cut(struct rc_writer *w);
 
 /* writer_chunk.c */
 
-/* Compress and write a chunk of held records (writer.c's flush()): 0 or -errno. */
+/*
+ * Compress and write a chunk of held records (writer.c's flush()), which
+ * make @runs runs of records of one size (rc_shuffle__encode()'s runs,
+ * counted from their refs: the chunk is not walked for them): 0 or -errno.
+ */
 int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
-			   uint64_t first, uint64_t last);
+			   size_t runs, uint64_t first, uint64_t last);
 
 /* writer_blocks.c */
 

@@ -9,6 +9,26 @@
 #include "capture/bpf/bpf.h"
 #include "util/util.h"
 
+/*
+ * Is this a record a BPF program of ours made (@h its header, @len its
+ * size)? Called on every record read: a dynamic event's id is checked
+ * against the set's count here, as rc_dyn__event() would, without a call.
+ */
+static inline bool record_ok(const struct rc_bpf *s, const struct rc_rec_hdr *h, uint32_t len)
+{
+	return h->size == len && h->type && h->cpu < s->c.ncpus && !(h->size % RC_REC_ALIGN) &&
+	       (h->type < RC_EV_MAX ||
+		(h->type >= RC_DYN_BASE && (size_t)(h->type - RC_DYN_BASE) < s->c.dset.n));
+}
+
+static inline void count_hdr(struct rc_bpf *s, const struct rc_rec_hdr *h)
+{
+	if (h->type >= RC_DYN_BASE)
+		s->dcaptured[(size_t)h->cpu * s->c.dset.n + h->type - RC_DYN_BASE]++;
+	else
+		s->captured[h->cpu][h->type]++;
+}
+
 /* Is this a record a BPF program of ours made? Counts it malformed if not (bpf.h). */
 bool rc_bpf__check_record(void *ctx, const void *rec, uint32_t len)
 {
@@ -20,8 +40,7 @@ bool rc_bpf__check_record(void *ctx, const void *rec, uint32_t len)
 		return false;
 	}
 	memcpy(&h, rec, sizeof(h));
-	if (h.size != len || !h.type || h.cpu >= s->c.ncpus || h.size % RC_REC_ALIGN ||
-	    (h.type >= RC_EV_MAX && !rc_dyn__event(&s->c.dset, h.type))) {
+	if (!record_ok(s, &h, len)) {
 		s->malformed++;
 		return false;
 	}
@@ -33,17 +52,25 @@ void rc_bpf__count_captured(struct rc_bpf *s, const void *rec)
 	struct rc_rec_hdr h;
 
 	memcpy(&h, rec, sizeof(h));
-	if (h.type >= RC_DYN_BASE)
-		s->dcaptured[(size_t)h.cpu * s->c.dset.n + h.type - RC_DYN_BASE]++;
-	else
-		s->captured[h.cpu][h.type]++;
+	count_hdr(s, &h);
 }
 
+/* The check and the count of each record read, its header loaded once. */
 static bool count_record(void *ctx, const void *rec, uint32_t len)
 {
-	if (!rc_bpf__check_record(ctx, rec, len))
+	struct rc_bpf *s = ctx;
+	struct rc_rec_hdr h;
+
+	if (len < sizeof(h) || len > RC_REC_MAX) {
+		s->malformed++;
 		return false;
-	rc_bpf__count_captured(ctx, rec);
+	}
+	memcpy(&h, rec, sizeof(h));
+	if (!record_ok(s, &h, len)) {
+		s->malformed++;
+		return false;
+	}
+	count_hdr(s, &h);
 	return true;
 }
 
