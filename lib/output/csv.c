@@ -18,6 +18,18 @@ static const char *const csv_renamed[] = { "fields.time", "fields.ts",	"fields.c
 					   "fields.pid",  "fields.tid", "fields.comm",
 					   "fields.event" };
 
+/*
+ * The output's CSV state: the union of the sources' field names, the
+ * columns; and each source's column of each field of each event.
+ */
+struct csv {
+	const char **cols;
+	size_t ncols;
+	size_t nfixed; /* the columns before the fields */
+	uint32_t ***colmap; /* [source][event index][field] -> column, or CSV_NO_COLUMN */
+	size_t nsrcs;
+};
+
 /* A cell of at most @max bytes (to a NUL), quoted when it must be (RFC 4180). */
 static void csv_cell(struct rc_strbuf *sb, const char *s, size_t max)
 {
@@ -40,34 +52,34 @@ static void csv_cell(struct rc_strbuf *sb, const char *s, size_t max)
 }
 
 /* The column of @name, a new one if there is room, or CSV_NO_COLUMN. */
-static uint32_t csv_column(struct rc_output *o, const char *name)
+static uint32_t csv_column(struct csv *c, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < o->ncols; i++)
-		if (!strcmp(o->cols[i], name))
+	for (i = 0; i < c->ncols; i++)
+		if (!strcmp(c->cols[i], name))
 			return i;
-	if (o->ncols == CSV_MAX_COLUMNS)
+	if (c->ncols == CSV_MAX_COLUMNS)
 		return CSV_NO_COLUMN;
-	o->cols[o->ncols] = name;
-	return o->ncols++;
+	c->cols[c->ncols] = name;
+	return c->ncols++;
 }
 
 /* The columns of a file's fields: the union's, found or added. */
-static int csv_map(struct rc_output *o, struct rc_output_src *src)
+static int csv_map(struct rc_output *o, struct csv *c, size_t si)
 {
-	const struct rc_schema *s = src->m->schema;
+	const struct rc_schema *s = o->srcs[si].m->schema;
+	uint32_t **colmap;
 	size_t i;
 	uint32_t e;
 	uint16_t f;
 
-	src->colmap = calloc(s->nevents ? s->nevents : 1, sizeof(*src->colmap));
-	if (!src->colmap)
+	colmap = c->colmap[si] = calloc(s->nevents ? s->nevents : 1, sizeof(*colmap));
+	if (!colmap)
 		return -ENOMEM;
 	for (e = 0; e < s->nevents; e++) {
-		src->colmap[e] =
-		    calloc(s->events[e].nfields ? s->events[e].nfields : 1, sizeof(**src->colmap));
-		if (!src->colmap[e])
+		colmap[e] = calloc(s->events[e].nfields ? s->events[e].nfields : 1, sizeof(**colmap));
+		if (!colmap[e])
 			return -ENOMEM;
 		for (f = 0; f < s->events[e].nfields; f++) {
 			const char *name = s->events[e].fields[f].name;
@@ -77,33 +89,58 @@ static int csv_map(struct rc_output *o, struct rc_output_src *src)
 					name = csv_renamed[i];
 			if (o->hosts && !strcmp(name, "host"))
 				name = "fields.host";
-			src->colmap[e][f] = csv_column(o, name);
+			colmap[e][f] = csv_column(c, name);
 		}
 	}
 	return 0;
 }
 
+static void csv_free(struct rc_output *o)
+{
+	struct csv *c = o->state;
+	size_t i;
+	uint32_t e;
+
+	if (!c)
+		return;
+	for (i = 0; c->colmap && i < c->nsrcs; i++) {
+		for (e = 0; c->colmap[i] && e < o->srcs[i].m->schema->nevents; e++)
+			free(c->colmap[i][e]);
+		free(c->colmap[i]);
+	}
+	free(c->colmap);
+	free(c->cols);
+	free(c);
+	o->state = NULL;
+}
+
 static int csv_begin(struct rc_output *o)
 {
+	struct csv *c = calloc(1, sizeof(*c));
 	size_t i;
 	int err = 0;
 
-	o->cols = calloc(CSV_MAX_COLUMNS, sizeof(*o->cols));
-	if (!o->cols)
+	if (!c)
 		return -ENOMEM;
+	o->state = c;
+	c->cols = calloc(CSV_MAX_COLUMNS, sizeof(*c->cols));
+	c->colmap = calloc(o->nsrcs ? o->nsrcs : 1, sizeof(*c->colmap));
+	if (!c->cols || !c->colmap)
+		return -ENOMEM; /* csv_free() frees what there is */
+	c->nsrcs = o->nsrcs;
 	for (i = 0; i < sizeof(csv_fixed) / sizeof(csv_fixed[0]); i++)
-		csv_column(o, csv_fixed[i]);
+		csv_column(c, csv_fixed[i]);
 	if (o->hosts)
-		csv_column(o, "host");
-	o->ncsvfixed = o->ncols;
+		csv_column(c, "host");
+	c->nfixed = c->ncols;
 	for (i = 0; !err && i < o->nsrcs; i++)
-		err = csv_map(o, &o->srcs[i]);
+		err = csv_map(o, c, i);
 	if (err)
 		return err;
-	for (i = 0; i < o->ncols; i++) {
+	for (i = 0; i < c->ncols; i++) {
 		if (i)
 			APPEND_LIT(&o->buf, ",");
-		csv_cell(&o->buf, o->cols[i], SIZE_MAX);
+		csv_cell(&o->buf, c->cols[i], SIZE_MAX);
 	}
 	APPEND_LIT(&o->buf, "\n");
 	return 0;
@@ -153,6 +190,8 @@ static void csv_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 {
 	const struct rc_schema *s = o->m->schema;
 	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
+	const struct csv *cs = o->state;
+	uint32_t **colmap = cs->colmap[o->cur];
 	struct rc_strbuf *sb = &o->buf;
 	size_t evi = ev - s->events, c;
 	unsigned int no = ev->flags;
@@ -171,10 +210,10 @@ static void csv_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 		APPEND_LIT(sb, ",");
 		csv_cell(sb, o->m->host ? o->m->host : "", SIZE_MAX);
 	}
-	for (c = o->ncsvfixed; c < o->ncols; c++) {
+	for (c = cs->nfixed; c < cs->ncols; c++) {
 		APPEND_LIT(sb, ",");
 		for (f = 0; f < ev->nfields; f++)
-			if (o->colmap[evi][f] == c)
+			if (colmap[evi][f] == c)
 				csv_field(sb, s, &ev->fields[f], rec);
 	}
 	APPEND_LIT(sb, "\n");
@@ -184,4 +223,5 @@ const struct rc_output_ops rc_output_csv = {
 	.name = "csv",
 	.begin = csv_begin,
 	.event = csv_event,
+	.free = csv_free,
 };

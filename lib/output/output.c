@@ -38,8 +38,8 @@ static void use_src(struct rc_output *o, size_t i)
 	if (o->m == src->m)
 		return;
 	o->m = src->m;
+	o->cur = i;
 	o->jf = src->jf;
-	o->colmap = src->colmap;
 	o->stacks = src->stacks;
 	o->snap = rc_schema__event_by_name(o->m->schema, "ringcap:snapshot");
 	o->stack_ev = rc_schema__event_by_name(o->m->schema, "stack");
@@ -120,23 +120,15 @@ int rc_output__end(struct rc_output *o)
 
 void rc_output__free(struct rc_output *o)
 {
-	uint32_t e;
 	size_t i;
 
 	if (!o)
 		return;
-	for (i = 0; i < o->nsrcs; i++) {
-		struct rc_output_src *src = &o->srcs[i];
-
-		for (e = 0; src->colmap && e < src->m->schema->nevents; e++)
-			free(src->colmap[e]);
-		free(src->colmap);
-		rc_json_fields__free(src->jf);
-	}
+	if (o->ops->free)
+		o->ops->free(o);
+	for (i = 0; i < o->nsrcs; i++)
+		rc_json_fields__free(o->srcs[i].jf);
 	free(o->srcs);
-	free(o->cols);
-	free(o->cpus);
-	free(o->names);
 	rc_strbuf__free(&o->buf);
 	free(o);
 }

@@ -21,23 +21,11 @@
 /* Append a string literal, its length counted by the compiler. */
 #define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
 
-struct rc_output_thread_name {
-	uint64_t key; /* tid + 1; 0: empty */
-	char comm[16];
-};
-
-struct rc_output_cpu {
-	uint64_t since; /* 0: nothing known to run */
-	uint32_t pid, tid;
-	char comm[16];
-};
-
 /* A capture file of the report: its header, stacks, host, and how its events are shown. */
 struct rc_output_src {
 	const struct rc_meta *m;
 	const struct rc_reader *stacks;
 	struct rc_json_fields *jf;
-	uint32_t **colmap;
 };
 
 struct rc_output {
@@ -47,22 +35,13 @@ struct rc_output {
 	size_t nsrcs;
 	bool hosts;		 /* files of several hosts: each event's host shown */
 	uint32_t ncpus;		 /* the most CPUs of any file */
-	size_t ncsvfixed;	 /* csv: the columns before the fields */
 	const struct rc_meta *m; /* of the current source: the event being shown */
+	size_t cur;		 /* ... and its index in srcs */
 	unsigned int flags;
 	struct rc_strbuf buf;
-	bool first;
+	void *state; /* the format's own: made by its begin, freed by its free */
 	const struct rc_event_desc *snap; /* ringcap:snapshot, or NULL */
 	struct rc_json_fields *jf;	  /* json, perfetto: the events' fields, nested */
-	/* csv: the union of field names, and each event's column for each field */
-	const char **cols;
-	size_t ncols;
-	uint32_t **colmap; /* [event index][field] -> column, or CSV_NO_COLUMN */
-	/* perfetto */
-	struct rc_output_cpu *cpus;
-	uint64_t last_ts;
-	struct rc_output_thread_name *names;
-	size_t names_cap, names_used;
 	/* text --stacks, perfetto: the current source's stacks */
 	const struct rc_reader *stacks;
 	const struct rc_event_desc *stack_ev; /* "stack": the records -g adds after events' */
