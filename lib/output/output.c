@@ -45,6 +45,22 @@ static void use_src(struct rc_output *o, size_t i)
 	o->stack_ev = rc_schema__event_by_name(o->m->schema, "stack");
 }
 
+/* Each event of the source's schema by its id, the first of an id as rc_schema__event(). */
+static int index_events(struct rc_output_src *src)
+{
+	const struct rc_schema *s = src->m->schema;
+	uint32_t e;
+
+	for (e = 0; e < s->nevents; e++)
+		src->nevs = s->events[e].id >= src->nevs ? s->events[e].id + 1u : src->nevs;
+	src->evs = calloc(src->nevs ? src->nevs : 1, sizeof(*src->evs));
+	if (!src->evs)
+		return -ENOMEM;
+	for (e = s->nevents; e-- > 0;)
+		src->evs[s->events[e].id] = &s->events[e];
+	return 0;
+}
+
 struct rc_output *rc_output__new(const struct rc_output_ops *ops, FILE *out,
 				 const struct rc_meta *const *ms, size_t n, unsigned int flags,
 				 bool hosts)
@@ -65,11 +81,13 @@ struct rc_output *rc_output__new(const struct rc_output_ops *ops, FILE *out,
 		return NULL;
 	}
 	o->nsrcs = n;
-	for (i = 0; i < n; i++) {
+	err = 0;
+	for (i = 0; i < n && !err; i++) {
 		o->srcs[i].m = ms[i];
 		o->ncpus = ms[i]->ncpus > o->ncpus ? ms[i]->ncpus : o->ncpus;
+		err = index_events(&o->srcs[i]);
 	}
-	err = ops->begin ? ops->begin(o) : 0;
+	err = err ?: (ops->begin ? ops->begin(o) : 0);
 	if (err) {
 		rc_output__free(o);
 		errno = -err;
@@ -126,8 +144,10 @@ void rc_output__free(struct rc_output *o)
 		return;
 	if (o->ops->free)
 		o->ops->free(o);
-	for (i = 0; i < o->nsrcs; i++)
+	for (i = 0; i < o->nsrcs; i++) {
 		rc_json_fields__free(o->srcs[i].jf);
+		free(o->srcs[i].evs);
+	}
 	free(o->srcs);
 	rc_strbuf__free(&o->buf);
 	free(o);

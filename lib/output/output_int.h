@@ -19,13 +19,15 @@
 #include "util/strbuf.h"
 
 /* Append a string literal, its length counted by the compiler. */
-#define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
+#define APPEND_LIT(sb, lit) rc_strbuf__put(sb, lit, sizeof(lit) - 1)
 
 /* A capture file of the report: its header, stacks, host, and how its events are shown. */
 struct rc_output_src {
 	const struct rc_meta *m;
 	const struct rc_reader *stacks;
 	struct rc_json_fields *jf;
+	const struct rc_event_desc **evs; /* [type]: rc_schema__event()'s, once */
+	size_t nevs;
 };
 
 struct rc_output {
@@ -48,6 +50,14 @@ struct rc_output {
 	struct rc_rec_hdr prev;		      /* the last record shown: a stack's event */
 };
 
+/* The event of a record of the current source, as rc_schema__event() finds it; NULL: none. */
+static inline const struct rc_event_desc *rc_output__ev(const struct rc_output *o, uint16_t type)
+{
+	const struct rc_output_src *src = &o->srcs[o->cur];
+
+	return type < src->nevs ? src->evs[type] : NULL;
+}
+
 /* Seconds from the start, with 9 decimals: exactly, from the integer ns. */
 static inline void rc_output__put_seconds(struct rc_strbuf *sb, const struct rc_meta *m,
 					  uint64_t ts)
@@ -55,8 +65,11 @@ static inline void rc_output__put_seconds(struct rc_strbuf *sb, const struct rc_
 	bool neg = ts < m->start_ts;
 	uint64_t ns = neg ? m->start_ts - ts : ts - m->start_ts;
 
-	rc_strbuf__printf(sb, "%s%" PRIu64 ".%09" PRIu64, neg ? "-" : "", ns / 1000000000,
-			  ns % 1000000000);
+	if (neg)
+		APPEND_LIT(sb, "-");
+	rc_strbuf__put_u64(sb, ns / 1000000000);
+	APPEND_LIT(sb, ".");
+	rc_strbuf__put_u64_0(sb, ns % 1000000000, 9);
 }
 
 /* json, perfetto: each source's fields, nested (json_fields.h); 0 or -ENOMEM */

@@ -47,7 +47,11 @@ static void put_us(struct rc_strbuf *sb, const struct rc_meta *m, uint64_t ts)
 	bool neg = ts < m->start_ts;
 	uint64_t ns = neg ? m->start_ts - ts : ts - m->start_ts;
 
-	rc_strbuf__printf(sb, "%s%" PRIu64 ".%03" PRIu64, neg ? "-" : "", ns / 1000, ns % 1000);
+	if (neg)
+		APPEND_LIT(sb, "-");
+	rc_strbuf__put_u64(sb, ns / 1000);
+	APPEND_LIT(sb, ".");
+	rc_strbuf__put_u64_0(sb, ns % 1000, 3);
 }
 
 static void meta_name(struct rc_output *o, const char *what, uint32_t pid, int64_t tid,
@@ -244,8 +248,7 @@ static bool perfetto_stacked(struct rc_output *o, const struct rc_event_desc *ev
 
 static void perfetto_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 {
-	const struct rc_schema *s = o->m->schema;
-	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
+	const struct rc_event_desc *ev = rc_output__ev(o, rec->type);
 	bool no_task = ev->flags & (RC_EVENT_NO_PID | RC_EVENT_NO_TID);
 	uint32_t pid = no_task ? UNKNOWN_PID : rec->pid, tid = no_task ? UNKNOWN_PID : rec->tid;
 	struct perfetto *p = o->state;
