@@ -393,6 +393,7 @@ static int unknown_capture(const char *path)
 	recs.pc.seq = 8;
 	test_meta(&m);
 	m.schema = s;
+	m.ncpus = 4;
 	err = rc_schema__add_event(s, &evs[0]) ?: rc_schema__add_event(s, &evs[1]);
 	err = err ?: write_meta_capture(&mc, &m, NULL, &recs, sizeof(recs), NULL);
 	rc_schema__free(s);
@@ -742,4 +743,208 @@ void test_report_live_pipe(void)
 		ASSERT_LT(got - ts, bound_ns, "line within 2 x wakeup + reorder + margin (ns)");
 		ASSERT_LT(got - ts, 2500000000ull, "before the workload's 3 s sleep ends (ns)");
 	}
+}
+
+/* ---- every kind of value, against the formats' stored output ---------- */
+
+#define VF(nm, off, sz, cnt, knd, hnt, en)                                                         \
+	{                                                                                          \
+		.name = nm, .offset = off, .size = sz, .count = cnt, .kind = RC_FIELD_##knd,       \
+		.hint = RC_HINT_##hnt, .enum_id = en                                               \
+	}
+
+#define VALUES_ENUM_SYSCALL 1 /* the built-in schema's enums */
+#define VALUES_ENUM_ERRNO   2
+#define VALUES_ENUM_STATE   3
+
+/*
+ * A capture of values at their edges: each integer size and sign at its
+ * limits, hex, enums named and not, errnos, durations of each unit (and a
+ * millisecond half-way case), arrays, strings with bytes to escape and to
+ * quote, data found through DATA_LOC and REL_LOC (and a location outside
+ * its record), a field named as a fixed column, a time before the start,
+ * unprintable comms, and records that know no task. The formats' output of
+ * it is tests/fixtures/values.FORMAT.out, as the ringcap before the
+ * formatters were hand-written (7602b25) printed it: to write them again,
+ * RC_VALUES_RCAP=/tmp/v.rcap test_progs -t report_values keeps the capture.
+ */
+static int values_capture(const char *path)
+{
+	static const struct rc_field vals[] = {
+		VF("u8", 40, 1, 1, UINT, NONE, 0),
+		VF("s8", 41, 1, 1, SINT, NONE, 0),
+		VF("u16", 42, 2, 1, UINT, NONE, 0),
+		VF("s16", 44, 2, 1, SINT, NONE, 0),
+		VF("x16", 46, 2, 1, UINT, HEX, 0),
+		VF("u32", 48, 4, 1, UINT, NONE, 0),
+		VF("s32", 52, 4, 1, SINT, NONE, 0),
+		VF("u64", 56, 8, 1, UINT, NONE, 0),
+		VF("s64", 64, 8, 1, SINT, NONE, 0),
+		VF("ret", 72, 8, 1, SINT, ERRNO, VALUES_ENUM_ERRNO),
+		VF("ret2", 80, 8, 1, SINT, ERRNO, VALUES_ENUM_ERRNO),
+		VF("nr", 88, 4, 1, UINT, ENUM, VALUES_ENUM_SYSCALL),
+		VF("state", 92, 4, 1, UINT, ENUM, VALUES_ENUM_STATE),
+		VF("d_ns", 96, 8, 1, UINT, NSEC, 0),
+		VF("d_us", 104, 8, 1, UINT, NSEC, 0),
+		VF("d_ms", 112, 8, 1, UINT, NSEC, 0),
+		VF("d_s", 120, 8, 1, UINT, NSEC, 0),
+		VF("xs", 128, 4, 3, UINT, HEX, 0),
+		VF("ss", 140, 2, 2, SINT, NONE, 0),
+		VF("str", 144, 16, 1, STR, NONE, 0),
+		VF("lead", 160, 8, 1, STR, NONE, 0),
+		VF("dstr", 168, 1, 1, DATA_LOC, NONE, 0),
+		VF("darr", 172, 4, 1, DATA_LOC, NONE, 0),
+		VF("dbad", 176, 1, 1, DATA_LOC, NONE, 0),
+		VF("rstr", 180, 1, 1, REL_LOC, NONE, 0),
+		VF("pid", 184, 8, 1, UINT, NONE, 0),
+	};
+	static const struct rc_field seq[] = { VF("seq", 40, 8, 1, UINT, NONE, 0) };
+	const struct rc_event_desc evs[] = {
+		{ 256, 216, "bpf:vals", sizeof(vals) / sizeof(vals[0]), vals, 0 },
+		{ 257, 48, "bpf:\"odd\", name", 1, seq,
+		  RC_EVENT_NO_PID | RC_EVENT_NO_TID | RC_EVENT_NO_CPU | RC_EVENT_NO_COMM },
+	};
+	unsigned char recs[216 + 48 + 216] = {}, *r;
+	struct rc_schema *s = rc_schema__new(rc_builtin_schema());
+	struct rc_rec_hdr h;
+	struct mem_capture mc = {};
+	const char *keep = getenv("RC_VALUES_RCAP");
+	struct rc_meta m;
+	uint64_t u;
+	int64_t v;
+	uint32_t w;
+	int16_t ss[2] = { -1, 7 };
+	uint32_t xs[3] = { 0, 0xdeadbeef, 1 };
+	FILE *f;
+	int err = 0, i;
+
+	if (!s)
+		return -errno;
+	/* the first record: each value at an edge */
+	r = recs;
+	h = (struct rc_rec_hdr){ .ts = 995, .pid = 1, .tid = 2, .cpu = 3, .type = 256, .size = 216 };
+	memcpy(h.comm, "t\001st\377", 6);
+	memcpy(r, &h, sizeof(h));
+	r[40] = 0xff;
+	r[41] = 0x80;
+	memset(r + 42, 0xff, 2);
+	r[44] = 0xfe, r[45] = 0xff; /* -2 */
+	r[46] = 0xef, r[47] = 0xbe;
+	memset(r + 48, 0xff, 4);
+	w = 0x80000000;
+	memcpy(r + 52, &w, 4);
+	memset(r + 56, 0xff, 8);
+	u = 1ull << 63;
+	memcpy(r + 64, &u, 8);
+	v = -2;
+	memcpy(r + 72, &v, 8);
+	v = -4095;
+	memcpy(r + 80, &v, 8);
+	w = 39;
+	memcpy(r + 88, &w, 4);
+	w = 1;
+	memcpy(r + 92, &w, 4);
+	u = 999;
+	memcpy(r + 96, &u, 8);
+	u = 1500;
+	memcpy(r + 104, &u, 8);
+	u = 1000500;
+	memcpy(r + 112, &u, 8);
+	u = 2500000001ull;
+	memcpy(r + 120, &u, 8);
+	memcpy(r + 128, xs, sizeof(xs));
+	memcpy(r + 140, ss, sizeof(ss));
+	memcpy(r + 144, "a\\b\"c,d\001\303\251\377x\n\r y", 16);
+	memcpy(r + 160, " lead  ", 7);
+	w = 8u << 16 | (192 - 40);
+	memcpy(r + 168, &w, 4);
+	w = 8u << 16 | (200 - 40);
+	memcpy(r + 172, &w, 4);
+	w = 100u << 16 | 300;
+	memcpy(r + 176, &w, 4);
+	w = 4u << 16 | (208 - 184);
+	memcpy(r + 180, &w, 4);
+	u = 77;
+	memcpy(r + 184, &u, 8);
+	memcpy(r + 192, "dyn\tstr", 8);
+	w = 1;
+	memcpy(r + 200, &w, 4);
+	w = 0x80000000;
+	memcpy(r + 204, &w, 4);
+	memcpy(r + 208, "rel", 4);
+	/* a record of no known task */
+	r = recs + 216;
+	h = (struct rc_rec_hdr){ .ts = 1001, .pid = 5, .tid = 6, .cpu = 1, .type = 257, .size = 48 };
+	memcpy(r, &h, sizeof(h));
+	u = 12345678901234567890ull;
+	memcpy(r + 40, &u, 8);
+	/* the first again, with zeros and ids at their largest */
+	r = recs + 216 + 48;
+	memcpy(r, recs, 216);
+	h = (struct rc_rec_hdr){ .ts = 1000001007ull,
+				 .pid = 4294967295u,
+				 .tid = 4294967294u,
+				 .cpu = 0,
+				 .type = 256,
+				 .size = 216 };
+	memcpy(h.comm, "sixteen-bytes-xx", 16);
+	memcpy(r, &h, sizeof(h));
+	memset(r + 40, 0, 128 - 40);
+	memset(r + 92, 0xff, 4); /* state: every bit; nr: a call the enum lacks */
+	w = 99999;
+	memcpy(r + 88, &w, 4);
+	test_meta(&m);
+	m.schema = s;
+	m.ncpus = 4;
+	err = rc_schema__add_event(s, &evs[0]) ?: rc_schema__add_event(s, &evs[1]);
+	err = err ?: write_meta_capture(&mc, &m, NULL, recs, sizeof(recs), NULL);
+	rc_schema__free(s);
+	for (i = 0; i < 2 && !err; i++) {
+		const char *p = i ? keep : path;
+
+		if (!p)
+			continue;
+		f = fopen(p, "w");
+		if (!f || fwrite(mc.buf, 1, mc.len, f) != mc.len)
+			err = -EIO;
+		if (f && fclose(f))
+			err = -EIO;
+	}
+	free(mc.buf);
+	return err;
+}
+
+/* Text, JSON, CSV and Perfetto print every kind of value exactly as stored. */
+void test_report_values(void)
+{
+	static const char *const fmts[] = { "text", "json", "csv", "perfetto" };
+	const char *src = getenv("RINGCAP_SRCDIR"), *cap = tmpfile_path("v.rcap");
+	char path[4096];
+	size_t i;
+
+	if (!src) {
+		test__skip("RINGCAP_SRCDIR is not set: run through 'make check'");
+		return;
+	}
+	if (!ASSERT_OK(values_capture(cap), "capture"))
+		goto out;
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct mem_capture want = {};
+		char *out;
+
+		if (!test__start_subtest(fmts[i]))
+			continue;
+		out = report_of(cap, "report", "--format", fmts[i]);
+		snprintf(path, sizeof(path), "%s/tests/fixtures/values.%s.out", src, fmts[i]);
+		if (out && ASSERT_OK(slurp(path, &want), "expected output")) {
+			ASSERT_EQ(strlen(out), want.len, "output length");
+			ASSERT_TRUE(!memcmp(out, want.buf,
+					    want.len < strlen(out) ? want.len : strlen(out)),
+				    "output as stored");
+		}
+		free(want.buf);
+		free(out);
+	}
+out:
+	tmpdir_cleanup();
 }

@@ -5,6 +5,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "decode/decode.h"
 #include "decode/value.h"
@@ -85,4 +86,42 @@ void test_decode_value(void)
 	rc_field__value(&schema, &fields[1], &r, 0, &v);
 	ASSERT_TRUE(!v.name, "unnamed enum value");
 	field_text(&r, 1, "7", "text unnamed");
+}
+
+/*
+ * The inline read (value.h) reads what rc_field__u64() and rc_field__s64()
+ * read, for every size and kind, high bits set or not, and each element
+ * of an array.
+ */
+void test_decode_value_read(void)
+{
+	static const uint8_t kinds[] = { RC_FIELD_UINT, RC_FIELD_SINT, RC_FIELD_DATA_LOC,
+					 RC_FIELD_REL_LOC };
+	unsigned char rec[sizeof(struct rc_rec_hdr) + 64];
+	unsigned int size, k, idx, i, pat;
+	char name[64];
+
+	for (pat = 0; pat < 3; pat++) {
+		for (i = 0; i < sizeof(rec); i++) /* 0x80.., 0x7f.., mixed */
+			rec[i] = pat == 0 ? 0x80 | i : pat == 1 ? 0x7f : (uint8_t)(i * 37 + 1);
+		for (k = 0; k < sizeof(kinds); k++) {
+			for (size = 0; size <= 9; size++) {
+				for (idx = 0; idx < 3; idx++) {
+					struct rc_field f = { "x", sizeof(struct rc_rec_hdr), size,
+							      3, kinds[k], RC_HINT_NONE, 0 };
+					struct rc_value v;
+
+					rc_field__value(&schema, &f, rec, idx, &v);
+					snprintf(name, sizeof(name), "pat %u kind %u size %u idx %u",
+						 pat, kinds[k], size, idx);
+					if (!ASSERT_EQ(v.u, rc_field__u64(&f, rec, idx), name) ||
+					    !ASSERT_EQ(v.s, rc_field__s64(&f, rec, idx), name))
+						return;
+					ASSERT_TRUE(v.kind == kinds[k] && !v.name && !v.err &&
+							!v.str && !v.len,
+						    name);
+				}
+			}
+		}
+	}
 }

@@ -52,6 +52,22 @@ int rc_decode__text(struct rc_strbuf *sb, const struct rc_meta *m, const struct 
 		    unsigned int flags);
 
 /**
+ * rc_decode__event_text() - rc_decode__text() of a record whose event is known
+ * @sb: the line is appended here, without newline
+ * @m: the capture's header
+ * @ev: @rec's event in @m's schema (rc_schema__event()), or NULL: "unknown"
+ * @rec: the record
+ * @flags: as rc_decode__text()'s
+ *
+ * For a caller that looks events up once, not a search a record.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_decode__event_text(struct rc_strbuf *sb, const struct rc_meta *m,
+			  const struct rc_event_desc *ev, const struct rc_rec_hdr *rec,
+			  unsigned int flags);
+
+/**
  * rc_decode__field() - a field of a record, as text
  * @sb: the text is appended here
  * @s: the schema, for the names of enum values

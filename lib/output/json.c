@@ -38,28 +38,36 @@ static int utf8_len(const unsigned char *p, const unsigned char *end)
 
 void rc_json__escape(struct rc_strbuf *sb, const char *s, size_t max)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + strnlen(s, max);
+	const unsigned char *p = (const unsigned char *)s, *end = p + strnlen(s, max), *q;
 	char esc[8];
 	int n;
 
-	rc_strbuf__append(sb, "\"", 1);
-	while (p < end && *p) {
+	rc_strbuf__put(sb, "\"", 1);
+	while (p < end) {
+		/* a run of printable ASCII that needs no escape, at once */
+		for (q = p; q < end && *q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\'; q++)
+			;
+		if (q > p) {
+			rc_strbuf__put(sb, p, q - p);
+			p = q;
+			continue;
+		}
 		n = utf8_len(p, end);
 		if (*p == '"' || *p == '\\') {
 			esc[0] = '\\';
 			esc[1] = *p;
-			rc_strbuf__append(sb, esc, 2);
+			rc_strbuf__put(sb, esc, 2);
 		} else if (*p < 0x20 || *p == 0x7f || !n) {
 			snprintf(esc, sizeof(esc), "\\u%04x", *p);
-			rc_strbuf__append(sb, esc, 6);
+			rc_strbuf__put(sb, esc, 6);
 		} else {
-			rc_strbuf__append(sb, p, n);
+			rc_strbuf__put(sb, p, n);
 			p += n;
 			continue;
 		}
 		p++;
 	}
-	rc_strbuf__append(sb, "\"", 1);
+	rc_strbuf__put(sb, "\"", 1);
 }
 
 /* Valid UTF-8 passes through; any other byte is shown as \u00XX (Latin-1). */

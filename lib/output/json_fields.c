@@ -11,6 +11,7 @@
  * object of one name, an array with a gap) is written flat, by full names.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 #include "output/json_fields.h"
 #include "decode/value.h"
 
-#define APPEND_LIT(sb, lit) rc_strbuf__append(sb, lit, sizeof(lit) - 1)
+#define APPEND_LIT(sb, lit) rc_strbuf__put(sb, lit, sizeof(lit) - 1)
 #define MAX_DIMS	    8 /* indices of one part: btfdesc's arrays have fewer */
 
 enum node_kind {
@@ -28,9 +29,17 @@ enum node_kind {
 	NODE_ARRAY,
 };
 
+/* A string escaped once, for every record: a key with its quotes and colon. */
+struct jstr {
+	char *s;
+	size_t len;
+};
+
 struct node {
 	const char *key; /* a part of a field's name, not NUL-terminated; NULL in an array */
 	size_t keylen;
+	struct jstr jkey; /* in an object: "KEY": */
+	struct jstr jerr; /* an RC_HINT_ERRNO field in an object: ,"KEY_errno": */
 	enum node_kind kind;
 	uint16_t field; /* NODE_FIELD: the event's field */
 	struct node *kids;
@@ -39,7 +48,8 @@ struct node {
 
 struct rc_json_fields {
 	const struct rc_schema *s;
-	struct node *roots; /* an object per event, in the schema's order */
+	struct node *roots;  /* an object per event, in the schema's order */
+	struct jstr *names; /* each event's name, a JSON string */
 };
 
 /* One part of a name: "name[i][j]", and whether it is the last. */
@@ -94,6 +104,8 @@ static void node_free(struct node *n)
 	for (i = 0; i < n->nkids; i++)
 		node_free(&n->kids[i]);
 	free(n->kids);
+	free(n->jkey.s);
+	free(n->jerr.s);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -204,6 +216,51 @@ static int build_flat(struct node *root, const struct rc_event_desc *ev)
 	return 0;
 }
 
+/* @pre, then @key (at most @keylen bytes) as a JSON string, then @post, into @js. */
+static int escape_once(struct jstr *js, const char *pre, const char *key, size_t keylen,
+		       const char *post)
+{
+	struct rc_strbuf sb = {};
+	int err;
+
+	err = rc_strbuf__put(&sb, pre, strlen(pre));
+	if (!err) {
+		rc_json__escape(&sb, key, keylen);
+		err = rc_strbuf__put(&sb, post, strlen(post));
+	}
+	if (err || !sb.buf) {
+		rc_strbuf__free(&sb);
+		return -ENOMEM;
+	}
+	js->s = sb.buf;
+	js->len = sb.len;
+	return 0;
+}
+
+/* The keys of the objects under @n escaped once: "KEY":, and ,"KEY_errno": for errno fields. */
+static int escape_keys(struct node *n, const struct rc_event_desc *ev)
+{
+	char *ek;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n->nkids && !err; i++) {
+		struct node *k = &n->kids[i];
+
+		err = escape_keys(k, ev);
+		if (err || n->kind != NODE_OBJECT)
+			continue;
+		err = escape_once(&k->jkey, "", k->key, k->keylen, ":");
+		if (err || k->kind != NODE_FIELD || ev->fields[k->field].hint != RC_HINT_ERRNO)
+			continue;
+		if (asprintf(&ek, "%.*s_errno", (int)k->keylen, k->key) < 0)
+			return -ENOMEM;
+		err = escape_once(&k->jerr, ",", ek, SIZE_MAX, ":");
+		free(ek);
+	}
+	return err;
+}
+
 struct rc_json_fields *rc_json_fields__new(const struct rc_schema *s)
 {
 	struct rc_json_fields *jf = calloc(1, sizeof(*jf));
@@ -214,7 +271,10 @@ struct rc_json_fields *rc_json_fields__new(const struct rc_schema *s)
 		return NULL;
 	jf->s = s;
 	jf->roots = calloc(s->nevents ? s->nevents : 1, sizeof(*jf->roots));
-	if (!jf->roots) {
+	jf->names = calloc(s->nevents ? s->nevents : 1, sizeof(*jf->names));
+	if (!jf->roots || !jf->names) {
+		free(jf->roots);
+		free(jf->names);
 		free(jf);
 		return NULL;
 	}
@@ -224,6 +284,8 @@ struct rc_json_fields *rc_json_fields__new(const struct rc_schema *s)
 			node_free(&jf->roots[e]);
 			err = build_flat(&jf->roots[e], &s->events[e]);
 		}
+		err = err ?: escape_keys(&jf->roots[e], &s->events[e]);
+		err = err ?: escape_once(&jf->names[e], "", s->events[e].name, SIZE_MAX, "");
 	}
 	if (err) {
 		rc_json_fields__free(jf);
@@ -239,9 +301,12 @@ void rc_json_fields__free(struct rc_json_fields *jf)
 
 	if (!jf)
 		return;
-	for (e = 0; e < jf->s->nevents; e++)
+	for (e = 0; e < jf->s->nevents; e++) {
 		node_free(&jf->roots[e]);
+		free(jf->names[e].s);
+	}
 	free(jf->roots);
+	free(jf->names);
 	free(jf);
 }
 
@@ -256,52 +321,53 @@ static void put_value(struct rc_strbuf *sb, const struct rc_schema *s, const str
 	if (v.name)
 		rc_json__escape(sb, v.name, SIZE_MAX);
 	else if (v.kind == RC_FIELD_SINT)
-		rc_strbuf__printf(sb, "%" PRId64, v.s);
+		rc_strbuf__put_s64(sb, v.s);
 	else
-		rc_strbuf__printf(sb, "%" PRIu64, v.u);
+		rc_strbuf__put_u64(sb, v.u);
 }
 
 /* Field @fld of @rec: a string, a number, an enum's name, an array; null when out of the record. */
 static void put_field(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *fld,
 		      const struct rc_rec_hdr *rec)
 {
+	const struct rc_field *f = fld;
+	struct rc_field plain;
 	struct rc_value v;
-	struct rc_field f;
 	uint16_t k;
 
-	if (rc_field__resolve(fld, rec, &f)) {
-		APPEND_LIT(sb, "null");
-	} else if (f.kind == RC_FIELD_STR) {
-		rc_field__value(s, &f, rec, 0, &v);
+	if (fld->kind == RC_FIELD_DATA_LOC || fld->kind == RC_FIELD_REL_LOC) {
+		if (rc_field__resolve(fld, rec, &plain)) {
+			APPEND_LIT(sb, "null");
+			return;
+		}
+		f = &plain;
+	}
+	if (f->kind == RC_FIELD_STR) {
+		rc_field__value(s, f, rec, 0, &v);
 		rc_json__escape(sb, v.str, v.len);
-	} else if (f.count != 1) {
+	} else if (f->count != 1) {
 		APPEND_LIT(sb, "[");
-		for (k = 0; k < f.count; k++) {
+		for (k = 0; k < f->count; k++) {
 			if (k)
 				APPEND_LIT(sb, ",");
-			put_value(sb, s, &f, rec, k);
+			put_value(sb, s, f, rec, k);
 		}
 		APPEND_LIT(sb, "]");
 	} else {
-		put_value(sb, s, &f, rec, 0);
+		put_value(sb, s, f, rec, 0);
 	}
 }
 
 /* A failed return's errno by name, ',"KEY_errno":"ENAME"', beside the number. */
 static void put_errno(struct rc_strbuf *sb, const struct rc_schema *s, const struct rc_field *f,
-		      const struct rc_rec_hdr *rec, const char *key, size_t keylen)
+		      const struct rc_rec_hdr *rec, const struct jstr *key)
 {
-	struct rc_strbuf k = {};
 	struct rc_value v;
 
 	rc_field__value(s, f, rec, 0, &v);
 	if (!v.err)
 		return;
-	rc_strbuf__printf(&k, "%.*s_errno", (int)keylen, key);
-	APPEND_LIT(sb, ",");
-	rc_json__escape(sb, k.buf ? k.buf : "", SIZE_MAX);
-	rc_strbuf__free(&k);
-	APPEND_LIT(sb, ":");
+	rc_strbuf__put(sb, key->s, key->len);
 	rc_json__escape(sb, v.err, SIZE_MAX);
 }
 
@@ -315,26 +381,32 @@ static void put_node(struct rc_strbuf *sb, const struct rc_schema *s,
 		put_field(sb, s, &ev->fields[n->field], rec);
 		return;
 	}
-	rc_strbuf__append(sb, n->kind == NODE_OBJECT ? "{" : "[", 1);
+	rc_strbuf__put(sb, n->kind == NODE_OBJECT ? "{" : "[", 1);
 	for (i = 0; i < n->nkids; i++) {
 		const struct node *k = &n->kids[i];
 
 		if (i)
 			APPEND_LIT(sb, ",");
-		if (n->kind == NODE_OBJECT) {
-			rc_json__escape(sb, k->key, k->keylen);
-			APPEND_LIT(sb, ":");
-		}
+		if (n->kind == NODE_OBJECT)
+			rc_strbuf__put(sb, k->jkey.s, k->jkey.len);
 		put_node(sb, s, ev, rec, k);
-		if (n->kind == NODE_OBJECT && k->kind == NODE_FIELD &&
-		    ev->fields[k->field].hint == RC_HINT_ERRNO)
-			put_errno(sb, s, &ev->fields[k->field], rec, k->key, k->keylen);
+		if (k->jerr.s)
+			put_errno(sb, s, &ev->fields[k->field], rec, &k->jerr);
 	}
-	rc_strbuf__append(sb, n->kind == NODE_OBJECT ? "}" : "]", 1);
+	rc_strbuf__put(sb, n->kind == NODE_OBJECT ? "}" : "]", 1);
 }
 
 void rc_json_fields__put(const struct rc_json_fields *jf, struct rc_strbuf *sb,
 			 const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
 	put_node(sb, jf->s, ev, rec, &jf->roots[ev - jf->s->events]);
+}
+
+const char *rc_json_fields__name(const struct rc_json_fields *jf, const struct rc_event_desc *ev,
+				 size_t *len)
+{
+	const struct jstr *js = &jf->names[ev - jf->s->events];
+
+	*len = js->len;
+	return js->s;
 }

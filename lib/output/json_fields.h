@@ -33,6 +33,17 @@ void rc_json_fields__put(const struct rc_json_fields *jf, struct rc_strbuf *sb,
 			 const struct rc_event_desc *ev, const struct rc_rec_hdr *rec);
 
 /**
+ * rc_json_fields__name() - an event's name as a JSON string, escaped once
+ * @jf: the layout of the event's schema
+ * @ev: the event in the schema
+ * @len: set: the string's length, quotes included
+ *
+ * Return: the quoted, escaped name, as rc_json__escape() writes it.
+ */
+const char *rc_json_fields__name(const struct rc_json_fields *jf, const struct rc_event_desc *ev,
+				 size_t *len);
+
+/**
  * rc_json_fields__free() - free a layout
  * @jf: the layout, or NULL
  */

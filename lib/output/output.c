@@ -38,11 +38,27 @@ static void use_src(struct rc_output *o, size_t i)
 	if (o->m == src->m)
 		return;
 	o->m = src->m;
+	o->cur = i;
 	o->jf = src->jf;
-	o->colmap = src->colmap;
 	o->stacks = src->stacks;
 	o->snap = rc_schema__event_by_name(o->m->schema, "ringcap:snapshot");
 	o->stack_ev = rc_schema__event_by_name(o->m->schema, "stack");
+}
+
+/* Each event of the source's schema by its id, the first of an id as rc_schema__event(). */
+static int index_events(struct rc_output_src *src)
+{
+	const struct rc_schema *s = src->m->schema;
+	uint32_t e;
+
+	for (e = 0; e < s->nevents; e++)
+		src->nevs = s->events[e].id >= src->nevs ? s->events[e].id + 1u : src->nevs;
+	src->evs = calloc(src->nevs ? src->nevs : 1, sizeof(*src->evs));
+	if (!src->evs)
+		return -ENOMEM;
+	for (e = s->nevents; e-- > 0;)
+		src->evs[s->events[e].id] = &s->events[e];
+	return 0;
 }
 
 struct rc_output *rc_output__new(const struct rc_output_ops *ops, FILE *out,
@@ -65,11 +81,13 @@ struct rc_output *rc_output__new(const struct rc_output_ops *ops, FILE *out,
 		return NULL;
 	}
 	o->nsrcs = n;
-	for (i = 0; i < n; i++) {
+	err = 0;
+	for (i = 0; i < n && !err; i++) {
 		o->srcs[i].m = ms[i];
 		o->ncpus = ms[i]->ncpus > o->ncpus ? ms[i]->ncpus : o->ncpus;
+		err = index_events(&o->srcs[i]);
 	}
-	err = ops->begin ? ops->begin(o) : 0;
+	err = err ?: (ops->begin ? ops->begin(o) : 0);
 	if (err) {
 		rc_output__free(o);
 		errno = -err;
@@ -120,23 +138,17 @@ int rc_output__end(struct rc_output *o)
 
 void rc_output__free(struct rc_output *o)
 {
-	uint32_t e;
 	size_t i;
 
 	if (!o)
 		return;
+	if (o->ops->free)
+		o->ops->free(o);
 	for (i = 0; i < o->nsrcs; i++) {
-		struct rc_output_src *src = &o->srcs[i];
-
-		for (e = 0; src->colmap && e < src->m->schema->nevents; e++)
-			free(src->colmap[e]);
-		free(src->colmap);
-		rc_json_fields__free(src->jf);
+		rc_json_fields__free(o->srcs[i].jf);
+		free(o->srcs[i].evs);
 	}
 	free(o->srcs);
-	free(o->cols);
-	free(o->cpus);
-	free(o->names);
 	rc_strbuf__free(&o->buf);
 	free(o);
 }

@@ -41,9 +41,13 @@ struct rc_output;
  * @end: after the last event: what the format writes last; NULL: nothing
  * @stack: optional: a "stack" record (record -g) of the event before it,
  *         when the stacks are known; @paired: it follows its event
+ * @free: optional: frees the state @begin made, also when @begin failed
+ *        part way; NULL: none
  *
  * rc_output__new() calls @begin, rc_output__event() @event or @stack,
- * rc_output__end() @end; a format fills one and knows no other's.
+ * rc_output__end() @end, rc_output__free() @free; a format fills one and
+ * knows no other's. A format keeps its state in the output it is given,
+ * never in statics: outputs run at once in several threads.
  */
 struct rc_output_ops {
 	const char *name;
@@ -51,6 +55,7 @@ struct rc_output_ops {
 	void (*event)(struct rc_output *o, const struct rc_rec_hdr *rec);
 	void (*end)(struct rc_output *o);
 	void (*stack)(struct rc_output *o, const struct rc_rec_hdr *rec, bool paired);
+	void (*free)(struct rc_output *o);
 };
 
 extern const struct rc_output_ops rc_output_text;

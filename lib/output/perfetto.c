@@ -5,18 +5,40 @@
  * syscalls as slices on their threads' tracks, samples named by their
  * stacks, anything else an instant, and the threads' names.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "output/output_int.h"
+#include "util/idmap.h"
+#include "util/mem.h"
 
 #define CPU_PID	    2147483000	  /* the synthetic process holding the CPU tracks */
 #define UNKNOWN_PID (CPU_PID - 1) /* ... and the one of records of no known task */
 
+/* What ran on a CPU since when, from sched_switch. */
+struct cpu {
+	uint64_t since; /* 0: nothing known to run */
+	uint32_t pid, tid;
+	char comm[16];
+};
+
+/* The output's Perfetto state. */
+struct perfetto {
+	bool first;	  /* no event written yet: none to separate from */
+	struct cpu *cpus; /* [the most CPUs of any file], or NULL */
+	uint64_t last_ts; /* the latest event's time, where the CPUs' last slices end */
+	struct rc_idmap names; /* tid -> its name's index in comms + 1 */
+	char (*comms)[16];
+	size_t ncomms, comms_cap;
+};
+
 static void trace_sep(struct rc_output *o)
 {
-	if (!o->first)
+	struct perfetto *p = o->state;
+
+	if (!p->first)
 		APPEND_LIT(&o->buf, ",\n");
-	o->first = false;
+	p->first = false;
 }
 
 /* Microseconds since the start of the capture, as the format wants them. */
@@ -25,7 +47,11 @@ static void put_us(struct rc_strbuf *sb, const struct rc_meta *m, uint64_t ts)
 	bool neg = ts < m->start_ts;
 	uint64_t ns = neg ? m->start_ts - ts : ts - m->start_ts;
 
-	rc_strbuf__printf(sb, "%s%" PRIu64 ".%03" PRIu64, neg ? "-" : "", ns / 1000, ns % 1000);
+	if (neg)
+		APPEND_LIT(sb, "-");
+	rc_strbuf__put_u64(sb, ns / 1000);
+	APPEND_LIT(sb, ".");
+	rc_strbuf__put_u64_0(sb, ns % 1000, 3);
 }
 
 static void meta_name(struct rc_output *o, const char *what, uint32_t pid, int64_t tid,
@@ -41,55 +67,35 @@ static void meta_name(struct rc_output *o, const char *what, uint32_t pid, int64
 }
 
 /* Name a thread (and its process, when it leads it) the first time, and after exec. */
-static size_t name_slot(const struct rc_output_thread_name *t, size_t cap, uint64_t key)
-{
-	size_t i = (key * 2654435761u) & (cap - 1);
-
-	while (t[i].key && t[i].key != key)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-/* Name a thread (and its process, when it leads it) the first time, and after exec. */
 static void name_thread(struct rc_output *o, uint32_t pid, uint32_t tid, const char *comm)
 {
-	uint64_t key = tid + 1ull;
-	struct rc_output_thread_name *t;
-	size_t i;
+	struct perfetto *p = o->state;
+	uint64_t *slot = rc_idmap__get(&p->names, tid, NULL);
+	char *name;
 
-	if (o->names_used * 2 >= o->names_cap) {
-		size_t cap = o->names_cap ? o->names_cap * 2 : 1024;
-		struct rc_output_thread_name *n = calloc(cap, sizeof(*n));
-
-		if (!n && !o->names_cap)
-			return; /* no table: names are left out */
-		if (n) {
-			for (i = 0; i < o->names_cap; i++)
-				if (o->names[i].key)
-					n[name_slot(n, cap, o->names[i].key)] = o->names[i];
-			free(o->names);
-			o->names = n;
-			o->names_cap = cap;
-		} else if (o->names_used + 1 >= o->names_cap) {
-			return; /* full and cannot grow: never probe a full table */
-		}
+	if (!slot)
+		return; /* the map cannot grow: names are left out */
+	if (*slot) { /* named before: again only when its name changed (exec) */
+		name = p->comms[*slot - 1];
+		if (!strncmp(name, comm, sizeof(p->comms[0])))
+			return;
+	} else {
+		if (rc_ensure_arr(&p->comms, &p->comms_cap, p->ncomms + 1, 256))
+			return; /* left out, tried again at its next event */
+		name = p->comms[p->ncomms++];
+		*slot = p->ncomms;
 	}
-	t = &o->names[name_slot(o->names, o->names_cap, key)];
-	if (t->key && !strncmp(t->comm, comm, sizeof(t->comm)))
-		return;
-	if (!t->key)
-		o->names_used++;
-	t->key = key;
-	memcpy(t->comm, comm, sizeof(t->comm));
+	memcpy(name, comm, sizeof(p->comms[0]));
 	if (pid == tid)
-		meta_name(o, "process_name", pid, -1, comm, sizeof(t->comm));
-	meta_name(o, "thread_name", pid, tid, comm, sizeof(t->comm));
+		meta_name(o, "process_name", pid, -1, comm, sizeof(p->comms[0]));
+	meta_name(o, "thread_name", pid, tid, comm, sizeof(p->comms[0]));
 }
 
 /* The slice of what ran on @cpu until @ts. */
 static void end_cpu_slice(struct rc_output *o, uint32_t cpu, uint64_t ts)
 {
-	struct rc_output_cpu *c = &o->cpus[cpu];
+	struct perfetto *p = o->state;
+	struct cpu *c = &p->cpus[cpu];
 
 	if (!c->since || !c->tid || ts < c->since)
 		return; /* unknown, idle, or out of order */
@@ -117,15 +123,16 @@ static bool has_unknown_tasks(const struct rc_schema *s)
 
 static void perfetto_begin(struct rc_output *o)
 {
+	struct perfetto *p = o->state;
 	uint32_t cpu;
 	size_t i;
 	char name[32];
 
-	o->cpus = calloc(o->ncpus ? o->ncpus : 1, sizeof(*o->cpus));
-	o->first = true;
+	p->cpus = calloc(o->ncpus ? o->ncpus : 1, sizeof(*p->cpus));
+	p->first = true;
 	APPEND_LIT(&o->buf, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	meta_name(o, "process_name", CPU_PID, -1, "CPUs", SIZE_MAX);
-	for (cpu = 0; o->cpus && cpu < o->ncpus && cpu < 4096; cpu++) {
+	for (cpu = 0; p->cpus && cpu < o->ncpus && cpu < 4096; cpu++) {
 		snprintf(name, sizeof(name), "CPU %u", cpu);
 		meta_name(o, "thread_name", CPU_PID, CPU_PID + cpu, name, SIZE_MAX);
 	}
@@ -144,7 +151,8 @@ static void perfetto_switch(struct rc_output *o, const struct rc_event_desc *ev,
 	const struct rc_field *ncomm = rc_event__field(ev, "next_comm");
 	const struct rc_field *f = rc_event__field(ev, "next_pid");
 	const struct rc_field *g = rc_event__field(ev, "next_tid");
-	struct rc_output_cpu *c = &o->cpus[rec->cpu];
+	struct perfetto *p = o->state;
+	struct cpu *c = &p->cpus[rec->cpu];
 
 	/*
 	 * The record is about the task switched out: it closes the slice
@@ -240,16 +248,16 @@ static bool perfetto_stacked(struct rc_output *o, const struct rc_event_desc *ev
 
 static void perfetto_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 {
-	const struct rc_schema *s = o->m->schema;
-	const struct rc_event_desc *ev = rc_schema__event(s, rec->type);
+	const struct rc_event_desc *ev = rc_output__ev(o, rec->type);
 	bool no_task = ev->flags & (RC_EVENT_NO_PID | RC_EVENT_NO_TID);
 	uint32_t pid = no_task ? UNKNOWN_PID : rec->pid, tid = no_task ? UNKNOWN_PID : rec->tid;
+	struct perfetto *p = o->state;
 	const struct rc_field *f, *g;
 
-	o->last_ts = rec->ts > o->last_ts ? rec->ts : o->last_ts;
+	p->last_ts = rec->ts > p->last_ts ? rec->ts : p->last_ts;
 	if (!no_task && !(ev->flags & RC_EVENT_NO_COMM) && (rec->pid || rec->tid))
 		name_thread(o, rec->pid, rec->tid, rec->comm);
-	if (!strcmp(ev->name, "sched:sched_switch") && o->cpus && rec->cpu < o->m->ncpus &&
+	if (!strcmp(ev->name, "sched:sched_switch") && p->cpus && rec->cpu < o->m->ncpus &&
 	    !(ev->flags & RC_EVENT_NO_CPU)) {
 		perfetto_switch(o, ev, rec);
 		return;
@@ -275,20 +283,38 @@ static void perfetto_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 
 static void perfetto_end(struct rc_output *o)
 {
+	struct perfetto *p = o->state;
 	uint32_t cpu;
 
-	for (cpu = 0; o->cpus && cpu < o->ncpus; cpu++)
-		end_cpu_slice(o, cpu, o->last_ts);
+	for (cpu = 0; p->cpus && cpu < o->ncpus; cpu++)
+		end_cpu_slice(o, cpu, p->last_ts);
 	APPEND_LIT(&o->buf, "\n]}\n");
 }
 
 static int perfetto_start(struct rc_output *o)
 {
-	int err = rc_output__json_fields(o);
+	int err;
 
+	o->state = calloc(1, sizeof(struct perfetto));
+	if (!o->state)
+		return -ENOMEM;
+	err = rc_output__json_fields(o);
 	if (!err)
 		perfetto_begin(o);
 	return err;
+}
+
+static void perfetto_free(struct rc_output *o)
+{
+	struct perfetto *p = o->state;
+
+	if (!p)
+		return;
+	free(p->cpus);
+	rc_idmap__free(&p->names);
+	free(p->comms);
+	free(p);
+	o->state = NULL;
 }
 
 const struct rc_output_ops rc_output_perfetto = {
@@ -296,4 +322,5 @@ const struct rc_output_ops rc_output_perfetto = {
 	.begin = perfetto_start,
 	.event = perfetto_event,
 	.end = perfetto_end,
+	.free = perfetto_free,
 };

@@ -33,7 +33,7 @@ static void snapshot_rule(struct rc_output *o, const struct rc_rec_hdr *rec)
  */
 static void stack_lines(struct rc_output *o, const struct rc_rec_hdr *rec, bool paired)
 {
-	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
+	const struct rc_event_desc *ev = rc_output__ev(o, rec->type);
 	const struct rc_field *id = rc_event__field(ev, "stack_id");
 	const struct rc_stack *st;
 	char line[640], name[512];
@@ -68,7 +68,7 @@ static void stack_lines(struct rc_output *o, const struct rc_rec_hdr *rec, bool 
 		else
 			snprintf(line, sizeof(line), "\t%16llx %s", (unsigned long long)f->addr,
 				 name);
-		rc_strbuf__append(&o->buf, line, strlen(line));
+		rc_strbuf__put(&o->buf, line, strlen(line));
 		/* its source line, where record found one (record --srclines) */
 		if (f->file && f->line)
 			rc_strbuf__printf(&o->buf, " %s:%u", f->file, f->line);
@@ -87,7 +87,7 @@ static void text_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 		snapshot_rule(o, rec);
 	if (o->hosts)
 		rc_strbuf__printf(&o->buf, "%-16s ", o->m->host ? o->m->host : "?");
-	rc_decode__text(&o->buf, o->m, rec, o->flags);
+	rc_decode__event_text(&o->buf, o->m, rc_output__ev(o, rec->type), rec, o->flags);
 	APPEND_LIT(&o->buf, "\n");
 	if (o->stacks)
 		stack_lines(o, rec, true);

@@ -16,15 +16,7 @@ int rc_strbuf__reserve(struct rc_strbuf *sb, size_t extra)
 
 int rc_strbuf__append(struct rc_strbuf *sb, const void *data, size_t len)
 {
-	int err = rc_strbuf__reserve(sb, len);
-
-	if (err)
-		return err;
-	if (len)
-		memcpy(sb->buf + sb->len, data, len);
-	sb->len += len;
-	sb->buf[sb->len] = '\0';
-	return 0;
+	return rc_strbuf__put(sb, data, len);
 }
 
 int rc_strbuf__printf(struct rc_strbuf *sb, const char *fmt, ...)

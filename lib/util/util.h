@@ -56,8 +56,6 @@ static inline void *rc_err_ptr(int err)
 	return NULL;
 }
 
-int rc_strbuf__reserve(struct rc_strbuf *sb, size_t extra);
-
 static inline int rc_put_u16(struct rc_strbuf *sb, uint16_t v)
 {
 	return rc_strbuf__append(sb, &v, sizeof(v));
