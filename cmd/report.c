@@ -67,7 +67,7 @@ static const struct argp_option opts[] = {
 	  "Capture to read (default: ringcap.rcap; - for stdin); more files, directories and "
 	  "globs as arguments" },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "text (default), json (JSON Lines), csv, perfetto; for samples, folded (collapsed "
+	  "text (default), json (JSON Lines), csv, perfetto, perf-script; for samples, folded (collapsed "
 	  "stacks) or flamegraph (an SVG)" },
 	{ "summary", OPT_SUMMARY, NULL, 0,
 	  "Counts by event, process and syscall, with latencies; for samples, the top functions" },
@@ -123,6 +123,7 @@ static const struct rc_output_ops *const outputs[] = {
 	&rc_output_json,
 	&rc_output_csv,
 	&rc_output_perfetto,
+	&rc_output_perf_script,
 };
 
 static const struct rc_output_ops *output_by_name(const char *name)
@@ -157,7 +158,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.profile = PROFILE_FLAMEGRAPH;
 		else
 			argp_error(state,
-				   "unknown format '%s': text, json, csv, perfetto, folded or "
+				   "unknown format '%s': text, json, csv, perfetto, perf-script, folded or "
 				   "flamegraph",
 				   arg);
 		break;
@@ -814,7 +815,8 @@ int cmd_report(int argc, char **argv)
 			err = -ENOMEM;
 			goto out;
 		}
-		for (i = 0; i < n && (env.stacks || env.format == &rc_output_perfetto); i++)
+		for (i = 0; i < n && (env.stacks || env.format == &rc_output_perfetto ||
+				      env.format == &rc_output_perf_script); i++)
 			rc_output__set_stacks(out, i, rc_set__reader(set, i));
 	}
 	while ((err = rc_set__next(set, &rec, &f)) > 0) {

@@ -137,6 +137,7 @@ void rc_output__free(struct rc_output *o)
 	free(o->cols);
 	free(o->cpus);
 	free(o->names);
+	free(o->fmt_state);
 	rc_strbuf__free(&o->buf);
 	free(o);
 }

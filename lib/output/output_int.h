@@ -67,6 +67,7 @@ struct rc_output {
 	const struct rc_reader *stacks;
 	const struct rc_event_desc *stack_ev; /* "stack": the records -g adds after events' */
 	struct rc_rec_hdr prev;		      /* the last record shown: a stack's event */
+	void *fmt_state; /* a format's own state, freed with the output (perf-script) */
 };
 
 /* Seconds from the start, with 9 decimals: exactly, from the integer ns. */
