@@ -11,7 +11,7 @@ set -eu
 
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 libxxhash-dev libdw-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
-trace-cmd binutils debuginfod libdebuginfod1 chromium"
+trace-cmd binutils debuginfod libdebuginfod1 chromium linux-perf"
 # libipt (Intel PT packets): Debian packages it for x86 only; the Makefile
 # builds without it (HAVE_LIBIPT=0) where it is missing, as for ARCH=arm64.
 case "$(dpkg --print-architecture)" in

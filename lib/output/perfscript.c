@@ -26,9 +26,9 @@
 
 /* The state of one output: nothing static, several may run at once. */
 struct perfscript {
-	int name_width;			/* the longest event name shown */
-	const struct rc_meta *note_m;	/* the source @sampling was read from */
-	char sampling[32];		/* its sampling event: cycles, cpu-clock */
+	int name_width;		      /* the longest event name shown */
+	const struct rc_meta *note_m; /* the source @sampling was read from */
+	char sampling[32];	      /* its sampling event: cycles, cpu-clock */
 };
 
 #define SAMPLING_DEFAULT "cycles"
@@ -132,8 +132,8 @@ static void comm_of(char *dst, const struct rc_rec_hdr *rec, unsigned int no)
 	}
 	for (i = 0; i < sizeof(rec->comm) && rec->comm[i]; i++)
 		dst[i] = (unsigned char)rec->comm[i] >= 0x20 && (unsigned char)rec->comm[i] < 0x7f
-				 ? rec->comm[i]
-				 : '?';
+			     ? rec->comm[i]
+			     : '?';
 	dst[i] = '\0';
 }
 
@@ -273,8 +273,7 @@ static void syscall_lines(struct rc_output *o, const struct rc_event_desc *ev,
 		return;
 	put_head(o, rec, ev->flags, rec->ts, true);
 	put_name(o, "raw_syscalls:sys_exit");
-	rc_strbuf__printf(&o->buf, "NR %" PRIu64 " = %" PRId64 "\n", nr,
-			  field_s64(ev, "ret", rec));
+	rc_strbuf__printf(&o->buf, "NR %" PRIu64 " = %" PRId64 "\n", nr, field_s64(ev, "ret", rec));
 }
 
 /* The kernel's print formats of the sched events ringcap records itself. */
