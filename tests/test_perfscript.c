@@ -12,11 +12,120 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
+#include "capture_util.h"
+#include "output/output.h"
 #include "test_progs.h"
 #include "run_util.h"
 
 #define PERF "/usr/bin/perf"
+
+/*
+ * Built-in records through the perf-script output, in memory: the exact
+ * text, byte for byte. Two outputs at once, interleaved, give the same
+ * text: each keeps its state to itself.
+ */
+void test_perfscript_text(void)
+{
+	static const char want[] =
+	    "            unit   101 [001]     2.999123: raw_syscalls:sys_enter: "
+	    "NR 39 (1, 2, 3, 4, 5, 10)\n"
+	    "            unit   101 [001]     3.000123:  raw_syscalls:sys_exit: NR 39 = -2\n"
+	    "            unit   101 [000]     3.500000:     sched:sched_switch: prev_comm=unit "
+	    "prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=idle2 next_pid=7 "
+	    "next_prio=139\n"
+	    "            unit   101 [000]     3.600000: raw_syscalls:sys_enter: "
+	    "NR 231 (0, 0, 0, 0, 0, 0)\n"
+	    "unit   101 [001]     4.000000:    1001001              cpu-clock: \n"
+	    "\t            1234 [unknown] ([unknown])\n"
+	    "\n";
+	struct rc_note note = { .key = "sampling", .data = "cpu-clock", .len = 9 };
+	struct rc_ev_syscall sc = { .hdr = { .ts = 1000 + 3000123456ull,
+					     .pid = 100,
+					     .tid = 101,
+					     .type = RC_EV_SYSCALL,
+					     .size = sizeof(sc),
+					     .cpu = 1,
+					     .comm = "unit" },
+				    .nr = 39,
+				    .ret = -2,
+				    .duration = 1000000,
+				    .args = { 1, 2, 3, 4, 5, 0x10 } };
+	struct rc_ev_syscall gone = { .hdr = { .ts = 1000 + 3600000000ull,
+					       .pid = 100,
+					       .tid = 101,
+					       .type = RC_EV_SYSCALL,
+					       .size = sizeof(gone),
+					       .flags = RC_SYSCALL_F_NORETURN,
+					       .comm = "unit" },
+				      .nr = 231 };
+	struct rc_ev_switch sw = { .hdr = { .ts = 1000 + 3500000000ull,
+					    .pid = 100,
+					    .tid = 101,
+					    .type = RC_EV_SCHED_SWITCH,
+					    .size = sizeof(sw),
+					    .comm = "unit" },
+				   .prev_state = 1,
+				   .prev_prio = 120,
+				   .next_pid = 7,
+				   .next_tid = 7,
+				   .next_prio = 139,
+				   .next_comm = "idle2" };
+	struct rc_ev_sample smp = { .hdr = { .ts = 1000 + 4000000999ull,
+					     .pid = 100,
+					     .tid = 101,
+					     .type = RC_EV_SAMPLE,
+					     .size = sizeof(smp),
+					     .cpu = 1,
+					     .comm = "unit" },
+				    .ip = 0x1234,
+				    .period = 1001001 };
+	const struct rc_rec_hdr *recs[] = { &sc.hdr, &sw.hdr, &gone.hdr, &smp.hdr };
+	struct rc_output *o[2] = {};
+	char *buf[2] = {};
+	size_t len[2] = {}, i, k;
+	FILE *f[2] = {};
+	struct rc_meta m;
+	const struct rc_meta *ms[1] = { &m };
+
+	test_meta(&m);
+	/* a capture of -e syscalls,sched:sched_switch -F: the names perf would align */
+	m.cmdline = "ringcap record -e syscalls,sched:sched_switch -F 99";
+	m.notes = &note;
+	m.nnotes = 1;
+	for (k = 0; k < 2; k++) {
+		f[k] = open_memstream(&buf[k], &len[k]);
+		if (!ASSERT_OK_PTR(f[k], "open_memstream"))
+			goto out;
+		o[k] = rc_output__new(&rc_output_perf_script, f[k], ms, 1, 0, false);
+		if (!ASSERT_OK_PTR(o[k], "rc_output__new"))
+			goto out;
+	}
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		for (k = 0; k < 2; k++)
+			ASSERT_OK(rc_output__event(o[k], 0, recs[i]), "event");
+	for (k = 0; k < 2; k++) {
+		ASSERT_OK(rc_output__end(o[k]), "end");
+		rc_output__free(o[k]);
+		o[k] = NULL;
+		fclose(f[k]);
+		f[k] = NULL;
+		if (!ASSERT_STREQ(buf[k], want, "perf script's text, exactly"))
+			printf("%s", buf[k]);
+	}
+out:
+	for (k = 0; k < 2; k++) {
+		rc_output__free(o[k]);
+		if (f[k])
+			fclose(f[k]);
+		free(buf[k]);
+	}
+}
 
 /* The field lists report's perf-script output equals (man ringcap-report). */
 #define TP_FIELDS     "comm,tid,cpu,time,event,trace"
@@ -398,5 +507,253 @@ void test_perfscript_layout(void)
 		tracepoints();
 	if (test__start_subtest("samples"))
 		samples();
+	tmpdir_cleanup();
+}
+
+/* ---- speedscope (npm) in Debian's headless chromium ---- */
+
+/* A TCP port on 127.0.0.1 free when asked (the kernel's pick); 0 if none. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+
+	if (fd < 0)
+		return 0;
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &alen))
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* Whether 127.0.0.1:@port takes a connection. */
+static bool answers(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return ok;
+}
+
+/* The first line @cmd prints, into @out; false for none. */
+static bool sh_line(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	bool ok;
+
+	if (!p)
+		return false;
+	ok = fgets(out, (int)len, p) != NULL;
+	pclose(p);
+	out[strcspn(out, "\n")] = '\0';
+	return ok && out[0];
+}
+
+/*
+ * The Total share of @sym in speedscope's Sandwich table: its row's first
+ * cell holds a bar whose style is "width: P%" of the whole profile.
+ */
+static double sandwich_share(const char *dom, const char *sym)
+{
+	char cell[128];
+	const char *at, *row, *w;
+	double v;
+
+	snprintf(cell, sizeof(cell), "</span>%s</td>", sym);
+	at = strstr(dom, cell);
+	if (!at)
+		return -1;
+	for (row = at; row > dom && strncmp(row, "<tr", 3); row--)
+		;
+	w = strstr(row, "width: ");
+	if (!w || w > at || sscanf(w + 7, "%lf", &v) != 1)
+		return -1;
+	return v / 100;
+}
+
+static bool read_truth(const char *path, double share[3])
+{
+	unsigned long long ns[3];
+	FILE *fp = fopen(path, "r");
+	bool ok;
+	int k;
+
+	if (!fp)
+		return false;
+	ok = fscanf(fp, "burn_a %llu burn_b %llu burn_c %llu", &ns[0], &ns[1], &ns[2]) == 3;
+	fclose(fp);
+	if (!ok || !(ns[0] + ns[1] + ns[2]))
+		return false;
+	for (k = 0; k < 3; k++)
+		share[k] = (double)ns[k] / (ns[0] + ns[1] + ns[2]);
+	return true;
+}
+
+/*
+ * rc_prof's samples as perf script's text, opened by speedscope (its
+ * perf importer) served from 127.0.0.1, in headless chromium, its view
+ * the Sandwich table: burn_a, burn_b and burn_c in the shares rc_prof
+ * timed (5:3:2), within 5 points as the profile tests hold ringcap's own.
+ */
+static void speedscope(const char *exe, const char *release)
+{
+	const char *dir = tmpdir(), *cap = tmpfile_path("ss.rcap"), *truth = tmpfile_path("truth");
+	char srv[600], perf_path[700], url[1024], user_dir[700], home[700], cfg[700], cache[700],
+	    portarg[16], what[128];
+	struct run r = {}, http = {};
+	double share[3], got[3], sum = 0;
+	int port, k, i;
+	FILE *f;
+
+	snprintf(srv, sizeof(srv), "%s/srv", dir);
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ "/bin/cp", "-r", (char *)release, srv, NULL }, 60000), 0,
+		"copy speedscope's files"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "999",
+					    "-g", "-o", (char *)cap, "--", (char *)bin("rc_prof"),
+					    "burn", "1000", (char *)truth, NULL },
+				120000),
+		       0, "record") ||
+	    !ASSERT_TRUE(read_truth(truth, share), "rc_prof's own times"))
+		goto out;
+	run_free(&r);
+	/*
+	 * Samples only: speedscope's perf importer keeps the first event type
+	 * it meets. And rc_prof's only: it makes a profile of each comm and
+	 * thread, and opens the first, which may be of the ringcap that
+	 * exec()ed rc_prof, one sample.
+	 */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "report", "--format",
+					    "perf-script", "--comm", "rc_prof", (char *)cap, NULL },
+				60000),
+		       0, "report --format perf-script"))
+		goto out;
+	snprintf(perf_path, sizeof(perf_path), "%s/prof.perf", srv);
+	f = fopen(perf_path, "we");
+	if (!ASSERT_OK_PTR(f, "write prof.perf"))
+		goto out;
+	fputs(r.out, f);
+	fclose(f);
+	run_free(&r);
+
+	port = free_port();
+	snprintf(portarg, sizeof(portarg), "%d", port);
+	if (!ASSERT_TRUE(port > 0, "a free port") ||
+	    !ASSERT_OK(
+		run_start(&http, (char *[]){ "/usr/bin/python3", "-m", "http.server", "--bind",
+					     "127.0.0.1", "--directory", srv, portarg, NULL }),
+		"python3 -m http.server"))
+		goto out;
+	for (i = 0; i < 100 && !answers(port); i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	if (!ASSERT_TRUE(answers(port), "the server answers"))
+		goto out;
+
+	snprintf(url, sizeof(url),
+		 "http://127.0.0.1:%d/index.html#profileURL=http%%3A%%2F%%2F127.0.0.1%%3A%d%%2F"
+		 "prof.perf&view=sandwich",
+		 port, port);
+	snprintf(user_dir, sizeof(user_dir), "--user-data-dir=%s/chromium", dir);
+	snprintf(home, sizeof(home), "HOME=%s/chromium", dir);
+	snprintf(cfg, sizeof(cfg), "XDG_CONFIG_HOME=%s/chromium/config", dir);
+	snprintf(cache, sizeof(cache), "XDG_CACHE_HOME=%s/chromium/cache", dir);
+	snprintf(what, sizeof(what), "--virtual-time-budget=%d", 20000);
+	/* WebGL in software: speedscope draws with it, and needs it to load */
+	if (!ASSERT_EQ(
+		run_sync(&r,
+			 (char *[]){ "/usr/bin/env",
+				     home,
+				     cfg,
+				     cache,
+				     (char *)exe,
+				     "--headless",
+				     "--no-sandbox",
+				     "--enable-unsafe-swiftshader",
+				     user_dir,
+				     "--no-first-run",
+				     "--disable-background-networking",
+				     "--disable-component-update",
+				     "--disable-sync",
+				     "--disable-extensions",
+				     "--disable-default-apps",
+				     "--disable-breakpad",
+				     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+				     "--window-size=1200,800",
+				     what,
+				     "--dump-dom",
+				     url,
+				     NULL },
+			 120000),
+		0, "chromium --dump-dom"))
+		goto out;
+	if (!ASSERT_HAS(r.out, "Symbol Name", "speedscope shows its Sandwich table"))
+		goto out;
+	for (k = 0; k < 3; k++) {
+		char sym[8] = "burn_a";
+
+		sym[5] = (char)('a' + k);
+		got[k] = sandwich_share(r.out, sym);
+		if (!ASSERT_TRUE(got[k] > 0, "a row of burn_a, burn_b and burn_c")) {
+			goto out;
+		}
+		sum += got[k];
+	}
+	for (k = 0; k < 3; k++) {
+		char desc[128];
+		double s = got[k] / sum;
+
+		snprintf(desc, sizeof(desc), "burn_%c: %.1f%% in speedscope, %.1f%% timed", 'a' + k,
+			 s * 100, share[k] * 100);
+		printf("    %s\n", desc);
+		ASSERT_TRUE(s - share[k] < 0.05 && s - share[k] > -0.05, desc);
+	}
+out:
+	if (http.pid > 0) {
+		kill(http.pid, SIGTERM);
+		run_wait(&http, 10000);
+	}
+	run_free(&http);
+	run_free(&r);
+}
+
+void test_perfscript_speedscope(void)
+{
+	char exe[512] = "", root[512] = "", release[600];
+
+	if (getenv("RINGCAP_VMTEST") ||
+	    !sh_line("command -v chromium 2>/dev/null", exe, sizeof(exe)) ||
+	    access("/usr/bin/python3", X_OK)) {
+		test__skip("no chromium (Debian's package) or python3 here, as in the kernel "
+			   "matrix's guests: this test runs on the host");
+		return;
+	}
+	if (!sh_line("npm root -g 2>/dev/null", root, sizeof(root)))
+		root[0] = '\0';
+	snprintf(release, sizeof(release), "%s/speedscope/dist/release", root);
+	{
+		char index[700];
+
+		snprintf(index, sizeof(index), "%s/index.html", release);
+		if (!root[0] || access(index, R_OK)) {
+			test__skip("no speedscope: npm install -g speedscope (scripts/deps.sh)");
+			return;
+		}
+	}
+	if (!need_root())
+		return;
+	speedscope(exe, release);
 	tmpdir_cleanup();
 }
