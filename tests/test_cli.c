@@ -80,8 +80,10 @@ void test_cli_errors(void)
 		expect_fail((char *[]){ rc, "record", "-d", "-1", NULL }, 64,
 			    "invalid duration '-1'");
 	if (test__start_subtest("unknown_format"))
-		expect_fail((char *[]){ rc, "report", "--format", "xml", NULL }, 64,
-			    "unknown format 'xml': text, json, csv, perfetto, folded or flamegraph");
+		expect_fail(
+		    (char *[]){ rc, "report", "--format", "xml", NULL }, 64,
+		    "unknown format 'xml': text, json, csv, perfetto, perf-script, folded or "
+		    "flamegraph");
 	if (test__start_subtest("flush_ms"))
 		expect_fail((char *[]){ rc, "record", "--flush-ms", "5", NULL }, 64,
 			    "invalid --flush-ms '5': milliseconds from 10 to 60000");
