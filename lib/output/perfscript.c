@@ -5,7 +5,7 @@
  *
  * tracepoints  -F comm,tid,cpu,time,event,trace
  *	"%16s %5d [%03d] %5lu.%06lu: %*s: TRACE", the event's name right-aligned
- *	to the longest name of the capture's events
+ *	to the longest name of the events recorded
  * samples      -F comm,tid,cpu,time,period,event,ip,sym,symoff,dso
  *	"%s %5d [%03d] %5lu.%06lu: %10lu %*s: ", then a line a frame,
  *	"\t%16lx SYM+0xOFF (DSO)", innermost first, and an empty line
