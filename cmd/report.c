@@ -71,7 +71,7 @@ static const struct argp_option opts[] = {
 	  "Capture to read (default: ringcap.rcap; - for stdin); more files, directories and "
 	  "globs as arguments" },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "text (default), json (JSON Lines), csv, perfetto; for samples, folded (collapsed "
+	  "text (default), json (JSON Lines), csv, perfetto, perf-script; for samples, folded (collapsed "
 	  "stacks), flamegraph (an SVG) or pprof (gzipped profile.proto, for go tool pprof)" },
 	{ "pprof-labels", OPT_PPROF_LABELS, "LABELS", 0,
 	  "pprof: the labels of each sample, of pid, tid, comm, cpu, host; all; none (default: "
@@ -130,6 +130,7 @@ static const struct rc_output_ops *const outputs[] = {
 	&rc_output_json,
 	&rc_output_csv,
 	&rc_output_perfetto,
+	&rc_output_perf_script,
 };
 
 static const struct rc_output_ops *output_by_name(const char *name)
@@ -166,8 +167,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.profile = PROFILE_PPROF;
 		else
 			argp_error(state,
-				   "unknown format '%s': text, json, csv, perfetto, folded, "
-				   "flamegraph or pprof",
+				   "unknown format '%s': text, json, csv, perfetto, perf-script, "
+				   "folded, flamegraph or pprof",
 				   arg);
 		break;
 	case OPT_PPROF_LABELS:
@@ -846,7 +847,8 @@ int cmd_report(int argc, char **argv)
 			err = -ENOMEM;
 			goto out;
 		}
-		for (i = 0; i < n && (env.stacks || env.format == &rc_output_perfetto); i++)
+		for (i = 0; i < n && (env.stacks || env.format == &rc_output_perfetto ||
+				      env.format == &rc_output_perf_script); i++)
 			rc_output__set_stacks(out, i, rc_set__reader(set, i));
 	}
 	while ((err = rc_set__next(set, &rec, &f)) > 0) {

@@ -11,7 +11,9 @@ set -eu
 
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 libxxhash-dev libdw-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
-trace-cmd binutils debuginfod libdebuginfod1 chromium golang-go"
+trace-cmd binutils debuginfod libdebuginfod1 chromium golang-go linux-perf"
+# npm, for speedscope below: Debian's, unless one is there (nodejs's own)
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 # libipt (Intel PT packets): Debian packages it for x86 only; the Makefile
 # builds without it (HAVE_LIBIPT=0) where it is missing, as for ARCH=arm64.
 case "$(dpkg --print-architecture)" in
@@ -59,6 +61,14 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# speedscope (npm), a reader of perf script's text that the tests open in
+# headless chromium (test_perfscript.c); its version pinned
+if [ "$(id -u)" -eq 0 ] && command -v npm >/dev/null 2>&1 &&
+	[ ! -e "$(npm root -g)/speedscope/dist/release/index.html" ]; then
+	npm install -g --no-audit --no-fund speedscope@1.25.0 >/dev/null ||
+		echo "deps: warning: could not install speedscope from npm" >&2
 fi
 
 # perf mounts tracefs on demand when it is missing; do the same.

@@ -62,6 +62,7 @@ extern const struct rc_output_ops rc_output_text;
 extern const struct rc_output_ops rc_output_json;
 extern const struct rc_output_ops rc_output_csv;
 extern const struct rc_output_ops rc_output_perfetto;
+extern const struct rc_output_ops rc_output_perf_script; /* perf script's text (perfscript.c) */
 
 /**
  * rc_output__new() - an output of events to a file

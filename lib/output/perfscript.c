@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf script's text (output.h), the layout perf script prints by default
+ * for the same kind of data, which equals these explicit field lists:
+ *
+ * tracepoints  -F comm,tid,cpu,time,event,trace
+ *	"%16s %5d [%03d] %5lu.%06lu: %*s: TRACE", the event's name right-aligned
+ *	to the longest name of the events recorded
+ * samples      -F comm,tid,cpu,time,period,event,ip,sym,symoff,dso
+ *	"%s %5d [%03d] %5lu.%06lu: %10lu %*s: ", then a line a frame,
+ *	"\t%16lx SYM+0xOFF (DSO)", innermost first, and an empty line
+ *
+ * TRACE is what the kernel's print format makes of the fields for
+ * ringcap's built-in events (sched_*, and -e syscalls as raw_syscalls'
+ * sys_enter and sys_exit) and for syscalls:sys_enter_X/sys_exit_X; other
+ * tracepoints show "field=value" in the format's order, which is what most
+ * print formats are. Times count from the capture's start (perf script
+ * --reltime), or are wall-clock seconds with RC_FMT_WALL.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output/output_int.h"
+
+/* The state of one output: nothing static, several may run at once. */
+struct perfscript {
+	int name_width;		      /* the longest event name shown */
+	const struct rc_meta *note_m; /* the source @sampling was read from */
+	char sampling[32];	      /* its sampling event: cycles, cpu-clock */
+};
+
+#define SAMPLING_DEFAULT "cycles"
+
+static void sampling_name(const struct rc_meta *m, char *buf, size_t len)
+{
+	const struct rc_note *note = rc_meta__note(m, 0, "sampling");
+	size_t i;
+
+	if (!note || !note->len) {
+		snprintf(buf, len, "%s", SAMPLING_DEFAULT);
+		return;
+	}
+	snprintf(buf, len, "%.*s", (int)note->len, (const char *)note->data);
+	for (i = 0; buf[i]; i++) /* from the file: printable only */
+		if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] >= 0x7f)
+			buf[i] = '?';
+}
+
+/* The name perf gives the records of @ev; NULL: not shown. */
+static const char *shown_name(const char *name, const char *sampling)
+{
+	if (!strncmp(name, "ringcap:", 8) || !strcmp(name, "stack"))
+		return NULL;
+	if (!strcmp(name, "syscall"))
+		return "raw_syscalls:sys_enter"; /* and raw_syscalls:sys_exit: one shorter */
+	if (!strcmp(name, "sample"))
+		return sampling;
+	if (!strcmp(name, "offcpu"))
+		return "offcpu-time"; /* perf record --off-cpu's name */
+	return name;
+}
+
+/* @word in @s, not followed by ':' or '_' (a group: "sched", not "sched:x") */
+static bool has_group(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; (s = strstr(s, word)); s += n)
+		if (s[n] != ':' && s[n] != '_')
+			return true;
+	return false;
+}
+
+/*
+ * Whether the capture can hold records of @name. perf aligns the names of
+ * the events it recorded; a capture's schema has every built-in event, so
+ * a built-in one counts when the record command line asked for it (all
+ * of them when the file has no command line).
+ */
+static bool recorded(const struct rc_meta *m, const struct rc_event_desc *ev)
+{
+	const char *cl = m->cmdline;
+
+	if (ev->id >= RC_FIRST_DYN_ID || !cl || !cl[0])
+		return true;
+	if (!strcmp(ev->name, "sample"))
+		return rc_meta__note(m, 0, "sampling");
+	if (!strcmp(ev->name, "offcpu"))
+		return strstr(cl, "--off-cpu");
+	if (!strcmp(ev->name, "syscall"))
+		return has_group(cl, "syscalls");
+	if (!strncmp(ev->name, "sched:", 6))
+		return has_group(cl, "sched") || strstr(cl, ev->name) || strstr(cl, "sched:*");
+	return true;
+}
+
+static int ps_begin(struct rc_output *o)
+{
+	struct perfscript *ps = calloc(1, sizeof(*ps));
+	char sampling[32];
+	size_t i;
+	uint32_t e;
+
+	if (!ps)
+		return -ENOMEM;
+	o->state = ps;
+	for (i = 0; i < o->nsrcs; i++) {
+		const struct rc_meta *m = o->srcs[i].m;
+
+		sampling_name(m, sampling, sizeof(sampling));
+		for (e = 0; e < m->schema->nevents; e++) {
+			const struct rc_event_desc *ev = &m->schema->events[e];
+			const char *n = shown_name(ev->name, sampling);
+
+			if (n && recorded(m, ev) && (int)strlen(n) > ps->name_width)
+				ps->name_width = (int)strlen(n);
+		}
+	}
+	return 0;
+}
+
+/* comm as perf shows it: unprintable bytes as '?' */
+static void comm_of(char *dst, const struct rc_rec_hdr *rec, unsigned int no)
+{
+	size_t i;
+
+	if (no & RC_EVENT_NO_COMM) {
+		strcpy(dst, ":-1");
+		return;
+	}
+	for (i = 0; i < sizeof(rec->comm) && rec->comm[i]; i++)
+		dst[i] = (unsigned char)rec->comm[i] >= 0x20 && (unsigned char)rec->comm[i] < 0x7f
+			     ? rec->comm[i]
+			     : '?';
+	dst[i] = '\0';
+}
+
+/* "COMM   TID [CPU]  SECS.USECS: ": @padded: comm in 16 columns */
+static void put_head(struct rc_output *o, const struct rc_rec_hdr *rec, unsigned int no,
+		     uint64_t ts, bool padded)
+{
+	char comm[sizeof(rec->comm) + 4];
+	uint64_t ns;
+	int64_t wall;
+	bool neg = false;
+
+	comm_of(comm, rec, no);
+	rc_strbuf__printf(&o->buf, padded ? "%16s " : "%s ", comm);
+	if (no & RC_EVENT_NO_TID)
+		APPEND_LIT(&o->buf, "   -1 ");
+	else
+		rc_strbuf__printf(&o->buf, "%5u ", rec->tid);
+	if (no & RC_EVENT_NO_CPU)
+		APPEND_LIT(&o->buf, "[-01] ");
+	else
+		rc_strbuf__printf(&o->buf, "[%03u] ", rec->cpu);
+	if ((o->flags & RC_FMT_WALL) && rc_meta__wall_ns(o->m, ts, &wall)) {
+		ns = (uint64_t)wall;
+	} else {
+		neg = ts < o->m->start_ts;
+		ns = neg ? o->m->start_ts - ts : ts - o->m->start_ts;
+	}
+	/* microseconds, cut as perf cuts them */
+	rc_strbuf__printf(&o->buf, "%s%5" PRIu64 ".%06" PRIu64 ": ", neg ? "-" : "",
+			  ns / 1000000000, ns % 1000000000 / 1000);
+}
+
+static void put_name(struct rc_output *o, const char *name)
+{
+	const struct perfscript *ps = o->state;
+
+	rc_strbuf__printf(&o->buf, "%*s: ", ps->name_width, name);
+}
+
+/* A field by name, as ringcap shows it; nothing when @ev lacks it. */
+static void put_field(struct rc_output *o, const struct rc_event_desc *ev, const char *name,
+		      const struct rc_rec_hdr *rec)
+{
+	const struct rc_field *f = rc_event__field(ev, name);
+
+	if (f)
+		rc_decode__field(&o->buf, o->m->schema, f, rec);
+}
+
+static int64_t field_s64(const struct rc_event_desc *ev, const char *name,
+			 const struct rc_rec_hdr *rec)
+{
+	const struct rc_field *f = rc_event__field(ev, name);
+
+	return f ? rc_field__s64(f, rec, 0) : 0;
+}
+
+static uint64_t field_u64(const struct rc_event_desc *ev, const char *name,
+			  const struct rc_rec_hdr *rec)
+{
+	const struct rc_field *f = rc_event__field(ev, name);
+
+	return f ? rc_field__u64(f, rec, 0) : 0;
+}
+
+/* The frames of a stack, a line each, then the empty line that ends a sample. */
+static void frames(struct rc_output *o, uint32_t id, uint64_t ip)
+{
+	const struct rc_stack *st = o->stacks ? rc_reader__stack(o->stacks, id) : NULL;
+	char name[512];
+	size_t i;
+
+	if (!st) { /* no stack: its instruction alone, unnamed */
+		rc_strbuf__printf(&o->buf, "\t%16" PRIx64 " [unknown] ([unknown])\n\n", ip);
+		return;
+	}
+	for (i = 0; i < (size_t)st->nkernel + st->nuser; i++) {
+		const struct rc_frame *f = &st->frames[i];
+		const char *dso = f->dso ? f->dso : "[unknown]";
+
+		if (f->flags & RC_FRAME_F_INLINE)
+			rc_strbuf__printf(&o->buf, "\t%16" PRIx64 " %s (inlined) (%s)\n", f->addr,
+					  f->sym ? f->sym : "[unknown]", dso);
+		else if (f->sym) {
+			rc_frame__name(f, name, sizeof(name));
+			rc_strbuf__printf(&o->buf, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n",
+					  f->addr, name, f->off, dso);
+		} else {
+			rc_strbuf__printf(&o->buf, "\t%16" PRIx64 " [unknown] (%s)\n", f->addr,
+					  dso);
+		}
+	}
+	APPEND_LIT(&o->buf, "\n");
+}
+
+/* A sample or an off-CPU record: perf's sample layout, its stack under it. */
+static void sample(struct rc_output *o, const struct rc_event_desc *ev,
+		   const struct rc_rec_hdr *rec, bool offcpu)
+{
+	struct perfscript *ps = o->state;
+
+	if (ps->note_m != o->m) {
+		sampling_name(o->m, ps->sampling, sizeof(ps->sampling));
+		ps->note_m = o->m;
+	}
+	put_head(o, rec, ev->flags, rec->ts, false);
+	rc_strbuf__printf(&o->buf, "%10" PRIu64 " ",
+			  field_u64(ev, offcpu ? "blocked" : "period", rec));
+	put_name(o, offcpu ? "offcpu-time" : ps->sampling);
+	APPEND_LIT(&o->buf, "\n");
+	frames(o, (uint32_t)field_u64(ev, "stack_id", rec), field_u64(ev, "ip", rec));
+}
+
+/*
+ * -e syscalls: one record of a call, at its exit, with its entry's
+ * arguments and its duration: raw_syscalls:sys_enter at the entry, then
+ * raw_syscalls:sys_exit, both here (the entry's line out of time order
+ * with the lines before it). A call that never returned: the entry only.
+ */
+static void syscall_lines(struct rc_output *o, const struct rc_event_desc *ev,
+			  const struct rc_rec_hdr *rec)
+{
+	const struct rc_field *args = rc_event__field(ev, "args");
+	uint64_t nr = field_u64(ev, "nr", rec), dur = field_u64(ev, "duration", rec);
+	bool noret = rec->flags & RC_SYSCALL_F_NORETURN;
+	unsigned int i;
+
+	put_head(o, rec, ev->flags, noret || dur > rec->ts ? rec->ts : rec->ts - dur, true);
+	put_name(o, "raw_syscalls:sys_enter");
+	rc_strbuf__printf(&o->buf, "NR %" PRIu64 " (", nr);
+	for (i = 0; i < 6; i++)
+		rc_strbuf__printf(&o->buf, "%s%" PRIx64, i ? ", " : "",
+				  args && i < args->count ? rc_field__u64(args, rec, i) : 0);
+	APPEND_LIT(&o->buf, ")\n");
+	if (noret)
+		return;
+	put_head(o, rec, ev->flags, rec->ts, true);
+	put_name(o, "raw_syscalls:sys_exit");
+	rc_strbuf__printf(&o->buf, "NR %" PRIu64 " = %" PRId64 "\n", nr, field_s64(ev, "ret", rec));
+}
+
+/* The kernel's print formats of the sched events ringcap records itself. */
+static bool sched_trace(struct rc_output *o, const struct rc_event_desc *ev,
+			const struct rc_rec_hdr *rec)
+{
+	struct rc_strbuf *sb = &o->buf;
+	char comm[sizeof(rec->comm) + 4];
+
+	comm_of(comm, rec, ev->flags);
+	if (!strcmp(ev->name, "sched:sched_switch")) {
+		rc_strbuf__printf(sb, "prev_comm=%s prev_pid=%u prev_prio=", comm, rec->tid);
+		put_field(o, ev, "prev_prio", rec);
+		APPEND_LIT(sb, " prev_state=");
+		put_field(o, ev, "prev_state", rec);
+		APPEND_LIT(sb, " ==> next_comm=");
+		put_field(o, ev, "next_comm", rec);
+		APPEND_LIT(sb, " next_pid=");
+		put_field(o, ev, "next_tid", rec);
+		APPEND_LIT(sb, " next_prio=");
+		put_field(o, ev, "next_prio", rec);
+	} else if (!strcmp(ev->name, "sched:sched_wakeup")) {
+		APPEND_LIT(sb, "comm=");
+		put_field(o, ev, "wakee_comm", rec);
+		APPEND_LIT(sb, " pid=");
+		put_field(o, ev, "wakee_tid", rec);
+		APPEND_LIT(sb, " prio=");
+		put_field(o, ev, "prio", rec);
+		rc_strbuf__printf(sb, " target_cpu=%03" PRIu64, field_u64(ev, "target_cpu", rec));
+	} else if (!strcmp(ev->name, "sched:sched_process_fork")) {
+		rc_strbuf__printf(sb, "comm=%s pid=%u child_comm=", comm, rec->tid);
+		put_field(o, ev, "child_comm", rec);
+		APPEND_LIT(sb, " child_pid=");
+		put_field(o, ev, "child_tid", rec);
+	} else if (!strcmp(ev->name, "sched:sched_process_exec")) {
+		APPEND_LIT(sb, "filename=");
+		put_field(o, ev, "filename", rec);
+		rc_strbuf__printf(sb, " pid=%u old_pid=", rec->tid);
+		put_field(o, ev, "old_tid", rec);
+	} else if (!strcmp(ev->name, "sched:sched_process_exit")) {
+		/* the kernel's has prio, which ringcap does not record; its exit code instead */
+		rc_strbuf__printf(sb, "comm=%s pid=%u exit_code=", comm, rec->tid);
+		put_field(o, ev, "exit_code", rec);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* A tracepoint's fields: the syscalls' print formats, else "name=value ..." */
+static void trace_fields(struct rc_output *o, const struct rc_event_desc *ev,
+			 const struct rc_rec_hdr *rec)
+{
+	bool enter = !strncmp(ev->name, "syscalls:sys_enter_", 19);
+	bool exit = !strncmp(ev->name, "syscalls:sys_exit_", 18);
+	const char *sep = "";
+	uint16_t i;
+
+	if (exit) {
+		rc_strbuf__printf(&o->buf, "0x%" PRIx64, (uint64_t)field_s64(ev, "ret", rec));
+		return;
+	}
+	for (i = 0; i < ev->nfields; i++) {
+		const struct rc_field *f = &ev->fields[i];
+
+		if (!strcmp(f->name, "__syscall_nr"))
+			continue;
+		if (enter && f->count == 1 && f->kind != RC_FIELD_DATA_LOC &&
+		    f->kind != RC_FIELD_REL_LOC) {
+			rc_strbuf__printf(&o->buf, "%s%s: 0x%08" PRIx64, sep, f->name,
+					  rc_field__u64(f, rec, 0));
+			sep = ", ";
+			continue;
+		}
+		rc_strbuf__printf(&o->buf, enter ? "%s%s: " : "%s%s=", sep, f->name);
+		rc_decode__field(&o->buf, o->m->schema, f, rec);
+		sep = enter ? ", " : " ";
+	}
+}
+
+static void ps_event(struct rc_output *o, const struct rc_rec_hdr *rec)
+{
+	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
+
+	if (!ev || !strncmp(ev->name, "ringcap:", 8))
+		return; /* ringcap's own records: perf script has none */
+	if (!strcmp(ev->name, "sample") || !strcmp(ev->name, "offcpu")) {
+		sample(o, ev, rec, ev->name[0] == 'o');
+		return;
+	}
+	if (!strcmp(ev->name, "syscall")) {
+		syscall_lines(o, ev, rec);
+		return;
+	}
+	put_head(o, rec, ev->flags, rec->ts, true);
+	put_name(o, ev->name);
+	if (!sched_trace(o, ev, rec))
+		trace_fields(o, ev, rec);
+	APPEND_LIT(&o->buf, "\n");
+}
+
+/* record -e ... -g: the stack of the event just shown, under its line */
+static void ps_stack(struct rc_output *o, const struct rc_rec_hdr *rec, bool paired)
+{
+	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
+	const struct rc_field *id = ev ? rc_event__field(ev, "stack_id") : NULL;
+
+	if (paired && id)
+		frames(o, (uint32_t)rc_field__u64(id, rec, 0), 0);
+}
+
+static void ps_free(struct rc_output *o)
+{
+	free(o->state);
+	o->state = NULL;
+}
+
+const struct rc_output_ops rc_output_perf_script = {
+	.name = "perf-script",
+	.begin = ps_begin,
+	.event = ps_event,
+	.stack = ps_stack,
+	.free = ps_free,
+};
