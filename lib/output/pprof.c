@@ -101,7 +101,8 @@ struct rc_pprof {
 	struct row *rows;
 	size_t nrows, cap;
 	/* rc_pprof__write()'s */
-	struct rc_keymap strs; /* each string with its NUL: keys in the order added */
+	struct rc_keymap strs; /* each string's index in @table */
+	struct rc_strbuf table; /* each string with its NUL, in the order added */
 	uint32_t nstrs;
 	struct rc_keymap funcs, locs, maps;
 	uint32_t nfuncs, nlocs;
@@ -222,6 +223,8 @@ static uint32_t str(struct rc_pprof *pp, const char *s, int *err)
 	if (*err)
 		return 0;
 	added = rc_keymap__intern(&pp->strs, s, strlen(s) + 1, pp->nstrs, &id);
+	if (added > 0 && rc_strbuf__append(&pp->table, s, strlen(s) + 1))
+		added = -ENOMEM;
 	if (added < 0) {
 		*err = added;
 		return 0;
@@ -476,10 +479,10 @@ static void value_type(struct rc_pb *pb, uint32_t field, uint32_t type, uint32_t
 	rc_pb__end(pb);
 }
 
-/* The string table in the order added: the keymap's keys, each ending in its NUL. */
+/* The string table in the order added, each string ending in its NUL. */
 static int write_strings(struct rc_pprof *pp)
 {
-	const char *s = pp->strs.keys.buf, *end = s + pp->strs.keys.len;
+	const char *s = pp->table.buf, *end = s + pp->table.len;
 	int err = 0;
 
 	for (; !err && s < end; s += strlen(s) + 1) {
@@ -632,6 +635,7 @@ void rc_pprof__free(struct rc_pprof *pp)
 		deflateEnd(&pp->z);
 	rc_keymap__free(&pp->index);
 	rc_keymap__free(&pp->strs);
+	rc_strbuf__free(&pp->table);
 	rc_keymap__free(&pp->funcs);
 	rc_keymap__free(&pp->locs);
 	rc_keymap__free(&pp->maps);
