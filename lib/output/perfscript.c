@@ -27,6 +27,8 @@
 /* The state of one output: nothing static, several may run at once. */
 struct perfscript {
 	int name_width;		      /* the longest event name shown */
+	const struct rc_meta *stk_m;  /* the source @stacked was read from */
+	bool stacked;		      /* its events recorded with their stacks (-g) */
 	const struct rc_meta *note_m; /* the source @sampling was read from */
 	char sampling[32];	      /* its sampling event: cycles, cpu-clock */
 };
@@ -96,6 +98,35 @@ static bool recorded(const struct rc_meta *m, const struct rc_event_desc *ev)
 	return true;
 }
 
+/*
+ * Whether the record command line asked for events' stacks (-g,
+ * --call-graph): perf prints the comm of an event with a callchain
+ * unpadded, and of one without in 16 columns.
+ */
+static bool stacked(const struct rc_meta *m)
+{
+	const char *cl = m->cmdline, *p;
+
+	if (!cl)
+		return false;
+	for (p = cl; (p = strstr(p, " -g")); p += 3)
+		if (p[3] == ' ' || p[3] == '\0')
+			return true;
+	return strstr(cl, " --call-graph");
+}
+
+/* Whether this source's events print their comm in 16 columns. */
+static bool padded_comm(struct rc_output *o)
+{
+	struct perfscript *ps = o->state;
+
+	if (ps->stk_m != o->m) {
+		ps->stacked = o->stacks && stacked(o->m);
+		ps->stk_m = o->m;
+	}
+	return !ps->stacked;
+}
+
 static int ps_begin(struct rc_output *o)
 {
 	struct perfscript *ps = calloc(1, sizeof(*ps));
@@ -141,7 +172,7 @@ static void comm_of(char *dst, const struct rc_rec_hdr *rec, unsigned int no)
 static void put_head(struct rc_output *o, const struct rc_rec_hdr *rec, unsigned int no,
 		     uint64_t ts, bool padded)
 {
-	char comm[sizeof(rec->comm) + 4];
+	char comm[sizeof(rec->comm) + 4], secs[32];
 	uint64_t ns;
 	int64_t wall;
 	bool neg = false;
@@ -162,9 +193,10 @@ static void put_head(struct rc_output *o, const struct rc_rec_hdr *rec, unsigned
 		neg = ts < o->m->start_ts;
 		ns = neg ? o->m->start_ts - ts : ts - o->m->start_ts;
 	}
-	/* microseconds, cut as perf cuts them */
-	rc_strbuf__printf(&o->buf, "%s%5" PRIu64 ".%06" PRIu64 ": ", neg ? "-" : "",
-			  ns / 1000000000, ns % 1000000000 / 1000);
+	/* microseconds, cut as perf cuts them; a sign beside its digits */
+	snprintf(secs, sizeof(secs), "%s%" PRIu64 ".%06" PRIu64, neg ? "-" : "",
+		 ns / 1000000000, ns % 1000000000 / 1000);
+	rc_strbuf__printf(&o->buf, "%12s: ", secs);
 }
 
 static void put_name(struct rc_output *o, const char *name)
@@ -215,10 +247,11 @@ static void frames(struct rc_output *o, uint32_t id, uint64_t ip)
 		const struct rc_frame *f = &st->frames[i];
 		const char *dso = f->dso ? f->dso : "[unknown]";
 
-		if (f->flags & RC_FRAME_F_INLINE)
-			rc_strbuf__printf(&o->buf, "\t%16" PRIx64 " %s (inlined) (%s)\n", f->addr,
-					  f->sym ? f->sym : "[unknown]", dso);
-		else if (f->sym) {
+		if ((f->flags & RC_FRAME_F_INLINE) && f->sym) {
+			rc_frame__name(f, name, sizeof(name));
+			rc_strbuf__printf(&o->buf, "\t%16" PRIx64 " %s+0x%" PRIx64 " (inlined)\n",
+					  f->addr, name, f->off);
+		} else if (f->sym) {
 			rc_frame__name(f, name, sizeof(name));
 			rc_strbuf__printf(&o->buf, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n",
 					  f->addr, name, f->off, dso);
@@ -258,22 +291,23 @@ static void syscall_lines(struct rc_output *o, const struct rc_event_desc *ev,
 			  const struct rc_rec_hdr *rec)
 {
 	const struct rc_field *args = rc_event__field(ev, "args");
-	uint64_t nr = field_u64(ev, "nr", rec), dur = field_u64(ev, "duration", rec);
+	int64_t nr = field_s64(ev, "nr", rec);
+	uint64_t dur = field_u64(ev, "duration", rec);
 	bool noret = rec->flags & RC_SYSCALL_F_NORETURN;
 	unsigned int i;
 
-	put_head(o, rec, ev->flags, noret || dur > rec->ts ? rec->ts : rec->ts - dur, true);
+	put_head(o, rec, ev->flags, noret || dur > rec->ts ? rec->ts : rec->ts - dur, padded_comm(o));
 	put_name(o, "raw_syscalls:sys_enter");
-	rc_strbuf__printf(&o->buf, "NR %" PRIu64 " (", nr);
+	rc_strbuf__printf(&o->buf, "NR %" PRId64 " (", nr);
 	for (i = 0; i < 6; i++)
 		rc_strbuf__printf(&o->buf, "%s%" PRIx64, i ? ", " : "",
 				  args && i < args->count ? rc_field__u64(args, rec, i) : 0);
 	APPEND_LIT(&o->buf, ")\n");
 	if (noret)
 		return;
-	put_head(o, rec, ev->flags, rec->ts, true);
+	put_head(o, rec, ev->flags, rec->ts, padded_comm(o));
 	put_name(o, "raw_syscalls:sys_exit");
-	rc_strbuf__printf(&o->buf, "NR %" PRIu64 " = %" PRId64 "\n", nr, field_s64(ev, "ret", rec));
+	rc_strbuf__printf(&o->buf, "NR %" PRId64 " = %" PRId64 "\n", nr, field_s64(ev, "ret", rec));
 }
 
 /* The kernel's print formats of the sched events ringcap records itself. */
@@ -368,7 +402,7 @@ static void ps_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 		syscall_lines(o, ev, rec);
 		return;
 	}
-	put_head(o, rec, ev->flags, rec->ts, true);
+	put_head(o, rec, ev->flags, rec->ts, padded_comm(o));
 	put_name(o, ev->name);
 	if (!sched_trace(o, ev, rec))
 		trace_fields(o, ev, rec);
