@@ -50,11 +50,11 @@ comma := ,
 SAN_FLAGS := $(if $(filter 1,$(SAN)),-fsanitize=address$(comma)undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer)
 PC_STATIC := $(if $(filter 1,$(STATIC)),--static)
-ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
+ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE -pthread \
 	-DRINGCAP_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ilib -Ibpf \
 	$(if $(filter 1,$(STATIC)),-DRC_NO_DLOPEN) \
 	$(shell $(PKG_CONFIG) --cflags libbpf libdw libzstd zlib libxxhash 2>/dev/null) -MMD -MP
-ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS) $(if $(filter 1,$(STATIC)),-static)
+ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS) -pthread $(if $(filter 1,$(STATIC)),-static)
 LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libdw libzstd zlib libxxhash 2>/dev/null || \
 	echo -lbpf -ldw -lzstd -lz -lxxhash) -lelf -lpthread -lm
 

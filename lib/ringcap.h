@@ -44,5 +44,6 @@
 #include "output/output.h"
 #include "output/json.h"
 #include "output/flamegraph.h"
+#include "output/pipeline.h"
 
 #endif /* RINGCAP_H */

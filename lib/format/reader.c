@@ -13,6 +13,7 @@
  * block (resync.h), and counts what it lost.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -201,15 +202,10 @@ static struct rc_reader *reader_new(void)
 		return NULL;
 	r->in.fd = -1;
 	r->until = UINT64_MAX;
-	r->dctx = ZSTD_createDCtx();
-	if (!r->dctx) {
+	if (rc_rd__inflater_init(&r->dec)) {
 		free(r);
 		return NULL;
 	}
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-	/* ZSTD_d_forceIgnoreChecksum: let mutated records reach the record checks */
-	ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_experimentalParam3, 1);
-#endif
 	return r;
 }
 
@@ -340,16 +336,100 @@ const struct rc_meta *rc_reader__meta(const struct rc_reader *r)
 	return &r->hdr.meta;
 }
 
+/* A chunk's block at @off, its data read to @c: 1; 0 when passed over; or -errno. */
+static int pack_chunk(struct rc_reader *r, uint64_t off, struct rc_packed_chunk *c)
+{
+	struct rc_disk_chunk dc;
+	int err;
+
+	err = rc_rd__chunk_header(r, off, &dc);
+	if (err <= 0)
+		return err;
+	c->data.len = 0;
+	err = rc_strbuf__reserve(&c->data, dc.data_size);
+	if (err)
+		return err;
+	if (rc_rd__read_some(r, c->data.buf, dc.data_size) < dc.data_size)
+		return rc_rd__end_of_file(r);
+	c->data.len = dc.data_size;
+	c->off = off;
+	c->end = r->in.offset;
+	c->codec = dc.codec;
+	c->nrec = dc.nrec;
+	c->first_ts = dc.first_ts;
+	c->last_ts = dc.last_ts;
+	c->raw_size = dc.raw_size;
+	c->data_size = dc.data_size;
+	r->unsettled++;
+	return 1;
+}
+
+/*
+ * A block read (@got: read_block()'s return, @type its type) that starts
+ * at @off. With @c, a chunk is read to it, not decompressed: 1. Else 0,
+ * or -errno.
+ */
+static int take_block(struct rc_reader *r, int got, uint32_t type, uint64_t off,
+		      struct rc_packed_chunk *c)
+{
+	int err = got;
+
+	if (err == -EBADMSG)
+		err = pass_bad_block(r, off);
+	if (err <= 0)
+		return err;
+	err = 0;
+	switch (type) {
+	case RC_BLOCK_CHUNK:
+		if (r->have_trailer)
+			err = rc_rd__corrupt(r, off, "chunk after the trailer");
+		else
+			err = c ? pack_chunk(r, off, c) : rc_rd__load_chunk(r, off);
+		break;
+	case RC_BLOCK_STATS:
+		err = rc_rd__load_stats(r, off);
+		break;
+	case RC_BLOCK_BASE:
+		err = rc_rd__load_base(r, off);
+		break;
+	case RC_BLOCK_STACKS:
+		err = rc_rd__load_stacks(r, off);
+		break;
+	case RC_BLOCK_LINES:
+		err = rc_rd__load_lines(r, off);
+		break;
+	case RC_BLOCK_AUX:
+		err = rc_rd__load_aux(r, off);
+		break;
+	case RC_BLOCK_TRAILER:
+		err = rc_rd__load_trailer(r, off);
+		break;
+	case RC_BLOCK_END:
+		/* after damage, the trailer may have been in it: read as none */
+		if (!r->have_trailer && !r->dmg.ns)
+			err = rc_rd__corrupt(r, off, "end block without a trailer");
+		else
+			r->at_end = true;
+		break;
+	case RC_BLOCK_HEADER:
+		err = rc_rd__corrupt(r, off, "second header");
+		break;
+	default:
+		break; /* a block type of a later minor version: skip it */
+	}
+	return err;
+}
+
 int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 {
 	int err;
 
 	for (;;) {
 		uint64_t off = r->in.offset;
-		uint32_t type;
+		uint32_t type = 0;
 
-		if (r->raw_pos < r->raw.len) {
-			const struct rc_rec_hdr *h = (const void *)(r->raw.buf + r->raw_pos);
+		if (r->raw_pos < r->dec.raw.len) {
+			const struct rc_rec_hdr *h = (const void *)(r->dec.raw.buf + r->raw_pos);
 
 			r->raw_pos += h->size;
 			r->nrec++;
@@ -362,50 +442,45 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec)
 		if (r->err[0])
 			return -EBADMSG;
 		err = read_block(r, &type);
-		if (err == -EBADMSG)
-			err = pass_bad_block(r, off);
-		if (err <= 0) {
-			if (err < 0)
-				return err;
-			continue;
-		}
-		switch (type) {
-		case RC_BLOCK_CHUNK:
-			err = r->have_trailer ? rc_rd__corrupt(r, off, "chunk after the trailer")
-					      : rc_rd__load_chunk(r, off);
-			break;
-		case RC_BLOCK_STATS:
-			err = rc_rd__load_stats(r, off);
-			break;
-		case RC_BLOCK_BASE:
-			err = rc_rd__load_base(r, off);
-			break;
-		case RC_BLOCK_STACKS:
-			err = rc_rd__load_stacks(r, off);
-			break;
-		case RC_BLOCK_LINES:
-			err = rc_rd__load_lines(r, off);
-			break;
-		case RC_BLOCK_AUX:
-			err = rc_rd__load_aux(r, off);
-			break;
-		case RC_BLOCK_TRAILER:
-			err = rc_rd__load_trailer(r, off);
-			break;
-		case RC_BLOCK_END:
-			/* after damage, the trailer may have been in it: read as none */
-			if (!r->have_trailer && !r->dmg.ns)
-				err = rc_rd__corrupt(r, off, "end block without a trailer");
-			else
-				r->at_end = true;
-			break;
-		case RC_BLOCK_HEADER:
-			err = rc_rd__corrupt(r, off, "second header");
-			break;
-		default:
-			break; /* a block type of a later minor version: skip it */
-		}
+		err = take_block(r, err, type, off, NULL);
 		if (err < 0)
+			return err;
+	}
+}
+
+int rc_reader__next_chunk(struct rc_reader *r, struct rc_packed_chunk *c)
+{
+	for (;;) {
+		uint64_t off = r->in.offset;
+		uint32_t type = 0;
+		int got, err;
+
+		if (r->held) {
+			r->held = false;
+			got = r->held_err;
+			type = r->held_type;
+			off = r->held_off;
+		} else {
+			if (r->at_end)
+				return 0;
+			if (r->err[0])
+				return -EBADMSG;
+			got = read_block(r, &type);
+			/*
+			 * What counts the chunks read, or logs damage, waits
+			 * for the chunks handed out to be settled: in order.
+			 */
+			if (r->unsettled && (got == -EBADMSG || (got > 0 && (type == RC_BLOCK_TRAILER ||
+									     type == RC_BLOCK_END)))) {
+				r->held = true;
+				r->held_err = got;
+				r->held_type = type;
+				r->held_off = off;
+				return RC_READER_SETTLE;
+			}
+		}
+		err = take_block(r, got, type, off, c);
+		if (err)
 			return err;
 	}
 }
@@ -468,9 +543,18 @@ uint64_t rc_reader__offset(const struct rc_reader *r)
 	return r->in.offset;
 }
 
+bool rc_reader__ready(const struct rc_reader *r)
+{
+	struct pollfd pfd = { .fd = r->in.fd, .events = POLLIN };
+
+	if (r->in.mem || r->in.back_pos < r->in.back.len || r->at_end || r->held)
+		return true;
+	return poll(&pfd, 1, 0) != 0; /* an error: the read says so */
+}
+
 bool rc_reader__buffered(const struct rc_reader *r)
 {
-	return r->raw_pos < r->raw.len;
+	return r->raw_pos < r->dec.raw.len;
 }
 
 uint64_t rc_reader__chunks(const struct rc_reader *r)
@@ -491,13 +575,10 @@ void rc_reader__free(struct rc_reader *r)
 		close(r->in.fd);
 	rc_input__free(&r->in);
 	rc_damage_log__free(&r->dmg);
-	ZSTD_freeDCtx(r->dctx);
+	rc_rd__inflater_fini(&r->dec);
 	rc_parsed_header__free(&r->hdr);
 	rc_strbuf__free(&r->payload);
 	rc_strbuf__free(&r->data);
-	rc_strbuf__free(&r->enc);
-	rc_strbuf__free(&r->gather);
-	rc_strbuf__free(&r->raw);
 	rc_stacktab__free(&r->stacks);
 	free(r->stats.entries);
 	free(r->base.entries);

@@ -15,42 +15,43 @@
 #include "util/mem.h"
 #include "util/util.h"
 
-/* A chunk's data or records do not check: -EBADMSG, and why in r->why. */
-static int bad_chunk(struct rc_reader *r, const char *why)
+/* A chunk's data or records do not check: -EBADMSG, and why in d->why. */
+static int bad_chunk(struct rc_inflater *d, const char *why)
 {
-	r->why = why;
+	d->why = why;
 	return -EBADMSG;
 }
 
-/* Check every record of the chunk now in r->raw against the schema. */
-static int check_records(struct rc_reader *r, const struct rc_disk_chunk *dc)
+/* Check every record of the chunk now in d->raw against the schema. */
+static int check_records(struct rc_inflater *d, const struct rc_parsed_header *hdr,
+			 const struct rc_disk_chunk *dc)
 {
 	struct rc_rec_hdr h;
 	size_t pos = 0, n = 0;
 	int got;
 
-	while ((got = rc_rec__next(r->raw.buf, r->raw.len, &pos, &h)) > 0) {
+	while ((got = rc_rec__next(d->raw.buf, d->raw.len, &pos, &h)) > 0) {
 		const struct rc_event_desc *ev;
 		uint16_t idx;
 
-		idx = h.type <= RC_MAX_EVENT_ID ? r->hdr.by_id[h.type] : 0;
+		idx = h.type <= RC_MAX_EVENT_ID ? hdr->by_id[h.type] : 0;
 		if (!idx)
-			return bad_chunk(r, "record of an event type the header does not describe");
-		ev = &r->hdr.schema.events[idx - 1];
+			return bad_chunk(d, "record of an event type the header does not describe");
+		ev = &hdr->schema.events[idx - 1];
 		if (h.size < ev->size)
-			return bad_chunk(r, "record shorter than its event");
+			return bad_chunk(d, "record shorter than its event");
 		if (h.ts < dc->first_ts || h.ts > dc->last_ts)
-			return bad_chunk(r, "record time outside its chunk's range");
-		if (h.cpu >= r->hdr.meta.ncpus)
-			return bad_chunk(r, "record of a CPU beyond the capture's count");
+			return bad_chunk(d, "record time outside its chunk's range");
+		if (h.cpu >= hdr->meta.ncpus)
+			return bad_chunk(d, "record of a CPU beyond the capture's count");
 		n++;
 	}
 	if (got == -EBADMSG)
-		return bad_chunk(r, "chunk ends inside a record header");
+		return bad_chunk(d, "chunk ends inside a record header");
 	if (got)
-		return bad_chunk(r, "record size out of range");
+		return bad_chunk(d, "record size out of range");
 	if (n != dc->nrec)
-		return bad_chunk(r, "chunk record count mismatch");
+		return bad_chunk(d, "chunk record count mismatch");
 	return 0;
 }
 
@@ -76,56 +77,57 @@ static bool frame_size_fits(const struct rc_disk_chunk *dc, unsigned long long f
 }
 
 /*
- * Decompress the chunk's frame in r->data into r->raw: directly, or for a
- * shuffled chunk through r->enc (and by class, r->gather), whose size is
+ * Decompress the chunk's frame at @data into d->raw: directly, or for a
+ * shuffled chunk through d->enc (and by class, d->gather), whose size is
  * checked first (frame_size_fits()).
  */
-static int inflate_chunk(struct rc_reader *r, const struct rc_disk_chunk *dc)
+static int inflate_chunk(struct rc_inflater *d, const void *data, const struct rc_disk_chunk *dc)
 {
 	bool plain = dc->codec == RC_CODEC_ZSTD;
-	unsigned long long fcs = ZSTD_getFrameContentSize(r->data.buf, dc->data_size);
-	struct rc_strbuf *dst = plain ? &r->raw : &r->enc;
+	unsigned long long fcs = ZSTD_getFrameContentSize(data, dc->data_size);
+	struct rc_strbuf *dst = plain ? &d->raw : &d->enc;
 	const char *why = NULL;
 	size_t n;
 	int err;
 
 	if (!frame_size_fits(dc, fcs))
-		return bad_chunk(r, "chunk frame size differs from its header");
-	if (ZSTD_findFrameCompressedSize(r->data.buf, dc->data_size) != dc->data_size)
-		return bad_chunk(r, "chunk data is not one zstd frame");
+		return bad_chunk(d, "chunk frame size differs from its header");
+	if (ZSTD_findFrameCompressedSize(data, dc->data_size) != dc->data_size)
+		return bad_chunk(d, "chunk data is not one zstd frame");
 	dst->len = 0;
 	err = rc_strbuf__reserve(dst, fcs);
 	if (err)
 		return err;
-	n = ZSTD_decompressDCtx(r->dctx, dst->buf, fcs, r->data.buf, dc->data_size);
+	n = ZSTD_decompressDCtx(d->dctx, dst->buf, fcs, data, dc->data_size);
 	if (ZSTD_isError(n) || n != fcs)
-		return bad_chunk(r, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
+		return bad_chunk(d, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
 	if (plain) {
-		r->raw.len = n;
+		d->raw.len = n;
 		return 0;
 	}
-	r->raw.len = 0;
-	err = rc_strbuf__reserve(&r->raw, dc->raw_size);
+	d->raw.len = 0;
+	err = rc_strbuf__reserve(&d->raw, dc->raw_size);
 	if (!err && dc->codec == RC_CODEC_ZSTD_CLASSES)
-		err = rc_strbuf__reserve(&r->gather, dc->raw_size);
+		err = rc_strbuf__reserve(&d->gather, dc->raw_size);
 	if (err)
 		return err;
 	if (dc->codec == RC_CODEC_ZSTD_SHUFFLE ?
-		    rc_shuffle__decode(r->enc.buf, n, r->raw.buf, dc->raw_size, dc->nrec, &why) :
-		    rc_classes__decode(r->enc.buf, n, r->raw.buf, dc->raw_size, dc->nrec,
-				       r->gather.buf, &why))
-		return bad_chunk(r, why);
-	r->raw.len = dc->raw_size;
+		    rc_shuffle__decode(d->enc.buf, n, d->raw.buf, dc->raw_size, dc->nrec, &why) :
+		    rc_classes__decode(d->enc.buf, n, d->raw.buf, dc->raw_size, dc->nrec,
+				       d->gather.buf, &why))
+		return bad_chunk(d, why);
+	d->raw.len = dc->raw_size;
 	return 0;
 }
 
 /*
- * Decompress an FTRACE chunk's fragments into r->enc and decode them into
- * r->raw: the records its header counts, of the size it says.
+ * Decompress an FTRACE chunk's fragments into d->enc and decode them into
+ * d->raw: the records its header counts, of the size it says.
  */
-static int inflate_ftrace(struct rc_reader *r, const struct rc_disk_chunk *dc)
+static int inflate_ftrace(struct rc_inflater *d, const struct rc_parsed_header *hdr,
+			  const void *data, const struct rc_disk_chunk *dc)
 {
-	unsigned long long fcs = ZSTD_getFrameContentSize(r->data.buf, dc->data_size);
+	unsigned long long fcs = ZSTD_getFrameContentSize(data, dc->data_size);
 	const char *why = "malformed ftrace chunk";
 	uint32_t nrec = 0;
 	size_t n;
@@ -133,32 +135,73 @@ static int inflate_ftrace(struct rc_reader *r, const struct rc_disk_chunk *dc)
 
 	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
 	    fcs > RC_MAX_CHUNK_RAW)
-		return bad_chunk(r, "chunk frame size out of range");
-	if (ZSTD_findFrameCompressedSize(r->data.buf, dc->data_size) != dc->data_size)
-		return bad_chunk(r, "chunk data is not one zstd frame");
-	r->enc.len = 0;
-	err = rc_strbuf__reserve(&r->enc, fcs);
+		return bad_chunk(d, "chunk frame size out of range");
+	if (ZSTD_findFrameCompressedSize(data, dc->data_size) != dc->data_size)
+		return bad_chunk(d, "chunk data is not one zstd frame");
+	d->enc.len = 0;
+	err = rc_strbuf__reserve(&d->enc, fcs);
 	if (err)
 		return err;
-	n = ZSTD_decompressDCtx(r->dctx, r->enc.buf, fcs, r->data.buf, dc->data_size);
+	n = ZSTD_decompressDCtx(d->dctx, d->enc.buf, fcs, data, dc->data_size);
 	if (ZSTD_isError(n) || n != fcs)
-		return bad_chunk(r, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
-	err =
-	    rc_ftdec__chunk(r->enc.buf, n, &r->hdr.ft_ids, r->hdr.meta.ncpus, &r->raw, &nrec, &why);
+		return bad_chunk(d, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short chunk");
+	err = rc_ftdec__chunk(d->enc.buf, n, &hdr->ft_ids, hdr->meta.ncpus, &d->raw, &nrec, &why);
 	if (err)
-		return err == -EBADMSG ? bad_chunk(r, why) : err;
-	if (r->raw.len != dc->raw_size || nrec != dc->nrec) {
-		r->raw.len = 0;
-		return bad_chunk(r, "ftrace chunk decodes to other records than it says");
+		return err == -EBADMSG ? bad_chunk(d, why) : err;
+	if (d->raw.len != dc->raw_size || nrec != dc->nrec) {
+		d->raw.len = 0;
+		return bad_chunk(d, "ftrace chunk decodes to other records than it says");
 	}
 	return 0;
 }
 
-/* A chunk lost, its data passed over: the stretch from its block @off to here. */
-static int chunk_lost(struct rc_reader *r, uint64_t off, const char *why, uint64_t nrec)
+/*
+ * A chunk's data at @data into d->raw, every record checked: 0; -EBADMSG
+ * with why in d->why, d->raw emptied; or -ENOMEM. Reads only @hdr.
+ */
+static int inflate_check(struct rc_inflater *d, const struct rc_parsed_header *hdr,
+			 const void *data, const struct rc_disk_chunk *dc)
 {
-	r->raw.len = 0;
-	return rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 1, nrec);
+	int err;
+
+	d->raw.len = 0;
+	if (dc->codec == RC_CODEC_FTRACE)
+		err = inflate_ftrace(d, hdr, data, dc);
+	else
+		err = inflate_chunk(d, data, dc);
+	err = err ?: check_records(d, hdr, dc);
+	if (err)
+		d->raw.len = 0;
+	return err;
+}
+
+int rc_rd__inflater_init(struct rc_inflater *d)
+{
+	*d = (struct rc_inflater){};
+	d->dctx = ZSTD_createDCtx();
+	if (!d->dctx)
+		return -ENOMEM;
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	/* ZSTD_d_forceIgnoreChecksum: let mutated records reach the record checks */
+	ZSTD_DCtx_setParameter(d->dctx, ZSTD_d_experimentalParam3, 1);
+#endif
+	return 0;
+}
+
+void rc_rd__inflater_fini(struct rc_inflater *d)
+{
+	ZSTD_freeDCtx(d->dctx);
+	rc_strbuf__free(&d->enc);
+	rc_strbuf__free(&d->gather);
+	rc_strbuf__free(&d->raw);
+}
+
+/* A chunk lost, its data passed over: the stretch from its block @off to @end. */
+static int chunk_lost(struct rc_reader *r, uint64_t off, uint64_t end, const char *why,
+		      uint64_t nrec)
+{
+	r->dec.raw.len = 0;
+	return rc_damage_log__add(&r->dmg, off, end, why, RC_RESYNCED, 1, nrec);
 }
 
 /* A chunk whose header does not check, but for the size of its data: pass over that. */
@@ -168,9 +211,35 @@ static int skip_bad_chunk(struct rc_reader *r, uint64_t off, const struct rc_dis
 	int err;
 
 	if (rc_input__skip(&r->in, dc->data_size))
-		return chunk_lost(r, off, why, nrec);
+		return chunk_lost(r, off, r->in.offset, why, nrec);
 	err = rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_NO_RESYNC, 1, nrec);
 	return err ?: rc_rd__end_of_file(r);
+}
+
+int rc_rd__chunk_header(struct rc_reader *r, uint64_t off, struct rc_disk_chunk *dc)
+{
+	if (r->payload.len < sizeof(*dc))
+		return rc_rd__resync(r, off, "chunk header too short", 1, 0);
+	memcpy(dc, r->payload.buf, sizeof(*dc));
+	if (dc->raw_size > RC_MAX_CHUNK_RAW || dc->data_size > RC_MAX_CHUNK_DATA || !dc->data_size)
+		return rc_rd__resync(r, off, "chunk size out of range", 1, 0);
+	if (dc->first_ts > dc->last_ts || !dc->nrec ||
+	    dc->nrec > dc->raw_size / sizeof(struct rc_rec_hdr))
+		return skip_bad_chunk(r, off, dc, "chunk header inconsistent", 0);
+	if (dc->codec != RC_CODEC_ZSTD && dc->codec != RC_CODEC_ZSTD_SHUFFLE &&
+	    dc->codec != RC_CODEC_FTRACE && dc->codec != RC_CODEC_ZSTD_CLASSES)
+		return skip_bad_chunk(r, off, dc, "chunk compressed with an unknown codec",
+				      dc->nrec);
+	/*
+	 * Outside the range: passed over without decompressing. Not a stop at
+	 * the first chunk past @until: a record written late (counted in the
+	 * trailer) can sit in a later chunk and still be in range.
+	 */
+	if (dc->first_ts > r->until || dc->last_ts < r->since) {
+		r->skipped = true;
+		return rc_input__skip(&r->in, dc->data_size) ? 0 : rc_rd__end_of_file(r);
+	}
+	return 1;
 }
 
 /*
@@ -184,48 +253,75 @@ int rc_rd__load_chunk(struct rc_reader *r, uint64_t off)
 	struct rc_disk_chunk dc;
 	int err;
 
-	if (r->payload.len < sizeof(dc))
-		return rc_rd__resync(r, off, "chunk header too short", 1, 0);
-	memcpy(&dc, r->payload.buf, sizeof(dc));
-	if (dc.raw_size > RC_MAX_CHUNK_RAW || dc.data_size > RC_MAX_CHUNK_DATA || !dc.data_size)
-		return rc_rd__resync(r, off, "chunk size out of range", 1, 0);
-	if (dc.first_ts > dc.last_ts || !dc.nrec ||
-	    dc.nrec > dc.raw_size / sizeof(struct rc_rec_hdr))
-		return skip_bad_chunk(r, off, &dc, "chunk header inconsistent", 0);
-	if (dc.codec != RC_CODEC_ZSTD && dc.codec != RC_CODEC_ZSTD_SHUFFLE &&
-	    dc.codec != RC_CODEC_FTRACE && dc.codec != RC_CODEC_ZSTD_CLASSES)
-		return skip_bad_chunk(r, off, &dc, "chunk compressed with an unknown codec",
-				      dc.nrec);
-	/*
-	 * Outside the range: passed over without decompressing. Not a stop at
-	 * the first chunk past @until: a record written late (counted in the
-	 * trailer) can sit in a later chunk and still be in range.
-	 */
-	if (dc.first_ts > r->until || dc.last_ts < r->since) {
-		r->skipped = true;
-		return rc_input__skip(&r->in, dc.data_size) ? 0 : rc_rd__end_of_file(r);
-	}
+	err = rc_rd__chunk_header(r, off, &dc);
+	if (err <= 0)
+		return err;
 	r->data.len = 0;
 	err = rc_strbuf__reserve(&r->data, dc.data_size);
 	if (err)
 		return err;
 	if (rc_rd__read_some(r, r->data.buf, dc.data_size) < dc.data_size)
 		return rc_rd__end_of_file(r);
-	r->raw.len = 0;
-	if (dc.codec == RC_CODEC_FTRACE)
-		err = inflate_ftrace(r, &dc);
-	else
-		err = inflate_chunk(r, &dc);
 	r->raw_pos = 0;
-	err = err ?: check_records(r, &dc);
+	err = inflate_check(&r->dec, &r->hdr, r->data.buf, &dc);
 	if (err == -EBADMSG)
-		return chunk_lost(r, off, r->why, dc.nrec);
-	if (err) {
-		r->raw.len = 0;
+		return chunk_lost(r, off, r->in.offset, r->dec.why, dc.nrec);
+	if (err)
 		return err;
-	}
 	r->nchunks++;
-	r->raw_bytes += r->raw.len;
+	r->raw_bytes += r->dec.raw.len;
+	return 0;
+}
+
+/* ---- chunks decompressed elsewhere (rc_reader__next_chunk()) ----------- */
+
+struct rc_inflater *rc_inflater__new(void)
+{
+	struct rc_inflater *d = malloc(sizeof(*d));
+
+	if (!d || rc_rd__inflater_init(d)) {
+		free(d);
+		return rc_err_ptr(-ENOMEM);
+	}
+	return d;
+}
+
+void rc_inflater__free(struct rc_inflater *d)
+{
+	if (!d)
+		return;
+	rc_rd__inflater_fini(d);
+	free(d);
+}
+
+int rc_inflater__run(struct rc_inflater *d, const struct rc_reader *r,
+		     const struct rc_packed_chunk *c, const void **raw, size_t *len,
+		     const char **why)
+{
+	struct rc_disk_chunk dc = { .codec = c->codec,
+				    .nrec = c->nrec,
+				    .first_ts = c->first_ts,
+				    .last_ts = c->last_ts,
+				    .raw_size = c->raw_size,
+				    .data_size = c->data_size };
+	int err = inflate_check(d, &r->hdr, c->data.buf, &dc);
+
+	*why = err == -EBADMSG ? d->why : NULL;
+	*raw = d->raw.buf;
+	*len = d->raw.len;
+	return err;
+}
+
+int rc_reader__settle(struct rc_reader *r, const struct rc_packed_chunk *c, bool good,
+		      const char *why, uint64_t last_ts)
+{
+	r->unsettled--;
+	if (!good)
+		return chunk_lost(r, c->off, c->end, why, c->nrec);
+	r->nchunks++;
+	r->nrec += c->nrec;
+	r->raw_bytes += c->raw_size;
+	r->last_ts = last_ts > r->last_ts ? last_ts : r->last_ts;
 	return 0;
 }
 
@@ -253,7 +349,7 @@ int rc_rd__load_stacks(struct rc_reader *r, uint64_t off)
 	return err == -EBADMSG ? block_lost(r, off, why) : err;
 }
 
-/* An AUX block: checked, decompressed into r->raw's spare buffer, to the callback. */
+/* An AUX block: checked, decompressed into r->dec.raw's spare buffer, to the callback. */
 int rc_rd__load_aux(struct rc_reader *r, uint64_t off)
 {
 	struct rc_aux_chunk ac;
@@ -262,7 +358,7 @@ int rc_rd__load_aux(struct rc_reader *r, uint64_t off)
 
 	if (!r->aux_fn)
 		return 0;
-	err = rc_aux_block__decode(r->payload.buf, r->payload.len, r->dctx, &r->enc, &ac, &why);
+	err = rc_aux_block__decode(r->payload.buf, r->payload.len, r->dec.dctx, &r->dec.enc, &ac, &why);
 	if (err == -EBADMSG)
 		return block_lost(r, off, why); /* as a bad STACKS block: the reading goes on */
 	if (err)
@@ -485,7 +581,7 @@ bool rc_reader__span(struct rc_reader *r, uint64_t *first, uint64_t *last, uint6
 		*nrec = r->trailer.nrec;
 		return true;
 	}
-	if (r->nchunks || r->raw.len || r->dmg.ns || r->skipped)
+	if (r->nchunks || r->dec.raw.len || r->dmg.ns || r->skipped)
 		return false; /* read from the tail only before reading on */
 	p = tail_trailer(r, &dt, &toff);
 	if (!p)
@@ -551,7 +647,7 @@ void rc_reader__set_range(struct rc_reader *r, uint64_t since, uint64_t until)
 
 	r->since = since;
 	r->until = until;
-	if (!since || r->nchunks || r->raw.len || r->dmg.ns)
+	if (!since || r->nchunks || r->dec.raw.len || r->dmg.ns)
 		return;
 	off = index_lookup(r, since);
 	if (off > r->in.offset && stacks_before(r, off) && rc_input__seek(&r->in, off))

@@ -25,6 +25,14 @@ struct bad_block {
 	const char *why;
 };
 
+/* A chunk's decompression: its context and buffers (rc_inflater__new()). */
+struct rc_inflater {
+	ZSTD_DCtx *dctx;
+	struct rc_strbuf enc, raw; /* enc: a shuffled or ftrace chunk */
+	struct rc_strbuf gather;   /* a chunk shuffled by class, by class */
+	const char *why;	   /* why a chunk's data or records are bad */
+};
+
 struct rc_reader {
 	struct rc_input in;
 	bool own_fd;
@@ -33,13 +41,17 @@ struct rc_reader {
 	char err[256]; /* the failure that stopped reading */
 	bool at_end, truncated;
 	struct bad_block bad;
-	const char *why; /* why a chunk's data or records are bad */
 	struct rc_damage_log dmg;
 
-	ZSTD_DCtx *dctx;
-	struct rc_strbuf payload, data, enc, raw; /* enc: a shuffled or ftrace chunk */
-	struct rc_strbuf gather;		  /* a chunk shuffled by class, by class */
+	struct rc_inflater dec;		/* the chunk being handed out, in dec.raw */
+	struct rc_strbuf payload, data; /* a block's payload; a chunk's data */
 	size_t raw_pos;
+	/* rc_reader__next_chunk(): chunks handed out, not yet settled; a block held back */
+	uint64_t unsettled;
+	bool held;
+	int held_err;
+	uint32_t held_type;
+	uint64_t held_off;
 
 	struct rc_stats stats;
 	bool have_stats;
@@ -73,5 +85,9 @@ int rc_rd__load_stacks(struct rc_reader *r, uint64_t off);
 int rc_rd__load_lines(struct rc_reader *r, uint64_t off);
 int rc_rd__load_aux(struct rc_reader *r, uint64_t off);
 int rc_rd__load_trailer(struct rc_reader *r, uint64_t off);
+/* the block of rc_rd__load_chunk() read up to its data: 1 to read it, 0 passed over, or -errno */
+int rc_rd__chunk_header(struct rc_reader *r, uint64_t off, struct rc_disk_chunk *dc);
+int rc_rd__inflater_init(struct rc_inflater *d);
+void rc_rd__inflater_fini(struct rc_inflater *d);
 
 #endif /* RINGCAP_FORMAT_READER_INT_H */
