@@ -128,6 +128,13 @@ static void written(void)
 	if (ASSERT_TRUE(write_file(bad, mc.buf, mc.len), "write damaged"))
 		all_modes("damaged", bad, NULL, NULL);
 	mc.buf[mc.len / 2] ^= 0x40;
+	/* two stretches: their order in the warning is the file's */
+	for (i = 2; i <= 3; i++)
+		mc.buf[mc.len * i / 5] ^= 0x01;
+	if (ASSERT_TRUE(write_file(bad, mc.buf, mc.len), "write damaged twice"))
+		all_modes("damaged twice", bad, NULL, NULL);
+	for (i = 2; i <= 3; i++)
+		mc.buf[mc.len * i / 5] ^= 0x01;
 	if (ASSERT_TRUE(write_file(cut, mc.buf, mc.len * 2 / 3), "write cut"))
 		all_modes("cut", cut, NULL, NULL);
 	all_modes("range", cap, "--since=0.0002", "--until=0.0004");

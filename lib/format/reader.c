@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "format/reader_int.h"
+#include "util/mem.h"
 #include "util/util.h"
 
 size_t rc_rd__read_some(struct rc_reader *r, void *buf, size_t n)
@@ -30,6 +31,38 @@ int rc_rd__corrupt(struct rc_reader *r, uint64_t off, const char *what)
 	snprintf(r->err, sizeof(r->err), "corrupt capture at byte %llu: %s",
 		 (unsigned long long)off, what);
 	return -EBADMSG;
+}
+
+int rc_rd__damage(struct rc_reader *r, uint64_t start, uint64_t end, const char *why,
+		  enum rc_stretch_end how, uint64_t chunks, uint64_t records)
+{
+	int err;
+
+	if (!r->unsettled)
+		return rc_damage_log__add(&r->dmg, start, end, why, how, chunks, records);
+	err = rc_ensure_arr(&r->deferred, &r->deferred_cap, r->ndeferred + 1, 8);
+	if (err)
+		return err;
+	r->deferred[r->ndeferred++] = (struct rc_rd_deferred){
+		.after = r->handed, .start = start, .end = end, .chunks = chunks,
+		.records = records, .why = why, .how = how };
+	return 0;
+}
+
+int rc_rd__flush_deferred(struct rc_reader *r)
+{
+	int err = 0;
+
+	while (!err && r->deferred_done < r->ndeferred &&
+	       r->deferred[r->deferred_done].after <= r->settled) {
+		const struct rc_rd_deferred *d = &r->deferred[r->deferred_done++];
+
+		err = rc_damage_log__add(&r->dmg, d->start, d->end, d->why, d->how, d->chunks,
+					 d->records);
+	}
+	if (r->deferred_done == r->ndeferred)
+		r->ndeferred = r->deferred_done = 0;
+	return err;
 }
 
 /* The file ends before its END block: it was cut short. */
@@ -130,7 +163,7 @@ static int give_up(struct rc_reader *r, uint64_t start, uint64_t at, const char 
 	r->dmg.d.gave_up = at;
 	r->at_end = true;
 	rc_input__skip_rest(&r->in);
-	err = rc_damage_log__add(&r->dmg, start, r->in.offset, why, RC_GAVE_UP, chunks, records);
+	err = rc_rd__damage(r, start, r->in.offset, why, RC_GAVE_UP, chunks, records);
 	return err ?: (r->in.err ? rc_rd__end_of_file(r) : 0);
 }
 
@@ -151,7 +184,7 @@ int rc_rd__resync(struct rc_reader *r, uint64_t start, const char *why, uint64_t
 		return rc_rd__end_of_file(r);
 	if (found == RC_SCAN_EOF)
 		r->at_end = r->truncated = true;
-	return rc_damage_log__add(&r->dmg, start, r->in.offset, why,
+	return rc_rd__damage(r, start, r->in.offset, why,
 				  found ? RC_RESYNCED : RC_NO_RESYNC, chunks, records);
 }
 
@@ -174,7 +207,7 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 		r->at_end = true;
 		if (b->cut) /* cut short there: truncated, not damaged */
 			return rc_rd__end_of_file(r);
-		return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why,
+		return rc_rd__damage(r, start, r->in.offset, b->why,
 					  r->have_trailer ? RC_AFTER_END : RC_TRAILER, 0, 0);
 	}
 	if (r->dmg.d.spent > rc_resync__budget(start))
@@ -191,7 +224,7 @@ static int pass_bad_block(struct rc_reader *r, uint64_t start)
 		return give_up(r, start, r->in.offset, b->why, chunk, 0);
 	if (err <= 0 || r->in.err)
 		return err < 0 ? err : rc_rd__end_of_file(r);
-	return rc_damage_log__add(&r->dmg, start, r->in.offset, b->why, RC_RESYNCED, chunk, 0);
+	return rc_rd__damage(r, start, r->in.offset, b->why, RC_RESYNCED, chunk, 0);
 }
 
 static struct rc_reader *reader_new(void)
@@ -361,6 +394,7 @@ static int pack_chunk(struct rc_reader *r, uint64_t off, struct rc_packed_chunk 
 	c->raw_size = dc.raw_size;
 	c->data_size = dc.data_size;
 	r->unsettled++;
+	r->handed++;
 	return 1;
 }
 
@@ -584,5 +618,6 @@ void rc_reader__free(struct rc_reader *r)
 	free(r->base.entries);
 	free(r->hist);
 	free(r->trailer.index);
+	free(r->deferred);
 	free(r);
 }

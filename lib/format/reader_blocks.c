@@ -210,9 +210,11 @@ static int skip_bad_chunk(struct rc_reader *r, uint64_t off, const struct rc_dis
 {
 	int err;
 
-	if (rc_input__skip(&r->in, dc->data_size))
-		return chunk_lost(r, off, r->in.offset, why, nrec);
-	err = rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_NO_RESYNC, 1, nrec);
+	if (rc_input__skip(&r->in, dc->data_size)) {
+		r->dec.raw.len = 0;
+		return rc_rd__damage(r, off, r->in.offset, why, RC_RESYNCED, 1, nrec);
+	}
+	err = rc_rd__damage(r, off, r->in.offset, why, RC_NO_RESYNC, 1, nrec);
 	return err ?: rc_rd__end_of_file(r);
 }
 
@@ -315,14 +317,19 @@ int rc_inflater__run(struct rc_inflater *d, const struct rc_reader *r,
 int rc_reader__settle(struct rc_reader *r, const struct rc_packed_chunk *c, bool good,
 		      const char *why, uint64_t last_ts)
 {
+	int err = 0;
+
 	r->unsettled--;
-	if (!good)
-		return chunk_lost(r, c->off, c->end, why, c->nrec);
-	r->nchunks++;
-	r->nrec += c->nrec;
-	r->raw_bytes += c->raw_size;
-	r->last_ts = last_ts > r->last_ts ? last_ts : r->last_ts;
-	return 0;
+	r->settled++;
+	if (!good) {
+		err = chunk_lost(r, c->off, c->end, why, c->nrec);
+	} else {
+		r->nchunks++;
+		r->nrec += c->nrec;
+		r->raw_bytes += c->raw_size;
+		r->last_ts = last_ts > r->last_ts ? last_ts : r->last_ts;
+	}
+	return err ?: rc_rd__flush_deferred(r);
 }
 
 static int add_point(struct rc_reader *r, const struct rc_stats *st)
@@ -338,7 +345,7 @@ static int add_point(struct rc_reader *r, const struct rc_stats *st)
 /* A good block whose content does not check: passed over, and nothing else lost. */
 static int block_lost(struct rc_reader *r, uint64_t off, const char *why)
 {
-	return rc_damage_log__add(&r->dmg, off, r->in.offset, why, RC_RESYNCED, 0, 0);
+	return rc_rd__damage(r, off, r->in.offset, why, RC_RESYNCED, 0, 0);
 }
 
 int rc_rd__load_stacks(struct rc_reader *r, uint64_t off)

@@ -25,6 +25,13 @@ struct bad_block {
 	const char *why;
 };
 
+/* Damage met while chunks are out: logged after the @after'th chunk is settled. */
+struct rc_rd_deferred {
+	uint64_t after, start, end, chunks, records;
+	const char *why;
+	enum rc_stretch_end how;
+};
+
 /* A chunk's decompression: its context and buffers (rc_inflater__new()). */
 struct rc_inflater {
 	ZSTD_DCtx *dctx;
@@ -52,6 +59,9 @@ struct rc_reader {
 	int held_err;
 	uint32_t held_type;
 	uint64_t held_off;
+	uint64_t handed, settled; /* chunks handed out, settled */
+	struct rc_rd_deferred *deferred;
+	size_t ndeferred, deferred_cap, deferred_done;
 
 	struct rc_stats stats;
 	bool have_stats;
@@ -76,6 +86,15 @@ int rc_rd__corrupt(struct rc_reader *r, uint64_t off, const char *what);
 int rc_rd__end_of_file(struct rc_reader *r);
 int rc_rd__resync(struct rc_reader *r, uint64_t start, const char *why, uint64_t chunks,
 		  uint64_t records);
+
+/*
+ * A damaged stretch into the log (rc_damage_log__add()), or, while chunks
+ * handed out are not settled, once those before it are: in file order.
+ */
+int rc_rd__damage(struct rc_reader *r, uint64_t start, uint64_t end, const char *why,
+		  enum rc_stretch_end how, uint64_t chunks, uint64_t records);
+/* The stretches deferred until now: into the log. */
+int rc_rd__flush_deferred(struct rc_reader *r);
 
 /* reader_blocks.c: a good block's payload, in r->payload, read from @off */
 int rc_rd__load_chunk(struct rc_reader *r, uint64_t off);

@@ -208,7 +208,18 @@ static void read_from_fds(const uint8_t *data, size_t size, uint64_t since)
 	outcome_chunked(rc_reader__open_mem(data, size), since, &fd);
 	fd.sum = mem.sum; /* the stacks are not read there */
 	if (!same(&mem, &fd) || fd.plain != mem.plain) {
-		fprintf(stderr, "chunks read otherwise than records: %s | %s\n", fd.msg, mem.msg);
+		fprintf(stderr,
+			"chunks read otherwise than records: %s | %s; n %ld|%ld err %d|%d chunks "
+			"%llu|%llu offset %llu|%llu plain %d trunc %d|%d dmg chunks %llu|%llu "
+			"records %llu|%llu bytes %llu|%llu spent %llu|%llu\n",
+			fd.msg, mem.msg, fd.n, mem.n, fd.err, mem.err,
+			(unsigned long long)fd.chunks, (unsigned long long)mem.chunks,
+			(unsigned long long)fd.offset, (unsigned long long)mem.offset,
+			fd.plain == mem.plain, fd.truncated, mem.truncated,
+			(unsigned long long)fd.d.chunks, (unsigned long long)mem.d.chunks,
+			(unsigned long long)fd.d.records, (unsigned long long)mem.d.records,
+			(unsigned long long)fd.d.bytes, (unsigned long long)mem.d.bytes,
+			(unsigned long long)fd.d.spent, (unsigned long long)mem.d.spent);
 		abort();
 	}
 	mfd = memfd_create("fuzz.rcap", MFD_CLOEXEC);
