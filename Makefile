@@ -50,11 +50,11 @@ comma := ,
 SAN_FLAGS := $(if $(filter 1,$(SAN)),-fsanitize=address$(comma)undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer)
 PC_STATIC := $(if $(filter 1,$(STATIC)),--static)
-ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
+ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE -pthread \
 	-DRINGCAP_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ilib -Ibpf \
 	$(if $(filter 1,$(STATIC)),-DRC_NO_DLOPEN) \
 	$(shell $(PKG_CONFIG) --cflags libbpf libdw libzstd zlib libxxhash 2>/dev/null) -MMD -MP
-ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS) $(if $(filter 1,$(STATIC)),-static)
+ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS) -pthread $(if $(filter 1,$(STATIC)),-static)
 LIBS := $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libbpf libdw libzstd zlib libxxhash 2>/dev/null || \
 	echo -lbpf -ldw -lzstd -lz -lxxhash) -lelf -lpthread -lm
 
@@ -104,7 +104,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start vmtest vmtest-all vmtest-ci
+.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode vmtest vmtest-all vmtest-ci
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -427,6 +427,11 @@ bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 	$(Q)$(MAKE) --no-print-directory bench-profile
 
 # ringcap record -F 999 -g against perf record -g and --call-graph dwarf
+# report -j 1 and -j 2 (text, json, csv, --summary) against perf script and trace-cmd report
+bench-decode: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
+	$(Q)python3 tests/bench/decode.py $(OUTPUT) --runs $(or $(RUNS),3) \
+		$(if $(CALLS),-n $(CALLS)) -o $(OUTPUT)/bench-decode.md
+
 # report --since of the last second of a large capture (one file, rotated) against all of it
 bench-range: $(OUTPUT)/ringcap $(OUTPUT)/rc_workload
 	$(Q)python3 tests/bench/range.py $(OUTPUT) --runs $(or $(RUNS),3) \

@@ -45,5 +45,6 @@
 #include "output/json.h"
 #include "output/flamegraph.h"
 #include "output/pprof.h"
+#include "output/pipeline.h"
 
 #endif /* RINGCAP_H */

@@ -80,6 +80,56 @@ int rc_profile__add(struct rc_profile *p, const struct rc_meta *m, const struct 
 	return 0;
 }
 
+/* The row of @k, found or added: its index in *@idx; 0, or -ENOMEM. */
+static int row_of(struct rc_profile *p, const struct profile_key *k, uint32_t *idx)
+{
+	int added;
+
+	if (!p->index) {
+		p->index = calloc(1, sizeof(struct rc_keymap));
+		if (!p->index)
+			return -ENOMEM;
+	}
+	added = rc_keymap__intern(p->index, k, sizeof(*k), p->nrows, idx);
+	if (added < 0)
+		return added;
+	if (added) {
+		if (rc_ensure_arr(&p->rows, &p->cap, p->nrows + 1, 256))
+			return -ENOMEM;
+		memset(&p->rows[*idx], 0, sizeof(p->rows[*idx]));
+		memcpy(p->rows[*idx].comm, k->comm, sizeof(k->comm));
+		p->rows[*idx].kind = k->kind;
+		p->rows[*idx].stack_id = k->stack_id;
+		p->nrows++;
+	}
+	return 0;
+}
+
+int rc_profile__merge(struct rc_profile *p, const struct rc_profile *later)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < later->nrows; i++) {
+		const struct rc_profile_row *row = &later->rows[i];
+		struct profile_key k = { .kind = row->kind, .stack_id = row->stack_id };
+		uint32_t idx;
+
+		memcpy(k.comm, row->comm, sizeof(k.comm));
+		err = row_of(p, &k, &idx);
+		if (err)
+			return err;
+		p->rows[idx].samples += row->samples;
+		p->rows[idx].weight += row->weight;
+	}
+	p->samples += later->samples;
+	p->no_stack += later->no_stack;
+	p->offcpu += later->offcpu;
+	p->offcpu_ns += later->offcpu_ns;
+	p->events += later->events;
+	return 0;
+}
+
 void rc_profile__free(struct rc_profile *p)
 {
 	if (p->index)

@@ -70,6 +70,18 @@ struct rc_profile {
 int rc_profile__add(struct rc_profile *p, const struct rc_meta *m, const struct rc_rec_hdr *rec);
 
 /**
+ * rc_profile__merge() - add the rows of records that came after
+ * @p: the profile of the records before
+ * @later: the profile of the records after them
+ *
+ * As if @later's records had been added to @p one by one: rows in the
+ * order first met.
+ *
+ * Return: 0, or -ENOMEM (some rows may be added).
+ */
+int rc_profile__merge(struct rc_profile *p, const struct rc_profile *later);
+
+/**
  * rc_profile__free() - free a profile's rows
  * @p: left zeroed
  */

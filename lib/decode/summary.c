@@ -95,3 +95,41 @@ void rc_summary__free(struct rc_summary *s)
 	free(s->syscalls);
 	memset(s, 0, sizeof(*s));
 }
+
+/* Add @c to table @items, @n, @cap: a row of its key, found or appended. */
+static int merge_rows(struct rc_sum_count **items, size_t *n, size_t *cap,
+		      const struct rc_sum_count *from, size_t nfrom, bool comm)
+{
+	size_t i;
+
+	for (i = 0; i < nfrom; i++) {
+		struct rc_sum_count *c = find(items, n, cap, from[i].key);
+
+		if (!c)
+			return -ENOMEM;
+		c->count += from[i].count;
+		c->errors += from[i].errors;
+		c->total_ns += from[i].total_ns;
+		c->max_ns = from[i].max_ns > c->max_ns ? from[i].max_ns : c->max_ns;
+		if (comm) /* the later records' name, as rc_summary__add() keeps */
+			memcpy(c->comm, from[i].comm, sizeof(c->comm));
+	}
+	return 0;
+}
+
+int rc_summary__merge(struct rc_summary *s, const struct rc_summary *later)
+{
+	if (!later->nrec)
+		return 0;
+	if (!s->nrec || later->first_ts < s->first_ts)
+		s->first_ts = later->first_ts;
+	if (later->last_ts > s->last_ts)
+		s->last_ts = later->last_ts;
+	s->nrec += later->nrec;
+	return merge_rows(&s->events, &s->nevents, &s->cap_events, later->events,
+			  later->nevents, false) ?:
+	       merge_rows(&s->procs, &s->nprocs, &s->cap_procs, later->procs, later->nprocs,
+			  true) ?:
+	       merge_rows(&s->syscalls, &s->nsyscalls, &s->cap_syscalls, later->syscalls,
+			  later->nsyscalls, false);
+}

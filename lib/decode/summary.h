@@ -68,6 +68,18 @@ struct rc_summary {
 int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct rc_rec_hdr *rec);
 
 /**
+ * rc_summary__merge() - add the counts of records that came after
+ * @s: the summary of the records before
+ * @later: the summary of the records after them (unsorted)
+ *
+ * As if @later's records had been added to @s one by one: rows in the
+ * order first met, a process named as its latest record names it.
+ *
+ * Return: 0, or -ENOMEM (some rows may be added).
+ */
+int rc_summary__merge(struct rc_summary *s, const struct rc_summary *later);
+
+/**
  * rc_summary__sort() - sort each table by count, largest first
  * @s: the summary; ties are in key order
  */

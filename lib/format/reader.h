@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "format/aux.h"
 #include "format/meta.h"
+#include "util/strbuf.h"
 
 struct rc_reader;
 
@@ -329,6 +330,17 @@ uint64_t rc_reader__offset(const struct rc_reader *r);
 bool rc_reader__buffered(const struct rc_reader *r);
 
 /**
+ * rc_reader__ready() - whether reading on would not wait for the input
+ * @r: the reader
+ *
+ * For a pipe being written (record -o - | report -i -): false when nothing
+ * is there to read yet, so that what is decoded is shown before waiting.
+ *
+ * Return: true for memory, a file, and a pipe with bytes to read or closed.
+ */
+bool rc_reader__ready(const struct rc_reader *r);
+
+/**
  * rc_reader__chunks() - chunks read so far
  * @r: the reader
  *
@@ -353,5 +365,101 @@ uint64_t rc_reader__raw_bytes(const struct rc_reader *r);
  * pointer @r handed out goes with it, the header and schema included.
  */
 void rc_reader__free(struct rc_reader *r);
+
+/*
+ * ---- chunks decompressed on other threads -----------------------------
+ *
+ * rc_reader__next_chunk() reads the next chunk without decompressing it;
+ * any thread decompresses and checks it with its own rc_inflater, reading
+ * only the reader's header (never changed after rc_reader__open()); the
+ * reader's thread settles each chunk, in file order (rc_reader__settle()).
+ */
+
+/**
+ * struct rc_packed_chunk - a chunk read, not decompressed
+ * @off: where its block starts in the file
+ * @end: where its data ends
+ * @codec: how it is compressed (RC_CODEC_*)
+ * @nrec: its records
+ * @first_ts: its earliest record's time
+ * @last_ts: its latest
+ * @raw_size: its records' bytes
+ * @data_size: its data's bytes
+ * @data: its data; the caller's, reused from chunk to chunk; free with
+ *	  rc_strbuf__free()
+ */
+struct rc_packed_chunk {
+	uint64_t off, end;
+	uint32_t codec, nrec;
+	uint64_t first_ts, last_ts;
+	uint32_t raw_size, data_size;
+	struct rc_strbuf data;
+};
+
+#define RC_READER_SETTLE 2
+
+/**
+ * rc_reader__next_chunk() - the next chunk, read but not decompressed
+ * @r: the reader, rc_reader__next() never called on it
+ * @c: filled with the chunk
+ *
+ * As rc_reader__next() reads blocks, but a chunk's data is handed out
+ * compressed, its header checked: the caller decompresses it
+ * (rc_inflater__run()) and settles it (rc_reader__settle()). Before a
+ * block that needs the chunks settled (a damaged block, the trailer, the
+ * end block), the reader stops: RC_READER_SETTLE, and the next call goes
+ * on with that block once every chunk handed out is settled.
+ *
+ * Return: 1 with *@c filled; RC_READER_SETTLE; 0 at the end of the file;
+ * or -errno, as rc_reader__next().
+ */
+int rc_reader__next_chunk(struct rc_reader *r, struct rc_packed_chunk *c);
+
+/**
+ * rc_reader__settle() - a chunk of rc_reader__next_chunk() decompressed
+ * @r: the reader
+ * @c: the chunk, in file order: every chunk handed out is settled, once
+ * @good: rc_inflater__run() returned 0 on it; false: -EBADMSG, the chunk
+ *	  is lost, as rc_reader__next() passes one over
+ * @why: when not @good, why (rc_inflater__run()'s)
+ * @last_ts: when @good, the latest time of its records (rc_reader__end())
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_reader__settle(struct rc_reader *r, const struct rc_packed_chunk *c, bool good,
+		      const char *why, uint64_t last_ts);
+
+struct rc_inflater;
+
+/**
+ * rc_inflater__new() - a chunk decompressor, for one thread at a time
+ *
+ * Return: the decompressor, to free with rc_inflater__free(); NULL with
+ * errno ENOMEM.
+ */
+struct rc_inflater *rc_inflater__new(void);
+
+/**
+ * rc_inflater__run() - decompress a chunk and check its records
+ * @d: the decompressor
+ * @r: the reader the chunk is from: only its header is read
+ * @c: the chunk (rc_reader__next_chunk())
+ * @raw: set to its records, valid until the next call on @d
+ * @len: set to their bytes
+ * @why: set to why the chunk does not check (-EBADMSG), else NULL
+ *
+ * The checks of rc_reader__next(): every record's size, type, cpu and time.
+ *
+ * Return: 0; -EBADMSG when the chunk does not check; or -ENOMEM.
+ */
+int rc_inflater__run(struct rc_inflater *d, const struct rc_reader *r,
+		     const struct rc_packed_chunk *c, const void **raw, size_t *len,
+		     const char **why);
+
+/**
+ * rc_inflater__free() - free a decompressor
+ * @d: the decompressor, or NULL
+ */
+void rc_inflater__free(struct rc_inflater *d);
 
 #endif /* RINGCAP_FORMAT_READER_H */

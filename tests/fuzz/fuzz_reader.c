@@ -41,6 +41,7 @@ struct outcome {
 	long n;
 	int err;
 	uint64_t sum, offset, chunks;
+	uint64_t plain; /* sum without the stacks: what a read of chunks compares */
 	struct rc_damage d;
 	char msg[512];
 };
@@ -90,6 +91,7 @@ static void outcome_of(struct rc_reader *r, uint64_t since, struct outcome *o)
 	while ((err = rc_reader__next(r, &rec)) > 0) {
 		o->n++;
 		o->sum = o->sum * 31 + rec->ts + rec->type + rec->size;
+		o->plain = o->plain * 31 + rec->ts + rec->type + rec->size;
 		o->sum += stack_sum(r, rec);
 	}
 	o->err = err;
@@ -113,6 +115,76 @@ static bool same(const struct outcome *a, const struct outcome *b)
 	       x->spent == y->spent && x->gave_up == y->gave_up;
 }
 
+#define HELD 3 /* chunks a read of chunks keeps out before settling the oldest */
+
+/* The oldest chunk out decompressed, its records summed, settled; 0 or -errno. */
+static int settle_one(struct rc_reader *r, struct rc_inflater *d, struct rc_packed_chunk *c,
+		      struct outcome *o)
+{
+	const void *raw;
+	const char *why;
+	uint64_t last = 0;
+	size_t len, pos;
+	int err = rc_inflater__run(d, r, c, &raw, &len, &why);
+
+	if (err && err != -EBADMSG)
+		return err;
+	for (pos = 0; !err && pos < len;) {
+		const struct rc_rec_hdr *rec = (const void *)((const char *)raw + pos);
+
+		o->n++;
+		o->plain = o->plain * 31 + rec->ts + rec->type + rec->size;
+		last = rec->ts > last ? rec->ts : last;
+		pos += rec->size;
+	}
+	return rc_reader__settle(r, c, !err, why, last);
+}
+
+/*
+ * As outcome_of(), through rc_reader__next_chunk() (report -j's path),
+ * up to HELD chunks out at a time: the same records, counts and damage.
+ */
+static void outcome_chunked(struct rc_reader *r, uint64_t since, struct outcome *o)
+{
+	struct rc_packed_chunk q[HELD] = {};
+	struct rc_inflater *d = rc_inflater__new();
+	size_t head = 0, out = 0, i;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	if (!r || !d)
+		goto done;
+	o->opened = true;
+	rc_reader__set_range(r, since, UINT64_MAX);
+	for (;;) {
+		err = rc_reader__next_chunk(r, &q[(head + out) % HELD]);
+		if (err == 1 && ++out < HELD)
+			continue;
+		/* HELD out, RC_READER_SETTLE, the end or a failure: settle them */
+		while (out && (err != 1 || out == HELD)) {
+			int e = settle_one(r, d, &q[head], o);
+
+			if (e < 0)
+				abort(); /* ENOMEM: not the input's */
+			head = (head + 1) % HELD;
+			out--;
+		}
+		if (err <= 0)
+			break;
+	}
+	o->err = err;
+	o->truncated = rc_reader__truncated(r);
+	o->corrupt = rc_reader__corrupt(r, &o->d);
+	o->offset = rc_reader__offset(r);
+	o->chunks = rc_reader__chunks(r);
+	snprintf(o->msg, sizeof(o->msg), "%s", rc_reader__error(r));
+done:
+	for (i = 0; i < HELD; i++)
+		rc_strbuf__free(&q[i].data);
+	rc_inflater__free(d);
+	rc_reader__free(r);
+}
+
 /* The reader of descriptor @fd, through its /proc path as rc_reader__open() takes it. */
 static struct rc_reader *open_fd(int fd)
 {
@@ -133,6 +205,23 @@ static void read_from_fds(const uint8_t *data, size_t size, uint64_t since)
 	int mfd, p[2];
 
 	outcome_of(rc_reader__open_mem(data, size), since, &mem);
+	outcome_chunked(rc_reader__open_mem(data, size), since, &fd);
+	fd.sum = mem.sum; /* the stacks are not read there */
+	if (!same(&mem, &fd) || fd.plain != mem.plain) {
+		fprintf(stderr,
+			"chunks read otherwise than records: %s | %s; n %ld|%ld err %d|%d chunks "
+			"%llu|%llu offset %llu|%llu plain %d trunc %d|%d dmg chunks %llu|%llu "
+			"records %llu|%llu bytes %llu|%llu spent %llu|%llu\n",
+			fd.msg, mem.msg, fd.n, mem.n, fd.err, mem.err,
+			(unsigned long long)fd.chunks, (unsigned long long)mem.chunks,
+			(unsigned long long)fd.offset, (unsigned long long)mem.offset,
+			fd.plain == mem.plain, fd.truncated, mem.truncated,
+			(unsigned long long)fd.d.chunks, (unsigned long long)mem.d.chunks,
+			(unsigned long long)fd.d.records, (unsigned long long)mem.d.records,
+			(unsigned long long)fd.d.bytes, (unsigned long long)mem.d.bytes,
+			(unsigned long long)fd.d.spent, (unsigned long long)mem.d.spent);
+		abort();
+	}
 	mfd = memfd_create("fuzz.rcap", MFD_CLOEXEC);
 	if (mfd < 0)
 		return;

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report -j: the records decoded on several threads print exactly what one
+ * thread prints, byte for byte, stderr and exit status too: text, JSON
+ * Lines, CSV, --summary and folded stacks, for the fixtures, for captures
+ * of each transport, for one with stacks, for damaged and cut files, from a
+ * pipe, with --since/--until and a filter, and for several files (which
+ * take one thread).
+ */
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "capture_util.h"
+#include "run_util.h"
+#include "test_progs.h"
+
+static const char *const modes[][2] = {
+	{ "--format", "text" }, { "--format", "json" }, { "--format", "csv" },
+	{ "--summary", NULL },	{ "--format", "folded" },
+};
+
+/* report -j @jobs @args... on @cap (NULL: the args name the input); its output in @r */
+static int report(struct run *r, const char *jobs, const char *cap, const char *const *args,
+		  size_t nargs)
+{
+	char *argv[32];
+	size_t n = 0, i;
+
+	argv[n++] = (char *)bin("ringcap");
+	argv[n++] = "report";
+	argv[n++] = "-j";
+	argv[n++] = (char *)jobs;
+	for (i = 0; i < nargs && n < 30; i++)
+		argv[n++] = (char *)args[i];
+	if (cap)
+		argv[n++] = (char *)cap;
+	argv[n] = NULL;
+	return run_sync(r, argv, 120000);
+}
+
+/* -j 2 and -j 4 print what -j 1 prints, for @args: false, said, when not. */
+static bool same_as_one(const char *what, const char *cap, const char *const *args, size_t nargs)
+{
+	static const char *const jobs[] = { "2", "4" };
+	struct run one = {};
+	bool ok = true;
+	size_t i;
+
+	report(&one, "1", cap, args, nargs);
+	for (i = 0; i < 2 && ok; i++) {
+		struct run r = {};
+		char name[256];
+
+		report(&r, jobs[i], cap, args, nargs);
+		snprintf(name, sizeof(name), "%s -j %s: stdout (%zu bytes at -j 1)", what, jobs[i],
+			 one.out ? strlen(one.out) : 0);
+		ok = ASSERT_TRUE(one.out && r.out && !strcmp(one.out, r.out), name);
+		snprintf(name, sizeof(name), "%s -j %s: stderr", what, jobs[i]);
+		ok = ok && ASSERT_STREQ(r.err, one.err, name);
+		snprintf(name, sizeof(name), "%s -j %s: exit status", what, jobs[i]);
+		ok = ok && ASSERT_EQ(r.status, one.status, name);
+		run_free(&r);
+	}
+	run_free(&one);
+	return ok;
+}
+
+/* Every mode on @cap, with @extra options before it. */
+static void all_modes(const char *what, const char *cap, const char *e1, const char *e2)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		const char *args[4];
+		size_t n = 0;
+		char name[512];
+
+		args[n++] = modes[i][0];
+		if (modes[i][1])
+			args[n++] = modes[i][1];
+		if (e1)
+			args[n++] = e1;
+		if (e2)
+			args[n++] = e2;
+		snprintf(name, sizeof(name), "%s %s %s %s %s", what, modes[i][0],
+			 modes[i][1] ? modes[i][1] : "", e1 ? e1 : "", e2 ? e2 : "");
+		if (!same_as_one(name, cap, args, n))
+			return;
+	}
+}
+
+static bool write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fwrite(buf, 1, len, f) == len;
+
+	if (f)
+		ok = !fclose(f) && ok;
+	return ok;
+}
+
+/* The fixtures, and a written capture of many chunks: whole, damaged, cut short. */
+static void written(void)
+{
+	const char *src = getenv("RINGCAP_SRCDIR");
+	const char *cap = tmpfile_path("many.rcap"), *bad = tmpfile_path("bad.rcap");
+	const char *cut = tmpfile_path("cut.rcap");
+	struct mem_capture mc = {};
+	char pattern[4096];
+	glob_t g = {};
+	size_t i;
+
+	if (src) {
+		snprintf(pattern, sizeof(pattern), "%s/tests/fixtures/*.rcap", src);
+		if (ASSERT_OK(glob(pattern, 0, NULL, &g), "fixtures"))
+			for (i = 0; i < g.gl_pathc; i++)
+				all_modes(g.gl_pathv[i], g.gl_pathv[i], NULL, NULL);
+		globfree(&g);
+	}
+	if (!ASSERT_OK(make_capture(&mc, 60000, 65536), "capture") ||
+	    !ASSERT_TRUE(write_file(cap, mc.buf, mc.len), "write"))
+		goto out;
+	all_modes("written", cap, NULL, NULL);
+	/* damage: a byte of a chunk in the middle; chunks settle in order */
+	mc.buf[mc.len / 2] ^= 0x40;
+	if (ASSERT_TRUE(write_file(bad, mc.buf, mc.len), "write damaged"))
+		all_modes("damaged", bad, NULL, NULL);
+	mc.buf[mc.len / 2] ^= 0x40;
+	/* two stretches: their order in the warning is the file's */
+	for (i = 2; i <= 3; i++)
+		mc.buf[mc.len * i / 5] ^= 0x01;
+	if (ASSERT_TRUE(write_file(bad, mc.buf, mc.len), "write damaged twice"))
+		all_modes("damaged twice", bad, NULL, NULL);
+	for (i = 2; i <= 3; i++)
+		mc.buf[mc.len * i / 5] ^= 0x01;
+	if (ASSERT_TRUE(write_file(cut, mc.buf, mc.len * 2 / 3), "write cut"))
+		all_modes("cut", cut, NULL, NULL);
+	all_modes("range", cap, "--since=0.0002", "--until=0.0004");
+	all_modes("filter", cap, "--cpu=1", NULL);
+out:
+	free(mc.buf);
+}
+
+/* A capture of each transport, a profile with stacks, a pipe, and two files. */
+static void recorded(void)
+{
+	static const char *const transports[][2] = {
+		{ "ringbuf", "syscalls,sched" },
+		{ "perfbuf", "syscalls,sched" },
+		{ "ftrace", "syscalls:sys_enter_getppid,sched:sched_switch" },
+	};
+	char *rc = (char *)bin("ringcap");
+	const char *prof = tmpfile_path("prof.rcap");
+	char cmd[8192], name[64];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		const char *cap = tmpfile_path(transports[i][0]);
+		struct run r = {};
+
+		snprintf(name, sizeof(name), "record --transport %s", transports[i][0]);
+		if (ASSERT_EQ(run_sync(&r,
+				       (char *[]){ rc, "record", "-q", "--transport",
+						   (char *)transports[i][0], "-e",
+						   (char *)transports[i][1], "-o", (char *)cap, "--",
+						   (char *)bin("rc_workload"), "getppid", "100000",
+						   NULL },
+				       120000),
+			      0, name))
+			all_modes(transports[i][0], cap, NULL, NULL);
+		run_free(&r);
+	}
+	{
+		struct run r = {};
+
+		if (ASSERT_EQ(run_sync(&r,
+				       (char *[]){ rc, "record", "-q", "-F", rate(), "-g", "-e",
+						   "syscalls", "-o", (char *)prof, "--",
+						   (char *)bin("rc_prof"), "burn", "1000",
+						   (char *)tmpfile_path("truth"), NULL },
+				       120000),
+			      0, "record -g")) {
+			all_modes("stacks", prof, NULL, NULL);
+			all_modes("stacks, one event", prof, "--event=sample", NULL);
+		}
+		run_free(&r);
+	}
+	/* a pipe: -i - */
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct run one = {}, two = {};
+
+		snprintf(cmd, sizeof(cmd), "'%s' report -j 1 %s %s -i - < '%s'", rc, modes[i][0],
+			 modes[i][1] ? modes[i][1] : "", tmpfile_path("ringbuf"));
+		run_sync(&one, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 120000);
+		snprintf(cmd, sizeof(cmd), "cat '%s' | '%s' report -j 2 %s %s -i -",
+			 tmpfile_path("ringbuf"), rc, modes[i][0], modes[i][1] ? modes[i][1] : "");
+		run_sync(&two, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 120000);
+		snprintf(name, sizeof(name), "pipe %s %s", modes[i][0],
+			 modes[i][1] ? modes[i][1] : "");
+		ASSERT_TRUE(one.out && two.out && !strcmp(one.out, two.out), name);
+		ASSERT_STREQ(two.err, one.err, name);
+		ASSERT_EQ(two.status, one.status, name);
+		run_free(&one);
+		run_free(&two);
+	}
+	/* several files: merged in time on one thread, the same at any -j */
+	{
+		const char *args[] = { "--format", "json", tmpfile_path("ringbuf"),
+				       tmpfile_path("perfbuf") };
+
+		same_as_one("two files", NULL, args, 4);
+	}
+}
+
+void test_jobs(void)
+{
+	if (test__start_subtest("written"))
+		written();
+	if (test__start_subtest("recorded") && need_root())
+		recorded();
+	tmpdir_cleanup();
+}
