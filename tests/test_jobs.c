@@ -2,12 +2,13 @@
 /*
  * report -j: the records decoded on several threads print exactly what one
  * thread prints, byte for byte, stderr and exit status too: text, JSON
- * Lines, CSV, --summary and folded stacks, for the fixtures, for captures
- * of each transport, for one with stacks, for damaged and cut files, from a
- * pipe, with --since/--until and a filter, and for several files (which
- * take one thread).
+ * Lines, CSV, --summary, folded stacks and perf-script (one thread), for
+ * the fixtures, for captures of each transport, for one with stacks, for
+ * damaged and cut files, from a pipe, with --since/--until and a filter,
+ * and for several files (which take one thread).
  */
 #include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 
 static const char *const modes[][2] = {
 	{ "--format", "text" }, { "--format", "json" }, { "--format", "csv" },
-	{ "--summary", NULL },	{ "--format", "folded" },
+	{ "--summary", NULL },	{ "--format", "folded" }, { "--format", "perf-script" },
 };
 
 /* report -j @jobs @args... on @cap (NULL: the args name the input); its output in @r */
@@ -151,11 +152,12 @@ static void recorded(void)
 		{ "perfbuf", "syscalls,sched" },
 		{ "ftrace", "syscalls:sys_enter_getppid,sched:sched_switch" },
 	};
-	char *rc = (char *)bin("ringcap");
+	char rc[PATH_MAX]; /* bin()'s buffers are a ring of four, reused */
 	const char *prof = tmpfile_path("prof.rcap");
 	char cmd[8192], name[64];
 	size_t i;
 
+	snprintf(rc, sizeof(rc), "%s", bin("ringcap"));
 	for (i = 0; i < 3; i++) {
 		const char *cap = tmpfile_path(transports[i][0]);
 		struct run r = {};
