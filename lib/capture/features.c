@@ -353,9 +353,14 @@ static void probe_btf(struct rc_features *f)
 	struct btf *btf;
 	size_t i;
 
-	if (probe_btf_walk(f) != -EPROTO)
-		return; /* read and walked, or no file */
-	btf = btf__load_vmlinux_btf(); /* a BTF the walk does not know: libbpf's parse */
+	if (!probe_btf_walk(f))
+		return; /* read and walked */
+	/*
+	 * No /sys/kernel/btf/vmlinux, a BTF the walk does not know, or no
+	 * memory: libbpf's parse, which also looks for a vmlinux with BTF
+	 * under /boot and /lib/modules, as before the walk.
+	 */
+	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return;
 	f->btf = true;

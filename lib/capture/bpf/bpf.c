@@ -7,9 +7,11 @@
  * are in open.c, attaching in attach.c, the ring operations in rings.c,
  * the counters in counters.c: this file depends on them, none on it.
  */
+#include <errno.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -348,6 +350,27 @@ static int bpf_start(struct rc_capture *c, int fd)
 }
 
 /*
+ * Wait for programs running on other CPUs to finish: a grace period of
+ * membarrier(2); without it, 10 ms slept whole, however many signals (a
+ * command's SIGCHLD) come in between.
+ */
+static void programs_done(void)
+{
+	struct timespec until;
+
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += 10 * 1000 * 1000;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+		;
+}
+
+/*
  * After detaching, a program already running on another CPU may still
  * count and reserve a record. Detaching does not wait for it; an RCU grace
  * period does (BPF tracing programs run inside RCU read-side sections), and
@@ -359,8 +382,7 @@ static int settle(struct rc_bpf *s)
 	struct rc_stats_point pt = {}, prev = {};
 	int i, agreed = 0;
 
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
-		usleep(10000); /* no membarrier: give in-flight programs time */
+	programs_done();
 	for (i = 0; i < 1000; i++) {
 		long n = read_ring(s, true);
 		bool agree, still;
@@ -444,8 +466,7 @@ static int final_snapshot(struct rc_bpf *s)
 {
 	long n;
 
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
-		usleep(10000);
+	programs_done();
 	n = bpf_snapshot(s, RC_SNAPSHOT_EXIT);
 	return n < 0 ? (int)n : rc_bpf__snapshot_stats(s);
 }
