@@ -2,8 +2,8 @@
 /*
  * The loss counters, each defined once (issue 33 step 5). The lists below
  * make the members of struct rc_stat_entry, rc_stats_point and
- * rc_ledger_row, the copies to and from the disk (lib/format/writer.c,
- * reader.c: the layout itself stays explicit, struct rc_disk_stat in
+ * rc_ledger_row, the copies to and from the disk (lib/format/writer_blocks.c,
+ * reader_blocks.c: the layout itself stays explicit, struct rc_disk_stat in
  * format/format.h), the sums and differences (format/stats.c,
  * decode/loss.c), and stat's JSON keys, in this order.
  *
