@@ -101,6 +101,13 @@ static const struct example examples[] = {
 	  .out = { "^# [0-9]+ files, read as one ", "^# [0-9]+ events over [0-9.]+ s$",
 		   "^EVENT +COUNT$" } },
 	{ .cmd = "ringcap report --since 3600 --until 3601 'traces/run.rcap.*'" },
+	/* -j 2 against one thread, on a capture of many chunks: the same bytes */
+	{ .cmd = "ringcap report -j 2 --format json big.rcap > events.jsonl",
+	  .pre = "ringcap record -q -e syscalls -o big.rcap -- rc_workload getppid 200000 && "
+		 "ringcap report -j 1 --format json big.rcap > one.jsonl",
+	  .post = " && cmp one.jsonl events.jsonl",
+	  .file = "events.jsonl",
+	  .file_re = "^\\{\"time\":[0-9.]+,\"ts\":[0-9]+,\"cpu\":[0-9]+," },
 	{ .cmd = "ringcap record -F 99 -g -- ./myprog",
 	  .subst = { { "./myprog", "rc_workload getppid 2000000" } },
 	  .err = WRITTEN "ringcap.rcap" },
