@@ -495,9 +495,13 @@ class LeadTraceCmd(TpTraceCmd):
 def baselines(spec):
     """--baseline DIR[,DIR...]: (label, ringcap binary) of each build; one is
     "baseline", several are named by their directories."""
-    dirs = [d for d in (spec or "").split(",") if d]
-    return [("baseline" if len(dirs) == 1 else "baseline %s" % os.path.basename(d.rstrip("/")),
-             os.path.join(os.path.abspath(d), "ringcap")) for d in dirs]
+    dirs = [os.path.abspath(d) for d in (spec or "").split(",") if d]
+    names = [os.path.basename(d) for d in dirs]
+    if len(set(names)) < len(names):  # a/build, b/build: named by two components
+        names = [os.path.join(os.path.basename(os.path.dirname(d)), os.path.basename(d))
+                 for d in dirs]
+    return [("baseline" if len(dirs) == 1 else "baseline %s" % n, os.path.join(d, "ringcap"))
+            for n, d in zip(names, dirs)]
 
 
 def lead_recorders(ctx, baseline):
