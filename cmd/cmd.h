@@ -142,6 +142,17 @@ int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick,
 /* After capture_run(): say why it stopped, when that is news. */
 void capture_say_end(int how);
 
+/* ---- record --metrics (metrics.c) -------------------------------------- */
+
+struct metrics;
+/* Serve /metrics on @addr; NULL, said in a line, when it cannot. */
+struct metrics *metrics_start(const char *addr);
+/* The port served on (0 for NULL). */
+int metrics_port(const struct metrics *m);
+/* From capture_run()'s tick: the ledger rendered for the next scrapes, once a second. */
+void metrics_update(struct metrics *m, struct rc_session *s, double elapsed);
+void metrics_stop(struct metrics *m);
+
 /* ---- report --format folded / flamegraph (report_profile.c) ------------ */
 
 /* The profiles' records of @kind as folded stacks on stdout, sorted, merged; 0 or -errno. */

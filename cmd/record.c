@@ -38,6 +38,7 @@ enum {
 	OPT_SWITCH_MAX_FILES,
 	OPT_MAX_SIZE,
 	OPT_MIN_FREE,
+	OPT_METRICS,
 };
 
 #define DEFAULT_MIN_FREE (64ull << 20)
@@ -66,6 +67,7 @@ static struct env {
 	const char *debuginfod_urls;
 	bool srclines;
 	const char *switch_output; /* as given, for messages */
+	const char *metrics;	   /* --metrics=[ADDRESS:]PORT */
 	uint64_t switch_size, switch_ns;
 	bool switch_signal;
 	uint32_t switch_max_files;
@@ -127,6 +129,9 @@ static const struct argp_option opts[] = {
 	{ "min-free", OPT_MIN_FREE, "SIZE", 0,
 	  "Stop cleanly (with --switch-output: first delete the run's oldest files) when the "
 	  "file system has less than SIZE free (default: 64M; 0: never)" },
+	{ "metrics", OPT_METRICS, "[ADDRESS:]PORT", 0,
+	  "Serve the capture's counters at http://ADDRESS:PORT/metrics in Prometheus' text "
+	  "format while recording (ADDRESS: 127.0.0.1 unless given)" },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Print what this kernel has that record uses, a line each, and what record would "
 	  "use on it; record nothing" },
@@ -247,6 +252,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SRCLINES:
 		env.srclines = true;
+		break;
+	case OPT_METRICS:
+		env.metrics = arg;
 		break;
 
 	case OPT_CALL_GRAPH:
@@ -612,6 +620,21 @@ static void show_progress(void *ctx, struct rc_session *s, double el)
 	p->last_made = pt.made;
 }
 
+/* Each drain: the status line, and the metrics served. */
+struct ticks {
+	struct progress *prog; /* NULL: no status line */
+	struct metrics *metrics;
+};
+
+static void tick(void *ctx, struct rc_session *s, double el)
+{
+	struct ticks *t = ctx;
+
+	if (t->prog)
+		show_progress(t->prog, s, el);
+	metrics_update(t->metrics, s, el);
+}
+
 /* A run that failed to start: its first file, made by the start, goes too. */
 static void remove_run_files(struct rc_session *s)
 {
@@ -751,6 +774,7 @@ int cmd_record(int argc, char **argv)
 	struct rc_record_opts ro = { .sz = sizeof(ro) };
 	struct workload wl = WORKLOAD_INIT;
 	struct progress prog = { .tty = isatty(STDERR_FILENO) };
+	struct ticks ticks = { .prog = &prog };
 	struct rc_session *s = NULL;
 	int err, how, cut, fd = -1;
 
@@ -857,8 +881,12 @@ int cmd_record(int argc, char **argv)
 	 */
 	capture_set_switching(env.switch_output || (ro.output && !has_ctty()),
 			      env.switch_output != NULL);
-	how = capture_run(s, &wl, env.quiet || !(prog.tty || env.progress) ? NULL : show_progress,
-			  &prog);
+	if (env.quiet || !(prog.tty || env.progress))
+		ticks.prog = NULL;
+	if (env.metrics)
+		ticks.metrics = metrics_start(env.metrics);
+	how = capture_run(s, &wl, ticks.prog || ticks.metrics ? tick : NULL, &ticks);
+	metrics_stop(ticks.metrics);
 	if (prog.last)
 		status_clear(prog.tty);
 	if (how == CAPTURE_LIMIT)

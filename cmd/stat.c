@@ -4,6 +4,7 @@
  * file, or live (-a -d SECS, -p PID, -- COMMAND) without writing one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "output/json.h"
+#include "output/prom.h"
+#include "util/file.h"
 #include "util/mem.h"
 
 #define LIVE_EVENTS 64	 /* built-in event ids are below this */
@@ -20,12 +23,15 @@
 enum {
 	OPT_JSON = 256,
 	OPT_FAIL_ON_DROPS,
+	OPT_PROMETHEUS,
 };
 
 static struct env {
 	const char *inputs[MAX_INPUTS];
 	size_t ninputs;
 	bool json;
+	bool prometheus;
+	const char *prom_file; /* --prometheus=FILE; NULL: stdout */
 	bool fail_on_drops;
 	uint64_t max_drops;
 	int dashdash; /* argv index of "--", or 0 */
@@ -33,6 +39,9 @@ static struct env {
 
 static const struct argp_option opts[] = {
 	{ "json", OPT_JSON, NULL, 0, "One JSON object with every counter" },
+	{ "prometheus", OPT_PROMETHEUS, "FILE", OPTION_ARG_OPTIONAL,
+	  "The ledger in Prometheus' text format: on stdout, or into FILE (a .prom file for "
+	  "node_exporter's textfile collector), replaced by an atomic rename" },
 	{ "fail-on-drops", OPT_FAIL_ON_DROPS, "N", OPTION_ARG_OPTIONAL,
 	  "Exit with status 3 when more than N events (default 0) were lost" },
 	{},
@@ -44,7 +53,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_JSON:
+		if (env.prometheus)
+			argp_error(state, "--json or --prometheus: one of them");
 		env.json = true;
+		break;
+	case OPT_PROMETHEUS:
+		if (env.json)
+			argp_error(state, "--json or --prometheus: one of them");
+		env.prometheus = true;
+		env.prom_file = arg;
 		break;
 	case OPT_FAIL_ON_DROPS:
 		env.fail_on_drops = true;
@@ -378,12 +395,67 @@ static void show_json(const struct rc_ledger_file *v, const struct rc_ledger_fil
 	rc_json__end_object(&j);
 }
 
+/*
+ * --prometheus: the text on stdout, or into FILE through a temporary file
+ * beside it and rename(2), so that node_exporter's textfile collector never
+ * reads half of one.
+ */
+static int show_prom(const struct rc_ledger_file *v)
+{
+	struct rc_strbuf sb = {};
+	char tmp[4096];
+	int err, fd = STDOUT_FILENO;
+
+	err = rc_prom__ledger(&sb, v, NULL, RINGCAP_VERSION);
+	if (err)
+		goto out;
+	if (env.prom_file) {
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", env.prom_file, (int)getpid()) >=
+		    (int)sizeof(tmp)) {
+			err = -ENAMETOOLONG;
+			say("--prometheus=%s: %s\n", env.prom_file, strerror(-err));
+			goto out;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			err = -errno;
+			say("cannot write '%s': %s\n", tmp, strerror(errno));
+			goto out;
+		}
+	} else {
+		fflush(stdout);
+	}
+	err = rc_write_all(fd, sb.buf, sb.len);
+	if (env.prom_file) {
+		if (!err && fsync(fd))
+			err = -errno;
+		if (close(fd) && !err)
+			err = -errno;
+		if (!err && rename(tmp, env.prom_file))
+			err = -errno;
+		if (err) {
+			say("cannot write '%s': %s\n", env.prom_file, strerror(-err));
+			unlink(tmp);
+		}
+	} else if (err) {
+		say("cannot write the metrics: %s\n", strerror(-err));
+	}
+out:
+	rc_strbuf__free(&sb);
+	return err;
+}
+
 static int show(const struct rc_ledger_file *v, const struct rc_ledger_file *fv, size_t nfv,
 		const struct rc_ledger_gap *g, size_t ng)
 {
 	uint64_t n = rc_ledger__lost(&v->led);
+	int err;
 
-	if (env.json)
+	if (env.prometheus) {
+		err = show_prom(v);
+		if (err)
+			return err;
+	} else if (env.json)
 		show_json(v, fv, nfv, g, ng);
 	else
 		show_plain(v, fv, nfv);
@@ -570,7 +642,7 @@ static int stat_files(void)
 	if (err)
 		goto out;
 	if (n == 1) {
-		if (ngaps && !env.json)
+		if (ngaps && !env.json && !env.prometheus)
 			show_files_plain(fv, n, gaps, ngaps);
 		err = show(&fv[0], fv, n, gaps, ngaps);
 		goto out;
@@ -580,7 +652,7 @@ static int stat_files(void)
 		goto out;
 	snprintf(src, sizeof(src), "%zu files", n);
 	sum.source = src;
-	if (!env.json)
+	if (!env.json && !env.prometheus)
 		show_files_plain(fv, n, gaps, ngaps);
 	err = show(&sum, fv, n, gaps, ngaps);
 out:

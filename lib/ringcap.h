@@ -23,6 +23,8 @@
 #include "util/log.h"
 #include "util/mem.h"
 #include "util/strbuf.h"
+#include "util/file.h"
+#include "util/httpd.h"
 #include "format/records.h"
 #include "format/schema.h"
 #include "format/counters.h"
@@ -45,6 +47,7 @@
 #include "output/json.h"
 #include "output/flamegraph.h"
 #include "output/pprof.h"
+#include "output/prom.h"
 #include "output/pipeline.h"
 
 #endif /* RINGCAP_H */

@@ -52,6 +52,8 @@ const char *run_last_failure(void);
 bool wait_nonempty(const char *path, int timeout_ms);
 /* wait until @path is larger than @size bytes */
 bool wait_larger(const char *path, off_t size, int timeout_ms);
+/* A TCP port on 127.0.0.1 free when asked (the kernel's pick); 0 if none. */
+int free_port(void);
 /* "ringcap" or "rc_workload" in the build directory. */
 const char *bin(const char *name);
 /* A fresh directory for one test's files, and a path in it. */

@@ -512,22 +512,6 @@ void test_perfscript_layout(void)
 
 /* ---- speedscope (npm) in Debian's headless chromium ---- */
 
-/* A TCP port on 127.0.0.1 free when asked (the kernel's pick); 0 if none. */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t alen = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
-
-	if (fd < 0)
-		return 0;
-	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &alen))
-		port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
 /* Whether 127.0.0.1:@port takes a connection. */
 static bool answers(int port)
 {

@@ -1028,22 +1028,6 @@ static bool sh_line(const char *cmd, char *out, size_t len)
 	return ok && out[0];
 }
 
-/* A TCP port on 127.0.0.1 free when asked (the kernel's pick); 0 if none. */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t alen = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
-
-	if (fd < 0)
-		return 0;
-	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &alen))
-		port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
 /* A socket listening on 127.0.0.1, its port in *@port, that accepts nothing: -1 if none. */
 static int listen_mute(int *port)
 {

@@ -83,6 +83,7 @@ static inline int rc_wait_ms(const struct rc_record_opts *o, uint64_t now, uint6
  * @next_switch: CLOCK_MONOTONIC of the next timed switch (--switch-output=TIME)
  * @switches_asked: switches the drain asked for
  * @switches_done: switches the writing thread made (atomic)
+ * @switched: of those, the ones that began a new file (atomic)
  * @interrupted: rc_session__interrupt() was called, from a signal handler
  *	(atomic): the drain returns after its read
  * @switch_raw: @queued_raw when the last switch was asked: what the drain
@@ -125,7 +126,7 @@ struct rc_capture {
 	struct rc_rotor rot;
 	bool rotor_on;
 	uint64_t next_switch;
-	uint64_t switches_asked, switches_done;
+	uint64_t switches_asked, switches_done, switched;
 	uint64_t switch_raw;
 	int interrupted;
 	int limit, limit_claim;

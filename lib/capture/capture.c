@@ -427,6 +427,7 @@ int rc_capture__next_file(struct rc_capture *c, const struct rc_stats *base)
 		rc_stacks__new_file(c->stacks);
 	/* the new file's size, then the switch counted: drain_caps() reads them the other way */
 	rc_capture__publish(c);
+	__atomic_add_fetch(&c->switched, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&c->switches_done, 1, __ATOMIC_RELEASE);
 	return err;
 }

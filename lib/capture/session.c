@@ -118,6 +118,11 @@ uint32_t rc_session__files(const struct rc_session *s, const char **first, const
 	return r->seq;
 }
 
+uint64_t rc_session__switched(const struct rc_session *s)
+{
+	return __atomic_load_n(&s->c->switched, __ATOMIC_RELAXED);
+}
+
 uint64_t rc_session__files_deleted(const struct rc_session *s)
 {
 	return s->c->rotor_on ? s->c->rot.deleted : 0;

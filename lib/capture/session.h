@@ -413,6 +413,14 @@ const char *rc_session__limit(const struct rc_session *s);
 uint32_t rc_session__files(const struct rc_session *s, const char **first, const char **last);
 
 /**
+ * rc_session__switched() - switches to a new file so far
+ * @s: the session, running or stopped (any thread may ask)
+ *
+ * Return: the count.
+ */
+uint64_t rc_session__switched(const struct rc_session *s);
+
+/**
  * rc_session__files_deleted() - the run's files deleted by its caps
  * @s: the session
  *

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Opening files whose paths another process chose (file.h). */
+/* Opening files whose paths another process chose; whole writes (file.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,4 +28,23 @@ int rc_open_regular(const char *path)
 	close(fd);
 	errno = err;
 	return rd;
+}
+
+int rc_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }
