@@ -614,7 +614,7 @@ def lead_table(wl, results, costs, runs, busy=None):
     lines = ["### %s: `rc_load %s`, %s, median of %d (lowest–highest slowdown of the "
              "rounds in brackets)" % (wl.name, " ".join(wl.argv), lead_tp(wl),
                                                          runs), ""]
-    if busy:
+    if busy and wl.name in TP_WORKLOADS:  # the storms: CPU-bound, a thread a CPU
         lines += ["Untraced, the workload kept %.2f CPUs busy (median; %.2f–%.2f). A "
                   "figure below its CPU count means its threads seldom ran together (a "
                   "loaded machine: --rt), which understates a shared ring's contention." % (
