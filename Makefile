@@ -419,11 +419,12 @@ $(OUTPUT)/rc_floor: tests/bench/floor.c $(OUTPUT)/bench/floor.skel.h
 # with the BPF programs' cost from the kernel's statistics; tracepoints: the
 # same tracepoints recorded by trace-cmd and ringcap over ftrace and the ring buffer)
 # BASELINE=DIR[,DIR...]: the ringcap of other builds too (before and after a change)
+# RT=1: every run under SCHED_RR (recorder 2, workload 1): a storm's threads run together on a loaded machine
 bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 	$(Q)python3 tests/bench/bench.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		--calls $(or $(CALLS),2000000) $(if $(WORKLOADS),--workloads $(WORKLOADS)) \
 		$(if $(RECORDERS),--recorders $(RECORDERS)) $(if $(SUITES),--suites $(SUITES)) \
-		$(if $(BASELINE),--baseline $(BASELINE)) -o $(OUTPUT)/bench.md
+		$(if $(BASELINE),--baseline $(BASELINE)) $(if $(RT),--rt) -o $(OUTPUT)/bench.md
 	$(Q)$(MAKE) --no-print-directory bench-profile
 
 # ringcap record -F 999 -g against perf record -g and --call-graph dwarf

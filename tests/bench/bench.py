@@ -16,6 +16,19 @@ command:
                    with ringcap's wake-up policy (none below 1 MiB pending,
                    forced above), drained by ring_buffer__poll() and
                    fwrite() to a file: the least a BPF recorder can do
+  the same, -W     rc_floor ref -W: the bare reference with ringcap's own
+                   wake-up check (each CPU asks the ring once a sixteenth
+                   of the mark it wrote, and only while the reader sleeps)
+                   instead of a query of the ring at every record
+  a ring a CPU     rc_floor pcpu -W: the same records into a BPF ring buffer
+                   of this CPU's own (an array of rings indexed by the CPU),
+                   drained by one ring_buffer__poll() over all: no ring
+                   shared by two CPUs
+  batched          rc_floor batch -W: the same records staged in a per-CPU
+                   array and published 16 at a time by one
+                   bpf_ringbuf_output() into the shared ring
+  perf event array rc_floor perf: the same records by bpf_perf_event_output()
+                   into this CPU's perf ring (woken at a sixteenth of it)
   ringcap          ringcap record -e TP (the BPF ring buffer, the default)
   ringcap ftrace   ringcap record --transport ftrace -e TP (no BPF)
   trace-cmd record trace-cmd record -e TP -F -c (as in the tracepoint
@@ -147,7 +160,8 @@ def run(ctx, argv, env=None, timeout=1800):
     if os.path.exists(res):
         os.unlink(res)
     try:
-        p = subprocess.run([ctx.load, "spawn", res, *argv], env=env, timeout=timeout,
+        rt = ["chrt", "-r", "2"] if ctx.rt else []
+        p = subprocess.run([*rt, ctx.load, "spawn", res, *argv], env=env, timeout=timeout,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         err = p.stderr.decode(errors="replace")
     except subprocess.TimeoutExpired:
@@ -402,12 +416,17 @@ class Floor(Recorder):
     getppid's number only, as ringcap records syscalls:sys_enter_NAME; or
     pair, the bare reference of the syscalls source (rc_floor pair)."""
 
-    def __init__(self, ctx, mode, size=56, btf=False, raw=False):
+    def __init__(self, ctx, mode, size=56, btf=False, raw=False, lazy=False):
         super().__init__(ctx)
-        self.mode, self.size, self.btf, self.raw = mode, size, btf, raw
+        self.mode, self.size, self.btf, self.raw, self.lazy = mode, size, btf, raw, lazy
         self.name = {"floor": "floor (counts only)",
                      "ref": "bare reference (%d-byte records)" % size,
+                     "pcpu": "bare reference, a ring a CPU",
+                     "batch": "bare reference, batched by 16",
+                     "perf": "bare reference, perf event array",
                      "pair": "bare reference, entry and exit paired (112-byte records)"}[mode]
+        if lazy:
+            self.name += ", -W"
         if btf:
             self.name += ", raw sys_exit"
         if raw:
@@ -417,7 +436,10 @@ class Floor(Recorder):
         return os.path.exists(self.ctx.floor)
 
     def applies(self, wl):
-        """raw: only where the lead's tracepoint is a syscall event."""
+        """raw: only where the lead's tracepoint is a syscall event; the
+        references of the ring's layout: on the storms."""
+        if self.mode in ("pcpu", "batch", "perf") or self.lazy:
+            return wl.name in TP_WORKLOADS
         return not self.raw or lead_tp(wl).startswith("syscalls:")
 
     def prog_names(self):
@@ -426,6 +448,8 @@ class Floor(Recorder):
             return ["handle_pair_enter", "handle_pair_exit"]
         if self.raw:
             return ["handle_%s_sc" % self.mode]
+        if self.mode in ("pcpu", "batch", "perf"):
+            return ["handle_%s_56" % self.mode]
         return ["handle_floor"] if self.mode == "floor" else \
             ["handle_ref_%d" % self.size, "handle_ref_btf_%d" % self.size]
 
@@ -437,7 +461,8 @@ class Floor(Recorder):
         else:
             where = ["-b"] if self.btf else ["-e", lead_tp(wl)]
         o = ["-o", out] if self.mode != "floor" else []
-        return [self.ctx.floor, self.mode, *where, "-s", str(self.size), *o,
+        w = ["-W"] if self.lazy else []
+        return [self.ctx.floor, self.mode, *where, "-s", str(self.size), *w, *o,
                 "-c", out + ".counts", "--", *cmd]
 
     def count(self, out, wl):
@@ -507,8 +532,9 @@ def baselines(spec):
 def lead_recorders(ctx, baseline):
     base = [LeadRingcap(ctx, "ringcap (%s)" % label, [], binary)
             for label, binary in baselines(baseline)]
-    return [Floor(ctx, "floor"), Floor(ctx, "ref"), Floor(ctx, "floor", raw=True),
-            Floor(ctx, "ref", raw=True), *base, LeadRingcap(ctx, "ringcap", []),
+    return [Floor(ctx, "floor"), Floor(ctx, "ref"), Floor(ctx, "ref", lazy=True),
+            Floor(ctx, "pcpu", lazy=True), Floor(ctx, "batch", lazy=True), Floor(ctx, "perf"),
+            Floor(ctx, "floor", raw=True), Floor(ctx, "ref", raw=True), *base, LeadRingcap(ctx, "ringcap", []),
             LeadRingcap(ctx, "ringcap --transport ftrace", ["--transport", "ftrace"]),
             LeadTraceCmd(ctx)]
 
@@ -554,7 +580,7 @@ def bpf_costs(ctx, wl, recs, runs, tmp):
                     if os.path.exists(p):
                         os.unlink(p)
                 ids = set(bpf_progs())
-                cmd = ["sh", "-c", sh, before, after, ctx.load, *wl.argv]
+                cmd = ["sh", "-c", sh, before, after, *ctx.workload(wl)]
                 status, _, err = run(ctx, r.argv(out, wl, cmd))
                 r.cleanup()
                 if status != 0 or not os.path.exists(after):
@@ -583,11 +609,17 @@ def bpf_costs(ctx, wl, recs, runs, tmp):
     return res
 
 
-def lead_table(wl, results, costs, runs):
+def lead_table(wl, results, costs, runs, busy=None):
     exact = lead_tp(wl) == LEAD_TP  # a ground truth: one event a call
     lines = ["### %s: `rc_load %s`, %s, median of %d (lowest–highest slowdown of the "
              "rounds in brackets)" % (wl.name, " ".join(wl.argv), lead_tp(wl),
-                                                         runs), "",
+                                                         runs), ""]
+    if busy and wl.name in TP_WORKLOADS:  # the storms: CPU-bound, a thread a CPU
+        lines += ["Untraced, the workload kept %.2f CPUs busy (median; %.2f–%.2f). A "
+                  "figure below its CPU count means its threads seldom ran together (a "
+                  "loaded machine: --rt), which understates a shared ring's contention." % (
+                      statistics.median(busy), min(busy), max(busy)), ""]
+    lines += [
              "| recorder | events made | captured | lost reported | lost silently | slowdown "
              "| BPF ns/event | recorder CPU ns/event | bytes/event | peak RSS MiB |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -638,6 +670,14 @@ class Context:
         self.floor = os.path.join(self.build, "rc_floor")
         self.nr = syscall_numbers()
         self.tmp = None
+        self.rt = False  # --rt
+        self.busy = {}  # workload: its untraced runs' CPU time / wall time
+
+    def workload(self, wl):
+        """The command that runs workload @wl under a recorder. --rt: one
+        step below the recorder's priority, which a reader woken then gets
+        at once, as it would from an idle CPU on a quiet machine."""
+        return [*(["chrt", "-r", "1"] if self.rt else []), self.load, *wl.argv]
 
     def id_filter(self, wl):
         return " || ".join("id == %d" % self.nr[c] for c in wl.calls)
@@ -698,7 +738,7 @@ def one_run(ctx, rec, wl, tmp, untraced_ns):
             os.unlink(p)
     env = dict(os.environ, RC_LOAD_REPORT=rep)
     try:
-        status, ru, err = run(ctx, rec.argv(out, wl, [ctx.load, *wl.argv]), env=env)
+        status, ru, err = run(ctx, rec.argv(out, wl, ctx.workload(wl)), env=env)
     finally:
         rec.cleanup()
     if status != 0 or not os.path.exists(rep):
@@ -730,7 +770,11 @@ def untraced(ctx, wl, tmp):
     status, _, err = run(ctx, [ctx.load, *wl.argv], env=dict(os.environ, RC_LOAD_REPORT=rep))
     if status != 0:
         sys.exit("rc_load %s failed: %s" % (" ".join(wl.argv), err))
-    return read_report(rep)["wall_ns"]
+    r = read_report(rep)
+    # how many CPUs the workload kept busy: a storm on two CPUs on a loaded
+    # machine may have had its two threads running together little of the time
+    ctx.busy.setdefault(wl.name, []).append(r["cpu_ns"] / max(r["wall_ns"], 1))
+    return r["wall_ns"]
 
 
 def median(rows, key):
@@ -833,11 +877,17 @@ def main():
     ap.add_argument("--no-decode", action="store_true", help="skip the decode speed table")
     ap.add_argument("--baseline", metavar="BUILD[,BUILD...]",
                     help="other build directories: their ringcap runs too, side by side")
+    ap.add_argument("--rt", action="store_true",
+                    help="run every run under SCHED_RR, the recorder at priority 2 and the "
+                    "workload at 1: on a loaded machine, a storm's threads then run on all "
+                    "its CPUs at once, and a woken reader at once, as on a quiet machine; "
+                    "other processes wait while a run lasts")
     ap.add_argument("-o", "--output", help="also write the markdown here")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench: needs root, to load BPF programs and open tracepoints")
     ctx = Context(a.build)
+    ctx.rt = a.rt
     wls = workloads(a.calls)
     chosen = [w.strip() for w in a.workloads.split(",") if w.strip()]
     for w in chosen:
@@ -861,8 +911,10 @@ def main():
 
     uname = os.uname()
     md = ["# ringcap benchmark", "",
-          "%s, kernel %s, %d CPUs; %s" % (uname.nodename, uname.release, os.cpu_count(),
-                                         time.strftime("%Y-%m-%d %H:%M")), ""]
+          "%s, kernel %s, %d CPUs; %s%s" % (uname.nodename, uname.release, os.cpu_count(),
+                                           time.strftime("%Y-%m-%d %H:%M"),
+                                           "; every run under SCHED_RR (--rt)" if a.rt else ""),
+          ""]
 
     def emit(text):
         md.append(text)
@@ -882,7 +934,8 @@ def main():
                 wl = wls[name]
                 wrecs = [r for r in recs if not hasattr(r, "applies") or r.applies(wl)]
                 res = rounds(ctx, wl, wrecs, a.runs, tmp, " (lead)", each=True)
-                emit(lead_table(wl, res, bpf_costs(ctx, wl, wrecs, a.runs, tmp), a.runs))
+                emit(lead_table(wl, res, bpf_costs(ctx, wl, wrecs, a.runs, tmp), a.runs,
+                                ctx.busy.get(wl.name)))
         if recs and tp_wls:
             wl = wls[tp_wls[0]]
             sc = [r for r in syscall_cost_recorders(ctx, a.baseline)

@@ -16,6 +16,16 @@
  *                     for syscall number sc_nr only: ringcap's way to a
  *                     syscall event (syscalls:sys_enter_NAME)
  *   handle_ref_sc     handle_ref_56 the same way
+ *   handle_pcpu_56    handle_ref_56 into this CPU's own BPF ring buffer, one
+ *                     of an array of rings (BPF_MAP_TYPE_ARRAY_OF_MAPS)
+ *                     indexed by the CPU: no ring shared between CPUs
+ *   handle_batch_56   the same 56-byte records staged in a per-CPU array,
+ *                     published FLOOR_BATCH (16) at a time with one
+ *                     bpf_ringbuf_output()
+ *                     into the shared ring: one reservation (one take of the
+ *                     ring's lock) a batch
+ *   handle_perf_56    the same record built on the stack and copied out by
+ *                     bpf_perf_event_output() to this CPU's perf ring
  *   handle_pair_enter, handle_pair_exit
  *                     the least a recorder of ringcap's paired syscall
  *                     record can do: at sys_enter, the time and the
@@ -51,8 +61,43 @@ struct {
 
 /* ringcap's policy: force a wake-up at this many pending bytes, none below; 0: the kernel's */
 const volatile __u64 wakeup_bytes = 0;
+/*
+ * -W: ringcap's check (bpf/common.bpf.h, rc_wakeup_flags()) instead: each
+ * CPU asks the ring once every wakeup_bytes / 16 bytes it wrote, and only
+ * while the reader sleeps (the reader map's word, set by the runner around
+ * its poll)
+ */
+const volatile bool lazy_wakeup = false;
 /* handle_*_sc: the syscall number recorded */
 const volatile __s64 sc_nr = -1;
+
+/* handle_pcpu_56: a ring a CPU, set by the runner (max_entries: the CPUs) */
+struct pcpu_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096 * 16);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct pcpu_ring);
+} rings SEC(".maps");
+
+/* handle_batch_56: this CPU's records not yet published */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct floor_batch);
+} batches SEC(".maps");
+
+/* handle_perf_56 */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} pevents SEC(".maps");
 
 static __always_inline struct floor_counts *my_counts(void)
 {
@@ -81,12 +126,51 @@ int BPF_PROG(handle_floor_btf, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-static __always_inline __u64 wakeup_flags(void)
+/* -W: non-zero while the runner sleeps in its poll */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} reader SEC(".maps");
+
+/* -W: bytes this CPU wrote since it last asked its ring */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} since SEC(".maps");
+
+/* The flags for submitting @size bytes to @ring */
+static __always_inline __u64 ring_wakeup_flags(void *ring, __u32 size)
 {
+	const volatile __u64 *asleep;
+	__u32 zero = 0;
+	__u64 *n;
+
 	if (!wakeup_bytes)
 		return 0;
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-									     : BPF_RB_NO_WAKEUP;
+	if (lazy_wakeup) {
+		n = bpf_map_lookup_elem(&since, &zero);
+		if (!n)
+			return BPF_RB_NO_WAKEUP;
+		*n += size;
+		if (*n < wakeup_bytes / 16)
+			return BPF_RB_NO_WAKEUP;
+		*n = 0;
+		asleep = bpf_map_lookup_elem(&reader, &zero);
+		if (!asleep || !*asleep)
+			return BPF_RB_NO_WAKEUP;
+	}
+	return bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									   : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline __u64 wakeup_flags_sz(__u32 size)
+{
+	return ring_wakeup_flags(&events, size);
 }
 
 static __always_inline int ref(const __u32 size)
@@ -106,7 +190,7 @@ static __always_inline int ref(const __u32 size)
 #pragma unroll
 	for (i = 2; i < size / 8; i++)
 		r[i] = 0;
-	bpf_ringbuf_submit(r, wakeup_flags());
+	bpf_ringbuf_submit(r, wakeup_flags_sz(size));
 	return 0;
 }
 
@@ -125,6 +209,80 @@ static __always_inline int ref(const __u32 size)
 REF(24)
 REF(56)
 REF(112)
+
+static __always_inline void count_drops(__u64 n)
+{
+	struct floor_counts *c = my_counts();
+
+	if (c)
+		c->dropped += n;
+}
+
+SEC("tracepoint")
+int handle_pcpu_56(void *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	void *ring = bpf_map_lookup_elem(&rings, &cpu);
+	__u64 *r;
+	__u32 i;
+
+	if (!ring)
+		return 0;
+	r = bpf_ringbuf_reserve(ring, 56, 0);
+	if (!r) {
+		count_drops(1);
+		return 0;
+	}
+	r[0] = bpf_ktime_get_boot_ns();
+	r[1] = bpf_get_current_pid_tgid();
+#pragma unroll
+	for (i = 2; i < 56 / 8; i++)
+		r[i] = 0;
+	bpf_ringbuf_submit(r, ring_wakeup_flags(ring, 56));
+	return 0;
+}
+
+SEC("tracepoint")
+int handle_batch_56(void *ctx)
+{
+	__u32 zero = 0, n;
+	struct floor_batch *b = bpf_map_lookup_elem(&batches, &zero);
+	__u64 *r;
+	__u32 i;
+
+	if (!b)
+		return 0;
+	n = b->n;
+	if (n >= FLOOR_BATCH)
+		n = 0;
+	r = &b->recs[n * 7];
+	r[0] = bpf_ktime_get_boot_ns();
+	r[1] = bpf_get_current_pid_tgid();
+#pragma unroll
+	for (i = 2; i < 7; i++)
+		r[i] = 0;
+	n++;
+	if (n == FLOOR_BATCH) {
+		if (bpf_ringbuf_output(&events, b->recs, sizeof(b->recs),
+				       wakeup_flags_sz(sizeof(b->recs))) < 0)
+			count_drops(FLOOR_BATCH);
+		n = 0;
+	}
+	b->n = n;
+	return 0;
+}
+
+SEC("tracepoint")
+int handle_perf_56(void *ctx)
+{
+	__u64 r[7] = {};
+
+	r[0] = bpf_ktime_get_boot_ns();
+	r[1] = bpf_get_current_pid_tgid();
+	if (bpf_perf_event_output(ctx, &pevents, BPF_F_CURRENT_CPU, r, sizeof(r)) < 0)
+		count_drops(1);
+	return 0;
+}
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(handle_floor_sc, struct pt_regs *regs, long id)
@@ -215,7 +373,7 @@ int BPF_PROG(handle_pair_exit, struct pt_regs *regs, long ret)
 	r[6] = ret;
 	r[7] = r[0] - e->ts;
 	__builtin_memcpy(&r[8], e->args, sizeof(e->args));
-	bpf_ringbuf_submit(r, wakeup_flags());
+	bpf_ringbuf_submit(r, wakeup_flags_sz(112));
 	e->nr = -1;
 	return 0;
 }

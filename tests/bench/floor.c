@@ -3,8 +3,8 @@
  * rc_floor: a recorder made of one of the reference programs of
  * floor.bpf.c, for the benchmark's lead table.
  *
- *   rc_floor floor|ref|pair [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES]
- *            [-w BYTES] [-o FILE] [-c FILE] -- CMD [ARG...]
+ *   rc_floor floor|ref|pair|pcpu|batch|perf [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES]
+ *            [-w BYTES] [-W] [-o FILE] [-c FILE] -- CMD [ARG...]
  *
  * floor attaches the program that only counts; ref the one that writes a
  * SIZE-byte record (24, 56 or 112; default 56) into a BPF ring buffer of
@@ -17,6 +17,21 @@
  * ringcap records syscalls:sys_enter_NAME. pair attaches the two
  * programs that write ringcap's paired syscall record (112 bytes) for
  * every syscall of the system, -e, -b and -s aside.
+ *
+ * pcpu, batch and perf write ref's 56-byte records on the tracepoint of
+ * -e, another way each: pcpu into a BPF ring buffer of this CPU's own
+ * (an array of rings, one a CPU, each -r / CPUs bytes rounded down to a
+ * power of two, waking at a sixteenth of it), batch staged per CPU and
+ * published FLOOR_BATCH records at a time by one bpf_ringbuf_output()
+ * into the one ring of -r bytes (records still staged at the end are
+ * counted from the staging slots), perf into this CPU's perf ring of a
+ * perf event array (bpf_perf_event_output(), -r / CPUs bytes a CPU,
+ * woken at a sixteenth of that, as ringcap --transport perfbuf sets it).
+ *
+ * -W: ringcap's wake-up check (bpf/common.bpf.h, rc_wakeup_flags())
+ * instead of asking the ring at every record: each CPU asks once every
+ * sixteenth of the mark it wrote, and only while the runner sleeps in its
+ * poll (a word in a mapped array, set around the poll).
  *
  * Then runs CMD and, until it exits, drains the ring as a bare libbpf
  * consumer does: ring_buffer__poll() and an fwrite() a record to -o
@@ -32,8 +47,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -42,14 +59,44 @@
 
 struct sink {
 	FILE *out;
-	unsigned long long n;
+	unsigned long long n, lost;
+	int batch; /* a record is a batch of 56-byte records */
 };
+
+enum { FLOOR, REF, PAIR, PCPU, BATCH, PERF };
+
+/* perf: a sample (its size and the record after it), or the ring's lost count */
+static enum bpf_perf_event_ret on_perf(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct sink *s = ctx;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		__u32 size = *(__u32 *)(h + 1);
+
+		s->n++;
+		if (s->out && fwrite(h + 1, size + 4, 1, s->out) != 1)
+			return LIBBPF_PERF_EVENT_ERROR;
+	} else if (h->type == PERF_RECORD_LOST) {
+		s->lost += ((__u64 *)(h + 1))[1];
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/* The largest power of two not above @n, at least 16 pages */
+static unsigned long long pow2_floor(unsigned long long n)
+{
+	unsigned long long p = 4096 * 16;
+
+	while (p * 2 <= n)
+		p *= 2;
+	return p;
+}
 
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct sink *s = ctx;
 
-	s->n++;
+	s->n += s->batch ? size / 56 : 1;
 	if (s->out && fwrite(data, size, 1, s->out) != 1)
 		return -EIO;
 	return 0;
@@ -57,8 +104,14 @@ static int on_record(void *ctx, void *data, size_t size)
 
 static struct bpf_program *pick(struct floor_bpf *skel, int ref, int btf, int size, long sc_nr)
 {
-	if (ref == 2)
+	if (ref == PAIR)
 		return skel->progs.handle_pair_exit;
+	if (ref == PCPU)
+		return skel->progs.handle_pcpu_56;
+	if (ref == BATCH)
+		return skel->progs.handle_batch_56;
+	if (ref == PERF)
+		return skel->progs.handle_perf_56;
 	if (sc_nr >= 0)
 		return ref ? skel->progs.handle_ref_sc : skel->progs.handle_floor_sc;
 	if (!ref)
@@ -96,10 +149,27 @@ static void sum_counts(struct floor_bpf *skel, unsigned long long *hits,
 	free(c);
 }
 
+/* batch: the records still staged at the end, on every CPU */
+static unsigned long long staged(struct floor_bpf *skel)
+{
+	int i, ncpus = libbpf_num_possible_cpus();
+	unsigned long long n = 0;
+	struct floor_batch *b;
+	__u32 zero = 0;
+
+	if (ncpus <= 0 || !(b = calloc(ncpus, sizeof(*b))))
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.batches), &zero, b) == 0)
+		for (i = 0; i < ncpus; i++)
+			n += b[i].n;
+	free(b);
+	return n;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: rc_floor floor|ref|pair [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES] "
-			"[-w BYTES] [-o FILE] [-c FILE] -- CMD [ARG...]\n");
+	fprintf(stderr, "usage: rc_floor floor|ref|pair|pcpu|batch|perf [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES] "
+			"[-w BYTES] [-W] [-o FILE] [-c FILE] -- CMD [ARG...]\n");
 	return 2;
 }
 
@@ -110,6 +180,10 @@ int main(int argc, char **argv)
 	long sc_nr = -1;
 	int opt, ref, btf = 0, size = 56, status = 0, err = 0;
 	struct ring_buffer *rb = NULL;
+	struct perf_buffer *pb = NULL;
+	unsigned long long per_cpu;
+	int i, ncpus, lazy = 0;
+	volatile __u64 *asleep = NULL;
 	struct bpf_program *prog, *p;
 	struct floor_bpf *skel = NULL;
 	struct bpf_link *link = NULL, *enter_link = NULL;
@@ -119,11 +193,14 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return usage();
-	ref = !strcmp(argv[1], "ref") ? 1 : !strcmp(argv[1], "pair") ? 2 : 0;
-	if (!ref && strcmp(argv[1], "floor"))
+	static const char *const modes[] = {"floor", "ref", "pair", "pcpu", "batch", "perf"};
+
+	for (ref = 0; ref < 6 && strcmp(argv[1], modes[ref]); ref++)
+		;
+	if (ref == 6)
 		return usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "+e:bn:s:r:w:o:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "+e:bn:s:r:w:Wo:c:")) != -1) {
 		switch (opt) {
 		case 'n':
 			sc_nr = strtol(optarg, NULL, 0);
@@ -143,6 +220,9 @@ int main(int argc, char **argv)
 		case 'w':
 			wakeup = strtoull(optarg, NULL, 0);
 			break;
+		case 'W':
+			lazy = 1;
+			break;
 		case 'o':
 			out_path = optarg;
 			break;
@@ -159,7 +239,9 @@ int main(int argc, char **argv)
 	name++;
 	if (wakeup == ~0ull)
 		wakeup = ring / 16;
-	if (ref == 2 || sc_nr >= 0)
+	if (ref >= PCPU)
+		btf = 0; /* on the tracepoint of -e */
+	else if (ref == PAIR || sc_nr >= 0)
 		btf = 1;
 
 	skel = floor_bpf__open();
@@ -174,16 +256,26 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == prog || (ref == 2 && p == skel->progs.handle_pair_enter));
+		bpf_program__set_autoload(p, p == prog || (ref == PAIR && p == skel->progs.handle_pair_enter));
 	skel->rodata->wakeup_bytes = wakeup;
 	skel->rodata->sc_nr = sc_nr;
+	skel->rodata->lazy_wakeup = lazy;
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	per_cpu = pow2_floor(ring / ncpus);
+	if (ref == PCPU || ref == PERF)
+		skel->rodata->wakeup_bytes = wakeup ? per_cpu / 16 : 0;
 	err = bpf_map__set_max_entries(skel->maps.events, ring);
+	err = err ?: bpf_map__set_max_entries(skel->maps.rings, ncpus);
 	err = err ?: floor_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "rc_floor: load: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	if (ref == 2 && !(enter_link = bpf_program__attach(skel->progs.handle_pair_enter))) {
+	if (ref == PAIR && !(enter_link = bpf_program__attach(skel->progs.handle_pair_enter))) {
 		err = -errno;
 		fprintf(stderr, "rc_floor: attach to sys_enter: %s\n", strerror(errno));
 		goto cleanup;
@@ -195,13 +287,64 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto cleanup;
 	}
+	asleep = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      bpf_map__fd(skel->maps.reader), 0);
+	if (asleep == MAP_FAILED) {
+		err = -errno;
+		perror("rc_floor: mmap of the reader map");
+		asleep = NULL;
+		goto cleanup;
+	}
 	if (out_path && !(sink.out = fopen(out_path, "w"))) {
 		err = -errno;
 		perror(out_path);
 		goto cleanup;
 	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_record, &sink, NULL);
-	if (!rb) {
+	sink.batch = ref == BATCH;
+	if (ref == PERF) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.size = sizeof(attr),
+			.config = PERF_COUNT_SW_BPF_OUTPUT,
+			.sample_type = PERF_SAMPLE_RAW,
+			.watermark = 1,
+			.wakeup_watermark = per_cpu / 16,
+		};
+
+		pb = perf_buffer__new_raw(bpf_map__fd(skel->maps.pevents), per_cpu / 4096, &attr,
+					  on_perf, &sink, NULL);
+		if (!pb) {
+			err = -errno;
+			perror("rc_floor: perf_buffer__new_raw");
+			goto cleanup;
+		}
+	} else if (ref == PCPU) {
+		for (i = 0; i < ncpus && !err; i++) {
+			int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, per_cpu, NULL);
+			__u32 key = i;
+
+			if (fd < 0) {
+				err = -errno;
+				perror("rc_floor: a CPU's ring");
+				break;
+			}
+			if (bpf_map_update_elem(bpf_map__fd(skel->maps.rings), &key, &fd, 0) < 0) {
+				err = -errno;
+				perror("rc_floor: a ring into the array of rings");
+			} else if (!rb) {
+				rb = ring_buffer__new(fd, on_record, &sink, NULL);
+				err = rb ? 0 : -errno;
+			} else {
+				err = ring_buffer__add(rb, fd, on_record, &sink);
+			}
+			close(fd); /* the array of rings and the reader hold it */
+		}
+		if (err)
+			goto cleanup;
+	} else {
+		rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_record, &sink, NULL);
+	}
+	if (!rb && !pb) {
 		err = -errno;
 		perror("rc_floor: ring_buffer__new");
 		goto cleanup;
@@ -225,16 +368,21 @@ int main(int argc, char **argv)
 			err = -errno;
 			break;
 		}
-		err = ring_buffer__poll(rb, 100);
+		*asleep = 1;
+		err = pb ? perf_buffer__poll(pb, 100) : ring_buffer__poll(rb, 100);
+		*asleep = 0;
 		if (err < 0 && err != -EINTR)
 			break;
 		err = 0;
 	}
 	if (!err) {
-		err = ring_buffer__consume(rb);
+		err = pb ? perf_buffer__consume(pb) : ring_buffer__consume(rb);
 		err = err < 0 ? err : 0;
 	}
 	sum_counts(skel, &hits, &dropped);
+	dropped += sink.lost;
+	if (ref == BATCH)
+		sink.n += staged(skel);
 	if (counts_path) {
 		FILE *f = fopen(counts_path, "w");
 
@@ -248,6 +396,9 @@ int main(int argc, char **argv)
 	sink.out = NULL;
 cleanup:
 	ring_buffer__free(rb);
+	perf_buffer__free(pb);
+	if (asleep)
+		munmap((void *)asleep, 4096);
 	bpf_link__destroy(link);
 	bpf_link__destroy(enter_link);
 	floor_bpf__destroy(skel);

@@ -13,4 +13,13 @@ struct floor_counts {
 };
 _Static_assert(sizeof(struct floor_counts) == 16, "floor_counts layout");
 
+/* handle_batch_56: records a batch, and a CPU's staging slot */
+#define FLOOR_BATCH 16
+
+struct floor_batch {
+	__u32 n; /* records staged */
+	__u32 pad;
+	__u64 recs[FLOOR_BATCH * 7]; /* 56-byte records */
+};
+
 #endif /* RC_BENCH_FLOOR_H */
