@@ -252,6 +252,32 @@ void test_cli_errors(void)
 		}
 		run_free(&fr);
 	}
+	/*
+	 * A missing file: named once, with the cause, in one line (it was
+	 * "failed to open" and then "failed to read"), by report and stat.
+	 */
+	if (test__start_subtest("missing_file")) {
+		static const char *const cmds[] = { "report", "stat" };
+		const char *gone = tmpfile_path("gone.rcap");
+		size_t i;
+
+		for (i = 0; i < 2; i++) {
+			if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, (char *)cmds[i], (char *)gone,
+								NULL },
+					       30000),
+				      1, cmds[i])) {
+				ASSERT_HAS(r.err, "No such file or directory", "the cause");
+				ASSERT_TRUE(strstr(r.err, gone) &&
+						!strstr(strstr(r.err, gone) + 1, gone),
+					    "the file named once");
+				ASSERT_TRUE(*r.err && strchr(r.err, '\n') ==
+							  r.err + strlen(r.err) - 1,
+					    "one line");
+				ASSERT_STREQ(r.out, "", "nothing on stdout");
+			}
+			run_free(&r);
+		}
+	}
 	/* cut two thirds into what follows the header: some chunks are whole */
 	if (test__start_subtest("report_truncated") &&
 	    ASSERT_OK(make_capture(&mc, 500, 4096), "capture") &&
@@ -320,6 +346,53 @@ void test_cli_help_documented(void)
 		run_free(&r);
 		free(page.buf);
 		page.buf = NULL;
+	}
+}
+
+/*
+ * --help lays every option out as argp does when its name and argument fit
+ * before the descriptions' column (29, argp's opt-doc-col): the description
+ * starts on the option's line. "--call-graph=fp|dwarf[,SIZE]" did not fit:
+ * it stood alone on a line, further in, its description at column 0.
+ */
+void test_cli_help_layout(void)
+{
+	static const char *const cmds[] = { "record", "report", "stat" };
+	struct run r = {};
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *line, *nl;
+		int nopts = 0;
+
+		if (!test__start_subtest(cmds[i]))
+			continue;
+		/* argp's layout, whatever the environment asks */
+		unsetenv("ARGP_HELP_FMT");
+		if (!ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), (char *)cmds[i],
+							"--help", NULL },
+					10000),
+			       0, "--help"))
+			goto next;
+		for (line = r.out; *line; line = *nl ? nl + 1 : nl) {
+			size_t len, ind, j;
+			bool doc = false;
+
+			nl = strchrnul(line, '\n');
+			len = nl - line;
+			ind = strspn(line, " ");
+			/* an option, not a description's line that starts with one */
+			if (ind >= len || line[ind] != '-' || ind == 29)
+				continue;
+			nopts++;
+			for (j = 29; j < len && ind < 29; j++)
+				doc |= line[j - 1] == ' ' && line[j] != ' ';
+			if (!ASSERT_TRUE(doc, "the option's description on its line"))
+				fprintf(stderr, "    %.*s\n", (int)len, line);
+		}
+		ASSERT_TRUE(nopts > 0, "options found");
+	next:
+		run_free(&r);
 	}
 }
 
