@@ -17,6 +17,7 @@
 #define DEFAULT_OUTPUT	"ringcap.rcap"
 #define PROGRESS_S	0.5
 #define RECORD_EXIT_CUT 2 /* a full disk or the file size limit cut the file: EXIT STATUS */
+#define RECORD_EXIT_EARLY 3 /* --min-free, or no room for the next file, stopped it: EXIT STATUS */
 
 enum {
 	OPT_PROGRESS = 256,
@@ -884,6 +885,14 @@ int cmd_record(int argc, char **argv)
 		workload_say_status(&wl, env.quiet);
 		if (!env.quiet)
 			print_summary(s, env.output);
+		/*
+		 * The files are complete, but the capture ended before it was
+		 * asked to, the command killed: a script has to be able to tell.
+		 * --max-size is the cap the user asked for: 0.
+		 */
+		if (how == CAPTURE_LIMIT && (rc_session__limit_why(s) == RC_LIMIT_MIN_FREE ||
+					     rc_session__limit_why(s) == RC_LIMIT_NO_FILE))
+			err = RECORD_EXIT_EARLY;
 	}
 out:
 	workload_end(&wl);
