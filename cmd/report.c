@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "cmd.h"
 #include "decode/auxsum.h"
 
@@ -807,6 +808,7 @@ int cmd_report(int argc, char **argv)
 	const struct rc_meta **views = NULL;
 	struct rc_output *out = NULL;
 	const struct rc_rec_hdr *rec;
+	struct read_progress prog = {};
 	struct analysis a = {};
 	struct src *srcs = NULL;
 	struct rc_set *set;
@@ -863,6 +865,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	rc_set__set_range(set, since, until);
 	analysing = env.summary || env.hist || env.profile || env.aux;
+	/* not between events going to the same terminal: they show how far it got */
+	if (analysing || !isatty(STDOUT_FILENO))
+		read_progress_start(&prog, set);
 	a.aux.dump_dir = env.aux_dump;
 	for (i = 0; env.aux && i < n; i++)
 		rc_reader__on_aux(rc_set__reader(set, i), rc_aux_sum__chunk, &a.aux);
@@ -916,6 +921,7 @@ int cmd_report(int argc, char **argv)
 		if (err)
 			break;
 	}
+	read_progress_end(&prog);
 	/* what was decoded before an error is output too, then the error */
 	if (out && (err >= 0 || !ferror(stdout))) {
 		int e = rc_output__end(out);
