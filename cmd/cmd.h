@@ -39,6 +39,23 @@ void status_line(bool tty, const char *fmt, ...) __attribute__((format(printf, 2
 /* Erase the status line before anything else is printed. */
 void status_clear(bool tty);
 
+/*
+ * report's and stat's progress while they read: bytes and events so far and
+ * the time left, on stderr when it is a terminal and reading takes over a
+ * second (RINGCAP_PROGRESS_AFTER_MS, for the tests), redrawn a few times a
+ * second and erased at the end. read_progress_start() installs it on each
+ * reader of the set (rc_reader__on_chunk()); read_progress_end() erases it.
+ */
+struct read_progress {
+	const struct rc_set *set;
+	bool on, shown;
+	uint64_t total; /* bytes of the files; 0: not known (a pipe) */
+	uint64_t events;
+	uint64_t t0, after, next; /* CLOCK_MONOTONIC ns */
+};
+void read_progress_start(struct read_progress *p, struct rc_set *set);
+void read_progress_end(struct read_progress *p);
+
 /* ---- scope: what to trace, shared by record and stat (scope.c) -------- */
 
 #define RC_DEFAULT_EVENTS     "syscalls,sched"

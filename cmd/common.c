@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What every subcommand shares: verbosity, logging, sizes. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cmd.h"
@@ -35,10 +38,22 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 
 const struct argp common_argp = { .options = common_opts, .parser = parse_common };
 
+/* the progress line shown, erased before a message (read_progress_start()) */
+static struct read_progress *progress_shown;
+
+static void progress_erase(void)
+{
+	if (progress_shown && progress_shown->shown) {
+		status_clear(true);
+		progress_shown->shown = false;
+	}
+}
+
 void say(const char *fmt, ...)
 {
 	va_list ap;
 
+	progress_erase();
 	fputs("ringcap: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -49,6 +64,7 @@ static int print_ringcap(enum rc_print_level level, const char *fmt, va_list ap)
 {
 	if ((int)level > verbosity)
 		return 0;
+	progress_erase();
 	fputs("ringcap: ", stderr);
 	return vfprintf(stderr, fmt, ap);
 }
@@ -169,4 +185,89 @@ void raise_nofile(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl); /* best effort: the set says EMFILE if short */
 	}
+}
+
+#define PROGRESS_AFTER_NS   1000000000ull /* shown when reading takes longer */
+#define PROGRESS_REFRESH_NS 250000000ull  /* then redrawn this often */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void progress_chunk(void *ctx, const struct rc_reader *r, uint64_t records)
+{
+	struct read_progress *p = ctx;
+	uint64_t now, done = 0, left;
+	char b[32], t[32], eta[48] = "";
+	size_t i, n;
+	double el;
+
+	p->events += records;
+	now = now_ns();
+	if (now < p->next)
+		return;
+	p->next = now + PROGRESS_REFRESH_NS;
+	n = rc_set__nfiles(p->set);
+	for (i = 0; i < n; i++)
+		done += rc_reader__offset(rc_set__reader(p->set, i));
+	el = (now - p->t0) / 1e9;
+	if (p->total && done && done < p->total) {
+		left = (uint64_t)(el * (p->total - done) / done + 0.5);
+		snprintf(eta, sizeof(eta), ", %" PRIu64 ":%02" PRIu64 " left", left / 60, left % 60);
+	}
+	if (p->total)
+		status_line(true, "reading: %s of %s (%.0f%%), %" PRIu64 " events%s",
+			    human_bytes(done, b, sizeof(b)), human_bytes(p->total, t, sizeof(t)),
+			    done < p->total ? 100.0 * done / p->total : 100.0, p->events, eta);
+	else
+		status_line(true, "reading: %s, %" PRIu64 " events", human_bytes(done, b, sizeof(b)),
+			    p->events);
+	p->shown = true;
+	progress_shown = p;
+}
+
+void read_progress_start(struct read_progress *p, struct rc_set *set)
+{
+	const char *env = getenv("RINGCAP_PROGRESS_AFTER_MS");
+	size_t i, n = rc_set__nfiles(set);
+	struct stat st;
+	long ms;
+
+	*p = (struct read_progress){ .set = set, .on = isatty(STDERR_FILENO) };
+	if (!p->on)
+		return;
+	p->t0 = now_ns();
+	p->after = PROGRESS_AFTER_NS;
+	if (env && parse_long(env, 0, 3600000, &ms))
+		p->after = ms * 1000000ull;
+	p->next = p->t0 + p->after;
+	for (i = 0; i < n; i++) {
+		const char *path = rc_set__path(set, i);
+
+		/* a pipe's size is not known: no share, no time left */
+		if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode)) {
+			p->total = 0;
+			break;
+		}
+		p->total += st.st_size;
+	}
+	for (i = 0; i < n; i++)
+		rc_reader__on_chunk(rc_set__reader(set, i), progress_chunk, p);
+}
+
+void read_progress_end(struct read_progress *p)
+{
+	size_t i, n;
+
+	if (!p->on)
+		return;
+	n = rc_set__nfiles(p->set);
+	for (i = 0; i < n; i++)
+		rc_reader__on_chunk(rc_set__reader(p->set, i), NULL, NULL);
+	progress_erase();
+	progress_shown = NULL;
 }

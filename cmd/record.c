@@ -17,6 +17,7 @@
 #define DEFAULT_OUTPUT	"ringcap.rcap"
 #define PROGRESS_S	0.5
 #define RECORD_EXIT_CUT 2 /* a full disk or the file size limit cut the file: EXIT STATUS */
+#define RECORD_EXIT_EARLY 3 /* --min-free, or no room for the next file, stopped it: EXIT STATUS */
 
 enum {
 	OPT_PROGRESS = 256,
@@ -105,9 +106,11 @@ static const struct argp_option opts[] = {
 	  "besides any -e events; like perf record -F" },
 	{ "count", 'c', "PERIOD", 0,
 	  "Sample every PERIOD events instead (cycles; ns of cpu-clock)" },
-	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0,
-	  "Take each sample's kernel and user stack: fp, by frame pointers; dwarf, the user "
-	  "stack unwound by its CFI from SIZE bytes copied (default 8192)" },
+	/* argument names short enough for the description's column, as the others' */
+	{ "call-graph", OPT_CALL_GRAPH, "MODE", 0,
+	  "Take each sample's kernel and user stack; MODE: fp, by frame pointers, or "
+	  "dwarf[,SIZE], the user stack unwound by its CFI from SIZE bytes copied (default "
+	  "8192)" },
 	{ NULL, 'g', NULL, 0, "The same as --call-graph=fp" },
 	{ "srclines", OPT_SRCLINES, NULL, 0,
 	  "With stacks: give user frames their source file:line and the functions inlined "
@@ -117,10 +120,10 @@ static const struct argp_option opts[] = {
 	{ "debuginfod", OPT_DEBUGINFOD, "URLS", OPTION_ARG_OPTIONAL,
 	  "Ask debuginfod servers (URLS, else $DEBUGINFOD_URLS) for the debug files of stripped "
 	  "programs that are not found locally, while recording" },
-	{ "switch-output", OPT_SWITCH_OUTPUT, "SIZE|TIME|signal", OPTION_ARG_OPTIONAL,
-	  "Write a sequence of files, -o FILE the prefix of their names: a new one each SIZE "
-	  "bytes (100M, 1G), each TIME (30s, 10m, 1h, 1d), or at each SIGUSR2 (signal, the "
-	  "default)" },
+	{ "switch-output", OPT_SWITCH_OUTPUT, "WHEN", OPTION_ARG_OPTIONAL,
+	  "Write a sequence of files, -o FILE the prefix of their names; WHEN: a new one each "
+	  "SIZE bytes (100M, 1G), each TIME (30s, 10m, 1h, 1d), or at each SIGUSR2 (signal, "
+	  "the default)" },
 	{ "switch-max-files", OPT_SWITCH_MAX_FILES, "N", 0,
 	  "With --switch-output: keep the newest N files of the run, deleting older ones" },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0,
@@ -910,6 +913,14 @@ int cmd_record(int argc, char **argv)
 		workload_say_status(&wl, env.quiet);
 		if (!env.quiet)
 			print_summary(s, env.output);
+		/*
+		 * The files are complete, but the capture ended before it was
+		 * asked to, the command killed: a script has to be able to tell.
+		 * --max-size is the cap the user asked for: 0.
+		 */
+		if (how == CAPTURE_LIMIT && (rc_session__limit_why(s) == RC_LIMIT_MIN_FREE ||
+					     rc_session__limit_why(s) == RC_LIMIT_NO_FILE))
+			err = RECORD_EXIT_EARLY;
 	}
 out:
 	workload_end(&wl);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "cmd.h"
 #include "decode/auxsum.h"
 
@@ -546,11 +547,9 @@ struct src {
 	struct rc_filter filter;
 	struct rc_profile prof;
 	struct rc_profile_src ps;
-	const struct rc_event_desc *stack_ev;
+	struct rc_keep keep; /* of @filter and @view, a stack record with its event */
 	const struct rc_field *dur; /* syscall's duration, for --hist syscall */
 	uint16_t syscall_id;
-	struct rc_rec_hdr prev;
-	bool kept;
 	uint32_t idx; /* of the file in the set */
 };
 
@@ -598,7 +597,9 @@ static void src_init(struct src *src, const struct rc_meta *m, const struct rc_r
 	src->view.start_ts = t0;
 	src->dur = rc_event__field(ev, "duration");
 	src->syscall_id = ev ? ev->id : 0;
-	src->stack_ev = rc_schema__event_by_name(m->schema, "stack");
+	src->keep = (struct rc_keep){ .filter = &src->filter,
+				      .view = &src->view,
+				      .stack_ev = rc_schema__event_by_name(m->schema, "stack") };
 	src->ps = (struct rc_profile_src){ .r = r, .p = &src->prof };
 }
 
@@ -757,232 +758,11 @@ static void analysis_free(struct analysis *a, struct src *srcs, size_t n)
 	free(a->ps);
 }
 
-/*
- * Whether a record is kept: an event's stack record goes with its event,
- * the record before it of the same time, thread and CPU in its file, kept
- * when that was (or when the filter names "stack" itself).
- */
-static bool keep_record(struct src *src, const struct rc_rec_hdr *rec)
+/* -j: record --bpf's raw events met on the threads, said once a type as on one */
+static void par_raw(void *ctx, const struct rc_meta *m, uint16_t type)
 {
-	bool is_stack = src->stack_ev && rec->type == src->stack_ev->id;
-	bool keep = is_stack ? (src->kept && rec->ts == src->prev.ts && rec->tid == src->prev.tid &&
-				rec->cpu == src->prev.cpu) ||
-				   rc_filter__match(&src->filter, &src->view, rec)
-			     : rc_filter__match(&src->filter, &src->view, rec);
-
-	src->kept = keep && !is_stack;
-	src->prev = *rec;
-	return keep;
+	warn_raw(m, type);
 }
-
-/* ---- -j: chunks decoded on several threads (output/pipeline.h) -------- */
-
-#define PAR_RAW_TYPES 8
-
-/* A chunk in flight: what its records gave, taken in file order. */
-struct par_slot {
-	struct rc_strbuf out;	 /* its events, formatted */
-	struct rc_summary sum;	 /* --summary */
-	struct rc_profile prof;	 /* --summary, folded, flamegraph */
-	struct rc_strbuf head;	 /* a stack record first: its event is the chunk before's */
-	struct rc_rec_hdr last;	 /* its last record, and whether it was kept, */
-	bool last_kept;		 /* for the next chunk's first */
-	uint16_t raw[PAR_RAW_TYPES]; /* record --bpf's raw events met, first met first */
-	size_t nraw;
-	bool more_raw; /* more of them: warned on the calling thread */
-};
-
-struct par {
-	struct src *src;	/* the file's, on the calling thread */
-	struct analysis *a;
-	struct rc_output *out;	/* the calling thread's: a chunk's head record */
-	const struct rc_meta **views;
-	bool analysing, hosts;
-};
-
-/* A worker: its copy of the file's filter state, its own output. */
-struct par_worker {
-	struct par *par;
-	struct src src;
-	struct rc_output *out;
-	FILE *f;
-	struct rc_strbuf *to; /* where the output's bytes go; NULL: dropped */
-};
-
-static ssize_t par_write(void *cookie, const char *buf, size_t len)
-{
-	struct par_worker *w = cookie;
-
-	if (w->to && rc_strbuf__append(w->to, buf, len))
-		return 0; /* ENOMEM: a write error */
-	return len;
-}
-
-static void *par_worker_new(void *ctx)
-{
-	static const cookie_io_functions_t io = { .write = par_write };
-	struct par *par = ctx;
-	struct par_worker *w = calloc(1, sizeof(*w));
-
-	if (!w)
-		return NULL;
-	w->par = par;
-	w->src = *par->src; /* the filter is only read: shared */
-	w->src.prof = (struct rc_profile){};
-	if (par->analysing)
-		return w;
-	w->f = fopencookie(w, "w", io);
-	if (!w->f)
-		goto fail;
-	setvbuf(w->f, NULL, _IONBF, 0);
-	w->out = rc_output__new(env.format, w->f, par->views, 1, env.wall ? RC_FMT_WALL : 0,
-				par->hosts);
-	/* what the format writes first is the calling thread's to write: dropped */
-	if (!w->out || rc_output__flush(w->out))
-		goto fail;
-	return w;
-fail:
-	rc_output__free(w->out);
-	if (w->f)
-		fclose(w->f);
-	free(w);
-	return NULL;
-}
-
-static void par_worker_free(void *p)
-{
-	struct par_worker *w = p;
-
-	rc_output__free(w->out);
-	if (w->f)
-		fclose(w->f);
-	free(w);
-}
-
-static void *par_slot_new(void *ctx)
-{
-	return calloc(1, sizeof(struct par_slot));
-}
-
-static void par_slot_free(void *p)
-{
-	struct par_slot *s = p;
-
-	rc_strbuf__free(&s->out);
-	rc_strbuf__free(&s->head);
-	rc_summary__free(&s->sum);
-	rc_profile__free(&s->prof);
-	free(s);
-}
-
-static void par_note_raw(struct par_slot *s, uint16_t type)
-{
-	size_t i;
-
-	for (i = 0; i < s->nraw; i++)
-		if (s->raw[i] == type)
-			return;
-	if (s->nraw < PAR_RAW_TYPES)
-		s->raw[s->nraw++] = type;
-	else
-		s->more_raw = true;
-}
-
-/* On a worker: a chunk's records, filtered, formatted or counted into its slot. */
-static int par_work(void *wp, void *sp, const unsigned char *raw, size_t len)
-{
-	struct par_worker *w = wp;
-	struct par_slot *s = sp;
-	struct src *src = &w->src;
-	size_t pos;
-	int err = 0;
-
-	s->out.len = s->head.len = s->nraw = 0;
-	s->more_raw = false;
-	rc_summary__free(&s->sum);
-	rc_profile__free(&s->prof);
-	w->to = &s->out;
-	for (pos = 0; pos < len && !err; pos += ((const struct rc_rec_hdr *)(raw + pos))->size) {
-		const struct rc_rec_hdr *rec = (const void *)(raw + pos);
-
-		if (!pos && src->stack_ev && rec->type == src->stack_ev->id) {
-			/* kept with its event, the record before: the calling thread's */
-			err = rc_strbuf__append(&s->head, rec, rec->size);
-			src->prev = *rec;
-			src->kept = false;
-			continue;
-		}
-		if (!keep_record(src, rec))
-			continue;
-		if (rec->type >= RC_FIRST_DYN_ID)
-			par_note_raw(s, rec->type);
-		if (!w->par->analysing)
-			err = rc_output__event(w->out, 0, rec);
-		else if (env.profile)
-			err = rc_profile__add(&s->prof, &src->view, rec);
-		else
-			err = rc_summary__add(&s->sum, &src->view, rec)
-				  ?: rc_profile__add(&s->prof, &src->view, rec);
-	}
-	s->last = src->prev;
-	s->last_kept = src->kept;
-	if (!err && w->out)
-		err = rc_output__flush(w->out);
-	w->to = NULL;
-	return err;
-}
-
-/* On the calling thread, in file order: a chunk's output written, its counts added. */
-static int par_emit(void *ctx, void *sp)
-{
-	struct par *par = ctx;
-	struct par_slot *s = sp;
-	struct src *src = par->src;
-	const struct rc_rec_hdr *head = (const void *)s->head.buf;
-	size_t i;
-	int err = 0;
-
-	if (s->head.len && keep_record(src, head)) {
-		if (head->type >= RC_FIRST_DYN_ID)
-			warn_raw(&src->view, head->type);
-		err = par->analysing ? analyse(par->a, src, head)
-				     : rc_output__event(par->out, 0, head) ?: rc_output__flush(par->out);
-	}
-	for (i = 0; i < s->nraw; i++)
-		warn_raw(&src->view, s->raw[i]);
-	if (s->more_raw)
-		for (i = RC_FIRST_DYN_ID; i <= RC_MAX_EVENT_ID_API; i++)
-			if (rc_schema__event(src->view.schema, i))
-				warn_raw(&src->view, i);
-	if (err)
-		return err;
-	/* a chunk out before the next is read, as rc_reader__buffered() has it */
-	if (s->out.len && (fwrite(s->out.buf, 1, s->out.len, stdout) != s->out.len || fflush(stdout)))
-		return -EIO;
-	if (par->analysing) {
-		err = rc_profile__merge(&src->prof, &s->prof);
-		if (!err && env.summary)
-			err = rc_summary__merge(&par->a->sum, &s->sum);
-	}
-	src->prev = s->last;
-	src->kept = s->last_kept;
-	return err;
-}
-
-static int par_flush(void *ctx)
-{
-	return fflush(stdout) ? -EIO : 0;
-}
-
-static const struct rc_pipeline_ops par_ops = {
-	.worker_new = par_worker_new,
-	.worker_free = par_worker_free,
-	.slot_new = par_slot_new,
-	.slot_free = par_slot_free,
-	.work = par_work,
-	.emit = par_emit,
-	.flush = par_flush,
-};
 
 /* -j's threads: the CPUs this process may run on, unless given. */
 static unsigned int jobs(void)
@@ -1001,7 +781,7 @@ static unsigned int jobs(void)
 /*
  * Whether the records can go through threads: one file, read whole
  * chunks at a time, into a format or a count that keeps no state from
- * record to record but the stack record's event (par_slot.head).
+ * record to record but the stack record's event (output/parallel.h).
  */
 static bool par_fits(const struct rc_set *set, size_t n)
 {
@@ -1028,6 +808,7 @@ int cmd_report(int argc, char **argv)
 	const struct rc_meta **views = NULL;
 	struct rc_output *out = NULL;
 	const struct rc_rec_hdr *rec;
+	struct read_progress prog = {};
 	struct analysis a = {};
 	struct src *srcs = NULL;
 	struct rc_set *set;
@@ -1084,6 +865,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	rc_set__set_range(set, since, until);
 	analysing = env.summary || env.hist || env.profile || env.aux;
+	/* not between events going to the same terminal: they show how far it got */
+	if (analysing || !isatty(STDOUT_FILENO))
+		read_progress_start(&prog, set);
 	a.aux.dump_dir = env.aux_dump;
 	for (i = 0; env.aux && i < n; i++)
 		rc_reader__on_aux(rc_set__reader(set, i), rc_aux_sum__chunk, &a.aux);
@@ -1100,21 +884,30 @@ int cmd_report(int argc, char **argv)
 	}
 	threads = jobs();
 	if (threads > 1 && par_fits(set, n)) {
-		struct par par = { .src = &srcs[0],
-				   .a = &a,
-				   .out = out,
-				   .views = views,
-				   .analysing = analysing,
-				   .hosts = rc_set__by_wall(set) };
+		struct rc_parallel par = {
+			.r = rc_set__reader(set, 0),
+			.threads = threads,
+			.keep = &srcs[0].keep,
+			.out = out,
+			.format = env.format,
+			.views = views,
+			.fmt_flags = env.wall ? RC_FMT_WALL : 0,
+			.hosts = rc_set__by_wall(set),
+			.to = stdout,
+			/* as analyse(): a profile alone, or the summary and its functions */
+			.sum = env.profile ? NULL : &a.sum,
+			.prof = &srcs[0].prof,
+			.raw = par_raw,
+		};
 
 		/* what the format writes first, before the workers' chunks */
 		err = out ? rc_output__flush(out) : 0;
-		err = err ?: rc_pipeline__run(rc_set__reader(set, 0), threads, &par_ops, &par);
+		err = err ?: rc_parallel__run(&par);
 		f = 0;
 		threads = 0; /* done: no record left for the loop below */
 	}
 	while (threads && (err = rc_set__next(set, &rec, &f)) > 0) {
-		if (!keep_record(&srcs[f], rec))
+		if (!rc_keep__record(&srcs[f].keep, rec))
 			continue;
 		if (rec->type >= RC_FIRST_DYN_ID)
 			warn_raw(&srcs[f].view, rec->type);
@@ -1128,6 +921,7 @@ int cmd_report(int argc, char **argv)
 		if (err)
 			break;
 	}
+	read_progress_end(&prog);
 	/* what was decoded before an error is output too, then the error */
 	if (out && (err >= 0 || !ferror(stdout))) {
 		int e = rc_output__end(out);

@@ -617,6 +617,7 @@ static int read_file(struct rc_set *set, size_t i, struct rc_ledger_file *f)
 
 static int stat_files(void)
 {
+	struct read_progress prog = {};
 	struct rc_ledger_file *fv = NULL;
 	struct rc_ledger_file sum = {};
 	struct rc_stats sum_st;
@@ -636,8 +637,10 @@ static int stat_files(void)
 		err = -ENOMEM;
 		goto out;
 	}
+	read_progress_start(&prog, set);
 	for (i = 0; !err && i < n; i++)
 		err = read_file(set, i, &fv[i]);
+	read_progress_end(&prog);
 	err = err ?: rc_ledger__gaps(fv, n, &gaps, &ngaps);
 	if (err)
 		goto out;

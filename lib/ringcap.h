@@ -49,5 +49,6 @@
 #include "output/pprof.h"
 #include "output/prom.h"
 #include "output/pipeline.h"
+#include "output/parallel.h"
 
 #endif /* RINGCAP_H */

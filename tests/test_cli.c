@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Bad input to the command line: one clear line, a non-zero exit, no file left. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "capture_util.h"
 #include "format/format.h"
@@ -252,6 +255,32 @@ void test_cli_errors(void)
 		}
 		run_free(&fr);
 	}
+	/*
+	 * A missing file: named once, with the cause, in one line (it was
+	 * "failed to open" and then "failed to read"), by report and stat.
+	 */
+	if (test__start_subtest("missing_file")) {
+		static const char *const cmds[] = { "report", "stat" };
+		const char *gone = tmpfile_path("gone.rcap");
+		size_t i;
+
+		for (i = 0; i < 2; i++) {
+			if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, (char *)cmds[i], (char *)gone,
+								NULL },
+					       30000),
+				      1, cmds[i])) {
+				ASSERT_HAS(r.err, "No such file or directory", "the cause");
+				ASSERT_TRUE(strstr(r.err, gone) &&
+						!strstr(strstr(r.err, gone) + 1, gone),
+					    "the file named once");
+				ASSERT_TRUE(*r.err && strchr(r.err, '\n') ==
+							  r.err + strlen(r.err) - 1,
+					    "one line");
+				ASSERT_STREQ(r.out, "", "nothing on stdout");
+			}
+			run_free(&r);
+		}
+	}
 	/* cut two thirds into what follows the header: some chunks are whole */
 	if (test__start_subtest("report_truncated") &&
 	    ASSERT_OK(make_capture(&mc, 500, 4096), "capture") &&
@@ -321,6 +350,199 @@ void test_cli_help_documented(void)
 		free(page.buf);
 		page.buf = NULL;
 	}
+}
+
+/*
+ * --help lays every option out as argp does when its name and argument fit
+ * before the descriptions' column (29, argp's opt-doc-col): the description
+ * starts on the option's line. "--call-graph=fp|dwarf[,SIZE]" did not fit:
+ * it stood alone on a line, further in, its description at column 0.
+ */
+void test_cli_help_layout(void)
+{
+	static const char *const cmds[] = { "record", "report", "stat" };
+	struct run r = {};
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *line, *nl;
+		int nopts = 0;
+
+		if (!test__start_subtest(cmds[i]))
+			continue;
+		/* argp's layout, whatever the environment asks */
+		unsetenv("ARGP_HELP_FMT");
+		if (!ASSERT_EQ(run_sync(&r, (char *[]){ (char *)bin("ringcap"), (char *)cmds[i],
+							"--help", NULL },
+					10000),
+			       0, "--help"))
+			goto next;
+		for (line = r.out; *line; line = *nl ? nl + 1 : nl) {
+			size_t len, ind, j;
+			bool doc = false;
+
+			nl = strchrnul(line, '\n');
+			len = nl - line;
+			ind = strspn(line, " ");
+			/* an option, not a description's line that starts with one */
+			if (ind >= len || line[ind] != '-' || ind == 29)
+				continue;
+			nopts++;
+			for (j = 29; j < len && ind < 29; j++)
+				doc |= line[j - 1] == ' ' && line[j] != ' ';
+			if (!ASSERT_TRUE(doc, "the option's description on its line"))
+				fprintf(stderr, "    %.*s\n", (int)len, line);
+		}
+		ASSERT_TRUE(nopts > 0, "options found");
+	next:
+		run_free(&r);
+	}
+}
+
+/* The last occurrence of @needle in @s, or NULL. */
+static char *last_of(char *s, const char *needle)
+{
+	char *p, *last = NULL;
+
+	for (p = s; (p = strstr(p, needle)); p++)
+		last = p;
+	return last;
+}
+
+/*
+ * @argv run with stderr a pseudo-terminal, stdout into @out: what the
+ * terminal got into *@tty (to free); the exit status, or -1.
+ */
+static int run_tty_stderr(char *const argv[], const char *out, char **tty)
+{
+	int master = -1, slave = -1, status = 0;
+	size_t len = 0, cap = 0;
+	char buf[4096];
+	ssize_t n;
+	pid_t pid;
+
+	*tty = NULL;
+	if (openpty(&master, &slave, NULL, NULL, NULL))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(master);
+		close(slave);
+		return -1;
+	}
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int null = open("/dev/null", O_RDONLY);
+
+		if (fd < 0 || null < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 ||
+		    dup2(slave, 2) < 0)
+			_exit(126);
+		close(master);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(slave);
+	/* until the last writer closes the terminal: EIO */
+	while ((n = read(master, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
+		if (n <= 0)
+			continue;
+		if (len + n + 1 > cap) {
+			char *p = realloc(*tty, cap = (len + n + 1) * 2);
+
+			if (!p)
+				break;
+			*tty = p;
+		}
+		memcpy(*tty + len, buf, n);
+		len += n;
+	}
+	if (!*tty)
+		*tty = calloc(1, 1);
+	else
+		(*tty)[len] = '\0';
+	close(master);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * report and stat show how far they read on a terminal (stderr), when it
+ * takes over a second (RINGCAP_PROGRESS_AFTER_MS=0 here, the tests'
+ * knob): bytes and events so far, erased at the end; never on a pipe; and
+ * stdout is the same either way. A file read in well under a second
+ * shows none with the default threshold.
+ */
+void test_cli_progress(void)
+{
+	const char *erase = "\r\033[K";
+	const char *cap = tmpfile_path("prog.rcap"), *out = tmpfile_path("prog.out");
+	char *rc = (char *)bin("ringcap"), *tty = NULL;
+	char *const cmds[][5] = {
+		{ rc, "report", (char *)cap, NULL },
+		{ rc, "report", "-j", "1", (char *)cap },
+		{ rc, "report", "--summary", (char *)cap, NULL },
+		{ rc, "stat", (char *)cap, NULL },
+	};
+	const char *const names[] = { "report", "report_j1", "summary", "stat" };
+	struct mem_capture mc = {}, got = {};
+	struct run r = {};
+	size_t i;
+
+	if (!ASSERT_OK(make_capture(&mc, 50000, 4096), "capture") ||
+	    !ASSERT_TRUE(write_file(cap, mc.buf, mc.len), "write"))
+		goto out;
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *argv[6] = {};
+
+		if (!test__start_subtest(names[i]))
+			continue;
+		memcpy(argv, cmds[i], sizeof(cmds[i]));
+		setenv("RINGCAP_PROGRESS_AFTER_MS", "0", 1);
+		/* a pipe: none */
+		if (!ASSERT_EQ(run_sync(&r, argv, 60000), 0, "exit, on a pipe"))
+			goto next;
+		ASSERT_TRUE(!strstr(r.err, "reading") && !strchr(r.err, '\033') &&
+				    !strchr(r.err, '\r'),
+			    "no progress on a pipe");
+		/* a terminal: shown, then erased; stdout the same */
+		if (!ASSERT_EQ(run_tty_stderr(argv, out, &tty), 0, "exit, on a terminal"))
+			goto next;
+		ASSERT_HAS(tty, "reading: ", "progress shown");
+		ASSERT_HAS(tty, " events", "events counted");
+		ASSERT_HAS(tty, " of ", "the file's size");
+		/* erased: then what stderr says on a pipe too (the terminal's \r\n) */
+		if (ASSERT_OK_PTR(last_of(tty, erase), "erased")) {
+			char *rest = last_of(tty, erase) + strlen(erase), *w = rest;
+			const char *c;
+
+			for (c = rest; *c; c++)
+				if (!(c[0] == '\r' && c[1] == '\n'))
+					*w++ = *c;
+			*w = '\0';
+			ASSERT_TRUE(!strstr(rest, "reading"), "erased at the end");
+			ASSERT_STREQ(rest, r.err, "then stderr as on a pipe");
+		}
+		if (ASSERT_OK(slurp(out, &got), "stdout") &&
+		    ASSERT_EQ(got.len, strlen(r.out), "stdout's length the same"))
+			ASSERT_TRUE(!memcmp(got.buf, r.out, got.len), "stdout the same");
+		free(got.buf);
+		got.buf = NULL;
+		free(tty);
+		tty = NULL;
+		/* the default second: not reached on this file */
+		unsetenv("RINGCAP_PROGRESS_AFTER_MS");
+		if (ASSERT_EQ(run_tty_stderr(argv, out, &tty), 0, "exit, default threshold"))
+			ASSERT_TRUE(!strstr(tty, "reading"), "none under a second");
+	next:
+		unsetenv("RINGCAP_PROGRESS_AFTER_MS");
+		free(tty);
+		tty = NULL;
+		run_free(&r);
+	}
+out:
+	free(mc.buf);
+	tmpdir_cleanup();
 }
 
 /* ringcap-file(5) gives the version that files are written in. */

@@ -587,7 +587,8 @@ out:
 
 /*
  * --min-free on a small tmpfs: a clean stop, a complete file, before
- * ENOSPC. The floor is above the ring's size (16 MiB) and the writer's
+ * ENOSPC, and exit status 3 (ringcap-record(1), EXIT STATUS: the capture
+ * ended early, the command killed; not 1, a failure to start). The floor is above the ring's size (16 MiB) and the writer's
  * batches (9 MiB): what they get past the estimate is written too
  * (ringcap-record(1)).
  * Under ASan the storm fills the ring before the first read, and a floor
@@ -612,7 +613,7 @@ void test_rotate_min_free(void)
 				     "--no-compress", "--min-free=28M", "-o", (char *)out, "--",
 				     (char *)bin("rc_workload"), "getppid", "50000000", NULL },
 			 120000),
-		0, "record stops cleanly")) {
+		3, "record stops cleanly, with status 3")) {
 		fprintf(stderr, "%s", r.err);
 		goto out;
 	}
@@ -1011,7 +1012,8 @@ void test_rotate_limit_last(void)
 		usleep(5000);
 	}
 	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
-	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0")) {
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3,
+			 "exit 3, stopped early")) {
 		fprintf(stderr, "%s", r.err ? r.err : "");
 		goto out;
 	}
@@ -1167,7 +1169,8 @@ void test_rotate_min_free_held(void)
 	globfree(&g);
 	ASSERT_GE(fd, 0, "held open");
 	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
-	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0")) {
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3,
+			 "exit 3, stopped early")) {
 		fprintf(stderr, "%s", r.err ? r.err : "");
 		goto out;
 	}
@@ -1316,14 +1319,15 @@ void test_rotate_enospc_switch(void)
 	}
 	/*
 	 * Events read after a cut are in no file: said, and exit 2. A stop
-	 * at the next file's header with nothing read after it is a stop as
-	 * at a limit: exit 0 (ringcap-record(1), EXIT STATUS).
+	 * at the next file's header with nothing read after it is a stop
+	 * before the end asked for, the files complete: exit 3, as at
+	 * --min-free (ringcap-record(1), EXIT STATUS).
 	 */
 	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
 	    !ASSERT_TRUE(WIFEXITED(r.status) &&
 			     WEXITSTATUS(r.status) ==
-				 (r.err && strstr(r.err, "read after the cut") ? 2 : 0),
-			 "exit 2 for a cut file, 0 for a stop at a header")) {
+				 (r.err && strstr(r.err, "read after the cut") ? 2 : 3),
+			 "exit 2 for a cut file, 3 for a stop at a header")) {
 		fprintf(stderr, "%s", r.err ? r.err : "");
 		goto out;
 	}

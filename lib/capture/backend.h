@@ -88,7 +88,7 @@ static inline int rc_wait_ms(const struct rc_record_opts *o, uint64_t now, uint6
  *	(atomic): the drain returns after its read
  * @switch_raw: @queued_raw when the last switch was asked: what the drain
  *	handed since went to the newest file
- * @limit: RC_LIMIT_* (atomic): a cap was reached, the capture is to stop;
+ * @limit: RC_LIMIT_* (capture/session.h; atomic): a cap was reached, the capture is to stop;
  *	@limit_msg says which, written before @limit is set
  * @limit_claim: 1 once a thread won the right to write @limit_msg (atomic)
  * @nrec_base: records of the files ended (the writing thread's)
@@ -141,12 +141,6 @@ struct rc_capture {
 
 /* Bytes a file takes besides its records' chunks: counters, trailer, end. */
 #define RC_STATS_ROOM (64u << 10)
-
-/* rc_capture.limit: why the capture is to stop */
-#define RC_LIMIT_MAX_SIZE 1 /* --max-size without rotation: the file reached it */
-#define RC_LIMIT_MIN_FREE 2 /* --min-free: the file system is nearly full */
-#define RC_LIMIT_NO_FILE  3 /* the next file could not be made */
-#define RC_LIMIT_NO_SPACE 4 /* a write met a full disk: the file was cut back and ended */
 
 /**
  * struct rc_backend_ops - what a backend does, called by the engine

@@ -106,6 +106,11 @@ const char *rc_session__limit(const struct rc_session *s)
 	return __atomic_load_n(&s->c->limit, __ATOMIC_ACQUIRE) ? s->c->limit_msg : NULL;
 }
 
+int rc_session__limit_why(const struct rc_session *s)
+{
+	return __atomic_load_n(&s->c->limit, __ATOMIC_ACQUIRE);
+}
+
 uint32_t rc_session__files(const struct rc_session *s, const char **first, const char **last)
 {
 	const struct rc_rotor *r = &s->c->rot;

@@ -402,6 +402,21 @@ int rc_session__switch(struct rc_session *s);
  */
 const char *rc_session__limit(const struct rc_session *s);
 
+/* rc_session__limit_why(): why the capture is to stop */
+#define RC_LIMIT_MAX_SIZE 1 /* --max-size without rotation: the file reached it */
+#define RC_LIMIT_MIN_FREE 2 /* --min-free: the file system is nearly full */
+#define RC_LIMIT_NO_FILE  3 /* the next file could not be made */
+#define RC_LIMIT_NO_SPACE 4 /* a write met a full disk: the file was cut back and ended */
+
+/**
+ * rc_session__limit_why() - which cap stopped the capture
+ * @s: the session
+ *
+ * Return: RC_LIMIT_*, the cap rc_session__limit() describes; 0 while none
+ * is reached.
+ */
+int rc_session__limit_why(const struct rc_session *s);
+
 /**
  * rc_session__files() - the files of the run so far
  * @s: the session, stopped: the names are the writing thread's until then

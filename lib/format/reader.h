@@ -93,6 +93,20 @@ int rc_reader__next(struct rc_reader *r, const struct rc_rec_hdr **rec);
  */
 void rc_reader__on_aux(struct rc_reader *r, rc_aux_fn fn, void *ctx);
 
+/* rc_reader__on_chunk()'s callback: a chunk of @records records was read */
+typedef void (*rc_chunk_fn)(void *ctx, const struct rc_reader *r, uint64_t records);
+
+/**
+ * rc_reader__on_chunk() - have each good chunk read told to a callback
+ * @r: the reader
+ * @fn: called, on the reading thread, after each chunk rc_reader__next()
+ *	decompressed and checked, or rc_reader__settle() settled as good,
+ *	with its count of records; NULL: none. For a progress line: it is
+ *	not called for chunks passed over.
+ * @ctx: @fn's
+ */
+void rc_reader__on_chunk(struct rc_reader *r, rc_chunk_fn fn, void *ctx);
+
 /**
  * rc_reader__set_range() - read only the chunks that can hold a time range
  * @r: the reader

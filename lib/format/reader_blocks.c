@@ -272,6 +272,8 @@ int rc_rd__load_chunk(struct rc_reader *r, uint64_t off)
 		return err;
 	r->nchunks++;
 	r->raw_bytes += r->dec.raw.len;
+	if (r->chunk_fn)
+		r->chunk_fn(r->chunk_ctx, r, dc.nrec);
 	return 0;
 }
 
@@ -328,6 +330,8 @@ int rc_reader__settle(struct rc_reader *r, const struct rc_packed_chunk *c, bool
 		r->nrec += c->nrec;
 		r->raw_bytes += c->raw_size;
 		r->last_ts = last_ts > r->last_ts ? last_ts : r->last_ts;
+		if (r->chunk_fn)
+			r->chunk_fn(r->chunk_ctx, r, c->nrec);
 	}
 	return err ?: rc_rd__flush_deferred(r);
 }
@@ -377,6 +381,12 @@ void rc_reader__on_aux(struct rc_reader *r, rc_aux_fn fn, void *ctx)
 {
 	r->aux_fn = fn;
 	r->aux_ctx = ctx;
+}
+
+void rc_reader__on_chunk(struct rc_reader *r, rc_chunk_fn fn, void *ctx)
+{
+	r->chunk_fn = fn;
+	r->chunk_ctx = ctx;
 }
 
 int rc_rd__load_lines(struct rc_reader *r, uint64_t off)

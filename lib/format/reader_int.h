@@ -78,6 +78,8 @@ struct rc_reader {
 	struct rc_stacktab stacks;
 	rc_aux_fn aux_fn; /* rc_reader__on_aux() */
 	void *aux_ctx;
+	rc_chunk_fn chunk_fn; /* rc_reader__on_chunk() */
+	void *chunk_ctx;
 };
 
 /* reader.c: reading the input */
