@@ -22,7 +22,17 @@ O ?= $(if $(CROSS),build-$(ARCH),build)
 OUTPUT := $(abspath $(O))
 PREFIX ?= /usr/local
 DESTDIR ?=
-VERSION := 0.1.0
+# The one version: --version, the man pages, the package (NEWS says what each added)
+VERSION := 0.2.0
+# git describe of the source tree when it is a git checkout of its own
+# (not a tarball unpacked inside another repository); RINGCAP_GIT= leaves it out
+ifeq ($(origin RINGCAP_GIT),undefined)
+RINGCAP_GIT := $(shell [ "$$(git -C '$(CURDIR)' rev-parse --show-toplevel 2>/dev/null)" = \
+	'$(CURDIR)' ] && git -C '$(CURDIR)' describe --tags --always --dirty 2>/dev/null)
+endif
+# the capture format's major.minor (lib/format/format.h), for --version
+RC_FORMAT := $(shell sed -n 's/^\#define RC_VERSION_MAJOR[ \t]*\([0-9]*\).*/\1/p' lib/format/format.h).$(shell \
+	sed -n 's/^\#define RC_VERSION_MINOR[ \t]*\([0-9]*\).*/\1/p' lib/format/format.h)
 
 ifneq ($(CROSS),)
 CROSS_COMPILE ?= $(MULTIARCH)-
@@ -104,7 +114,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode vmtest vmtest-all vmtest-ci
+.PHONY: FORCE static all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode vmtest vmtest-all vmtest-ci
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -199,6 +209,22 @@ $(OUTPUT)/cmd/%.o: cmd/%.c | $(OUTPUT)/cmd
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# What --version says of this build: rewritten only when it changes, so
+# that a new commit rebuilds version.o and no more.
+$(OUTPUT)/version.h: FORCE | $(OUTPUT)
+	$(Q)printf '%s\n' '#define RC_BUILD_VERSION "$(VERSION)"' '#define RC_BUILD_GIT "$(RINGCAP_GIT)"' \
+		'#define RC_BUILD_FORMAT "$(RC_FORMAT)"' > $@.tmp
+	$(Q)if cmp -s $@ $@.tmp; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(OUTPUT)/cmd/version.o $(OUTPUT)/tests/test_version.o: $(OUTPUT)/version.h
+
+# the version alone, for what shows it but not git describe (the man pages)
+$(OUTPUT)/VERSION: FORCE | $(OUTPUT)
+	$(Q)echo '$(VERSION)' > $@.tmp
+	$(Q)if cmp -s $@ $@.tmp; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+FORCE:
+
 $(OUTPUT)/ringcap: $(CMD_OBJS) $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
@@ -247,9 +273,11 @@ $(OUTPUT)/rc_prof_nofp: tests/profwork.c | $(OUTPUT)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -falign-loops=64 \
 		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static) $< -o $@
 
-$(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
+# :Version: is the fourth field of the page's .TH line (its footer)
+$(OUTPUT)/man/%: man/%.rst $(OUTPUT)/VERSION | $(OUTPUT)/man
 	$(call msg,MAN,$@)
-	$(Q)$(RST2MAN) --halt=warning $< > $@
+	$(Q)sed '/^:Manual section:/a :Version: ringcap $(VERSION)' $< > $@.rst
+	$(Q)$(RST2MAN) --halt=warning $@.rst > $@ && rm -f $@.rst
 
 man: $(MANS)
 
