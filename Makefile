@@ -5,6 +5,7 @@
 #   make check      build with ASan+UBSan in $(O)-san and run every test
 #   make vmtest     the kernel matrix: the guest tests on Debian's kernels, under qemu
 #   make ARCH=arm64 a static arm64 cross build in build-arm64 (vmtest too)
+#   make static     static ringcaps: x86-64 in build-static, arm64 in build-arm64
 #   make install    PREFIX=/usr/local DESTDIR= (and make uninstall)
 #   make V=1        show the commands
 
@@ -492,15 +493,49 @@ demo: $(OUTPUT)/ringcap
 	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap --summary
 	$(OUTPUT)/ringcap stat $(OUTPUT)/demo.rcap
 
+# make static: ringcap linked statically (glibc, libbpf, libelf, libdw,
+# zstd, zlib, xxhash: Debian's .a files), for the host's architecture in
+# STATIC_O and for arm64 in build-arm64 (the kernel matrix's cross build),
+# each released as a stripped copy named for its version and machine,
+# beside its SHA-256 (sha256sum -c in that directory checks it). What a
+# static build lacks (no dlopen() of libdebuginfod, no libipt) --version
+# and record --check say.
+STATIC_O ?= build-static
+static:
+	$(Q)$(MAKE) --no-print-directory O=$(STATIC_O) STATIC=1 $(abspath $(STATIC_O))/static-release
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 $(abspath build-arm64)/static-release
+
+MACHINE_x86 := x86_64
+MACHINE_arm64 := aarch64
+RELEASE := ringcap-$(VERSION)-$(or $(MACHINE_$(ARCH)),$(ARCH))-static
+STRIP := $(CROSS_COMPILE)strip
+$(OUTPUT)/static-release: $(OUTPUT)/ringcap
+	$(Q)file -L $< | grep -q 'statically linked' || \
+		{ echo "$<: not statically linked (make STATIC=1)" >&2; exit 1; }
+	$(call msg,STRIP,$(OUTPUT)/$(RELEASE))
+	$(Q)$(STRIP) -o $(OUTPUT)/$(RELEASE) $<
+	$(Q)cd $(OUTPUT) && sha256sum $(RELEASE) > $(RELEASE).sha256
+	$(Q)cd $(OUTPUT) && printf '  %-8s %s, %s bytes (%s unstripped)\n' SHA256 \
+		"$$(cut -d' ' -f1 $(RELEASE).sha256)" "$$(stat -c %s $(RELEASE))" "$$(stat -c %s ringcap)"
+	$(Q)file $(OUTPUT)/$(RELEASE) | sed 's/^/  /'
+
+# bash and zsh completion, where each shell looks for them
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+
 install: $(OUTPUT)/ringcap man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 0755 $(OUTPUT)/ringcap $(DESTDIR)$(PREFIX)/bin/ringcap
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 0644 completions/ringcap.bash $(DESTDIR)$(BASHCOMPDIR)/ringcap
+	install -m 0644 completions/_ringcap $(DESTDIR)$(ZSHCOMPDIR)/_ringcap
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ringcap \
+	rm -f $(DESTDIR)$(PREFIX)/bin/ringcap $(DESTDIR)$(BASHCOMPDIR)/ringcap \
+		$(DESTDIR)$(ZSHCOMPDIR)/_ringcap \
 		$(patsubst $(OUTPUT)/man/%.1,$(DESTDIR)$(PREFIX)/share/man/man1/%.1,$(filter %.1,$(MANS))) \
 		$(patsubst $(OUTPUT)/man/%.5,$(DESTDIR)$(PREFIX)/share/man/man5/%.5,$(filter %.5,$(MANS)))
 
