@@ -417,11 +417,14 @@ vmtest-all:
 	$(Q)$(MAKE) --no-print-directory vmtest VMTEST_SET=full
 	$(Q)$(MAKE) --no-print-directory vmtest ARCH=arm64 VMTEST_SET=full
 
-# CI's matrix: the x86 kernels and arm64's smoke set in one pool, two
+# CI's matrix: the x86 kernels, arm64's smoke set and the static x86
+# ringcap's guest (static-6.1: nothing but busybox and it) in one pool, two
 # guests at a time (scripts/deps.sh --vmtest --arm64 first).
 vmtest-ci: all
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 all
-	$(Q)VMTEST_ARM64_BUILD=build-arm64 VMTEST_SET=smoke scripts/vmtest.sh $(OUTPUT)
+	$(Q)$(MAKE) --no-print-directory O=$(STATIC_O) STATIC=1 $(abspath $(STATIC_O))/ringcap
+	$(Q)VMTEST_ARM64_BUILD=build-arm64 VMTEST_STATIC=$(STATIC_O)/ringcap VMTEST_SET=smoke \
+		scripts/vmtest.sh $(OUTPUT)
 
 $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 	$(call msg,CC,$@)

@@ -77,7 +77,7 @@ static const struct feature features[] = {
 	  "static build: no dlopen() of libdebuginfod.so.1; --debuginfod asks no server, debug "
 	  "files are looked for locally only" },
 	{ "intel-pt", HAS_LIBIPT,
-	  "built without libipt: report --aux counts no Intel PT packets (the AUX stream is "
+	  "built without libipt: report --aux gives no Intel PT packet summary (the AUX stream is "
 	  "still recorded, and --aux-dump writes it)" },
 };
 

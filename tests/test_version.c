@@ -117,8 +117,8 @@ void test_version_output(void)
 #endif
 #endif
 #ifndef HAVE_LIBIPT
-	LINE("without intel-pt: built without libipt: report --aux counts no Intel PT packets (the "
-	     "AUX stream is still recorded, and --aux-dump writes it)");
+	LINE("without intel-pt: built without libipt: report --aux gives no Intel PT packet summary "
+	     "(the AUX stream is still recorded, and --aux-dump writes it)");
 #endif
 	LINE("capture format: writes %d.%d, reads %d.0 and later", RC_VERSION_MAJOR,
 	     RC_VERSION_MINOR, RC_VERSION_MAJOR);
@@ -188,7 +188,7 @@ void test_version_check(void)
 #ifdef HAVE_LIBIPT
 		 "yes"
 #else
-		 "no: built without libipt: report --aux counts no Intel PT packets (the AUX "
+		 "no: built without libipt: report --aux gives no Intel PT packet summary (the AUX "
 		 "stream is still recorded, and --aux-dump writes it)"
 #endif
 	);
