@@ -65,7 +65,7 @@ static const char *line_at(const char *text, int n, char *buf, size_t len)
 
 void test_version_output(void)
 {
-	char version[64], want[256], got[256], runs[80], built[64];
+	char version[64], want[512], got[512], runs[80], built[64];
 	unsigned int xv = XXH_versionNumber();
 	struct run r = {};
 	int n = 0;
@@ -162,7 +162,7 @@ out:
 /* record --check ends with the build's features (root or not: the probes say what they can) */
 void test_version_check(void)
 {
-	char want[256], version[64];
+	char want[512], version[64];
 	struct run r = {};
 
 	if (!getenv("RINGCAP_SRCDIR")) {
