@@ -5,6 +5,7 @@
 #   make check      build with ASan+UBSan in $(O)-san and run every test
 #   make vmtest     the kernel matrix: the guest tests on Debian's kernels, under qemu
 #   make ARCH=arm64 a static arm64 cross build in build-arm64 (vmtest too)
+#   make static     static ringcaps: x86-64 in build-static, arm64 in build-arm64
 #   make install    PREFIX=/usr/local DESTDIR= (and make uninstall)
 #   make V=1        show the commands
 
@@ -22,7 +23,17 @@ O ?= $(if $(CROSS),build-$(ARCH),build)
 OUTPUT := $(abspath $(O))
 PREFIX ?= /usr/local
 DESTDIR ?=
-VERSION := 0.1.0
+# The one version: --version, the man pages, the package (NEWS says what each added)
+VERSION := 0.2.0
+# git describe of the source tree when it is a git checkout of its own
+# (not a tarball unpacked inside another repository); RINGCAP_GIT= leaves it out
+ifeq ($(origin RINGCAP_GIT),undefined)
+RINGCAP_GIT := $(shell [ "$$(git -C '$(CURDIR)' rev-parse --show-toplevel 2>/dev/null)" = \
+	'$(CURDIR)' ] && git -C '$(CURDIR)' describe --tags --always --dirty 2>/dev/null)
+endif
+# the capture format's major.minor (lib/format/format.h), for --version
+RC_FORMAT := $(shell sed -n 's/^\#define RC_VERSION_MAJOR[ \t]*\([0-9]*\).*/\1/p' lib/format/format.h).$(shell \
+	sed -n 's/^\#define RC_VERSION_MINOR[ \t]*\([0-9]*\).*/\1/p' lib/format/format.h)
 
 ifneq ($(CROSS),)
 CROSS_COMPILE ?= $(MULTIARCH)-
@@ -104,7 +115,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode vmtest vmtest-all vmtest-ci
+.PHONY: FORCE static all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode vmtest vmtest-all vmtest-ci
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -199,6 +210,22 @@ $(OUTPUT)/cmd/%.o: cmd/%.c | $(OUTPUT)/cmd
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# What --version says of this build: rewritten only when it changes, so
+# that a new commit rebuilds version.o and no more.
+$(OUTPUT)/version.h: FORCE | $(OUTPUT)
+	$(Q)printf '%s\n' '#define RC_BUILD_VERSION "$(VERSION)"' '#define RC_BUILD_GIT "$(RINGCAP_GIT)"' \
+		'#define RC_BUILD_FORMAT "$(RC_FORMAT)"' > $@.tmp
+	$(Q)if cmp -s $@ $@.tmp; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(OUTPUT)/cmd/version.o $(OUTPUT)/tests/test_version.o: $(OUTPUT)/version.h
+
+# the version alone, for what shows it but not git describe (the man pages)
+$(OUTPUT)/VERSION: FORCE | $(OUTPUT)
+	$(Q)echo '$(VERSION)' > $@.tmp
+	$(Q)if cmp -s $@ $@.tmp; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+FORCE:
+
 $(OUTPUT)/ringcap: $(CMD_OBJS) $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
@@ -247,9 +274,11 @@ $(OUTPUT)/rc_prof_nofp: tests/profwork.c | $(OUTPUT)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -falign-loops=64 \
 		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static) $< -o $@
 
-$(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
+# :Version: is the fourth field of the page's .TH line (its footer)
+$(OUTPUT)/man/%: man/%.rst $(OUTPUT)/VERSION | $(OUTPUT)/man
 	$(call msg,MAN,$@)
-	$(Q)$(RST2MAN) --halt=warning $< > $@
+	$(Q)sed '/^:Manual section:/a :Version: ringcap $(VERSION)' $< > $@.rst
+	$(Q)$(RST2MAN) --halt=warning $@.rst > $@ && rm -f $@.rst
 
 man: $(MANS)
 
@@ -388,11 +417,14 @@ vmtest-all:
 	$(Q)$(MAKE) --no-print-directory vmtest VMTEST_SET=full
 	$(Q)$(MAKE) --no-print-directory vmtest ARCH=arm64 VMTEST_SET=full
 
-# CI's matrix: the x86 kernels and arm64's smoke set in one pool, two
+# CI's matrix: the x86 kernels, arm64's smoke set and the static x86
+# ringcap's guest (static-6.1: nothing but busybox and it) in one pool, two
 # guests at a time (scripts/deps.sh --vmtest --arm64 first).
 vmtest-ci: all
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 all
-	$(Q)VMTEST_ARM64_BUILD=build-arm64 VMTEST_SET=smoke scripts/vmtest.sh $(OUTPUT)
+	$(Q)$(MAKE) --no-print-directory O=$(STATIC_O) STATIC=1 $(abspath $(STATIC_O))/ringcap
+	$(Q)VMTEST_ARM64_BUILD=build-arm64 VMTEST_STATIC=$(STATIC_O)/ringcap VMTEST_SET=smoke \
+		scripts/vmtest.sh $(OUTPUT)
 
 $(OUTPUT)/rc_load: tests/bench/load.c | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -465,15 +497,49 @@ demo: $(OUTPUT)/ringcap
 	$(OUTPUT)/ringcap report -i $(OUTPUT)/demo.rcap --summary
 	$(OUTPUT)/ringcap stat $(OUTPUT)/demo.rcap
 
+# make static: ringcap linked statically (glibc, libbpf, libelf, libdw,
+# zstd, zlib, xxhash: Debian's .a files), for the host's architecture in
+# STATIC_O and for arm64 in build-arm64 (the kernel matrix's cross build),
+# each released as a stripped copy named for its version and machine,
+# beside its SHA-256 (sha256sum -c in that directory checks it). What a
+# static build lacks (no dlopen() of libdebuginfod, no libipt) --version
+# and record --check say.
+STATIC_O ?= build-static
+static:
+	$(Q)$(MAKE) --no-print-directory O=$(STATIC_O) STATIC=1 $(abspath $(STATIC_O))/static-release
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 $(abspath build-arm64)/static-release
+
+MACHINE_x86 := x86_64
+MACHINE_arm64 := aarch64
+RELEASE := ringcap-$(VERSION)-$(or $(MACHINE_$(ARCH)),$(ARCH))-static
+STRIP := $(CROSS_COMPILE)strip
+$(OUTPUT)/static-release: $(OUTPUT)/ringcap
+	$(Q)file -L $< | grep -q 'statically linked' || \
+		{ echo "$<: not statically linked (make STATIC=1)" >&2; exit 1; }
+	$(call msg,STRIP,$(OUTPUT)/$(RELEASE))
+	$(Q)$(STRIP) -o $(OUTPUT)/$(RELEASE) $<
+	$(Q)cd $(OUTPUT) && sha256sum $(RELEASE) > $(RELEASE).sha256
+	$(Q)cd $(OUTPUT) && printf '  %-8s %s, %s bytes (%s unstripped)\n' SHA256 \
+		"$$(cut -d' ' -f1 $(RELEASE).sha256)" "$$(stat -c %s $(RELEASE))" "$$(stat -c %s ringcap)"
+	$(Q)file $(OUTPUT)/$(RELEASE) | sed 's/^/  /'
+
+# bash and zsh completion, where each shell looks for them
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+
 install: $(OUTPUT)/ringcap man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 0755 $(OUTPUT)/ringcap $(DESTDIR)$(PREFIX)/bin/ringcap
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 0644 completions/ringcap.bash $(DESTDIR)$(BASHCOMPDIR)/ringcap
+	install -m 0644 completions/_ringcap $(DESTDIR)$(ZSHCOMPDIR)/_ringcap
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ringcap \
+	rm -f $(DESTDIR)$(PREFIX)/bin/ringcap $(DESTDIR)$(BASHCOMPDIR)/ringcap \
+		$(DESTDIR)$(ZSHCOMPDIR)/_ringcap \
 		$(patsubst $(OUTPUT)/man/%.1,$(DESTDIR)$(PREFIX)/share/man/man1/%.1,$(filter %.1,$(MANS))) \
 		$(patsubst $(OUTPUT)/man/%.5,$(DESTDIR)$(PREFIX)/share/man/man5/%.5,$(filter %.5,$(MANS)))
 

@@ -22,6 +22,11 @@ int cmd_stat(int argc, char **argv);
 extern int verbosity;
 extern const struct argp common_argp; /* -v, shared by every subcommand */
 
+/* ringcap --version (version.c) */
+int print_version(void);
+/* record --check's last lines: what this build was built without */
+int version_check_lines(void);
+
 /* Route libbpf's and libringcap's messages to stderr by verbosity. */
 void setup_logging(void);
 /* "ringcap: " + message on stderr. */

@@ -45,8 +45,8 @@ int main(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("ringcap %s\n", RINGCAP_VERSION);
-		return EXIT_SUCCESS;
+		print_version();
+		return fflush(stdout) || ferror(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name))

@@ -788,7 +788,7 @@ int cmd_record(int argc, char **argv)
 	if (env.list)
 		return list_events(scope.cmd && scope.cmd[0] ? scope.cmd[0] : NULL);
 	if (env.check)
-		return check_kernel();
+		return check_kernel() ?: version_check_lines();
 	err = scope_to_opts(&ro, argc, argv);
 	ro.flush_ms = env.flush_ms;
 	ro.overwrite = env.overwrite;

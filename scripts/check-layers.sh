@@ -69,6 +69,7 @@ layer() {
 	bpf/*) echo bpf ;;
 	*.skel.h) echo skel ;;
 	vmlinux.h) echo vmlinux ;;
+	version.h) echo version ;;
 	*) echo other ;;
 	esac
 }
@@ -98,6 +99,9 @@ refuse() {
 		return ;;
 	vmlinux)
 		[ "$sl" = bpf ] || echo "vmlinux.h is for BPF programs"
+		return ;;
+	version)
+		[ "$sl" = cmd ] || echo "version.h (generated: the build's version, for --version) is cmd/'s"
 		return ;;
 	bpf)
 		case $sl in

@@ -28,6 +28,11 @@
 # 1800 on arm64, whose guest runs the same tests in about 900 s under TCG.
 # Each kernel's skips are bounded by tests/skips/guest-NAME.txt (NAME from
 # the table): a test that skips there without a line of it fails.
+# VMTEST_STATIC=FILE (a static x86-64 ringcap: make static's
+# build-static/ringcap) adds the guest static-6.1: Debian 12's 6.1 booted
+# on an initramfs of busybox, that ringcap and the static rc_workload, and
+# nothing else (no library, no dynamic loader), running a smoke test of
+# it (static_smoke below).
 set -euo pipefail
 
 # name | package name pattern (the newest match is used) | kernel command
@@ -282,6 +287,101 @@ EOF
 	rm -rf "$ROOT"
 }
 
+# The static guest's test: ringcap with no library at all in the guest.
+# Each step a "# NAME:OK" or "# NAME:FAIL" line (its output under it), as
+# test_progs prints them, and the count line the summary reads.
+static_smoke() {
+	cat <<'EOF'
+pass=0 fail=0
+step() {
+	name=$1
+	shift
+	if "$@" > /tmp/step.out 2>&1; then
+		echo "# $name:OK"
+		pass=$((pass + 1))
+	else
+		echo "# $name:FAIL"
+		fail=$((fail + 1))
+	fi
+	sed 's/^/    /' /tmp/step.out
+}
+no_libraries() {
+	libs=$(find / -xdev \( -name '*.so' -o -name '*.so.*' -o -name 'ld-linux*' \) | head -n 5)
+	[ -z "$libs" ] || { echo "libraries in the guest: $libs"; return 1; }
+	# a dynamic ringcap could not even start: there is no loader
+	echo "no shared object and no dynamic loader in the guest; its files:" $(find / -xdev -type f)
+}
+version() {
+	./ringcap --version > /tmp/version && cat /tmp/version &&
+		grep -q '^build: x86_64, static, ' /tmp/version
+}
+check() {
+	./ringcap record --check > /tmp/check && tail -n 3 /tmp/check &&
+		grep -q '^this build (ringcap .*, static):$' /tmp/check
+}
+# exact counts: a thousand getppid() of the workload, over BPF and ftrace
+count() { # FILE EVENT N
+	got=$(./ringcap report -i "$1" --comm rc_workload | grep -c "$2")
+	echo "$1: $got events of $2 (want $3)"
+	[ "$got" = "$3" ]
+}
+syscalls() {
+	./ringcap record -q -e syscalls -o /tmp/s.rcap -- ./rc_workload getppid 1000 &&
+		count /tmp/s.rcap 'syscall: nr=getppid ' 1000 && ./ringcap stat /tmp/s.rcap
+}
+ftrace() {
+	./ringcap record -q --transport ftrace -e syscalls:sys_enter_getppid -o /tmp/f.rcap \
+		-- ./rc_workload getppid 1000 && count /tmp/f.rcap sys_enter_getppid 1000
+}
+# user stacks unwound by libdw's CFI, statically linked
+dwarf() {
+	./ringcap record -q -F 499 --call-graph=dwarf -o /tmp/p.rcap -- ./rc_workload getppid 300000 &&
+		./ringcap report -i /tmp/p.rcap --format folded > /tmp/folded &&
+		sort -t ' ' -k 2 -n -r /tmp/folded | head -n 3 && grep -q '^rc_workload;.*main' /tmp/folded
+}
+step static_no_libraries no_libraries
+step static_version version
+step static_check check
+step static_syscalls syscalls
+step static_ftrace ftrace
+step static_dwarf dwarf
+echo "$pass passed, $fail failed, 0 skipped"
+EOF
+}
+
+# A busybox initramfs holding only the static ringcap $2 and rc_workload.
+build_static_initramfs() {
+	local out=$1 ringcap=$2
+	file -L "$ringcap" | grep -q 'statically linked' || die "$ringcap is not static: make static"
+	ROOT=$(mktemp -d "$BUILD/vmtest-root.XXXXXX")
+	chmod 755 "$ROOT"
+	mkdir -p "$ROOT"/{bin,proc,sys,dev,tmp,ringcap}
+	cp "$(guest_busybox)" "$ROOT/bin/busybox"
+	ln -s busybox "$ROOT/bin/sh"
+	cp "$ringcap" "$ROOT/ringcap/ringcap"
+	cp "$BUILD/rc_workload" "$ROOT/ringcap/"
+	cat > "$ROOT/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t bpf bpf /sys/fs/bpf
+ulimit -l unlimited
+export PATH=/bin
+cd /ringcap
+echo "vmtest: kernel \$(uname -r) \$(cat /proc/cmdline)"
+$(static_smoke)
+echo "vmtest: exit 0"
+poweroff -f
+EOF
+	chmod +x "$ROOT/init"
+	(cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+	rm -rf "$ROOT"
+}
+
 # Boot kernel $2 with $3 on its command line; the serial console goes to $4.
 # One host thread runs both vCPUs (thread=single): with a thread each, TCG
 # let the kernel's live patching of its own code (static keys, switched as
@@ -342,6 +442,21 @@ add_arch() {
 }
 add_arch "$ARCH_MAIN" "$BUILD_MAIN"
 [ -z "$ARM64_BUILD" ] || add_arch arm64 "$ARM64_BUILD"
+
+# The static guest: Debian 12's 6.1 (--call-graph=dwarf needs 5.15) on
+# nothing but busybox, the static ringcap and rc_workload.
+if [ -n "${VMTEST_STATIC:-}" ] && { selected static-6.1 || selected 6.1; }; then
+	[ "$ARCH_MAIN" = x86 ] || die "VMTEST_STATIC is an x86-64 ringcap: with the x86 table"
+	arch_setup x86
+	BUILD=$BUILD_MAIN
+	build_static_initramfs "$BUILD/vmtest-static-initramfs.gz" "$(realpath "$VMTEST_STATIC")"
+	echo "vmtest: static-6.1 runs $VMTEST_STATIC alone: static_smoke"
+	pkg=$(newest_pkg '^linux-image-6\.1\.0-[0-9]+-amd64$' "")
+	[ -n "$pkg" ] || die "no Debian package of 6.1"
+	names+=(static-6.1) pkgs+=("$pkg") arches+=(x86) logdirs+=("$BUILD/vmtest")
+	initrds+=("$BUILD/vmtest-static-initramfs.gz") extras+=("rc_name=static-6.1")
+	vmlinuzes+=("$(fetch_kernel "$pkg" "")")
+fi
 
 run_guest() {
 	local i=$1 start log
