@@ -27,14 +27,18 @@
 
 /*
  * Built-in records through the perf-script output, in memory: the exact
- * text, byte for byte. Two outputs at once, interleaved, give the same
- * text: each keeps its state to itself.
+ * text, byte for byte, a call's entry line in time order before a switch
+ * during the call, read before the call's record. Two outputs at once,
+ * interleaved, give the same text: each keeps its state to itself.
  */
 void test_perfscript_text(void)
 {
 	static const char want[] =
 	    "            unit   101 [001]     2.999123: raw_syscalls:sys_enter: "
 	    "NR 39 (1, 2, 3, 4, 5, 10)\n"
+	    "           other   202 [000]     2.999500:     sched:sched_switch: prev_comm=other "
+	    "prev_pid=202 prev_prio=120 prev_state=S ==> next_comm=idle2 next_pid=7 "
+	    "next_prio=139\n"
 	    "            unit   101 [001]     3.000123:  raw_syscalls:sys_exit: NR 39 = -2\n"
 	    "            unit   101 [000]     3.500000:     sched:sched_switch: prev_comm=unit "
 	    "prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=idle2 next_pid=7 "
@@ -85,7 +89,9 @@ void test_perfscript_text(void)
 					     .comm = "unit" },
 				    .ip = 0x1234,
 				    .period = 1001001 };
-	const struct rc_rec_hdr *recs[] = { &sc.hdr, &sw.hdr, &gone.hdr, &smp.hdr };
+	/* during the call, read before its record (made at its exit): shown after its entry */
+	struct rc_ev_switch sw0 = sw;
+	const struct rc_rec_hdr *recs[] = { &sw0.hdr, &sc.hdr, &sw.hdr, &gone.hdr, &smp.hdr };
 	struct rc_output *o[2] = {};
 	char *buf[2] = {};
 	size_t len[2] = {}, i, k;
@@ -93,6 +99,9 @@ void test_perfscript_text(void)
 	struct rc_meta m;
 	const struct rc_meta *ms[1] = { &m };
 
+	sw0.hdr.ts = 1000 + 2999500000ull;
+	sw0.hdr.pid = sw0.hdr.tid = 202;
+	memcpy(sw0.hdr.comm, "other", 6);
 	test_meta(&m);
 	/* a capture of -e syscalls,sched:sched_switch -F: the names perf would align */
 	m.cmdline = "ringcap record -e syscalls,sched:sched_switch -F 99";
@@ -398,6 +407,71 @@ out:
 	free(rc_out);
 }
 
+/* The times of @text's lines (": " after "SECS.USECS"): how many go back in time. */
+static size_t times_back(const char *text, size_t *nlines)
+{
+	char line[4096];
+	const char *pos = text, *p;
+	double t, prev = -1e18;
+	size_t back = 0;
+
+	*nlines = 0;
+	while (next_line(&pos, line, sizeof(line))) {
+		p = strchr(line, ']');
+		if (!p)
+			continue;
+		t = strtod(p + 1, NULL);
+		back += t < prev;
+		prev = t;
+		++*nlines;
+	}
+	return back;
+}
+
+/*
+ * -e syscalls against perf's raw_syscalls, with sched_switch: perf prints
+ * every line in time order, the entries of blocking calls before the
+ * switches during them; so does ringcap, from records made at the calls'
+ * exits, with as many entry and exit lines for rc_workload's getppid().
+ */
+static void syscalls_order(void)
+{
+	const char *data = tmpfile_path("sc.data"), *cap = tmpfile_path("sc.rcap");
+	char *perf_out = NULL, *rc_out = NULL, cmd[4096];
+	size_t n_perf, n_rc;
+	struct run r = {};
+
+	snprintf(cmd, sizeof(cmd), "%s getppid 20 && %s sleep 20", bin("rc_workload"),
+		 bin("rc_workload"));
+	perf_out = perf_text(data,
+			     (char *[]){ "-e", "raw_syscalls:sys_enter,raw_syscalls:sys_exit,"
+					       "sched:sched_switch",
+					 "--", "/bin/sh", "-c", cmd, NULL },
+			     TP_FIELDS);
+	if (!perf_out ||
+	    !ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-o", (char *)cap,
+					    "-e", "syscalls,sched", "--", "/bin/sh", "-c", cmd,
+					    NULL },
+				120000),
+		       0, "ringcap record -e syscalls,sched"))
+		goto out;
+	rc_out = ringcap_report(cap);
+	if (!rc_out)
+		goto out;
+	ASSERT_EQ(times_back(perf_out, &n_perf), 0, "perf's lines in time order");
+	ASSERT_EQ(times_back(rc_out, &n_rc), 0, "ringcap's lines in time order");
+	ASSERT_TRUE(n_rc > 100 && n_perf > 100, "lines of both");
+	ASSERT_TRUE(count_lines_with(rc_out, "raw_syscalls:sys_enter: NR 110 ") >= 20 &&
+			    count_lines_with(rc_out, "raw_syscalls:sys_exit: NR 110 = ") >= 20,
+		    "rc_workload's 20 getppid(), entries and exits");
+	printf("    perf: %zu lines, ringcap: %zu, both in time order\n", n_perf, n_rc);
+out:
+	run_free(&r);
+	free(perf_out);
+	free(rc_out);
+}
+
 /* The shape of every sample: its line, its frames, an empty line; stacks by function. */
 static bool sample_shapes(const char *text, const char *who, size_t *nsamples, char *name,
 			  size_t namelen, char *callers, size_t clen)
@@ -507,6 +581,8 @@ void test_perfscript_layout(void)
 		tracepoints();
 	if (test__start_subtest("samples"))
 		samples();
+	if (test__start_subtest("syscalls_order"))
+		syscalls_order();
 	tmpdir_cleanup();
 }
 
