@@ -675,73 +675,23 @@ static bool read_truth(const char *path, double share[3])
 }
 
 /*
- * rc_prof's samples as perf script's text, opened by speedscope (its
- * perf importer) served from 127.0.0.1, in headless chromium, its view
- * the Sandwich table: burn_a, burn_b and burn_c in the shares rc_prof
- * timed (5:3:2), within 5 points as the profile tests hold ringcap's own.
+ * @file, served at 127.0.0.1:@port, opened by speedscope in headless
+ * chromium, its view the Sandwich table: burn_a, burn_b and burn_c in the
+ * shares rc_prof timed (@share), within 5 points as the profile tests hold
+ * ringcap's own.
  */
-static void speedscope(const char *exe, const char *release)
+static void sandwich_check(const char *exe, const char *dir, int port, const char *file,
+			   const double share[3])
 {
-	const char *dir = tmpdir(), *cap = tmpfile_path("ss.rcap"), *truth = tmpfile_path("truth");
-	char srv[600], perf_path[700], url[1024], user_dir[700], home[700], cfg[700], cache[700],
-	    portarg[16], what[128];
-	struct run r = {}, http = {};
-	double share[3], got[3], sum = 0;
-	int port, k, i;
-	FILE *f;
-
-	snprintf(srv, sizeof(srv), "%s/srv", dir);
-	if (!ASSERT_EQ(
-		run_sync(&r, (char *[]){ "/bin/cp", "-r", (char *)release, srv, NULL }, 60000), 0,
-		"copy speedscope's files"))
-		goto out;
-	run_free(&r);
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "999",
-					    "-g", "-o", (char *)cap, "--", (char *)bin("rc_prof"),
-					    "burn", "1000", (char *)truth, NULL },
-				120000),
-		       0, "record") ||
-	    !ASSERT_TRUE(read_truth(truth, share), "rc_prof's own times"))
-		goto out;
-	run_free(&r);
-	/*
-	 * Samples only: speedscope's perf importer keeps the first event type
-	 * it meets. And rc_prof's only: it makes a profile of each comm and
-	 * thread, and opens the first, which may be of the ringcap that
-	 * exec()ed rc_prof, one sample.
-	 */
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "report", "--format",
-					    "perf-script", "--comm", "rc_prof", (char *)cap, NULL },
-				60000),
-		       0, "report --format perf-script"))
-		goto out;
-	snprintf(perf_path, sizeof(perf_path), "%s/prof.perf", srv);
-	f = fopen(perf_path, "we");
-	if (!ASSERT_OK_PTR(f, "write prof.perf"))
-		goto out;
-	fputs(r.out, f);
-	fclose(f);
-	run_free(&r);
-
-	port = free_port();
-	snprintf(portarg, sizeof(portarg), "%d", port);
-	if (!ASSERT_TRUE(port > 0, "a free port") ||
-	    !ASSERT_OK(
-		run_start(&http, (char *[]){ "/usr/bin/python3", "-m", "http.server", "--bind",
-					     "127.0.0.1", "--directory", srv, portarg, NULL }),
-		"python3 -m http.server"))
-		goto out;
-	for (i = 0; i < 100 && !answers(port); i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
-	if (!ASSERT_TRUE(answers(port), "the server answers"))
-		goto out;
+	char url[1024], user_dir[700], home[700], cfg[700], cache[700], what[128];
+	struct run r = {};
+	double got[3], sum = 0;
+	int k;
 
 	snprintf(url, sizeof(url),
 		 "http://127.0.0.1:%d/index.html#profileURL=http%%3A%%2F%%2F127.0.0.1%%3A%d%%2F"
-		 "prof.perf&view=sandwich",
-		 port, port);
+		 "%s&view=sandwich",
+		 port, port, file);
 	snprintf(user_dir, sizeof(user_dir), "--user-data-dir=%s/chromium", dir);
 	snprintf(home, sizeof(home), "HOME=%s/chromium", dir);
 	snprintf(cfg, sizeof(cfg), "XDG_CONFIG_HOME=%s/chromium/config", dir);
@@ -782,20 +732,96 @@ static void speedscope(const char *exe, const char *release)
 
 		sym[5] = (char)('a' + k);
 		got[k] = sandwich_share(r.out, sym);
-		if (!ASSERT_TRUE(got[k] > 0, "a row of burn_a, burn_b and burn_c")) {
+		if (!ASSERT_TRUE(got[k] > 0, "a row of burn_a, burn_b and burn_c"))
 			goto out;
-		}
 		sum += got[k];
 	}
 	for (k = 0; k < 3; k++) {
 		char desc[128];
 		double s = got[k] / sum;
 
-		snprintf(desc, sizeof(desc), "burn_%c: %.1f%% in speedscope, %.1f%% timed", 'a' + k,
-			 s * 100, share[k] * 100);
+		snprintf(desc, sizeof(desc), "%s: burn_%c: %.1f%% in speedscope, %.1f%% timed", file,
+			 'a' + k, s * 100, share[k] * 100);
 		printf("    %s\n", desc);
 		ASSERT_TRUE(s - share[k] < 0.05 && s - share[k] > -0.05, desc);
 	}
+out:
+	run_free(&r);
+}
+
+/*
+ * rc_prof's samples as perf script's text and as pprof, each opened by
+ * speedscope (its perf and its pprof importers, a second reader of
+ * pprof's besides go tool pprof): burn_a, burn_b and burn_c in the
+ * shares rc_prof timed (5:3:2).
+ */
+static void speedscope(const char *exe, const char *release)
+{
+	const char *dir = tmpdir(), *cap = tmpfile_path("ss.rcap"), *truth = tmpfile_path("truth");
+	char srv[600], perf_path[700], pb_path[700], portarg[16];
+	struct run r = {}, http = {};
+	double share[3];
+	int port, i;
+	FILE *f;
+
+	snprintf(srv, sizeof(srv), "%s/srv", dir);
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ "/bin/cp", "-r", (char *)release, srv, NULL }, 60000), 0,
+		"copy speedscope's files"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "999",
+					    "-g", "-o", (char *)cap, "--", (char *)bin("rc_prof"),
+					    "burn", "1000", (char *)truth, NULL },
+				120000),
+		       0, "record") ||
+	    !ASSERT_TRUE(read_truth(truth, share), "rc_prof's own times"))
+		goto out;
+	run_free(&r);
+	/*
+	 * Samples only: speedscope's perf importer keeps the first event type
+	 * it meets. And rc_prof's only: it makes a profile of each comm and
+	 * thread, and opens the first, which may be of the ringcap that
+	 * exec()ed rc_prof, one sample.
+	 */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "report", "--format",
+					    "perf-script", "--comm", "rc_prof", (char *)cap, NULL },
+				60000),
+		       0, "report --format perf-script"))
+		goto out;
+	snprintf(perf_path, sizeof(perf_path), "%s/prof.perf", srv);
+	f = fopen(perf_path, "we");
+	if (!ASSERT_OK_PTR(f, "write prof.perf"))
+		goto out;
+	fputs(r.out, f);
+	fclose(f);
+	run_free(&r);
+	/* the same samples as pprof: rc_prof's, the comm a label of each */
+	snprintf(pb_path, sizeof(pb_path), "%s/prof.pb.gz", srv);
+	snprintf(perf_path, sizeof(perf_path), "exec '%.200s' report --format pprof --comm rc_prof "
+		 "'%.200s' > '%.200s'", bin("ringcap"), cap, pb_path);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", perf_path, NULL }, 60000), 0,
+		       "report --format pprof"))
+		goto out;
+	run_free(&r);
+
+	port = free_port();
+	snprintf(portarg, sizeof(portarg), "%d", port);
+	if (!ASSERT_TRUE(port > 0, "a free port") ||
+	    !ASSERT_OK(
+		run_start(&http, (char *[]){ "/usr/bin/python3", "-m", "http.server", "--bind",
+					     "127.0.0.1", "--directory", srv, portarg, NULL }),
+		"python3 -m http.server"))
+		goto out;
+	for (i = 0; i < 100 && !answers(port); i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	if (!ASSERT_TRUE(answers(port), "the server answers"))
+		goto out;
+
+	sandwich_check(exe, dir, port, "prof.perf", share);
+	sandwich_check(exe, dir, port, "prof.pb.gz", share);
 out:
 	if (http.pid > 0) {
 		kill(http.pid, SIGTERM);
