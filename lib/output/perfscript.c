@@ -30,11 +30,12 @@
  * before the lines of what happened during the call. With such records,
  * lines are held, each at its time, and written in time order once the
  * records read are HOLD_NS past them (or HOLD_BYTES are held: the oldest
- * go first). A call longer than that has its entry line written at the
+ * go first; about 30k lines). A call longer than that has its entry line written at the
  * head of those still held, the earliest place left.
  */
 #define HOLD_NS	   10000000000ull /* 10 s of the capture's time */
-#define HOLD_BYTES (32u << 20)
+#define HOLD_BYTES (8u << 20)	  /* held, with each line's heap entry and malloc's header */
+#define HELD_COST  (sizeof(struct held) + 16)
 
 /* A record's lines held: at @ts, after those of the same time held before (@seq). */
 struct held {
@@ -164,7 +165,7 @@ static void release_one(struct rc_output *o)
 	size_t i = 0, k;
 
 	rc_strbuf__put(&o->buf, top.text, top.len);
-	ps->held_bytes -= top.len;
+	ps->held_bytes -= top.len + HELD_COST;
 	free(top.text);
 	ps->heap[0] = ps->heap[--ps->nheld];
 	for (;;) {
@@ -225,7 +226,7 @@ static void hold(struct rc_output *o, uint64_t ts, size_t start)
 	}
 	memcpy(h.text, o->buf.buf + start, len);
 	o->buf.len = start;
-	ps->held_bytes += len;
+	ps->held_bytes += len + HELD_COST;
 	ps->last_ts = ts;
 	if (ts > ps->newest)
 		ps->newest = ts;
