@@ -77,6 +77,14 @@ if [ "$(id -u)" -eq 0 ] && command -v npm >/dev/null 2>&1 &&
 		echo "deps: warning: could not install speedscope from npm" >&2
 fi
 
+# DuckDB's node bindings (npm @duckdb/node-api), a reader of report's JSON
+# that test_report.c's report_json_readers runs under node; version pinned
+if [ "$(id -u)" -eq 0 ] && command -v npm >/dev/null 2>&1 &&
+	[ ! -e "$(npm root -g)/@duckdb/node-api/package.json" ]; then
+	npm install -g --no-audit --no-fund @duckdb/node-api@1.5.6-r.1 >/dev/null ||
+		echo "deps: warning: could not install @duckdb/node-api from npm" >&2
+fi
+
 # perf mounts tracefs on demand when it is missing; do the same.
 if [ ! -e /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||

@@ -906,7 +906,7 @@ void test_format_run(void)
 	if (!ASSERT_OK_PTR(r, "open"))
 		goto out;
 	mr = rc_reader__meta(r);
-	ASSERT_EQ(mr->version_minor, 10, "minor");
+	ASSERT_EQ(mr->version_minor, RC_VERSION_MINOR, "minor: this writer's");
 	ASSERT_TRUE(mr->has_run, "has run");
 	ASSERT_OK(memcmp(mr->run.id, m.run.id, 16), "run id");
 	ASSERT_OK(memcmp(mr->run.boot_id, m.run.boot_id, 16), "boot id");

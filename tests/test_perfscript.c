@@ -27,14 +27,18 @@
 
 /*
  * Built-in records through the perf-script output, in memory: the exact
- * text, byte for byte. Two outputs at once, interleaved, give the same
- * text: each keeps its state to itself.
+ * text, byte for byte, a call's entry line in time order before a switch
+ * during the call, read before the call's record. Two outputs at once,
+ * interleaved, give the same text: each keeps its state to itself.
  */
 void test_perfscript_text(void)
 {
 	static const char want[] =
 	    "            unit   101 [001]     2.999123: raw_syscalls:sys_enter: "
 	    "NR 39 (1, 2, 3, 4, 5, 10)\n"
+	    "           other   202 [000]     2.999500:     sched:sched_switch: prev_comm=other "
+	    "prev_pid=202 prev_prio=120 prev_state=S ==> next_comm=idle2 next_pid=7 "
+	    "next_prio=139\n"
 	    "            unit   101 [001]     3.000123:  raw_syscalls:sys_exit: NR 39 = -2\n"
 	    "            unit   101 [000]     3.500000:     sched:sched_switch: prev_comm=unit "
 	    "prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=idle2 next_pid=7 "
@@ -85,7 +89,9 @@ void test_perfscript_text(void)
 					     .comm = "unit" },
 				    .ip = 0x1234,
 				    .period = 1001001 };
-	const struct rc_rec_hdr *recs[] = { &sc.hdr, &sw.hdr, &gone.hdr, &smp.hdr };
+	/* during the call, read before its record (made at its exit): shown after its entry */
+	struct rc_ev_switch sw0 = sw;
+	const struct rc_rec_hdr *recs[] = { &sw0.hdr, &sc.hdr, &sw.hdr, &gone.hdr, &smp.hdr };
 	struct rc_output *o[2] = {};
 	char *buf[2] = {};
 	size_t len[2] = {}, i, k;
@@ -93,6 +99,9 @@ void test_perfscript_text(void)
 	struct rc_meta m;
 	const struct rc_meta *ms[1] = { &m };
 
+	sw0.hdr.ts = 1000 + 2999500000ull;
+	sw0.hdr.pid = sw0.hdr.tid = 202;
+	memcpy(sw0.hdr.comm, "other", 6);
 	test_meta(&m);
 	/* a capture of -e syscalls,sched:sched_switch -F: the names perf would align */
 	m.cmdline = "ringcap record -e syscalls,sched:sched_switch -F 99";
@@ -398,6 +407,71 @@ out:
 	free(rc_out);
 }
 
+/* The times of @text's lines (": " after "SECS.USECS"): how many go back in time. */
+static size_t times_back(const char *text, size_t *nlines)
+{
+	char line[4096];
+	const char *pos = text, *p;
+	double t, prev = -1e18;
+	size_t back = 0;
+
+	*nlines = 0;
+	while (next_line(&pos, line, sizeof(line))) {
+		p = strchr(line, ']');
+		if (!p)
+			continue;
+		t = strtod(p + 1, NULL);
+		back += t < prev;
+		prev = t;
+		++*nlines;
+	}
+	return back;
+}
+
+/*
+ * -e syscalls against perf's raw_syscalls, with sched_switch: perf prints
+ * every line in time order, the entries of blocking calls before the
+ * switches during them; so does ringcap, from records made at the calls'
+ * exits, with as many entry and exit lines for rc_workload's getppid().
+ */
+static void syscalls_order(void)
+{
+	const char *data = tmpfile_path("sc.data"), *cap = tmpfile_path("sc.rcap");
+	char *perf_out = NULL, *rc_out = NULL, cmd[4096];
+	size_t n_perf, n_rc;
+	struct run r = {};
+
+	snprintf(cmd, sizeof(cmd), "%s getppid 20 && %s sleep 20", bin("rc_workload"),
+		 bin("rc_workload"));
+	perf_out = perf_text(data,
+			     (char *[]){ "-e", "raw_syscalls:sys_enter,raw_syscalls:sys_exit,"
+					       "sched:sched_switch",
+					 "--", "/bin/sh", "-c", cmd, NULL },
+			     TP_FIELDS);
+	if (!perf_out ||
+	    !ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-o", (char *)cap,
+					    "-e", "syscalls,sched", "--", "/bin/sh", "-c", cmd,
+					    NULL },
+				120000),
+		       0, "ringcap record -e syscalls,sched"))
+		goto out;
+	rc_out = ringcap_report(cap);
+	if (!rc_out)
+		goto out;
+	ASSERT_EQ(times_back(perf_out, &n_perf), 0, "perf's lines in time order");
+	ASSERT_EQ(times_back(rc_out, &n_rc), 0, "ringcap's lines in time order");
+	ASSERT_TRUE(n_rc > 100 && n_perf > 100, "lines of both");
+	ASSERT_TRUE(count_lines_with(rc_out, "raw_syscalls:sys_enter: NR 110 ") >= 20 &&
+			    count_lines_with(rc_out, "raw_syscalls:sys_exit: NR 110 = ") >= 20,
+		    "rc_workload's 20 getppid(), entries and exits");
+	printf("    perf: %zu lines, ringcap: %zu, both in time order\n", n_perf, n_rc);
+out:
+	run_free(&r);
+	free(perf_out);
+	free(rc_out);
+}
+
 /* The shape of every sample: its line, its frames, an empty line; stacks by function. */
 static bool sample_shapes(const char *text, const char *who, size_t *nsamples, char *name,
 			  size_t namelen, char *callers, size_t clen)
@@ -507,6 +581,8 @@ void test_perfscript_layout(void)
 		tracepoints();
 	if (test__start_subtest("samples"))
 		samples();
+	if (test__start_subtest("syscalls_order"))
+		syscalls_order();
 	tmpdir_cleanup();
 }
 
@@ -583,73 +659,23 @@ static bool read_truth(const char *path, double share[3])
 }
 
 /*
- * rc_prof's samples as perf script's text, opened by speedscope (its
- * perf importer) served from 127.0.0.1, in headless chromium, its view
- * the Sandwich table: burn_a, burn_b and burn_c in the shares rc_prof
- * timed (5:3:2), within 5 points as the profile tests hold ringcap's own.
+ * @file, served at 127.0.0.1:@port, opened by speedscope in headless
+ * chromium, its view the Sandwich table: burn_a, burn_b and burn_c in the
+ * shares rc_prof timed (@share), within 5 points as the profile tests hold
+ * ringcap's own.
  */
-static void speedscope(const char *exe, const char *release)
+static void sandwich_check(const char *exe, const char *dir, int port, const char *file,
+			   const double share[3])
 {
-	const char *dir = tmpdir(), *cap = tmpfile_path("ss.rcap"), *truth = tmpfile_path("truth");
-	char srv[600], perf_path[700], url[1024], user_dir[700], home[700], cfg[700], cache[700],
-	    portarg[16], what[128];
-	struct run r = {}, http = {};
-	double share[3], got[3], sum = 0;
-	int port, k, i;
-	FILE *f;
-
-	snprintf(srv, sizeof(srv), "%s/srv", dir);
-	if (!ASSERT_EQ(
-		run_sync(&r, (char *[]){ "/bin/cp", "-r", (char *)release, srv, NULL }, 60000), 0,
-		"copy speedscope's files"))
-		goto out;
-	run_free(&r);
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "999",
-					    "-g", "-o", (char *)cap, "--", (char *)bin("rc_prof"),
-					    "burn", "1000", (char *)truth, NULL },
-				120000),
-		       0, "record") ||
-	    !ASSERT_TRUE(read_truth(truth, share), "rc_prof's own times"))
-		goto out;
-	run_free(&r);
-	/*
-	 * Samples only: speedscope's perf importer keeps the first event type
-	 * it meets. And rc_prof's only: it makes a profile of each comm and
-	 * thread, and opens the first, which may be of the ringcap that
-	 * exec()ed rc_prof, one sample.
-	 */
-	if (!ASSERT_EQ(run_sync(&r,
-				(char *[]){ (char *)bin("ringcap"), "report", "--format",
-					    "perf-script", "--comm", "rc_prof", (char *)cap, NULL },
-				60000),
-		       0, "report --format perf-script"))
-		goto out;
-	snprintf(perf_path, sizeof(perf_path), "%s/prof.perf", srv);
-	f = fopen(perf_path, "we");
-	if (!ASSERT_OK_PTR(f, "write prof.perf"))
-		goto out;
-	fputs(r.out, f);
-	fclose(f);
-	run_free(&r);
-
-	port = free_port();
-	snprintf(portarg, sizeof(portarg), "%d", port);
-	if (!ASSERT_TRUE(port > 0, "a free port") ||
-	    !ASSERT_OK(
-		run_start(&http, (char *[]){ "/usr/bin/python3", "-m", "http.server", "--bind",
-					     "127.0.0.1", "--directory", srv, portarg, NULL }),
-		"python3 -m http.server"))
-		goto out;
-	for (i = 0; i < 100 && !answers(port); i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
-	if (!ASSERT_TRUE(answers(port), "the server answers"))
-		goto out;
+	char url[1024], user_dir[700], home[700], cfg[700], cache[700], what[128];
+	struct run r = {};
+	double got[3], sum = 0;
+	int k;
 
 	snprintf(url, sizeof(url),
 		 "http://127.0.0.1:%d/index.html#profileURL=http%%3A%%2F%%2F127.0.0.1%%3A%d%%2F"
-		 "prof.perf&view=sandwich",
-		 port, port);
+		 "%s&view=sandwich",
+		 port, port, file);
 	snprintf(user_dir, sizeof(user_dir), "--user-data-dir=%s/chromium", dir);
 	snprintf(home, sizeof(home), "HOME=%s/chromium", dir);
 	snprintf(cfg, sizeof(cfg), "XDG_CONFIG_HOME=%s/chromium/config", dir);
@@ -690,20 +716,96 @@ static void speedscope(const char *exe, const char *release)
 
 		sym[5] = (char)('a' + k);
 		got[k] = sandwich_share(r.out, sym);
-		if (!ASSERT_TRUE(got[k] > 0, "a row of burn_a, burn_b and burn_c")) {
+		if (!ASSERT_TRUE(got[k] > 0, "a row of burn_a, burn_b and burn_c"))
 			goto out;
-		}
 		sum += got[k];
 	}
 	for (k = 0; k < 3; k++) {
 		char desc[128];
 		double s = got[k] / sum;
 
-		snprintf(desc, sizeof(desc), "burn_%c: %.1f%% in speedscope, %.1f%% timed", 'a' + k,
-			 s * 100, share[k] * 100);
+		snprintf(desc, sizeof(desc), "%s: burn_%c: %.1f%% in speedscope, %.1f%% timed", file,
+			 'a' + k, s * 100, share[k] * 100);
 		printf("    %s\n", desc);
 		ASSERT_TRUE(s - share[k] < 0.05 && s - share[k] > -0.05, desc);
 	}
+out:
+	run_free(&r);
+}
+
+/*
+ * rc_prof's samples as perf script's text and as pprof, each opened by
+ * speedscope (its perf and its pprof importers, a second reader of
+ * pprof's besides go tool pprof): burn_a, burn_b and burn_c in the
+ * shares rc_prof timed (5:3:2).
+ */
+static void speedscope(const char *exe, const char *release)
+{
+	const char *dir = tmpdir(), *cap = tmpfile_path("ss.rcap"), *truth = tmpfile_path("truth");
+	char srv[600], perf_path[700], pb_path[700], portarg[16];
+	struct run r = {}, http = {};
+	double share[3];
+	int port, i;
+	FILE *f;
+
+	snprintf(srv, sizeof(srv), "%s/srv", dir);
+	if (!ASSERT_EQ(
+		run_sync(&r, (char *[]){ "/bin/cp", "-r", (char *)release, srv, NULL }, 60000), 0,
+		"copy speedscope's files"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-F", "999",
+					    "-g", "-o", (char *)cap, "--", (char *)bin("rc_prof"),
+					    "burn", "1000", (char *)truth, NULL },
+				120000),
+		       0, "record") ||
+	    !ASSERT_TRUE(read_truth(truth, share), "rc_prof's own times"))
+		goto out;
+	run_free(&r);
+	/*
+	 * Samples only: speedscope's perf importer keeps the first event type
+	 * it meets. And rc_prof's only: it makes a profile of each comm and
+	 * thread, and opens the first, which may be of the ringcap that
+	 * exec()ed rc_prof, one sample.
+	 */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "report", "--format",
+					    "perf-script", "--comm", "rc_prof", (char *)cap, NULL },
+				60000),
+		       0, "report --format perf-script"))
+		goto out;
+	snprintf(perf_path, sizeof(perf_path), "%s/prof.perf", srv);
+	f = fopen(perf_path, "we");
+	if (!ASSERT_OK_PTR(f, "write prof.perf"))
+		goto out;
+	fputs(r.out, f);
+	fclose(f);
+	run_free(&r);
+	/* the same samples as pprof: rc_prof's, the comm a label of each */
+	snprintf(pb_path, sizeof(pb_path), "%s/prof.pb.gz", srv);
+	snprintf(perf_path, sizeof(perf_path), "exec '%.200s' report --format pprof --comm rc_prof "
+		 "'%.200s' > '%.200s'", bin("ringcap"), cap, pb_path);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ "/bin/sh", "-c", perf_path, NULL }, 60000), 0,
+		       "report --format pprof"))
+		goto out;
+	run_free(&r);
+
+	port = free_port();
+	snprintf(portarg, sizeof(portarg), "%d", port);
+	if (!ASSERT_TRUE(port > 0, "a free port") ||
+	    !ASSERT_OK(
+		run_start(&http, (char *[]){ "/usr/bin/python3", "-m", "http.server", "--bind",
+					     "127.0.0.1", "--directory", srv, portarg, NULL }),
+		"python3 -m http.server"))
+		goto out;
+	for (i = 0; i < 100 && !answers(port); i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	if (!ASSERT_TRUE(answers(port), "the server answers"))
+		goto out;
+
+	sandwich_check(exe, dir, port, "prof.perf", share);
+	sandwich_check(exe, dir, port, "prof.pb.gz", share);
 out:
 	if (http.pid > 0) {
 		kill(http.pid, SIGTERM);

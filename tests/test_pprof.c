@@ -10,8 +10,9 @@
  *                value); -top's flat and cum shares are --summary's self
  *                and children, to 0.01 points by samples and 0.5 by CPU
  *                time; -raw shows the sample types, the period and the
- *                labels; two files of two hosts in one profile, each
- *                sample labelled with its host.
+ *                labels, and the mappings' build-ids: rc_prof's as
+ *                readelf -n prints it, the kernel's of 20 bytes; two files of two hosts in one
+ *                profile, each sample labelled with its host.
  * pprof_dwarf    --call-graph=dwarf: the stacks of folded, exactly.
  * pprof_offcpu   rc_prof block: -raw's ns blocked by stack, in us, are
  *                folded's lines, and their total folded's total.
@@ -531,7 +532,25 @@ static void pprof_cpu(void)
 	ASSERT_HAS(labels, "cpu:[", "a cpu label");
 	ASSERT_TRUE(!strstr(r.out, "pid:["), "no pid label by default");
 	ASSERT_HAS(r.out, "\n1: 0x0/0x0/0x0 ", "the first mapping");
-	ASSERT_HAS(r.out, "/rc_prof  [FN]\n", "rc_prof's, symbolized (no build-id)");
+	/* rc_prof's build-id, as readelf -n (binutils) prints it */
+	run_free(&s);
+	if (ASSERT_EQ(run_sync(&s, (char *[]){ "/usr/bin/readelf", "-n", (char *)bin("rc_prof"), NULL },
+			       30000),
+		      0, "readelf -n rc_prof") &&
+	    ASSERT_HAS(s.out, "Build ID: ", "rc_prof has a build-id")) {
+		char bid[160] = "";
+
+		sscanf(strstr(s.out, "Build ID: ") + 10, "%128[0-9a-f]", bid);
+		snprintf(what, sizeof(what), "/rc_prof %s [FN]\n", bid);
+		ASSERT_TRUE(strlen(bid) == 40, "a 20-byte build-id");
+		ASSERT_HAS(r.out, what, "rc_prof's mapping: its build-id, symbolized");
+	}
+	/* the kernel's, when a sample had kernel frames: /sys/kernel/notes's (test_stacks.c) */
+	if (strstr(r.out, " [kernel.kallsyms]"))
+		ASSERT_TRUE(strstr(r.out, " [kernel.kallsyms] ") &&
+				    strspn(strstr(r.out, " [kernel.kallsyms] ") + 19,
+					   "0123456789abcdef") == 40,
+			    "the kernel's mapping, with its build-id");
 	merge_lines(&raw, 1);
 	same_lines(&raw, &folded, "-raw: the stacks and counts of folded");
 	run_free(&r);

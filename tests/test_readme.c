@@ -198,6 +198,46 @@ static const struct example examples[] = {
 	  .need = "python3 -c 'import pandas' 2>/dev/null", .tool = "pandas",
 	  .out = { "^comm$" } },
 
+	/* Look at it in your tools */
+	{ .cmd = "ringcap record -F 99 -g -o prof.rcap -- ./myprog",
+	  .subst = { { "./myprog", "rc_workload getppid 2000000" } },
+	  .err = WRITTEN "prof.rcap" },
+	{ .cmd = "ringcap report --format pprof prof.rcap > prof.pb.gz",
+	  .post = " && gzip -t prof.pb.gz" },
+	/* the web UI serves until Ctrl-C: -top reads the same file */
+	{ .cmd = "go tool pprof -http=127.0.0.1:8080 prof.pb.gz",
+	  .need = "command -v go", .tool = "go",
+	  .subst = { { "-http=127.0.0.1:8080", "-top" } },
+	  .out = { "^File: rc_workload$", "^Showing nodes accounting for " } },
+	{ .cmd = "ringcap report --format perf-script --event sample --comm myprog prof.rcap > "
+		 "prof.perf",
+	  .subst = { { "--comm myprog", "--comm rc_workload" } },
+	  .file = "prof.perf",
+	  .file_re = "^rc_workload +[0-9]+ \\[[0-9]{3}\\] +[0-9]+\\.[0-9]{6}: +[0-9]+ +[a-z-]+: "
+		     "\n\t +[0-9a-f]+ " },
+	{ .cmd = "speedscope prof.perf",
+	  .skip = "opens a browser: perfscript_speedscope opens both files in headless chromium" },
+	{ .cmd = "speedscope prof.pb.gz",
+	  .skip = "opens a browser: perfscript_speedscope opens both files in headless chromium" },
+	{ .cmd = "ringcap report --format perfetto build.rcap > trace.perfetto",
+	  .post = " && test -s trace.perfetto" },
+	{ .cmd = "ringcap report --format folded prof.rcap > prof.folded",
+	  .file = "prof.folded",
+	  .file_re = "^[^ \n]+;[^\n]+ [0-9]+\n" },
+	{ .cmd = "flamegraph.pl prof.folded > prof.svg",
+	  .need = "command -v flamegraph.pl", .tool = "flamegraph.pl",
+	  .file = "prof.svg",
+	  .file_re = "<svg " },
+	{ .cmd = "ringcap report --format json build.rcap > build.jsonl",
+	  .file = "build.jsonl",
+	  .file_re = "^\\{\"time\":[0-9.]+,\"ts\":[0-9]+,\"cpu\":[0-9]+," },
+	{ .cmd = "jq -r .fields.nr build.jsonl | sort | uniq -c | sort -rn | head -5",
+	  .need = "command -v jq", .tool = "jq",
+	  .out = { "^ +[0-9]+ [a-z_0-9]+$" } },
+	{ .cmd = "duckdb -c \"SELECT fields.nr, count(*) FROM read_json('build.jsonl') GROUP BY ALL "
+		 "ORDER BY 2 DESC LIMIT 5\"",
+	  .need = "command -v duckdb", .tool = "duckdb" },
+
 	/* AUX streams */
 	{ .cmd = "ringcap record -e syscalls,intel_pt//u --aux-size 64M -o pt.rcap -- ./prog",
 	  .skip = "needs an AUX PMU (Intel PT): this machine has none" },

@@ -948,3 +948,106 @@ void test_report_values(void)
 out:
 	tmpdir_cleanup();
 }
+
+/*
+ * JSON's integers beyond 2^53 as strings of their digits, read back exact
+ * by two readers that parse numbers as doubles or as typed columns:
+ * Node's JSON.parse (every number it gets must be a safe integer, or a
+ * time with a fraction) and DuckDB (npm @duckdb/node-api, installed by
+ * scripts/deps.sh as speedscope is), each giving the values the capture
+ * holds: the u64 and s64 limits, a u64 sequence number, and small values
+ * as numbers still.
+ */
+static const char json_node_js[] =
+	"const fs = require('fs');\n"
+	"const lines = fs.readFileSync(process.argv[2], 'utf8').split('\\n').filter(l => l);\n"
+	"const out = [];\n"
+	"function walk(v, at) {\n"
+	"  if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v))\n"
+	"    out.push('UNSAFE ' + at);\n"
+	"  if (v && typeof v === 'object') for (const k in v) walk(v[k], at + '.' + k);\n"
+	"}\n"
+	"lines.forEach((l, i) => {\n"
+	"  const o = JSON.parse(l), f = o.fields;\n"
+	"  walk(o, String(i));\n"
+	"  for (const k of ['u64', 's64', 'seq', 'u32', 's32', 'd_s'])\n"
+	"    if (k in f) out.push(i + ' ' + k + ' ' + typeof f[k] + ' ' + BigInt(f[k]));\n"
+	"});\n"
+	"console.log(out.join('\\n'));\n";
+
+static const char json_duckdb_js[] =
+	"const { DuckDBInstance } = require(process.argv[2] + '/@duckdb/node-api');\n"
+	"(async () => {\n"
+	"  const c = await (await DuckDBInstance.create(':memory:')).connect();\n"
+	"  const r = await c.runAndReadAll(\"SELECT ts, fields.u64::HUGEINT::VARCHAR, \" +\n"
+	"    \"fields.s64::HUGEINT::VARCHAR, fields.seq::HUGEINT::VARCHAR FROM \" +\n"
+	"    \"read_json('\" + process.argv[3] + \"', format='newline_delimited') ORDER BY ts\");\n"
+	"  for (const row of r.getRows()) console.log(row.map(String).join(' '));\n"
+	"})().catch(e => { console.error(e.message); process.exit(1); });\n";
+
+void test_report_json_readers(void)
+{
+	const char *cap = tmpfile_path("v.rcap"), *json = tmpfile_path("v.json");
+	const char *njs = tmpfile_path("node.js"), *djs = tmpfile_path("duckdb.js");
+	char root[512] = "", mod[600], *out = NULL;
+	struct run r = {};
+	FILE *f;
+
+	if (access("/usr/bin/node", X_OK)) {
+		test__skip("no node (Debian's nodejs, scripts/deps.sh): this test runs on the host");
+		return;
+	}
+	if (!ASSERT_OK(values_capture(cap), "capture"))
+		goto out;
+	out = report_of(cap, "report", "--format", "json");
+	if (!ASSERT_OK_PTR(out, "report --format json") || !ASSERT_TRUE(save_text(json, out), "save") ||
+	    !ASSERT_TRUE(save_text(njs, json_node_js) && save_text(djs, json_duckdb_js), "scripts"))
+		goto out;
+	ASSERT_HAS(out, "\"u64\":\"18446744073709551615\",\"s64\":\"-9223372036854775808\"",
+		   "beyond 2^53: strings of the digits");
+	ASSERT_HAS(out, "\"u32\":4294967295,\"s32\":-2147483648", "within: numbers");
+
+	if (ASSERT_EQ(run_sync(&r, (char *[]){ "/usr/bin/node", (char *)njs, (char *)json, NULL },
+			       30000),
+		      0, "node: JSON.parse"))
+		ASSERT_STREQ(r.out,
+			     "0 u64 string 18446744073709551615\n"
+			     "0 s64 string -9223372036854775808\n"
+			     "0 u32 number 4294967295\n"
+			     "0 s32 number -2147483648\n"
+			     "0 d_s number 2500000001\n"
+			     "1 seq string 12345678901234567890\n"
+			     "2 u64 number 0\n"
+			     "2 s64 number 0\n"
+			     "2 u32 number 0\n"
+			     "2 s32 number 0\n"
+			     "2 d_s number 0\n",
+			     "JSON.parse: every value exact, no unsafe number");
+	run_free(&r);
+
+	f = popen("npm root -g 2>/dev/null", "r");
+	if (f) {
+		if (!fgets(root, sizeof(root), f))
+			root[0] = '\0';
+		pclose(f);
+	}
+	root[strcspn(root, "\n")] = '\0';
+	snprintf(mod, sizeof(mod), "%s/@duckdb/node-api/package.json", root);
+	if (!root[0] || access(mod, R_OK)) {
+		test__skip("no @duckdb/node-api: npm install -g @duckdb/node-api (scripts/deps.sh)");
+		goto out;
+	}
+	if (ASSERT_EQ(run_sync(&r, (char *[]){ "/usr/bin/node", (char *)djs, root, (char *)json,
+					       NULL },
+			       60000),
+		      0, "node: DuckDB's read_json"))
+		ASSERT_STREQ(r.out,
+			     "995 18446744073709551615 -9223372036854775808 null\n"
+			     "1001 null null 12345678901234567890\n"
+			     "1000001007 0 0 null\n",
+			     "DuckDB: every value exact");
+out:
+	run_free(&r);
+	free(out);
+	tmpdir_cleanup();
+}

@@ -4,10 +4,15 @@
  * samples as the BPF program writes them, frames and all, through the
  * recorder's interning into a file; the reader names every frame, shares
  * a stack between the samples that have it, and still has it after
- * skipping chunks with --since; with source lines too (LINES blocks).
- * Malformed STACKS and LINES payloads add nothing.
+ * skipping chunks with --since; with source lines too (LINES blocks), and
+ * the build-ids of the files (BUILDIDS blocks): the kernel's and this
+ * program's, as /sys/kernel/notes and the ELF note (read here with libelf)
+ * give them.
+ * Malformed STACKS, LINES and BUILDIDS payloads add nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <linux/types.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,64 @@ __attribute__((noinline)) uint64_t stk_caller(uint64_t x)
 }
 
 #define NREC 2000
+
+/* @path's build-id: its NT_GNU_BUILD_ID note, read with libelf, in hex into @hex. */
+static bool elf_build_id(const char *path, char *hex)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok = false;
+	Elf_Scn *scn = NULL;
+	Elf *e;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && !ok && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, name, desc, i;
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !d)
+			continue;
+		while (!ok && (off = gelf_getnote(d, off, &nh, &name, &desc)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + name, "GNU", 4) || nh.n_descsz > 64)
+				continue;
+			for (i = 0; i < nh.n_descsz; i++)
+				sprintf(hex + 2 * i, "%02x", ((unsigned char *)d->d_buf)[desc + i]);
+			ok = nh.n_descsz > 0;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return ok;
+}
+
+/* The kernel's build-id: the GNU note (type 3) of /sys/kernel/notes, in hex. */
+static bool kernel_build_id(char *hex)
+{
+	unsigned char b[4096];
+	uint32_t nh[3];
+	size_t pos = 0, i;
+	FILE *f = fopen("/sys/kernel/notes", "r");
+	size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
+
+	if (f)
+		fclose(f);
+	while (pos + 12 <= n) {
+		memcpy(nh, b + pos, sizeof(nh));
+		if (nh[2] == 3 && nh[0] == 4 && !memcmp(b + pos + 12, "GNU", 4) && nh[1] <= 64 &&
+		    pos + 16 + nh[1] <= n) {
+			for (i = 0; i < nh[1]; i++)
+				sprintf(hex + 2 * i, "%02x", b[pos + 16 + i]);
+			return true;
+		}
+		pos += 12 + ((nh[0] + 3) & ~3u) + ((nh[1] + 3) & ~3u);
+	}
+	return false;
+}
 
 /* A sample of this process at @ts with kernel frame @kaddr and user frames leaf, caller. */
 static size_t put_sample(unsigned char *p, uint64_t ts, uint64_t kaddr, bool other)
@@ -137,6 +200,7 @@ static void roundtrip(bool lines)
 	uint32_t first_id = 0, other_id = 0, id;
 	uint64_t kaddr = 0, nsamples = 0, late = 0;
 	char kname[256], path[64];
+	bool bid_checked = false;
 	struct rc_meta m;
 	int fd = -1, err;
 
@@ -207,6 +271,19 @@ static void roundtrip(bool lines)
 		ASSERT_EQ(s->frames[2].off, 2, "its offset: of the address, not of address - 1");
 		ASSERT_HAS(s->frames[2].dso, "test_progs", "user file");
 		ASSERT_TRUE(!s->frames[0].file && !s->frames[0].line, "no line for the kernel's");
+		if (!bid_checked) {
+			char want[160] = "", kwant[160] = "";
+
+			bid_checked = true;
+			if (ASSERT_TRUE(elf_build_id(s->frames[2].dso, want),
+					"the program's build-id note"))
+				ASSERT_STREQ(rc_reader__build_id(r, s->frames[2].dso), want,
+					     "the program's build-id, as its note gives it");
+			if (kernel_build_id(kwant))
+				ASSERT_STREQ(rc_reader__build_id(r, "[kernel.kallsyms]"), kwant,
+					     "the kernel's build-id, as /sys/kernel/notes's");
+			ASSERT_TRUE(!rc_reader__build_id(r, "/no/such/file"), "none for another");
+		}
 		if (!lines) {
 			ASSERT_TRUE(!s->frames[1].file && !s->frames[2].file, "no lines asked");
 			continue;
@@ -228,11 +305,16 @@ static void roundtrip(bool lines)
 	rc_reader__set_range(r, 1000 + (NREC - 20) * 10, UINT64_MAX);
 	nsamples = 0;
 	while ((err = rc_reader__next(r, &rec)) > 0) {
+		const struct rc_stack *s;
+
 		if (rec->type != RC_EV_SAMPLE || rec->ts < 1000 + (NREC - 20) * 10)
 			continue;
 		late++;
 		id = ((const struct rc_ev_sample *)rec)->stack_id;
-		if (!ASSERT_OK_PTR(rc_reader__stack(r, id), "stack after a skip"))
+		s = rc_reader__stack(r, id);
+		if (!ASSERT_OK_PTR(s, "stack after a skip") ||
+		    !ASSERT_OK_PTR(rc_reader__build_id(r, s->frames[s->nkernel].dso),
+				   "build-ids after a skip"))
 			break;
 	}
 	ASSERT_TRUE(late > 0, "samples after --since");
@@ -499,6 +581,68 @@ out:
 	free(p);
 }
 
+/* A BUILDIDS entry for @file with the @n bytes 0x11, 0x22, ... at @p: its length. */
+static size_t bid_entry(unsigned char *p, const char *file, unsigned int n)
+{
+	struct rc_disk_buildid db = { .file_len = strlen(file), .id_len = n };
+	size_t len = sizeof(db) + db.file_len + n, i;
+
+	memcpy(p, &db, sizeof(db));
+	memcpy(p + sizeof(db), file, db.file_len);
+	for (i = 0; i < n; i++)
+		p[sizeof(db) + db.file_len + i] = 0x11 * (i % 15 + 1);
+	memset(p + len, 0, (8 - len % 8) % 8);
+	return (len + 7) & ~(size_t)7;
+}
+
+static void bids_malformed(void)
+{
+	struct rc_disk_buildids dh = { .n = 2 };
+	unsigned char p[512] = {};
+	struct rc_disk_buildid db;
+	struct rc_stacktab tab = {};
+	const char *why = NULL;
+	size_t len = sizeof(dh);
+
+	memcpy(p, &dh, sizeof(dh));
+	len += bid_entry(p + len, "/bin/x", 20);
+	len += bid_entry(p + len, "[kernel.kallsyms]", 3);
+	ASSERT_EQ(rc_stacktab__add_buildids(&tab, p, len - 1, &why), -EBADMSG, "cut short");
+	ASSERT_EQ(rc_stacktab__add_buildids(&tab, p, len + 8, &why), -EBADMSG, "bytes after");
+	ASSERT_EQ(rc_stacktab__add_buildids(&tab, p, 4, &why), -EBADMSG, "shorter than its count");
+	memcpy(&db, p + 8, sizeof(db));
+	db.id_len = 0;
+	memcpy(p + 8, &db, sizeof(db));
+	ASSERT_EQ(rc_stacktab__add_buildids(&tab, p, len, &why), -EBADMSG, "an id of 0 bytes");
+	db.id_len = 20;
+	db.file_len = 0;
+	memcpy(p + 8, &db, sizeof(db));
+	ASSERT_EQ(rc_stacktab__add_buildids(&tab, p, len, &why), -EBADMSG, "a file of 0 bytes");
+	db.file_len = 300;
+	memcpy(p + 8, &db, sizeof(db));
+	ASSERT_EQ(rc_stacktab__add_buildids(&tab, p, len, &why), -EBADMSG, "a file past the end");
+	ASSERT_TRUE(!rc_stacktab__build_id(&tab, "/bin/x") && !tab.nbids, "nothing taken");
+	db.file_len = 6;
+	memcpy(p + 8, &db, sizeof(db));
+	if (!ASSERT_OK(rc_stacktab__add_buildids(&tab, p, len, &why), "well formed"))
+		goto out;
+	ASSERT_STREQ(rc_stacktab__build_id(&tab, "/bin/x"),
+		     "112233445566778899aabbccddeeff1122334455", "the file's 20 bytes, in hex");
+	ASSERT_STREQ(rc_stacktab__build_id(&tab, "[kernel.kallsyms]"), "112233", "the kernel's");
+	ASSERT_TRUE(!rc_stacktab__build_id(&tab, "/bin"), "none for a prefix");
+	/* a second definition of a file: the first stands */
+	len = sizeof(dh);
+	dh.n = 1;
+	memcpy(p, &dh, sizeof(dh));
+	len += bid_entry(p + len, "/bin/x", 2);
+	ASSERT_OK(rc_stacktab__add_buildids(&tab, p, len, &why), "a second definition");
+	ASSERT_STREQ(rc_stacktab__build_id(&tab, "/bin/x"),
+		     "112233445566778899aabbccddeeff1122334455", "the first stands");
+	ASSERT_EQ(tab.nbids, 2, "two files");
+out:
+	rc_stacktab__free(&tab);
+}
+
 void test_stacks_roundtrip(void)
 {
 	if (test__start_subtest("symbols"))
@@ -515,4 +659,6 @@ void test_stacks_malformed(void)
 		lines_malformed();
 	if (test__start_subtest("lines_bounded"))
 		lines_bounded();
+	if (test__start_subtest("build_ids"))
+		bids_malformed();
 }

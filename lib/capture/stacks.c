@@ -277,7 +277,8 @@ int rc_stacks__take(struct rc_stacks *t, struct rc_writer *w, unsigned char *buf
 		memcpy(buf + out, &e, sizeof(e));
 		in += size;
 		out += sizeof(e);
-		if (t->psyms.len + t->pstacks.len + t->pfiles.len + t->plocs.len + t->plines.len >
+		if (t->psyms.len + t->pstacks.len + t->pfiles.len + t->plocs.len + t->plines.len +
+			    t->pbids.len >
 		    PENDING_MAX)
 			err = rc_stacks__emit(t, w);
 	}
@@ -297,6 +298,9 @@ void rc_stacks__new_file(struct rc_stacks *t)
 	rc_keymap__free(&t->frames);
 	rc_keymap__free(&t->files);
 	rc_keymap__free(&t->locs);
+	rc_keymap__free(&t->bidfiles);
+	t->pbids.len = 0;
+	t->npbids = 0;
 	t->nstacks = t->nsyms = t->nfiles = t->nlocs = 0;
 	t->nnames = 0;
 	t->psyms.len = t->pstacks.len = 0;
@@ -368,6 +372,8 @@ void rc_stacks__free(struct rc_stacks *t)
 	rc_strbuf__free(&t->pfiles);
 	rc_strbuf__free(&t->plocs);
 	rc_strbuf__free(&t->plines);
+	rc_keymap__free(&t->bidfiles);
+	rc_strbuf__free(&t->pbids);
 	rc_strbuf__free(&t->lkey);
 	free(t);
 }

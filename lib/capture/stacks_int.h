@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "capture/stacks.h"
+#include "format/format.h"
 #include "symbol/usym.h"
 #include "util/keymap.h"
 #include "util/strbuf.h"
@@ -74,10 +75,24 @@ struct rc_stacks {
 	struct rc_strbuf pfiles, plocs, plines; /* the definitions not yet written */
 	uint32_t npfiles, nplocs, nplines;
 	struct rc_strbuf lkey;
+	/* build-ids (stacks_bid.c): of each file named, noted once */
+	struct rc_keymap bidfiles; /* a file's name: 1, when its build-id was noted */
+	struct rc_strbuf pbids;	   /* the entries not yet written */
+	uint32_t npbids;
+	bool kbid_tried;
+	char kbid[2 * RC_MAX_BUILDID + 1]; /* the kernel's, in hex; "": none */
 };
 /* stacks_name.c */
 /* Process @pid in image @image: its mappings read when new to us, and again for another image. */
 struct proc_seen *rc_stacks__proc_of(struct rc_stacks *t, uint32_t pid, uint64_t image);
+
+/* stacks_bid.c */
+/* Note @file's build-id @hex (either NULL: nothing), the first time the file is seen. */
+int rc_stacks__note_build_id(struct rc_stacks *t, const char *file, const char *hex);
+/* The running kernel's build-id in hex, read once; NULL: none. */
+const char *rc_stacks__kernel_build_id(struct rc_stacks *t);
+/* Write the build-ids noted and not yet written, as one BUILDIDS block. */
+int rc_stacks__emit_build_ids(struct rc_stacks *t, struct rc_writer *w);
 /* Write the definitions not yet written, as one STACKS block. */
 int rc_stacks__emit(struct rc_stacks *t, struct rc_writer *w);
 /*

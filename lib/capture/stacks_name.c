@@ -79,8 +79,11 @@ static struct frame_name name_kernel(struct rc_stacks *t, uint64_t addr, bool ca
 	if (ks && off < UINT32_MAX && !sym_id(t, ks->name, ks->dso, &fn.sym)) {
 		fn.off = off + caller;
 		fn.named = true;
-	} else
+	} else {
 		sym_id(t, NULL, "[kernel.kallsyms]", &fn.sym);
+	}
+	if (!ks || !strcmp(ks->dso, "[kernel.kallsyms]"))
+		rc_stacks__note_build_id(t, "[kernel.kallsyms]", rc_stacks__kernel_build_id(t));
 	return fn;
 }
 
@@ -220,6 +223,8 @@ static struct frame_name name_user(struct rc_stacks *t, uint32_t pid, struct pro
 	/* mapped since the mappings were read (a dlopen()): read them again, not too often */
 	if (found == -ENOENT && now_ns() - p->when >= REFRESH_NS && !read_maps(t, pid, p))
 		found = resolve_user(t, pid, addr - caller, &hit);
+	if (found >= 0 && hit.dso)
+		rc_stacks__note_build_id(t, hit.dso, hit.build_id);
 	if (found == 0 && hit.sym && hit.sym_off < UINT32_MAX &&
 	    !sym_id(t, hit.sym, hit.dso ? hit.dso : "[unknown]", &fn.sym)) {
 		fn.off = hit.sym_off + caller;
@@ -281,6 +286,8 @@ int rc_stacks__emit(struct rc_stacks *t, struct rc_writer *w)
 		err = err ?: rc_strbuf__append(p, t->pstacks.buf, t->pstacks.len);
 		err = err ?: rc_writer__add_stacks(w, p->buf, p->len);
 	}
+	/* the files the symbols name: the block stands alone, after them by choice */
+	err = err ?: rc_stacks__emit_build_ids(t, w);
 	/* after the stacks and the symbols it refers to */
 	if (!err && (t->npfiles || t->nplocs || t->nplines)) {
 		p->len = 0;

@@ -34,7 +34,7 @@
 #define RC_FRAME_MAGIC	 0x184D2A5Eu /* zstd skippable frame, nibble 0xE */
 #define RC_FILE_MAGIC	 "RCAPFILE"
 #define RC_VERSION_MAJOR 1
-#define RC_VERSION_MINOR 10
+#define RC_VERSION_MINOR 11
 
 #define RC_BLOCK_HEADER	 1
 #define RC_BLOCK_CHUNK	 2
@@ -46,6 +46,7 @@
 #define RC_BLOCK_BASE	 8 /* v1.9: a STATS payload: the run's counters when the file began */
 #define RC_BLOCK_AUX                                                                               \
 	9 /* v1.10: a stretch of a CPU's AUX stream: struct rc_disk_aux, then its frame */
+#define RC_BLOCK_BUILDIDS 10 /* v1.11: the build-ids of files STACKS blocks name */
 
 /* Header sections: u16 id, u16 reserved (0), u32 len, u8 data[len] */
 #define RC_SEC_INFO    1
@@ -292,6 +293,31 @@ struct rc_disk_stacklines {
 	uint16_t reserved;
 };
 _Static_assert(sizeof(struct rc_disk_stacklines) == 8, "rc_disk_stacklines layout");
+
+/*
+ * buildids payload (a BUILDIDS block): this, then n entries. Older readers
+ * skip the block: their frames have no build-ids, and nothing else.
+ */
+struct rc_disk_buildids {
+	uint32_t n;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rc_disk_buildids) == 8, "rc_disk_buildids layout");
+
+/*
+ * A file's build-id: this, then file_len bytes of the file as STACKS names
+ * it, id_len bytes of the build-id (its ELF note's), zero padding to 8.
+ */
+struct rc_disk_buildid {
+	uint16_t file_len; /* 1 to RC_MAX_BUILDID_FILE */
+	uint8_t id_len;	   /* 1 to RC_MAX_BUILDID */
+	uint8_t reserved;
+	uint32_t reserved2;
+};
+_Static_assert(sizeof(struct rc_disk_buildid) == 8, "rc_disk_buildid layout");
+
+#define RC_MAX_BUILDID	    64	 /* bytes of a build-id (GNU's are 20: SHA-1) */
+#define RC_MAX_BUILDID_FILE 4096 /* bytes of its file's name, as a symbol's are cut */
 
 #define RC_MAX_LOC_FRAMES 32 /* frames of a location: 31 inlined functions at most */
 #define RC_MAX_INLINED	  2048 /* inlined entries a reader takes a side of a stack */

@@ -432,6 +432,9 @@ static int take_block(struct rc_reader *r, int got, uint32_t type, uint64_t off,
 	case RC_BLOCK_LINES:
 		err = rc_rd__load_lines(r, off);
 		break;
+	case RC_BLOCK_BUILDIDS:
+		err = rc_rd__load_buildids(r, off);
+		break;
 	case RC_BLOCK_AUX:
 		err = rc_rd__load_aux(r, off);
 		break;
@@ -539,6 +542,11 @@ bool rc_reader__corrupt(const struct rc_reader *r, struct rc_damage *d)
 const struct rc_stack *rc_reader__stack(const struct rc_reader *r, uint32_t id)
 {
 	return rc_stacktab__stack(&r->stacks, id);
+}
+
+const char *rc_reader__build_id(const struct rc_reader *r, const char *file)
+{
+	return rc_stacktab__build_id(&r->stacks, file);
 }
 
 const struct rc_stats *rc_reader__stats(const struct rc_reader *r)

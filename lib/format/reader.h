@@ -303,6 +303,19 @@ struct rc_stack {
 const struct rc_stack *rc_reader__stack(const struct rc_reader *r, uint32_t id);
 
 /**
+ * rc_reader__build_id() - the build-id of a file stack frames are in
+ * @r: the reader
+ * @file: the file as a frame names it (struct rc_frame's dso)
+ *
+ * Captures of format minor 11 on give the build-ids of the files their
+ * frames are in (BUILDIDS blocks); older ones give none.
+ *
+ * Return: the build-id in lower-case hex, valid until rc_reader__free();
+ * NULL when the capture gave none for @file.
+ */
+const char *rc_reader__build_id(const struct rc_reader *r, const char *file);
+
+/**
  * rc_reader__history() - the totals of every counters block read so far
  * @r: the reader
  * @n: set to their number

@@ -397,6 +397,14 @@ int rc_rd__load_lines(struct rc_reader *r, uint64_t off)
 	return err == -EBADMSG ? block_lost(r, off, why) : err;
 }
 
+int rc_rd__load_buildids(struct rc_reader *r, uint64_t off)
+{
+	const char *why = NULL;
+	int err = rc_stacktab__add_buildids(&r->stacks, r->payload.buf, r->payload.len, &why);
+
+	return err == -EBADMSG ? block_lost(r, off, why) : err;
+}
+
 /*
  * A STATS or BASE payload into *@st (its entries allocated): NULL, or why
  * it does not check (-EBADMSG).
@@ -612,6 +620,16 @@ bool rc_reader__span(struct rc_reader *r, uint64_t *first, uint64_t *last, uint6
 	return true;
 }
 
+/* A STACKS, LINES or BUILDIDS payload of @len bytes, in r->payload, taken. */
+static int take_defs(struct rc_reader *r, uint32_t type, size_t len, const char **why)
+{
+	if (type == RC_BLOCK_STACKS)
+		return rc_stacktab__add_block(&r->stacks, r->payload.buf, len, why);
+	if (type == RC_BLOCK_LINES)
+		return rc_stacktab__add_lines(&r->stacks, r->payload.buf, len, why);
+	return rc_stacktab__add_buildids(&r->stacks, r->payload.buf, len, why);
+}
+
 /*
  * Before skipping to @to: the definitions of the STACKS blocks in between,
  * which the records after @to may use. Block headers are read, and only
@@ -638,17 +656,15 @@ static bool stacks_before(struct rc_reader *r, uint64_t to)
 			    !rc_input__read_at(&r->in, &dc, sizeof(dc), pos + RC_BLOCK_HDR_SIZE))
 				return false;
 			next += dc.data_size;
-		} else if (h[2] == RC_BLOCK_STACKS || h[2] == RC_BLOCK_LINES) {
+		} else if (h[2] == RC_BLOCK_STACKS || h[2] == RC_BLOCK_LINES ||
+			   h[2] == RC_BLOCK_BUILDIDS) {
 			r->payload.len = 0;
 			if (!rc_block__len_fits(h[2], h[1] - 8, false) ||
 			    rc_strbuf__reserve(&r->payload, h[1] - 8) ||
 			    !rc_input__read_at(&r->in, r->payload.buf, h[1] - 8, pos + RC_BLOCK_HDR_SIZE))
 				return false;
 			if (rc_block_crc(h[2], r->payload.buf, h[1] - 8) == h[3] &&
-			    (h[2] == RC_BLOCK_STACKS
-				 ? rc_stacktab__add_block(&r->stacks, r->payload.buf, h[1] - 8, &why)
-				 : rc_stacktab__add_lines(&r->stacks, r->payload.buf, h[1] - 8,
-							  &why)) == -ENOMEM)
+			    take_defs(r, h[2], h[1] - 8, &why) == -ENOMEM)
 				return false;
 		}
 		if (next > to)

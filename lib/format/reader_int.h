@@ -104,6 +104,7 @@ int rc_rd__load_stats(struct rc_reader *r, uint64_t off);
 int rc_rd__load_base(struct rc_reader *r, uint64_t off);
 int rc_rd__load_stacks(struct rc_reader *r, uint64_t off);
 int rc_rd__load_lines(struct rc_reader *r, uint64_t off);
+int rc_rd__load_buildids(struct rc_reader *r, uint64_t off);
 int rc_rd__load_aux(struct rc_reader *r, uint64_t off);
 int rc_rd__load_trailer(struct rc_reader *r, uint64_t off);
 /* the block of rc_rd__load_chunk() read up to its data: 1 to read it, 0 passed over, or -errno */

@@ -34,6 +34,8 @@ bool rc_block__len_fits(uint32_t type, size_t len, bool found)
 		return len >= sizeof(struct rc_disk_stacks) && len <= RC_MAX_BLOCK;
 	case RC_BLOCK_LINES:
 		return len >= sizeof(struct rc_disk_lines) && len <= RC_MAX_BLOCK;
+	case RC_BLOCK_BUILDIDS:
+		return len >= sizeof(struct rc_disk_buildids) && len <= RC_MAX_BLOCK;
 	case RC_BLOCK_AUX:
 		return len >= sizeof(struct rc_disk_aux) && len <= RC_MAX_BLOCK;
 	default:

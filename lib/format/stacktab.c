@@ -8,6 +8,7 @@
 #include <string.h>
 #include "format/format.h"
 #include "format/stacktab.h"
+#include <xxhash.h>
 #include "util/mem.h"
 
 static size_t pad8(size_t n)
@@ -383,10 +384,104 @@ void rc_stacktab__free(struct rc_stacktab *t)
 		free(t->files[i]);
 	for (i = 0; i < t->nlocs; i++)
 		free(t->locs[i].frames);
+	for (i = 0; i < t->nbids; i++) {
+		free(t->bids[i].file);
+		free(t->bids[i].hex);
+	}
+	free(t->bids);
+	rc_idmap__free(&t->bidmap);
 	free(t->syms);
 	free(t->stacks);
 	free(t->lined);
 	free(t->files);
 	free(t->locs);
 	memset(t, 0, sizeof(*t));
+}
+
+/* ---- BUILDIDS blocks --------------------------------------------------- */
+
+static uint64_t bid_hash(const char *file, size_t n)
+{
+	return XXH64(file, n, 0) | 1; /* never 0, an empty slot */
+}
+
+/* The build-id of the file named by the @n bytes at @file, or NULL. */
+static const char *bid_of(const struct rc_stacktab *t, const char *file, size_t n)
+{
+	size_t pos = RC_IDMAP_START;
+	uint64_t *i;
+
+	while ((i = rc_idmap__next(&t->bidmap, bid_hash(file, n), &pos)))
+		if (!strncmp(t->bids[*i].file, file, n) && !t->bids[*i].file[n])
+			return t->bids[*i].hex;
+	return NULL;
+}
+
+const char *rc_stacktab__build_id(const struct rc_stacktab *t, const char *file)
+{
+	return file ? bid_of(t, file, strlen(file)) : NULL;
+}
+
+/* Walk a BUILDIDS payload; with @t, take what it defines. */
+static int walk_bids(struct rc_stacktab *t, const unsigned char *p, size_t len, const char **why)
+{
+	static const char hexd[] = "0123456789abcdef";
+	struct rc_disk_buildids dh;
+	size_t pos = sizeof(dh);
+	uint32_t i;
+
+	if (len < sizeof(dh)) {
+		*why = "build-id block shorter than its count";
+		return -EBADMSG;
+	}
+	memcpy(&dh, p, sizeof(dh));
+	for (i = 0; i < dh.n; i++) {
+		struct rc_disk_buildid db;
+		const unsigned char *id;
+		const char *file;
+		size_t n, k;
+
+		if (len - pos < sizeof(db)) {
+			*why = "build-id block: entry past its end";
+			return -EBADMSG;
+		}
+		memcpy(&db, p + pos, sizeof(db));
+		n = pad8(sizeof(db) + (size_t)db.file_len + db.id_len);
+		if (!db.file_len || db.file_len > RC_MAX_BUILDID_FILE || !db.id_len ||
+		    db.id_len > RC_MAX_BUILDID || n > len - pos) {
+			*why = "build-id block: a length out of range";
+			return -EBADMSG;
+		}
+		file = (const char *)p + pos + sizeof(db);
+		if (t && !bid_of(t, file, db.file_len)) {
+			char *f = strndup(file, db.file_len), *hex = malloc(2 * (size_t)db.id_len + 1);
+
+			if (!f || !hex || rc_ensure_arr(&t->bids, &t->bids_cap, t->nbids + 1, 16) ||
+			    rc_idmap__put(&t->bidmap, bid_hash(file, db.file_len), t->nbids)) {
+				free(f);
+				free(hex);
+				return -ENOMEM;
+			}
+			id = p + pos + sizeof(db) + db.file_len;
+			for (k = 0; k < db.id_len; k++) {
+				hex[2 * k] = hexd[id[k] >> 4];
+				hex[2 * k + 1] = hexd[id[k] & 15];
+			}
+			hex[2 * k] = 0;
+			t->bids[t->nbids++] = (struct rc_stacktab_bid){ .file = f, .hex = hex };
+		}
+		pos += n;
+	}
+	if (pos != len) {
+		*why = "build-id block: bytes past its entries";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int rc_stacktab__add_buildids(struct rc_stacktab *t, const void *p, size_t len, const char **why)
+{
+	int err = walk_bids(NULL, p, len, why);
+
+	return err ?: walk_bids(t, p, len, why);
 }

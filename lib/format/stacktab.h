@@ -10,10 +10,17 @@
 #include <stdint.h>
 #include "format/reader.h"
 #include "format/format.h"
+#include "util/idmap.h"
 
 struct rc_stacktab_sym {
 	char *name; /* NULL: none */
 	char *dso;  /* NULL: none */
+};
+
+/* A file's build-id, of a BUILDIDS block: the file as STACKS names it, the id in hex. */
+struct rc_stacktab_bid {
+	char *file;
+	char *hex;
 };
 
 /* A location of a LINES block: its frames as the block gives them; n 0: undefined. */
@@ -33,6 +40,9 @@ struct rc_stacktab_loc {
  * @nfiles: slots
  * @locs: locations by id
  * @nlocs: slots
+ * @bids: files' build-ids (BUILDIDS blocks), in the order defined
+ * @nbids: entries
+ * @bidmap: the hashes of their files' names to their indices in @bids
  */
 struct rc_stacktab {
 	struct rc_stacktab_sym *syms;
@@ -45,6 +55,9 @@ struct rc_stacktab {
 	size_t nfiles, files_cap;
 	struct rc_stacktab_loc *locs;
 	size_t nlocs, locs_cap;
+	struct rc_stacktab_bid *bids;
+	size_t nbids, bids_cap;
+	struct rc_idmap bidmap;
 };
 
 /**
@@ -77,6 +90,29 @@ int rc_stacktab__add_block(struct rc_stacktab *t, const void *p, size_t len, con
  * nothing; -ENOMEM.
  */
 int rc_stacktab__add_lines(struct rc_stacktab *t, const void *p, size_t len, const char **why);
+
+/**
+ * rc_stacktab__add_buildids() - take the build-ids of a BUILDIDS block's payload
+ * @t: the table
+ * @p: the payload, its CRC checked
+ * @len: its length
+ * @why: set to what is wrong when it is malformed
+ *
+ * A second build-id of a file is passed over (the first stands).
+ *
+ * Return: 0; -EBADMSG with *@why set for a malformed payload, which adds
+ * nothing; -ENOMEM.
+ */
+int rc_stacktab__add_buildids(struct rc_stacktab *t, const void *p, size_t len, const char **why);
+
+/**
+ * rc_stacktab__build_id() - the build-id of a file frames are in
+ * @t: the table
+ * @file: the file as a symbol names it (struct rc_stacktab_sym's dso)
+ *
+ * Return: its build-id in lower-case hex, or NULL when none was given.
+ */
+const char *rc_stacktab__build_id(const struct rc_stacktab *t, const char *file);
 
 /**
  * rc_stacktab__stack() - a defined stack

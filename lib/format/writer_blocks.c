@@ -23,6 +23,13 @@ int rc_writer__add_lines(struct rc_writer *w, const void *payload, size_t len)
 	return rc_writer__write_block(w, RC_BLOCK_LINES, payload, len);
 }
 
+int rc_writer__add_buildids(struct rc_writer *w, const void *payload, size_t len)
+{
+	if (w->cut)
+		return 0;
+	return rc_writer__write_block(w, RC_BLOCK_BUILDIDS, payload, len);
+}
+
 void rc_writer__add_late(struct rc_writer *w, uint64_t n)
 {
 	w->tr.late += n;

@@ -71,6 +71,18 @@ int rc_writer__add_stacks(struct rc_writer *w, const void *payload, size_t len);
 int rc_writer__add_lines(struct rc_writer *w, const void *payload, size_t len);
 
 /**
+ * rc_writer__add_buildids() - write a BUILDIDS block
+ * @w: the writer
+ * @payload: struct rc_disk_buildids and its entries (format.h)
+ * @len: its length, at most RC_MAX_BLOCK
+ *
+ * As rc_writer__add_stacks(), for files named in STACKS blocks.
+ *
+ * Return: 0, -E2BIG, or the write's error.
+ */
+int rc_writer__add_buildids(struct rc_writer *w, const void *payload, size_t len);
+
+/**
  * rc_writer__add_late() - count records of chunks built elsewhere as out of order
  * @w: the writer
  * @n: records written after a record of a later time

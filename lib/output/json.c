@@ -135,10 +135,32 @@ void rc_json__end_array(struct rc_json *j)
 	close_(j, ']');
 }
 
+void rc_json__put_u64(struct rc_strbuf *sb, uint64_t v)
+{
+	if (v <= RC_JSON_SAFE_INT) {
+		rc_strbuf__put_u64(sb, v);
+		return;
+	}
+	rc_strbuf__put(sb, "\"", 1);
+	rc_strbuf__put_u64(sb, v);
+	rc_strbuf__put(sb, "\"", 1);
+}
+
+void rc_json__put_s64(struct rc_strbuf *sb, int64_t v)
+{
+	if (v >= -(int64_t)RC_JSON_SAFE_INT && v <= (int64_t)RC_JSON_SAFE_INT) {
+		rc_strbuf__put_s64(sb, v);
+		return;
+	}
+	rc_strbuf__put(sb, "\"", 1);
+	rc_strbuf__put_s64(sb, v);
+	rc_strbuf__put(sb, "\"", 1);
+}
+
 void rc_json__u64(struct rc_json *j, const char *key, uint64_t v)
 {
 	sep(j, key);
-	fprintf(j->f, "%llu", (unsigned long long)v);
+	fprintf(j->f, v <= RC_JSON_SAFE_INT ? "%llu" : "\"%llu\"", (unsigned long long)v);
 }
 
 void rc_json__fixed(struct rc_json *j, const char *key, double v, int places)

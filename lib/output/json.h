@@ -10,6 +10,15 @@
 
 #define RC_JSON_MAX_DEPTH 16 /* the deepest nesting of objects and arrays it keeps */
 
+/*
+ * The largest integer a JSON reader that parses numbers as doubles
+ * (JavaScript's JSON.parse, jq) reads back exactly: 2^53 - 1. Integers of
+ * a larger magnitude are written as their decimal digits in a string
+ * ("18446744071585004935"), so that every reader gets them exactly; see
+ * ringcap-report(1), "JSON numbers".
+ */
+#define RC_JSON_SAFE_INT ((1ULL << 53) - 1)
+
 /**
  * struct rc_json - a JSON document being written to a file
  * @f: where it goes; set it, with the rest zeroed, before the first call
@@ -56,7 +65,7 @@ void rc_json__end_array(struct rc_json *j);
  * rc_json__u64() - an unsigned number
  * @j: the document
  * @key: its key, or NULL
- * @v: the number
+ * @v: the number; a string of its digits above RC_JSON_SAFE_INT
  */
 void rc_json__u64(struct rc_json *j, const char *key, uint64_t v);
 
@@ -103,5 +112,21 @@ void rc_json__string(struct rc_json *j, const char *key, const char *s);
  * not valid UTF-8 written as \u00XX (as Latin-1).
  */
 void rc_json__escape(struct rc_strbuf *sb, const char *s, size_t max);
+
+/**
+ * rc_json__put_u64() - append an unsigned integer to a buffer as JSON
+ * @sb: the buffer
+ * @v: the integer: a number up to RC_JSON_SAFE_INT, a string of its
+ *     decimal digits above it
+ */
+void rc_json__put_u64(struct rc_strbuf *sb, uint64_t v);
+
+/**
+ * rc_json__put_s64() - append a signed integer to a buffer as JSON
+ * @sb: the buffer
+ * @v: the integer: a number within +-RC_JSON_SAFE_INT, a string of its
+ *     decimal digits (with its sign) beyond
+ */
+void rc_json__put_s64(struct rc_strbuf *sb, int64_t v);
 
 #endif /* RINGCAP_OUTPUT_JSON_H */

@@ -321,9 +321,9 @@ static void put_value(struct rc_strbuf *sb, const struct rc_schema *s, const str
 	if (v.name)
 		rc_json__escape(sb, v.name, SIZE_MAX);
 	else if (v.kind == RC_FIELD_SINT)
-		rc_strbuf__put_s64(sb, v.s);
+		rc_json__put_s64(sb, v.s);
 	else
-		rc_strbuf__put_u64(sb, v.u);
+		rc_json__put_u64(sb, v.u);
 }
 
 /* Field @fld of @rec: a string, a number, an enum's name, an array; null when out of the record. */

@@ -14,7 +14,7 @@ static void json_known(struct rc_strbuf *sb, const char *key, size_t keylen, uin
 	if (unknown)
 		APPEND_LIT(sb, "null");
 	else
-		rc_strbuf__put_u64(sb, v);
+		rc_json__put_u64(sb, v);
 }
 
 #define JSON_KNOWN(sb, key, v, unknown) json_known(sb, key, sizeof(key) - 1, v, unknown)
@@ -30,7 +30,7 @@ static void json_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 	APPEND_LIT(sb, "{\"time\":");
 	rc_output__put_seconds(sb, o->m, rec->ts);
 	APPEND_LIT(sb, ",\"ts\":");
-	rc_strbuf__put_u64(sb, rec->ts);
+	rc_json__put_u64(sb, rec->ts);
 	if (o->hosts) {
 		APPEND_LIT(sb, ",\"host\":");
 		rc_json__escape(sb, o->m->host ? o->m->host : "", SIZE_MAX);

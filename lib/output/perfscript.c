@@ -23,9 +23,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/output_int.h"
+#include "util/mem.h"
+
+/*
+ * -e syscalls records a call once, at its exit: its entry's line belongs
+ * before the lines of what happened during the call. With such records,
+ * lines are held, each at its time, and written in time order once the
+ * records read are HOLD_NS past them (or HOLD_BYTES are held: the oldest
+ * go first; about 30k lines). A call longer than that has its entry line written at the
+ * head of those still held, the earliest place left.
+ */
+#define HOLD_NS	   10000000000ull /* 10 s of the capture's time */
+#define HOLD_BYTES (8u << 20)	  /* held, with each line's heap entry and malloc's header */
+#define HELD_COST  (sizeof(struct held) + 16)
+
+/* A record's lines held: at @ts, after those of the same time held before (@seq). */
+struct held {
+	uint64_t ts, seq;
+	char *text;
+	size_t len;
+};
 
 /* The state of one output: nothing static, several may run at once. */
 struct perfscript {
+	bool reorder;		      /* syscall records: lines held and put in time order */
+	struct held *heap;	      /* the lines held, a min-heap by (ts, seq) */
+	size_t nheld, held_cap, held_bytes;
+	uint64_t seq, newest, last_ts; /* @last_ts: of the last lines held, for a stack's */
+	int err;		      /* out of memory holding: lines written as they come */
 	int name_width;		      /* the longest event name shown */
 	const struct rc_meta *stk_m;  /* the source @stacked was read from */
 	bool stacked;		      /* its events recorded with their stacks (-g) */
@@ -127,6 +152,94 @@ static bool padded_comm(struct rc_output *o)
 	return !ps->stacked;
 }
 
+static bool held_before(const struct held *a, const struct held *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+/* The earliest lines held, out of the heap: to o->buf. */
+static void release_one(struct rc_output *o)
+{
+	struct perfscript *ps = o->state;
+	struct held top = ps->heap[0], t;
+	size_t i = 0, k;
+
+	rc_strbuf__put(&o->buf, top.text, top.len);
+	ps->held_bytes -= top.len + HELD_COST;
+	free(top.text);
+	ps->heap[0] = ps->heap[--ps->nheld];
+	for (;;) {
+		k = 2 * i + 1;
+		if (k >= ps->nheld)
+			break;
+		if (k + 1 < ps->nheld && held_before(&ps->heap[k + 1], &ps->heap[k]))
+			k++;
+		if (!held_before(&ps->heap[k], &ps->heap[i]))
+			break;
+		t = ps->heap[i];
+		ps->heap[i] = ps->heap[k];
+		ps->heap[k] = t;
+		i = k;
+	}
+}
+
+/* Write the lines held that no record to come can precede: HOLD_NS old, or past HOLD_BYTES. */
+static void release(struct rc_output *o, bool all)
+{
+	struct perfscript *ps = o->state;
+
+	while (ps->nheld && (all || ps->held_bytes > HOLD_BYTES ||
+			     ps->heap[0].ts + HOLD_NS <= ps->newest))
+		release_one(o);
+}
+
+/*
+ * The lines written to o->buf from @start on: held at @ts, out of o->buf.
+ * Without the memory to hold them, they stay where they are, and what is
+ * held is written first: the order as without holding, from there on.
+ */
+static void hold(struct rc_output *o, uint64_t ts, size_t start)
+{
+	struct perfscript *ps = o->state;
+	size_t len = o->buf.len - start, i, p;
+	struct held h = { .ts = ts, .seq = ps->seq++, .len = len }, t;
+
+	if (!len)
+		return;
+	h.text = ps->err ? NULL : malloc(len);
+	if (!h.text || rc_ensure_arr(&ps->heap, &ps->held_cap, ps->nheld + 1, 256)) {
+		free(h.text);
+		ps->err = -ENOMEM;
+		ps->reorder = false;
+		if (ps->nheld) { /* what is held, then these lines */
+			char *tail = malloc(len);
+
+			if (tail) {
+				memcpy(tail, o->buf.buf + start, len);
+				o->buf.len = start;
+				release(o, true);
+				rc_strbuf__put(&o->buf, tail, len);
+				free(tail);
+			}
+		}
+		return;
+	}
+	memcpy(h.text, o->buf.buf + start, len);
+	o->buf.len = start;
+	ps->held_bytes += len + HELD_COST;
+	ps->last_ts = ts;
+	if (ts > ps->newest)
+		ps->newest = ts;
+	i = ps->nheld++;
+	ps->heap[i] = h;
+	while (i && held_before(&ps->heap[i], &ps->heap[p = (i - 1) / 2])) {
+		t = ps->heap[i];
+		ps->heap[i] = ps->heap[p];
+		ps->heap[p] = t;
+		i = p;
+	}
+}
+
 static int ps_begin(struct rc_output *o)
 {
 	struct perfscript *ps = calloc(1, sizeof(*ps));
@@ -147,6 +260,8 @@ static int ps_begin(struct rc_output *o)
 
 			if (n && recorded(m, ev) && (int)strlen(n) > ps->name_width)
 				ps->name_width = (int)strlen(n);
+			if (!strcmp(ev->name, "syscall") && recorded(m, ev))
+				ps->reorder = true;
 		}
 	}
 	return 0;
@@ -284,8 +399,9 @@ static void sample(struct rc_output *o, const struct rc_event_desc *ev,
 /*
  * -e syscalls: one record of a call, at its exit, with its entry's
  * arguments and its duration: raw_syscalls:sys_enter at the entry, then
- * raw_syscalls:sys_exit, both here (the entry's line out of time order
- * with the lines before it). A call that never returned: the entry only.
+ * raw_syscalls:sys_exit, each held at its time (hold()) and so put in
+ * time order among the lines of other records. A call that never
+ * returned: the entry only.
  */
 static void syscall_lines(struct rc_output *o, const struct rc_event_desc *ev,
 			  const struct rc_rec_hdr *rec)
@@ -294,20 +410,33 @@ static void syscall_lines(struct rc_output *o, const struct rc_event_desc *ev,
 	int64_t nr = field_s64(ev, "nr", rec);
 	uint64_t dur = field_u64(ev, "duration", rec);
 	bool noret = rec->flags & RC_SYSCALL_F_NORETURN;
+	uint64_t entry = noret || dur > rec->ts ? rec->ts : rec->ts - dur;
+	struct perfscript *ps = o->state;
+	size_t start = o->buf.len;
 	unsigned int i;
 
-	put_head(o, rec, ev->flags, noret || dur > rec->ts ? rec->ts : rec->ts - dur, padded_comm(o));
+	put_head(o, rec, ev->flags, entry, padded_comm(o));
 	put_name(o, "raw_syscalls:sys_enter");
 	rc_strbuf__printf(&o->buf, "NR %" PRId64 " (", nr);
 	for (i = 0; i < 6; i++)
 		rc_strbuf__printf(&o->buf, "%s%" PRIx64, i ? ", " : "",
 				  args && i < args->count ? rc_field__u64(args, rec, i) : 0);
 	APPEND_LIT(&o->buf, ")\n");
+	if (ps->reorder) {
+		/* before the exit's time: the newest stays the records' own */
+		uint64_t newest = ps->newest;
+
+		hold(o, entry, start);
+		ps->newest = newest;
+		start = o->buf.len;
+	}
 	if (noret)
 		return;
 	put_head(o, rec, ev->flags, rec->ts, padded_comm(o));
 	put_name(o, "raw_syscalls:sys_exit");
 	rc_strbuf__printf(&o->buf, "NR %" PRId64 " = %" PRId64 "\n", nr, field_s64(ev, "ret", rec));
+	if (ps->reorder)
+		hold(o, rec->ts, start);
 }
 
 /* The kernel's print formats of the sched events ringcap records itself. */
@@ -391,22 +520,30 @@ static void trace_fields(struct rc_output *o, const struct rc_event_desc *ev,
 static void ps_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 {
 	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
+	struct perfscript *ps = o->state;
+	size_t start = o->buf.len;
 
 	if (!ev || !strncmp(ev->name, "ringcap:", 8))
 		return; /* ringcap's own records: perf script has none */
-	if (!strcmp(ev->name, "sample") || !strcmp(ev->name, "offcpu")) {
-		sample(o, ev, rec, ev->name[0] == 'o');
-		return;
-	}
 	if (!strcmp(ev->name, "syscall")) {
 		syscall_lines(o, ev, rec);
+		if (ps->reorder)
+			release(o, false);
 		return;
 	}
-	put_head(o, rec, ev->flags, rec->ts, padded_comm(o));
-	put_name(o, ev->name);
-	if (!sched_trace(o, ev, rec))
-		trace_fields(o, ev, rec);
-	APPEND_LIT(&o->buf, "\n");
+	if (!strcmp(ev->name, "sample") || !strcmp(ev->name, "offcpu")) {
+		sample(o, ev, rec, ev->name[0] == 'o');
+	} else {
+		put_head(o, rec, ev->flags, rec->ts, padded_comm(o));
+		put_name(o, ev->name);
+		if (!sched_trace(o, ev, rec))
+			trace_fields(o, ev, rec);
+		APPEND_LIT(&o->buf, "\n");
+	}
+	if (ps->reorder) {
+		hold(o, rec->ts, start);
+		release(o, false);
+	}
 }
 
 /* record -e ... -g: the stack of the event just shown, under its line */
@@ -415,12 +552,32 @@ static void ps_stack(struct rc_output *o, const struct rc_rec_hdr *rec, bool pai
 	const struct rc_event_desc *ev = rc_schema__event(o->m->schema, rec->type);
 	const struct rc_field *id = ev ? rc_event__field(ev, "stack_id") : NULL;
 
+	struct perfscript *ps = o->state;
+	size_t start = o->buf.len;
+
 	if (paired && id)
 		frames(o, (uint32_t)rc_field__u64(id, rec, 0), 0);
+	if (ps->reorder) /* after the lines just held, of its event: the same time, the next seq */
+		hold(o, ps->last_ts, start);
+}
+
+static void ps_end(struct rc_output *o)
+{
+	struct perfscript *ps = o->state;
+
+	if (ps && ps->nheld)
+		release(o, true);
 }
 
 static void ps_free(struct rc_output *o)
 {
+	struct perfscript *ps = o->state;
+
+	if (ps) {
+		while (ps->nheld)
+			free(ps->heap[--ps->nheld].text);
+		free(ps->heap);
+	}
 	free(o->state);
 	o->state = NULL;
 }
@@ -429,6 +586,7 @@ const struct rc_output_ops rc_output_perf_script = {
 	.name = "perf-script",
 	.begin = ps_begin,
 	.event = ps_event,
+	.end = ps_end,
 	.stack = ps_stack,
 	.free = ps_free,
 };

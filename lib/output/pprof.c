@@ -10,8 +10,8 @@
  *   Sample    location_id 1 (packed, leaf first), value 2 (packed), label 3
  *   Label     key 1, str 2, num 3
  *   Mapping   id 1, memory_start 2, memory_limit 3, file_offset 4,
- *             filename 5, build_id 6, has_functions 7, has_filenames 8,
- *             has_line_numbers 9, has_inline_frames 10
+ *             filename 5, build_id 6 (hex), has_functions 7,
+ *             has_filenames 8, has_line_numbers 9, has_inline_frames 10
  *   Location  id 1, mapping_id 2, address 3, line 4 (innermost first)
  *   Line      function_id 1, line 2
  *   Function  id 1, name 2, system_name 3, filename 4
@@ -58,6 +58,7 @@ enum {
 	LABEL_NUM = 3,
 	MAPPING_ID = 1,
 	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
 	MAPPING_HAS_FUNCTIONS = 7,
 	MAPPING_HAS_FILENAMES = 8,
 	MAPPING_HAS_LINE_NUMBERS = 9,
@@ -92,6 +93,7 @@ struct row {
 /* A mapping: a file frames were in, and what its frames told of it. */
 struct mapping {
 	uint32_t name;
+	uint32_t build_id; /* its string; 0: none known */
 	bool files, lines, inlines;
 };
 
@@ -104,6 +106,8 @@ struct rc_pprof {
 	struct rc_keymap strs; /* each string's index in @table */
 	struct rc_strbuf table; /* each string with its NUL, in the order added */
 	uint32_t nstrs;
+	const struct rc_profile_src *ps; /* the captures, for their files' build-ids */
+	size_t nps;
 	struct rc_keymap funcs, locs, maps;
 	uint32_t nfuncs, nlocs;
 	struct mapping *mappings;
@@ -285,7 +289,15 @@ static uint32_t mapping(struct rc_pprof *pp, const char *dso, int *err)
 			*err = -ENOMEM;
 			return 0;
 		}
-		pp->mappings[pp->nmaps++] = (struct mapping){ .name = str(pp, dso, err) };
+		const char *bid = NULL;
+		size_t i;
+
+		for (i = 0; !bid && i < pp->nps; i++)
+			bid = rc_reader__build_id(pp->ps[i].r, dso);
+		pp->mappings[pp->nmaps++] = (struct mapping){
+			.name = str(pp, dso, err),
+			.build_id = bid ? str(pp, bid, err) : 0,
+		};
 	}
 	return id;
 }
@@ -504,6 +516,8 @@ int rc_pprof__write(struct rc_pprof *pp, const struct rc_profile_src *ps, size_t
 	char comm[17], num[16];
 	int err = 0;
 
+	pp->ps = ps;
+	pp->nps = nps;
 	for (i = 0; i < pp->nrows; i++) {
 		const struct row *row = &pp->rows[i];
 
@@ -607,6 +621,8 @@ int rc_pprof__write(struct rc_pprof *pp, const struct rc_profile_src *ps, size_t
 		rc_pb__begin(&pp->out, PROFILE_MAPPING);
 		rc_pb__uint(&pp->out, MAPPING_ID, i + 1);
 		rc_pb__uint(&pp->out, MAPPING_FILENAME, mp->name);
+		if (mp->build_id)
+			rc_pb__uint(&pp->out, MAPPING_BUILD_ID, mp->build_id);
 		rc_pb__uint(&pp->out, MAPPING_HAS_FUNCTIONS, 1);
 		if (mp->files)
 			rc_pb__uint(&pp->out, MAPPING_HAS_FILENAMES, 1);

@@ -585,6 +585,25 @@ static size_t lines_payload(unsigned char *p, uint32_t first)
 	return len + sizeof(locs);
 }
 
+/* A BUILDIDS payload: the build-ids of the two files the symbols name, "/bin" and "[kk]". */
+static size_t bids_payload(unsigned char *p, uint32_t first)
+{
+	struct rc_disk_buildids dh = { .n = 2 };
+	struct rc_disk_buildid db = { .file_len = 4, .id_len = 20 };
+	size_t k;
+
+	memset(p, 0, 56);
+	memcpy(p, &dh, sizeof(dh));
+	memcpy(p + 8, &db, sizeof(db)); /* 8 + 4 + 20: 32 bytes */
+	memcpy(p + 16, "/bin", 4);
+	for (k = 0; k < 20; k++)
+		p[20 + k] = (unsigned char)(first + k);
+	db.id_len = 3; /* 8 + 4 + 3, to 16 */
+	memcpy(p + 40, &db, sizeof(db));
+	memcpy(p + 48, "[kk]\x01\x02\x03", 7);
+	return 56;
+}
+
 static int write_stacks_seed(const char *dir, const char *name)
 {
 	struct rc_writer_opts wo = { .sz = sizeof(wo), .chunk_size = 512, .reorder_ns = 1 };
@@ -611,6 +630,7 @@ static int write_stacks_seed(const char *dir, const char *name)
 	for (id = 1; !err && id <= 5; id += 2) {
 		err = rc_writer__add_stacks(w, p, stacks_payload(p, id));
 		err = err ?: rc_writer__add_lines(w, p, lines_payload(p, id));
+		err = err ?: rc_writer__add_buildids(w, p, bids_payload(p, id));
 		for (i = 0; !err && i < 12; i++) {
 			struct rc_ev_sample e = { .ip = 0x401000, .period = 1000, .stack_id = id };
 
