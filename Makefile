@@ -460,7 +460,8 @@ bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 	$(Q)$(MAKE) --no-print-directory bench-profile
 
 # ringcap record -F 999 -g against perf record -g and --call-graph dwarf
-# report -j 1 and -j 2 (text, json, csv, --summary) against perf script and trace-cmd report
+# report -j 1 and -j 2 (text, json, csv, --summary) against perf script and trace-cmd report;
+# --format folded and --summary at -j 1 and -j 2 on a capture with stacks (record -g)
 bench-decode: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
 	$(Q)python3 tests/bench/decode.py $(OUTPUT) --runs $(or $(RUNS),3) \
 		$(if $(CALLS),-n $(CALLS)) -o $(OUTPUT)/bench-decode.md

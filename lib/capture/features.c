@@ -6,7 +6,9 @@
  * btf_trace_* typedef of each BTF tracepoint, and its prototype). Record
  * uses the answers to choose program variants before loading, and to
  * refuse in one line what this kernel cannot do; record --check prints
- * them.
+ * them. The kernel's BTF, walked for the probe, can be kept for the
+ * loader: the few types an object's CO-RE relocations need, written out
+ * for libbpf (rc_kbtf__write_core()).
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -131,6 +133,14 @@ struct btf_walk {
 	__u32 n;
 	__u32 trace_id[ARRAY_SIZE(tp_btf_needed)]; /* btf_trace_@tp_btf_needed[i] */
 	bool task_btf;				   /* BPF_FUNC_get_current_task_btf */
+};
+
+/* The walk, kept for rc_kbtf__write_core(): the file's text, mapped or read. */
+struct rc_kbtf {
+	struct btf_walk w;
+	char *text;
+	size_t len;
+	bool mapped;
 };
 
 static const char *walk_name(const struct btf_walk *w, __u32 off)
@@ -299,7 +309,7 @@ static int read_vmlinux_btf(char **out, size_t *len, bool *mapped)
  * not raw BTF of this machine's byte order, or has a kind the walk does
  * not know.
  */
-static int probe_btf_walk(struct rc_features *f)
+static int probe_btf_walk(struct rc_features *f, struct rc_kbtf **keep)
 {
 	struct btf_walk w = {};
 	const struct btf_header *h;
@@ -339,6 +349,16 @@ static int probe_btf_walk(struct rc_features *f)
 	f->exit_group_dead = walk_nargs(&w, needed_index("sched_process_exit")) >= 2;
 	f->switch_prev_state = walk_nargs(&w, needed_index("sched_switch")) >= 4;
 	f->current_task_btf = w.task_btf;
+	if (keep) {
+		*keep = calloc(1, sizeof(**keep));
+		if (*keep) {
+			(*keep)->w = w;
+			(*keep)->text = text;
+			(*keep)->len = len;
+			(*keep)->mapped = mapped;
+			return 0;
+		}
+	}
 out:
 	free(w.off);
 	if (mapped)
@@ -348,12 +368,12 @@ out:
 	return err;
 }
 
-static void probe_btf(struct rc_features *f)
+static void probe_btf(struct rc_features *f, struct rc_kbtf **keep)
 {
 	struct btf *btf;
 	size_t i;
 
-	if (!probe_btf_walk(f))
+	if (!probe_btf_walk(f, keep))
 		return; /* read and walked */
 	/*
 	 * No /sys/kernel/btf/vmlinux, a BTF the walk does not know, or no
@@ -492,11 +512,13 @@ void rc_features__probe_ftrace(struct rc_features *f)
 	mask_features(f, true);
 }
 
-int rc_features__probe(struct rc_features *f)
+int rc_features__probe_keep(struct rc_features *f, struct rc_kbtf **kbtf)
 {
 	libbpf_print_fn_t old = libbpf_set_print(silent);
 	int ret;
 
+	if (kbtf)
+		*kbtf = NULL;
 	memset(f, 0, sizeof(*f));
 	rc_features__probe_ftrace(f);
 	ret = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACEPOINT, NULL);
@@ -518,12 +540,17 @@ int rc_features__probe(struct rc_features *f)
 		f->atomics = atomics_ok();
 		f->task_pt_regs = helper_ok(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs);
 	}
-	probe_btf(f); /* a file anyone may read: known without privileges too */
+	probe_btf(f, kbtf); /* a file anyone may read: known without privileges too */
 	f->uprobes = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
 	probe_preempt(f);
 	mask_features(f, false); /* again, over the BPF answers: said once, above */
 	libbpf_set_print(old);
 	return 0;
+}
+
+int rc_features__probe(struct rc_features *f)
+{
+	return rc_features__probe_keep(f, NULL);
 }
 
 /*
@@ -623,4 +650,339 @@ bool rc_features__compat(const struct rc_features *f, enum rc_feature_need need,
 		    add_reason(why, len, "no BPF atomic and/or",
 			       "atomic adds and a hash map of " RC_STR(RC_FOLLOW_MAX) " processes");
 	return compat;
+}
+
+/* ---- the kernel's types CO-RE needs, for libbpf ----------------------- */
+
+/*
+ * libbpf 1.1 relocates an object's CO-RE accesses against the kernel's
+ * BTF, and looks for each local type's candidates by walking every one
+ * of the kernel's 100k and more types: about 1.5 ms a type, 4.5 ms of a
+ * short recording's start. Given a BTF of its own (btf_custom_path), it
+ * looks there instead. rc_kbtf__write_core() writes one: the kernel's
+ * types named as the object's local ones are (their essential names, a
+ * ___flavour suffix cut), whole, with every type they hold by value
+ * (members, arrays, typedefs, qualifiers), and their pointers made
+ * void pointers, which CO-RE never looks behind in field accesses, the
+ * only relocations ringcap's programs make. Member offsets and sizes are
+ * the kernel's, so what libbpf computes is what the whole BTF gives.
+ */
+
+/*
+ * @name's essential length (up to a "___" flavour suffix), and its hash
+ * over that: one pass, for every named type of the kernel's.
+ */
+static size_t essential(const char *name, __u32 *hash)
+{
+	__u32 h = 2166136261u; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; name[i]; i++) {
+		if (name[i] == '_' && name[i + 1] == '_' && name[i + 2] == '_')
+			break;
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	}
+	*hash = h;
+	return i;
+}
+
+static bool named_kind(__u32 kind)
+{
+	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION || kind == BTF_KIND_ENUM ||
+	       kind == BTF_KIND_ENUM64 || kind == BTF_KIND_FWD || kind == BTF_KIND_TYPEDEF;
+}
+
+/* The local names: a set, open addressing, its size a power of two. */
+struct core_names {
+	const char **name;
+	size_t *len;
+	size_t mask;
+};
+
+static bool names_has(const struct core_names *n, const char *name, size_t len, __u32 h)
+{
+	size_t i;
+
+	for (i = h & n->mask; n->name[i]; i = (i + 1) & n->mask)
+		if (n->len[i] == len && !memcmp(n->name[i], name, len))
+			return true;
+	return false;
+}
+
+static int local_names(const struct btf *local, struct core_names *n)
+{
+	__u32 id, cnt = btf__type_cnt(local), h;
+	size_t size = 64;
+
+	while (size < 2 * (size_t)cnt)
+		size *= 2;
+	n->mask = size - 1;
+	n->name = calloc(size, sizeof(*n->name));
+	n->len = calloc(size, sizeof(*n->len));
+	if (!n->name || !n->len)
+		return -ENOMEM;
+	for (id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(local, id);
+		const char *name = btf__name_by_offset(local, t->name_off);
+		size_t len, i;
+
+		if (!named_kind(btf_kind(t)) || !name || !*name)
+			continue;
+		len = essential(name, &h);
+		if (!len || names_has(n, name, len, h))
+			continue;
+		for (i = h & n->mask; n->name[i]; i = (i + 1) & n->mask)
+			;
+		n->name[i] = name;
+		n->len[i] = len;
+	}
+	return 0;
+}
+
+#define CORE_MARK UINT32_MAX /* in newid: taken, not yet numbered */
+
+/*
+ * How many types @t holds by value (its references but a pointer's, made
+ * void * in the copy), -EPROTO for a kind not expected among them;
+ * held_at() is the place of the @i-th one's id in @t.
+ */
+static int nheld(const struct btf_type *t)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_FWD:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_PTR:
+		return 0;
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return 1;
+	case BTF_KIND_ARRAY:
+		return 2;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return btf_vlen(t);
+	case BTF_KIND_FUNC_PROTO:
+		return btf_vlen(t) + 1;
+	}
+	return -EPROTO;
+}
+
+static __u32 *held_at(struct btf_type *t, int i)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_ARRAY:
+		return i ? &btf_array(t)->index_type : &btf_array(t)->type;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return &btf_members(t)[i].type;
+	case BTF_KIND_FUNC_PROTO:
+		return i ? &btf_params(t)[i - 1].type : &t->type;
+	}
+	return &t->type;
+}
+
+/* A growing buffer. */
+struct core_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void *buf_add(struct core_buf *b, const void *data, size_t len)
+{
+	void *at;
+
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *p;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return NULL;
+		b->p = p;
+		b->cap = cap;
+	}
+	at = b->p + b->len;
+	memcpy(at, data, len);
+	b->len += len;
+	return at;
+}
+
+/* @off's name in the kernel's strings, appended to @strs: its new offset, 0 for none. */
+static int add_name(const struct btf_walk *w, struct core_buf *strs, __u32 *off)
+{
+	const char *name = walk_name(w, *off);
+	size_t at = strs->len;
+
+	if (!*name) {
+		*off = 0;
+		return 0;
+	}
+	if (!buf_add(strs, name, strlen(name) + 1))
+		return -ENOMEM;
+	*off = at;
+	return 0;
+}
+
+/* Every name offset of @t (a copy, in the new BTF), made the new strings'. */
+static int rename_type(const struct btf_walk *w, struct btf_type *t, struct core_buf *strs)
+{
+	__u32 kind = btf_kind(t), vlen = btf_vlen(t), i;
+	int err = add_name(w, strs, &t->name_off);
+
+	for (i = 0; !err && i < vlen; i++) {
+		if (kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION)
+			err = add_name(w, strs, &btf_members(t)[i].name_off);
+		else if (kind == BTF_KIND_ENUM)
+			err = add_name(w, strs, &btf_enum(t)[i].name_off);
+		else if (kind == BTF_KIND_ENUM64)
+			err = add_name(w, strs, &btf_enum64(t)[i].name_off);
+		else if (kind == BTF_KIND_FUNC_PROTO)
+			err = add_name(w, strs, &btf_params(t)[i].name_off);
+	}
+	return err;
+}
+
+int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd)
+{
+	const struct btf_walk *w = &k->w;
+	struct core_buf types = {}, strs = {};
+	__u32 *newid = NULL, *stack = NULL;
+	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h) };
+	struct core_names names = {};
+	size_t sp = 0, i, nnew = 0;
+	__u32 id, *order = NULL, hash;
+	int err = -ENOMEM, r, j;
+
+	if (local_names(local, &names))
+		goto out;
+	newid = calloc((size_t)w->n + 1, sizeof(*newid));
+	stack = malloc(((size_t)w->n + 1) * sizeof(*stack));
+	if (!newid || !stack || !buf_add(&strs, "", 1))
+		goto out;
+	/* the kernel's types of the local names */
+	for (id = 1; id <= w->n; id++) {
+		const struct btf_type *t = walk_type(w, id);
+		const char *name;
+		size_t len;
+
+		if (!t->name_off || !named_kind(btf_kind(t)))
+			continue;
+		name = walk_name(w, t->name_off);
+		len = essential(name, &hash);
+		if (len && names_has(&names, name, len, hash)) {
+			newid[id] = CORE_MARK;
+			stack[sp++] = id;
+		}
+	}
+	/* and what they hold by value */
+	while (sp) {
+		struct btf_type *t = (struct btf_type *)walk_type(w, stack[--sp]);
+
+		nnew++;
+		r = nheld(t);
+		if (r < 0) {
+			err = r;
+			goto out;
+		}
+		for (j = 0; j < r; j++) {
+			__u32 ref = *held_at(t, j);
+
+			if (ref > w->n) {
+				err = -EPROTO;
+				goto out;
+			}
+			if (ref && !newid[ref]) {
+				newid[ref] = CORE_MARK;
+				stack[sp++] = ref;
+			}
+		}
+	}
+	/* numbered in the kernel's order, then copied with their references and names made new */
+	order = malloc((nnew + 1) * sizeof(*order));
+	if (!order)
+		goto out;
+	for (id = 1, nnew = 0; id <= w->n; id++)
+		if (newid[id]) {
+			order[nnew] = id;
+			newid[id] = ++nnew;
+		}
+	for (i = 0; i < nnew; i++) {
+		const struct btf_type *src = walk_type(w, order[i]);
+		size_t size = sizeof(*src) + kind_extra(btf_kind(src), btf_vlen(src));
+		struct btf_type *t = buf_add(&types, src, size);
+
+		if (!t) {
+			err = -ENOMEM;
+			goto out;
+		}
+		r = nheld(t); /* known by now */
+		for (j = 0; j < r; j++) {
+			__u32 *ref = held_at(t, j);
+
+			*ref = *ref ? newid[*ref] : 0;
+		}
+		if (btf_is_ptr(t))
+			t->type = 0;
+		err = rename_type(w, t, &strs);
+		if (err)
+			goto out;
+	}
+	h.type_off = 0;
+	h.type_len = types.len;
+	h.str_off = types.len;
+	h.str_len = strs.len;
+	err = ftruncate(fd, 0) || pwrite(fd, &h, sizeof(h), 0) != sizeof(h) ||
+		      (types.len && pwrite(fd, types.p, types.len, sizeof(h)) != (ssize_t)types.len) ||
+		      pwrite(fd, strs.p, strs.len, sizeof(h) + types.len) != (ssize_t)strs.len
+		  ? -errno ?: -EIO
+		  : 0;
+	if (!err)
+		pr_debug("CO-RE relocations against %zu of the kernel's %u types\n", nnew, w->n);
+out:
+	free(names.name);
+	free(names.len);
+	free(newid);
+	free(stack);
+	free(order);
+	free(types.p);
+	free(strs.p);
+	return err;
+}
+
+int rc_kbtf__write_whole(const struct rc_kbtf *k, int fd)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	if (ftruncate(fd, 0))
+		return -errno;
+	while (done < k->len) {
+		n = pwrite(fd, k->text + done, k->len - done, done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += n;
+	}
+	return 0;
+}
+
+void rc_kbtf__free(struct rc_kbtf *k)
+{
+	if (!k)
+		return;
+	free(k->w.off);
+	if (k->mapped)
+		munmap(k->text, k->len);
+	else
+		free(k->text);
+	free(k);
 }

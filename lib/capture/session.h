@@ -117,6 +117,53 @@ enum rc_feature_need {
  */
 int rc_features__probe(struct rc_features *f);
 
+struct rc_kbtf;
+struct btf;
+
+/**
+ * rc_features__probe_keep() - rc_features__probe(), keeping the kernel's BTF
+ * @f: filled in
+ * @kbtf: set to the kernel's BTF as the probe read and walked it, for
+ *	rc_kbtf__write_core(); NULL where the probe did not walk it (no
+ *	/sys/kernel/btf/vmlinux, a BTF the walk does not know). Free it with
+ *	rc_kbtf__free() once the BPF objects are loaded: 5 MB and more.
+ *
+ * Return: 0.
+ */
+int rc_features__probe_keep(struct rc_features *f, struct rc_kbtf **kbtf);
+
+/**
+ * rc_kbtf__write_core() - the kernel's types a BPF object's CO-RE relocations need
+ * @k: from rc_features__probe_keep()
+ * @local: the object's BTF (bpf_object__btf(), after the open)
+ * @fd: written from offset 0, truncated first: raw BTF, for the object's
+ *	bpf_object_open_opts.btf_custom_path (libbpf 1.1 then looks for the
+ *	relocations' candidates among these few types, not all the kernel's)
+ *
+ * The kernel's types named as @local's structs, unions, enums, forward
+ * declarations and typedefs are (a ___flavour suffix cut), whole, with
+ * all they hold by value; their pointers void pointers. Enough for field
+ * and enum value relocations, the ones ringcap's programs make.
+ *
+ * Return: 0, or -errno (-EPROTO: a kind not expected in what the types hold).
+ */
+int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd);
+
+/**
+ * rc_kbtf__write_whole() - the kernel's BTF, all of it, as rc_kbtf__write_core() writes a part
+ * @k: from rc_features__probe_keep()
+ * @fd: written from offset 0, truncated first
+ *
+ * Return: 0, or -errno.
+ */
+int rc_kbtf__write_whole(const struct rc_kbtf *k, int fd);
+
+/**
+ * rc_kbtf__free() - give back the kernel's BTF rc_features__probe_keep() kept
+ * @k: or NULL
+ */
+void rc_kbtf__free(struct rc_kbtf *k);
+
 /**
  * rc_features__compat() - does @need run its compat programs on this kernel?
  * @f: from rc_features__probe()

@@ -48,7 +48,9 @@ and sys_exit programs, summed) against floor and reference programs on
 the raw sys_exit tracepoint writing its 112-byte record (rc_floor -b).
 
 The tables that follow are the second table and on: ringcap's own
-syscall record against its peers.
+syscall record against its peers. The last, memory (--no-memory skips
+it): record's peak RssAnon on a storm of CALLS calls, and report's peak
+RSS at -j 1, 2 and 4 on captures of CALLS and CALLS / 4 events.
 
 For each workload (rc_load: an exact number of calls of known syscalls)
 and each recorder, RUNS rounds; each round runs the workload untraced and
@@ -860,6 +862,49 @@ def rounds(ctx, wl, recs, runs, tmp, label="", each=False):
 SUITES = ["lead", "syscalls", "tracepoints"]
 
 
+def memory(ctx, calls, tmp):
+    """Issue 34's memory goals, stated: record's peak RssAnon on a storm of
+    CALLS calls (start.py's sampling), and report's peak RSS at -j 1, 2 and
+    4 (decode.py's /usr/bin/time) on captures of CALLS and CALLS / 4 events:
+    flat in the capture's size, bounded per thread."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from start import storm  # noqa: E402
+    from decode import timed  # noqa: E402
+
+    tp = "syscalls:sys_enter_getppid"
+    lines = ["## 4. Memory\n",
+             "record: peak RssAnon (the heap and anonymous mappings, not the rings), "
+             "sampled every 10 ms from /proc/PID/status, of `ringcap record ARGS -- "
+             "rc_load storm %d 1`.\n" % calls,
+             "| ARGS | peak RssAnon MiB | captured | dropped |", "|---|---:|---:|---:|"]
+    for args in (["-e", tp], ["-e", "syscalls"], ["-F", "999", "-g"]):
+        try:
+            peak, (cap, drop) = storm(ctx.ringcap, ctx.load, args, calls, tmp)
+            lines.append("| `%s` | %.1f | %s | %s |" % (" ".join(args), peak / 1024.0, cap,
+                                                         drop))
+        except RuntimeError as e:
+            lines.append("| `%s` | failed: %s | | |" % (" ".join(args), str(e)[:80]))
+    lines += ["", "report: peak RSS (/usr/bin/time's maximum resident set) of `ringcap "
+              "report -j N` to /dev/null, text, on the capture of `-e %s` of "
+              "`rc_load storm EVENTS 1`.\n" % tp,
+              "| events | -j 1 MiB | -j 2 MiB | -j 4 MiB |", "|---:|---:|---:|---:|"]
+    for n in (calls, calls // 4):
+        cap = os.path.join(tmp, "mem%d.rcap" % n)
+        p = subprocess.run([ctx.ringcap, "record", "-q", "-e", tp, "-o", cap, "--", ctx.load,
+                            "storm", str(n), "1"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        if p.returncode:
+            lines.append("| %d | record failed | | |" % n)
+            continue
+        cells = []
+        for j in ("1", "2", "4"):
+            _, _, rss, status = timed([ctx.ringcap, "report", "-j", j, cap], tmp)
+            cells.append("failed" if status else "%.1f" % (rss / 1024.0))
+        lines.append("| %d | %s |" % (n, " | ".join(cells)))
+        os.unlink(cap)
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build", help="the build directory, with ringcap and rc_load")
@@ -875,6 +920,8 @@ def main():
                     "reference program; syscalls: ringcap's syscall program against its peers; "
                     "tracepoints: the same tracepoints recorded by all (default: all three)")
     ap.add_argument("--no-decode", action="store_true", help="skip the decode speed table")
+    ap.add_argument("--no-memory", action="store_true",
+                    help="skip the memory table (record's RssAnon, report's RSS per -j)")
     ap.add_argument("--baseline", metavar="BUILD[,BUILD...]",
                     help="other build directories: their ringcap runs too, side by side")
     ap.add_argument("--rt", action="store_true",
@@ -959,6 +1006,8 @@ def main():
                 wl = wls[name]
                 emit(table(wl, rounds(ctx, wl, recs, a.runs, tmp, " (tracepoints)"), a.runs,
                            unit="event", what=" + ".join(tracepoints(wl))))
+        if not a.no_memory:
+            emit(memory(ctx, a.calls, tmp))
     if a.output:
         with open(a.output, "w") as f:
             f.write("\n".join(md))

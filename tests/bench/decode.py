@@ -13,6 +13,10 @@ machine's weather), output to /dev/null:
   perf script
   trace-cmd report
 
+and, on a capture with stacks (ringcap record -g -e TP of rc_load storm
+CALLS / 4: a kernel and a user stack on every event), ringcap report
+-j 1 / -j 2 --format folded and --summary.
+
 Figures: the median wall time over the rounds with its spread (min-max),
 events a second at the median, the median CPU time (user + system of the
 decoder: the threads' overhead shows as CPU above -j 1's), and the peak
@@ -33,6 +37,7 @@ from bench import TraceCmd  # noqa: E402  (the shim that lets trace-cmd record r
 TP = "syscalls:sys_enter_getppid"
 MODES = [("text", []), ("json", ["--format", "json"]), ("csv", ["--format", "csv"]),
          ("--summary", ["--summary"])]
+STACK_MODES = [("folded", ["--format", "folded"]), ("--summary", ["--summary"])]
 
 
 def timed(argv, tmp):
@@ -86,6 +91,15 @@ def main():
                     jobs.append(("ringcap report -j %s %s%s" % (j, name, "" if n == sizes[0]
                                                                  else ", a quarter"), n,
                                  [rc, "report", "-j", j, *extra, caps[n]]))
+    # stacks: every event's kernel and user stack (-g), folded and summed per thread count
+    nstk = args.calls // 4
+    stk = os.path.join(tmp, "stacks.rcap")
+    if record([rc, "record", "-q", "-g", "-e", TP, "-o", stk, "--", load, "storm", str(nstk),
+               "1"], "ringcap record -g"):
+        for j in ("1", "2"):
+            for name, extra in STACK_MODES:
+                jobs.append(("ringcap report -j %s %s, -g capture" % (j, name), nstk,
+                             [rc, "report", "-j", j, *extra, stk]))
     perf = os.path.join(tmp, "storm.perf")
     if record(["perf", "record", "-q", "-e", TP, "-o", perf, "--", load, "storm",
                str(args.calls), "1"], "perf record"):
@@ -119,9 +133,12 @@ def main():
                       n / wall / 1e6, statistics.median(x[1] for x in r),
                       max(x[2] for x in r) / 1024))
     lines.append("")
-    for name, extra in MODES:
-        a, b = res.get("ringcap report -j 1 %s" % name), res.get("ringcap report -j 2 %s" % name)
-        if a and b:
+    pairs = [(name, "ringcap report -j %%s %s" % name) for name, _ in MODES]
+    pairs += [(name + " on the -g capture", "ringcap report -j %%s %s, -g capture" % name)
+              for name, _ in STACK_MODES]
+    for name, row in pairs:
+        a, b = res.get(row % "1"), res.get(row % "2")
+        if a and b and not any(x[3] for x in a + b):
             lines.append("- %s: -j 2 is %.2fx -j 1 in wall time, %.2fx its CPU time (medians)" %
                          (name, statistics.median(x[0] for x in a) /
                           statistics.median(x[0] for x in b),

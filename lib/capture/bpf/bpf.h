@@ -26,14 +26,15 @@ struct follow_bpf;
 struct dyn_bpf;
 struct profile_bpf;
 struct offcpu_bpf;
+struct bpf_object_open_opts;
 
 /* compat.c: a source's compat object (rc_features__compat()), opened; NULL and errno on error */
-struct syscalls_bpf *rc_bpf__open_compat_syscalls(void);
-struct sched_bpf *rc_bpf__open_compat_sched(void);
-struct follow_bpf *rc_bpf__open_compat_follow(void);
-struct dyn_bpf *rc_bpf__open_compat_dyn(void);
-struct profile_bpf *rc_bpf__open_compat_profile(void);
-struct offcpu_bpf *rc_bpf__open_compat_offcpu(void);
+struct syscalls_bpf *rc_bpf__open_compat_syscalls(const struct bpf_object_open_opts *o);
+struct sched_bpf *rc_bpf__open_compat_sched(const struct bpf_object_open_opts *o);
+struct follow_bpf *rc_bpf__open_compat_follow(const struct bpf_object_open_opts *o);
+struct dyn_bpf *rc_bpf__open_compat_dyn(const struct bpf_object_open_opts *o);
+struct profile_bpf *rc_bpf__open_compat_profile(const struct bpf_object_open_opts *o);
+struct offcpu_bpf *rc_bpf__open_compat_offcpu(const struct bpf_object_open_opts *o);
 
 #define BATCH_ROOM  (RC_REC_MAX + sizeof(struct rc_rec_lost)) /* the largest record, and a loss */
 /*
@@ -76,6 +77,9 @@ struct rc_bpf {
 	struct rc_sideband *sb;	      /* with stacks: perf's mapping records (sideband.h) */
 	struct offcpu_bpf *offcpu;    /* record --off-cpu */
 	struct rc_features feat;      /* what this kernel has, probed at open */
+	struct rc_kbtf *kbtf;	      /* the kernel's BTF the probe walked, until loaded */
+	int core_fd;		      /* > 0: the BTF CO-RE relocates against (load.c) */
+	char core_path[32];	      /* /proc/self/fd/core_fd, btf_custom_path */
 	uint64_t *dcaptured;	      /* [cpu * dset.n + index] */
 	uint64_t *dpaused, *dpre; /* as paused and pre_dropped, of dset: [cpu * dset.n + index] */
 	struct rc_dyn_stats *dpercpu; /* one dstats element, every CPU's */
@@ -136,6 +140,8 @@ void rc_bpf__teardown(struct rc_capture *c);
 /* load.c: at open, every source's programs opened and loaded */
 int rc_bpf__describe(struct rc_bpf *s); /* the events described at record time, in dset */
 int rc_bpf__load_sources(struct rc_bpf *s);
+/* The objects loaded, or given up: the kernel's BTF kept for their CO-RE given back (load.c). */
+void rc_bpf__loaded(struct rc_bpf *s);
 
 /* attach.c */
 int rc_bpf__attach(struct rc_bpf *s);

@@ -17,32 +17,32 @@
 #include "profile.compat.skel.h"
 #include "offcpu.compat.skel.h"
 
-struct syscalls_bpf *rc_bpf__open_compat_syscalls(void)
+struct syscalls_bpf *rc_bpf__open_compat_syscalls(const struct bpf_object_open_opts *o)
 {
-	return syscalls_bpf__open();
+	return syscalls_bpf__open_opts(o);
 }
 
-struct sched_bpf *rc_bpf__open_compat_sched(void)
+struct sched_bpf *rc_bpf__open_compat_sched(const struct bpf_object_open_opts *o)
 {
-	return sched_bpf__open();
+	return sched_bpf__open_opts(o);
 }
 
-struct follow_bpf *rc_bpf__open_compat_follow(void)
+struct follow_bpf *rc_bpf__open_compat_follow(const struct bpf_object_open_opts *o)
 {
-	return follow_bpf__open();
+	return follow_bpf__open_opts(o);
 }
 
-struct dyn_bpf *rc_bpf__open_compat_dyn(void)
+struct dyn_bpf *rc_bpf__open_compat_dyn(const struct bpf_object_open_opts *o)
 {
-	return dyn_bpf__open();
+	return dyn_bpf__open_opts(o);
 }
 
-struct profile_bpf *rc_bpf__open_compat_profile(void)
+struct profile_bpf *rc_bpf__open_compat_profile(const struct bpf_object_open_opts *o)
 {
-	return profile_bpf__open();
+	return profile_bpf__open_opts(o);
 }
 
-struct offcpu_bpf *rc_bpf__open_compat_offcpu(void)
+struct offcpu_bpf *rc_bpf__open_compat_offcpu(const struct bpf_object_open_opts *o)
 {
-	return offcpu_bpf__open();
+	return offcpu_bpf__open_opts(o);
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/mman.h> /* memfd_create() */
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -48,6 +48,63 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * The BTF an object's CO-RE relocations go against: a memfd that
+ * core_write() fills, after the open, with the few kernel types the
+ * object names (rc_kbtf__write_core()), so that libbpf 1.1 does not look
+ * for candidates among all the kernel's types, 1.5 ms each type. NULL
+ * (libbpf's own parse of the kernel's BTF) where the probe did not walk
+ * it, or no memfd.
+ */
+static const char *core_path(struct rc_bpf *s)
+{
+	int fd;
+
+	if (s->core_fd > 0)
+		return s->core_path;
+	if (!s->kbtf)
+		return NULL;
+	fd = memfd_create("ringcap-core-btf", MFD_CLOEXEC);
+	if (fd <= 0) { /* fd 0 (stdin closed) would read as none in core_fd: not used */
+		if (!fd)
+			close(fd);
+		rc_bpf__loaded(s);
+		return NULL;
+	}
+	s->core_fd = fd;
+	snprintf(s->core_path, sizeof(s->core_path), "/proc/self/fd/%d", fd);
+	return s->core_path;
+}
+
+/*
+ * Fill the file core_path() named for @obj, opened with it. Should the
+ * subset fail, the kernel's whole BTF goes there: what libbpf would
+ * have read itself.
+ */
+static int core_write(struct rc_bpf *s, struct bpf_object *obj)
+{
+	const struct btf *local = bpf_object__btf(obj);
+	int err;
+
+	if (s->core_fd <= 0)
+		return 0;
+	err = local ? rc_kbtf__write_core(s->kbtf, local, s->core_fd) : -ENOENT;
+	if (err) {
+		pr_debug("CO-RE against the kernel's whole BTF (%s)\n", strerror(-err));
+		err = rc_kbtf__write_whole(s->kbtf, s->core_fd);
+	}
+	return err;
+}
+
+void rc_bpf__loaded(struct rc_bpf *s)
+{
+	rc_kbtf__free(s->kbtf);
+	s->kbtf = NULL;
+	if (s->core_fd > 0)
+		close(s->core_fd);
+	s->core_fd = 0;
 }
 
 /* Frames a stack takes a side: RC_STACK_MAX, or kernel.perf_event_max_stack when less. */
@@ -352,7 +409,8 @@ static int set_follow(struct rc_bpf *s, struct bpf_object *obj, struct bpf_map *
 static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	bool compat = use_compat(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME, -e uprobe:");
-	struct dyn_bpf *d = compat ? rc_bpf__open_compat_dyn() : dyn_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = core_path(s));
+	struct dyn_bpf *d = compat ? rc_bpf__open_compat_dyn(&oo) : dyn_bpf__open_opts(&oo);
 	bool follow = follow_here(s, compat);
 	int err;
 
@@ -362,6 +420,7 @@ static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	d->rodata->knobs = *k;
 	dyn_autoload(s);
 	err = set_follow(s, d->obj, d->maps.followed, follow);
+	err = err ?: core_write(s, d->obj);
 	err = err ?: share_maps(s, d->obj);
 	err = err ?: dyn_bpf__load(d);
 	if (!err && follow)
@@ -539,19 +598,22 @@ int rc_bpf__describe(struct rc_bpf *s)
 static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	int err = need(s, RC_NEED_SYSCALLS, "-e syscalls");
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	bool compat;
 
 	if (err)
 		return err;
 	compat = use_compat(s, RC_NEED_SYSCALLS, "-e syscalls");
-	s->sys = compat ? rc_bpf__open_compat_syscalls() : syscalls_bpf__open();
+	oo.btf_custom_path = core_path(s);
+	s->sys = compat ? rc_bpf__open_compat_syscalls(&oo) : syscalls_bpf__open_opts(&oo);
 	if (!s->sys)
 		return load_failed("syscalls", -errno);
 	s->sys->rodata->knobs = *k;
 	if (compat &&
 	    (err = size_compat_map(s->sys->maps.pending, "RINGCAP_PENDING_MAX", RC_PENDING_MAX)))
 		return err;
-	err = share_maps(s, s->sys->obj);
+	err = core_write(s, s->sys->obj);
+	err = err ?: share_maps(s, s->sys->obj);
 	err = err ?: syscalls_bpf__load(s->sys);
 	return err ? load_failed("syscalls", err) : 0;
 }
@@ -560,14 +622,16 @@ static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
 {
 	bool exit = ev & RC_EVENT_BIT(RC_EV_SCHED_EXIT);
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	struct sched_bpf *sk;
 	int err;
 
 	err = need(s, RC_NEED_SCHED, "-e sched");
 	if (err)
 		return err;
-	sk = use_compat(s, RC_NEED_SCHED, "-e sched") ? rc_bpf__open_compat_sched()
-						      : sched_bpf__open();
+	oo.btf_custom_path = core_path(s);
+	sk = use_compat(s, RC_NEED_SCHED, "-e sched") ? rc_bpf__open_compat_sched(&oo)
+						      : sched_bpf__open_opts(&oo);
 	if (!sk)
 		return load_failed("sched", -errno);
 	s->sched = sk;
@@ -585,13 +649,15 @@ static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
 				  exit && !s->feat.exit_group_dead);
 	bpf_program__set_autoload(sk->progs.handle_sched_process_exit_gd,
 				  exit && s->feat.exit_group_dead);
-	err = share_maps(s, sk->obj);
+	err = core_write(s, sk->obj);
+	err = err ?: share_maps(s, sk->obj);
 	err = err ?: sched_bpf__load(sk);
 	return err ? load_failed("sched", err) : 0;
 }
 
 static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	int err;
 
 	if (s->fw.fork) {
@@ -601,14 +667,16 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 	err = need(s, RC_NEED_FOLLOW, "following a command's children");
 	if (err)
 		return err;
-	s->follow = s->follow_compat ? rc_bpf__open_compat_follow() : follow_bpf__open();
+	oo.btf_custom_path = core_path(s);
+	s->follow = s->follow_compat ? rc_bpf__open_compat_follow(&oo) : follow_bpf__open_opts(&oo);
 	if (!s->follow)
 		return load_failed("follow", -errno);
 	s->follow->rodata->knobs = *k;
 	err = set_follow(s, s->follow->obj, s->follow->maps.followed, true);
 	if (err)
 		return load_failed("follow", err);
-	err = share_maps(s, s->follow->obj);
+	err = core_write(s, s->follow->obj);
+	err = err ?: share_maps(s, s->follow->obj);
 	err = err ?: follow_bpf__load(s->follow);
 	if (err) {
 		memset(&s->fw, 0, sizeof(s->fw));
@@ -650,6 +718,7 @@ static void open_sideband(struct rc_bpf *s)
 static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	bool compat = use_compat(s, RC_NEED_PROFILE, "sampling");
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	int err;
 
 	/* refused before anything is opened: one line */
@@ -675,7 +744,8 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 	err = need_stacks(s); /* a sample without -g is a stack of its one instruction */
 	if (err)
 		return err;
-	s->prof = compat ? rc_bpf__open_compat_profile() : profile_bpf__open();
+	oo.btf_custom_path = core_path(s);
+	s->prof = compat ? rc_bpf__open_compat_profile(&oo) : profile_bpf__open_opts(&oo);
 	if (!s->prof)
 		return load_failed("sampling", -errno);
 	s->prof->rodata->knobs = *k;
@@ -712,7 +782,8 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 		if (err)
 			return load_failed("sampling", err);
 	}
-	err = share_maps(s, s->prof->obj);
+	err = core_write(s, s->prof->obj);
+	err = err ?: share_maps(s, s->prof->obj);
 	err = err ?: profile_bpf__load(s->prof);
 	return err ? load_failed("sampling", err) : 0;
 }
@@ -721,16 +792,19 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 static int open_offcpu(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	int err = need(s, RC_NEED_OFFCPU, "--off-cpu");
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
 
 	err = err ?: need_stacks(s);
 	if (err)
 		return err;
-	s->offcpu = use_compat(s, RC_NEED_OFFCPU, "--off-cpu") ? rc_bpf__open_compat_offcpu()
-							       : offcpu_bpf__open();
+	oo.btf_custom_path = core_path(s);
+	s->offcpu = use_compat(s, RC_NEED_OFFCPU, "--off-cpu") ? rc_bpf__open_compat_offcpu(&oo)
+							       : offcpu_bpf__open_opts(&oo);
 	if (!s->offcpu)
 		return load_failed("off-CPU", -errno);
 	s->offcpu->rodata->knobs = *k;
-	err = share_maps(s, s->offcpu->obj);
+	err = core_write(s, s->offcpu->obj);
+	err = err ?: share_maps(s, s->offcpu->obj);
 	err = err ?: offcpu_bpf__load(s->offcpu);
 	return err ? load_failed("off-CPU", err) : 0;
 }
@@ -760,6 +834,7 @@ int rc_bpf__load_sources(struct rc_bpf *s)
 		err = open_offcpu(s, &k);
 	if (!err && s->c.opts.follow_forks)
 		err = open_follow(s, &k);
+	rc_bpf__loaded(s); /* every object: the kernel's BTF no longer needed */
 	/* after every program is loaded, so that ours are among the kernel's symbols */
 	if (!err && k.stacks)
 		err = need_stacks(s); /* -g: the events' stack records */

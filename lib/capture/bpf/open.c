@@ -233,7 +233,7 @@ struct rc_capture *rc_bpf__open(const struct rc_record_opts *opts)
 	s->events_fd = s->targets_fd = s->stats_fd = s->notify_fd = s->reader_fd = -1;
 	s->stackbufs_fd = s->stacknest_fd = -1;
 	s->rb.epfd = s->pb.epfd = s->nb.epfd = -1;
-	err = rc_features__probe(&s->feat);
+	err = rc_features__probe_keep(&s->feat, &s->kbtf);
 	if (err)
 		goto err_out;
 	s->c.transport = pick_transport(&s->feat, s->c.opts.transport, s->c.opts.overwrite);
@@ -316,6 +316,7 @@ void rc_bpf__teardown(struct rc_capture *c)
 	bpf_link__destroy(s->fw.fork_link); /* an attach that failed half way */
 	bpf_link__destroy(s->fw.exit_link);
 	rc_batcher__destroy(&s->bt);
+	rc_bpf__loaded(s); /* a load that failed half way */
 	if (s->sb) {
 		log_sideband(s);
 		if (s->c.stacks)
