@@ -28,7 +28,8 @@
 #define EV_LINE                                                                                    \
 	"^ *([^ ]+ +)?[0-9]+/[0-9]+ +\\[[ 0-9-]+\\] -?[0-9]+\\.[0-9]{9}: [a-z_]+(:[a-z_0-9]+)?: "
 #define SYSCALL_LINE EV_LINE "nr=[a-z_0-9]+ ret=-?[0-9]+ duration=[0-9.]+[mun]?s args=\\["
-#define WRITTEN	     "events captured, [0-9]+ dropped; .* written to "
+/* the summary line; "N dropped" may carry advice, "(ring full: ...)", on a busy machine */
+#define WRITTEN	     "events captured, [0-9]+ dropped( \\([^)]*\\))?; .* written to "
 
 struct example {
 	const char *cmd;	 /* as in the README: spaces collapsed, no trailing comment */
