@@ -46,5 +46,6 @@
 #include "output/flamegraph.h"
 #include "output/pprof.h"
 #include "output/pipeline.h"
+#include "output/clickhouse.h"
 
 #endif /* RINGCAP_H */

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ringcap export into a real ClickHouse (Debian's 18.16), started here on
+ * loopback ports with its own config and data directory, killed at the end.
+ * Checked against ringcap's own readers of the same files: per event counts
+ * against report --summary, syscall latency quantiles (quantileExact: the
+ * element at floor(level*n)) against report --format csv's durations, the
+ * ledger against stat; a file loaded twice and an export killed midway
+ * leave the views' counts exact.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "run_util.h"
+#include "test_progs.h"
+
+#define CH_SERVER "/usr/sbin/clickhouse-server"
+
+static char http_port[8], tcp_port[8], url[64];
+
+/* sh -c @cmd: its stdout (free it), NULL when it failed (stderr shown) */
+static char *sh(const char *cmd)
+{
+	struct run r = {};
+	char *out = NULL;
+	int rc = run_sync(&r, (char *[]){ "/bin/sh", "-c", (char *)cmd, NULL }, 120000);
+
+	if (rc == 0)
+		out = strdup(r.out ? r.out : "");
+	else
+		fprintf(stderr, "'%s' exited %d: %s\n", cmd, rc, r.err ? r.err : "");
+	run_free(&r);
+	return out;
+}
+
+static char *query(const char *q)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "clickhouse-client --port %s -q \"%s\"", tcp_port, q);
+	return sh(cmd);
+}
+
+static int ch_start(struct run *srv)
+{
+	const char *dir = tmpfile_path("ch");
+	char conf[8192], path[4096], *ok = NULL;
+	int i;
+
+	snprintf(http_port, sizeof(http_port), "%d", 20000 + getpid() % 20000);
+	snprintf(tcp_port, sizeof(tcp_port), "%d", 40000 + getpid() % 20000);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%s", http_port);
+	mkdir(dir, 0700);
+	snprintf(conf, sizeof(conf),
+		 "<?xml version=\"1.0\"?>\n<yandex>\n"
+		 "<logger><level>warning</level><console>1</console></logger>\n"
+		 "<http_port>%s</http_port><tcp_port>%s</tcp_port>\n"
+		 "<listen_host>127.0.0.1</listen_host>\n"
+		 "<path>%s/data/</path><tmp_path>%s/tmp/</tmp_path>\n"
+		 "<user_files_path>%s/files/</user_files_path>\n"
+		 "<format_schema_path>%s/schemas/</format_schema_path>\n"
+		 "<users_config>/etc/clickhouse-server/users.xml</users_config>\n"
+		 "<default_profile>default</default_profile>\n"
+		 "<default_database>default</default_database>\n"
+		 "<mark_cache_size>5368709</mark_cache_size>\n</yandex>\n",
+		 http_port, tcp_port, dir, dir, dir, dir);
+	snprintf(path, sizeof(path), "%s/config.xml", dir);
+	if (!ASSERT_TRUE(save_text(path, conf), "config"))
+		return -1;
+	snprintf(conf, sizeof(conf), "--config-file=%s", path);
+	if (!ASSERT_OK(run_start(srv, (char *[]){ CH_SERVER, conf, NULL }), "server"))
+		return -1;
+	/* up when it answers: a few hundred ms here */
+	for (i = 0; i < 300 && !ok; i++) {
+		struct run r = {};
+
+		if (run_sync(&r, (char *[]){ "/usr/bin/clickhouse-client", "--port", tcp_port, "-q",
+					     "SELECT 1", NULL },
+			     10000) == 0)
+			ok = "up";
+		run_free(&r);
+		if (!ok)
+			usleep(100000);
+	}
+	return ASSERT_TRUE(ok, "server up") ? 0 : -1;
+}
+
+static void ch_stop(struct run *srv)
+{
+	if (srv->pid <= 0)
+		return;
+	kill(srv->pid, SIGTERM);
+	if (run_wait(srv, 30000) < 0)
+		kill(srv->pid, SIGKILL);
+	run_free(srv);
+}
+
+static int record(const char *out, const char *n)
+{
+	struct run r = {};
+	int rc = run_sync(&r,
+			  (char *[]){ (char *)bin("ringcap"), "record", "-o", (char *)out, "-e",
+				      "syscalls,sched", "--", (char *)bin("rc_workload"), "getppid",
+				      (char *)n, NULL },
+			  60000);
+
+	run_free(&r);
+	return rc;
+}
+
+static int export(const char *db, const char *files, char **err)
+{
+	char cmd[4096];
+	struct run r = {};
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s export --clickhouse=%s --database=%s %s", bin("ringcap"),
+		 url, db, files);
+	rc = run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 120000);
+	if (err)
+		*err = strdup(r.err ? r.err : "");
+	run_free(&r);
+	return rc;
+}
+
+/* "EVENT\tCOUNT" lines, by event: of report --summary, and of the views */
+static void check_counts(const char *db, const char *files)
+{
+	char cmd[4096], q[2048], *want, *got;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s report --summary %s | awk '/^EVENT/ {on=1; next} /^$/ {on=0} "
+		 "on {print $1 \"\\t\" $2}' | sort",
+		 bin("ringcap"), files);
+	want = sh(cmd);
+	snprintf(q, sizeof(q),
+		 "SELECT event, count() FROM (SELECT event FROM %s.syscalls UNION ALL "
+		 "SELECT event FROM %s.sched UNION ALL SELECT event FROM %s.events UNION ALL "
+		 "SELECT event FROM %s.samples) GROUP BY event ORDER BY event",
+		 db, db, db, db);
+	got = query(q);
+	if (ASSERT_OK_PTR(want, "summary") && ASSERT_OK_PTR(got, "views")) {
+		ASSERT_TRUE(strlen(want) > 10, "summary has events");
+		ASSERT_STREQ(got, want, "per event counts");
+	}
+	free(want);
+	free(got);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* getppid's quantiles: quantileExact against report --format csv's durations */
+static void check_quantiles(const char *db, const char *file)
+{
+	static const char *const levels[] = { "0.5", "0.9", "0.99" };
+	char cmd[4096], q[1024], *csv, *got, want[256] = "", *p;
+	uint64_t *d = NULL;
+	size_t n = 0, cap = 0, i;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s report --format csv %s | awk -F, '$7 == \"syscall\" && $8 == \"getppid\" "
+		 "{print $10}'",
+		 bin("ringcap"), file);
+	csv = sh(cmd);
+	if (!ASSERT_OK_PTR(csv, "csv"))
+		return;
+	for (p = csv; *p; p = strchr(p, '\n') + 1) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			d = realloc(d, cap * sizeof(*d));
+		}
+		d[n++] = strtoull(p, NULL, 10);
+		if (!strchr(p, '\n'))
+			break;
+	}
+	qsort(d, n, sizeof(*d), cmp_u64);
+	ASSERT_EQ(n, 2000, "getppid durations");
+	for (i = 0; n && i < 3; i++) {
+		size_t k = (size_t)(strtod(levels[i], NULL) * n);
+
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%llu",
+			 i ? "\t" : "", (unsigned long long)d[k < n ? k : n - 1]);
+	}
+	strcat(want, "\n");
+	snprintf(q, sizeof(q),
+		 "SELECT quantileExact(0.5)(duration_ns), quantileExact(0.9)(duration_ns), "
+		 "quantileExact(0.99)(duration_ns) FROM %s.syscalls WHERE name = 'getppid' "
+		 "AND comm = 'rc_workload'",
+		 db);
+	got = query(q);
+	if (ASSERT_OK_PTR(got, "quantiles"))
+		ASSERT_STREQ(got, want, "quantileExact = csv's");
+	free(got);
+	free(csv);
+	free(d);
+}
+
+/* the ledger's event rows and total against stat's table */
+static void check_ledger(const char *db, const char *file)
+{
+	char cmd[4096], q[1024], *want, *got;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s stat %s | awk '/^EVENT/ {on=1; next} /^$/ {on=0} "
+		 "on {print $1 \"\\t\" $2 \"\\t\" $3 \"\\t\" $4 \"\\t\" $5 \"\\t\" $6}' | sort",
+		 bin("ringcap"), file);
+	want = sh(cmd);
+	snprintf(q, sizeof(q),
+		 "SELECT if(scope = 'total', 'total', event) AS e, made, in_file, dropped, "
+		 "filtered, missing FROM %s.ledger WHERE scope != 'cpu' AND file = '%s' ORDER BY e",
+		 db, file);
+	got = query(q);
+	if (ASSERT_OK_PTR(want, "stat") && ASSERT_OK_PTR(got, "ledger"))
+		ASSERT_STREQ(got, want, "ledger = stat");
+	free(want);
+	free(got);
+}
+
+void test_clickhouse_export(void)
+{
+	const char *a = tmpfile_path("a.rcap"), *b = tmpfile_path("b.rcap");
+	char both[1024], q[512], *err = NULL, *s = NULL, *before = NULL, *after = NULL;
+	struct run srv = {}, ex = {};
+	char cmd[2048];
+	int i, rc;
+
+	if (access(CH_SERVER, X_OK)) {
+		test__skip("clickhouse-server is not installed (scripts/deps.sh installs it)");
+		return;
+	}
+	if (!ASSERT_OK(record(a, "2000"), "record a") ||
+	    !ASSERT_OK(record(b, "300000"), "record b") || ch_start(&srv))
+		goto out;
+	snprintf(both, sizeof(both), "%s %s", a, b);
+
+	/* one file: counts, quantiles, ledger; loaded twice, counted once */
+	ASSERT_EQ(export("rc", a, NULL), 0, "export a");
+	check_counts("rc", a);
+	check_quantiles("rc", a);
+	check_ledger("rc", a);
+	ASSERT_EQ(export("rc", a, &err), 0, "export a again");
+	ASSERT_HAS(err, "loaded already", "skipped");
+	free(err);
+	err = NULL;
+	check_counts("rc", a);
+	s = query("SELECT countIf(name = 'getppid' AND comm = 'rc_workload') FROM rc.syscalls");
+	ASSERT_STREQ(s, "2000\n", "getppid calls");
+	free(s);
+
+	/* killed midway through b: rows in, no manifest row; the views count a alone */
+	snprintf(cmd, sizeof(cmd), "%s export --clickhouse=%s --database=rc %s", bin("ringcap"),
+		 url, b);
+	if (!ASSERT_OK(run_start(&ex, (char *[]){ "/bin/sh", "-c", cmd, NULL }), "export b"))
+		goto out;
+	for (i = 0; i < 400; i++) {
+		s = query("SELECT (SELECT count() FROM rc.syscalls_rows) - "
+			  "(SELECT count() FROM rc.syscalls)");
+		if (s && strtoull(s, NULL, 10) > 0)
+			break;
+		free(s);
+		s = NULL;
+		usleep(20000);
+	}
+	kill(ex.pid, SIGKILL);
+	run_wait(&ex, 10000);
+	run_free(&ex);
+	ASSERT_OK_PTR(s, "rows of b in before the kill");
+	free(s);
+	s = query("SELECT count() FROM rc.manifest");
+	ASSERT_STREQ(s, "1\n", "no manifest row for b");
+	free(s);
+	check_counts("rc", a);
+
+	/* run again: b loaded, a skipped; both counted once */
+	snprintf(q, sizeof(q), "SELECT count() FROM rc.syscalls_rows");
+	before = query(q);
+	ASSERT_EQ(export("rc", both, NULL), 0, "export a and b");
+	check_counts("rc", both);
+	check_ledger("rc", b);
+	s = query("SELECT countIf(name = 'getppid' AND comm = 'rc_workload') FROM rc.syscalls");
+	ASSERT_STREQ(s, "302000\n", "getppid calls of both");
+	free(s);
+	after = query(q);
+	ASSERT_TRUE(before && after && strtoull(after, NULL, 10) > strtoull(before, NULL, 10),
+		    "the killed load's rows are there, unseen");
+
+	/* bad input: a file that is not a capture is named, skipped, exit 1 */
+	rc = export("rc", "/etc/hostname", &err);
+	ASSERT_EQ(rc, 1, "not a capture: exit 1");
+	ASSERT_HAS(err, "'/etc/hostname' is not a capture file", "named");
+	free(err);
+	err = NULL;
+
+	/* a refusal: one line naming the server and its answer, exit 1 */
+	rc = export("no-such-db!", a, &err);
+	ASSERT_EQ(rc, 1, "refused: exit 1");
+	ASSERT_HAS(err, "clickhouse at http://127.0.0.1:", "server named");
+	ASSERT_HAS(err, "Syntax error", "its answer");
+	ASSERT_EQ(count_lines_with(err, ""), 1, "one line");
+	free(err);
+	err = NULL;
+
+	/* a server that is down */
+	ch_stop(&srv);
+	rc = export("rc", a, &err);
+	ASSERT_EQ(rc, 1, "down: exit 1");
+	ASSERT_HAS(err, "clickhouse at http://127.0.0.1:", "server named");
+	ASSERT_HAS(err, "onnect", "refused");
+out:
+	free(before);
+	free(after);
+	free(err);
+	ch_stop(&srv);
+}
