@@ -114,7 +114,7 @@ int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params
 {
 	struct rc_strbuf own = {};
 	struct rc_strbuf *a = answer ? answer : &own;
-	struct curl_slist *hdrs = NULL;
+	struct curl_slist *hdrs = NULL, *more;
 	long status = 0;
 	CURLcode cc;
 	char *q = NULL;
@@ -129,9 +129,17 @@ int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params
 			      q && params ? "&" : "", params ? params : ""))
 		goto nomem;
 	curl_free(q);
+	/*
+	 * No "Expect: 100-continue", which libcurl sends for bodies past 1 MiB
+	 * and then waits a second for: 18.16 does not answer it
+	 */
 	hdrs = curl_slist_append(NULL, "Content-Type: application/octet-stream");
-	if (!hdrs)
+	more = hdrs ? curl_slist_append(hdrs, "Expect:") : NULL;
+	if (!more) {
+		curl_slist_free_all(hdrs);
 		goto nomem;
+	}
+	hdrs = more;
 	curl_easy_reset(h->curl);
 	h->curl_err[0] = '\0';
 	curl_easy_setopt(h->curl, CURLOPT_URL, h->requrl.buf);
