@@ -20,6 +20,7 @@ enum {
 	OPT_SCHEMA,
 	OPT_CLUSTER,
 	OPT_TIMEOUT,
+	OPT_BATCH,
 };
 
 #define MAX_INPUTS 4096
@@ -28,6 +29,7 @@ static struct env {
 	const char *url, *database, *cluster;
 	bool schema;
 	long timeout;
+	uint64_t batch;
 	const char *inputs[MAX_INPUTS];
 	size_t ninputs;
 } env;
@@ -41,6 +43,8 @@ static const struct argp_option opts[] = {
 	  "A cluster of the servers' remote_servers: local tables and Distributed ones over "
 	  "them, sharded by host; rows inserted through them with insert_distributed_sync=1" },
 	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "The most a request may take (default: 60)" },
+	{ "batch-size", OPT_BATCH, "SIZE", 0,
+	  "Bytes of a table's rows sent in one insert, like 64K or 16M (default: 4M)" },
 	{},
 };
 
@@ -63,6 +67,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (!parse_long(arg, 1, 86400, &env.timeout))
 			argp_error(state, "--timeout: '%s' is not a number of seconds (1 to 86400)",
 				   arg);
+		return 0;
+	case OPT_BATCH:
+		if (parse_size(arg, &env.batch) || env.batch < 4096 || env.batch > (1ull << 30))
+			argp_error(state, "--batch-size: '%s' is not a size from 4K to 1G", arg);
 		return 0;
 	case ARGP_KEY_ARG:
 		if (env.ninputs == MAX_INPUTS)
@@ -187,7 +195,8 @@ int cmd_export(int argc, char **argv)
 	if (env.schema)
 		return print_schema();
 	o = (struct rc_clickhouse_opts){ .url = env.url, .database = env.database,
-					 .cluster = env.cluster, .timeout_s = env.timeout };
+					 .cluster = env.cluster, .timeout_s = env.timeout,
+					 .batch = env.batch };
 	c = rc_clickhouse__new(&o);
 	if (!c) {
 		say("%s\n", rc_clickhouse__last_error());

@@ -22,7 +22,6 @@
 #include "util/log.h"
 #include "util/util.h"
 
-#define CH_BATCH (4u << 20) /* bytes of a table's rows sent at once */
 
 struct ch_col {
 	const char *name, *type;
@@ -202,12 +201,21 @@ static void rb_varint(struct rc_strbuf *sb, uint64_t v)
 	rc_strbuf__put(sb, b, n);
 }
 
-static void rb_str(struct rc_strbuf *sb, const char *s, size_t max)
+static void rb_bytes(struct rc_strbuf *sb, const char *s, size_t n)
 {
-	size_t n = s ? strnlen(s, max) : 0;
-
 	rb_varint(sb, n);
 	rc_strbuf__put(sb, s, n);
+}
+
+/* a string of at most @max bytes, to its NUL: a record's fixed char array */
+static void rb_str(struct rc_strbuf *sb, const char *s, size_t max)
+{
+	rb_bytes(sb, s, s ? strnlen(s, max) : 0);
+}
+
+static void rb_cstr(struct rc_strbuf *sb, const char *s)
+{
+	rb_bytes(sb, s, s ? strlen(s) : 0);
 }
 
 /* ---- the export ------------------------------------------------------ */
@@ -216,6 +224,7 @@ struct rc_clickhouse {
 	struct rc_ch_http *http;
 	char *db, *url;
 	bool cluster;
+	size_t batch_max; /* bytes of a table's rows sent at once */
 	char err[RC_CH_ERR_LEN];
 	struct rc_strbuf batch[T_NTABLES];
 	struct rc_strbuf query, answer, text;
@@ -260,6 +269,7 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 		goto fail;
 	}
 	c->cluster = o->cluster;
+	c->batch_max = o->batch ?: RC_CLICKHOUSE_BATCH;
 	c->http = rc_ch_http__new(o->url, o->timeout_s, c->err, sizeof(c->err));
 	if (!c->http) {
 		err = -errno;
@@ -346,9 +356,9 @@ static void hex16(char *out, const uint8_t *id)
 static void put_file_cols(struct rc_clickhouse *c, struct rc_strbuf *sb)
 {
 	rb_u64(sb, c->load_id);
-	rb_str(sb, c->m->host ?: "", SIZE_MAX);
-	rb_str(sb, c->boot, SIZE_MAX);
-	rb_str(sb, c->run, SIZE_MAX);
+	rb_cstr(sb, c->m->host ?: "");
+	rb_cstr(sb, c->boot);
+	rb_cstr(sb, c->run);
 	rb_u32(sb, c->m->has_run ? c->m->run.seq : 0);
 }
 
@@ -367,7 +377,7 @@ static void put_event_cols(struct rc_clickhouse *c, struct rc_strbuf *sb,
 	rb_u32(sb, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	rb_u32(sb, no & RC_EVENT_NO_TID ? 0 : rec->tid);
 	rb_str(sb, no & RC_EVENT_NO_COMM ? "" : rec->comm, sizeof(rec->comm));
-	rb_str(sb, ev->name, SIZE_MAX);
+	rb_cstr(sb, ev->name);
 }
 
 static int note_stack(struct rc_clickhouse *c, uint32_t id)
@@ -402,7 +412,7 @@ static void put_syscall(struct rc_clickhouse *c, struct rc_strbuf *sb,
 		rc_field__value(c->m->schema, nr, rec, 0, &v);
 	if (!v.name)
 		snprintf(num, sizeof(num), "%u", s->nr);
-	rb_str(sb, v.name ?: num, SIZE_MAX);
+	rb_cstr(sb, v.name ?: num);
 	rb_u64(sb, (uint64_t)s->ret);
 	rb_u64(sb, s->duration);
 	rb_u8(sb, !(rec->flags & RC_SYSCALL_F_NORETURN));
@@ -497,14 +507,14 @@ static int put_generic(struct rc_clickhouse *c, struct rc_strbuf *sb,
 	put_event_cols(c, sb, ev, rec);
 	rb_varint(sb, ev->nfields);
 	for (f = 0; f < ev->nfields; f++)
-		rb_str(sb, ev->fields[f].name, SIZE_MAX);
+		rb_cstr(sb, ev->fields[f].name);
 	rb_varint(sb, ev->nfields);
 	for (f = 0; f < ev->nfields; f++) {
 		const struct rc_field *fld = &ev->fields[f];
 
 		c->text.len = 0;
 		err = err ?: rc_decode__field(&c->text, c->m->schema, fld, rec);
-		rb_str(sb, c->text.len ? c->text.buf : "", c->text.len);
+		rb_bytes(sb, c->text.len ? c->text.buf : "", c->text.len);
 		if (!strcmp(fld->name, "stack_id") && fld->kind != RC_FIELD_STR &&
 		    fld->size <= 8 && fld->count == 1)
 			err = err ?: note_stack(c, (uint32_t)rc_field__u64(fld, rec, 0));
@@ -556,7 +566,7 @@ generic:
 	sb = &c->batch[t];
 	if (!sb->buf)
 		return -ENOMEM;
-	if (!err && sb->len >= CH_BATCH)
+	if (!err && sb->len >= c->batch_max)
 		err = ch_flush(c, t);
 	return err;
 }
@@ -576,10 +586,10 @@ static void put_frames(struct rc_strbuf *sb, const struct rc_frame *f, size_t n)
 	rb_varint(sb, n);
 	for (i = 0; i < n; i++) {
 		if (f[i].sym) {
-			rb_str(sb, f[i].sym, SIZE_MAX);
+			rb_cstr(sb, f[i].sym);
 		} else {
 			snprintf(name, sizeof(name), "0x%" PRIx64, f[i].addr);
-			rb_str(sb, name, SIZE_MAX);
+			rb_cstr(sb, name);
 		}
 	}
 }
@@ -608,7 +618,7 @@ static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 		put_frames(sb, st->frames + st->nkernel, st->nuser);
 		if (!sb->buf)
 			return -ENOMEM;
-		if (sb->len >= CH_BATCH)
+		if (sb->len >= c->batch_max)
 			err = ch_flush(c, T_STACKS);
 	}
 	return err ?: ch_flush(c, T_STACKS);
@@ -623,9 +633,9 @@ static void put_ledger_row(struct rc_clickhouse *c, const struct rc_ledger_file 
 	bool total = !strcmp(scope, "total");
 
 	put_file_cols(c, sb);
-	rb_str(sb, path, SIZE_MAX);
-	rb_str(sb, scope, SIZE_MAX);
-	rb_str(sb, event, SIZE_MAX);
+	rb_cstr(sb, path);
+	rb_cstr(sb, scope);
+	rb_cstr(sb, event);
 	rb_u32(sb, (uint32_t)cpu);
 #define CH_LEDGER_PUT(name) rb_u64(sb, r->name);
 	RC_COUNTERS_SHOWN(CH_LEDGER_PUT)
@@ -724,8 +734,8 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 	struct rc_strbuf *sb = &c->batch[T_LEDGER]; /* flushed: borrowed */
 
 	put_file_cols(c, sb);
-	rb_str(sb, key, SIZE_MAX);
-	rb_str(sb, path, SIZE_MAX);
+	rb_cstr(sb, key);
+	rb_cstr(sb, path);
 	rb_u64(sb, res->events);
 	rb_u8(sb, res->damaged);
 	rb_u8(sb, res->truncated);

@@ -36,13 +36,17 @@ struct rc_clickhouse;
  * @cluster: a cluster of the servers' remote_servers: rows go through
  *           Distributed tables over each server's local ones (NULL: none)
  * @timeout_s: the most a request may take, in s (0: 60)
+ * @batch: bytes of a table's rows sent in one insert (0: RC_CLICKHOUSE_BATCH)
  */
 struct rc_clickhouse_opts {
 	const char *url;
 	const char *database;
 	const char *cluster;
 	long timeout_s;
+	size_t batch;
 };
+
+#define RC_CLICKHOUSE_BATCH (4u << 20)
 
 /**
  * struct rc_clickhouse_load - what the export of one file did
