@@ -6,9 +6,12 @@
  * against report --summary, syscall latency quantiles (quantileExact: the
  * element at floor(level*n)) against report --format csv's durations, the
  * ledger against stat; a file loaded twice and an export killed midway
- * leave the views' counts exact.
+ * leave the views' counts exact; damaged and cut files load what report
+ * reads. And a cluster of two servers, a shard each, with three hosts'
+ * captures made in UTS namespaces.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +26,9 @@
 
 #define CH_SERVER "/usr/sbin/clickhouse-server"
 
-static char http_port[8], tcp_port[8], url[64];
+/* server 0, and server 1 of the cluster test; query() asks server 0 */
+static char http_ports[2][8], tcp_ports[2][8], url[64];
+#define tcp_port tcp_ports[0]
 
 /* sh -c @cmd: its stdout (free it), NULL when it failed (stderr shown) */
 static char *sh(const char *cmd)
@@ -48,15 +53,28 @@ static char *query(const char *q)
 	return sh(cmd);
 }
 
-static int ch_start(struct run *srv)
+/*
+ * Server @i on loopback ports of its own; @cluster: both servers' configs
+ * name the cluster "rc", a shard each
+ */
+static int ch_start(struct run *srv, int i, bool cluster)
 {
-	const char *dir = tmpfile_path("ch");
-	char conf[8192], path[4096], *ok = NULL;
-	int i;
+	const char *dir = tmpfile_path(i ? "ch1" : "ch0");
+	char conf[8192], path[4096], remote[1024] = "", *ok = NULL;
+	int k, base = (getpid() % 9000) * 2;
 
-	snprintf(http_port, sizeof(http_port), "%d", 20000 + getpid() % 20000);
-	snprintf(tcp_port, sizeof(tcp_port), "%d", 40000 + getpid() % 20000);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%s", http_port);
+	for (k = 0; k < 2; k++) {
+		snprintf(http_ports[k], sizeof(http_ports[k]), "%d", 20000 + base + k);
+		snprintf(tcp_ports[k], sizeof(tcp_ports[k]), "%d", 40000 + base + k);
+	}
+	snprintf(url, sizeof(url), "http://127.0.0.1:%s", http_ports[0]);
+	if (cluster)
+		snprintf(remote, sizeof(remote),
+			 "<remote_servers><rc>"
+			 "<shard><replica><host>127.0.0.1</host><port>%s</port></replica></shard>"
+			 "<shard><replica><host>127.0.0.1</host><port>%s</port></replica></shard>"
+			 "</rc></remote_servers>\n",
+			 tcp_ports[0], tcp_ports[1]);
 	mkdir(dir, 0700);
 	snprintf(conf, sizeof(conf),
 		 "<?xml version=\"1.0\"?>\n<yandex>\n"
@@ -69,8 +87,8 @@ static int ch_start(struct run *srv)
 		 "<users_config>/etc/clickhouse-server/users.xml</users_config>\n"
 		 "<default_profile>default</default_profile>\n"
 		 "<default_database>default</default_database>\n"
-		 "<mark_cache_size>5368709</mark_cache_size>\n</yandex>\n",
-		 http_port, tcp_port, dir, dir, dir, dir);
+		 "<mark_cache_size>5368709</mark_cache_size>\n%s</yandex>\n",
+		 http_ports[i], tcp_ports[i], dir, dir, dir, dir, remote);
 	snprintf(path, sizeof(path), "%s/config.xml", dir);
 	if (!ASSERT_TRUE(save_text(path, conf), "config"))
 		return -1;
@@ -78,11 +96,11 @@ static int ch_start(struct run *srv)
 	if (!ASSERT_OK(run_start(srv, (char *[]){ CH_SERVER, conf, NULL }), "server"))
 		return -1;
 	/* up when it answers: a few hundred ms here */
-	for (i = 0; i < 300 && !ok; i++) {
+	for (k = 0; k < 300 && !ok; k++) {
 		struct run r = {};
 
-		if (run_sync(&r, (char *[]){ "/usr/bin/clickhouse-client", "--port", tcp_port, "-q",
-					     "SELECT 1", NULL },
+		if (run_sync(&r, (char *[]){ "/usr/bin/clickhouse-client", "--port", tcp_ports[i],
+					     "-q", "SELECT 1", NULL },
 			     10000) == 0)
 			ok = "up";
 		run_free(&r);
@@ -131,7 +149,7 @@ static int export(const char *db, const char *files, char **err)
 }
 
 /* "EVENT\tCOUNT" lines, by event: of report --summary, and of the views */
-static void check_counts(const char *db, const char *files)
+static void check_counts_where(const char *db, const char *files, const char *where)
 {
 	char cmd[4096], q[2048], *want, *got;
 
@@ -141,10 +159,11 @@ static void check_counts(const char *db, const char *files)
 		 bin("ringcap"), files);
 	want = sh(cmd);
 	snprintf(q, sizeof(q),
-		 "SELECT event, count() FROM (SELECT event FROM %s.syscalls UNION ALL "
-		 "SELECT event FROM %s.sched UNION ALL SELECT event FROM %s.events UNION ALL "
-		 "SELECT event FROM %s.samples) GROUP BY event ORDER BY event",
-		 db, db, db, db);
+		 "SELECT event, count() FROM (SELECT event FROM %s.syscalls WHERE %s UNION ALL "
+		 "SELECT event FROM %s.sched WHERE %s UNION ALL SELECT event FROM %s.events "
+		 "WHERE %s UNION ALL SELECT event FROM %s.samples WHERE %s) GROUP BY event "
+		 "ORDER BY event",
+		 db, where, db, where, db, where, db, where);
 	got = query(q);
 	if (ASSERT_OK_PTR(want, "summary") && ASSERT_OK_PTR(got, "views")) {
 		ASSERT_TRUE(strlen(want) > 10, "summary has events");
@@ -152,6 +171,11 @@ static void check_counts(const char *db, const char *files)
 	}
 	free(want);
 	free(got);
+}
+
+static void check_counts(const char *db, const char *files)
+{
+	check_counts_where(db, files, "1");
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -162,7 +186,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* getppid's quantiles: quantileExact against report --format csv's durations */
-static void check_quantiles(const char *db, const char *file)
+static void check_quantiles(const char *db, const char *file, const char *where)
 {
 	static const char *const levels[] = { "0.5", "0.9", "0.99" };
 	char cmd[4096], q[1024], *csv, *got, want[256] = "", *p;
@@ -197,8 +221,8 @@ static void check_quantiles(const char *db, const char *file)
 	snprintf(q, sizeof(q),
 		 "SELECT quantileExact(0.5)(duration_ns), quantileExact(0.9)(duration_ns), "
 		 "quantileExact(0.99)(duration_ns) FROM %s.syscalls WHERE name = 'getppid' "
-		 "AND comm = 'rc_workload'",
-		 db);
+		 "AND comm = 'rc_workload' AND %s",
+		 db, where);
 	got = query(q);
 	if (ASSERT_OK_PTR(got, "quantiles"))
 		ASSERT_STREQ(got, want, "quantileExact = csv's");
@@ -242,14 +266,14 @@ void test_clickhouse_export(void)
 		return;
 	}
 	if (!ASSERT_OK(record(a, "2000"), "record a") ||
-	    !ASSERT_OK(record(b, "100000"), "record b") || ch_start(&srv))
+	    !ASSERT_OK(record(b, "100000"), "record b") || ch_start(&srv, 0, false))
 		goto out;
 	snprintf(both, sizeof(both), "%s %s", a, b);
 
 	/* one file: counts, quantiles, ledger; loaded twice, counted once */
 	ASSERT_EQ(export("rc", a, NULL), 0, "export a");
 	check_counts("rc", a);
-	check_quantiles("rc", a);
+	check_quantiles("rc", a, "1");
 	check_ledger("rc", a);
 	ASSERT_EQ(export("rc", a, &err), 0, "export a again");
 	ASSERT_HAS(err, "loaded already", "skipped");
@@ -363,4 +387,84 @@ out:
 	free(after);
 	free(err);
 	ch_stop(&srv);
+}
+
+/*
+ * Two servers, a shard each, the DDL of --schema --cluster applied to both;
+ * three hosts' captures (UTS namespaces) exported through server 0's
+ * Distributed tables: each host on the shard sipHash64(host) % 2 names,
+ * its counts, quantiles and ledger as ringcap's readers have them.
+ */
+void test_clickhouse_cluster(void)
+{
+	/* sipHash64(host) % 2: 0, 1, 1 */
+	static const char *const hosts[] = { "rc-a", "rc-b", "rc-c" };
+	char files[3][256], all[1024] = "", cmd[4096], where[64], *s;
+	struct run srv[2] = {};
+	int i, k;
+
+	if (access(CH_SERVER, X_OK)) {
+		test__skip("clickhouse-server is not installed (scripts/deps.sh installs it)");
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		snprintf(files[i], sizeof(files[i]), "%s", tmpfile_path(hosts[i]));
+		snprintf(cmd, sizeof(cmd),
+			 "unshare --uts sh -c 'hostname %s && exec %s record -q -o %s -e "
+			 "syscalls,sched -- %s getppid 2000'",
+			 hosts[i], bin("ringcap"), files[i], bin("rc_workload"));
+		s = sh(cmd);
+		if (!ASSERT_OK_PTR(s, "record in a UTS namespace"))
+			return;
+		free(s);
+		snprintf(all + strlen(all), sizeof(all) - strlen(all), " %s", files[i]);
+	}
+	if (ch_start(&srv[0], 0, true) || ch_start(&srv[1], 1, true))
+		goto out;
+	for (k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof(cmd),
+			 "%s export --schema --cluster=rc --database=cl | "
+			 "clickhouse-client --port %s --multiquery",
+			 bin("ringcap"), tcp_ports[k]);
+		s = sh(cmd);
+		if (!ASSERT_OK_PTR(s, "DDL applied"))
+			goto out;
+		free(s);
+	}
+	snprintf(cmd, sizeof(cmd), "%s export --clickhouse=%s --cluster=rc --database=cl %s",
+		 bin("ringcap"), url, all);
+	s = sh(cmd);
+	if (!ASSERT_OK_PTR(s, "export --cluster"))
+		goto out;
+	free(s);
+	for (i = 0; i < 3; i++) {
+		snprintf(where, sizeof(where), "host = '%s'", hosts[i]);
+		check_counts_where("cl", files[i], where);
+		check_quantiles("cl", files[i], where);
+		check_ledger("cl", files[i]);
+	}
+	/* the rows spread over both shards, each host's on one */
+	for (k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof(cmd),
+			 "clickhouse-client --port %s -q \"SELECT arrayStringConcat(groupArray(host), "
+			 "',') FROM (SELECT DISTINCT host FROM cl.syscalls_rows_local ORDER BY host)\"",
+			 tcp_ports[k]);
+		s = sh(cmd);
+		ASSERT_STREQ(s, k ? "rc-b,rc-c\n" : "rc-a\n", "a shard's hosts");
+		free(s);
+	}
+	/* loaded again: skipped, counted once */
+	snprintf(cmd, sizeof(cmd), "%s export --clickhouse=%s --cluster=rc --database=cl %s",
+		 bin("ringcap"), url, all);
+	s = sh(cmd);
+	ASSERT_OK_PTR(s, "export --cluster again");
+	free(s);
+	s = query("SELECT count() FROM cl.manifest");
+	ASSERT_STREQ(s, "3\n", "three files in the manifest");
+	free(s);
+	snprintf(where, sizeof(where), "host = '%s'", hosts[1]);
+	check_counts_where("cl", files[1], where);
+out:
+	ch_stop(&srv[0]);
+	ch_stop(&srv[1]);
 }
