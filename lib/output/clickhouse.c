@@ -5,6 +5,7 @@
  * encoded as RowBinary into a batch a table, posted when a few MiB; the
  * ledger and stacks after them, the manifest row last.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -702,11 +703,17 @@ out:
 /* "RUNID/SEQ": a run's file is known by its run id and seq; older files by host and start */
 static void file_key(const struct rc_clickhouse *c, char *key, size_t len)
 {
+	char *p;
+
 	if (c->m->has_run)
 		snprintf(key, len, "%s/%u", c->run, c->m->run.seq);
 	else
 		snprintf(key, len, "%s/%" PRIu64 "/%u", c->m->host ?: "", c->m->start_ts,
 			 c->m->recorder_pid);
+	/* into a query's quotes: a file's host name is the file's to say */
+	for (p = key; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._:/-", *p))
+			*p = '_';
 }
 
 /* whether the manifest has a row of @key: the file is loaded */
