@@ -387,6 +387,7 @@ out:
 	free(after);
 	free(err);
 	ch_stop(&srv);
+	tmpdir_cleanup();
 }
 
 /*
@@ -467,4 +468,5 @@ void test_clickhouse_cluster(void)
 out:
 	ch_stop(&srv[0]);
 	ch_stop(&srv[1]);
+	tmpdir_cleanup();
 }
