@@ -86,6 +86,17 @@ ALL_CFLAGS += -DHAVE_LIBIPT
 LIBS += -lipt
 endif
 
+# libcurl (ringcap export: ClickHouse's HTTP interface, lib/output/
+# clickhouse_http.c): Debian's libcurl4-openssl-dev. NO_CURL=1 builds
+# without it (a static build may): export then prints --schema only.
+NO_CURL ?= 0
+ifeq ($(NO_CURL),1)
+ALL_CFLAGS += -DRC_NO_CURL
+else
+ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl 2>/dev/null)
+LIBS += $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libcurl 2>/dev/null || echo -lcurl)
+endif
+
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf -Ilib \
 	-Wall -Werror -MMD -MP
 

@@ -13,6 +13,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Exit statuses besides 0 and 1 (64, EX_USAGE, is argp's for bad arguments). */
 #define RC_EXIT_TRUNCATED 2 /* report or stat of a truncated or damaged file */

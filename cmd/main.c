@@ -16,6 +16,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "capture events into a file" },
 	{ "report", cmd_report, "decode a capture: events, or a summary" },
 	{ "stat", cmd_stat, "counters of a capture: captured and dropped, per CPU" },
+	{ "export", cmd_export, "load captures into ClickHouse" },
 };
 
 static void usage(FILE *f)

@@ -50,5 +50,6 @@
 #include "output/prom.h"
 #include "output/pipeline.h"
 #include "output/parallel.h"
+#include "output/clickhouse.h"
 
 #endif /* RINGCAP_H */

@@ -12,7 +12,8 @@ set -eu
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 libxxhash-dev libdw-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
 trace-cmd binutils debuginfod libdebuginfod1 chromium golang-go linux-perf
-bash-completion zsh file libbz2-dev liblzma-dev"
+bash-completion zsh file libbz2-dev liblzma-dev
+libcurl4-openssl-dev clickhouse-server clickhouse-client"
 # bash-completion, zsh: what completions/ are written for (their tests);
 # file, libbz2-dev, liblzma-dev: make static (libdw.a needs libbz2.a, liblzma.a)
 # Prometheus' server and promtool, which check stat --prometheus and record

@@ -213,7 +213,7 @@ void test_cli_errors(void)
 		mc.buf = NULL;
 	}
 	if (test__start_subtest("help_short")) {
-		static const char *const cmds[] = { "record", "report", "stat" };
+		static const char *const cmds[] = { "record", "report", "stat", "export" };
 		size_t i;
 
 		for (i = 0; i < 3; i++) {
@@ -299,7 +299,7 @@ void test_cli_errors(void)
 /* Every long option --help lists is documented in the subcommand's man page. */
 void test_cli_help_documented(void)
 {
-	static const char *const cmds[] = { "record", "report", "stat" };
+	static const char *const cmds[] = { "record", "report", "stat", "export" };
 	const char *src = getenv("RINGCAP_SRCDIR");
 	struct mem_capture page = {};
 	char path[4096], opt[64], want[80], *opts, *end;
