@@ -88,8 +88,10 @@ endif
 
 # libcurl (ringcap export: ClickHouse's HTTP interface, lib/output/
 # clickhouse_http.c): Debian's libcurl4-openssl-dev. NO_CURL=1 builds
-# without it (a static build may): export then prints --schema only.
-NO_CURL ?= 0
+# without it: export then prints --schema only. A static build (STATIC=1:
+# make static, the arm64 cross build) leaves it out by default, rather
+# than link libcurl's many static dependencies; --version says so.
+NO_CURL ?= $(if $(filter 1,$(STATIC)),1,0)
 ifeq ($(NO_CURL),1)
 ALL_CFLAGS += -DRC_NO_CURL
 else

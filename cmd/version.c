@@ -26,6 +26,9 @@
 #ifdef HAVE_LIBIPT
 #include <intel-pt.h>
 #endif
+#ifndef RC_NO_CURL
+#include <curl/curl.h>
+#endif
 #include "cmd.h"
 #include "version.h"
 
@@ -52,6 +55,11 @@
 #else
 #define HAS_LIBIPT false
 #endif
+#ifdef RC_NO_CURL
+#define HAS_CURL false
+#else
+#define HAS_CURL true
+#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #define BUILD_SAN ", ASan+UBSan"
@@ -76,6 +84,9 @@ static const struct feature features[] = {
 	{ "debuginfod", HAS_DLOPEN,
 	  "static build: no dlopen() of libdebuginfod.so.1; --debuginfod asks no server, debug "
 	  "files are looked for locally only" },
+	{ "clickhouse", HAS_CURL,
+	  "built without libcurl: ringcap export prints its tables' DDL (--schema) and loads "
+	  "nothing" },
 	{ "intel-pt", HAS_LIBIPT,
 	  "built without libipt: report --aux gives no Intel PT packet summary (the AUX stream is "
 	  "still recorded, and --aux-dump writes it)" },
@@ -137,6 +148,9 @@ int print_version(void)
 	lib_line("libxxhash",
 		 STR(XXH_VERSION_MAJOR) "." STR(XXH_VERSION_MINOR) "." STR(XXH_VERSION_RELEASE),
 		 runs);
+#ifndef RC_NO_CURL
+	lib_line("libcurl", LIBCURL_VERSION, curl_version_info(CURLVERSION_NOW)->version);
+#endif
 #ifdef HAVE_LIBIPT
 	{
 		struct pt_version pv = pt_library_version();

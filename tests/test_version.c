@@ -23,6 +23,9 @@
 #include "capture_util.h"
 #include "format/format.h"
 #include "run_util.h"
+#ifndef RC_NO_CURL
+#include <curl/curl.h>
+#endif
 #include "test_progs.h"
 #include "version.h"
 
@@ -101,20 +104,36 @@ void test_version_output(void)
 	);
 	ASSERT_TRUE(!strncmp(got, want, strlen(want)), "build line");
 #endif
-#ifdef RC_NO_DLOPEN
-#ifdef HAVE_LIBIPT
-	LINE("features: intel-pt");
-#else
-	LINE("features: none");
+	{
+		/* the features in, in the order version.c lists them */
+		char feat[128] = "features:";
+		const char *sep = "";
+
+#ifndef RC_NO_DLOPEN
+		strcat(feat, " debuginfod");
+		sep = ",";
 #endif
+#ifndef RC_NO_CURL
+		strcat(feat, sep);
+		strcat(feat, " clickhouse");
+		sep = ",";
+#endif
+#ifdef HAVE_LIBIPT
+		strcat(feat, sep);
+		strcat(feat, " intel-pt");
+		sep = ",";
+#endif
+		if (!*sep)
+			strcat(feat, " none");
+		LINE("%s", feat);
+	}
+#ifdef RC_NO_DLOPEN
 	LINE("without debuginfod: static build: no dlopen() of libdebuginfod.so.1; --debuginfod "
 	     "asks no server, debug files are looked for locally only");
-#else
-#ifdef HAVE_LIBIPT
-	LINE("features: debuginfod, intel-pt");
-#else
-	LINE("features: debuginfod");
 #endif
+#ifdef RC_NO_CURL
+	LINE("without clickhouse: built without libcurl: ringcap export prints its tables' DDL "
+	     "(--schema) and loads nothing");
 #endif
 #ifndef HAVE_LIBIPT
 	LINE("without intel-pt: built without libipt: report --aux gives no Intel PT packet summary "
@@ -139,6 +158,10 @@ void test_version_output(void)
 	snprintf(built, sizeof(built), "%d.%d.%d", XXH_VERSION_MAJOR, XXH_VERSION_MINOR,
 		 XXH_VERSION_RELEASE);
 	LINE("  %-10s %-12s %u.%u.%u", "libxxhash", built, xv / 10000, xv / 100 % 100, xv % 100);
+#ifndef RC_NO_CURL
+	LINE("  %-10s %-12s %s", "libcurl", LIBCURL_VERSION,
+	     curl_version_info(CURLVERSION_NOW)->version);
+#endif
 #ifdef HAVE_LIBIPT
 	snprintf(built, sizeof(built), "%d.%d.%d", LIBIPT_VERSION_MAJOR, LIBIPT_VERSION_MINOR,
 		 LIBIPT_VERSION_PATCH);
