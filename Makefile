@@ -247,9 +247,15 @@ $(OUTPUT)/rc_prof_nofp: tests/profwork.c | $(OUTPUT)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -falign-loops=64 \
 		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static) $< -o $@
 
+# The pages' date: SOURCE_DATE_EPOCH's (dpkg-buildpackage sets it from
+# debian/changelog), else the last commit's, so that a build is reproducible.
+MAN_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
+MAN_DATE := $(shell date -u -d @$(MAN_EPOCH) +%Y-%m-%d)
+
 $(OUTPUT)/man/%: man/%.rst | $(OUTPUT)/man
 	$(call msg,MAN,$@)
-	$(Q)$(RST2MAN) --halt=warning $< > $@
+	$(Q)$(RST2MAN) --halt=warning $< > $@.tmp
+	$(Q)sed '/^\.TH /s/ "" ""$$/ "$(MAN_DATE)" "ringcap $(VERSION)"/' $@.tmp > $@ && rm -f $@.tmp
 
 man: $(MANS)
 
@@ -475,6 +481,30 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ringcap \
 		$(patsubst $(OUTPUT)/man/%.1,$(DESTDIR)$(PREFIX)/share/man/man1/%.1,$(filter %.1,$(MANS))) \
 		$(patsubst $(OUTPUT)/man/%.5,$(DESTDIR)$(PREFIX)/share/man/man5/%.5,$(filter %.5,$(MANS)))
+
+# The Debian package (README, Install): dpkg-buildpackage in a copy of the
+# tree (the files git knows, committed or not), so that debian/rules' clean
+# touches nothing here; the .deb and its -dbgsym in $(O)/deb/, then
+# lintian, which must say nothing but what debian/ringcap.lintian-overrides
+# overrides. The version is debian/changelog's, which must be VERSION.
+.PHONY: deb deb-version
+deb-version:
+	$(Q)v=$$(head -n 1 debian/changelog | cut -d ' ' -f 2 | tr -d '()'); \
+	if [ "$$v" != "$(VERSION)" ]; then \
+		echo "deb: debian/changelog's version is '$$v', the Makefile's VERSION is" \
+			"'$(VERSION)': add a debian/changelog entry (dch -v $(VERSION))" >&2; \
+		exit 1; fi
+
+deb: deb-version
+	$(Q)rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/ringcap-$(VERSION)
+	$(Q)git ls-files -z -c -o --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+		tar -c --null -T - | tar -x -C $(OUTPUT)/deb/ringcap-$(VERSION)
+	$(Q)cd $(OUTPUT)/deb/ringcap-$(VERSION) && dpkg-buildpackage -us -uc $(DEB_BUILD_FLAGS) \
+		> ../build.log 2>&1 || { tail -n 40 ../build.log; echo "deb: dpkg-buildpackage failed:" \
+		"the log is $(OUTPUT)/deb/build.log"; exit 1; }
+	$(Q)lintian --fail-on error,warning --info $(OUTPUT)/deb/ringcap_$(VERSION)_*.changes
+	$(Q)ls -l $(OUTPUT)/deb/*.deb
 
 clean:
 	rm -rf $(OUTPUT) $(OUTPUT)-san
