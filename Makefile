@@ -77,6 +77,9 @@ endif
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf -Ilib \
 	-Wall -Werror -MMD -MP
+# BPF_EXTRA_CFLAGS: for the BPF objects only (debian/rules maps the build's
+# path away, which their BTF line info would otherwise name)
+BPF_CFLAGS += $(BPF_EXTRA_CFLAGS)
 
 BPF_NAMES := syscalls sched follow dyn profile offcpu
 # each also as a compat object, for kernels without what the default one
