@@ -271,6 +271,7 @@ check: all
 	$(Q)scripts/timed.sh test-sanitizers $(MAKE) --no-print-directory O=$(O)-san SAN=1 test
 	$(Q)scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
 	$(Q)scripts/timed.sh valgrind $(MAKE) --no-print-directory valgrind
+	$(Q)scripts/timed.sh deb-check $(MAKE) --no-print-directory deb-check
 
 # The fuzzer: libFuzzer + ASan + UBSan over the reader and decoder, from a
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
@@ -490,7 +491,7 @@ uninstall:
 # touches nothing here; the .deb and its -dbgsym in $(O)/deb/, then
 # lintian, which must say nothing but what debian/ringcap.lintian-overrides
 # overrides. The version is debian/changelog's, which must be VERSION.
-.PHONY: deb deb-version
+.PHONY: deb deb-version deb-check
 deb-version:
 	$(Q)v=$$(head -n 1 debian/changelog | cut -d ' ' -f 2 | tr -d '()'); \
 	if [ "$$v" != "$(VERSION)" ]; then \
@@ -508,6 +509,12 @@ deb: deb-version
 		"the log is $(OUTPUT)/deb/build.log"; exit 1; }
 	$(Q)lintian --fail-on error,warning --info $(OUTPUT)/deb/ringcap_$(VERSION)_*.changes
 	$(Q)ls -l $(OUTPUT)/deb/*.deb
+
+# make deb, then the package installed into fresh Debian 12 and 13 chroots
+# (debootstrap) and run there; scripts/deps.sh and the build checked in the
+# Debian 13 one (scripts/deb-check.sh; root, and Debian's archive).
+deb-check: deb
+	$(Q)scripts/deb-check.sh $(OUTPUT)/deb
 
 clean:
 	rm -rf $(OUTPUT) $(OUTPUT)-san
