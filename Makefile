@@ -101,6 +101,9 @@ endif
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf -Ilib \
 	-Wall -Werror -MMD -MP
+# BPF_EXTRA_CFLAGS: for the BPF objects only (debian/rules maps the build's
+# path away, which their BTF line info would otherwise name)
+BPF_CFLAGS += $(BPF_EXTRA_CFLAGS)
 
 BPF_NAMES := syscalls sched follow dyn profile offcpu
 # each also as a compat object, for kernels without what the default one
@@ -287,10 +290,16 @@ $(OUTPUT)/rc_prof_nofp: tests/profwork.c | $(OUTPUT)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -falign-loops=64 \
 		$(WARNINGS) -std=gnu11 -D_GNU_SOURCE $(if $(CROSS),-static) $< -o $@
 
-# :Version: is the fourth field of the page's .TH line (its footer)
+# The pages' date: SOURCE_DATE_EPOCH's (dpkg-buildpackage sets it from
+# debian/changelog), else the last commit's, so that a build is
+# reproducible. :Version: and :Date: are the fourth and third fields of the
+# page's .TH line (its footer).
+MAN_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
+MAN_DATE := $(shell date -u -d @$(MAN_EPOCH) +%Y-%m-%d)
+
 $(OUTPUT)/man/%: man/%.rst $(OUTPUT)/VERSION | $(OUTPUT)/man
 	$(call msg,MAN,$@)
-	$(Q)sed '/^:Manual section:/a :Version: ringcap $(VERSION)' $< > $@.rst
+	$(Q)sed '/^:Manual section:/a :Version: ringcap $(VERSION)\n:Date: $(MAN_DATE)' $< > $@.rst
 	$(Q)$(RST2MAN) --halt=warning $@.rst > $@ && rm -f $@.rst
 
 man: $(MANS)
@@ -304,6 +313,7 @@ check: all
 	$(Q)scripts/timed.sh test-sanitizers $(MAKE) --no-print-directory O=$(O)-san SAN=1 test
 	$(Q)scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
 	$(Q)scripts/timed.sh valgrind $(MAKE) --no-print-directory valgrind
+	$(Q)scripts/timed.sh deb-check $(MAKE) --no-print-directory deb-check
 
 # The fuzzer: libFuzzer + ASan + UBSan over the reader and decoder, from a
 # seed corpus the current writer makes. Replays tests/fuzz/regressions/
@@ -556,6 +566,36 @@ uninstall:
 		$(DESTDIR)$(ZSHCOMPDIR)/_ringcap \
 		$(patsubst $(OUTPUT)/man/%.1,$(DESTDIR)$(PREFIX)/share/man/man1/%.1,$(filter %.1,$(MANS))) \
 		$(patsubst $(OUTPUT)/man/%.5,$(DESTDIR)$(PREFIX)/share/man/man5/%.5,$(filter %.5,$(MANS)))
+
+# The Debian package (README, Install): dpkg-buildpackage in a copy of the
+# tree (the files git knows, committed or not), so that debian/rules' clean
+# touches nothing here; the .deb and its -dbgsym in $(O)/deb/, then
+# lintian, which must say nothing but what debian/ringcap.lintian-overrides
+# overrides. The version is debian/changelog's, which must be VERSION.
+.PHONY: deb deb-version deb-check
+deb-version:
+	$(Q)v=$$(head -n 1 debian/changelog | cut -d ' ' -f 2 | tr -d '()'); \
+	if [ "$$v" != "$(VERSION)" ]; then \
+		echo "deb: debian/changelog's version is '$$v', the Makefile's VERSION is" \
+			"'$(VERSION)': add a debian/changelog entry (dch -v $(VERSION))" >&2; \
+		exit 1; fi
+
+deb: deb-version
+	$(Q)rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/ringcap-$(VERSION)
+	$(Q)git ls-files -z -c -o --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+		tar -c --null -T - | tar -x -C $(OUTPUT)/deb/ringcap-$(VERSION)
+	$(Q)cd $(OUTPUT)/deb/ringcap-$(VERSION) && dpkg-buildpackage -us -uc $(DEB_BUILD_FLAGS) \
+		> ../build.log 2>&1 || { tail -n 40 ../build.log; echo "deb: dpkg-buildpackage failed:" \
+		"the log is $(OUTPUT)/deb/build.log"; exit 1; }
+	$(Q)lintian --fail-on error,warning --info $(OUTPUT)/deb/ringcap_$(VERSION)_*.changes
+	$(Q)ls -l $(OUTPUT)/deb/*.deb
+
+# make deb, then the package installed into fresh Debian 12 and 13 chroots
+# (debootstrap) and run there; scripts/deps.sh and the build checked in the
+# Debian 13 one (scripts/deb-check.sh; root, and Debian's archive).
+deb-check: deb
+	$(Q)scripts/deb-check.sh $(OUTPUT)/deb
 
 clean:
 	rm -rf $(OUTPUT) $(OUTPUT)-san

@@ -49,6 +49,10 @@ static const struct example examples[] = {
 	{ .cmd = "scripts/deps.sh && make && make demo",
 	  .skip = "installs packages and builds: what make check has done" },
 	{ .cmd = "scripts/deps.sh && make check", .skip = "the suite this test is part of" },
+	{ .cmd = "scripts/deps.sh && make deb",
+	  .skip = "installs packages and builds the package: make deb-check, in make check" },
+	{ .cmd = "apt-get install ./build/deb/ringcap_*.deb",
+	  .skip = "installs the package here: make deb-check installs it in chroots" },
 
 	/* Use it */
 	{ .cmd = "ringcap record", /* until Ctrl-C: -d 1 */

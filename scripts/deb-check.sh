@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The Debian package in fresh systems (make deb-check, after make deb):
+#
+#   scripts/deb-check.sh DEBDIR
+#
+# makes Debian 12 (bookworm) and Debian 13 (trixie) chroots with
+# debootstrap --variant=minbase from the host's Debian mirror, installs
+# DEBDIR/ringcap_*.deb into each with apt-get (which fetches its Depends),
+# and runs there, on the host's kernel (/proc, /sys, tracefs and debugfs
+# mounted in): ringcap record --check, ringcap record -e syscalls -- true,
+# ringcap report and ringcap stat of that capture, checking what they print.
+# In the trixie chroot, then, in a copy of the source: scripts/deps.sh
+# --simulate (every package it names resolves on Debian 13), scripts/deps.sh
+# --build, and make all with what it installed.
+#
+# Root, and Debian's archive on the network. The finished chroots are kept
+# as tarballs in $DEB_CHECK_CACHE (/var/cache/ringcap-deb) for a week;
+# DEB_CHECK_CACHE= keeps none (CI starts clean either way). Everything
+# mounted is unmounted on exit, failure or not. DEB_CHECK_SUITES="bookworm"
+# picks some; DEB_CHECK_MIRROR names a mirror.
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 DEBDIR" >&2; exit 2; }
+debdir=$(realpath "$1")
+src=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(id -u)" -eq 0 ] || { echo "deb-check: debootstrap and chroot need root" >&2; exit 1; }
+command -v debootstrap >/dev/null ||
+	{ echo "deb-check: debootstrap is missing: run scripts/deps.sh" >&2; exit 1; }
+shopt -s nullglob
+debs=("$debdir"/ringcap_*.deb)
+[ ${#debs[@]} -eq 1 ] ||
+	{ echo "deb-check: want one ringcap_*.deb in $debdir (make deb), found ${#debs[@]}" >&2; exit 1; }
+deb=${debs[0]}
+
+# The host's Debian mirror (deb822 or one-line sources), else Debian's CDN
+mirror=${DEB_CHECK_MIRROR:-$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list \
+	2>/dev/null | grep -oE 'https?://[^ ]*/debian/?( |$)' | grep -v security | head -n 1 |
+	tr -d ' ' || true)}
+mirror=${mirror:-http://deb.debian.org/debian}
+suites=${DEB_CHECK_SUITES:-bookworm trixie}
+cache=${DEB_CHECK_CACHE-/var/cache/ringcap-deb}
+
+work=$(mktemp -d /var/tmp/ringcap-deb-check.XXXXXX)
+mounts=()
+
+# Unmount in reverse order; remove the work directory only when nothing is
+# mounted under it any more (rm -rf through a bound /sys is not an option).
+cleanup() {
+	local rc=$? i
+	set +e
+	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+		umount "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}"
+	done
+	if grep -q " $work/" /proc/self/mounts; then
+		echo "deb-check: still mounted under $work, not removed:" >&2
+		grep " $work/" /proc/self/mounts >&2
+	else
+		rm -rf "$work"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mnt() { # mount ARGS... TARGET: remembered for cleanup
+	mount "$@"
+	mounts+=("${!#}")
+}
+
+# A minbase chroot of suite $1 in $work/$1: from the cache when a tarball
+# of a week or less is there, else debootstrap (then cached).
+make_root() {
+	local suite=$1 root=$work/$1 tarball=${cache:+$cache/$1-minbase.tar.zst}
+	mkdir -p "$root"
+	if [ -n "$tarball" ] && [ -n "$(find "$tarball" -mtime -7 2>/dev/null)" ]; then
+		tar --zstd -xpf "$tarball" -C "$root"
+		echo "$suite: the chroot from $tarball"
+		return
+	fi
+	debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$work/$suite-debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$work/$suite-debootstrap.log" >&2
+		  echo "deb-check: debootstrap $suite from $mirror failed" >&2; return 1; }
+	if [ -n "$tarball" ]; then
+		mkdir -p "$cache"
+		tar --zstd -cpf "$tarball.tmp" -C "$root" . && mv "$tarball.tmp" "$tarball"
+	fi
+	echo "$suite: debootstrap --variant=minbase $suite from $mirror"
+}
+
+# The chroots, made side by side (the network's time and dpkg's overlap)
+t0=$(date +%s)
+pids=()
+for suite in $suites; do
+	make_root "$suite" & pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+echo "deb-check: chroots made in $(($(date +%s) - t0)) s"
+
+mount_root() {
+	local root=$1
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	mnt -t proc proc "$root/proc"
+	mnt --bind /sys "$root/sys"
+	# a bind of /sys leaves out what is mounted on it: tracefs, debugfs
+	mnt -t tracefs nodev "$root/sys/kernel/tracing"
+	if [ -d /sys/kernel/debug/tracing ]; then
+		mnt -t debugfs nodev "$root/sys/kernel/debug"
+	fi
+	mnt -t tmpfs tmpfs "$root/tmp"
+}
+
+in_root() { # ROOT COMMAND...: run in the chroot, its output kept in $out
+	local root=$1
+	shift
+	out=$(chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+		DEBIAN_FRONTEND=noninteractive "$@" 2>&1) ||
+		{ printf '%s\n' "$out" | tail -n 30 >&2
+		  echo "deb-check: $(basename "$root"): '$*' failed" >&2; return 1; }
+}
+
+expect() { # WHAT PATTERN: $out must hold a line matching PATTERN
+	grep -qE "$2" <<<"$out" ||
+		{ printf '%s\n' "$out" | tail -n 30 >&2
+		  echo "deb-check: $suite: $1: no line matches '$2'" >&2; exit 1; }
+}
+
+for suite in $suites; do
+	root=$work/$suite
+	t=$(date +%s)
+	mount_root "$root"
+	cp "$deb" "$root/tmp/"
+	# a chroot thrown away after: dpkg need not sync each file it unpacks
+	echo force-unsafe-io > "$root/etc/dpkg/dpkg.cfg.d/ringcap-deb-check"
+	in_root "$root" apt-get update -qq
+	in_root "$root" dpkg-query -W -f '${Package}\n'
+	before=$out
+	in_root "$root" apt-get install -y -qq --no-install-recommends "./tmp/$(basename "$deb")"
+	in_root "$root" dpkg-query -W -f '${Package}\n'
+	echo "$suite: apt-get install ./$(basename "$deb") installed" \
+		"$(comm -13 <(sort <<<"$before") <(sort <<<"$out") | tr '\n' ' ')"
+	in_root "$root" dpkg-query -W -f '${Version} ${Depends}\n' ringcap
+	echo "$suite: installed ringcap $out"
+
+	in_root "$root" ringcap record --check
+	expect "record --check" '^BPF ring buffer \(5\.8\) +yes$'
+	expect "record --check" '^  -e syscalls +yes'
+	echo "$suite: ringcap record --check: $(grep -cE ' yes' <<<"$out") lines say yes, exit 0"
+
+	in_root "$root" ringcap record -e syscalls -o /tmp/x -- true
+	expect "record" "'true' exited with status 0"
+	expect "record" '[0-9]+ events captured, 0 dropped'
+	echo "$suite: ringcap record -e syscalls -o /tmp/x -- true: $(tail -n 1 <<<"$out")"
+
+	in_root "$root" ringcap report /tmp/x
+	expect "report" '^ +true +[0-9]+/[0-9]+ +\[[0-9]+\] [0-9.]+: syscall: nr=execve '
+	expect "report" '^ +true +[0-9]+/[0-9]+ +\[[0-9]+\] [0-9.]+: syscall: nr=exit_group '
+	echo "$suite: ringcap report /tmp/x: $(grep -c ' true ' <<<"$out") events of true, its last:"
+	grep ' true ' <<<"$out" | tail -n 1
+
+	in_root "$root" ringcap stat /tmp/x
+	expect "stat" 'dropped'
+	man_ok=$(chroot "$root" test -f /usr/share/man/man1/ringcap-record.1.gz && echo yes)
+	[ "$man_ok" = yes ] || { echo "deb-check: $suite: the man pages are missing" >&2; exit 1; }
+	echo "$suite: ringcap stat /tmp/x: exit 0; the package's checks: $(($(date +%s) - t)) s"
+
+	if [ "$suite" = trixie ]; then
+		# scripts/deps.sh on Debian 13: every package it asks for resolves
+		# (apt-get -s; installing the test tools too, npm's hundreds of
+		# node-* packages among them, took over 15 minutes here), and what
+		# it installs with --build builds the tree.
+		t=$(date +%s)
+		mkdir -p "$root/src"
+		(cd "$src" && git ls-files -z -c -o --exclude-standard |
+			xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+			tar -c --null -T -) | tar -x -C "$root/src"
+		in_root "$root" sh -c 'cd /src && scripts/deps.sh --simulate'
+		echo "$suite: scripts/deps.sh --simulate:" \
+			"$(($(grep -m 1 '^deps: would install' <<<"$out" | wc -w) - 3)) packages resolve"
+		in_root "$root" sh -c 'cd /src && scripts/deps.sh --build'
+		echo "$suite: scripts/deps.sh --build:" \
+			"$(($(grep -m 1 '^deps: installing' <<<"$out" | wc -w) - 2)) packages asked for," \
+			"$(($(date +%s) - t)) s"
+		t=$(date +%s)
+		in_root "$root" sh -c "cd /src && make -j$(nproc) all"
+		in_root "$root" sh -c 'cd /src && build/ringcap --version && build/ringcap record --check >/dev/null && gcc --version | head -n 1 && clang --version | head -n 1'
+		echo "$suite: make all: $(($(date +%s) - t)) s; $(tr '\n' ';' <<<"$out")"
+	fi
+	# unmount this chroot's mounts now (the trap does it on failure)
+	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[i]}"; done
+	mounts=()
+done
+echo "deb-check: ok ($suites), $(($(date +%s) - t0)) s in all"
