@@ -349,3 +349,47 @@ out:
 	run_free(&r);
 	tmpdir_cleanup();
 }
+
+/* examples/ringcap-ship with RINGCAP_SHIP_DIR: a copy of each file of the run, the same bytes. */
+void test_ship_example(void)
+{
+	char script[PATH_MAX], prefix[PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX + 16];
+	char copy[2 * PATH_MAX], diff[5 * PATH_MAX];
+	const char *src = getenv("RINGCAP_SRCDIR");
+	struct run r = {};
+	glob_t g = {}, c = {};
+	size_t i;
+
+	if (!need_root())
+		return;
+	snprintf(script, sizeof(script), "%s/examples/ringcap-ship", src ? src : "..");
+	snprintf(prefix, sizeof(prefix), "%s", tmpfile_path("run.rcap"));
+	snprintf(dir, sizeof(dir), "%s", tmpfile_path("collector"));
+	snprintf(cmd, sizeof(cmd), "--on-switch=%s", script);
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir"))
+		goto out;
+	setenv("RINGCAP_SHIP_DIR", dir, 1);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls",
+					    "--switch-output=64K", "-o", prefix, cmd, "--",
+					    (char *)bin("rc_workload"), "getppid", "300000", NULL },
+				60000),
+		       0, "record"))
+		fprintf(stderr, "%s", r.err);
+	unsetenv("RINGCAP_SHIP_DIR");
+	ASSERT_GE(run_files(prefix, &g), 3, "files made");
+	snprintf(copy, sizeof(copy), "%s/*", dir);
+	if (!ASSERT_OK(glob(copy, 0, NULL, &c), "copies") ||
+	    !ASSERT_EQ(c.gl_pathc, g.gl_pathc, "a copy each, nothing else"))
+		goto out;
+	for (i = 0; i < g.gl_pathc; i++) {
+		snprintf(diff, sizeof(diff), "cmp -s '%s' '%s/%s'", g.gl_pathv[i], dir,
+			 strrchr(g.gl_pathv[i], '/') + 1);
+		ASSERT_EQ(system(diff), 0, "the same bytes");
+	}
+out:
+	globfree(&c);
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}
