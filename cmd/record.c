@@ -341,8 +341,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				   "--switch-output writes a sequence of files named after -o "
 				   "FILE: not with -o - (stdout)");
 		if (env.on_switch && !strcmp(env.output, "-"))
-			argp_error(state, "--on-switch gives CMD files by their paths: not with -o - "
-					  "(stdout)");
+			argp_error(state,
+				   "--on-switch gives CMD files by their paths: not with -o - "
+				   "(stdout)");
 		if (env.switch_max_files && !env.switch_output)
 			argp_error(state, "--switch-max-files is for --switch-output");
 		if (env.switch_output && env.max_size && env.switch_size > env.max_size)
@@ -916,8 +917,7 @@ int cmd_record(int argc, char **argv)
 		ticks.prog = NULL;
 	if (env.metrics)
 		ticks.metrics = metrics_start(env.metrics);
-	how = capture_run(s, &wl, ticks.prog || ticks.metrics || ticks.ship ? tick : NULL,
-			  &ticks);
+	how = capture_run(s, &wl, ticks.prog || ticks.metrics || ticks.ship ? tick : NULL, &ticks);
 	metrics_stop(ticks.metrics);
 	if (prog.last)
 		status_clear(prog.tty);

@@ -165,11 +165,10 @@ void test_ship_retry(void)
 	char **lines = NULL;
 	long n = 0, i;
 
-	if (!need_root() ||
-	    !ship_setup(&e, "n=$(( $(cat \"$1.n\" 2>/dev/null || echo 0) + 1 ))\n"
-			    "echo $n > \"$1.n\"\n"
-			    "printf '%s\\n' \"$2\" >> \"$1\"\n"
-			    "[ $n -ge 3 ] || exit 5\n"))
+	if (!need_root() || !ship_setup(&e, "n=$(( $(cat \"$1.n\" 2>/dev/null || echo 0) + 1 ))\n"
+					    "echo $n > \"$1.n\"\n"
+					    "printf '%s\\n' \"$2\" >> \"$1\"\n"
+					    "[ $n -ge 3 ] || exit 5\n"))
 		goto out;
 	if (!ASSERT_EQ(run_sync(&r,
 				(char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls",
@@ -232,8 +231,8 @@ void test_ship_timeout(void)
 	ASSERT_GE(dropped, 0, "summary");
 	ASSERT_EQ(total + dropped, 300000, "every call in the files or dropped");
 	/* none shipped: each named at the end */
-	ASSERT_EQ(count_lines_with(r.err, "is not shipped: the wait at the end"),
-		  (long)g.gl_pathc, "each file not shipped named");
+	ASSERT_EQ(count_lines_with(r.err, "is not shipped: the wait at the end"), (long)g.gl_pathc,
+		  "each file not shipped named");
 out:
 	globfree(&g);
 	run_free(&r);
@@ -255,12 +254,12 @@ void test_ship_overflow(void)
 
 	if (!need_root() || !ship_setup(&e, "exec sleep 100\n"))
 		goto out;
-	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-e",
-						 "syscalls", "--switch-output=signal", "-o",
-						 e.prefix, e.cmd, "--on-switch-timeout=1", "--",
-						 (char *)bin("rc_workload"), "steady", "10000", "2",
-						 NULL }),
-		       "start"))
+	if (!ASSERT_OK(
+		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls",
+					  "--switch-output=signal", "-o", e.prefix, e.cmd,
+					  "--on-switch-timeout=1", "--", (char *)bin("rc_workload"),
+					  "steady", "10000", "2", NULL }),
+		"start"))
 		goto out;
 	usleep(300000);
 	for (i = 0; i < 120; i++) {
@@ -274,8 +273,8 @@ void test_ship_overflow(void)
 	n = run_files(e.prefix, &g);
 	if (!ASSERT_GE(n, 80, "files made"))
 		goto out;
-	ASSERT_EQ(count_lines_with(r.err, "64 files wait to be shipped already: '"),
-		  (long)n - 64, "each file past the queue named");
+	ASSERT_EQ(count_lines_with(r.err, "64 files wait to be shipped already: '"), (long)n - 64,
+		  "each file past the queue named");
 	ASSERT_EQ(count_lines_with(r.err, "is not shipped: the wait at the end"), 64,
 		  "each file of the queue named at the end");
 	/* the newest overflowed: the last file is among them */
@@ -300,8 +299,7 @@ void test_ship_max_files(void)
 	const char *p, *pos;
 	long n = 0, j, gone = 0;
 
-	if (!need_root() ||
-	    !ship_setup(&e, "printf '%s\\n' \"$2\" >> \"$1\"\nexec sleep 0.3\n"))
+	if (!need_root() || !ship_setup(&e, "printf '%s\\n' \"$2\" >> \"$1\"\nexec sleep 0.3\n"))
 		goto out;
 	if (!ASSERT_EQ(run_sync(&r,
 				(char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls",
@@ -389,6 +387,65 @@ void test_ship_example(void)
 	}
 out:
 	globfree(&c);
+	globfree(&g);
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * CMD's words without a shell: quotes group, the path is one more
+ * argument ($0 of sh -c); a program not found and an unterminated quote
+ * are refused before anything starts (exit 64, one line, no file made).
+ */
+void test_ship_words(void)
+{
+	char prefix[PATH_MAX], log[PATH_MAX], cmd[3 * PATH_MAX], **lines = NULL;
+	struct run r = {};
+	long n = 0;
+	glob_t g = {};
+
+	if (!need_root())
+		return;
+	snprintf(prefix, sizeof(prefix), "%s", tmpfile_path("a b.rcap"));
+	snprintf(log, sizeof(log), "%s", tmpfile_path("log"));
+	snprintf(cmd, sizeof(cmd),
+		 "--on-switch=/bin/sh -c 'printf \"%%s|%%s\\n\" \"$0\" \"$1\" >> %s' \"two "
+		 "words\"",
+		 log);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+					    "syscalls", "-o", prefix, cmd, "--",
+					    (char *)bin("rc_workload"), "getppid", "10", NULL },
+				60000),
+		       0, "record"))
+		fprintf(stderr, "%s", r.err);
+	n = read_lines(log, &lines);
+	if (ASSERT_EQ(n, 1, "shipped once")) {
+		char want[2 * PATH_MAX];
+
+		snprintf(want, sizeof(want), "two words|%s", prefix);
+		ASSERT_STREQ(lines[0], want, "quoted words, then the path");
+	}
+	run_free(&r);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "record", "-o", prefix,
+				       "--on-switch=no-such-ringcap-shipper x", "--",
+				       (char *)bin("rc_workload"), "getppid", "10", NULL },
+			   60000),
+		  64, "a program not found");
+	ASSERT_HAS(r.err, "'no-such-ringcap-shipper' is not a program found in $PATH", "named");
+	run_free(&r);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(run_sync(&r,
+			   (char *[]){ (char *)bin("ringcap"), "record", "-o", prefix,
+				       "--on-switch=/bin/echo 'open", "--",
+				       (char *)bin("rc_workload"), "getppid", "10", NULL },
+			   60000),
+		  64, "an unterminated quote");
+	ASSERT_HAS(r.err, "invalid --on-switch", "said");
+	ASSERT_EQ(run_files(prefix, &g), 0, "no file of a run left");
+	free_lines(lines, n);
 	globfree(&g);
 	run_free(&r);
 	tmpdir_cleanup();
