@@ -240,7 +240,7 @@ out:
 }
 
 /*
- * A CMD slower than the switches (SIGUSR2 every 10 ms): 64 files wait,
+ * A CMD slower than the switches (150 SIGUSR2, 10 ms apart): 64 files wait,
  * each one more is named as not shipped.
  */
 void test_ship_overflow(void)
@@ -262,7 +262,7 @@ void test_ship_overflow(void)
 		"start"))
 		goto out;
 	usleep(300000);
-	for (i = 0; i < 120; i++) {
+	for (i = 0; i < 150; i++) {
 		kill(r.pid, SIGUSR2);
 		usleep(10000);
 	}
@@ -271,7 +271,8 @@ void test_ship_overflow(void)
 		goto out;
 	}
 	n = run_files(e.prefix, &g);
-	if (!ASSERT_GE(n, 80, "files made"))
+	/* 65 at least for one past the queue; signals that coalesce make fewer */
+	if (!ASSERT_GE(n, 70, "files made"))
 		goto out;
 	ASSERT_EQ(count_lines_with(r.err, "64 files wait to be shipped already: '"), (long)n - 64,
 		  "each file past the queue named");
@@ -287,7 +288,7 @@ out:
 }
 
 /*
- * --switch-max-files=2 with a CMD slower than the switches: each file is
+ * --switch-max-files=2 with a CMD slower than the switches (0.5 s): each file is
  * shipped, or named as deleted before it was, exactly once.
  */
 void test_ship_max_files(void)
@@ -299,7 +300,7 @@ void test_ship_max_files(void)
 	const char *p, *pos;
 	long n = 0, j, gone = 0;
 
-	if (!need_root() || !ship_setup(&e, "printf '%s\\n' \"$2\" >> \"$1\"\nexec sleep 0.3\n"))
+	if (!need_root() || !ship_setup(&e, "printf '%s\\n' \"$2\" >> \"$1\"\nexec sleep 0.5\n"))
 		goto out;
 	if (!ASSERT_EQ(run_sync(&r,
 				(char *[]){ (char *)bin("ringcap"), "record", "-e", "syscalls",
