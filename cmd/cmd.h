@@ -176,6 +176,23 @@ int metrics_port(const struct metrics *m);
 void metrics_update(struct metrics *m, struct rc_session *s, double elapsed);
 void metrics_stop(struct metrics *m);
 
+/* ---- record --on-switch (ship.c) --------------------------------------- */
+
+struct ship;
+/* CMD split into words (no shell), its program found; NULL, said, when not. */
+struct ship *ship_new(const char *cmd, unsigned int timeout_s);
+/* rc_record_opts.file_cb, with the ship as its ctx: any thread. */
+void ship_file_cb(void *ctx, enum rc_file_event ev, const char *name, const char *why);
+/* From capture_run()'s tick: reap, time out, retry, start the next CMD; never waits. */
+void ship_tick(struct ship *sh);
+/*
+ * After the session stopped: @last (the run's last file) shipped too, the
+ * queue waited for, --on-switch-timeout in all; what is left is said, a
+ * line a file. Returns the count of files left unshipped.
+ */
+size_t ship_finish(struct ship *sh, const char *last);
+void ship_free(struct ship *sh);
+
 /* ---- report --format folded / flamegraph (report_profile.c) ------------ */
 
 /* The profiles' records of @kind as folded stacks on stdout, sorted, merged; 0 or -errno. */

@@ -40,6 +40,8 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_MIN_FREE,
 	OPT_METRICS,
+	OPT_ON_SWITCH,
+	OPT_ON_SWITCH_TIMEOUT,
 };
 
 #define DEFAULT_MIN_FREE (64ull << 20)
@@ -69,6 +71,8 @@ static struct env {
 	bool srclines;
 	const char *switch_output; /* as given, for messages */
 	const char *metrics;	   /* --metrics=[ADDRESS:]PORT */
+	const char *on_switch;	   /* --on-switch=CMD */
+	unsigned int on_switch_timeout;
 	uint64_t switch_size, switch_ns;
 	bool switch_signal;
 	uint32_t switch_max_files;
@@ -135,6 +139,11 @@ static const struct argp_option opts[] = {
 	{ "metrics", OPT_METRICS, "[ADDRESS:]PORT", 0,
 	  "Serve the capture's counters at http://ADDRESS:PORT/metrics in Prometheus' text "
 	  "format while recording (ADDRESS: 127.0.0.1 unless given)" },
+	{ "on-switch", OPT_ON_SWITCH, "CMD", 0,
+	  "Run CMD (a program and its arguments, no shell) with each finished file's path as "
+	  "one more argument, one at a time, in order; the last file at the end" },
+	{ "on-switch-timeout", OPT_ON_SWITCH_TIMEOUT, "SECONDS", 0,
+	  "Kill an --on-switch CMD running longer (default: 300); the wait at the end too" },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Print what this kernel has that record uses, a line each, and what record would "
 	  "use on it; record nothing" },
@@ -259,6 +268,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_METRICS:
 		env.metrics = arg;
 		break;
+	case OPT_ON_SWITCH:
+		env.on_switch = arg;
+		break;
+	case OPT_ON_SWITCH_TIMEOUT:
+		if (!parse_long(arg, 1, 86400, &v))
+			argp_error(state, "invalid --on-switch-timeout '%s': seconds, 1 to 86400",
+				   arg);
+		env.on_switch_timeout = v;
+		break;
 
 	case OPT_CALL_GRAPH:
 		if (!strcmp(arg, "fp")) {
@@ -325,6 +343,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state,
 				   "--switch-output writes a sequence of files named after -o "
 				   "FILE: not with -o - (stdout)");
+		if (env.on_switch && !strcmp(env.output, "-"))
+			argp_error(state,
+				   "--on-switch gives CMD files by their paths: not with -o - "
+				   "(stdout)");
 		if (env.switch_max_files && !env.switch_output)
 			argp_error(state, "--switch-max-files is for --switch-output");
 		if (env.switch_output && env.max_size && env.switch_size > env.max_size)
@@ -627,6 +649,7 @@ static void show_progress(void *ctx, struct rc_session *s, double el)
 struct ticks {
 	struct progress *prog; /* NULL: no status line */
 	struct metrics *metrics;
+	struct ship *ship; /* --on-switch */
 };
 
 static void tick(void *ctx, struct rc_session *s, double el)
@@ -636,6 +659,7 @@ static void tick(void *ctx, struct rc_session *s, double el)
 	if (t->prog)
 		show_progress(t->prog, s, el);
 	metrics_update(t->metrics, s, el);
+	ship_tick(t->ship);
 }
 
 /* A run that failed to start: its first file, made by the start, goes too. */
@@ -781,7 +805,9 @@ int cmd_record(int argc, char **argv)
 	struct rc_session *s = NULL;
 	int err, how, cut, fd = -1;
 
-	env = (struct env){ .output = DEFAULT_OUTPUT, .min_free = DEFAULT_MIN_FREE };
+	env = (struct env){ .output = DEFAULT_OUTPUT,
+			    .min_free = DEFAULT_MIN_FREE,
+			    .on_switch_timeout = 300 };
 	err = argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (err)
 		return -err;
@@ -827,6 +853,12 @@ int cmd_record(int argc, char **argv)
 	ro.min_free = env.min_free;
 	if (!err && env.snapshot_on)
 		err = parse_snapshot_on(&ro, env.snapshot_on);
+	if (!err && env.on_switch) {
+		ticks.ship = ship_new(env.on_switch, env.on_switch_timeout);
+		err = ticks.ship ? 0 : RC_EXIT_USAGE;
+		ro.file_cb = ship_file_cb;
+		ro.file_ctx = ticks.ship;
+	}
 	/* a --set the object has no global for is a bad argument, said before anything starts */
 	if (!err && env.bpf && env.nsets) {
 		err = rc_bpf_object__check_sets(env.bpf, env.sets, env.nsets);
@@ -888,7 +920,7 @@ int cmd_record(int argc, char **argv)
 		ticks.prog = NULL;
 	if (env.metrics)
 		ticks.metrics = metrics_start(env.metrics);
-	how = capture_run(s, &wl, ticks.prog || ticks.metrics ? tick : NULL, &ticks);
+	how = capture_run(s, &wl, ticks.prog || ticks.metrics || ticks.ship ? tick : NULL, &ticks);
 	metrics_stop(ticks.metrics);
 	if (prog.last)
 		status_clear(prog.tty);
@@ -922,9 +954,16 @@ int cmd_record(int argc, char **argv)
 					     rc_session__limit_why(s) == RC_LIMIT_NO_FILE))
 			err = RECORD_EXIT_EARLY;
 	}
+	if (ticks.ship) {
+		const char *first, *last;
+
+		rc_session__files(s, &first, &last);
+		ship_finish(ticks.ship, last);
+	}
 out:
 	workload_end(&wl);
 	rc_session__free(s);
+	ship_free(ticks.ship);
 	if (fd >= 0 && fd != STDOUT_FILENO && close(fd) && !err) {
 		say("failed to close '%s': %s\n", env.output, strerror(errno));
 		err = -EIO;

@@ -344,6 +344,8 @@ int rc_capture__open_file(struct rc_capture *c, int fd)
 					    .rotating = rotating(c),
 					    .max_files = c->opts.switch_max_files,
 					    .max_size = rotating(c) ? c->opts.max_size : 0,
+					    .file_cb = c->opts.file_cb,
+					    .file_ctx = c->opts.file_ctx,
 					    .fd = -1 };
 		err =
 		    rc_rotor__start(&c->rot, rotating(c) ? -1 : fd,
@@ -456,7 +458,7 @@ void rc_capture__check_space(struct rc_capture *c)
 	if (c->rot.rotating && c->rot.nfiles) {
 		uint64_t before = avail;
 
-		rc_rotor__drop_oldest(&c->rot);
+		rc_rotor__drop_oldest(&c->rot, "--min-free");
 		if (rc_rotor__free_bytes(&c->rot, &avail, NULL, 0) || avail > before)
 			return;
 	}

@@ -137,6 +137,8 @@ int rc_rotor__next(struct rc_rotor *r, uint64_t bytes, uint64_t wall_ns)
 	if (err)
 		return err;
 	pr_info("switched to '%s' (file %u; '%s' is complete)\n", r->cur, r->seq, ended);
+	if (r->file_cb)
+		r->file_cb(r->file_ctx, RC_FILE_ENDED, ended, NULL);
 	rc_rotor__prune(r, 0);
 	return 0;
 }
@@ -155,7 +157,7 @@ void rc_rotor__abandon(struct rc_rotor *r, const char *ended)
 	r->seq--;
 }
 
-bool rc_rotor__drop_oldest(struct rc_rotor *r)
+bool rc_rotor__drop_oldest(struct rc_rotor *r, const char *why)
 {
 	struct rc_rfile f;
 
@@ -167,7 +169,9 @@ bool rc_rotor__drop_oldest(struct rc_rotor *r)
 	if (unlink(f.name) && errno != ENOENT)
 		pr_warn("failed to delete '%s': %s\n", f.name, strerror(errno));
 	else
-		pr_info("deleted '%s', the oldest file of this run\n", f.name);
+		pr_info("deleted '%s', the oldest file of this run (%s)\n", f.name, why);
+	if (r->file_cb)
+		r->file_cb(r->file_ctx, RC_FILE_DELETED, f.name, why);
 	r->deleted++;
 	free(f.name);
 	return true;
@@ -178,13 +182,14 @@ void rc_rotor__prune(struct rc_rotor *r, uint64_t cur_bytes)
 	uint64_t total = cur_bytes;
 	size_t i;
 
-	while (r->max_files && r->nfiles + 1 > r->max_files && rc_rotor__drop_oldest(r))
+	while (r->max_files && r->nfiles + 1 > r->max_files &&
+	       rc_rotor__drop_oldest(r, "--switch-max-files"))
 		;
 	for (i = 0; i < r->nfiles; i++)
 		total += r->files[i].bytes;
 	while (r->max_size && total > r->max_size && r->nfiles) {
 		total -= r->files[0].bytes;
-		rc_rotor__drop_oldest(r);
+		rc_rotor__drop_oldest(r, "--max-size");
 	}
 }
 

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "capture/session.h"
 
 struct rc_rfile {
 	char *name;
@@ -41,6 +42,8 @@ struct rc_rfile {
  * @nfiles: their count
  * @deleted: files deleted so far
  * @first: the name of the first file still on disk at the end
+ * @file_cb: told of each file ended and each deleted (NULL: none), with
+ *	@file_ctx
  */
 struct rc_rotor {
 	const char *path;
@@ -57,6 +60,8 @@ struct rc_rotor {
 	struct rc_rfile *files;
 	size_t nfiles, files_cap;
 	uint64_t deleted;
+	rc_file_cb file_cb;
+	void *file_ctx;
 };
 
 /**
@@ -117,10 +122,11 @@ void rc_rotor__prune(struct rc_rotor *r, uint64_t cur_bytes);
 /**
  * rc_rotor__drop_oldest() - delete the oldest ended file, for space
  * @r: started
+ * @why: the cap deleting it, for messages ("--min-free")
  *
  * Return: true when one was deleted; false when none is left.
  */
-bool rc_rotor__drop_oldest(struct rc_rotor *r);
+bool rc_rotor__drop_oldest(struct rc_rotor *r, const char *why);
 
 /**
  * rc_rotor__free_bytes() - the space an unprivileged writer has left there

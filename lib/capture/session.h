@@ -214,6 +214,18 @@ enum rc_call_graph {
 	RC_CALL_GRAPH_DWARF,
 };
 
+/* What rc_record_opts.file_cb is told of a file of the run. */
+enum rc_file_event {
+	RC_FILE_ENDED = 1,   /* complete: a switch ended it */
+	RC_FILE_DELETED = 2, /* an ended file deleted by a cap (@why names it) */
+};
+
+/*
+ * Called on the thread that writes, quickly (no I/O): @name is the file's,
+ * valid during the call only; @why the cap deleting it, or NULL.
+ */
+typedef void (*rc_file_cb)(void *ctx, enum rc_file_event ev, const char *name, const char *why);
+
 struct rc_record_opts {
 	size_t sz; /* sizeof(struct rc_record_opts) */
 	uint32_t events;
@@ -287,6 +299,14 @@ struct rc_record_opts {
 	size_t npmu_events;
 	uint64_t aux_size; /* 0: 4 MiB */
 	enum rc_ftrace_read ftrace_read; /* --transport ftrace: how its rings are read */
+	/*
+	 * With @output: told, on the thread that writes, of each file a
+	 * switch ends (complete) and of each ended file a cap deletes
+	 * (rc_file_cb: quick, no I/O), with @file_ctx. The last
+	 * file is not told: rc_session__files() names it once stopped.
+	 */
+	rc_file_cb file_cb;
+	void *file_ctx;
 };
 
 /**
