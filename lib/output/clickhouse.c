@@ -80,6 +80,8 @@ static const struct ch_col ledger_cols[] = {
 	{ "corrupt_bytes", "UInt64" },
 	{ "cut_short", "UInt64" },
 	{ "lost", "UInt64" },
+	{ "start", "DateTime" }, /* the file's span, wall clock: for drops by the hour */
+	{ "end", "DateTime" },
 };
 static const struct ch_col manifest_cols[] = {
 	CH_FILE_COLS,	      { "file_key", "String" },	 { "file", "String" },
@@ -625,6 +627,16 @@ static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 	return err ?: ch_flush(c, T_STACKS);
 }
 
+/* @ts of the capture @m as DateTime: seconds since the epoch, 0 when unknown */
+static uint32_t wall_s(const struct rc_meta *m, uint64_t ts)
+{
+	int64_t wall;
+
+	if (!m || !rc_meta__wall_ns(m, ts, &wall) || wall < 0 || wall / 1000000000 > UINT32_MAX)
+		return 0;
+	return (uint32_t)(wall / 1000000000);
+}
+
 static void put_ledger_row(struct rc_clickhouse *c, const struct rc_ledger_file *f,
 			   const char *path, const char *scope, const char *event, int32_t cpu,
 			   const struct rc_ledger_row *r)
@@ -651,6 +663,8 @@ static void put_ledger_row(struct rc_clickhouse *c, const struct rc_ledger_file 
 	rb_u64(sb, total ? l->corrupt_bytes : 0);
 	rb_u64(sb, total ? rc_ledger__cut_short(l) : 0);
 	rb_u64(sb, total ? rc_ledger__lost(l) : 0);
+	rb_u32(sb, wall_s(f->m, f->m ? f->m->start_ts : 0));
+	rb_u32(sb, wall_s(f->m, f->last));
 }
 
 static bool row_used(const struct rc_ledger_row *r)
