@@ -639,6 +639,18 @@ static void bids_malformed(void)
 	ASSERT_STREQ(rc_stacktab__build_id(&tab, "/bin/x"),
 		     "112233445566778899aabbccddeeff1122334455", "the first stands");
 	ASSERT_EQ(tab.nbids, 2, "two files");
+	/*
+	 * a name with a NUL in it: refused whole (it once went into the table
+	 * cut at the NUL, and a later entry of the same bytes read past that copy)
+	 */
+	len = sizeof(dh);
+	dh.n = 2;
+	memcpy(p, &dh, sizeof(dh));
+	len += bid_entry(p + len, "/bin/nul-inside", 4);
+	len += bid_entry(p + len, "/bin/nul-inside", 4);
+	p[sizeof(dh) + sizeof(db) + 4] = '\0'; /* "/bin\0nul-inside" */
+	ASSERT_EQ(rc_stacktab__add_buildids(&tab, p, len, &why), -EBADMSG, "a NUL in a name");
+	ASSERT_EQ(tab.nbids, 2, "nothing more taken");
 out:
 	rc_stacktab__free(&tab);
 }

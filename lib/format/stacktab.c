@@ -453,6 +453,11 @@ static int walk_bids(struct rc_stacktab *t, const unsigned char *p, size_t len, 
 			return -EBADMSG;
 		}
 		file = (const char *)p + pos + sizeof(db);
+		/* a name is its bytes, with no NUL: bid_of() compares them as a string */
+		if (memchr(file, 0, db.file_len)) {
+			*why = "build-id block: a file name with a NUL byte in it";
+			return -EBADMSG;
+		}
 		if (t && !bid_of(t, file, db.file_len)) {
 			char *f = strndup(file, db.file_len), *hex = malloc(2 * (size_t)db.id_len + 1);
 
