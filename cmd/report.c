@@ -74,7 +74,7 @@ static const struct argp_option opts[] = {
 	  "Capture to read (default: ringcap.rcap; - for stdin); more files, directories and "
 	  "globs as arguments" },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "text (default), json (JSON Lines), csv, perfetto, perf-script; for samples, folded (collapsed "
+	  "text (default), json (JSON Lines), csv, perfetto (its protobuf), perfetto-json (Chrome JSON), perf-script; for samples, folded (collapsed "
 	  "stacks), flamegraph (an SVG) or pprof (gzipped profile.proto, for go tool pprof)" },
 	{ "pprof-labels", OPT_PPROF_LABELS, "LABELS", 0,
 	  "pprof: the labels of each sample, of pid, tid, comm, cpu, host; all; none (default: "
@@ -136,6 +136,7 @@ static const struct rc_output_ops *const outputs[] = {
 	&rc_output_json,
 	&rc_output_csv,
 	&rc_output_perfetto,
+	&rc_output_perfetto_json,
 	&rc_output_perf_script,
 };
 
@@ -173,7 +174,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.profile = PROFILE_PPROF;
 		else
 			argp_error(state,
-				   "unknown format '%s': text, json, csv, perfetto, perf-script, "
+				   "unknown format '%s': text, json, csv, perfetto, perfetto-json, perf-script, "
 				   "folded, flamegraph or pprof",
 				   arg);
 		break;
@@ -1006,7 +1007,8 @@ static unsigned int jobs(void)
 static bool par_fits(const struct rc_set *set, size_t n)
 {
 	return n == 1 && !rc_set__skipped(set, 0) && !env.aux && !env.hist && !env.stacks &&
-	       env.format != &rc_output_perfetto && env.format != &rc_output_perf_script &&
+	       env.format != &rc_output_perfetto && env.format != &rc_output_perfetto_json &&
+	       env.format != &rc_output_perf_script &&
 	       env.profile != PROFILE_PPROF;
 }
 
@@ -1095,6 +1097,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		for (i = 0; i < n && (env.stacks || env.format == &rc_output_perfetto ||
+				      env.format == &rc_output_perfetto_json ||
 				      env.format == &rc_output_perf_script); i++)
 			rc_output__set_stacks(out, i, rc_set__reader(set, i));
 	}

@@ -11,7 +11,7 @@ set -eu
 
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 libxxhash-dev libdw-dev pkg-config python3 python3-docutils zstd libclang-rt-14-dev valgrind
-trace-cmd binutils debuginfod libdebuginfod1 chromium golang-go linux-perf"
+trace-cmd binutils debuginfod libdebuginfod1 chromium golang-go linux-perf protobuf-compiler"
 # npm, for speedscope below: Debian's, unless one is there (nodejs's own)
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 # libipt (Intel PT packets): Debian packages it for x86 only; the Makefile
