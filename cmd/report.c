@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "cmd.h"
 #include "decode/auxsum.h"
 
@@ -1045,6 +1046,12 @@ int cmd_report(int argc, char **argv)
 		return -err;
 	if (!env.ninputs)
 		env.inputs[env.ninputs++] = "ringcap.rcap";
+	if (env.format == &rc_output_perfetto && !env.summary && !env.hist && !env.profile &&
+	    !env.aux && isatty(STDOUT_FILENO)) {
+		say("perfetto is a binary protobuf trace: send it to a file (> trace.pftrace) "
+		    "or a pipe\n");
+		return -EINVAL;
+	}
 	raise_nofile();
 	set = rc_set__open(env.inputs, env.ninputs);
 	if (!set)

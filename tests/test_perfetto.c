@@ -14,7 +14,7 @@
  *                 return; one machine, with its SystemInfo and clocks; at
  *                 most a fifth of --format perfetto-json's size. Then a
  *                 second host's capture (recorded in a UTS namespace of its
- *                 own) with the first: two machines.
+ *                 own) with the first: two machines. Refused on a terminal.
  *
  * Skipped only when the reference schema is absent.
  */
@@ -120,6 +120,14 @@ void test_perfetto_proto(void)
 	json_size = file_size(pj);
 	printf("    perfetto %lld bytes, perfetto-json %lld bytes\n", pb_size, json_size);
 	ASSERT_TRUE(pb_size > 0 && pb_size * 5 <= json_size, "at most a fifth of the JSON");
+
+	/* binary: never to a terminal (script(1) gives it one) */
+	snprintf(cmd, sizeof(cmd), "%.4000s report --format perfetto '%.4000s'", ringcap_sh(), cap);
+	if (ASSERT_EQ(run_sync(&r, (char *[]){ "/usr/bin/script", "-qec", cmd, "/dev/null", NULL },
+			       60000),
+		      1, "refused on a terminal"))
+		ASSERT_HAS(r.out, "perfetto is a binary protobuf trace: send it to a file", "why");
+	run_free(&r);
 
 	/* a second host: its own machine */
 	snprintf(cmd, sizeof(cmd),
