@@ -158,7 +158,7 @@ static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
 /* A string's length, at most @max bytes (SIZE_MAX: to its NUL). */
 static size_t slen(const char *s, size_t max)
 {
-	return max == SIZE_MAX ? strlen(s) : slen(s, max);
+	return max == SIZE_MAX ? strlen(s) : strnlen(s, max);
 }
 
 static uint64_t hash_str(uint64_t kind, const char *s, size_t max)
