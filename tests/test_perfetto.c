@@ -14,7 +14,9 @@
  *                 return; one machine, with its SystemInfo and clocks; at
  *                 most a fifth of --format perfetto-json's size. Then a
  *                 second host's capture (recorded in a UTS namespace of its
- *                 own) with the first: two machines. Refused on a terminal.
+ *                 own) with the first: two machines. The stored forkexec
+ *                 capture: its fork, exits and wakeup as ftrace events, its
+ *                 switches and syscalls exactly. Refused on a terminal.
  *
  * Skipped only when the reference schema is absent.
  */
@@ -83,6 +85,9 @@ void test_perfetto_proto(void)
 	TMP(pf2, "ab.pftrace");
 	TMP(jl, "a.jsonl");
 	TMP(pj, "a.json");
+	TMP(fe, "fe.pftrace");
+	TMP(fej, "fe.jsonl");
+	char fixture[4200];
 	struct run r = {};
 	long long pb_size, json_size;
 
@@ -120,6 +125,19 @@ void test_perfetto_proto(void)
 	json_size = file_size(pj);
 	printf("    perfetto %lld bytes, perfetto-json %lld bytes\n", pb_size, json_size);
 	ASSERT_TRUE(pb_size > 0 && pb_size * 5 <= json_size, "at most a fifth of the JSON");
+
+	/* the stored forkexec capture: fork, exec, exit and a wakeup besides */
+	snprintf(fixture, sizeof(fixture), "%s/tests/fixtures/forkexec.rcap",
+		 getenv("RINGCAP_SRCDIR") ?: "..");
+	if (ASSERT_EQ(report_to("perfetto", fixture, fe), 0, "report forkexec.rcap") &&
+	    ASSERT_EQ(report_to("json", fixture, fej), 0, "report forkexec.rcap as json") &&
+	    ASSERT_EQ(check(&r, proto_dir, fe, "--json", fej, NULL, NULL), 0, "forkexec")) {
+		ASSERT_HAS(r.out,
+			   "\n5 sched_switch, 36 syscall slices, 1 sched_wakeup, 1 fork, 2 exit, ",
+			   "forkexec's events");
+		ASSERT_HAS(r.out, " all equal", "forkexec's switches and syscalls");
+	}
+	run_free(&r);
 
 	/* binary: never to a terminal (script(1) gives it one) */
 	snprintf(cmd, sizeof(cmd), "%.4000s report --format perfetto '%.4000s'", ringcap_sh(), cap);

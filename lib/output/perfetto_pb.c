@@ -800,8 +800,15 @@ static void pfpb_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 
 	if (!mc->begun)
 		machine_begin(o, machine);
-	if (!no_task && !(ev->flags & RC_EVENT_NO_COMM) && (rec->pid || rec->tid))
-		name_thread(o, machine, rec->pid, rec->tid, rec->comm);
+	/*
+	 * every track used is described: the idle tasks as one "swapper"
+	 * (their comms, one a CPU, would describe tid 0 again at each turn),
+	 * a task of no comm known unnamed until an event names it
+	 */
+	if (!no_task && !(ev->flags & RC_EVENT_NO_COMM))
+		name_thread(o, machine, rec->pid, rec->tid, rec->tid ? rec->comm : "swapper");
+	else if (!no_task && !rc_idmap__find(&mc->tasks, rec->tid))
+		name_thread(o, machine, rec->pid, rec->tid, "");
 	if (sched_event(o, machine, ev, rec))
 		return;
 	if (!strcmp(ev->name, "ringcap:lost") && (f = rc_event__field(ev, "lost"))) {
