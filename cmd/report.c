@@ -75,7 +75,7 @@ static const struct argp_option opts[] = {
 	  "Capture to read (default: ringcap.rcap; - for stdin); more files, directories and "
 	  "globs as arguments" },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "text (default), json (JSON Lines), csv, perfetto, perf-script; for samples, folded (collapsed "
+	  "text (default), json (JSON Lines), csv, perfetto (its protobuf), perfetto-json (Chrome JSON), perf-script; for samples, folded (collapsed "
 	  "stacks), flamegraph (an SVG) or pprof (gzipped profile.proto, for go tool pprof)" },
 	{ "pprof-labels", OPT_PPROF_LABELS, "LABELS", 0,
 	  "pprof: the labels of each sample, of pid, tid, comm, cpu, host; all; none (default: "
@@ -137,6 +137,7 @@ static const struct rc_output_ops *const outputs[] = {
 	&rc_output_json,
 	&rc_output_csv,
 	&rc_output_perfetto,
+	&rc_output_perfetto_json,
 	&rc_output_perf_script,
 };
 
@@ -174,7 +175,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.profile = PROFILE_PPROF;
 		else
 			argp_error(state,
-				   "unknown format '%s': text, json, csv, perfetto, perf-script, "
+				   "unknown format '%s': text, json, csv, perfetto, perfetto-json, perf-script, "
 				   "folded, flamegraph or pprof",
 				   arg);
 		break;
@@ -786,7 +787,8 @@ static unsigned int jobs(void)
 static bool par_fits(const struct rc_set *set, size_t n)
 {
 	return n == 1 && !rc_set__skipped(set, 0) && !env.aux && !env.hist && !env.stacks &&
-	       env.format != &rc_output_perfetto && env.format != &rc_output_perf_script &&
+	       env.format != &rc_output_perfetto && env.format != &rc_output_perfetto_json &&
+	       env.format != &rc_output_perf_script &&
 	       env.profile != PROFILE_PPROF;
 }
 
@@ -824,6 +826,12 @@ int cmd_report(int argc, char **argv)
 		return -err;
 	if (!env.ninputs)
 		env.inputs[env.ninputs++] = "ringcap.rcap";
+	if (env.format == &rc_output_perfetto && !env.summary && !env.hist && !env.profile &&
+	    !env.aux && isatty(STDOUT_FILENO)) {
+		say("perfetto is a binary protobuf trace: send it to a file (> trace.pftrace) "
+		    "or a pipe\n");
+		return -EINVAL;
+	}
 	raise_nofile();
 	set = rc_set__open(env.inputs, env.ninputs);
 	if (!set)
@@ -879,6 +887,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		for (i = 0; i < n && (env.stacks || env.format == &rc_output_perfetto ||
+				      env.format == &rc_output_perfetto_json ||
 				      env.format == &rc_output_perf_script); i++)
 			rc_output__set_stacks(out, i, rc_set__reader(set, i));
 	}

@@ -25,12 +25,13 @@ esac
 # and make deb-check.
 test_pkgs="libclang-rt-dev valgrind trace-cmd binutils debuginfod chromium golang-go linux-perf
 debootstrap lintian debhelper dpkg-dev
-bash-completion zsh file libbz2-dev liblzma-dev prometheus curl"
+bash-completion zsh file libbz2-dev liblzma-dev prometheus curl protobuf-compiler"
 # bash-completion, zsh: what completions/ are written for (their tests);
 # file, libbz2-dev, liblzma-dev: make static (libdw.a needs libbz2.a,
 # liblzma.a); Prometheus' server and promtool, which check stat
 # --prometheus and record --metrics (tests prom_*), and curl, which asks
-# the server's API.
+# the server's API; protoc, which reads report --format perfetto against
+# Perfetto's schema (test perfetto_proto).
 # Debian 13's 64-bit time_t transition renamed the library
 # (libdebuginfod1t64); ClickHouse's server and client (ringcap export's
 # tests, clickhouse_*) are in Debian 12, not in 13.

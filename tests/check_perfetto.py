@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Check a `ringcap report --format perfetto` file: it is JSON in the Chrome
+"""Check a `ringcap report --format perfetto-json` file: it is JSON in the Chrome
 trace-event format, every complete slice ("X") has its fields, and on each
 track (pid, tid) slices nest and never overlap. Prints the number of slices
 named NAME (argv[2]) on the tracks of pid PID (argv[3]), for the caller to

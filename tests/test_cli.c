@@ -85,8 +85,8 @@ void test_cli_errors(void)
 	if (test__start_subtest("unknown_format"))
 		expect_fail(
 		    (char *[]){ rc, "report", "--format", "xml", NULL }, 64,
-		    "unknown format 'xml': text, json, csv, perfetto, perf-script, folded, "
-		    "flamegraph or pprof");
+		    "unknown format 'xml': text, json, csv, perfetto, perfetto-json, perf-script, "
+		    "folded, flamegraph or pprof");
 	if (test__start_subtest("flush_ms"))
 		expect_fail((char *[]){ rc, "record", "--flush-ms", "5", NULL }, 64,
 			    "invalid --flush-ms '5': milliseconds from 10 to 60000");

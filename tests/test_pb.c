@@ -3,7 +3,7 @@
  * The protobuf wire encoder (util/pb.h): each wire type against bytes
  * worked out from the encoding's specification (protobuf.dev's examples:
  * 150 is 96 01, "testing" in field 2 is 12 07 ...), lengths that take more
- * than a byte, deep nesting, and errors that stick.
+ * than a byte, deep nesting, fields appended raw, and errors that stick.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -119,6 +119,13 @@ void test_pb_encode(void)
 		rc_pb__begin(&pb, 5);
 		ASSERT_EQ(rc_pb__end(&pb), 0, "an empty message");
 		BYTES(&pb, "empty nested", 0x2a, 0x00);
+		/* raw fields encoded elsewhere, inside a message: {1: 150} in field 3 */
+		rc_pb__reset(&pb);
+		rc_pb__begin(&pb, 3);
+		rc_pb__raw(&pb, (const uint8_t[]){ 0x08, 0x96, 0x01 }, 3);
+		rc_pb__raw(&pb, NULL, 0);
+		rc_pb__end(&pb);
+		BYTES(&pb, "raw fields", 0x1a, 0x03, 0x08, 0x96, 0x01);
 	}
 	if (test__start_subtest("long_bodies")) {
 		/* 300 bytes in a message in a message: lengths of two bytes, bodies moved */

@@ -861,12 +861,12 @@ static void profile_offcpu(void)
 		ASSERT_HAS(rep.out, " us, ", "weighed in microseconds");
 	}
 	run_free(&rep);
-	/* perfetto: a slice on the thread over the time blocked, named by where */
+	/* perfetto-json: a slice on the thread over the time blocked, named by where */
 	if (ASSERT_EQ(run_sync(&rep,
-			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "perfetto",
+			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "perfetto-json",
 					   (char *)out, NULL },
 			       60000),
-		      0, "report --format perfetto")) {
+		      0, "report --format perfetto-json")) {
 		ASSERT_HAS(rep.out, "{\"ph\":\"X\"", "a slice");
 		ASSERT_HAS(rep.out, "\"name\":\"off-CPU: blk_a\",\"args\":{\"stack\":[\"__schedule\"",
 			   "named by the function, its stack innermost first");

@@ -94,7 +94,11 @@ static const struct example examples[] = {
 	{ .cmd = "ringcap report --format csv > events.csv",
 	  .file = "events.csv",
 	  .file_re = "^time,ts,cpu,pid,tid,comm,event,nr,ret,duration,args," },
-	{ .cmd = "ringcap report --format perfetto > trace.json",
+	{ .cmd = "ringcap report --format perfetto > trace.pftrace",
+	  /* a Trace's first packet (tag 0x0a); protoc reads its wire format */
+	  .post = " && head -c 1 trace.pftrace | grep -q '^$' && "
+		  "{ ! command -v protoc >/dev/null || protoc --decode_raw < trace.pftrace >/dev/null; }" },
+	{ .cmd = "ringcap report --format perfetto-json > trace.json",
 	  .file = "trace.json",
 	  .file_re = "^\\{\"displayTimeUnit\":\"ns\",\"traceEvents\":\\[" },
 	{ .cmd = "ringcap report a.rcap b.rcap c.rcap",

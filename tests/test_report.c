@@ -165,9 +165,10 @@ void test_report_live(void)
 	run_free(&r);
 
 	/* the timeline: slices nest on every track; N getppid slices on the workload's */
-	if (test__start_subtest("perfetto") &&
+	if (test__start_subtest("perfetto-json") &&
 	    ASSERT_EQ(
-		run_sync(&r, (char *[]){ rc, "report", "--format", "perfetto", (char *)cap, NULL },
+		run_sync(&r,
+			 (char *[]){ rc, "report", "--format", "perfetto-json", (char *)cap, NULL },
 			 60000),
 		0, "report") &&
 	    ASSERT_TRUE(save_text(pf, r.out), "save")) {
@@ -510,8 +511,8 @@ void test_report_unknown(void)
 	}
 	free(out);
 	out = NULL;
-	if (test__start_subtest("perfetto") &&
-	    (out = report_of(cap, "report", "--format", "perfetto")) &&
+	if (test__start_subtest("perfetto-json") &&
+	    (out = report_of(cap, "report", "--format", "perfetto-json")) &&
 	    ASSERT_TRUE(save_text(pf, out), "save") &&
 	    !run_py("import json,sys\n"
 		    "e=json.load(open(sys.argv[1]))['traceEvents']\n"
@@ -917,7 +918,7 @@ static int values_capture(const char *path)
 /* Text, JSON, CSV and Perfetto print every kind of value exactly as stored. */
 void test_report_values(void)
 {
-	static const char *const fmts[] = { "text", "json", "csv", "perfetto" };
+	static const char *const fmts[] = { "text", "json", "csv", "perfetto-json" };
 	const char *src = getenv("RINGCAP_SRCDIR"), *cap = tmpfile_path("v.rcap");
 	char path[4096];
 	size_t i;

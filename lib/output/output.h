@@ -11,10 +11,13 @@
  * csv       a header row: the record's columns, then every field of every
  *           event of the schema; a record fills the columns of its event
  *           (csv.c)
- * perfetto  Chrome trace-event JSON (ui.perfetto.dev opens it): a track per
- *           CPU with the thread running from sched_switch, syscalls as slices
- *           on their threads' tracks, fork/exec/exit as instants, and names
- *           (perfetto.c)
+ * perfetto  Perfetto's own protobuf trace: compact sched per CPU, thread
+ *           tracks with syscall slices, instants, callstack samples, the
+ *           drops as a counter; a machine per host (perfetto_pb.c)
+ * perfetto-json  Chrome trace-event JSON (ui.perfetto.dev opens it): a track
+ *           per CPU with the thread running from sched_switch, syscalls as
+ *           slices on their threads' tracks, fork/exec/exit as instants, and
+ *           names (perfetto.c)
  *
  * An output writes to the FILE * it is given, buffered, and never prints
  * anywhere else.
@@ -62,6 +65,7 @@ extern const struct rc_output_ops rc_output_text;
 extern const struct rc_output_ops rc_output_json;
 extern const struct rc_output_ops rc_output_csv;
 extern const struct rc_output_ops rc_output_perfetto;
+extern const struct rc_output_ops rc_output_perfetto_json; /* Chrome JSON (perfetto.c) */
 extern const struct rc_output_ops rc_output_perf_script; /* perf script's text (perfscript.c) */
 
 /**

@@ -157,6 +157,16 @@ int rc_pb__end(struct rc_pb *pb)
 	return 0;
 }
 
+int rc_pb__raw(struct rc_pb *pb, const void *data, size_t len)
+{
+	if (room(pb, len))
+		return pb->err;
+	if (len)
+		memcpy(pb->buf + pb->len, data, len);
+	pb->len += len;
+	return 0;
+}
+
 void rc_pb__reset(struct rc_pb *pb)
 {
 	if (pb->depth) {

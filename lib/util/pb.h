@@ -144,6 +144,17 @@ int rc_pb__end(struct rc_pb *pb);
 int rc_pb__raw_varint(struct rc_pb *pb, uint64_t v);
 
 /**
+ * rc_pb__raw() - bytes encoded elsewhere, appended as they are: fields of
+ * the message open (an encoder's whole output, when it holds whole fields)
+ * @pb: the encoder
+ * @data: the bytes
+ * @len: their number
+ *
+ * Return: 0, or the encoder's error.
+ */
+int rc_pb__raw(struct rc_pb *pb, const void *data, size_t len);
+
+/**
  * rc_pb__reset() - forget the bytes encoded, keeping the allocation and any error
  * @pb: the encoder, with no message open (else -EINVAL sticks)
  */
