@@ -142,8 +142,9 @@ static const struct argp_option opts[] = {
 	{ "on-switch", OPT_ON_SWITCH, "CMD", 0,
 	  "Run CMD (a program and its arguments, no shell) with each finished file's path as "
 	  "one more argument, one at a time, in order; the last file at the end" },
-	{ "on-switch-timeout", OPT_ON_SWITCH_TIMEOUT, "SECONDS", 0,
-	  "Kill an --on-switch CMD running longer (default: 300); the wait at the end too" },
+	{ "on-switch-timeout", OPT_ON_SWITCH_TIMEOUT, "S", 0,
+	  "Kill an --on-switch CMD running longer than S seconds (default: 300); the wait at the "
+	  "end too" },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Print what this kernel has that record uses, a line each, and what record would "
 	  "use on it; record nothing" },

@@ -232,17 +232,22 @@ def main():
     if "--machines" in opts and len(machines) != int(opts["--machines"]):
         fail("%d machines, not %s" % (len(machines), opts["--machines"]))
 
+    def json_int(v):
+        return int(v) if isinstance(v, str) and v.lstrip("-").isdigit() else v
+
     if "--json" in opts:
         want_sw, want_sc = collections.Counter(), collections.Counter()
         for line in open(opts["--json"]):
             e = json.loads(line)
             f = e["fields"]
             if e["event"] == "sched:sched_switch":
-                want_sw[(0, e["cpu"], e["ts"], f.get("next_tid", f.get("next_pid")),
+                want_sw[(0, e["cpu"], json_int(e["ts"]), f.get("next_tid", f.get("next_pid")),
                          f["next_prio"], f["next_comm"], STATES[f["prev_state"]])] += 1
             elif e["event"] == "syscall":
-                want_sc[(e["pid"], e["tid"], e["ts"] - f["duration"], e["ts"], f["nr"],
-                         tuple(f["args"]), f["ret"])] += 1
+                # report's JSON writes integers beyond 2^53 as strings of their digits
+                ts, dur = json_int(e["ts"]), json_int(f["duration"])
+                want_sc[(e["pid"], e["tid"], ts - dur, ts, f["nr"],
+                         tuple(json_int(a) for a in f["args"]), json_int(f["ret"]))] += 1
         got_sw, got_sc = collections.Counter(switches), collections.Counter(slices)
         if got_sw != want_sw:
             fail("sched_switch differ: %d only in the JSON, e.g. %s; %d only here, e.g. %s" %
