@@ -936,9 +936,15 @@ int cmd_record(int argc, char **argv)
 		workload_say_status(&wl, env.quiet);
 		say_cut(s, fd == STDOUT_FILENO ? "stdout" : env.output, cut);
 		err = RECORD_EXIT_CUT;
-	} else if (how != CAPTURE_LIMIT && rc_session__limit(s))
+	} else if (how != CAPTURE_LIMIT && rc_session__limit(s)) {
 		say("%s\n", rc_session__limit(s)); /* reached while stopping: a full disk, ... */
-	else if (err)
+		/*
+		 * No next file while stopping (a late switch): what was read
+		 * after went into no file. --min-free reached then lost nothing.
+		 */
+		if (rc_session__limit_why(s) == RC_LIMIT_NO_FILE)
+			err = err ?: RECORD_EXIT_EARLY;
+	} else if (err)
 		say_incomplete(s, fd == STDOUT_FILENO ? "stdout" : env.output);
 	else {
 		workload_end(&wl);

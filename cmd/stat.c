@@ -416,7 +416,9 @@ static int show_prom(const struct rc_ledger_file *v)
 			say("--prometheus=%s: %s\n", env.prom_file, strerror(-err));
 			goto out;
 		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* a name another could have planted a link at: made new, never followed */
+		unlink(tmp);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0) {
 			err = -errno;
 			say("cannot write '%s': %s\n", tmp, strerror(errno));

@@ -10,18 +10,53 @@
 #include <string.h>
 #include "output/prom.h"
 
-/* A label value: backslash, double quote and line feed escaped. */
+/* The length of the UTF-8 sequence at @s (1 to 4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/*
+ * A label value: backslash, double quote and line feed escaped; a byte
+ * that is not UTF-8 (a path's, a tracepoint's) written as U+FFFD, since
+ * Prometheus refuses a whole scrape over one.
+ */
 static int put_label_value(struct rc_strbuf *sb, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
 	int err = 0;
 
-	for (; *s && !err; s++) {
-		if (*s == '\\' || *s == '"')
-			err = rc_strbuf__put(sb, "\\", 1) ?: rc_strbuf__put(sb, s, 1);
-		else if (*s == '\n')
+	while (*p && !err) {
+		size_t n = utf8_len(p);
+
+		if (*p == '\\' || *p == '"')
+			err = rc_strbuf__put(sb, "\\", 1) ?: rc_strbuf__put(sb, p, 1);
+		else if (*p == '\n')
 			err = rc_strbuf__put(sb, "\\n", 2);
+		else if (!n)
+			err = rc_strbuf__put(sb, "\xef\xbf\xbd", 3);
 		else
-			err = rc_strbuf__put(sb, s, 1);
+			err = rc_strbuf__put(sb, p, n);
+		p += n ? n : 1;
 	}
 	return err;
 }
@@ -45,13 +80,17 @@ static int series(struct rc_strbuf *sb, const char *name, const char *event, con
 	return err ?: rc_strbuf__put(sb, "\n", 1);
 }
 
-static const char *event_name(const struct rc_ledger_file *v, uint32_t id)
+/* An event's name; "#ID" for one the schema lacks, so that series never collide. */
+static const char *event_name(const struct rc_ledger_file *v, uint32_t id, char *buf, size_t len)
 {
 	const struct rc_event_desc *ev = rc_schema__event(v->schema, id);
 
 	if (id == RC_TYPE_FOLLOW)
 		return "(following children)";
-	return ev ? ev->name : "?";
+	if (ev)
+		return ev->name;
+	snprintf(buf, len, "#%u", id);
+	return buf;
 }
 
 static bool row_used(const struct rc_ledger_row *r)
@@ -88,12 +127,14 @@ static int per_event(struct rc_strbuf *sb, const struct rc_ledger_file *v, const
 		     const char *layer, row_value get)
 {
 	const struct rc_ledger *l = &v->led;
+	char buf[16];
 	uint32_t id;
 	int err = 0;
 
 	for (id = 0; id < RC_LEDGER_EVENTS && !err; id++)
 		if (row_used(&l->by_event[id]))
-			err = series(sb, name, event_name(v, id), layer, get(l, &l->by_event[id]));
+			err = series(sb, name, event_name(v, id, buf, sizeof(buf)), layer,
+				     get(l, &l->by_event[id]));
 	return err;
 }
 
@@ -189,7 +230,7 @@ int rc_prom__ledger(struct rc_strbuf *sb, const struct rc_ledger_file *v,
 				   "Bytes written to the capture's files.", live->bytes);
 		err = err ?: whole(sb, "ringcap_files_switched_total", "counter",
 				   "Switches to a new capture file (--switch-output).", live->switched);
-	} else {
+	} else if (!l->live) {
 		err = err ?: whole(sb, "ringcap_written_bytes_total", "counter",
 				   "Bytes of the capture files read.", v->file_bytes);
 	}

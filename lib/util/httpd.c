@@ -23,7 +23,9 @@
 #include "util/httpd.h"
 
 #define HTTPD_TICK_MS	 200  /* the longest the thread waits before it looks at its stop pipe */
+#define HTTPD_HEAD_MS	 1000 /* a request's head, read: a client that says nothing holds up others no longer */
 #define HTTPD_CONN_MS	 5000 /* a connection's whole life: request read, answer written */
+#define HTTPD_BACKOFF_MS 200  /* after accept() fails but for EAGAIN: out of descriptors, ... */
 #define HTTPD_REQ_MAX	 8192 /* a request's head, at most */
 
 struct rc_httpd {
@@ -137,7 +139,7 @@ static void serve_one(struct rc_httpd *h, int fd)
 	char *copy = NULL;
 	size_t len = 0, want;
 
-	if (!read_head(h, fd, req, sizeof(req), deadline))
+	if (!read_head(h, fd, req, sizeof(req), now_ms() + HTTPD_HEAD_MS))
 		return;
 	head = !strncmp(req, "HEAD ", 5);
 	if (!head && strncmp(req, "GET ", 4)) {
@@ -183,8 +185,18 @@ static void *serve(void *arg)
 		if (!r)
 			continue;
 		c = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (c < 0)
-			continue; /* EAGAIN, a connection reset before it was taken, EMFILE */
+		if (c < 0) {
+			/*
+			 * EAGAIN or a connection reset before it was taken: the
+			 * next. Anything else (EMFILE, ENFILE, ENOBUFS) leaves the
+			 * connection waiting and the socket readable: a pause on
+			 * the stop pipe alone, not a spin.
+			 */
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED &&
+			    errno != EINTR && wait_fd(h, h->stop[0], POLLIN, now_ms() + HTTPD_BACKOFF_MS) < 0)
+				break;
+			continue;
+		}
 		serve_one(h, c);
 		close(c);
 	}
