@@ -89,7 +89,7 @@ static const struct example examples[] = {
 	{ .cmd = "ringcap report --format json > events.jsonl",
 	  .file = "events.jsonl",
 	  .file_re =
-	      "^\\{\"time\":[0-9.]+,\"ts\":[0-9]+,\"cpu\":[0-9]+,\"pid\":[0-9]+,\"tid\":[0-9]+,"
+	      "^\\{\"time\":-?[0-9.]+,\"ts\":[0-9]+,\"cpu\":[0-9]+,\"pid\":[0-9]+,\"tid\":[0-9]+,"
 	      "\"comm\":\"[^\"]*\",\"event\":\"[^\"]+\",\"fields\":\\{" },
 	{ .cmd = "ringcap report --format csv > events.csv",
 	  .file = "events.csv",
@@ -116,7 +116,7 @@ static const struct example examples[] = {
 		 "ringcap report -j 1 --format json big.rcap > one.jsonl",
 	  .post = " && cmp one.jsonl events.jsonl",
 	  .file = "events.jsonl",
-	  .file_re = "^\\{\"time\":[0-9.]+,\"ts\":[0-9]+,\"cpu\":[0-9]+," },
+	  .file_re = "^\\{\"time\":-?[0-9.]+,\"ts\":[0-9]+,\"cpu\":[0-9]+," },
 	{ .cmd = "ringcap record -F 99 -g -- ./myprog",
 	  .subst = { { "./myprog", "rc_workload getppid 2000000" } },
 	  .err = WRITTEN "ringcap.rcap" },
@@ -239,7 +239,7 @@ static const struct example examples[] = {
 	  .file_re = "<svg " },
 	{ .cmd = "ringcap report --format json build.rcap > build.jsonl",
 	  .file = "build.jsonl",
-	  .file_re = "^\\{\"time\":[0-9.]+,\"ts\":[0-9]+,\"cpu\":[0-9]+," },
+	  .file_re = "^\\{\"time\":-?[0-9.]+,\"ts\":[0-9]+,\"cpu\":[0-9]+," },
 	{ .cmd = "jq -r .fields.nr build.jsonl | sort | uniq -c | sort -rn | head -5",
 	  .need = "command -v jq", .tool = "jq",
 	  .out = { "^ +[0-9]+ [a-z_0-9]+$" } },
