@@ -55,12 +55,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.url = arg;
 		return 0;
 	case OPT_DATABASE:
+		if (!rc_clickhouse__name_ok(arg))
+			argp_error(state, "--database: '%s' is not a name: %s", arg,
+				   RC_CLICKHOUSE_NAME_RULE);
 		env.database = arg;
 		return 0;
 	case OPT_SCHEMA:
 		env.schema = true;
 		return 0;
 	case OPT_CLUSTER:
+		if (!rc_clickhouse__name_ok(arg))
+			argp_error(state, "--cluster: '%s' is not a name: %s", arg,
+				   RC_CLICKHOUSE_NAME_RULE);
 		env.cluster = arg;
 		return 0;
 	case OPT_TIMEOUT:

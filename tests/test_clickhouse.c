@@ -133,19 +133,25 @@ static int record(const char *out, const char *n)
 	return rc;
 }
 
-static int export(const char *db, const char *files, char **err)
+/* export @files into @db of the server at @u; its stderr into *@err (free it) */
+static int export_to(const char *u, const char *db, const char *files, char **err)
 {
 	char cmd[4096];
 	struct run r = {};
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "%s export --clickhouse=%s --database=%s %s", bin("ringcap"),
-		 url, db, files);
+	snprintf(cmd, sizeof(cmd), "%s export --clickhouse='%s' --database=%s %s", bin("ringcap"),
+		 u, db, files);
 	rc = run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 120000);
 	if (err)
 		*err = strdup(r.err ? r.err : "");
 	run_free(&r);
 	return rc;
+}
+
+static int export(const char *db, const char *files, char **err)
+{
+	return export_to(url, db, files, err);
 }
 
 /* "EVENT\tCOUNT" lines, by event: of report --summary, and of the views */
@@ -360,6 +366,53 @@ void test_clickhouse_export(void)
 	}
 	free(s);
 
+	/*
+	 * b's cut copy loaded first (as the current file of a --switch-output
+	 * run, no trailer yet), then b whole: loaded again, the views count
+	 * b's events once, whole; then b is loaded already, and so is its cut
+	 * copy
+	 */
+	if (ASSERT_OK(access(cut, R_OK), "cut copy of b")) {
+		ASSERT_EQ(export("grow", cut, &err), 0, "export cut b");
+		ASSERT_HAS(err, "cut short", "said cut short");
+		free(err);
+		ASSERT_EQ(export("grow", b, &err), 0, "export whole b");
+		ASSERT_TRUE(err && !strstr(err, "loaded already") && strstr(err, "events loaded"),
+			    "whole b loaded after its cut copy");
+		free(err);
+		err = NULL;
+		check_counts("grow", b);
+		s = query("SELECT count(), countIf(truncated), min(records) > 0 FROM grow.manifest");
+		ASSERT_STREQ(s, "2\t1\t1\n", "two loads, one cut");
+		ASSERT_EQ(export("grow", b, &err), 0, "export b again");
+		ASSERT_HAS(err, "loaded already", "whole b skipped");
+		free(err);
+		ASSERT_EQ(export("grow", cut, &err), 0, "export cut b again");
+		ASSERT_HAS(err, "loaded already", "cut b skipped");
+		free(err);
+		err = NULL;
+		check_counts("grow", b);
+	}
+	free(s);
+	s = NULL;
+
+	/* two exports of a started at once: both load, the views count a once */
+	snprintf(cmd, sizeof(cmd),
+		 "%s export --schema --database=two | clickhouse-client --port %s --multiquery && "
+		 "for i in 1 2; do %s export --clickhouse=%s --database=two --batch-size=4K %s & "
+		 "done; wait",
+		 bin("ringcap"), tcp_port, bin("ringcap"), url, a);
+	s = sh(cmd);
+	if (ASSERT_OK_PTR(s, "two exports at once")) {
+		free(s);
+		s = query("SELECT count(), uniqExact(load_id) FROM two.manifest");
+		ASSERT_STREQ(s, "2\t2\n", "two loads in the manifest");
+		check_counts("two", a);
+		check_quantiles("two", a, "1");
+	}
+	free(s);
+	s = NULL;
+
 	/* bad input: a file that is not a capture is named, skipped, exit 1 */
 	rc = export("rc", "/etc/hostname", &err);
 	ASSERT_EQ(rc, 1, "not a capture: exit 1");
@@ -367,14 +420,50 @@ void test_clickhouse_export(void)
 	free(err);
 	err = NULL;
 
-	/* a refusal: one line naming the server and its answer, exit 1 */
-	rc = export("no-such-db!", a, &err);
+	/*
+	 * a refusal, an unknown user of the URL's query string: one line
+	 * naming the server (no user:password@, no query string) and its
+	 * answer, exit 1
+	 */
+	snprintf(cmd, sizeof(cmd), "http://nosuch:secret@127.0.0.1:%s/?user=nosuch&password=pw",
+		 http_ports[0]);
+	rc = export_to(cmd, "rc", a, &err);
 	ASSERT_EQ(rc, 1, "refused: exit 1");
-	ASSERT_HAS(err, "clickhouse at http://127.0.0.1:", "server named");
-	ASSERT_HAS(err, "Syntax error", "its answer");
+	snprintf(cmd, sizeof(cmd), "clickhouse at http://127.0.0.1:%s: HTTP ", http_ports[0]);
+	ASSERT_HAS(err, cmd, "server named, no userinfo or query");
+	ASSERT_HAS(err, "Unknown user nosuch", "its answer");
+	ASSERT_TRUE(err && !strstr(err, "secret") && !strstr(err, "pw"), "no password shown");
 	ASSERT_EQ(count_lines_with(err, ""), 1, "one line");
 	free(err);
 	err = NULL;
+	/* the URL's own query string kept: ?user=default loads */
+	snprintf(cmd, sizeof(cmd), "%s/?user=default", url);
+	ASSERT_EQ(export_to(cmd, "rc", a, &err), 0, "?user=default");
+	ASSERT_HAS(err, "loaded already", "through ?user=default");
+	free(err);
+	err = NULL;
+
+	/* names go into SQL as given: only [A-Za-z_][A-Za-z0-9_]*, else exit 64, one line */
+	rc = export("'x; DROP DATABASE rc; SELECT 1'", a, &err);
+	ASSERT_EQ(rc, 64, "bad --database: exit 64");
+	ASSERT_HAS(err, "--database: 'x; DROP DATABASE rc; SELECT 1' is not a name", "named");
+	ASSERT_EQ(count_lines_with(err, "not a name"), 1, "one line");
+	free(err);
+	err = NULL;
+	snprintf(cmd, sizeof(cmd), "%s export --schema --cluster=a-b", bin("ringcap"));
+	{
+		struct run r = {};
+
+		rc = run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 10000);
+		ASSERT_EQ(rc, 64, "bad --cluster: exit 64");
+		ASSERT_TRUE(r.out && !*r.out, "no DDL printed");
+		ASSERT_HAS(r.err, "--cluster: 'a-b' is not a name", "named");
+		run_free(&r);
+	}
+	s = query("SELECT count() FROM system.databases WHERE name = 'rc'");
+	ASSERT_STREQ(s, "1\n", "rc still there");
+	free(s);
+	s = NULL;
 
 	/* a server that is down */
 	ch_stop(&srv);
