@@ -55,12 +55,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.url = arg;
 		return 0;
 	case OPT_DATABASE:
+		if (!rc_clickhouse__name_ok(arg))
+			argp_error(state, "--database: '%s' is not a name: %s", arg,
+				   RC_CLICKHOUSE_NAME_RULE);
 		env.database = arg;
 		return 0;
 	case OPT_SCHEMA:
 		env.schema = true;
 		return 0;
 	case OPT_CLUSTER:
+		if (!rc_clickhouse__name_ok(arg))
+			argp_error(state, "--cluster: '%s' is not a name: %s", arg,
+				   RC_CLICKHOUSE_NAME_RULE);
 		env.cluster = arg;
 		return 0;
 	case OPT_TIMEOUT:
@@ -176,8 +182,9 @@ int cmd_export(int argc, char **argv)
 		.doc = "Load capture files into ClickHouse over its HTTP interface, in RowBinary "
 		       "batches: events, syscalls with their durations, sched, samples and their "
 		       "stacks, each file's ledger and a manifest; tables and views made on first "
-		       "use. A file loaded already is skipped; the views count each file's events "
-		       "once, whatever was killed midway. Tested with ClickHouse 18.16. "
+		       "use. A file loaded whole already is skipped (one cut short or still being "
+		       "written is loaded again); the views count each file's events once, "
+		       "whatever was killed midway. Tested with ClickHouse 18.16. "
 		       "Exit: 0; 1 when a server failed, refused or timed out (the export stops), "
 		       "or an input was not a capture (skipped). A build without libcurl "
 		       "(make NO_CURL=1) prints --schema only.",

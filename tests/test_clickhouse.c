@@ -47,7 +47,7 @@ static char *sh(const char *cmd)
 
 static char *query(const char *q)
 {
-	char cmd[4096];
+	char cmd[16384];
 
 	snprintf(cmd, sizeof(cmd), "clickhouse-client --port %s -q \"%s\"", tcp_port, q);
 	return sh(cmd);
@@ -133,19 +133,25 @@ static int record(const char *out, const char *n)
 	return rc;
 }
 
-static int export(const char *db, const char *files, char **err)
+/* export @files into @db of the server at @u; its stderr into *@err (free it) */
+static int export_to(const char *u, const char *db, const char *files, char **err)
 {
 	char cmd[4096];
 	struct run r = {};
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "%s export --clickhouse=%s --database=%s %s", bin("ringcap"),
-		 url, db, files);
+	snprintf(cmd, sizeof(cmd), "%s export --clickhouse='%s' --database=%s %s", bin("ringcap"),
+		 u, db, files);
 	rc = run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 120000);
 	if (err)
 		*err = strdup(r.err ? r.err : "");
 	run_free(&r);
 	return rc;
+}
+
+static int export(const char *db, const char *files, char **err)
+{
+	return export_to(url, db, files, err);
 }
 
 /* "EVENT\tCOUNT" lines, by event: of report --summary, and of the views */
@@ -360,6 +366,53 @@ void test_clickhouse_export(void)
 	}
 	free(s);
 
+	/*
+	 * b's cut copy loaded first (as the current file of a --switch-output
+	 * run, no trailer yet), then b whole: loaded again, the views count
+	 * b's events once, whole; then b is loaded already, and so is its cut
+	 * copy
+	 */
+	if (ASSERT_OK(access(cut, R_OK), "cut copy of b")) {
+		ASSERT_EQ(export("grow", cut, &err), 0, "export cut b");
+		ASSERT_HAS(err, "cut short", "said cut short");
+		free(err);
+		ASSERT_EQ(export("grow", b, &err), 0, "export whole b");
+		ASSERT_TRUE(err && !strstr(err, "loaded already") && strstr(err, "events loaded"),
+			    "whole b loaded after its cut copy");
+		free(err);
+		err = NULL;
+		check_counts("grow", b);
+		s = query("SELECT count(), countIf(truncated), min(records) > 0 FROM grow.manifest");
+		ASSERT_STREQ(s, "2\t1\t1\n", "two loads, one cut");
+		ASSERT_EQ(export("grow", b, &err), 0, "export b again");
+		ASSERT_HAS(err, "loaded already", "whole b skipped");
+		free(err);
+		ASSERT_EQ(export("grow", cut, &err), 0, "export cut b again");
+		ASSERT_HAS(err, "loaded already", "cut b skipped");
+		free(err);
+		err = NULL;
+		check_counts("grow", b);
+	}
+	free(s);
+	s = NULL;
+
+	/* two exports of a started at once: both load, the views count a once */
+	snprintf(cmd, sizeof(cmd),
+		 "%s export --schema --database=two | clickhouse-client --port %s --multiquery && "
+		 "for i in 1 2; do %s export --clickhouse=%s --database=two --batch-size=4K %s & "
+		 "done; wait",
+		 bin("ringcap"), tcp_port, bin("ringcap"), url, a);
+	s = sh(cmd);
+	if (ASSERT_OK_PTR(s, "two exports at once")) {
+		free(s);
+		s = query("SELECT count(), uniqExact(load_id) FROM two.manifest");
+		ASSERT_STREQ(s, "2\t2\n", "two loads in the manifest");
+		check_counts("two", a);
+		check_quantiles("two", a, "1");
+	}
+	free(s);
+	s = NULL;
+
 	/* bad input: a file that is not a capture is named, skipped, exit 1 */
 	rc = export("rc", "/etc/hostname", &err);
 	ASSERT_EQ(rc, 1, "not a capture: exit 1");
@@ -367,14 +420,50 @@ void test_clickhouse_export(void)
 	free(err);
 	err = NULL;
 
-	/* a refusal: one line naming the server and its answer, exit 1 */
-	rc = export("no-such-db!", a, &err);
+	/*
+	 * a refusal, an unknown user of the URL's query string: one line
+	 * naming the server (no user:password@, no query string) and its
+	 * answer, exit 1
+	 */
+	snprintf(cmd, sizeof(cmd), "http://nosuch:secret@127.0.0.1:%s/?user=nosuch&password=pw",
+		 http_ports[0]);
+	rc = export_to(cmd, "rc", a, &err);
 	ASSERT_EQ(rc, 1, "refused: exit 1");
-	ASSERT_HAS(err, "clickhouse at http://127.0.0.1:", "server named");
-	ASSERT_HAS(err, "Syntax error", "its answer");
+	snprintf(cmd, sizeof(cmd), "clickhouse at http://127.0.0.1:%s: HTTP ", http_ports[0]);
+	ASSERT_HAS(err, cmd, "server named, no userinfo or query");
+	ASSERT_HAS(err, "Unknown user nosuch", "its answer");
+	ASSERT_TRUE(err && !strstr(err, "secret") && !strstr(err, "pw"), "no password shown");
 	ASSERT_EQ(count_lines_with(err, ""), 1, "one line");
 	free(err);
 	err = NULL;
+	/* the URL's own query string kept: ?user=default loads */
+	snprintf(cmd, sizeof(cmd), "%s/?user=default", url);
+	ASSERT_EQ(export_to(cmd, "rc", a, &err), 0, "?user=default");
+	ASSERT_HAS(err, "loaded already", "through ?user=default");
+	free(err);
+	err = NULL;
+
+	/* names go into SQL as given: only [A-Za-z_][A-Za-z0-9_]*, else exit 64, one line */
+	rc = export("'x; DROP DATABASE rc; SELECT 1'", a, &err);
+	ASSERT_EQ(rc, 64, "bad --database: exit 64");
+	ASSERT_HAS(err, "--database: 'x; DROP DATABASE rc; SELECT 1' is not a name", "named");
+	ASSERT_EQ(count_lines_with(err, "not a name"), 1, "one line");
+	free(err);
+	err = NULL;
+	snprintf(cmd, sizeof(cmd), "%s export --schema --cluster=a-b", bin("ringcap"));
+	{
+		struct run r = {};
+
+		rc = run_sync(&r, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 10000);
+		ASSERT_EQ(rc, 64, "bad --cluster: exit 64");
+		ASSERT_TRUE(r.out && !*r.out, "no DDL printed");
+		ASSERT_HAS(r.err, "--cluster: 'a-b' is not a name", "named");
+		run_free(&r);
+	}
+	s = query("SELECT count() FROM system.databases WHERE name = 'rc'");
+	ASSERT_STREQ(s, "1\n", "rc still there");
+	free(s);
+	s = NULL;
 
 	/* a server that is down */
 	ch_stop(&srv);
@@ -391,6 +480,136 @@ out:
 }
 
 /*
+ * The ```sql blocks of README.md's section "## Many hosts" (to the next
+ * "## "), "ringcap." made "@db.": up to @max, each malloc'd; their count
+ */
+static size_t readme_sql(const char *db, char **sql, size_t max)
+{
+	const char *src = getenv("RINGCAP_SRCDIR");
+	char path[4096], line[1024], pre[64];
+	bool in = false, in_sql = false;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/README.md", src ? src : "..");
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	snprintf(pre, sizeof(pre), "%s.", db);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "## ", 3)) {
+			in = !strcmp(line, "## Many hosts\n");
+			continue;
+		}
+		if (!in)
+			continue;
+		if (!strncmp(line, "```", 3)) {
+			in_sql = !in_sql && !strcmp(line, "```sql\n") && n < max;
+			if (in_sql)
+				sql[n++] = calloc(1, 4096);
+			continue;
+		}
+		if (in_sql && sql[n - 1]) {
+			char *d = sql[n - 1], *p = line, *r;
+
+			while ((r = strstr(p, "ringcap."))) {
+				strncat(d, p, r - p);
+				strcat(d, pre);
+				p = r + strlen("ringcap.");
+			}
+			if (strlen(d) + strlen(p) < 4000)
+				strcat(d, p);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* getppid's durations in @file, by report --format csv: the element at floor(0.99 n) */
+static unsigned long long getppid_p99(const char *file)
+{
+	char cmd[4096], *s;
+	unsigned long long v = 0;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s report --format csv %s | awk -F, '$7 == \"syscall\" && $8 == \"getppid\" "
+		 "{print $10}' | sort -n | awk '{d[NR - 1] = $1} END {print d[int(0.99 * NR)]}'",
+		 bin("ringcap"), file);
+	s = sh(cmd);
+	if (s)
+		v = strtoull(s, NULL, 10);
+	free(s);
+	return v;
+}
+
+/* the README's three queries, run on the cluster's views: as ringcap's readers have it */
+static void check_readme_queries(const char *const *hosts, char files[][256], int nhosts)
+{
+	char *sql[8] = {}, q[8192], cmd[4096], *s, *want;
+	size_t n = readme_sql("cl", sql, 8), k;
+	int i;
+
+	if (!ASSERT_EQ(n, 3, "README's sql blocks under Many hosts"))
+		goto out;
+	for (k = 0; k < n; k++)
+		ASSERT_OK_PTR(sql[k], "calloc");
+	/* p99 by host and syscall: getppid's, the csv's element at floor(0.99 n) */
+	for (i = 0; i < 3 && sql[0]; i++) {
+		char want_p99[32];
+
+		snprintf(q, sizeof(q),
+			 "SELECT p99_ns FROM (%s) WHERE host = '%s' AND name = 'getppid'", sql[0],
+			 hosts[i]);
+		s = query(q);
+		snprintf(want_p99, sizeof(want_p99), "%llu\n", getppid_p99(files[i]));
+		ASSERT_TRUE(strcmp(want_p99, "0\n"), "a p99 of the csv");
+		ASSERT_STREQ(s, want_p99, "README p99 = csv's");
+		free(s);
+	}
+	/* off-CPU stacks: the host recorded with --off-cpu, blocked time in each */
+	if (sql[1]) {
+		snprintf(q, sizeof(q),
+			 "SELECT count() > 0, min(blocked_ns) > 0, max(hosts), sum(times) > 0 FROM (%s)",
+			 sql[1]);
+		s = query(q);
+		ASSERT_STREQ(s, "1\t1\t1\t1\n", "README off-CPU stacks");
+		free(s);
+		/* time_ns - start is the record's blocked: their sums, of records with a stack */
+		snprintf(cmd, sizeof(cmd),
+			 "%s report --format json %s | grep '\"event\":\"offcpu\"' | "
+			 "grep -v '\"stack_id\":0}' | sed 's/.*\"blocked\":\\([0-9]*\\).*/\\1/' | "
+			 "awk '{n += $1} END {print n}'",
+			 bin("ringcap"), files[3]);
+		want = sh(cmd);
+		snprintf(q, sizeof(q), "SELECT sum(blocked_ns) FROM (%s)", sql[1]);
+		s = query(q);
+		if (ASSERT_OK_PTR(want, "report's blocked"))
+			ASSERT_STREQ(s, want, "README off-CPU blocked = report's");
+		free(s);
+		free(want);
+	}
+	/* drops by host and hour: stat's total dropped of each host's file */
+	for (i = 0; i < nhosts && sql[2]; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "%s stat %s | awk '$1 == \"total\" {print $4 \"\\t1\"}'", bin("ringcap"),
+			 files[i]);
+		want = sh(cmd);
+		snprintf(q, sizeof(q),
+			 "SELECT sum(dropped), min(hour) > toDateTime('2020-01-01 00:00:00') "
+			 "FROM (%s) WHERE host = '%s'",
+			 sql[2], hosts[i]);
+		s = query(q);
+		if (ASSERT_OK_PTR(want, "stat") && ASSERT_TRUE(strlen(want) > 2, "stat's total"))
+			ASSERT_STREQ(s, want, "README drops by host = stat's");
+		free(s);
+		free(want);
+	}
+out:
+	for (k = 0; k < n; k++)
+		free(sql[k]);
+}
+
+/*
  * Two servers, a shard each, the DDL of --schema --cluster applied to both;
  * three hosts' captures (UTS namespaces) exported through server 0's
  * Distributed tables: each host on the shard sipHash64(host) % 2 names,
@@ -398,9 +617,9 @@ out:
  */
 void test_clickhouse_cluster(void)
 {
-	/* sipHash64(host) % 2: 0, 1, 1 */
-	static const char *const hosts[] = { "rc-a", "rc-b", "rc-c" };
-	char files[3][256], all[1024] = "", cmd[4096], where[64], *s;
+	/* sipHash64(host) % 2: 0, 1, 1; rc-d: a small --off-cpu capture */
+	static const char *const hosts[] = { "rc-a", "rc-b", "rc-c", "rc-d" };
+	char files[4][256], all[2048] = "", cmd[4096], where[64], *s;
 	struct run srv[2] = {};
 	int i, k;
 
@@ -420,6 +639,15 @@ void test_clickhouse_cluster(void)
 		free(s);
 		snprintf(all + strlen(all), sizeof(all) - strlen(all), " %s", files[i]);
 	}
+	snprintf(files[3], sizeof(files[3]), "%s", tmpfile_path(hosts[3]));
+	snprintf(cmd, sizeof(cmd),
+		 "unshare --uts sh -c 'hostname %s && exec %s record -q -o %s -e sched --off-cpu "
+		 "-- %s sleepers 2 20'",
+		 hosts[3], bin("ringcap"), files[3], bin("rc_workload"));
+	s = sh(cmd);
+	if (!ASSERT_OK_PTR(s, "record --off-cpu in a UTS namespace"))
+		return;
+	free(s);
 	if (ch_start(&srv[0], 0, true) || ch_start(&srv[1], 1, true))
 		goto out;
 	for (k = 0; k < 2; k++) {
@@ -465,6 +693,16 @@ void test_clickhouse_cluster(void)
 	free(s);
 	snprintf(where, sizeof(where), "host = '%s'", hosts[1]);
 	check_counts_where("cl", files[1], where);
+
+	/* the off-CPU capture too, then the README's queries */
+	snprintf(cmd, sizeof(cmd), "%s export --clickhouse=%s --cluster=rc --database=cl %s",
+		 bin("ringcap"), url, files[3]);
+	s = sh(cmd);
+	ASSERT_OK_PTR(s, "export --off-cpu capture");
+	free(s);
+	snprintf(where, sizeof(where), "host = '%s'", hosts[3]);
+	check_counts_where("cl", files[3], where);
+	check_readme_queries(hosts, files, 4);
 out:
 	ch_stop(&srv[0]);
 	ch_stop(&srv[1]);

@@ -271,6 +271,20 @@ static const struct example examples[] = {
 	  .need = "test -f open.rcap", .tool = "open.rcap",
 	  .out = { EV_LINE "pid=[0-9]+ tid=[0-9]+ comm=cat args\\.dfd=-100 args\\.flags=[0-9]+ "
 			   "args\\.mode=[0-9]+ access=OPEN_READ filename=/etc/hostname$" } },
+
+	/* Many hosts */
+	{ .cmd = "ringcap record -a --switch-output=1h --switch-max-files=48 "
+		 "--on-switch='ringcap export --clickhouse=http://ch:8123' -o "
+		 "/var/lib/ringcap/run.rcap",
+	  .skip = "records the machine an hour a file into /var/lib, shipping to a server named "
+		  "ch: ship_* run --on-switch, clickhouse_export and clickhouse_cluster the "
+		  "export and the README's queries" },
+	{ .cmd = "ringcap stat --prometheus=/var/lib/prometheus/node-exporter/ringcap.prom "
+		 "/var/lib/ringcap/",
+	  .subst = { { "/var/lib/prometheus/node-exporter/ringcap.prom", "ringcap.prom" },
+		     { "/var/lib/ringcap/", "build.rcap" } },
+	  .file = "ringcap.prom",
+	  .file_re = "^# HELP ringcap_build_info " },
 };
 
 #define NEX (sizeof(examples) / sizeof(examples[0]))

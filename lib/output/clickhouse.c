@@ -16,6 +16,7 @@
 #include "decode/decode.h"
 #include "decode/ledger.h"
 #include "decode/value.h"
+#include "format/format.h"
 #include "format/reader.h"
 #include "format/schema.h"
 #include "output/clickhouse.h"
@@ -133,8 +134,24 @@ static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_tabl
 				  t->by_month ? " PARTITION BY toYYYYMM(wall)" : "", t->order);
 }
 
-/* the rows of one complete load of each file: the least load id of its manifest rows */
-#define CH_LOADED "SELECT min(load_id) FROM %s.manifest GROUP BY file_key"
+/*
+ * the rows of one load of each file: of its manifest's rows, one with the
+ * most records, so that a file loaded while being written or cut short,
+ * then whole, counts whole (ties: any one, one only)
+ */
+#define CH_LOADED "SELECT argMax(load_id, records) FROM %s.manifest GROUP BY file_key"
+
+bool rc_clickhouse__name_ok(const char *name)
+{
+	size_t i;
+
+	if (!name || !(isalpha((unsigned char)name[0]) || name[0] == '_'))
+		return false;
+	for (i = 1; name[i]; i++)
+		if (i >= 64 || !(isalnum((unsigned char)name[i]) || name[i] == '_'))
+			return false;
+	return true;
+}
 
 int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *cluster)
 {
@@ -142,6 +159,8 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 	size_t start = sb->len, i;
 
 	db = db ?: "ringcap";
+	if (!rc_clickhouse__name_ok(db) || (cluster && !rc_clickhouse__name_ok(cluster)))
+		return -EINVAL;
 	rc_strbuf__printf(sb, "CREATE DATABASE IF NOT EXISTS %s;\n", db);
 	for (i = 0; i <= T_NTABLES; i++) {
 		const struct ch_table *t = i < T_NTABLES ? &tables[i] : &manifest;
@@ -236,8 +255,12 @@ struct rc_clickhouse {
 	const struct rc_meta *m;
 	uint64_t load_id;
 	char boot[33], run[33];
-	uint32_t *stack_ids; /* met in samples and other records' stack_id fields */
-	size_t nstack_ids, cap_stack_ids;
+	/*
+	 * the stack ids met in samples and other records' stack_id fields: a
+	 * bit an id (512 KiB), however many records name them
+	 */
+	uint64_t *stack_seen;
+	bool any_stack;
 };
 
 static __thread char last_error[RC_CH_ERR_LEN];
@@ -267,6 +290,13 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	int err;
 
 	last_error[0] = '\0';
+	if (c && (!rc_clickhouse__name_ok(o->database ?: "ringcap") ||
+		  (o->cluster && !rc_clickhouse__name_ok(o->cluster)))) {
+		snprintf(c->err, sizeof(c->err), "a database or cluster name is made of %s",
+			 RC_CLICKHOUSE_NAME_RULE);
+		err = -EINVAL;
+		goto fail;
+	}
 	if (!c || !(c->db = strdup(o->database ?: "ringcap")) || !(c->url = strdup(o->url))) {
 		err = -ENOMEM;
 		goto fail;
@@ -311,7 +341,7 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
 	rc_strbuf__free(&c->query);
 	rc_strbuf__free(&c->answer);
 	rc_strbuf__free(&c->text);
-	free(c->stack_ids);
+	free(c->stack_seen);
 	free(c->db);
 	free(c->url);
 	free(c);
@@ -383,20 +413,17 @@ static void put_event_cols(struct rc_clickhouse *c, struct rc_strbuf *sb,
 	rb_cstr(sb, ev->name);
 }
 
+#define CH_STACK_WORDS (RC_MAX_STACK_ID / 64)
+
+/* an id past the format's bound names no stack the reader has: not noted */
 static int note_stack(struct rc_clickhouse *c, uint32_t id)
 {
-	if (!id)
+	if (!id || id >= RC_MAX_STACK_ID)
 		return 0;
-	if (c->nstack_ids == c->cap_stack_ids) {
-		size_t cap = c->cap_stack_ids ? 2 * c->cap_stack_ids : 256;
-		uint32_t *p = realloc(c->stack_ids, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->stack_ids = p;
-		c->cap_stack_ids = cap;
-	}
-	c->stack_ids[c->nstack_ids++] = id;
+	if (!c->stack_seen && !(c->stack_seen = calloc(CH_STACK_WORDS, sizeof(uint64_t))))
+		return -ENOMEM;
+	c->stack_seen[id / 64] |= 1ull << (id % 64);
+	c->any_stack = true;
 	return 0;
 }
 
@@ -574,13 +601,6 @@ generic:
 	return err;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void put_frames(struct rc_strbuf *sb, const struct rc_frame *f, size_t n)
 {
 	char name[40];
@@ -597,32 +617,32 @@ static void put_frames(struct rc_strbuf *sb, const struct rc_frame *f, size_t n)
 	}
 }
 
-/* the stacks the file's records named, each once */
+/* the stacks the file's records named, each once, by id */
 static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 {
 	struct rc_strbuf *sb = &c->batch[T_STACKS];
-	size_t i;
+	size_t w;
 	int err = 0;
 
-	if (c->nstack_ids)
-		qsort(c->stack_ids, c->nstack_ids, sizeof(*c->stack_ids), cmp_u32);
-	for (i = 0; i < c->nstack_ids && !err; i++) {
-		const struct rc_stack *st;
+	for (w = 0; c->any_stack && w < CH_STACK_WORDS && !err; w++) {
+		uint64_t bits = c->stack_seen[w];
 
-		if (i && c->stack_ids[i] == c->stack_ids[i - 1])
-			continue;
-		st = rc_reader__stack(r, c->stack_ids[i]);
-		if (!st)
-			continue;
-		put_file_cols(c, sb);
-		rb_u32(sb, st->id);
-		rb_u32(sb, st->pid);
-		put_frames(sb, st->frames, st->nkernel);
-		put_frames(sb, st->frames + st->nkernel, st->nuser);
-		if (!sb->buf)
-			return -ENOMEM;
-		if (sb->len >= c->batch_max)
-			err = ch_flush(c, T_STACKS);
+		for (; bits && !err; bits &= bits - 1) {
+			const struct rc_stack *st =
+				rc_reader__stack(r, (uint32_t)(w * 64 + __builtin_ctzll(bits)));
+
+			if (!st)
+				continue;
+			put_file_cols(c, sb);
+			rb_u32(sb, st->id);
+			rb_u32(sb, st->pid);
+			put_frames(sb, st->frames, st->nkernel);
+			put_frames(sb, st->frames + st->nkernel, st->nuser);
+			if (!sb->buf)
+				return -ENOMEM;
+			if (sb->len >= c->batch_max)
+				err = ch_flush(c, T_STACKS);
+		}
 	}
 	return err ?: ch_flush(c, T_STACKS);
 }
@@ -730,15 +750,19 @@ static void file_key(const struct rc_clickhouse *c, char *key, size_t len)
 			*p = '_';
 }
 
-/* whether the manifest has a row of @key: the file is loaded */
+/*
+ * whether the manifest has a row of @key not cut short: the file is loaded
+ * whole. A file still being written (no trailer yet) or cut is loaded
+ * again, the views keeping the load with the most records.
+ */
 static int loaded_already(struct rc_clickhouse *c, const char *key)
 {
 	int err;
 
 	c->query.len = 0;
 	if (rc_strbuf__printf(&c->query,
-			      "SELECT count() FROM %s.manifest WHERE file_key = '%s' FORMAT "
-			      "TabSeparated",
+			      "SELECT count() FROM %s.manifest WHERE file_key = '%s' AND "
+			      "truncated = 0 FORMAT TabSeparated",
 			      c->db, key))
 		return -ENOMEM;
 	err = ch_post(c, NULL, c->query.buf, c->query.len, &c->answer);
@@ -778,7 +802,9 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	memset(res, 0, sizeof(*res));
 	c->err[0] = '\0';
 	c->sent = 0;
-	c->nstack_ids = 0;
+	if (c->any_stack) /* a load that failed midway left its ids */
+		memset(c->stack_seen, 0, CH_STACK_WORDS * sizeof(uint64_t));
+	c->any_stack = false;
 	for (i = 0; i < T_NTABLES; i++)
 		c->batch[i].len = 0;
 	r = rc_reader__open(path);

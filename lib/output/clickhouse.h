@@ -11,9 +11,10 @@
  * inserted under a fresh random id, and its manifest row, written last,
  * names the id once every row is in. The views users query (syscalls,
  * sched, events, samples, stacks, ledger) keep the rows of one complete
- * load per file (the least load id of the file's manifest rows): an export
- * killed midway leaves rows no manifest names, which no view shows, and a
- * file loaded already is skipped. 18.16 deduplicates inserts only in
+ * load per file (of the file's manifest rows, one with the most records):
+ * an export killed midway leaves rows no manifest names, which no view
+ * shows; a file loaded whole already is skipped, and one loaded while
+ * still being written or cut short is loaded again, counted whole. 18.16 deduplicates inserts only in
  * replicated tables, which need ZooKeeper; ReplacingMergeTree only when
  * parts merge, so a count() would see twice a file loaded twice.
  *
@@ -50,7 +51,8 @@ struct rc_clickhouse_opts {
 
 /**
  * struct rc_clickhouse_load - what the export of one file did
- * @skipped: the file was loaded already (its manifest row is there): nothing sent
+ * @skipped: the file was loaded whole already (a manifest row of it, not cut
+ *           short, is there): nothing sent
  * @load_id: the load's id, on each of its rows
  * @events: records loaded (event rows: every record the reader gave)
  * @syscalls: of those, rows of the syscalls table
@@ -68,6 +70,19 @@ struct rc_clickhouse_load {
 };
 
 /**
+ * rc_clickhouse__name_ok() - whether @name may name a database or cluster
+ * @name: the name
+ *
+ * Names go into SQL as they are: only ^[A-Za-z_][A-Za-z0-9_]*$ (at most
+ * 64 bytes) is taken, so that none can end a statement or start another.
+ *
+ * Return: true when @name is such a name.
+ */
+bool rc_clickhouse__name_ok(const char *name);
+
+#define RC_CLICKHOUSE_NAME_RULE "letters, digits and '_', not starting with a digit"
+
+/**
  * rc_clickhouse__schema() - the DDL of the tables and views, as text
  * @sb: appended to: statements, each ended by ";\n"
  * @database: the database (NULL: "ringcap")
@@ -76,7 +91,8 @@ struct rc_clickhouse_load {
  *           host, and the views over those. ON CLUSTER needs ZooKeeper on
  *           18.16: apply it to each server
  *
- * Return: 0, or -ENOMEM.
+ * Return: 0, -EINVAL when @database or @cluster is not a name
+ * (rc_clickhouse__name_ok()), or -ENOMEM.
  */
 int rc_clickhouse__schema(struct rc_strbuf *sb, const char *database, const char *cluster);
 

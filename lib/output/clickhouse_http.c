@@ -38,9 +38,9 @@ void rc_ch_http__free(struct rc_ch_http *h)
 
 struct rc_ch_http {
 	CURL *curl;
-	char *url; /* without a trailing '/' */
+	CURLU *base; /* the URL given, its query string kept: ?user=...&password=... */
+	char *url;   /* for messages: no user:password@, no query string */
 	long timeout_s;
-	struct rc_strbuf requrl;
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -61,10 +61,33 @@ static size_t on_answer(char *ptr, size_t size, size_t n, void *ctx)
 	return size * n;
 }
 
+/* @url without its user:password@ and query string, which may hold a password */
+static char *shown_url(CURLU *base)
+{
+	CURLU *u = curl_url_dup(base);
+	char *s = NULL, *ret = NULL;
+
+	if (u && !curl_url_set(u, CURLUPART_USER, NULL, 0) &&
+	    !curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) &&
+	    !curl_url_set(u, CURLUPART_OPTIONS, NULL, 0) &&
+	    !curl_url_set(u, CURLUPART_QUERY, NULL, 0) &&
+	    !curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0) &&
+	    !curl_url_get(u, CURLUPART_URL, &s, 0)) {
+		size_t n = strlen(s);
+
+		while (n > 1 && s[n - 1] == '/' && s[n - 2] != '/')
+			s[--n] = '\0';
+		ret = strdup(s);
+	}
+	curl_free(s);
+	curl_url_cleanup(u);
+	return ret;
+}
+
 struct rc_ch_http *rc_ch_http__new(const char *url, long timeout_s, char *err, size_t errlen)
 {
 	struct rc_ch_http *h;
-	size_t n = strlen(url);
+	CURLUcode uc;
 
 	pthread_once(&curl_once, curl_init);
 	if (curl_init_code != CURLE_OK) {
@@ -74,14 +97,29 @@ struct rc_ch_http *rc_ch_http__new(const char *url, long timeout_s, char *err, s
 		return NULL;
 	}
 	h = calloc(1, sizeof(*h));
-	if (!h || !(h->url = strndup(url, n)) || !(h->curl = curl_easy_init())) {
+	if (!h || !(h->base = curl_url()) || !(h->curl = curl_easy_init())) {
 		rc_ch_http__free(h);
 		snprintf(err, errlen, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
-	while (n && h->url[n - 1] == '/')
-		h->url[--n] = '\0';
+	uc = curl_url_set(h->base, CURLUPART_URL, url, CURLU_GUESS_SCHEME);
+	if (uc == CURLUE_OK && !(h->url = shown_url(h->base)))
+		uc = CURLUE_OUT_OF_MEMORY;
+	if (uc != CURLUE_OK) {
+		rc_ch_http__free(h);
+		if (uc == CURLUE_OUT_OF_MEMORY) {
+			snprintf(err, errlen, "out of memory");
+			errno = ENOMEM;
+		} else {
+			/* not the URL itself: it may hold a password */
+			snprintf(err, errlen,
+				 "--clickhouse: not a URL (%s): give one like http://127.0.0.1:8123",
+				 curl_url_strerror(uc));
+			errno = EINVAL;
+		}
+		return NULL;
+	}
 	h->timeout_s = timeout_s > 0 ? timeout_s : 60;
 	return h;
 }
@@ -115,20 +153,28 @@ int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params
 	struct rc_strbuf own = {};
 	struct rc_strbuf *a = answer ? answer : &own;
 	struct curl_slist *hdrs = NULL, *more;
+	struct rc_strbuf qs = {};
 	long status = 0;
+	CURLU *u = NULL;
 	CURLcode cc;
 	char *q = NULL;
 	int ret = 0;
 
 	if (answer)
 		answer->len = 0;
-	h->requrl.len = 0;
+	/* the URL given, with query= and @params appended to any query string of its own */
 	if (query && !(q = curl_easy_escape(h->curl, query, 0)))
 		goto nomem;
-	if (rc_strbuf__printf(&h->requrl, "%s/?%s%s%s%s", h->url, q ? "query=" : "", q ? q : "",
-			      q && params ? "&" : "", params ? params : ""))
+	if (!(u = curl_url_dup(h->base)))
+		goto nomem;
+	if (q && (rc_strbuf__printf(&qs, "query=%s", q) ||
+		  curl_url_set(u, CURLUPART_QUERY, qs.buf, CURLU_APPENDQUERY)))
+		goto nomem;
+	if (params && curl_url_set(u, CURLUPART_QUERY, params, CURLU_APPENDQUERY))
 		goto nomem;
 	curl_free(q);
+	q = NULL;
+	rc_strbuf__free(&qs);
 	/*
 	 * No "Expect: 100-continue", which libcurl sends for bodies past 1 MiB
 	 * and then waits a second for: 18.16 does not answer it
@@ -142,7 +188,7 @@ int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params
 	hdrs = more;
 	curl_easy_reset(h->curl);
 	h->curl_err[0] = '\0';
-	curl_easy_setopt(h->curl, CURLOPT_URL, h->requrl.buf);
+	curl_easy_setopt(h->curl, CURLOPT_CURLU, u);
 	curl_easy_setopt(h->curl, CURLOPT_POST, 1L);
 	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, body ? body : "");
 	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
@@ -168,10 +214,14 @@ int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params
 		ret = -EIO;
 	}
 out:
+	curl_easy_setopt(h->curl, CURLOPT_CURLU, NULL);
+	curl_url_cleanup(u);
 	rc_strbuf__free(&own);
 	return ret;
 nomem:
 	curl_free(q);
+	curl_url_cleanup(u);
+	rc_strbuf__free(&qs);
 	snprintf(err, errlen, "out of memory");
 	rc_strbuf__free(&own);
 	return -ENOMEM;
@@ -183,7 +233,7 @@ void rc_ch_http__free(struct rc_ch_http *h)
 		return;
 	if (h->curl)
 		curl_easy_cleanup(h->curl);
-	rc_strbuf__free(&h->requrl);
+	curl_url_cleanup(h->base);
 	free(h->url);
 	free(h);
 }

@@ -15,8 +15,11 @@ struct rc_ch_http;
 #define RC_CH_ERR_LEN 512
 
 /*
- * A client of the server at @url; NULL with errno set (EOPNOTSUPP without
- * libcurl, ENOMEM), @err saying why.
+ * A client of the server at @url (a query string of its own, like
+ * ?user=U&password=P, is kept: each request's parameters go after it);
+ * NULL with errno set (EOPNOTSUPP without libcurl, EINVAL: not a URL,
+ * ENOMEM), @err saying why. Messages name the server without the URL's
+ * user:password@ and query string.
  */
 struct rc_ch_http *rc_ch_http__new(const char *url, long timeout_s, char *err, size_t errlen);
 
