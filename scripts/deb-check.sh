@@ -11,9 +11,10 @@
 # and runs there, on the host's kernel (/proc, /sys, tracefs and debugfs
 # mounted in): ringcap record --check, ringcap record -e syscalls -- true,
 # ringcap report and ringcap stat of that capture, checking what they print.
-# In the trixie chroot, then, in a copy of the source: scripts/deps.sh
-# --simulate (every package it names resolves on Debian 13), scripts/deps.sh
-# --build, and make all with what it installed. -b runs BUILD COMMAND (make
+# In a copy of the trixie chroot, from when debootstrap has made it and
+# meanwhile, in a copy of the source: scripts/deps.sh --simulate (every
+# package it names resolves on Debian 13), scripts/deps.sh --build, and
+# make all with what it installed. -b runs BUILD COMMAND (make
 # deb-check: make deb), which must leave the .deb in DEBDIR, while the
 # chroots are made: debootstrap waits on the network, the build on the CPU.
 #
@@ -121,29 +122,6 @@ make_root() {
 	echo "$suite: debootstrap --variant=minbase $suite from $mirror"
 }
 
-# The chroots, made side by side (the network's time and dpkg's overlap),
-# and the package built meanwhile (-b). Each debootstrap is a process group
-# of its own (set -m), which cleanup stops whole.
-t0=$(date +%s)
-set -m
-for suite in $suites; do
-	make_root "$suite" & pids+=($!)
-done
-set +m
-if [ -n "$build" ]; then
-	sh -c "$build" || { echo "deb-check: '$build' failed" >&2; exit 1; }
-	echo "deb-check: '$build' done at $(($(date +%s) - t0)) s"
-fi
-debs=("$debdir"/ringcap_*.deb)
-[ ${#debs[@]} -eq 1 ] ||
-	{ echo "deb-check: want one ringcap_*.deb in $debdir (make deb), found ${#debs[@]}" >&2; exit 1; }
-deb=${debs[0]}
-while [ ${#pids[@]} -gt 0 ]; do
-	wait "${pids[0]}" || { pids=("${pids[@]:1}"); exit 1; }
-	pids=("${pids[@]:1}")
-done
-echo "deb-check: chroots made at $(($(date +%s) - t0)) s"
-
 mount_root() {
 	local root=$1
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
@@ -172,7 +150,81 @@ expect() { # WHAT PATTERN: $out must hold a line matching PATTERN
 		  echo "deb-check: $suite: $1: no line matches '$2'" >&2; exit 1; }
 }
 
+# scripts/deps.sh on Debian 13: every package it asks for resolves
+# (apt-get -s; installing the test tools too, npm's hundreds of node-*
+# packages among them, took over 15 minutes here), and what it installs
+# with --build builds the tree. In a copy of the trixie chroot, so that the
+# package's checks still run where apt-get alone brought its Depends, and
+# meanwhile. Its lines go to $work/build-check.log.
+build_check() { # ROOT
+	local root=$1 t i
+	t=$(date +%s)
+	mount_root "$root"
+	mkdir -p "$root/src"
+	(cd "$src" && git ls-files -z -c -o --exclude-standard |
+		xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+		tar -c --null -T -) | tar -x -C "$root/src"
+	in_root "$root" sh -c 'cd /src && scripts/deps.sh --simulate'
+	echo "trixie: scripts/deps.sh --simulate:" \
+		"$(($(grep -m 1 '^deps: would install' <<<"$out" | wc -w) - 3)) packages resolve"
+	in_root "$root" sh -c 'cd /src && scripts/deps.sh --build'
+	echo "trixie: scripts/deps.sh --build:" \
+		"$(($(grep -m 1 '^deps: installing' <<<"$out" | wc -w) - 2)) packages asked for," \
+		"$(($(date +%s) - t)) s"
+	t=$(date +%s)
+	in_root "$root" sh -c "cd /src && make -j$(nproc) all"
+	in_root "$root" sh -c 'cd /src && build/ringcap --version && build/ringcap record --check >/dev/null && gcc --version | head -n 1 && clang --version | head -n 1'
+	echo "trixie: make all: $(($(date +%s) - t)) s; $(tr '\n' ';' <<<"$out")"
+	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[i]}"; done
+}
+
+# A suite's job: its chroot, and for trixie then the build check in a copy
+# of it ($work/trixie-build). $work/SUITE.made says the chroot is there.
+suite_job() { # SUITE
+	make_root "$1"
+	if [ "$1" != trixie ]; then
+		touch "$work/$1.made"
+		return
+	fi
+	cp -a "$work/trixie" "$work/trixie-build"
+	touch "$work/$1.made"
+	build_check "$work/trixie-build" > "$work/build-check.log" 2>&1
+}
+
+# The chroots, made side by side (the network's time and dpkg's overlap),
+# the package built meanwhile (-b), and the build check started as soon as
+# trixie's chroot is there. Each job is a process group of its own (set -m),
+# which cleanup stops whole.
+t0=$(date +%s)
+declare -A job
+set -m
 for suite in $suites; do
+	suite_job "$suite" & pids+=($!)
+	job[$suite]=$!
+done
+set +m
+if [ -n "$build" ]; then
+	sh -c "$build" || { echo "deb-check: '$build' failed" >&2; exit 1; }
+	echo "deb-check: '$build' done at $(($(date +%s) - t0)) s"
+fi
+debs=("$debdir"/ringcap_*.deb)
+[ ${#debs[@]} -eq 1 ] ||
+	{ echo "deb-check: want one ringcap_*.deb in $debdir (make deb), found ${#debs[@]}" >&2; exit 1; }
+deb=${debs[0]}
+
+made() { # SUITE: wait until its job has made its chroot (exit 1 if it failed)
+	while [ ! -e "$work/$1.made" ]; do
+		if ! kill -0 "${job[$1]}" 2>/dev/null; then
+			[ -e "$work/$1.made" ] && break
+			echo "deb-check: $1: no chroot" >&2
+			exit 1
+		fi
+		sleep 1
+	done
+}
+
+for suite in $suites; do
+	made "$suite"
 	root=$work/$suite
 	t=$(date +%s)
 	mount_root "$root"
@@ -212,30 +264,18 @@ for suite in $suites; do
 			"(no /usr/share/man/man1/ringcap-record.1.gz)" >&2; exit 1; }
 	echo "$suite: ringcap stat /tmp/x: exit 0; the package's checks: $(($(date +%s) - t)) s"
 
-	if [ "$suite" = trixie ]; then
-		# scripts/deps.sh on Debian 13: every package it asks for resolves
-		# (apt-get -s; installing the test tools too, npm's hundreds of
-		# node-* packages among them, took over 15 minutes here), and what
-		# it installs with --build builds the tree.
-		t=$(date +%s)
-		mkdir -p "$root/src"
-		(cd "$src" && git ls-files -z -c -o --exclude-standard |
-			xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
-			tar -c --null -T -) | tar -x -C "$root/src"
-		in_root "$root" sh -c 'cd /src && scripts/deps.sh --simulate'
-		echo "$suite: scripts/deps.sh --simulate:" \
-			"$(($(grep -m 1 '^deps: would install' <<<"$out" | wc -w) - 3)) packages resolve"
-		in_root "$root" sh -c 'cd /src && scripts/deps.sh --build'
-		echo "$suite: scripts/deps.sh --build:" \
-			"$(($(grep -m 1 '^deps: installing' <<<"$out" | wc -w) - 2)) packages asked for," \
-			"$(($(date +%s) - t)) s"
-		t=$(date +%s)
-		in_root "$root" sh -c "cd /src && make -j$(nproc) all"
-		in_root "$root" sh -c 'cd /src && build/ringcap --version && build/ringcap record --check >/dev/null && gcc --version | head -n 1 && clang --version | head -n 1'
-		echo "$suite: make all: $(($(date +%s) - t)) s; $(tr '\n' ';' <<<"$out")"
-	fi
 	# unmount this chroot's mounts now (the trap does it on failure)
 	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[i]}"; done
 	mounts=()
 done
+echo "deb-check: the package's checks done at $(($(date +%s) - t0)) s"
+for suite in $suites; do
+	if ! wait "${job[$suite]}"; then
+		[ -e "$work/build-check.log" ] && tail -n 40 "$work/build-check.log" >&2
+		echo "deb-check: $suite: its chroot or the build check in it failed" >&2
+		exit 1
+	fi
+done
+pids=()
+[ -e "$work/build-check.log" ] && cat "$work/build-check.log"
 echo "deb-check: ok ($suites), $(($(date +%s) - t0)) s in all"
