@@ -593,9 +593,10 @@ deb: deb-version
 
 # make deb, then the package installed into fresh Debian 12 and 13 chroots
 # (debootstrap) and run there; scripts/deps.sh and the build checked in the
-# Debian 13 one (scripts/deb-check.sh; root, and Debian's archive).
-deb-check: deb
-	$(Q)scripts/deb-check.sh $(OUTPUT)/deb
+# Debian 13 one (scripts/deb-check.sh; root, and Debian's archive). The
+# script runs make deb itself (-b) while the debootstraps fetch.
+deb-check: deb-version
+	$(Q)scripts/deb-check.sh -b '$(MAKE) --no-print-directory deb' $(OUTPUT)/deb
 
 clean:
 	rm -rf $(OUTPUT) $(OUTPUT)-san
