@@ -321,11 +321,12 @@ check: all
 FUZZ_SECONDS ?= 60
 # The reader's layers and the outputs only: format/, decode/, util/ and
 # output/ never include BPF or capture headers, so the fuzzer links without
+# libcurl (RC_NO_CURL: export's transport is its stub) and
 # libbpf, and without a file of cmd/.
 FUZZ_SRCS := tests/fuzz/fuzz_reader.c \
 	$(wildcard lib/format/*.c lib/decode/*.c lib/util/*.c lib/output/*.c) \
 	$(OUTPUT)/lib/syscall_names.c
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DRC_NO_CURL \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -I$(OUTPUT) $(WARNINGS)
 
