@@ -398,7 +398,7 @@ EXPECTED_SKIPS ?= $(CURDIR)/tests/skips/host.txt
 
 test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof \
 	$(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/librc_entry.so $(OUTPUT)/rc_load \
-	$(USER_BPF)
+	$(USER_BPF) $(MANS)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_EXPECTED_SKIPS=$(EXPECTED_SKIPS) \
 		./test_progs $(TESTFLAGS)
 
