@@ -442,7 +442,7 @@ vmtest-all:
 	$(Q)$(MAKE) --no-print-directory vmtest ARCH=arm64 VMTEST_SET=full
 
 # CI's matrix: the x86 kernels, arm64's smoke set and the static x86
-# ringcap's guest (static-6.1: nothing but busybox and it) in one pool, two
+# ringcap on each x86 kernel (static-NAME: nothing but busybox and it) in one pool, two
 # guests at a time (scripts/deps.sh --vmtest --arm64 first).
 vmtest-ci: all
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 all
