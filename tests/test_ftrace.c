@@ -496,7 +496,11 @@ out:
  * queued at the stop, at most RC_NBATCH batches and the rings: at level
  * 19 that is a matter of throughput, not of -d (1.2 to 1.45 s here, once
  * 14 s): bounded only as a hang, 15 s. Under valgrind, ringcap's start
- * and exit take about 30 s.
+ * and exit take about 30 s; in a TCG guest, with another guest on the
+ * host's other core, the level-19 write of the queue took 18.8 s once
+ * (6.1-rt, the host loaded; perhaps the CI run that failed there):
+ * there, as under valgrind, the hang bound is run_sync()'s 60 s, and
+ * the deadline of -d is what is asserted.
  */
 static void ftrace_duration_under_load(void)
 {
@@ -524,7 +528,8 @@ static void ftrace_duration_under_load(void)
 	kill(w.pid, SIGKILL);
 	run_wait(&w, 10000);
 	if (ok)
-		ASSERT_LT(wall, r.valgrind ? 60000 : 15000, "record exits (a hang bound, ms)");
+		ASSERT_LT(wall, r.valgrind || getenv("RINGCAP_VMTEST") ? 60000 : 15000,
+			  "record exits (a hang bound, ms)");
 	if (ok && ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read")) {
 		/*
 		 * Under TCG (thread=single) a guest's CPUs are one host
