@@ -511,6 +511,11 @@ $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(OUTPUT)/libringcap.a $(LIBS) -o $@
 
+# The writer's cost an event, from a capture's records (tests/bench/wbench.c)
+$(OUTPUT)/rc_wbench: tests/bench/wbench.c $(OUTPUT)/libringcap.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(OUTPUT)/libringcap.a $(LIBS) -o $@
+
 # Does emptying the fullest perf ring first lose less? (ringcap-record(1), ORDER)
 bench-burst: $(OUTPUT)/rc_burst $(OUTPUT)/rc_workload
 	$(Q)$(OUTPUT)/rc_burst $(OUTPUT)/rc_workload $(or $(ROUNDS),5) 2000000 16
