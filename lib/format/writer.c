@@ -88,8 +88,8 @@ err_out:
 
 int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 {
-	uint64_t max_ts = w->max_ts;
-	size_t pos = 0, nrefs = w->nrefs, base;
+	uint64_t max_ts = w->max_ts, top;
+	size_t pos = 0, nrefs = w->nrefs, sorted = w->sorted, base;
 	struct rc_rec_hdr h;
 	struct rec_ref *refs;
 	unsigned char *dst;
@@ -113,9 +113,15 @@ int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 	 */
 	base = w->held.len;
 	refs = w->refs; /* in locals: a ref's store may alias w's fields */
+	top = sorted ? refs[sorted - 1].ts : 0;
 	dst = (unsigned char *)w->held.buf + base;
 	memcpy(dst, recs, len);
 	while ((r = rc_rec__next(dst, len, &pos, &h)) > 0) {
+		/* in order after those in order: flush()'s sort need not look at it */
+		if (sorted == nrefs && h.ts >= top) {
+			sorted++;
+			top = h.ts;
+		}
 		refs[nrefs++] = (struct rec_ref){ h.ts, base + pos - h.size, h.size };
 		if (h.ts > max_ts)
 			max_ts = h.ts;
@@ -123,6 +129,7 @@ int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 	if (r)
 		return -EINVAL; /* a run of whole records or nothing of it: held's length unchanged */
 	w->nrefs = nrefs;
+	w->sorted = sorted;
 	w->held.len += len; /* reserved and copied above */
 	w->max_ts = max_ts;
 	/*
@@ -199,7 +206,7 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 	struct rc_strbuf tmp;
 	int err;
 
-	sort_refs(refs, nrefs, w->kept_refs);
+	sort_refs(refs, nrefs, w->sorted);
 	if (!all) {
 		uint64_t top = now > w->max_ts ? now : w->max_ts;
 
@@ -276,7 +283,7 @@ out:
 	w->held = w->spare;
 	w->spare = tmp;
 	w->kept = w->held.len;
-	w->kept_refs = w->nrefs;
+	w->sorted = w->nrefs;
 	return 0;
 }
 int rc_writer__finish(struct rc_writer *w)
