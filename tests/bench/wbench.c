@@ -60,10 +60,16 @@ int main(int argc, char **argv)
 	}
 	while ((err = rc_reader__next(r, &h)) > 0) {
 		if (!n || len[n - 1] + h->size > BATCH) {
-			b = realloc(b, (n + 1) * sizeof(*b));
-			len = realloc(len, (n + 1) * sizeof(*len));
-			if (!b || !len || !(b[n] = malloc(BATCH)))
-				return EXIT_FAILURE;
+			unsigned char **nb = realloc(b, (n + 1) * sizeof(*b));
+			size_t *nl = nb ? realloc(len, (n + 1) * sizeof(*len)) : NULL;
+
+			if (nb)
+				b = nb;
+			if (nl)
+				len = nl;
+			if (!nb || !nl || !(b[n] = malloc(BATCH)))
+				return EXIT_FAILURE; /* out of memory: a bench, its memory goes with
+							it */
 			len[n++] = 0;
 		}
 		memcpy(b[n - 1] + len[n - 1], h, h->size);
@@ -95,5 +101,9 @@ int main(int argc, char **argv)
 	rc_writer__free(w);
 	rc_reader__free(r);
 	close(fd);
+	while (n)
+		free(b[--n]);
+	free(b);
+	free(len);
 	return EXIT_SUCCESS;
 }
