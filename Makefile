@@ -138,7 +138,7 @@ USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard ex
 	$(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 
 all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_prof $(OUTPUT)/rc_prof_nofp $(OUTPUT)/librc_prof_dl.so $(OUTPUT)/librc_entry.so \
-	$(OUTPUT)/rc_load $(OUTPUT)/rc_floor man $(USER_BPF)
+	$(OUTPUT)/rc_load $(OUTPUT)/rc_floor $(OUTPUT)/rc_wbench man $(USER_BPF)
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
 	$(Q)mkdir -p $@
@@ -508,6 +508,11 @@ bench-start: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
 		$(if $(BASELINE),--baseline $(BASELINE)) -o $(OUTPUT)/bench-start.md
 
 $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(OUTPUT)/libringcap.a $(LIBS) -o $@
+
+# The writer's cost an event, from a capture's records (tests/bench/wbench.c)
+$(OUTPUT)/rc_wbench: tests/bench/wbench.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(OUTPUT)/libringcap.a $(LIBS) -o $@
 

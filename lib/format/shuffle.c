@@ -150,10 +150,12 @@ void rc_shuffle__scalar_only(bool on)
  * Eight bytes of every record at a time, a column of blocks after another:
  * the stores go to eight rows at once, not to all of a record's.
  */
+#define TILE 256
+
 static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned char *out,
 		       uint64_t *prev)
 {
-	size_t i, b, r, k8 = k & ~(size_t)7;
+	size_t i, b, r, t, te, k8 = k & ~(size_t)7;
 	uint64_t p = *prev;
 
 	if (k == 1) { /* a run of one record is laid out as it is */
@@ -164,21 +166,24 @@ static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned 
 		memcpy(out + 8, in + 8, size - 8);
 		return;
 	}
-	for (i = 0; i < k8; i += 8) {
-		const unsigned char *rec = in + i * size;
-		unsigned char delta[64];
+	for (t = 0; t < k8; t = te) {
+		te = k8 - t > TILE ? t + TILE : k8;
+		for (i = t; i < te; i += 8) {
+			const unsigned char *rec = in + i * size;
+			unsigned char delta[64];
 
-		for (r = 0; r < 8; r++) {
-			uint64_t ts = load64le(rec + r * size);
+			for (r = 0; r < 8; r++) {
+				uint64_t ts = load64le(rec + r * size);
 
-			store64le(delta + 8 * r, ts - p);
-			p = ts;
+				store64le(delta + 8 * r, ts - p);
+				p = ts;
+			}
+			block(delta, 8, out + i, k);
 		}
-		block(delta, 8, out + i, k);
+		for (b = 8; b < size; b += 8)
+			for (i = t; i < te; i += 8)
+				block(in + i * size + b, size, out + b * k + i, k);
 	}
-	for (b = 8; b < size; b += 8)
-		for (i = 0; i < k8; i += 8)
-			block(in + i * size + b, size, out + b * k + i, k);
 	for (i = k8; i < k; i++) {
 		const unsigned char *rec = in + i * size;
 		uint64_t ts = load64le(rec), delta = ts - p;

@@ -85,28 +85,13 @@ err_out:
 	rc_writer__free(w);
 	return rc_err_ptr(err);
 }
-/*
- * A record's copy: a small one (most are) a word at a time, inline, where
- * memcpy() of a length known only here is a call and its dispatch. @len:
- * a multiple of 8 (rc_rec__next()).
- */
-static inline void copy_rec(unsigned char *dst, const unsigned char *src, size_t len)
-{
-	size_t i;
-
-	if (len > 128) {
-		memcpy(dst, src, len);
-		return;
-	}
-	for (i = 0; i < len; i += 8)
-		memcpy(dst + i, src + i, 8);
-}
 
 int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 {
-	uint64_t max_ts = w->max_ts;
-	size_t pos = 0, nrefs = w->nrefs;
+	uint64_t max_ts = w->max_ts, top;
+	size_t pos = 0, nrefs = w->nrefs, sorted = w->sorted, base;
 	struct rc_rec_hdr h;
+	struct rec_ref *refs;
 	unsigned char *dst;
 	int err, r;
 
@@ -121,17 +106,30 @@ int rc_writer__add(struct rc_writer *w, const void *recs, size_t len)
 	err = err ?: rc_strbuf__reserve(&w->held, len);
 	if (err)
 		return err;
-	/* each record copied as its header is read: the records are walked once */
-	dst = (unsigned char *)w->held.buf + w->held.len;
-	while ((r = rc_rec__next(recs, len, &pos, &h)) > 0) {
-		w->refs[nrefs++] = (struct rec_ref){ h.ts, w->held.len + pos - h.size, h.size };
+	/*
+	 * The run copied in one go (memcpy() of a whole batch, where a copy
+	 * a record at a time was a third of this function), then its
+	 * headers walked where they now are, still in cache.
+	 */
+	base = w->held.len;
+	refs = w->refs; /* in locals: a ref's store may alias w's fields */
+	top = sorted ? refs[sorted - 1].ts : 0;
+	dst = (unsigned char *)w->held.buf + base;
+	memcpy(dst, recs, len);
+	while ((r = rc_rec__next(dst, len, &pos, &h)) > 0) {
+		/* in order after those in order: flush()'s sort need not look at it */
+		if (sorted == nrefs && h.ts >= top) {
+			sorted++;
+			top = h.ts;
+		}
+		refs[nrefs++] = (struct rec_ref){ h.ts, base + pos - h.size, h.size };
 		if (h.ts > max_ts)
 			max_ts = h.ts;
-		copy_rec(dst + pos - h.size, (const unsigned char *)recs + pos - h.size, h.size);
 	}
 	if (r)
 		return -EINVAL; /* a run of whole records or nothing of it: held's length unchanged */
 	w->nrefs = nrefs;
+	w->sorted = sorted;
 	w->held.len += len; /* reserved and copied above */
 	w->max_ts = max_ts;
 	/*
@@ -200,10 +198,15 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
 	size_t i, k, nrec = 0, run_off = 0, run_len = 0, runs = 0;
 	uint32_t size = 0; /* of the chunk's last record: runs of one size counted as they come */
+	/* in locals: stores through @refs may alias w's fields, which would be loaded again */
+	struct rec_ref *refs = w->refs;
+	uint64_t last_ts = w->last_ts, late = w->tr.late;
+	size_t nrefs = w->nrefs;
+	bool wrote_any = w->wrote_any;
 	struct rc_strbuf tmp;
 	int err;
 
-	sort_refs(w->refs, w->nrefs, w->kept_refs);
+	sort_refs(refs, nrefs, w->sorted);
 	if (!all) {
 		uint64_t top = now > w->max_ts ? now : w->max_ts;
 
@@ -213,14 +216,14 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 	 * Records that sorting left where they were follow each other in
 	 * held: take such a run in one go (rc_writer__write_chunk()).
 	 */
-	for (k = 0; k < w->nrefs && w->refs[k].ts <= cutoff; k++) {
-		const struct rec_ref *r = &w->refs[k];
+	for (k = 0; k < nrefs && refs[k].ts <= cutoff; k++) {
+		const struct rec_ref *r = &refs[k];
 
-		if (w->wrote_any && r->ts < w->last_ts)
-			w->tr.late++;
+		if (wrote_any && r->ts < last_ts)
+			late++;
 		else
-			w->last_ts = r->ts;
-		w->wrote_any = true;
+			last_ts = r->ts;
+		wrote_any = true;
 		if (!nrec || r->ts < first)
 			first = r->ts;
 		if (r->ts > last)
@@ -228,7 +231,7 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		if (run_len && r->off != run_off + run_len) {
 			err = rc_strbuf__append(&w->raw, w->held.buf + run_off, run_len);
 			if (err)
-				return err;
+				goto out;
 			run_len = 0;
 		}
 		if (!run_len)
@@ -240,7 +243,7 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		if (w->raw.len + run_len >= w->chunk_size) {
 			err = rc_writer__write_chunk(w, run_off, run_len, nrec, runs, first, last);
 			if (err)
-				return err;
+				goto out;
 			run_len = 0;
 			nrec = 0;
 			last = 0;
@@ -249,6 +252,10 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		}
 	}
 	err = nrec ? rc_writer__write_chunk(w, run_off, run_len, nrec, runs, first, last) : 0;
+out:
+	w->tr.late = late;
+	w->last_ts = last_ts;
+	w->wrote_any = wrote_any;
 	if (err)
 		return err;
 	/* keep the records not yet written, in their sorted order */
@@ -276,7 +283,7 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 	w->held = w->spare;
 	w->spare = tmp;
 	w->kept = w->held.len;
-	w->kept_refs = w->nrefs;
+	w->sorted = w->nrefs;
 	return 0;
 }
 int rc_writer__finish(struct rc_writer *w)

@@ -42,7 +42,7 @@ struct rc_writer {
 	/* records held back for sorting */
 	struct rc_strbuf held, spare;
 	size_t kept;	  /* bytes of held carried over by the last flush */
-	size_t kept_refs; /* and their refs, sorted, at the start of refs */
+	size_t sorted;	  /* refs at the start in time order: those it kept, and any added after in order */
 	struct rec_ref *refs;
 	size_t nrefs, refs_cap;
 	uint64_t max_ts;
