@@ -843,3 +843,138 @@ void test_perfscript_speedscope(void)
 	speedscope(exe, release);
 	tmpdir_cleanup();
 }
+
+/* ---- tracepoints by their print formats (libtraceevent) ---- */
+
+/*
+ * Print formats of several kinds: strings and numbers (sched_process_exec,
+ * signal_generate), a kernel function by %ps and a __print_symbolic()
+ * whose names the kernel left unevaluated (hrtimer_start), and a
+ * __print_symbolic() of numbers (softirq_entry, when one runs in the
+ * workload's context).
+ */
+#define PF_EVENTS                                                                                  \
+	"sched:sched_process_exec,signal:signal_generate,timer:hrtimer_start,irq:softirq_entry"
+
+/*
+ * ringcap record --transport=@transport of PF_EVENTS against @perf_out,
+ * perf script's text of the same work: each event's trace text in the
+ * shape of perf's (keys, order, separators, kinds of value), the three
+ * events the work makes all there, and the sleep's timer named as perf
+ * names it.
+ */
+static void printfmt_vs(const char *transport, const char *perf_out, const char *work)
+{
+	const char *cap = tmpfile_path(transport);
+	char line[4096], buf[512], tflag[64];
+	char *rc_out = NULL;
+	struct shapes s = {};
+	size_t i, lines = 0, seen[8] = {};
+	const char *pos;
+	regmatch_t m[5];
+	regex_t re, tre[8];
+	struct run r = {};
+	size_t ntre = 0;
+
+	snprintf(tflag, sizeof(tflag), "--transport=%s", transport);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", tflag, "-o",
+					    (char *)cap, "-e", PF_EVENTS, "--", "/bin/sh", "-c",
+					    (char *)work, NULL },
+				120000),
+		       0, "ringcap record"))
+		goto out;
+	rc_out = ringcap_report(cap);
+	if (!rc_out || !perf_tp_shapes(perf_out, &s))
+		goto out;
+	for (ntre = 0; ntre < s.n; ntre++)
+		if (!ASSERT_OK(regcomp(&tre[ntre], s.re[ntre], REG_EXTENDED | REG_NOSUB),
+			       "perf's trace shape compiles"))
+			goto out;
+	if (!ASSERT_OK(regcomp(&re, TP_LINE, REG_EXTENDED), "regcomp"))
+		goto out;
+	for (pos = rc_out; next_line(&pos, line, sizeof(line)); lines++) {
+		if (!ASSERT_OK(regexec(&re, line, 5, m, 0), "ringcap's line in perf's layout")) {
+			printf("    ringcap: '%s'\n", line);
+			break;
+		}
+		if (!ASSERT_EQ((size_t)(m[2].rm_eo - m[2].rm_so), s.width,
+			       "the name right-aligned to perf's width"))
+			break;
+		group(line, &m[3], buf, sizeof(buf));
+		for (i = 0; i < s.n && strcmp(s.name[i], buf); i++)
+			;
+		if (i == s.n)
+			continue; /* softirq_entry, when perf's run had none */
+		seen[i]++;
+		if (!ASSERT_OK(regexec(&tre[i], line + m[4].rm_so, 0, NULL, 0),
+			       "its trace in perf's shape")) {
+			printf("    ringcap: '%s'\n    perf's shape: %s\n", line, s.re[i]);
+			break;
+		}
+	}
+	regfree(&re);
+	for (i = 0; i < s.n; i++)
+		if (strcmp(s.name[i], "irq:softirq_entry") &&
+		    !ASSERT_TRUE(seen[i] > 0, "ringcap printed each event perf printed"))
+			printf("    missing: %s\n", s.name[i]);
+	ASSERT_TRUE(count_lines_with(perf_out, "timer:hrtimer_start: ") > 0 &&
+			    count_lines_with(perf_out, "signal:signal_generate: sig=10 ") > 0 &&
+			    count_lines_with(perf_out, "sched:sched_process_exec: ") >= 2,
+		    "perf printed the work's events");
+	/* the sleep's timer, named from this boot's kallsyms as perf names it */
+	ASSERT_TRUE(count_lines_with(perf_out, " function=hrtimer_wakeup ") > 0,
+		    "perf names the sleep's timer function");
+	ASSERT_TRUE(count_lines_with(rc_out, " function=hrtimer_wakeup ") > 0,
+		    "ringcap names it too (%ps)");
+	/* the shell's SIGUSR1 to itself, by the print format */
+	ASSERT_TRUE(count_lines_with(rc_out, "signal:signal_generate: sig=10 errno=0 code=0 "
+					     "comm=sh pid=") > 0,
+		    "the shell's SIGUSR1");
+	ASSERT_EQ(count_lines_with(rc_out, "sched:sched_process_exec: filename="),
+		  count_lines_with(perf_out, "sched:sched_process_exec: filename="),
+		  "as many execs as perf");
+	printf("    %s: %zu lines of ringcap's in the shapes of perf's %zu events\n", transport,
+	       lines, s.n);
+out:
+	while (ntre)
+		regfree(&tre[--ntre]);
+	run_free(&r);
+	free(rc_out);
+}
+
+void test_perfscript_printfmt(void)
+{
+	const char *data = tmpfile_path("pf.data");
+	char work[4096];
+	char *perf_out;
+
+	if (!need_root())
+		return;
+	if (!tracefs_mounted()) {
+		test__skip("no tracefs mounted (scripts/deps.sh mounts it)");
+		return;
+	}
+	if (!have_perf()) {
+		test__skip("no perf (Debian's linux-perf) to compare perf script's text with");
+		return;
+	}
+#ifndef HAVE_LIBTRACEEVENT
+	test__skip("built without libtraceevent (scripts/deps.sh installs libtraceevent-dev)");
+	return;
+#endif
+	/* two execs, a 20 ms sleep (an hrtimer), a SIGUSR1 the shell sends itself */
+	snprintf(work, sizeof(work), "trap : USR1; kill -USR1 $$; %s sleep 20; %s exit 0",
+		 bin("rc_workload"), bin("rc_workload"));
+	perf_out = perf_text(data, (char *[]){ "-e", PF_EVENTS, "--", "/bin/sh", "-c", work, NULL },
+			     TP_FIELDS);
+	if (!perf_out)
+		goto out;
+	if (test__start_subtest("ringbuf"))
+		printfmt_vs("ringbuf", perf_out, work);
+	if (test__start_subtest("ftrace"))
+		printfmt_vs("ftrace", perf_out, work);
+out:
+	free(perf_out);
+	tmpdir_cleanup();
+}
