@@ -19,7 +19,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "capture_util.h"
+#include "ft_formats.h"
 #include "output/output.h"
+#include "tracefs/tpformat.h"
 #include "test_progs.h"
 #include "run_util.h"
 
@@ -977,4 +979,157 @@ void test_perfscript_printfmt(void)
 out:
 	free(perf_out);
 	tmpdir_cleanup();
+}
+
+/*
+ * Tracepoint records through libtraceevent, in memory, against what a
+ * file may hold: a record whose string lies outside it, one of another
+ * event's common_type, and a print format that takes __print_hex()'s
+ * length from the record each fall back to field=value; a sound record
+ * is rendered by its print format. Exact text.
+ */
+#define HEXLEN_FMT                                                                                 \
+	"name: hexlen\n"                                                                           \
+	"ID: 901\n"                                                                                \
+	"format:\n" FT_COMMON "\tfield:unsigned int len;\toffset:8;\tsize:4;\tsigned:0;\n"         \
+	"\tfield:unsigned char buf[8];\toffset:12;\tsize:8;\tsigned:0;\n"                         \
+	"\n"                                                                                       \
+	"print fmt: \"len=%u buf=%s\", REC->len, __print_hex(REC->buf, REC->len)\n"
+
+/* irq_handler_entry's fields, a print format unlike field=value */
+#define IRQ_ON_FMT                                                                                 \
+	"name: irq_handler_entry\n"                                                                \
+	"ID: 225\n"                                                                                \
+	"format:\n" FT_COMMON "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"                  \
+	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n"                        \
+	"\n"                                                                                       \
+	"print fmt: \"irq %d on %s\", REC->irq, __get_str(name)\n"
+
+/* the same with a constant length: rendered */
+#define HEXCONST_FMT                                                                               \
+	"name: hexconst\n"                                                                         \
+	"ID: 902\n"                                                                                \
+	"format:\n" FT_COMMON "\tfield:unsigned int len;\toffset:8;\tsize:4;\tsigned:0;\n"         \
+	"\tfield:unsigned char buf[8];\toffset:12;\tsize:8;\tsigned:0;\n"                         \
+	"\n"                                                                                       \
+	"print fmt: \"len=%u buf=%s\", REC->len, __print_hex(REC->buf, 4)\n"
+
+struct tp_rec {
+	struct rc_rec_hdr hdr;
+	unsigned char raw[24];
+};
+
+static void tp_rec(struct tp_rec *r, uint16_t type, uint16_t common_type, uint64_t ts)
+{
+	memset(r, 0, sizeof(*r));
+	r->hdr = (struct rc_rec_hdr){
+		.ts = ts, .pid = 300, .tid = 300, .type = type, .size = sizeof(*r), .comm = "unit"
+	};
+	memcpy(r->raw, &common_type, 2);
+	memcpy(r->raw + 4, &r->hdr.tid, 4);
+}
+
+void test_perfscript_tep_bounds(void)
+{
+#ifdef HAVE_LIBTRACEEVENT
+	static const char want[] =
+	    "            unit   300 [000]     0.000001: irq:irq_handler_entry: irq 16 on eth0\n"
+	    "            unit   300 [000]     0.000002: irq:irq_handler_entry: irq=16 "
+	    "name=<bad location>\n"
+	    "            unit   300 [000]     0.000003: irq:irq_handler_entry: irq=16 name=eth0\n"
+	    "            unit   300 [000]     0.000004:           test:hexlen: len=4 "
+	    "buf=[0x1,0x2,0x3,0x4,0x0,0x0,0x0,0x0]\n"
+	    "            unit   300 [000]     0.000005:         test:hexconst: len=4 buf=01 02 03 "
+	    "04\n";
+#else
+	static const char want[] = "";
+#endif
+	const char *fmts[3] = { IRQ_ON_FMT, HEXLEN_FMT, HEXCONST_FMT };
+	const char *names[3] = { "irq:irq_handler_entry", "test:hexlen", "test:hexconst" };
+	struct rc_note notes[3];
+	struct tp_rec good, out_of, other, hex, hexc;
+	const struct rc_rec_hdr *recs[] = { &good.hdr, &out_of.hdr, &other.hdr, &hex.hdr,
+					    &hexc.hdr };
+	struct rc_schema *s = rc_schema__new(NULL);
+	struct rc_output *o = NULL;
+	char *buf = NULL, why[256];
+	const struct rc_meta *ms[1];
+	struct rc_meta m;
+	size_t len = 0, i;
+	uint32_t loc;
+	FILE *f = NULL;
+
+#ifndef HAVE_LIBTRACEEVENT
+	test__skip("built without libtraceevent (scripts/deps.sh installs libtraceevent-dev)");
+	rc_schema__free(s);
+	return;
+#endif
+	if (!ASSERT_OK_PTR(s, "schema"))
+		return;
+	for (i = 0; i < 3; i++) {
+		struct rc_event_desc ev = { .id = 100 + i, .name = names[i] };
+		struct rc_tpformat tf;
+
+		if (!ASSERT_OK(rc_tpformat__parse(&tf, fmts[i], sizeof(struct rc_rec_hdr), why,
+						  sizeof(why)),
+			       why))
+			goto out;
+		ev.size = sizeof(struct tp_rec);
+		ev.nfields = tf.nfields;
+		ev.fields = tf.fields;
+		ASSERT_OK(rc_schema__add_event(s, &ev), "add event");
+		rc_tpformat__free(&tf);
+		notes[i] = (struct rc_note){ 100 + i, "format", fmts[i], strlen(fmts[i]) };
+	}
+	test_meta(&m);
+	m.cmdline = "";
+	m.schema = s;
+	m.notes = notes;
+	m.nnotes = 3;
+	m.start_ts = 0;
+	ms[0] = &m;
+	/* irq=16, name "eth0" at raw offset 16 */
+	tp_rec(&good, 100, 225, 1000);
+	memcpy(good.raw + 8, &(int){ 16 }, 4);
+	loc = 5u << 16 | 16;
+	memcpy(good.raw + 12, &loc, 4);
+	memcpy(good.raw + 16, "eth0", 5);
+	/* its string past the record's end: field=value, the string not shown */
+	out_of = good;
+	out_of.hdr.ts = 2000;
+	loc = 5u << 16 | 22;
+	memcpy(out_of.raw + 12, &loc, 4);
+	/* a common_type of no event parsed: field=value */
+	other = good;
+	other.hdr.ts = 3000;
+	memcpy(other.raw, &(uint16_t){ 999 }, 2);
+	/* __print_hex(REC->buf, REC->len): a length from the record, refused */
+	tp_rec(&hex, 101, 901, 4000);
+	memcpy(hex.raw + 8, &(uint32_t){ 4 }, 4);
+	memcpy(hex.raw + 12, "\1\2\3\4", 4);
+	hexc = hex;
+	hexc.hdr.type = 102;
+	hexc.hdr.ts = 5000;
+	memcpy(hexc.raw, &(uint16_t){ 902 }, 2);
+	f = open_memstream(&buf, &len);
+	if (!ASSERT_OK_PTR(f, "open_memstream"))
+		goto out;
+	o = rc_output__new(&rc_output_perf_script, f, ms, 1, 0, false);
+	if (!ASSERT_OK_PTR(o, "rc_output__new"))
+		goto out;
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		ASSERT_OK(rc_output__event(o, 0, recs[i]), "event");
+	ASSERT_OK(rc_output__end(o), "end");
+	rc_output__free(o);
+	o = NULL;
+	fclose(f);
+	f = NULL;
+	if (!ASSERT_STREQ(buf, want, "rendered, or field=value"))
+		printf("%s", buf);
+out:
+	rc_output__free(o);
+	if (f)
+		fclose(f);
+	free(buf);
+	rc_schema__free(s);
 }

@@ -34,7 +34,7 @@ enum ev_state { EV_UNTRIED = 0, EV_READY, EV_NONE };
 struct tep_src {
 	const struct rc_meta *m; /* what the handle was made for */
 	struct tep_handle *tep;
-	uint32_t nevents;	 /* of m->schema, by index */
+	uint32_t nevents; /* of m->schema, by index */
 	struct tep_event **evs;
 	uint8_t *state; /* enum ev_state */
 	bool ksyms_tried;
