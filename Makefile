@@ -501,7 +501,8 @@ bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 # --format folded and --summary at -j 1 and -j 2 on a capture with stacks (record -g)
 bench-decode: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
 	$(Q)python3 tests/bench/decode.py $(OUTPUT) --runs $(or $(RUNS),3) \
-		$(if $(CALLS),-n $(CALLS)) -o $(OUTPUT)/bench-decode.md
+		$(if $(CALLS),-n $(CALLS)) $(if $(PART),--part $(PART)) \
+		-o $(OUTPUT)/bench-decode$(if $(PART),-$(PART)).md
 
 # report --since of the last second of a large capture (one file, rotated) against all of it
 bench-range: $(OUTPUT)/ringcap $(OUTPUT)/rc_workload
