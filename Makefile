@@ -99,6 +99,18 @@ ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl 2>/dev/null)
 LIBS += $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libcurl 2>/dev/null || echo -lcurl)
 endif
 
+# libtraceevent (report --format perf-script renders tracepoints by the
+# kernel's print format, lib/output/tepfmt.c): Debian's libtraceevent-dev,
+# which ships libtraceevent.a too (static and arm64 builds take it).
+# NO_LIBTRACEEVENT=1, or no pkg-config file for it, builds without it:
+# those tracepoints show field=value; --version says so.
+NO_LIBTRACEEVENT ?= $(if $(shell $(PKG_CONFIG) --exists libtraceevent 2>/dev/null && echo y),0,1)
+ifeq ($(NO_LIBTRACEEVENT),0)
+TEP_CFLAGS := -DHAVE_LIBTRACEEVENT $(shell $(PKG_CONFIG) --cflags libtraceevent)
+ALL_CFLAGS += $(TEP_CFLAGS)
+LIBS += $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libtraceevent)
+endif
+
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf -Ilib \
 	-Wall -Werror -MMD -MP
 # BPF_EXTRA_CFLAGS: for the BPF objects only (debian/rules maps the build's
@@ -322,17 +334,18 @@ FUZZ_SECONDS ?= 60
 # The reader's layers and the outputs only: format/, decode/, util/ and
 # output/ never include BPF or capture headers, so the fuzzer links without
 # libcurl (RC_NO_CURL: export's transport is its stub) and
-# libbpf, and without a file of cmd/.
+# libbpf, and without a file of cmd/; symbol/ksym.c names kernel functions
+# for perf-script's print formats (libtraceevent, when built with it).
 FUZZ_SRCS := tests/fuzz/fuzz_reader.c \
 	$(wildcard lib/format/*.c lib/decode/*.c lib/util/*.c lib/output/*.c) \
-	$(OUTPUT)/lib/syscall_names.c
+	$(OUTPUT)/lib/syscall_names.c lib/symbol/ksym.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DRC_NO_CURL \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -I$(OUTPUT) $(WARNINGS)
+	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -I$(OUTPUT) $(WARNINGS) $(TEP_CFLAGS)
 
 $(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h lib/*/*.h) | $(OUTPUT)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -lxxhash -o $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -lxxhash $(if $(TEP_CFLAGS),-ltraceevent) -o $@
 
 $(OUTPUT)/gen_seeds: tests/fuzz/gen_seeds.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)
@@ -488,7 +501,8 @@ bench: $(OUTPUT)/ringcap $(OUTPUT)/rc_load $(OUTPUT)/rc_floor
 # --format folded and --summary at -j 1 and -j 2 on a capture with stacks (record -g)
 bench-decode: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
 	$(Q)python3 tests/bench/decode.py $(OUTPUT) --runs $(or $(RUNS),3) \
-		$(if $(CALLS),-n $(CALLS)) -o $(OUTPUT)/bench-decode.md
+		$(if $(CALLS),-n $(CALLS)) $(if $(PART),--part $(PART)) \
+		-o $(OUTPUT)/bench-decode$(if $(PART),-$(PART)).md
 
 # report --since of the last second of a large capture (one file, rotated) against all of it
 bench-range: $(OUTPUT)/ringcap $(OUTPUT)/rc_workload

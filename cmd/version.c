@@ -55,6 +55,11 @@
 #else
 #define HAS_LIBIPT false
 #endif
+#ifdef HAVE_LIBTRACEEVENT
+#define HAS_TEP true
+#else
+#define HAS_TEP false
+#endif
 #ifdef RC_NO_CURL
 #define HAS_CURL false
 #else
@@ -87,6 +92,9 @@ static const struct feature features[] = {
 	{ "clickhouse", HAS_CURL,
 	  "built without libcurl: ringcap export prints its tables' DDL (--schema) and loads "
 	  "nothing" },
+	{ "print-formats", HAS_TEP,
+	  "built without libtraceevent: report --format perf-script shows tracepoints other than "
+	  "sched and syscalls as field=value, not by the kernel's print format" },
 	{ "intel-pt", HAS_LIBIPT,
 	  "built without libipt: report --aux gives no Intel PT packet summary (the AUX stream is "
 	  "still recorded, and --aux-dump writes it)" },

@@ -15,6 +15,9 @@ set -eu
 # Debian 12 and 13 (make deb-check checks 13 in a chroot). What make all needs:
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 libxxhash-dev libdw-dev pkg-config python3 python3-docutils zstd libcurl4-openssl-dev"
+# libtraceevent: report --format perf-script renders tracepoints by their
+# print formats with it (the Makefile builds without it where it is missing)
+pkgs="$pkgs libtraceevent-dev"
 # libipt (Intel PT packets): Debian packages it for x86 only; the Makefile
 # builds without it (HAVE_LIBIPT=0) where it is missing, as for ARCH=arm64.
 case "$(dpkg --print-architecture)" in
@@ -51,7 +54,8 @@ for arg in "$@"; do
 	--arm64)
 		pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm cpio
 busybox-static libbpf-dev:arm64 libelf-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64
-libxxhash-dev:arm64 libdw-dev:arm64 libbz2-dev:arm64 liblzma-dev:arm64"
+libxxhash-dev:arm64 libdw-dev:arm64 libbz2-dev:arm64 liblzma-dev:arm64
+libtraceevent-dev:arm64"
 		arm64=1
 		;;
 	*)

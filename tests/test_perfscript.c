@@ -19,7 +19,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "capture_util.h"
+#include "ft_formats.h"
 #include "output/output.h"
+#include "tracefs/tpformat.h"
 #include "test_progs.h"
 #include "run_util.h"
 
@@ -842,4 +844,292 @@ void test_perfscript_speedscope(void)
 		return;
 	speedscope(exe, release);
 	tmpdir_cleanup();
+}
+
+/* ---- tracepoints by their print formats (libtraceevent) ---- */
+
+/*
+ * Print formats of several kinds: strings and numbers (sched_process_exec,
+ * signal_generate), a kernel function by %ps and a __print_symbolic()
+ * whose names the kernel left unevaluated (hrtimer_start), and a
+ * __print_symbolic() of numbers (softirq_entry, when one runs in the
+ * workload's context).
+ */
+#define PF_EVENTS                                                                                  \
+	"sched:sched_process_exec,signal:signal_generate,timer:hrtimer_start,irq:softirq_entry"
+
+/*
+ * ringcap record --transport=@transport of PF_EVENTS against @perf_out,
+ * perf script's text of the same work: each event's trace text in the
+ * shape of perf's (keys, order, separators, kinds of value), the three
+ * events the work makes all there, and the sleep's timer named as perf
+ * names it.
+ */
+static void printfmt_vs(const char *transport, const char *perf_out, const char *work)
+{
+	const char *cap = tmpfile_path(transport);
+	char line[4096], buf[512], tflag[64];
+	char *rc_out = NULL;
+	struct shapes s = {};
+	size_t i, lines = 0, seen[8] = {};
+	const char *pos;
+	regmatch_t m[5];
+	regex_t re, tre[8];
+	struct run r = {};
+	size_t ntre = 0;
+
+	snprintf(tflag, sizeof(tflag), "--transport=%s", transport);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", tflag, "-o",
+					    (char *)cap, "-e", PF_EVENTS, "--", "/bin/sh", "-c",
+					    (char *)work, NULL },
+				120000),
+		       0, "ringcap record"))
+		goto out;
+	rc_out = ringcap_report(cap);
+	if (!rc_out || !perf_tp_shapes(perf_out, &s))
+		goto out;
+	for (ntre = 0; ntre < s.n; ntre++)
+		if (!ASSERT_OK(regcomp(&tre[ntre], s.re[ntre], REG_EXTENDED | REG_NOSUB),
+			       "perf's trace shape compiles"))
+			goto out;
+	if (!ASSERT_OK(regcomp(&re, TP_LINE, REG_EXTENDED), "regcomp"))
+		goto out;
+	for (pos = rc_out; next_line(&pos, line, sizeof(line)); lines++) {
+		if (!ASSERT_OK(regexec(&re, line, 5, m, 0), "ringcap's line in perf's layout")) {
+			printf("    ringcap: '%s'\n", line);
+			break;
+		}
+		if (!ASSERT_EQ((size_t)(m[2].rm_eo - m[2].rm_so), s.width,
+			       "the name right-aligned to perf's width"))
+			break;
+		group(line, &m[3], buf, sizeof(buf));
+		for (i = 0; i < s.n && strcmp(s.name[i], buf); i++)
+			;
+		if (i == s.n)
+			continue; /* softirq_entry, when perf's run had none */
+		seen[i]++;
+		if (!ASSERT_OK(regexec(&tre[i], line + m[4].rm_so, 0, NULL, 0),
+			       "its trace in perf's shape")) {
+			printf("    ringcap: '%s'\n    perf's shape: %s\n", line, s.re[i]);
+			break;
+		}
+	}
+	regfree(&re);
+	for (i = 0; i < s.n; i++)
+		if (strcmp(s.name[i], "irq:softirq_entry") &&
+		    !ASSERT_TRUE(seen[i] > 0, "ringcap printed each event perf printed"))
+			printf("    missing: %s\n", s.name[i]);
+	ASSERT_TRUE(count_lines_with(perf_out, "timer:hrtimer_start: ") > 0 &&
+			    count_lines_with(perf_out, "signal:signal_generate: sig=10 ") > 0 &&
+			    count_lines_with(perf_out, "sched:sched_process_exec: ") >= 2,
+		    "perf printed the work's events");
+	/* the sleep's timer, named from this boot's kallsyms as perf names it */
+	ASSERT_TRUE(count_lines_with(perf_out, " function=hrtimer_wakeup ") > 0,
+		    "perf names the sleep's timer function");
+	ASSERT_TRUE(count_lines_with(rc_out, " function=hrtimer_wakeup ") > 0,
+		    "ringcap names it too (%ps)");
+	/* the shell's SIGUSR1 to itself, by the print format */
+	ASSERT_TRUE(count_lines_with(rc_out, "signal:signal_generate: sig=10 errno=0 code=0 "
+					     "comm=sh pid=") > 0,
+		    "the shell's SIGUSR1");
+	ASSERT_EQ(count_lines_with(rc_out, "sched:sched_process_exec: filename="),
+		  count_lines_with(perf_out, "sched:sched_process_exec: filename="),
+		  "as many execs as perf");
+	printf("    %s: %zu lines of ringcap's in the shapes of perf's %zu events\n", transport,
+	       lines, s.n);
+out:
+	while (ntre)
+		regfree(&tre[--ntre]);
+	run_free(&r);
+	free(rc_out);
+}
+
+void test_perfscript_printfmt(void)
+{
+	const char *data = tmpfile_path("pf.data");
+	char work[4096];
+	char *perf_out;
+
+	if (!need_root())
+		return;
+	if (!tracefs_mounted()) {
+		test__skip("no tracefs mounted (scripts/deps.sh mounts it)");
+		return;
+	}
+	if (!have_perf()) {
+		test__skip("no perf (Debian's linux-perf) to compare perf script's text with");
+		return;
+	}
+#ifndef HAVE_LIBTRACEEVENT
+	test__skip("built without libtraceevent (scripts/deps.sh installs libtraceevent-dev)");
+	return;
+#endif
+	/* two execs, a 20 ms sleep (an hrtimer), a SIGUSR1 the shell sends itself */
+	snprintf(work, sizeof(work), "trap : USR1; kill -USR1 $$; %s sleep 20; %s exit 0",
+		 bin("rc_workload"), bin("rc_workload"));
+	perf_out = perf_text(data, (char *[]){ "-e", PF_EVENTS, "--", "/bin/sh", "-c", work, NULL },
+			     TP_FIELDS);
+	if (!perf_out)
+		goto out;
+	if (test__start_subtest("ringbuf"))
+		printfmt_vs("ringbuf", perf_out, work);
+	if (test__start_subtest("ftrace"))
+		printfmt_vs("ftrace", perf_out, work);
+out:
+	free(perf_out);
+	tmpdir_cleanup();
+}
+
+/*
+ * Tracepoint records through libtraceevent, in memory, against what a
+ * file may hold: a record whose string lies outside it, one of another
+ * event's common_type, and a print format that takes __print_hex()'s
+ * length from the record each fall back to field=value; a sound record
+ * is rendered by its print format. Exact text.
+ */
+#define HEXLEN_FMT                                                                                 \
+	"name: hexlen\n"                                                                           \
+	"ID: 901\n"                                                                                \
+	"format:\n" FT_COMMON "\tfield:unsigned int len;\toffset:8;\tsize:4;\tsigned:0;\n"         \
+	"\tfield:unsigned char buf[8];\toffset:12;\tsize:8;\tsigned:0;\n"                         \
+	"\n"                                                                                       \
+	"print fmt: \"len=%u buf=%s\", REC->len, __print_hex(REC->buf, REC->len)\n"
+
+/* irq_handler_entry's fields, a print format unlike field=value */
+#define IRQ_ON_FMT                                                                                 \
+	"name: irq_handler_entry\n"                                                                \
+	"ID: 225\n"                                                                                \
+	"format:\n" FT_COMMON "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"                  \
+	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n"                        \
+	"\n"                                                                                       \
+	"print fmt: \"irq %d on %s\", REC->irq, __get_str(name)\n"
+
+/* the same with a constant length: rendered */
+#define HEXCONST_FMT                                                                               \
+	"name: hexconst\n"                                                                         \
+	"ID: 902\n"                                                                                \
+	"format:\n" FT_COMMON "\tfield:unsigned int len;\toffset:8;\tsize:4;\tsigned:0;\n"         \
+	"\tfield:unsigned char buf[8];\toffset:12;\tsize:8;\tsigned:0;\n"                         \
+	"\n"                                                                                       \
+	"print fmt: \"len=%u buf=%s\", REC->len, __print_hex(REC->buf, 4)\n"
+
+struct tp_rec {
+	struct rc_rec_hdr hdr;
+	unsigned char raw[24];
+};
+
+static void tp_rec(struct tp_rec *r, uint16_t type, uint16_t common_type, uint64_t ts)
+{
+	memset(r, 0, sizeof(*r));
+	r->hdr = (struct rc_rec_hdr){
+		.ts = ts, .pid = 300, .tid = 300, .type = type, .size = sizeof(*r), .comm = "unit"
+	};
+	memcpy(r->raw, &common_type, 2);
+	memcpy(r->raw + 4, &r->hdr.tid, 4);
+}
+
+void test_perfscript_tep_bounds(void)
+{
+#ifdef HAVE_LIBTRACEEVENT
+	static const char want[] =
+	    "            unit   300 [000]     0.000001: irq:irq_handler_entry: irq 16 on eth0\n"
+	    "            unit   300 [000]     0.000002: irq:irq_handler_entry: irq=16 "
+	    "name=<bad location>\n"
+	    "            unit   300 [000]     0.000003: irq:irq_handler_entry: irq=16 name=eth0\n"
+	    "            unit   300 [000]     0.000004:           test:hexlen: len=4 "
+	    "buf=[0x1,0x2,0x3,0x4,0x0,0x0,0x0,0x0]\n"
+	    "            unit   300 [000]     0.000005:         test:hexconst: len=4 buf=01 02 03 "
+	    "04\n";
+#else
+	static const char want[] = "";
+#endif
+	const char *fmts[3] = { IRQ_ON_FMT, HEXLEN_FMT, HEXCONST_FMT };
+	const char *names[3] = { "irq:irq_handler_entry", "test:hexlen", "test:hexconst" };
+	struct rc_note notes[3];
+	struct tp_rec good, out_of, other, hex, hexc;
+	const struct rc_rec_hdr *recs[] = { &good.hdr, &out_of.hdr, &other.hdr, &hex.hdr,
+					    &hexc.hdr };
+	struct rc_schema *s = rc_schema__new(NULL);
+	struct rc_output *o = NULL;
+	char *buf = NULL, why[256];
+	const struct rc_meta *ms[1];
+	struct rc_meta m;
+	size_t len = 0, i;
+	uint32_t loc;
+	FILE *f = NULL;
+
+#ifndef HAVE_LIBTRACEEVENT
+	test__skip("built without libtraceevent (scripts/deps.sh installs libtraceevent-dev)");
+	rc_schema__free(s);
+	return;
+#endif
+	if (!ASSERT_OK_PTR(s, "schema"))
+		return;
+	for (i = 0; i < 3; i++) {
+		struct rc_event_desc ev = { .id = 100 + i, .name = names[i] };
+		struct rc_tpformat tf;
+
+		if (!ASSERT_OK(rc_tpformat__parse(&tf, fmts[i], sizeof(struct rc_rec_hdr), why,
+						  sizeof(why)),
+			       why))
+			goto out;
+		ev.size = sizeof(struct tp_rec);
+		ev.nfields = tf.nfields;
+		ev.fields = tf.fields;
+		ASSERT_OK(rc_schema__add_event(s, &ev), "add event");
+		rc_tpformat__free(&tf);
+		notes[i] = (struct rc_note){ 100 + i, "format", fmts[i], strlen(fmts[i]) };
+	}
+	test_meta(&m);
+	m.cmdline = "";
+	m.schema = s;
+	m.notes = notes;
+	m.nnotes = 3;
+	m.start_ts = 0;
+	ms[0] = &m;
+	/* irq=16, name "eth0" at raw offset 16 */
+	tp_rec(&good, 100, 225, 1000);
+	memcpy(good.raw + 8, &(int){ 16 }, 4);
+	loc = 5u << 16 | 16;
+	memcpy(good.raw + 12, &loc, 4);
+	memcpy(good.raw + 16, "eth0", 5);
+	/* its string past the record's end: field=value, the string not shown */
+	out_of = good;
+	out_of.hdr.ts = 2000;
+	loc = 5u << 16 | 22;
+	memcpy(out_of.raw + 12, &loc, 4);
+	/* a common_type of no event parsed: field=value */
+	other = good;
+	other.hdr.ts = 3000;
+	memcpy(other.raw, &(uint16_t){ 999 }, 2);
+	/* __print_hex(REC->buf, REC->len): a length from the record, refused */
+	tp_rec(&hex, 101, 901, 4000);
+	memcpy(hex.raw + 8, &(uint32_t){ 4 }, 4);
+	memcpy(hex.raw + 12, "\1\2\3\4", 4);
+	hexc = hex;
+	hexc.hdr.type = 102;
+	hexc.hdr.ts = 5000;
+	memcpy(hexc.raw, &(uint16_t){ 902 }, 2);
+	f = open_memstream(&buf, &len);
+	if (!ASSERT_OK_PTR(f, "open_memstream"))
+		goto out;
+	o = rc_output__new(&rc_output_perf_script, f, ms, 1, 0, false);
+	if (!ASSERT_OK_PTR(o, "rc_output__new"))
+		goto out;
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		ASSERT_OK(rc_output__event(o, 0, recs[i]), "event");
+	ASSERT_OK(rc_output__end(o), "end");
+	rc_output__free(o);
+	o = NULL;
+	fclose(f);
+	f = NULL;
+	if (!ASSERT_STREQ(buf, want, "rendered, or field=value"))
+		printf("%s", buf);
+out:
+	rc_output__free(o);
+	if (f)
+		fclose(f);
+	free(buf);
+	rc_schema__free(s);
 }

@@ -118,6 +118,11 @@ void test_version_output(void)
 		strcat(feat, " clickhouse");
 		sep = ",";
 #endif
+#ifdef HAVE_LIBTRACEEVENT
+		strcat(feat, sep);
+		strcat(feat, " print-formats");
+		sep = ",";
+#endif
 #ifdef HAVE_LIBIPT
 		strcat(feat, sep);
 		strcat(feat, " intel-pt");
@@ -134,6 +139,11 @@ void test_version_output(void)
 #ifdef RC_NO_CURL
 	LINE("without clickhouse: built without libcurl: ringcap export prints its tables' DDL "
 	     "(--schema) and loads nothing");
+#endif
+#ifndef HAVE_LIBTRACEEVENT
+	LINE("without print-formats: built without libtraceevent: report --format perf-script shows "
+	     "tracepoints other than sched and syscalls as field=value, not by the kernel's print "
+	     "format");
 #endif
 #ifndef HAVE_LIBIPT
 	LINE("without intel-pt: built without libipt: report --aux gives no Intel PT packet summary "

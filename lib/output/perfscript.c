@@ -12,9 +12,11 @@
  *
  * TRACE is what the kernel's print format makes of the fields for
  * ringcap's built-in events (sched_*, and -e syscalls as raw_syscalls'
- * sys_enter and sys_exit) and for syscalls:sys_enter_X/sys_exit_X; other
- * tracepoints show "field=value" in the format's order, which is what most
- * print formats are. Times count from the capture's start (perf script
+ * sys_enter and sys_exit) and for syscalls:sys_enter_X/sys_exit_X. Other
+ * tracepoints are rendered by libtraceevent from the format the capture
+ * kept (tepfmt.h), as perf script renders them; without it (a build
+ * without libtraceevent, a format it cannot take, a record that does not
+ * hold its fields) they show "field=value" in the format's order. Times count from the capture's start (perf script
  * --reltime), or are wall-clock seconds with RC_FMT_WALL.
  */
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/output_int.h"
+#include "output/tepfmt.h"
 #include "util/mem.h"
 
 /*
@@ -56,6 +59,7 @@ struct perfscript {
 	bool stacked;		      /* its events recorded with their stacks (-g) */
 	const struct rc_meta *note_m; /* the source @sampling was read from */
 	char sampling[32];	      /* its sampling event: cycles, cpu-clock */
+	struct rc_tepfmt *tep;	      /* print formats; NULL: field=value */
 };
 
 #define SAMPLING_DEFAULT "cycles"
@@ -250,6 +254,7 @@ static int ps_begin(struct rc_output *o)
 	if (!ps)
 		return -ENOMEM;
 	o->state = ps;
+	ps->tep = rc_tepfmt__new(o->nsrcs);
 	for (i = 0; i < o->nsrcs; i++) {
 		const struct rc_meta *m = o->srcs[i].m;
 
@@ -486,6 +491,21 @@ static bool sched_trace(struct rc_output *o, const struct rc_event_desc *ev,
 	return true;
 }
 
+/*
+ * A tracepoint recorded in the kernel's layout with its format (any but
+ * ringcap's built-in events; the syscalls' are printed below), by its
+ * print format through libtraceevent (tepfmt.h): false when not.
+ */
+static bool print_fmt_trace(struct rc_output *o, const struct rc_event_desc *ev,
+			    const struct rc_rec_hdr *rec)
+{
+	struct perfscript *ps = o->state;
+
+	if (!strncmp(ev->name, "syscalls:", 9))
+		return false;
+	return rc_tepfmt__render(ps->tep, o->cur, o->m, ev, rec, &o->buf);
+}
+
 /* A tracepoint's fields: the syscalls' print formats, else "name=value ..." */
 static void trace_fields(struct rc_output *o, const struct rc_event_desc *ev,
 			 const struct rc_rec_hdr *rec)
@@ -536,7 +556,8 @@ static void ps_event(struct rc_output *o, const struct rc_rec_hdr *rec)
 	} else {
 		put_head(o, rec, ev->flags, rec->ts, padded_comm(o));
 		put_name(o, ev->name);
-		if (!sched_trace(o, ev, rec))
+		/* sched events through ftrace: the kernel's layout, not ringcap's own */
+		if (!print_fmt_trace(o, ev, rec) && !sched_trace(o, ev, rec))
 			trace_fields(o, ev, rec);
 		APPEND_LIT(&o->buf, "\n");
 	}
@@ -578,6 +599,8 @@ static void ps_free(struct rc_output *o)
 			free(ps->heap[--ps->nheld].text);
 		free(ps->heap);
 	}
+	if (ps)
+		rc_tepfmt__free(ps->tep);
 	free(o->state);
 	o->state = NULL;
 }

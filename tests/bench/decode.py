@@ -17,6 +17,14 @@ and, on a capture with stacks (ringcap record -g -e TP of rc_load storm
 CALLS / 4: a kernel and a user stack on every event), ringcap report
 -j 1 / -j 2 --format folded and --summary.
 
+--part formats (make bench-decode PART=formats) times instead each
+--format of report on one capture of CALLS events (rc_load storm; text,
+json, csv, perf-script, perfetto, perfetto-json) and on the -g capture of
+CALLS / 4 (folded, pprof, flamegraph, perf-script, text): the median wall
+and CPU time of RUNS rounds, output to /dev/null, and the output's size in
+bytes (one more run, its output counted through a pipe), with the
+capture's own size beside them.
+
 Figures: the median wall time over the rounds with its spread (min-max),
 events a second at the median, the median CPU time (user + system of the
 decoder: the threads' overhead shows as CPU above -j 1's), and the peak
@@ -57,6 +65,65 @@ def timed(argv, tmp):
     return wall, ru.ru_utime + ru.ru_stime, rss, status
 
 
+FORMATS = ["text", "json", "csv", "perf-script", "perfetto", "perfetto-json"]
+STACK_FORMATS = ["folded", "pprof", "flamegraph", "perf-script", "text"]
+
+
+def out_size(argv):
+    """Run argv; return the bytes it wrote to stdout, or -1 when it failed."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    n = 0
+    while True:
+        b = p.stdout.read(1 << 20)
+        if not b:
+            break
+        n += len(b)
+    return n if p.wait() == 0 else -1
+
+
+def formats(args, rc, load, tmp):
+    """Each --format's time and output size, on a storm capture and a -g one."""
+    nstk = args.calls // 4
+    cap = os.path.join(tmp, "storm.rcap")
+    stk = os.path.join(tmp, "stacks.rcap")
+    jobs = []  # (format, capture, events, argv)
+    if record([rc, "record", "-q", "-e", TP, "-o", cap, "--", load, "storm", str(args.calls),
+               "1"], "ringcap record"):
+        for f in FORMATS:
+            jobs.append((f, "storm", args.calls, [rc, "report", "--format", f, cap]))
+    if record([rc, "record", "-q", "-g", "-e", TP, "-o", stk, "--", load, "storm", str(nstk),
+               "1"], "ringcap record -g"):
+        for f in STACK_FORMATS:
+            jobs.append((f, "-g", nstk, [rc, "report", "--format", f, stk]))
+    res = {(f, c): [] for f, c, _, _ in jobs}
+    for i in range(args.runs):
+        for f, c, _, argv in jobs:
+            res[(f, c)].append(timed(argv, tmp))
+        sys.stderr.write("decode: round %d/%d done\n" % (i + 1, args.runs))
+    sizes = {(f, c): out_size(argv) for f, c, _, argv in jobs}
+    lines = ["Each report --format on one capture: %d getppid events (rc_load storm, %s), "
+             "%s bytes; and %d events with a kernel and a user stack each (record -g), "
+             "%s bytes. Median of %d rounds interleaved, output to /dev/null (its size from "
+             "one more run); machine: %d CPUs, shared, load average %.1f at the end" %
+             (args.calls, TP, os.path.getsize(cap) if os.path.exists(cap) else "-", nstk,
+              os.path.getsize(stk) if os.path.exists(stk) else "-", args.runs, os.cpu_count(),
+              os.getloadavg()[0]), "",
+             "| format | capture | events | output (bytes) | bytes/event | wall (s) | "
+             "spread (s) | CPU (s) | peak RSS (MiB) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for f, c, n, _ in jobs:
+        r = res[(f, c)]
+        if any(x[3] for x in r) or sizes[(f, c)] < 0:
+            lines.append("| %s | %s | %d | failed | | | | | |" % (f, c, n))
+            continue
+        lines.append("| %s | %s | %d | %d | %.1f | %.2f | %.2f-%.2f | %.2f | %.1f |" %
+                     (f, c, n, sizes[(f, c)], sizes[(f, c)] / n,
+                      statistics.median(x[0] for x in r), min(x[0] for x in r),
+                      max(x[0] for x in r), statistics.median(x[1] for x in r),
+                      max(x[2] for x in r) / 1024))
+    return "\n".join(lines) + "\n"
+
+
 def record(argv, what):
     p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if p.returncode:
@@ -72,10 +139,21 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("-n", "--calls", type=int, default=4000000)
     ap.add_argument("-o", "--output", help="also write the markdown here")
+    ap.add_argument("--part", choices=["decoders", "formats"], default="decoders",
+                    help="decoders: ringcap against perf script and trace-cmd report; "
+                    "formats: each --format's time and output size")
     args = ap.parse_args()
     rc = os.path.abspath(os.path.join(args.build, "ringcap"))
     load = os.path.abspath(os.path.join(args.build, "rc_load"))
     tmp = tempfile.mkdtemp(prefix="rc-decode-")
+    if args.part == "formats":
+        text = formats(args, rc, load, tmp)
+        sys.stdout.write(text)
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(text)
+        subprocess.run(["rm", "-rf", tmp])
+        return
     sizes = [args.calls, args.calls // 4]
     caps = {}
     for n in sizes:

@@ -258,10 +258,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rc_strbuf sb = {};
 	struct rc_summary sum = {};
-	static const struct rc_output_ops *const fmts[5] = { &rc_output_text, &rc_output_json,
-							     &rc_output_csv, &rc_output_perfetto,
-							     &rc_output_perfetto_json };
-	struct rc_output *outs[5] = {};
+	/* perf-script: tracepoints through libtraceevent, from the file's format notes */
+	static const struct rc_output_ops *const fmts[6] = {
+		&rc_output_text,     &rc_output_json,	       &rc_output_csv,
+		&rc_output_perfetto, &rc_output_perfetto_json, &rc_output_perf_script
+	};
+	struct rc_output *outs[6] = {};
 	static const uint32_t pids[] = { 0, 100 }, cpus[] = { 0 };
 	struct rc_filter filter = { .pids = pids,
 				    .npids = 2,
@@ -292,7 +294,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r)
 		return 0;
 	m = rc_reader__meta(r);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		outs[i] = rc_output__new(fmts[i], stdout, &m, 1, i ? 0 : RC_FMT_WALL,
 					 i & 1 /* hosts shown */);
 	rc_filter__add_event(&filter, m->schema, "sched");
@@ -310,11 +312,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc_filter__match(&filter, m, rec);
 		if (led.by_event && led.by_cpu)
 			rc_ledger__add_record(&led, m, rec);
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < 6; i++)
 			if (outs[i])
 				rc_output__event(outs[i], 0, rec);
 	}
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		if (outs[i])
 			rc_output__end(outs[i]);
 		rc_output__free(outs[i]);
