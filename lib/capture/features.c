@@ -975,6 +975,16 @@ int rc_kbtf__write_whole(const struct rc_kbtf *k, int fd)
 	return 0;
 }
 
+int rc_kbtf__trace_id(const struct rc_kbtf *k, const char *tp)
+{
+	size_t i;
+
+	for (i = 0; k && i < ARRAY_SIZE(tp_btf_needed); i++)
+		if (!strcmp(tp_btf_needed[i], tp))
+			return k->w.trace_id[i] ? (int)k->w.trace_id[i] : -ENOENT;
+	return -ENOENT;
+}
+
 void rc_kbtf__free(struct rc_kbtf *k)
 {
 	if (!k)
