@@ -153,8 +153,8 @@ static void tp_btf_register(void)
 	LIBBPF_OPTS(libbpf_prog_handler_opts, ho, .prog_prepare_load_fn = tp_btf_prepare,
 		    .prog_attach_fn = tp_btf_attach);
 
-	tp_btf_handler = libbpf_register_prog_handler(TP_BTF_SEC, BPF_PROG_TYPE_TRACING,
-						      BPF_TRACE_RAW_TP, &ho);
+	tp_btf_handler =
+	    libbpf_register_prog_handler(TP_BTF_SEC, BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, &ho);
 }
 
 /* The handler, registered once in the process, before any object is opened. */
