@@ -485,13 +485,14 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 	return 0;
 }
 
-SEC("tp_btf/sys_enter")
+/* rc_tp_btf: tp_btf, loaded by user space's handler (sched.bpf.c says why) */
+SEC("rc_tp_btf/sys_enter")
 int BPF_PROG(handle_sc_enter, struct pt_regs *regs, long id)
 {
 	return sc_event(ctx, regs, id, 0, false);
 }
 
-SEC("tp_btf/sys_exit")
+SEC("rc_tp_btf/sys_exit")
 int BPF_PROG(handle_sc_exit, struct pt_regs *regs, long ret)
 {
 	/* the number as the kernel's sys_exit event takes it (syscall_get_nr()) */

@@ -52,7 +52,8 @@ static __always_inline void target_clear(__u32 tgid, __u64 *w, __u64 bit)
 }
 #endif
 
-SEC("tp_btf/sched_process_fork")
+/* rc_tp_btf: tp_btf, loaded by user space's handler (sched.bpf.c says why) */
+SEC("rc_tp_btf/sched_process_fork")
 int BPF_PROG(handle_follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
@@ -81,13 +82,13 @@ static __always_inline int forget(struct task_struct *p, bool group_dead)
 }
 
 /* Two variants, as in sched.bpf.c: user space loads the one the kernel's prototype fits. */
-SEC("tp_btf/sched_process_exit")
+SEC("rc_tp_btf/sched_process_exit")
 int BPF_PROG(handle_follow_exit, struct task_struct *p)
 {
 	return forget(p, rc_group_dead(p));
 }
 
-SEC("tp_btf/sched_process_exit")
+SEC("rc_tp_btf/sched_process_exit")
 int BPF_PROG(handle_follow_exit_gd, struct task_struct *p, bool group_dead)
 {
 	return forget(p, group_dead);

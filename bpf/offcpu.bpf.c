@@ -116,14 +116,17 @@ static __always_inline void switched_in(void *ctx, struct rc_bpf_stats *st,
 	bpf_map_delete_elem(&offcpu, &tid); /* written: the next needs a switch-out of its own */
 }
 
-/* The compat object's: without prev_state, as in sched.bpf.c */
+/*
+ * The compat object's: without prev_state, as in sched.bpf.c. rc_tp_btf:
+ * tp_btf, loaded by user space's handler (sched.bpf.c says why).
+ */
 #ifndef RC_COMPAT
-SEC("tp_btf/sched_switch")
+SEC("rc_tp_btf/sched_switch")
 int BPF_PROG(handle_offcpu_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 #else
-SEC("tp_btf/sched_switch")
+SEC("rc_tp_btf/sched_switch")
 int BPF_PROG(handle_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	unsigned int prev_state = rc_task_state(prev);

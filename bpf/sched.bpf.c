@@ -8,6 +8,10 @@
  * out of scope on every side, so its wake-ups never feed its own ring.
  * The other task's name is two loads from its task_struct, a BTF pointer
  * (rc_comm_words()), not bpf_probe_read_kernel(), a helper call.
+ *
+ * SEC("rc_tp_btf/NAME"): a tp_btf program, which user space loads against
+ * the kernel's type it already knows, without libbpf's parse of all the
+ * kernel's BTF (lib/capture/bpf/load.c, tp_btf_prepare()).
  */
 #include "common.bpf.h"
 
@@ -37,12 +41,12 @@ static __always_inline __u32 report_state(bool preempt, unsigned int state)
  * has, without prev_state (5.18), and reads the state from prev.
  */
 #ifndef RC_COMPAT
-SEC("tp_btf/sched_switch")
+SEC("rc_tp_btf/sched_switch")
 int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 #else
-SEC("tp_btf/sched_switch")
+SEC("rc_tp_btf/sched_switch")
 int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	unsigned int prev_state = rc_task_state(prev);
@@ -70,7 +74,7 @@ int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup")
+SEC("rc_tp_btf/sched_wakeup")
 int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 {
 	struct task_struct *cur = rc_current();
@@ -94,7 +98,7 @@ int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
+SEC("rc_tp_btf/sched_process_fork")
 int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct rc_bpf_stats *st = rc_stats();
@@ -115,7 +119,7 @@ int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
+SEC("rc_tp_btf/sched_process_exec")
 int BPF_PROG(handle_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
@@ -168,13 +172,13 @@ static __always_inline int emit_exit(void *ctx, struct task_struct *p, bool grou
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
+SEC("rc_tp_btf/sched_process_exit")
 int BPF_PROG(handle_sched_process_exit, struct task_struct *p)
 {
 	return emit_exit(ctx, p, rc_group_dead(p));
 }
 
-SEC("tp_btf/sched_process_exit")
+SEC("rc_tp_btf/sched_process_exit")
 int BPF_PROG(handle_sched_process_exit_gd, struct task_struct *p, bool group_dead)
 {
 	return emit_exit(ctx, p, group_dead);

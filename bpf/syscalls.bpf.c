@@ -127,7 +127,8 @@ static __always_inline void emit_noreturn(void *ctx, struct task_struct *cur,
 	rc_submit(ctx, st, e, sizeof(*e));
 }
 
-SEC("tp_btf/sys_enter")
+/* rc_tp_btf: tp_btf, loaded by user space's handler (sched.bpf.c says why) */
+SEC("rc_tp_btf/sys_enter")
 int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *cur = rc_current();
@@ -164,7 +165,7 @@ static __always_inline void emit_call(void *ctx, struct rc_bpf_stats *st, struct
 	rc_submit(ctx, st, e, sizeof(*e));
 }
 
-SEC("tp_btf/sys_exit")
+SEC("rc_tp_btf/sys_exit")
 int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *cur = rc_current();

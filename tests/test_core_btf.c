@@ -7,12 +7,14 @@
  * relocates against it).
  */
 #include <bpf/btf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "capture/session.h"
+#include "run_util.h"
 #include "test_progs.h"
 
 /* @name's member @member in struct @id of @btf: its bit offset, -1 when absent */
@@ -119,4 +121,60 @@ out:
 	rc_kbtf__free(k);
 	if (fd >= 0)
 		close(fd);
+}
+
+/*
+ * The types the BTF tracepoint programs load against, from the walk
+ * (rc_kbtf__trace_id()): libbpf's, by its own parse. And a recording
+ * that loads every such program of ringcap's has libbpf parse none of
+ * the kernel's BTF: its log (-vv) says when it does.
+ */
+void test_core_btf_trace_ids(void)
+{
+	static const char *const tps[] = { "sys_enter",		 "sys_exit",
+					   "sched_switch",	 "sched_wakeup",
+					   "sched_process_fork", "sched_process_exec",
+					   "sched_process_exit" };
+	const char *out = tmpfile_path("tp.rcap");
+	struct btf *whole = NULL;
+	struct rc_kbtf *k = NULL;
+	struct run r = {};
+	struct rc_features f;
+	char name[64];
+	size_t i;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		test__skip("no /sys/kernel/btf/vmlinux");
+		return;
+	}
+	if (!ASSERT_OK(rc_features__probe_keep(&f, &k), "probe") || !ASSERT_TRUE(k, "kept"))
+		goto out;
+	whole = btf__load_vmlinux_btf();
+	if (!ASSERT_TRUE(whole, "parse whole"))
+		goto out;
+	for (i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", tps[i]);
+		ASSERT_EQ(rc_kbtf__trace_id(k, tps[i]),
+			  btf__find_by_name_kind(whole, name, BTF_KIND_TYPEDEF), tps[i]);
+	}
+	ASSERT_EQ(rc_kbtf__trace_id(k, "sched_nonesuch"), -ENOENT, "not one of them");
+	ASSERT_EQ(rc_kbtf__trace_id(NULL, "sys_enter"), -ENOENT, "no walk");
+	if (!need_root())
+		goto out;
+	/* syscalls.bpf.c, sched.bpf.c, offcpu.bpf.c, and dyn.bpf.c with follow's programs */
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-vv", "-e",
+					    "syscalls,sched,syscalls:sys_enter_getppid",
+					    "--off-cpu", "-o", (char *)out, "--", "true", NULL },
+				60000),
+		       0, "record"))
+		goto out;
+	ASSERT_TRUE(strstr(r.err, "CO-RE relocating"), "libbpf's log");
+	ASSERT_TRUE(strstr(r.err, "handle_follow_fork"), "follow's programs");
+	ASSERT_TRUE(!strstr(r.err, "loading kernel BTF"), "no parse of the kernel's BTF by libbpf");
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+	btf__free(whole);
+	rc_kbtf__free(k);
 }

@@ -148,8 +148,12 @@ static const char *walk_name(const struct btf_walk *w, __u32 off)
 	return off < w->strs_len ? w->strs + off : "";
 }
 
-/* The bytes a type of @kind with @vlen members takes after its struct btf_type; -1: unknown */
-static long kind_extra(__u32 kind, __u32 vlen)
+/*
+ * The bytes a type of @kind with @vlen members takes after its struct
+ * btf_type; -1: unknown. Inlined: a call for each of the kernel's types
+ * was a tenth of the walk.
+ */
+static inline __attribute__((always_inline)) long kind_extra(__u32 kind, __u32 vlen)
 {
 	switch (kind) {
 	case BTF_KIND_INT:
@@ -692,12 +696,38 @@ static bool named_kind(__u32 kind)
 	       kind == BTF_KIND_ENUM64 || kind == BTF_KIND_FWD || kind == BTF_KIND_TYPEDEF;
 }
 
-/* The local names: a set, open addressing, its size a power of two. */
+/*
+ * The local names: a set, open addressing, its size a power of two; and
+ * the pairs of first bytes they begin with, a bit each (the second byte
+ * 0 for a one-byte name), so that most of the kernel's names are ruled
+ * out without hashing them.
+ */
 struct core_names {
 	const char **name;
 	size_t *len;
 	size_t mask;
+	__u64 first2[65536 / 64];
 };
+
+/* The first two bytes of @name's essential name (essential()), 0 past its end. */
+static unsigned int first2(const char *name)
+{
+	unsigned int a = (unsigned char)name[0], b;
+
+	if (!a)
+		return 0;
+	b = (unsigned char)name[1];
+	if (b == '_' && name[2] == '_' && name[3] == '_')
+		b = 0;
+	return a | b << 8;
+}
+
+static bool first2_has(const struct core_names *n, const char *name)
+{
+	unsigned int f = first2(name);
+
+	return n->first2[f / 64] & (1ull << (f % 64));
+}
 
 static bool names_has(const struct core_names *n, const char *name, size_t len, __u32 h)
 {
@@ -735,6 +765,7 @@ static int local_names(const struct btf *local, struct core_names *n)
 			;
 		n->name[i] = name;
 		n->len[i] = len;
+		n->first2[first2(name) / 64] |= 1ull << (first2(name) % 64);
 	}
 	return 0;
 }
@@ -876,6 +907,8 @@ int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd
 		if (!t->name_off || !named_kind(btf_kind(t)))
 			continue;
 		name = walk_name(w, t->name_off);
+		if (!first2_has(&names, name))
+			continue;
 		len = essential(name, &hash);
 		if (len && names_has(&names, name, len, hash)) {
 			newid[id] = CORE_MARK;
@@ -973,6 +1006,16 @@ int rc_kbtf__write_whole(const struct rc_kbtf *k, int fd)
 		done += n;
 	}
 	return 0;
+}
+
+int rc_kbtf__trace_id(const struct rc_kbtf *k, const char *tp)
+{
+	size_t i;
+
+	for (i = 0; k && i < ARRAY_SIZE(tp_btf_needed); i++)
+		if (!strcmp(tp_btf_needed[i], tp))
+			return k->w.trace_id[i] ? (int)k->w.trace_id[i] : -ENOENT;
+	return -ENOENT;
 }
 
 void rc_kbtf__free(struct rc_kbtf *k)

@@ -159,6 +159,20 @@ int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd
 int rc_kbtf__write_whole(const struct rc_kbtf *k, int fd);
 
 /**
+ * rc_kbtf__trace_id() - the kernel's BTF type of a BTF tracepoint the built-in sources use
+ * @k: from rc_features__probe_keep(), or NULL
+ * @tp: the tracepoint, as "sched_switch"
+ *
+ * The id of the kernel's typedef btf_trace_@tp, which a tp_btf program
+ * loads against (bpf_prog_load_opts.attach_btf_id): what libbpf finds
+ * by its own parse of the kernel's BTF.
+ *
+ * Return: the type id, or -ENOENT (no @k, a tracepoint not among the
+ * built-in sources', or not in this kernel).
+ */
+int rc_kbtf__trace_id(const struct rc_kbtf *k, const char *tp);
+
+/**
  * rc_kbtf__free() - give back the kernel's BTF rc_features__probe_keep() kept
  * @k: or NULL
  */

@@ -5,6 +5,7 @@
  * opened and loaded; the events described at record time; --bpf objects.
  * Called by open.c; calls attach.c for the program each event takes.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,88 @@ void rc_bpf__loaded(struct rc_bpf *s)
 	if (s->core_fd > 0)
 		close(s->core_fd);
 	s->core_fd = 0;
+}
+
+/*
+ * BTF tracepoint programs, SEC("rc_tp_btf/NAME"): libbpf's tp_btf, but
+ * not the kernel's BTF parsed by libbpf. libbpf 1.1 parses all of it
+ * (10 ms, a third of a short recording's CPU) for any object that loads
+ * a tp_btf program, to find the type its tracepoint's programs load
+ * against (btf_trace_NAME), and the probe's walk already knows that type
+ * (rc_kbtf__trace_id()). This handler loads the same programs
+ * (BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP) with that type.
+ *
+ * The type goes from tp_btf_targets() to tp_btf_prepare() in the
+ * program's attach_prog_fd, which libbpf passes through untouched, and
+ * whose being set is what tells libbpf (obj_needs_vmlinux_btf()) that a
+ * tracing program needs no kernel BTF of its own; tp_btf_prepare() moves
+ * it to attach_btf_id before the program is loaded. Without the walk,
+ * libbpf finds the type, by its parse, as for a tp_btf program.
+ */
+#define TP_BTF_SEC "rc_tp_btf/"
+
+static int tp_btf_prepare(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
+{
+	if (opts->attach_prog_fd) {
+		opts->attach_btf_id = opts->attach_prog_fd;
+		opts->attach_prog_fd = 0;
+	}
+	if (!opts->attach_btf_id) { /* never: tp_btf_targets() saw every program that loads */
+		pr_warn("BPF program %s: no BTF tracepoint type to load against\n",
+			bpf_program__name(prog));
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static int tp_btf_attach(const struct bpf_program *prog, long cookie, struct bpf_link **link)
+{
+	*link = bpf_program__attach_trace(prog);
+	return *link ? 0 : -errno;
+}
+
+static int tp_btf_handler;
+
+static void tp_btf_register(void)
+{
+	LIBBPF_OPTS(libbpf_prog_handler_opts, ho, .prog_prepare_load_fn = tp_btf_prepare,
+		    .prog_attach_fn = tp_btf_attach);
+
+	tp_btf_handler =
+	    libbpf_register_prog_handler(TP_BTF_SEC, BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, &ho);
+}
+
+/* The handler, registered once in the process, before any object is opened. */
+static int tp_btf_ready(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, tp_btf_register);
+	if (tp_btf_handler < 0)
+		pr_warn("failed to register the BPF section handler %s: %s\n", TP_BTF_SEC,
+			strerror(-tp_btf_handler));
+	return tp_btf_handler < 0 ? tp_btf_handler : 0;
+}
+
+/* Each BTF tracepoint program of @obj that loads: its type, for tp_btf_prepare(). */
+static int tp_btf_targets(struct rc_bpf *s, struct bpf_object *obj)
+{
+	const size_t pfx = strlen(TP_BTF_SEC);
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		const char *sec = bpf_program__section_name(p);
+		int id, err;
+
+		if (!bpf_program__autoload(p) || strncmp(sec, TP_BTF_SEC, pfx))
+			continue;
+		id = rc_kbtf__trace_id(s->kbtf, sec + pfx);
+		err = id > 0 ? bpf_program__set_attach_target(p, id, NULL)
+			     : bpf_program__set_attach_target(p, 0, sec + pfx);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* Frames a stack takes a side: RC_STACK_MAX, or kernel.perf_event_max_stack when less. */
@@ -422,6 +505,7 @@ static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	err = set_follow(s, d->obj, d->maps.followed, follow);
 	err = err ?: core_write(s, d->obj);
 	err = err ?: share_maps(s, d->obj);
+	err = err ?: tp_btf_targets(s, d->obj);
 	err = err ?: dyn_bpf__load(d);
 	if (!err && follow)
 		s->fw.unfollowed = &d->bss->unfollowed;
@@ -614,6 +698,7 @@ static int open_syscalls(struct rc_bpf *s, const struct rc_knobs *k)
 		return err;
 	err = core_write(s, s->sys->obj);
 	err = err ?: share_maps(s, s->sys->obj);
+	err = err ?: tp_btf_targets(s, s->sys->obj);
 	err = err ?: syscalls_bpf__load(s->sys);
 	return err ? load_failed("syscalls", err) : 0;
 }
@@ -651,6 +736,7 @@ static int open_sched(struct rc_bpf *s, const struct rc_knobs *k, uint32_t ev)
 				  exit && s->feat.exit_group_dead);
 	err = core_write(s, sk->obj);
 	err = err ?: share_maps(s, sk->obj);
+	err = err ?: tp_btf_targets(s, sk->obj);
 	err = err ?: sched_bpf__load(sk);
 	return err ? load_failed("sched", err) : 0;
 }
@@ -677,6 +763,7 @@ static int open_follow(struct rc_bpf *s, const struct rc_knobs *k)
 		return load_failed("follow", err);
 	err = core_write(s, s->follow->obj);
 	err = err ?: share_maps(s, s->follow->obj);
+	err = err ?: tp_btf_targets(s, s->follow->obj);
 	err = err ?: follow_bpf__load(s->follow);
 	if (err) {
 		memset(&s->fw, 0, sizeof(s->fw));
@@ -805,6 +892,7 @@ static int open_offcpu(struct rc_bpf *s, const struct rc_knobs *k)
 	s->offcpu->rodata->knobs = *k;
 	err = core_write(s, s->offcpu->obj);
 	err = err ?: share_maps(s, s->offcpu->obj);
+	err = err ?: tp_btf_targets(s, s->offcpu->obj);
 	err = err ?: offcpu_bpf__load(s->offcpu);
 	return err ? load_failed("off-CPU", err) : 0;
 }
@@ -813,8 +901,10 @@ int rc_bpf__load_sources(struct rc_bpf *s)
 {
 	uint32_t ev = s->c.opts.events;
 	struct rc_knobs k = make_knobs(&s->c.opts);
-	int err = 0;
+	int err = tp_btf_ready();
 
+	if (err)
+		return err;
 	/* said once, here: the sources that carry follow's programs load this flavour */
 	if (s->c.opts.follow_forks && !rc_features__missing(&s->feat, RC_NEED_FOLLOW)) {
 		s->follow_compat = use_compat(s, RC_NEED_FOLLOW, "following a command's children");
