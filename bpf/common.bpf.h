@@ -36,7 +36,8 @@ struct {
  *
  * The CPU is this program's for its whole run: tracepoint, perf event
  * and kprobe programs run with preemption off, uprobe programs (since
- * 6.0) and every program on PREEMPT_RT with migration disabled. A
+ * 6.0), sleepable ones (none of ours) and every program on PREEMPT_RT
+ * with migration disabled. A
  * preempted program's ring is still its CPU's, which another program on
  * that CPU may write to meanwhile: each reservation takes the ring's
  * lock, as in the one ring. Otherwise (another mode) a one-entry map of
