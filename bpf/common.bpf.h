@@ -27,6 +27,36 @@ struct {
 } events SEC(".maps");
 
 /*
+ * knobs.transport RC_KNOB_RINGBUF_PCPU: a BPF ring buffer per CPU, this
+ * one's at its CPU's index (rc_cpu_ring()), where the one shared ring
+ * bounced its lock word and producer position between the CPUs (on the
+ * bench machine, a two-CPU storm: 440 ns an event in one ring, 180 in a
+ * ring each). User space picks it when more than one CPU runs (open.c):
+ * on one CPU the lookup costs and the one ring shares nothing.
+ *
+ * The CPU is this program's for its whole run: tracepoint, perf event
+ * and kprobe programs run with preemption off, uprobe programs (since
+ * 6.0), sleepable ones (none of ours) and every program on PREEMPT_RT
+ * with migration disabled. A
+ * preempted program's ring is still its CPU's, which another program on
+ * that CPU may write to meanwhile: each reservation takes the ring's
+ * lock, as in the one ring. Otherwise (another mode) a one-entry map of
+ * an array, which no program reaches: the verifier follows only the
+ * branch knobs.transport names.
+ */
+struct rc_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* replaced by user space's map */
+	__type(key, __u32);
+	__array(values, struct rc_ring);
+} rings SEC(".maps");
+
+/*
  * perfbuf: records are built here, then copied out by
  * bpf_perf_event_output(). One slot per event type and CPU: tracepoint
  * programs run with preemption off on every kernel of the matrix (6.1 to
@@ -334,6 +364,55 @@ static __always_inline void rc_fill_hdr(struct rc_rec_hdr *h, const struct task_
 }
 #endif
 
+/* RC_KNOB_RINGBUF_PCPU: this CPU's ring (rings), or NULL where it has none */
+static __always_inline void *rc_cpu_ring(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&rings, &cpu);
+}
+
+/*
+ * ringbuf: @size bytes reserved in the ring, this CPU's (RC_KNOB_RINGBUF_PCPU)
+ * or the one; NULL when it is full. A CPU without a ring (one brought up
+ * after the start) finds it full.
+ */
+static __always_inline void *rc_ring_reserve(__u32 size)
+{
+	if (knobs.transport == RC_KNOB_RINGBUF_PCPU) {
+		void *ring = rc_cpu_ring();
+
+		if (!ring)
+			return NULL;
+		return bpf_ringbuf_reserve(ring, size, 0);
+	}
+	return bpf_ringbuf_reserve(&events, size, 0);
+}
+
+/* ringbuf: @size bytes of @buf copied into the ring; 0, or a negative error (full) */
+static __always_inline long rc_ring_output(void *buf, __u32 size, __u64 flags)
+{
+	if (knobs.transport == RC_KNOB_RINGBUF_PCPU) {
+		void *ring = rc_cpu_ring();
+
+		if (!ring)
+			return -1; /* as full */
+		return bpf_ringbuf_output(ring, buf, size, flags);
+	}
+	return bpf_ringbuf_output(&events, buf, size, flags);
+}
+
+/* ringbuf: the bytes pending in the ring the program writes to */
+static __always_inline __u64 rc_ring_pending(void)
+{
+	if (knobs.transport == RC_KNOB_RINGBUF_PCPU) {
+		void *ring = rc_cpu_ring();
+
+		return ring ? bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) : 0;
+	}
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+}
+
 /*
  * Room for a record of @size bytes: in the ring, or perfbuf: this CPU's
  * scratch slot @slot, copied out by rc_submit(). NULL when the ring is
@@ -350,7 +429,7 @@ static __always_inline void *rc_reserve_in(__u32 size, __u32 slot)
 {
 	if (knobs.transport == RC_KNOB_PERFBUF)
 		return bpf_map_lookup_elem(&scratch, &slot);
-	return bpf_ringbuf_reserve(&events, size, 0);
+	return rc_ring_reserve(size);
 }
 
 /* rc_reserve_in() for a built-in @type, counted as made in @st (rc_stats()). */
@@ -391,7 +470,8 @@ static __always_inline int rc_dropped(struct rc_bpf_stats *st, __u16 type)
  * hid what a slow reader loses.
  *
  * With two CPUs producing, each checks for itself: neither needs to be
- * the one that crosses the mark.
+ * the one that crosses the mark. With a ring per CPU, each asks its own
+ * ring, and its wakeup wakes the reader through that ring.
  */
 static __always_inline __u64 rc_wakeup_flags(__u64 *since_query, __u32 size)
 {
@@ -408,7 +488,7 @@ static __always_inline __u64 rc_wakeup_flags(__u64 *since_query, __u32 size)
 	asleep = bpf_map_lookup_elem(&reader, &zero);
 	if (!asleep || !*asleep)
 		return BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= knobs.wakeup_bytes)
+	if (rc_ring_pending() >= knobs.wakeup_bytes)
 		return BPF_RB_FORCE_WAKEUP;
 	return BPF_RB_NO_WAKEUP;
 }
@@ -445,7 +525,7 @@ static __always_inline long rc_output(void *ctx, struct rc_bpf_stats *st, void *
 {
 	if (knobs.transport == RC_KNOB_PERFBUF)
 		return bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, size);
-	return bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags(&st->since_query, size));
+	return rc_ring_output(buf, size, rc_wakeup_flags(&st->since_query, size));
 }
 
 /*

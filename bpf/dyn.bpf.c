@@ -113,8 +113,7 @@ static __always_inline void output(void *ctx, void *buf, __u32 size, struct rc_d
 	if (knobs.transport == RC_KNOB_PERFBUF)
 		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, size);
 	else
-		err =
-		    bpf_ringbuf_output(&events, buf, size, rc_wakeup_flags_cpu(size));
+		err = rc_ring_output(buf, size, rc_wakeup_flags_cpu(size));
 	if (err)
 		st->dropped++;
 	else if (knobs.stacks)
@@ -548,8 +547,8 @@ static __always_inline int uprobe_event(struct pt_regs *regs, __u16 type)
 
 	if (!st)
 		return 0;
-	if (knobs.transport == RC_KNOB_RINGBUF) {
-		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (knobs.transport != RC_KNOB_PERFBUF) {
+		e = rc_ring_reserve(sizeof(*e));
 		if (!e) {
 			__sync_fetch_and_add(&st->dropped, 1);
 			return 0;
@@ -575,8 +574,8 @@ static __always_inline int uretprobe_event(struct pt_regs *regs, __u16 type)
 
 	if (!st)
 		return 0;
-	if (knobs.transport == RC_KNOB_RINGBUF) {
-		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (knobs.transport != RC_KNOB_PERFBUF) {
+		e = rc_ring_reserve(sizeof(*e));
 		if (!e) {
 			__sync_fetch_and_add(&st->dropped, 1);
 			return 0;

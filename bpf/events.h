@@ -32,13 +32,14 @@
 /* rc_knobs.transport */
 #define RC_KNOB_RINGBUF 0
 #define RC_KNOB_PERFBUF 1
+#define RC_KNOB_RINGBUF_PCPU 2 /* a BPF ring buffer per CPU: the rings map (common.bpf.h) */
 
 /* Settings every program reads from .rodata, set by user space before load. */
 struct rc_knobs {
 	__u32 self_tgid;    /* ringcap itself: never traced */
 	__u32 filter_pids;  /* only tgids in the targets map */
 	__u32 filter_comm;  /* only tasks whose comm equals comm */
-	__u32 transport;    /* RC_KNOB_RINGBUF or RC_KNOB_PERFBUF: the events map's type */
+	__u32 transport;    /* RC_KNOB_*: the events map's type, or the rings map */
 	__u64 wakeup_bytes; /* ringbuf: 0, kernel's adaptive wakeup; else force above this */
 	char comm[RC_COMM_LEN];
 	__u32 snap_type; /* perfbuf: notify user space when a record of this type is made */

@@ -636,6 +636,104 @@ out:
 	tmpdir_cleanup();
 }
 
+/*
+ * A BPF ring buffer per CPU (bpf/common.bpf.h, RC_KNOB_RINGBUF_PCPU), taken
+ * when two CPUs or more are online: both CPUs storm into rings of 64K each
+ * (--ringbuf-size 128K, split), which overflow. The ledger holds for each
+ * CPU and event (made = captured + dropped), every getppid() is in the
+ * file or dropped, the file is in time order (the rings merged), and both
+ * CPUs' rings were read. RINGCAP_RINGS=one: the one ring, the same ledger.
+ */
+static int pcpu_storm(const char *rings, struct facts *f, struct run *r, const char *out)
+{
+	int st;
+
+	memset(f, 0, sizeof(*f));
+	if (setenv("RINGCAP_RINGS", rings, 1))
+		return -errno;
+	st = run_sync(r,
+		      (char *[]){ (char *)bin("ringcap"), "record", "-qvv", "-e", "syscalls",
+				  "--ringbuf-size", "128K", "-o", (char *)out, "--",
+				  (char *)bin("rc_load"), "storm", "100000", "2", NULL },
+		      60000);
+	unsetenv("RINGCAP_RINGS");
+	if (!ASSERT_EQ(st, 0, "record"))
+		return -1;
+	return gather(out, f);
+}
+
+/* Each CPU's and event's ledger in @path: CPUs with records captured, or -1 if one fails. */
+static int pcpu_ledger(const char *path)
+{
+	struct rc_reader *r = rc_reader__open(path);
+	const struct rc_rec_hdr *rec;
+	const struct rc_stats *st;
+	bool cpus[2] = {};
+	int bad = 0;
+	uint32_t i;
+
+	if (!r)
+		return -1;
+	while (rc_reader__next(r, &rec) > 0)
+		;
+	st = rc_reader__stats(r);
+	for (i = 0; st && i < st->nentries; i++) {
+		const struct rc_stat_entry *e = &st->entries[i];
+
+		if (e->cpu == RC_CPU_ANY || e->type == RC_TYPE_FOLLOW)
+			continue;
+		if (e->made != e->captured + e->dropped) {
+			printf("    CPU %u, type %u: %lu made, %lu captured, %lu dropped\n", e->cpu,
+			       e->type, (unsigned long)e->made, (unsigned long)e->captured,
+			       (unsigned long)e->dropped);
+			bad = 1;
+		}
+		if (e->cpu < 2 && e->captured)
+			cpus[e->cpu] = true;
+	}
+	rc_reader__free(r);
+	return st && !bad ? cpus[0] + cpus[1] : -1;
+}
+
+void test_record_ring_per_cpu(void)
+{
+	const char *out = tmpfile_path("pcpu.rcap");
+	struct run r = {};
+	struct facts f;
+
+	if (!need_root())
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		test__skip("one CPU online: the one ring, always");
+		return;
+	}
+	if (!ASSERT_OK(pcpu_storm("cpu", &f, &r, out), "a ring per CPU"))
+		goto out;
+	ASSERT_TRUE(r.err && strstr(r.err, "a BPF ring buffer per CPU: 2 of 65536 bytes, each waking the reader at 4096"),
+		    "two rings of 64K");
+	ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+	ASSERT_EQ(f.captured, f.nrec, "captured = records in the file");
+	ASSERT_TRUE(f.getppid <= 200000 && f.getppid + (long)f.dropped >= 200000,
+		    "every getppid() in the file or dropped");
+	ASSERT_TRUE(f.ordered, "timestamps never go backwards");
+	ASSERT_EQ(pcpu_ledger(out), 2, "each CPU's ledger, both CPUs' rings read");
+	printf("    a ring per CPU: %lu made, %lu dropped\n", (unsigned long)f.made,
+	       (unsigned long)f.dropped);
+	run_free(&r);
+	unlink(out);
+	if (!ASSERT_OK(pcpu_storm("one", &f, &r, out), "the one ring"))
+		goto out;
+	ASSERT_TRUE(r.err && !strstr(r.err, "a BPF ring buffer per CPU"), "one ring");
+	ASSERT_EQ(f.made, f.captured + f.dropped, "one ring: made = captured + dropped");
+	ASSERT_EQ(f.captured, f.nrec, "one ring: captured = records in the file");
+	ASSERT_TRUE(f.ordered, "one ring: timestamps never go backwards");
+	ASSERT_TRUE(pcpu_ledger(out) >= 1, "one ring: each CPU's ledger");
+out:
+	run_free(&r);
+	unlink(out);
+	tmpdir_cleanup();
+}
+
 /* Chunks in the capture at @path (each flush that had records writes one), or -1. */
 static long count_chunks(const char *path)
 {

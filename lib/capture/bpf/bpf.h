@@ -88,6 +88,10 @@ struct rc_bpf {
 	uint64_t *ulost;      /* --bpf: each CPU's perf ring's losses */
 	uint64_t *ddropped;   /* each CPU's drops of dset's events, at the last count */
 	int events_fd, targets_fd, stats_fd, notify_fd, reader_fd;
+	int rings_fd;	     /* the rings map: a ring per CPU, or a stand-in (common.bpf.h) */
+	uint32_t nrings;     /* ringbuf: BPF ring buffers, one a CPU of ring_cpus when > 1 */
+	uint32_t *ring_cpus; /* the CPUs online at open, ascending */
+	size_t ring_size;    /* each ring's bytes: --ringbuf-size, or a CPU's share of it */
 	int stackbufs_fd, stacknest_fd; /* record -g: common.bpf.h, rc_emit_stack() */
 	uint64_t *targets;  /* the targets map's bits, mapped; NULL: no pid filter */
 	size_t targets_len; /* bytes mapped */

@@ -270,7 +270,8 @@ int rc_bpf__snapshot_stats(struct rc_bpf *s)
 	if (!s->user && bpf_map_lookup_elem(s->stats_fd, &zero, s->percpu) < 0)
 		return -errno;
 	st->ts = rc_now_ns(CLOCK_BOOTTIME);
-	st->ring_size = s->c.opts.ringbuf_size;
+	/* a ring's: a CPU's with a ring per CPU, as ring_hwm and ring_pending are the fullest's */
+	st->ring_size = s->ring_size ?: s->c.opts.ringbuf_size;
 	st->ring_hwm = s->ring_hwm;
 	st->ring_pending = s->c.opts.overwrite ? 0 : s->ring->pending(s, false);
 	st->user_dropped = s->malformed + s->pb.malformed;

@@ -35,6 +35,7 @@ static int share_maps(struct rc_bpf *s, struct bpf_object *obj)
 		{ "events", s->events_fd }, { "targets", s->targets_fd }, { "stats", s->stats_fd },
 		{ "notify", s->notify_fd }, { "reader", s->reader_fd },
 		{ "stackbufs", s->stackbufs_fd }, { "stacknest", s->stacknest_fd },
+		{ "rings", s->rings_fd },
 	};
 	size_t i;
 	int err;
@@ -200,7 +201,7 @@ static __u32 max_stack(void)
 	return v ? v : 1;
 }
 
-static struct rc_knobs make_knobs(const struct rc_record_opts *o)
+static struct rc_knobs make_knobs(const struct rc_record_opts *o, bool pcpu)
 {
 	struct rc_knobs k = {
 		.self_tgid = getpid(),
@@ -208,7 +209,9 @@ static struct rc_knobs make_knobs(const struct rc_record_opts *o)
 		.filter_comm = o->comm && *o->comm,
 		.wakeup_bytes = o->wakeup_bytes,
 		.transport =
-		    o->transport == RC_TRANSPORT_PERFBUF ? RC_KNOB_PERFBUF : RC_KNOB_RINGBUF,
+		    o->transport == RC_TRANSPORT_PERFBUF ? RC_KNOB_PERFBUF
+		    : pcpu				 ? RC_KNOB_RINGBUF_PCPU
+							 : RC_KNOB_RINGBUF,
 		.snap_type = o->overwrite ? o->snap_type : 0,
 		.snap_nr = o->snap_nr,
 		.stacks = o->call_graph != RC_CALL_GRAPH_NONE
@@ -854,13 +857,12 @@ static int open_profile(struct rc_bpf *s, const struct rc_knobs *k)
 		      RC_STACK_MAX * sizeof(uint64_t) + size;
 		rec = s->c.transport == RC_TRANSPORT_PERFBUF ? 8 + ((4 + rec + 7) & ~(size_t)7)
 							     : (8 + rec + 7) & ~(size_t)7;
-		if (s->c.opts.ringbuf_size < rec) {
+		if (s->ring_size < rec) {
 			pr_warn("--call-graph dwarf,%u: a sample takes up to %zu bytes, more than "
 				"the %s ring's %llu: use a larger ring (%s) or a smaller SIZE\n",
 				size, rec,
 				s->c.transport == RC_TRANSPORT_PERFBUF ? "CPU's perf" : "BPF",
-				(unsigned long long)s->c.opts.ringbuf_size,
-				s->c.transport == RC_TRANSPORT_PERFBUF ? "-m" : "--ringbuf-size");
+				(unsigned long long)s->ring_size, s->c.transport == RC_TRANSPORT_PERFBUF ? "-m" : "--ringbuf-size");
 			return -EINVAL;
 		}
 		/* a stack copy's buffer for each CPU (profile.bpf.c) */
@@ -900,7 +902,7 @@ static int open_offcpu(struct rc_bpf *s, const struct rc_knobs *k)
 int rc_bpf__load_sources(struct rc_bpf *s)
 {
 	uint32_t ev = s->c.opts.events;
-	struct rc_knobs k = make_knobs(&s->c.opts);
+	struct rc_knobs k = make_knobs(&s->c.opts, s->nrings > 1);
 	int err = tp_btf_ready();
 
 	if (err)

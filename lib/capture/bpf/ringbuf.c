@@ -21,6 +21,17 @@
  * producers on every record (with a 256K mark, twice the programs' cost).
  * Edge-triggered, we sleep until a wakeup, or the timeout.
  *
+ * A ring per CPU (bpf/common.bpf.h, RC_KNOB_RINGBUF_PCPU): each is read
+ * in place, as perfbuf.c reads perf rings: every ring's next committed
+ * record is looked at where it lies, the oldest copied out, and a ring's
+ * consumer position moves only past what was copied, so the records leave
+ * merged in time order. A program takes a record's time after reserving
+ * it, so a record in flight is in its ring already, marked busy, and
+ * holds back the records behind it in that ring; one whose time is taken
+ * and not yet committed is why the newest RC_PERF_HOLD_NS are held back,
+ * as in perf rings. The wakeup mark is each ring's: a program asks its own
+ * ring, and wakes us through it; all the rings are in one epoll set.
+ *
  * The word and the ring's positions are a store and a load on each side:
  * we set the word and then look at the positions; a program reserves
  * (moving producer_pos) and later reads the word. A full fence on our
@@ -29,11 +40,14 @@
  * sixteenth of the mark later, or to our timeout.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include "capture/bpf/perfbuf.h"
 #include "capture/bpf/ringbuf.h"
 
 #define RB_HDR_SZ 8u
@@ -54,62 +68,111 @@ static inline void copy_rec(unsigned char *dst, const unsigned char *src, uint32
 		memcpy(dst + i, src + i, 8);
 }
 
-int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size, int reader_fd,
-		     size_t mark)
+/* Map ring @r of map @map_fd (rb->size bytes) and add it to the epoll set. */
+static int map_ring(struct rc_ringbuf *rb, struct rc_bring *r, int map_fd, uint32_t events)
 {
-	struct epoll_event ev = { .events = reader_fd >= 0 ? EPOLLIN | EPOLLET : EPOLLIN };
-	long page = sysconf(_SC_PAGESIZE);
+	struct epoll_event ev = { .events = events, .data.u32 = r - rb->rings };
 	void *p;
-	int err;
+
+	p = mmap(NULL, rb->page, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->cons = p;
+	/* producer page and twice the data, read-only */
+	p = mmap(NULL, rb->page + 2 * rb->size, PROT_READ, MAP_SHARED, map_fd, rb->page);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->prod = p;
+	r->data = (unsigned char *)p + rb->page;
+	r->pos = r->end = __atomic_load_n(r->cons, __ATOMIC_ACQUIRE);
+	if (epoll_ctl(rb->epfd, EPOLL_CTL_ADD, map_fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The set's common part: @n rings of @size bytes, not mapped yet. */
+static int init_set(struct rc_ringbuf *rb, uint32_t n, size_t size, int reader_fd, size_t mark)
+{
+	uint32_t i;
+	void *p;
 
 	memset(rb, 0, sizeof(*rb));
 	rb->epfd = -1;
-	rb->page = page;
-	rb->mask = size - 1;
-	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	rb->cons = p;
-	/* producer page and twice the data, read-only */
-	p = mmap(NULL, page + 2 * size, PROT_READ, MAP_SHARED, map_fd, page);
-	if (p == MAP_FAILED) {
-		err = -errno;
-		goto err_out;
-	}
-	rb->prod = p;
-	rb->data = (unsigned char *)p + page;
+	rb->page = sysconf(_SC_PAGESIZE);
 	rb->size = size;
+	rb->mask = size - 1;
+	rb->rings = calloc(n, sizeof(*rb->rings));
+	if (!rb->rings)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		rb->rings[i].fd = -1;
+	rb->nrings = n;
 	rb->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (rb->epfd < 0) {
-		err = -errno;
-		goto err_out;
-	}
-	if (epoll_ctl(rb->epfd, EPOLL_CTL_ADD, map_fd, &ev) < 0) {
-		err = -errno;
-		goto err_out;
-	}
+	if (rb->epfd < 0)
+		return -errno;
 	if (reader_fd >= 0) {
-		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, reader_fd, 0);
-		if (p == MAP_FAILED) {
-			err = -errno;
-			goto err_out;
-		}
+		p = mmap(NULL, rb->page, PROT_READ | PROT_WRITE, MAP_SHARED, reader_fd, 0);
+		if (p == MAP_FAILED)
+			return -errno;
 		rb->asleep = p;
 		rb->mark = mark;
 	}
 	return 0;
+}
 
-err_out:
-	rc_ringbuf__destroy(rb);
+int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size, int reader_fd,
+		     size_t mark)
+{
+	uint32_t events = reader_fd >= 0 ? EPOLLIN | EPOLLET : EPOLLIN;
+	int err;
+
+	err = init_set(rb, 1, size, reader_fd, mark);
+	err = err ?: map_ring(rb, &rb->rings[0], map_fd, events);
+	if (err)
+		rc_ringbuf__destroy(rb);
+	return err;
+}
+
+int rc_ringbuf__init_percpu(struct rc_ringbuf *rb, int outer_fd, const uint32_t *cpus,
+			    uint32_t ncpus, size_t size, int reader_fd, size_t mark)
+{
+	uint32_t events = reader_fd >= 0 ? EPOLLIN | EPOLLET : EPOLLIN, i;
+	int err;
+
+	err = init_set(rb, ncpus, size, reader_fd, mark);
+	for (i = 0; !err && i < ncpus; i++) {
+		struct rc_bring *r = &rb->rings[i];
+
+		r->cpu = cpus[i];
+		r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_ring", 0, 0, size, NULL);
+		if (r->fd < 0) {
+			err = -errno;
+			break;
+		}
+		err = map_ring(rb, r, r->fd, events);
+		if (!err && bpf_map_update_elem(outer_fd, &r->cpu, &r->fd, BPF_ANY) < 0)
+			err = -errno;
+	}
+	if (err)
+		rc_ringbuf__destroy(rb);
 	return err;
 }
 
 void rc_ringbuf__destroy(struct rc_ringbuf *rb)
 {
-	if (rb->cons)
-		munmap(rb->cons, rb->page);
-	if (rb->prod)
-		munmap((void *)rb->prod, rb->page + 2 * rb->size);
+	uint32_t i;
+
+	for (i = 0; i < rb->nrings; i++) {
+		struct rc_bring *r = &rb->rings[i];
+
+		if (r->cons)
+			munmap(r->cons, rb->page);
+		if (r->prod)
+			munmap((void *)r->prod, rb->page + 2 * rb->size);
+		if (r->fd >= 0)
+			close(r->fd);
+	}
+	free(rb->rings);
 	if (rb->asleep)
 		munmap(rb->asleep, rb->page);
 	if (rb->epfd >= 0)
@@ -121,18 +184,18 @@ void rc_ringbuf__destroy(struct rc_ringbuf *rb)
 int rc_ringbuf__wait(struct rc_ringbuf *rb, int timeout_ms)
 {
 	bool say = rb->asleep && timeout_ms;
-	struct epoll_event ev;
+	struct epoll_event ev[8];
 	int n, err;
 
 	if (say) {
 		__atomic_store_n(rb->asleep, 1, __ATOMIC_SEQ_CST);
-		if (rc_ringbuf__pending(rb) >= rb->mark) {
+		if (rc_ringbuf__pending(rb, false) >= rb->mark) {
 			__atomic_store_n(rb->asleep, 0, __ATOMIC_RELAXED);
 			rb->found++;
 			return 1; /* no program may look again before our timeout */
 		}
 	}
-	n = epoll_wait(rb->epfd, &ev, 1, timeout_ms);
+	n = epoll_wait(rb->epfd, ev, 8, timeout_ms);
 	err = errno;
 	if (say)
 		__atomic_store_n(rb->asleep, 0, __ATOMIC_RELAXED);
@@ -143,28 +206,43 @@ int rc_ringbuf__wait(struct rc_ringbuf *rb, int timeout_ms)
 		rb->woken++;
 	else if (timeout_ms)
 		rb->timeouts++;
-	return n;
+	return n > 0;
 }
 
-size_t rc_ringbuf__pending(const struct rc_ringbuf *rb)
+static size_t ring_pending(const struct rc_bring *r)
 {
-	unsigned long cons = __atomic_load_n(rb->cons, __ATOMIC_ACQUIRE);
-	unsigned long prod = __atomic_load_n(rb->prod, __ATOMIC_ACQUIRE);
+	unsigned long cons = __atomic_load_n(r->cons, __ATOMIC_ACQUIRE);
+	unsigned long prod = __atomic_load_n(r->prod, __ATOMIC_ACQUIRE);
 
 	return prod - cons;
 }
 
-long rc_ringbuf__read(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used,
-		      rc_ringbuf_count_fn count, void *ctx)
+size_t rc_ringbuf__pending(const struct rc_ringbuf *rb, bool sum)
 {
-	unsigned long cons = __atomic_load_n(rb->cons, __ATOMIC_ACQUIRE);
-	unsigned long prod = __atomic_load_n(rb->prod, __ATOMIC_ACQUIRE);
+	size_t most = 0, all = 0, n;
+	uint32_t i;
+
+	for (i = 0; i < rb->nrings; i++) {
+		n = ring_pending(&rb->rings[i]);
+		most = n > most ? n : most;
+		all += n;
+	}
+	return sum ? all : most;
+}
+
+/* The one ring: in its order, the order the programs reserved in. */
+static long read_one(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used,
+		     rc_ringbuf_count_fn count, void *ctx)
+{
+	struct rc_bring *r = &rb->rings[0];
+	unsigned long cons = __atomic_load_n(r->cons, __ATOMIC_ACQUIRE);
+	unsigned long prod = __atomic_load_n(r->prod, __ATOMIC_ACQUIRE);
 	unsigned char *out = buf;
 	size_t pos = *used;
 	long n = 0;
 
 	while (cons < prod) {
-		const unsigned char *rec = rb->data + (cons & rb->mask);
+		const unsigned char *rec = r->data + (cons & rb->mask);
 		uint32_t len = __atomic_load_n((const uint32_t *)rec, __ATOMIC_ACQUIRE);
 		uint32_t sz;
 
@@ -186,11 +264,136 @@ long rc_ringbuf__read(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used
 		cons += sz;
 		/* let the kernel reuse space as soon as a batch is taken */
 		if (n % 256 == 0)
-			__atomic_store_n(rb->cons, cons, __ATOMIC_RELEASE);
+			__atomic_store_n(r->cons, cons, __ATOMIC_RELEASE);
 		if (cons >= prod)
-			prod = __atomic_load_n(rb->prod, __ATOMIC_ACQUIRE);
+			prod = __atomic_load_n(r->prod, __ATOMIC_ACQUIRE);
 	}
-	__atomic_store_n(rb->cons, cons, __ATOMIC_RELEASE);
+	__atomic_store_n(r->cons, cons, __ATOMIC_RELEASE);
 	*used = pos;
 	return n;
+}
+
+/*
+ * The next committed record of ring @r: its data in *@rec, its length in
+ * *@len, its time in *@ts (0 for one too short to hold one: the count
+ * rejects it). False when there is none, or the next is still being
+ * written. Discarded records (none of ours) are skipped.
+ */
+static bool peek(struct rc_ringbuf *rb, struct rc_bring *r, const unsigned char **rec,
+		 uint32_t *len, uint64_t *ts)
+{
+	for (;;) {
+		const unsigned char *p;
+		uint32_t l, sz;
+
+		if (r->pos >= r->end) {
+			r->end = __atomic_load_n(r->prod, __ATOMIC_ACQUIRE);
+			if (r->pos >= r->end)
+				return false;
+		}
+		p = r->data + (r->pos & rb->mask);
+		l = __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+		if (l & BPF_RINGBUF_BUSY_BIT)
+			return false;
+		sz = ((l & ~BPF_RINGBUF_DISCARD_BIT) + RB_HDR_SZ + 7) & ~7u;
+		if (l & BPF_RINGBUF_DISCARD_BIT) {
+			r->pos += sz;
+			continue;
+		}
+		*rec = p + RB_HDR_SZ;
+		*len = l;
+		*ts = 0;
+		if (l >= sizeof(*ts))
+			memcpy(ts, *rec, sizeof(*ts));
+		return true;
+	}
+}
+
+static void store_cons(struct rc_ringbuf *rb)
+{
+	uint32_t i;
+
+	for (i = 0; i < rb->nrings; i++)
+		__atomic_store_n(rb->rings[i].cons, rb->rings[i].pos, __ATOMIC_RELEASE);
+}
+
+/* What a merged read may take: up to @until, less the hold but under pressure. */
+static uint64_t bound(const struct rc_ringbuf *rb, uint64_t until)
+{
+	uint32_t i;
+
+	if (until == UINT64_MAX)
+		return until;
+	for (i = 0; i < rb->nrings; i++)
+		if (ring_pending(&rb->rings[i]) > rb->size / 2)
+			return until; /* over half full: as perfbuf.c's under_pressure() */
+	return until > RC_PERF_HOLD_NS ? until - RC_PERF_HOLD_NS : 0;
+}
+
+/*
+ * A ring per CPU: merged in time order. The ring whose next record is the
+ * oldest gives records for as long as they are no newer than the other
+ * rings' next: a run, taken without looking at the other rings again.
+ */
+static long read_merged(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used,
+			uint64_t until, rc_ringbuf_count_fn count, void *ctx)
+{
+	unsigned char *out = buf;
+	size_t pos = *used;
+	long n = 0, k = 0;
+	bool full = false;
+
+	until = bound(rb, until);
+	while (!full) {
+		const unsigned char *rec;
+		uint64_t ts, mts = 0, limit = until;
+		struct rc_bring *min = NULL;
+		uint32_t len, i;
+
+		/* a linear scan: the rings are few, and it is branch-predictable */
+		for (i = 0; i < rb->nrings; i++) {
+			struct rc_bring *r = &rb->rings[i];
+
+			if (!peek(rb, r, &rec, &len, &ts) || ts > until)
+				continue;
+			if (!min || ts < mts) {
+				if (min)
+					limit = mts;
+				min = r;
+				mts = ts;
+			} else if (ts < limit) {
+				limit = ts;
+			}
+		}
+		if (!min)
+			break;
+		/* the run: @min's records up to the next of another ring */
+		while (peek(rb, min, &rec, &len, &ts) && ts <= limit) {
+			/* full buffer: stop, unless the record could never fit */
+			if (len > cap - pos && len <= cap) {
+				full = true;
+				break;
+			}
+			if (count(ctx, rec, len) && len <= cap - pos) {
+				copy_rec(out + pos, rec, len);
+				pos += len;
+				n++;
+			}
+			min->pos += (len + RB_HDR_SZ + 7) & ~7u;
+			/* give space back as we go, not only at the end of a long read */
+			if (++k % 256 == 0)
+				store_cons(rb);
+		}
+	}
+	store_cons(rb);
+	*used = pos;
+	return n;
+}
+
+long rc_ringbuf__read(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used, uint64_t until,
+		      rc_ringbuf_count_fn count, void *ctx)
+{
+	if (rb->nrings == 1)
+		return read_one(rb, buf, cap, used, count, ctx);
+	return read_merged(rb, buf, cap, used, until, count, ctx);
 }

@@ -6,13 +6,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rc_ringbuf {
+/* One BPF ring buffer, mapped, and the merge's cursor in it. */
+struct rc_bring {
 	unsigned long *cons;	   /* consumer_pos page */
 	const unsigned long *prod; /* producer_pos page, then data */
 	const unsigned char *data;
-	uint64_t *asleep;	   /* the reader map's word (common.bpf.h), or NULL */
-	size_t mark;		   /* with asleep: the programs wake us at this much pending */
-	size_t size, mask, page;
+	unsigned long pos; /* a merged read: consumed up to here (cons once stored) */
+	unsigned long end; /* ... and producer_pos when last loaded */
+	int fd;		   /* the ring's map, when the set made it; else -1 */
+	uint32_t cpu;
+};
+
+/*
+ * The BPF ring buffers the programs write to: the one ring, or one a CPU
+ * (bpf/common.bpf.h, RC_KNOB_RINGBUF_PCPU), read merged in time order.
+ */
+struct rc_ringbuf {
+	struct rc_bring *rings;
+	uint32_t nrings;
+	uint64_t *asleep; /* the reader map's word (common.bpf.h), or NULL */
+	size_t mark;	  /* with asleep: the programs wake us at this much pending in a ring */
+	size_t size, mask, page; /* each ring's */
 	int epfd;
 	uint64_t woken;	   /* waits a wakeup ended (with asleep: the programs') */
 	uint64_t timeouts; /* waits that ran to their timeout */
@@ -33,20 +47,33 @@ typedef bool (*rc_ringbuf_count_fn)(void *ctx, const void *rec, uint32_t len);
  */
 int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size, int reader_fd,
 		     size_t mark);
+/*
+ * As rc_ringbuf__init(), with a ring of @size bytes for each CPU of
+ * @cpus (@ncpus of them, ascending), made here and put in the map of maps
+ * @outer_fd at its CPU's index. Returns 0 or -errno.
+ */
+int rc_ringbuf__init_percpu(struct rc_ringbuf *rb, int outer_fd, const uint32_t *cpus,
+			    uint32_t ncpus, size_t size, int reader_fd, size_t mark);
 void rc_ringbuf__destroy(struct rc_ringbuf *rb);
 /*
  * Wait for a wakeup: 1 woken, 0 timed out or interrupted, -errno. The
  * reader map's word says we sleep for as long as we do.
  */
 int rc_ringbuf__wait(struct rc_ringbuf *rb, int timeout_ms);
-/* Bytes produced and not yet consumed. */
-size_t rc_ringbuf__pending(const struct rc_ringbuf *rb);
+/* Bytes produced and not yet consumed: in the fullest ring, or with @sum in all. */
+size_t rc_ringbuf__pending(const struct rc_ringbuf *rb, bool sum);
 /*
  * Copy committed records into buf[*used..cap), advancing *used; stops at a
  * record still being written, at the end of the ring, or when buf is full.
  * Returns the number of records copied.
+ *
+ * A ring per CPU: each ring's records, merged in time order as
+ * rc_perfbuf__read() merges perf rings, up to @until less RC_PERF_HOLD_NS
+ * (UINT64_MAX: all; a ring more than half full: up to @until). One ring:
+ * @until is not used (the ring's order is the order the programs
+ * reserved in).
  */
-long rc_ringbuf__read(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used,
+long rc_ringbuf__read(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used, uint64_t until,
 		      rc_ringbuf_count_fn count, void *ctx);
 
 #endif

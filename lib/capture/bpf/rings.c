@@ -78,13 +78,13 @@ static bool count_record(void *ctx, const void *rec, uint32_t len)
 
 static size_t ringbuf_pending(const struct rc_bpf *s, bool sum)
 {
-	(void)sum; /* one ring */
-	return rc_ringbuf__pending(&s->rb);
+	return rc_ringbuf__pending(&s->rb, sum);
 }
 
+/* the one ring in its order; a ring per CPU merged, up to @until (as perf rings) */
 static long ringbuf_read(struct rc_bpf *s, uint64_t until)
 {
-	return rc_ringbuf__read(&s->rb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len,
+	return rc_ringbuf__read(&s->rb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len, until,
 				count_record, s);
 }
 
