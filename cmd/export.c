@@ -179,7 +179,7 @@ int cmd_export(int argc, char **argv)
 		.options = opts,
 		.parser = parse_arg,
 		.args_doc = "FILE|DIR|GLOB...",
-		.doc = "Load capture files into ClickHouse over its HTTP interface, in RowBinary "
+		.doc = "Load capture files into ClickHouse over its HTTP interface, in Native-format "
 		       "batches: events, syscalls with their durations, sched, samples and their "
 		       "stacks, each file's ledger and a manifest; tables and views made on first "
 		       "use. A file loaded whole already is skipped (one cut short or still being "

@@ -2,8 +2,8 @@
 /*
  * Captures into ClickHouse (lib/output/clickhouse.c, clickhouse_http.c):
  * the tables' DDL, and each file's records, ledger and stacks loaded over
- * ClickHouse's HTTP interface in RowBinary batches (one POST of
- * "INSERT INTO t (cols) FORMAT RowBinary" a table and a few MiB, never a row
+ * ClickHouse's HTTP interface in batches of Native blocks (one POST of
+ * "INSERT INTO t (cols) FORMAT Native" a table and a few MiB, never a row
  * at a time). Tested with ClickHouse 18.16, Debian 12's: no DateTime64,
  * Map, JSON, codecs or TTL there, so times are UInt64 ns beside a DateTime.
  *
@@ -59,7 +59,7 @@ struct rc_clickhouse_opts {
  * @damaged: the reader passed over damage: what it read was loaded, the
  *           loss is in the ledger rows
  * @truncated: the file was cut short: likewise
- * @bytes: RowBinary bytes sent
+ * @bytes: Native bytes sent
  */
 struct rc_clickhouse_load {
 	bool skipped;
