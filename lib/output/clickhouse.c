@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,8 +443,30 @@ static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_s
 
 /* ---- the export ------------------------------------------------------ */
 
+/*
+ * The inserts are posted by threads of their own, each with its own
+ * connection, while the records go on being encoded: RC_CLICKHOUSE_SENDERS
+ * inserts in flight, the server working on them at once. A sender's block
+ * and query are the caller's to fill while it is idle, its own while busy.
+ */
+struct ch_sender {
+	struct rc_clickhouse *c;
+	pthread_t tid;
+	struct rc_ch_http *http;
+	struct rc_strbuf query, body;
+	bool busy;
+	char err[RC_CH_ERR_LEN];
+};
+
 struct rc_clickhouse {
 	struct rc_ch_http *http;
+	struct ch_sender snd[RC_CLICKHOUSE_SENDERS];
+	unsigned int nsnd; /* started */
+	pthread_mutex_t lock;
+	pthread_cond_t work, idle;
+	bool stop;
+	int async_err; /* the first failure of a sender's insert, its message in async_msg */
+	char async_msg[RC_CH_ERR_LEN];
 	char *db, *url;
 	bool cluster;
 	size_t batch_max; /* bytes of a table's rows sent at once */
@@ -475,11 +498,172 @@ const char *rc_clickhouse__error(const struct rc_clickhouse *c)
 	return c->err;
 }
 
+static const char *ch_params(const struct rc_clickhouse *c)
+{
+	return c->cluster ? "insert_distributed_sync=1" : NULL;
+}
+
 static int ch_post(struct rc_clickhouse *c, const char *query, const void *body, size_t len,
 		   struct rc_strbuf *answer)
 {
-	return rc_ch_http__post(c->http, query, c->cluster ? "insert_distributed_sync=1" : NULL,
-				body, len, answer, c->err, sizeof(c->err));
+	return rc_ch_http__post(c->http, query, ch_params(c), body, len, answer, c->err,
+				sizeof(c->err));
+}
+
+static void *sender_main(void *arg)
+{
+	struct ch_sender *s = arg;
+	struct rc_clickhouse *c = s->c;
+	int err;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!s->busy && !c->stop)
+			pthread_cond_wait(&c->work, &c->lock);
+		if (!s->busy)
+			break;
+		pthread_mutex_unlock(&c->lock);
+		err = rc_ch_http__post(s->http, s->query.buf, ch_params(c), s->body.buf,
+				       s->body.len, NULL, s->err, sizeof(s->err));
+		pthread_mutex_lock(&c->lock);
+		if (err && !c->async_err) {
+			c->async_err = err;
+			snprintf(c->async_msg, sizeof(c->async_msg), "%s",
+				 err == -ENOMEM ? "out of memory" : s->err);
+		}
+		s->busy = false;
+		pthread_cond_broadcast(&c->idle);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* the senders, as many as start (none: the inserts are posted by the caller) */
+static void senders_start(struct rc_clickhouse *c, const struct rc_clickhouse_opts *o)
+{
+	char err[RC_CH_ERR_LEN];
+	unsigned int i;
+
+	for (i = 0; i < RC_CLICKHOUSE_SENDERS; i++) {
+		struct ch_sender *s = &c->snd[i];
+
+		s->c = c;
+		s->http = rc_ch_http__new(o->url, o->timeout_s, err, sizeof(err));
+		if (!s->http || pthread_create(&s->tid, NULL, sender_main, s)) {
+			rc_ch_http__free(s->http);
+			s->http = NULL;
+			break;
+		}
+		c->nsnd++;
+	}
+}
+
+/* the lock held: the senders' first failure since the last call, into c->err */
+static int senders_failed(struct rc_clickhouse *c)
+{
+	int err = c->async_err;
+
+	if (err)
+		snprintf(c->err, sizeof(c->err), "%s", c->async_msg);
+	c->async_err = 0;
+	return err;
+}
+
+/* wait for every insert in flight: 0, or the first failure */
+static int senders_wait(struct rc_clickhouse *c)
+{
+	unsigned int i;
+	int err;
+
+	if (!c->nsnd)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->nsnd; i++)
+		while (c->snd[i].busy)
+			pthread_cond_wait(&c->idle, &c->lock);
+	err = senders_failed(c);
+	pthread_mutex_unlock(&c->lock);
+	return err;
+}
+
+/* an idle sender (NULL: none started), or the failure of an insert before */
+static struct ch_sender *sender_idle(struct rc_clickhouse *c, int *err)
+{
+	struct ch_sender *s = NULL;
+	unsigned int i;
+
+	*err = 0;
+	if (!c->nsnd)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	while (!(*err = senders_failed(c))) {
+		for (i = 0; i < c->nsnd && !s; i++)
+			if (!c->snd[i].busy)
+				s = &c->snd[i];
+		if (s)
+			break;
+		pthread_cond_wait(&c->idle, &c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return *err ? NULL : s;
+}
+
+static void senders_stop(struct rc_clickhouse *c)
+{
+	unsigned int i;
+
+	if (!c->nsnd)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	for (i = 0; i < c->nsnd; i++) {
+		pthread_join(c->snd[i].tid, NULL);
+		rc_ch_http__free(c->snd[i].http);
+		rc_strbuf__free(&c->snd[i].query);
+		rc_strbuf__free(&c->snd[i].body);
+	}
+	c->nsnd = 0;
+}
+
+/*
+ * 1 when every table and view of @ddl is in the database already, asked in
+ * one request rather than a CREATE ... IF NOT EXISTS each; 0 when not, or
+ * when it cannot tell (the DDL then says); -ENOMEM
+ */
+static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
+{
+	static const char *const creates[] = { "CREATE TABLE IF NOT EXISTS ",
+					       "CREATE VIEW IF NOT EXISTS " };
+	size_t dblen = strlen(c->db), i;
+	unsigned long n = 0;
+	const char *p;
+
+	c->query.len = 0;
+	rc_strbuf__printf(&c->query,
+			  "SELECT count() FROM system.tables WHERE database = '%s' AND name IN (",
+			  c->db);
+	for (p = ddl->buf; p && (p = strstr(p, "CREATE ")); p++) {
+		for (i = 0; i < 2; i++) {
+			size_t len = strlen(creates[i]), k;
+			const char *name = p + len + dblen + 1;
+
+			if (strncmp(p, creates[i], len))
+				continue;
+			for (k = 0; isalnum((unsigned char)name[k]) || name[k] == '_'; k++)
+				;
+			rc_strbuf__printf(&c->query, "%s'%.*s'", n++ ? ", " : "", (int)k, name);
+		}
+	}
+	if (rc_strbuf__printf(&c->query, ") FORMAT TabSeparated"))
+		return -ENOMEM;
+	if (!n || ch_post(c, NULL, c->query.buf, c->query.len, &c->answer) ||
+	    rc_strbuf__put(&c->answer, "", 1)) {
+		c->err[0] = '\0';
+		return 0;
+	}
+	return strtoul(c->answer.buf, NULL, 10) == n;
 }
 
 struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
@@ -490,6 +674,11 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	int err;
 
 	last_error[0] = '\0';
+	if (c) {
+		pthread_mutex_init(&c->lock, NULL);
+		pthread_cond_init(&c->work, NULL);
+		pthread_cond_init(&c->idle, NULL);
+	}
 	if (c && (!rc_clickhouse__name_ok(o->database ?: "ringcap") ||
 		  (o->cluster && !rc_clickhouse__name_ok(o->cluster)))) {
 		snprintf(c->err, sizeof(c->err), "a database or cluster name is made of %s",
@@ -509,8 +698,13 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 		goto fail;
 	}
 	err = rc_clickhouse__schema(&ddl, c->db, o->cluster);
+	err = err ?: schema_there(c, &ddl);
+	if (err > 0) { /* every table and view there: no DDL to send */
+		ddl.len = 0;
+		err = 0;
+	}
 	/* a statement a request: the HTTP interface takes one at a time */
-	for (stmt = ddl.buf; !err && stmt && *stmt; stmt = end + 2) {
+	for (stmt = ddl.len ? ddl.buf : NULL; !err && stmt && *stmt; stmt = end + 2) {
 		end = strstr(stmt, ";\n");
 		if (!end)
 			break;
@@ -520,6 +714,7 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	rc_strbuf__free(&ddl);
 	if (err)
 		goto fail;
+	senders_start(c, o);
 	return c;
 fail:
 	snprintf(last_error, sizeof(last_error), "%s",
@@ -535,6 +730,10 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
 
 	if (!c)
 		return;
+	senders_stop(c);
+	pthread_cond_destroy(&c->work);
+	pthread_cond_destroy(&c->idle);
+	pthread_mutex_destroy(&c->lock);
 	rc_ch_http__free(c->http);
 	for (i = 0; i <= T_NTABLES; i++)
 		batch_free(&c->batch[i]);
@@ -548,10 +747,16 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
 	free(c);
 }
 
-/* INSERT INTO db.T_rows (cols) FORMAT Native, and the batch as its block */
+/*
+ * INSERT INTO db.T_rows (cols) FORMAT Native, and the batch as its block:
+ * handed to an idle sender (its failure seen by a later call or by
+ * senders_wait()), else posted here
+ */
 static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, bool rows)
 {
 	struct ch_batch *b = &c->batch[t];
+	struct rc_strbuf *query = &c->query, *block = &c->block;
+	struct ch_sender *s;
 	size_t i;
 	int err;
 
@@ -559,20 +764,31 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 		return -ENOMEM;
 	if (!b->rows)
 		return 0;
-	err = batch_block(b, tab, &c->block);
+	s = sender_idle(c, &err);
 	if (err)
 		return err;
-	c->query.len = 0;
-	rc_strbuf__printf(&c->query, "INSERT INTO %s.%s%s (", c->db, tab->name,
-			  rows ? "_rows" : "");
+	if (s) {
+		query = &s->query;
+		block = &s->body;
+	}
+	err = batch_block(b, tab, block);
+	if (err)
+		return err;
+	query->len = 0;
+	rc_strbuf__printf(query, "INSERT INTO %s.%s%s (", c->db, tab->name, rows ? "_rows" : "");
 	for (i = 0; i < tab->ncols; i++)
-		rc_strbuf__printf(&c->query, "%s%s", i ? ", " : "", tab->cols[i].name);
-	if (rc_strbuf__printf(&c->query, ") FORMAT Native"))
+		rc_strbuf__printf(query, "%s%s", i ? ", " : "", tab->cols[i].name);
+	if (rc_strbuf__printf(query, ") FORMAT Native"))
 		return -ENOMEM;
-	err = ch_post(c, c->query.buf, c->block.buf, c->block.len, NULL);
-	c->sent += c->block.len;
+	c->sent += block->len;
 	batch_reset(b);
-	return err;
+	if (!s)
+		return ch_post(c, query->buf, block->buf, block->len, NULL);
+	pthread_mutex_lock(&c->lock);
+	s->busy = true;
+	pthread_cond_broadcast(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
 }
 
 /* a row of table @t (the manifest: T_NTABLES) in its group @key: its columns into @w */
@@ -1030,7 +1246,7 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 			const struct rc_clickhouse_load *res)
 {
 	struct ch_w w;
-	int err = row_begin(c, T_NTABLES, NULL, &w);
+	int err = senders_wait(c) ?: row_begin(c, T_NTABLES, NULL, &w);
 
 	if (err)
 		return err;
@@ -1042,7 +1258,7 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 	w_u8(&w, res->truncated);
 	w_u32(&w, (uint32_t)time(NULL));
 	row_end(c, T_NTABLES, &w);
-	return ch_send(c, T_NTABLES, &manifest, false);
+	return ch_send(c, T_NTABLES, &manifest, false) ?: senders_wait(c);
 }
 
 int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
@@ -1103,6 +1319,13 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	err = err ?: put_manifest(c, path, key, res);
 	res->bytes = c->sent;
 out:
+	if (err) { /* the inserts in flight done with, their failures after this one unsaid */
+		char why[RC_CH_ERR_LEN];
+
+		memcpy(why, c->err, sizeof(why));
+		senders_wait(c);
+		memcpy(c->err, why, sizeof(why));
+	}
 	if (err == -ENOMEM && !c->err[0])
 		snprintf(c->err, sizeof(c->err), "out of memory");
 	c->m = NULL;

@@ -49,6 +49,12 @@ struct rc_clickhouse_opts {
 
 #define RC_CLICKHOUSE_BATCH (4u << 20)
 
+/*
+ * inserts in flight at once, each from a thread and connection of its own,
+ * while the next batches are encoded: the server works on them together
+ */
+#define RC_CLICKHOUSE_SENDERS 2
+
 /**
  * struct rc_clickhouse_load - what the export of one file did
  * @skipped: the file was loaded whole already (a manifest row of it, not cut
