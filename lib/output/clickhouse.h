@@ -107,7 +107,10 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *database, const char
  * @o: where; copied
  *
  * Makes the database, tables and views that are missing (the DDL of
- * rc_clickhouse__schema(), statement by statement).
+ * rc_clickhouse__schema(), statement by statement; none when one question
+ * to system.tables finds them all), and starts the threads posting the
+ * inserts (RC_CLICKHOUSE_SENDERS; as many as start, none: the caller's
+ * thread posts them). A connection is used by one thread at a time.
  *
  * Return: the connection, or NULL with errno set: EOPNOTSUPP when built
  * without libcurl; EIO when the server failed or refused, with
