@@ -143,7 +143,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: FORCE static all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode vmtest vmtest-all vmtest-ci
+.PHONY: FORCE static all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode bench-export vmtest vmtest-all vmtest-ci
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -520,6 +520,11 @@ bench-start: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
 	$(Q)python3 tests/bench/start.py $(OUTPUT) --runs $(or $(RUNS),20) \
 		--rounds $(or $(ROUNDS),3) --calls $(or $(CALLS),2000000) \
 		$(if $(BASELINE),--baseline $(BASELINE)) -o $(OUTPUT)/bench-start.md
+
+# ringcap export into ClickHouse against report --format json | clickhouse-client
+# JSONEachRow (issue 37): a server of its own on loopback, CALLS events, RUNS rounds
+bench-export: $(OUTPUT)/ringcap $(OUTPUT)/rc_workload
+	$(Q)sh tests/bench/clickhouse.sh $(OUTPUT) $(or $(CALLS),1000000) $(or $(RUNS),3)
 
 $(OUTPUT)/rc_burst: tests/bench/burst.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)

@@ -44,7 +44,7 @@ static const struct argp_option opts[] = {
 	  "them, sharded by host; rows inserted through them with insert_distributed_sync=1" },
 	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "The most a request may take (default: 60)" },
 	{ "batch-size", OPT_BATCH, "SIZE", 0,
-	  "Bytes of a table's rows sent in one insert, like 64K or 16M (default: 4M)" },
+	  "Bytes of a table's rows sent in one insert, like 64K or 64M (default: 16M)" },
 	{},
 };
 
@@ -179,7 +179,7 @@ int cmd_export(int argc, char **argv)
 		.options = opts,
 		.parser = parse_arg,
 		.args_doc = "FILE|DIR|GLOB...",
-		.doc = "Load capture files into ClickHouse over its HTTP interface, in RowBinary "
+		.doc = "Load capture files into ClickHouse over its HTTP interface, in Native-format "
 		       "batches: events, syscalls with their durations, sched, samples and their "
 		       "stacks, each file's ledger and a manifest; tables and views made on first "
 		       "use. A file loaded whole already is skipped (one cut short or still being "

@@ -237,6 +237,34 @@ static void check_quantiles(const char *db, const char *file, const char *where)
 	free(d);
 }
 
+/*
+ * every syscall row, args and all, against report --format csv's: the
+ * Native blocks' columns, their rows grouped by name and the arrays'
+ * offsets counted on across the groups, put back together
+ */
+static void check_syscall_rows(const char *db, const char *file)
+{
+	char cmd[4096], *want, *got;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s report --format csv %s | awk -F, '$7 == \"syscall\" "
+		 "{print $2 \"\\t\" $8 \"\\t\" $9 \"\\t\" $10 \"\\t\" $11}' | LC_ALL=C sort",
+		 bin("ringcap"), file);
+	want = sh(cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "clickhouse-client --port %s -q \"SELECT time_ns, name, ret, duration_ns, "
+		 "arrayStringConcat(arrayMap(x -> toString(x), args), ' ') FROM %s.syscalls\" "
+		 "| LC_ALL=C sort",
+		 tcp_port, db);
+	got = sh(cmd);
+	if (ASSERT_OK_PTR(want, "csv") && ASSERT_OK_PTR(got, "rows")) {
+		ASSERT_TRUE(strlen(want) > 2000 * 40, "csv has the calls");
+		ASSERT_STREQ(got, want, "syscall rows = csv's");
+	}
+	free(want);
+	free(got);
+}
+
 /* the ledger's event rows and total against stat's table */
 static void check_ledger(const char *db, const char *file)
 {
@@ -281,6 +309,7 @@ void test_clickhouse_export(void)
 	check_counts("rc", a);
 	check_quantiles("rc", a, "1");
 	check_ledger("rc", a);
+	check_syscall_rows("rc", a);
 	ASSERT_EQ(export("rc", a, &err), 0, "export a again");
 	ASSERT_HAS(err, "loaded already", "skipped");
 	free(err);

@@ -2,12 +2,13 @@
 /*
  * Captures into ClickHouse (clickhouse.h): the tables, defined once here
  * for both the DDL and the inserts' column lists; each file's records
- * encoded as RowBinary into a batch a table, posted when a few MiB; the
+ * encoded as columns of a Native block, a batch a table, posted at 16 MiB; the
  * ledger and stacks after them, the manifest row last.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,30 +186,83 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 	return 0;
 }
 
-/* ---- RowBinary ------------------------------------------------------ */
+/* ---- Native blocks --------------------------------------------------- */
 
-static void rb_u8(struct rc_strbuf *sb, uint8_t v)
+/*
+ * A batch is sent as one block of ClickHouse's Native format: the columns
+ * one after the other, each whole (a String's values as varint length and
+ * bytes, an Array's offsets then its elements), which the server reads in
+ * bulk where RowBinary costs it calls a value. A batch's rows are kept in
+ * groups by the table's sorting key after host (a syscall's name, an
+ * event's name: ch_table.group), each group in time order, the groups put
+ * in key order: the block comes sorted, and the server, seeing so
+ * (MergeTreeDataWriterBlocksAlreadySorted), neither sorts nor permutes it.
+ */
+#define CH_MAX_COLS 48
+#define CH_NCOLS(n) (sizeof(n##_cols) / sizeof(n##_cols[0]))
+_Static_assert(CH_NCOLS(syscalls) <= CH_MAX_COLS && CH_NCOLS(sched) <= CH_MAX_COLS &&
+		       CH_NCOLS(events) <= CH_MAX_COLS && CH_NCOLS(samples) <= CH_MAX_COLS &&
+		       CH_NCOLS(stacks) <= CH_MAX_COLS && CH_NCOLS(ledger) <= CH_MAX_COLS &&
+		       CH_NCOLS(manifest) <= CH_MAX_COLS,
+	       "a table of more columns than a batch holds");
+
+struct ch_cols {
+	struct rc_strbuf col[CH_MAX_COLS];    /* the values; an array's offsets */
+	struct rc_strbuf nested[CH_MAX_COLS]; /* an array's elements */
+	uint64_t nel[CH_MAX_COLS];	      /* an array's elements so far */
+	uint64_t rows;
+};
+
+struct ch_group {
+	char *key;
+	struct ch_cols c;
+};
+
+struct ch_batch {
+	struct ch_group *g;
+	size_t ng, cap, last;
+	size_t bytes; /* of the values: what --batch-size bounds */
+	uint64_t rows;
+	bool oom;
+};
+
+/* where the values of a row go: the column @i of @c */
+struct ch_w {
+	struct ch_cols *c;
+	unsigned int i;
+	size_t bytes;
+	bool oom;
+};
+
+static void w_raw(struct ch_w *w, struct rc_strbuf *sb, const void *p, size_t n)
 {
-	rc_strbuf__put(sb, &v, 1);
+	if (rc_strbuf__put(sb, p, n))
+		w->oom = true;
+	w->bytes += n;
 }
 
 /* fixed-width integers: little-endian, as this host's (x86-64, arm64) */
-static void rb_u16(struct rc_strbuf *sb, uint16_t v)
+static void w_u8(struct ch_w *w, uint8_t v)
 {
-	rc_strbuf__put(sb, &v, 2);
+	w_raw(w, &w->c->col[w->i++], &v, 1);
 }
 
-static void rb_u32(struct rc_strbuf *sb, uint32_t v)
+static void w_u16(struct ch_w *w, uint16_t v)
 {
-	rc_strbuf__put(sb, &v, 4);
+	w_raw(w, &w->c->col[w->i++], &v, 2);
 }
 
-static void rb_u64(struct rc_strbuf *sb, uint64_t v)
+static void w_u32(struct ch_w *w, uint32_t v)
 {
-	rc_strbuf__put(sb, &v, 8);
+	w_raw(w, &w->c->col[w->i++], &v, 4);
 }
 
-static void rb_varint(struct rc_strbuf *sb, uint64_t v)
+static void w_u64(struct ch_w *w, uint64_t v)
+{
+	w_raw(w, &w->c->col[w->i++], &v, 8);
+}
+
+static void sb_varint(struct ch_w *w, struct rc_strbuf *sb, uint64_t v)
 {
 	uint8_t b[10];
 	size_t n = 0;
@@ -220,36 +274,205 @@ static void rb_varint(struct rc_strbuf *sb, uint64_t v)
 			b[n] |= 0x80;
 		n++;
 	} while (v);
-	rc_strbuf__put(sb, b, n);
+	w_raw(w, sb, b, n);
 }
 
-static void rb_bytes(struct rc_strbuf *sb, const char *s, size_t n)
+static void sb_bytes(struct ch_w *w, struct rc_strbuf *sb, const char *s, size_t n)
 {
-	rb_varint(sb, n);
-	rc_strbuf__put(sb, s, n);
+	sb_varint(w, sb, n);
+	w_raw(w, sb, s, n);
+}
+
+static void w_bytes(struct ch_w *w, const char *s, size_t n)
+{
+	sb_bytes(w, &w->c->col[w->i++], s, n);
 }
 
 /* a string of at most @max bytes, to its NUL: a record's fixed char array */
-static void rb_str(struct rc_strbuf *sb, const char *s, size_t max)
+static void w_str(struct ch_w *w, const char *s, size_t max)
 {
-	rb_bytes(sb, s, s ? strnlen(s, max) : 0);
+	w_bytes(w, s, s ? strnlen(s, max) : 0);
 }
 
-static void rb_cstr(struct rc_strbuf *sb, const char *s)
+static void w_cstr(struct ch_w *w, const char *s)
 {
-	rb_bytes(sb, s, s ? strlen(s) : 0);
+	w_bytes(w, s, s ? strlen(s) : 0);
+}
+
+/* an array of @n elements: its offset; the elements into w_elems() */
+static struct rc_strbuf *w_array(struct ch_w *w, size_t n)
+{
+	unsigned int i = w->i++;
+
+	w->c->nel[i] += n;
+	w_raw(w, &w->c->col[i], &w->c->nel[i], 8);
+	return &w->c->nested[i];
+}
+
+static void elem_cstr(struct ch_w *w, struct rc_strbuf *sb, const char *s)
+{
+	sb_bytes(w, sb, s, s ? strlen(s) : 0);
+}
+
+/* the group of @key in @b (NULL: the one group), made when new */
+static struct ch_cols *batch_group(struct ch_batch *b, const char *key)
+{
+	struct ch_group *g;
+	size_t i;
+
+	key = key ?: "";
+	if (b->ng && !strcmp(b->g[b->last].key, key))
+		return &b->g[b->last].c;
+	for (i = 0; i < b->ng; i++)
+		if (!strcmp(b->g[i].key, key))
+			goto found;
+	if (b->ng == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 4;
+
+		g = realloc(b->g, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		b->g = g;
+		b->cap = cap;
+	}
+	g = &b->g[b->ng];
+	memset(g, 0, sizeof(*g));
+	if (!(g->key = strdup(key)))
+		return NULL;
+	i = b->ng++;
+found:
+	b->last = i;
+	return &b->g[i].c;
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	/* ClickHouse's order of Strings: bytes, then length; strcmp's for these */
+	return strcmp(((const struct ch_group *)a)->key, ((const struct ch_group *)b)->key);
+}
+
+static void batch_reset(struct ch_batch *b)
+{
+	size_t i, k;
+
+	for (i = 0; i < b->ng; i++) {
+		struct ch_cols *c = &b->g[i].c;
+
+		for (k = 0; k < CH_MAX_COLS; k++) {
+			c->col[k].len = 0;
+			c->nested[k].len = 0;
+			c->nel[k] = 0;
+		}
+		c->rows = 0;
+	}
+	b->bytes = 0;
+	b->rows = 0;
+	b->oom = false;
+}
+
+static void batch_free(struct ch_batch *b)
+{
+	size_t i, k;
+
+	for (i = 0; i < b->ng; i++) {
+		for (k = 0; k < CH_MAX_COLS; k++) {
+			rc_strbuf__free(&b->g[i].c.col[k]);
+			rc_strbuf__free(&b->g[i].c.nested[k]);
+		}
+		free(b->g[i].key);
+	}
+	free(b->g);
+	memset(b, 0, sizeof(*b));
+}
+
+static bool is_array(const struct ch_col *col)
+{
+	return !strncmp(col->type, "Array(", 6);
+}
+
+/*
+ * @b's rows as one Native block of @t's columns into @out: the groups in
+ * key order, an array's offsets counted on from the groups before
+ */
+static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_strbuf *out)
+{
+	struct ch_w w = {};
+	size_t i, g;
+
+	out->len = 0;
+	if (b->ng > 1)
+		qsort(b->g, b->ng, sizeof(*b->g), group_cmp);
+	b->last = 0;
+	sb_varint(&w, out, t->ncols);
+	sb_varint(&w, out, b->rows);
+	for (i = 0; i < t->ncols; i++) {
+		sb_bytes(&w, out, t->cols[i].name, strlen(t->cols[i].name));
+		sb_bytes(&w, out, t->cols[i].type, strlen(t->cols[i].type));
+		if (!is_array(&t->cols[i])) {
+			for (g = 0; g < b->ng; g++)
+				w_raw(&w, out, b->g[g].c.col[i].buf, b->g[g].c.col[i].len);
+			continue;
+		}
+		{
+			uint64_t base = 0;
+
+			for (g = 0; g < b->ng; g++) {
+				const struct ch_cols *c = &b->g[g].c;
+				const char *p = c->col[i].buf;
+				size_t k, n = c->col[i].len / 8;
+				char *d = rc_strbuf__room(out, n * 8);
+
+				if (!d)
+					return -ENOMEM;
+				for (k = 0; k < n; k++) {
+					uint64_t off;
+
+					memcpy(&off, p + 8 * k, 8);
+					off += base;
+					memcpy(d + 8 * k, &off, 8);
+				}
+				rc_strbuf__commit(out, n * 8);
+				base += c->nel[i];
+			}
+		}
+		for (g = 0; g < b->ng; g++)
+			w_raw(&w, out, b->g[g].c.nested[i].buf, b->g[g].c.nested[i].len);
+	}
+	return w.oom ? -ENOMEM : 0;
 }
 
 /* ---- the export ------------------------------------------------------ */
 
+/*
+ * The inserts are posted by threads of their own, each with its own
+ * connection, while the records go on being encoded: RC_CLICKHOUSE_SENDERS
+ * inserts in flight, the server working on them at once. A sender's block
+ * and query are the caller's to fill while it is idle, its own while busy.
+ */
+struct ch_sender {
+	struct rc_clickhouse *c;
+	pthread_t tid;
+	struct rc_ch_http *http;
+	struct rc_strbuf query, body;
+	bool busy;
+	char err[RC_CH_ERR_LEN];
+};
+
 struct rc_clickhouse {
 	struct rc_ch_http *http;
+	struct ch_sender snd[RC_CLICKHOUSE_SENDERS];
+	unsigned int nsnd; /* started */
+	pthread_mutex_t lock;
+	pthread_cond_t work, idle;
+	bool stop;
+	int async_err; /* the first failure of a sender's insert, its message in async_msg */
+	char async_msg[RC_CH_ERR_LEN];
 	char *db, *url;
 	bool cluster;
 	size_t batch_max; /* bytes of a table's rows sent at once */
 	char err[RC_CH_ERR_LEN];
-	struct rc_strbuf batch[T_NTABLES];
-	struct rc_strbuf query, answer, text;
+	struct ch_batch batch[T_NTABLES + 1]; /* the tables', the manifest's */
+	struct rc_strbuf query, answer, text, block;
 	uint64_t sent;
 	/* the file being loaded */
 	const struct rc_meta *m;
@@ -275,11 +498,172 @@ const char *rc_clickhouse__error(const struct rc_clickhouse *c)
 	return c->err;
 }
 
+static const char *ch_params(const struct rc_clickhouse *c)
+{
+	return c->cluster ? "insert_distributed_sync=1" : NULL;
+}
+
 static int ch_post(struct rc_clickhouse *c, const char *query, const void *body, size_t len,
 		   struct rc_strbuf *answer)
 {
-	return rc_ch_http__post(c->http, query, c->cluster ? "insert_distributed_sync=1" : NULL,
-				body, len, answer, c->err, sizeof(c->err));
+	return rc_ch_http__post(c->http, query, ch_params(c), body, len, answer, c->err,
+				sizeof(c->err));
+}
+
+static void *sender_main(void *arg)
+{
+	struct ch_sender *s = arg;
+	struct rc_clickhouse *c = s->c;
+	int err;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!s->busy && !c->stop)
+			pthread_cond_wait(&c->work, &c->lock);
+		if (!s->busy)
+			break;
+		pthread_mutex_unlock(&c->lock);
+		err = rc_ch_http__post(s->http, s->query.buf, ch_params(c), s->body.buf,
+				       s->body.len, NULL, s->err, sizeof(s->err));
+		pthread_mutex_lock(&c->lock);
+		if (err && !c->async_err) {
+			c->async_err = err;
+			snprintf(c->async_msg, sizeof(c->async_msg), "%s",
+				 err == -ENOMEM ? "out of memory" : s->err);
+		}
+		s->busy = false;
+		pthread_cond_broadcast(&c->idle);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* the senders, as many as start (none: the inserts are posted by the caller) */
+static void senders_start(struct rc_clickhouse *c, const struct rc_clickhouse_opts *o)
+{
+	char err[RC_CH_ERR_LEN];
+	unsigned int i;
+
+	for (i = 0; i < RC_CLICKHOUSE_SENDERS; i++) {
+		struct ch_sender *s = &c->snd[i];
+
+		s->c = c;
+		s->http = rc_ch_http__new(o->url, o->timeout_s, err, sizeof(err));
+		if (!s->http || pthread_create(&s->tid, NULL, sender_main, s)) {
+			rc_ch_http__free(s->http);
+			s->http = NULL;
+			break;
+		}
+		c->nsnd++;
+	}
+}
+
+/* the lock held: the senders' first failure since the last call, into c->err */
+static int senders_failed(struct rc_clickhouse *c)
+{
+	int err = c->async_err;
+
+	if (err)
+		snprintf(c->err, sizeof(c->err), "%s", c->async_msg);
+	c->async_err = 0;
+	return err;
+}
+
+/* wait for every insert in flight: 0, or the first failure */
+static int senders_wait(struct rc_clickhouse *c)
+{
+	unsigned int i;
+	int err;
+
+	if (!c->nsnd)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->nsnd; i++)
+		while (c->snd[i].busy)
+			pthread_cond_wait(&c->idle, &c->lock);
+	err = senders_failed(c);
+	pthread_mutex_unlock(&c->lock);
+	return err;
+}
+
+/* an idle sender (NULL: none started), or the failure of an insert before */
+static struct ch_sender *sender_idle(struct rc_clickhouse *c, int *err)
+{
+	struct ch_sender *s = NULL;
+	unsigned int i;
+
+	*err = 0;
+	if (!c->nsnd)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	while (!(*err = senders_failed(c))) {
+		for (i = 0; i < c->nsnd && !s; i++)
+			if (!c->snd[i].busy)
+				s = &c->snd[i];
+		if (s)
+			break;
+		pthread_cond_wait(&c->idle, &c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return *err ? NULL : s;
+}
+
+static void senders_stop(struct rc_clickhouse *c)
+{
+	unsigned int i;
+
+	if (!c->nsnd)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	for (i = 0; i < c->nsnd; i++) {
+		pthread_join(c->snd[i].tid, NULL);
+		rc_ch_http__free(c->snd[i].http);
+		rc_strbuf__free(&c->snd[i].query);
+		rc_strbuf__free(&c->snd[i].body);
+	}
+	c->nsnd = 0;
+}
+
+/*
+ * 1 when every table and view of @ddl is in the database already, asked in
+ * one request rather than a CREATE ... IF NOT EXISTS each; 0 when not, or
+ * when it cannot tell (the DDL then says); -ENOMEM
+ */
+static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
+{
+	static const char *const creates[] = { "CREATE TABLE IF NOT EXISTS ",
+					       "CREATE VIEW IF NOT EXISTS " };
+	size_t dblen = strlen(c->db), i;
+	unsigned long n = 0;
+	const char *p;
+
+	c->query.len = 0;
+	rc_strbuf__printf(&c->query,
+			  "SELECT count() FROM system.tables WHERE database = '%s' AND name IN (",
+			  c->db);
+	for (p = ddl->buf; p && (p = strstr(p, "CREATE ")); p++) {
+		for (i = 0; i < 2; i++) {
+			size_t len = strlen(creates[i]), k;
+			const char *name = p + len + dblen + 1;
+
+			if (strncmp(p, creates[i], len))
+				continue;
+			for (k = 0; isalnum((unsigned char)name[k]) || name[k] == '_'; k++)
+				;
+			rc_strbuf__printf(&c->query, "%s'%.*s'", n++ ? ", " : "", (int)k, name);
+		}
+	}
+	if (rc_strbuf__printf(&c->query, ") FORMAT TabSeparated"))
+		return -ENOMEM;
+	if (!n || ch_post(c, NULL, c->query.buf, c->query.len, &c->answer) ||
+	    rc_strbuf__put(&c->answer, "", 1)) {
+		c->err[0] = '\0';
+		return 0;
+	}
+	return strtoul(c->answer.buf, NULL, 10) == n;
 }
 
 struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
@@ -290,6 +674,11 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	int err;
 
 	last_error[0] = '\0';
+	if (c) {
+		pthread_mutex_init(&c->lock, NULL);
+		pthread_cond_init(&c->work, NULL);
+		pthread_cond_init(&c->idle, NULL);
+	}
 	if (c && (!rc_clickhouse__name_ok(o->database ?: "ringcap") ||
 		  (o->cluster && !rc_clickhouse__name_ok(o->cluster)))) {
 		snprintf(c->err, sizeof(c->err), "a database or cluster name is made of %s",
@@ -309,8 +698,13 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 		goto fail;
 	}
 	err = rc_clickhouse__schema(&ddl, c->db, o->cluster);
+	err = err ?: schema_there(c, &ddl);
+	if (err > 0) { /* every table and view there: no DDL to send */
+		ddl.len = 0;
+		err = 0;
+	}
 	/* a statement a request: the HTTP interface takes one at a time */
-	for (stmt = ddl.buf; !err && stmt && *stmt; stmt = end + 2) {
+	for (stmt = ddl.len ? ddl.buf : NULL; !err && stmt && *stmt; stmt = end + 2) {
 		end = strstr(stmt, ";\n");
 		if (!end)
 			break;
@@ -320,6 +714,7 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	rc_strbuf__free(&ddl);
 	if (err)
 		goto fail;
+	senders_start(c, o);
 	return c;
 fail:
 	snprintf(last_error, sizeof(last_error), "%s",
@@ -335,9 +730,14 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
 
 	if (!c)
 		return;
+	senders_stop(c);
+	pthread_cond_destroy(&c->work);
+	pthread_cond_destroy(&c->idle);
+	pthread_mutex_destroy(&c->lock);
 	rc_ch_http__free(c->http);
-	for (i = 0; i < T_NTABLES; i++)
-		rc_strbuf__free(&c->batch[i]);
+	for (i = 0; i <= T_NTABLES; i++)
+		batch_free(&c->batch[i]);
+	rc_strbuf__free(&c->block);
 	rc_strbuf__free(&c->query);
 	rc_strbuf__free(&c->answer);
 	rc_strbuf__free(&c->text);
@@ -347,26 +747,69 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
 	free(c);
 }
 
-/* INSERT INTO db.T_rows (cols) FORMAT RowBinary, and the batch */
+/*
+ * INSERT INTO db.T_rows (cols) FORMAT Native, and the batch as its block:
+ * handed to an idle sender (its failure seen by a later call or by
+ * senders_wait()), else posted here
+ */
 static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, bool rows)
 {
-	struct rc_strbuf *b = &c->batch[t];
+	struct ch_batch *b = &c->batch[t];
+	struct rc_strbuf *query = &c->query, *block = &c->block;
+	struct ch_sender *s;
 	size_t i;
 	int err;
 
-	if (!b->len)
-		return 0;
-	c->query.len = 0;
-	rc_strbuf__printf(&c->query, "INSERT INTO %s.%s%s (", c->db, tab->name,
-			  rows ? "_rows" : "");
-	for (i = 0; i < tab->ncols; i++)
-		rc_strbuf__printf(&c->query, "%s%s", i ? ", " : "", tab->cols[i].name);
-	if (rc_strbuf__printf(&c->query, ") FORMAT RowBinary"))
+	if (b->oom)
 		return -ENOMEM;
-	err = ch_post(c, c->query.buf, b->buf, b->len, NULL);
-	c->sent += b->len;
-	b->len = 0;
-	return err;
+	if (!b->rows)
+		return 0;
+	s = sender_idle(c, &err);
+	if (err)
+		return err;
+	if (s) {
+		query = &s->query;
+		block = &s->body;
+	}
+	err = batch_block(b, tab, block);
+	if (err)
+		return err;
+	query->len = 0;
+	rc_strbuf__printf(query, "INSERT INTO %s.%s%s (", c->db, tab->name, rows ? "_rows" : "");
+	for (i = 0; i < tab->ncols; i++)
+		rc_strbuf__printf(query, "%s%s", i ? ", " : "", tab->cols[i].name);
+	if (rc_strbuf__printf(query, ") FORMAT Native"))
+		return -ENOMEM;
+	c->sent += block->len;
+	batch_reset(b);
+	if (!s)
+		return ch_post(c, query->buf, block->buf, block->len, NULL);
+	pthread_mutex_lock(&c->lock);
+	s->busy = true;
+	pthread_cond_broadcast(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* a row of table @t (the manifest: T_NTABLES) in its group @key: its columns into @w */
+static int row_begin(struct rc_clickhouse *c, int t, const char *key, struct ch_w *w)
+{
+	*w = (struct ch_w){ .c = batch_group(&c->batch[t], key) };
+	if (!w->c) {
+		c->batch[t].oom = true;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void row_end(struct rc_clickhouse *c, int t, struct ch_w *w)
+{
+	struct ch_batch *b = &c->batch[t];
+
+	w->c->rows++;
+	b->rows++;
+	b->bytes += w->bytes;
+	b->oom |= w->oom;
 }
 
 static int ch_flush(struct rc_clickhouse *c, int t)
@@ -386,31 +829,31 @@ static void hex16(char *out, const uint8_t *id)
 	out[32] = '\0';
 }
 
-static void put_file_cols(struct rc_clickhouse *c, struct rc_strbuf *sb)
+static void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 {
-	rb_u64(sb, c->load_id);
-	rb_cstr(sb, c->m->host ?: "");
-	rb_cstr(sb, c->boot);
-	rb_cstr(sb, c->run);
-	rb_u32(sb, c->m->has_run ? c->m->run.seq : 0);
+	w_u64(w, c->load_id);
+	w_cstr(w, c->m->host ?: "");
+	w_cstr(w, c->boot);
+	w_cstr(w, c->run);
+	w_u32(w, c->m->has_run ? c->m->run.seq : 0);
 }
 
-static void put_event_cols(struct rc_clickhouse *c, struct rc_strbuf *sb,
+static void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 			   const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
 	unsigned int no = ev->flags;
 	int64_t wall = 0;
 
-	put_file_cols(c, sb);
-	rb_u64(sb, rec->ts);
+	put_file_cols(c, w);
+	w_u64(w, rec->ts);
 	rc_meta__wall_ns(c->m, rec->ts, &wall);
-	rb_u32(sb, wall > 0 ? (uint32_t)(wall / 1000000000) : 0);
-	rb_u64(sb, (uint64_t)wall);
-	rb_u16(sb, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
-	rb_u32(sb, no & RC_EVENT_NO_PID ? 0 : rec->pid);
-	rb_u32(sb, no & RC_EVENT_NO_TID ? 0 : rec->tid);
-	rb_str(sb, no & RC_EVENT_NO_COMM ? "" : rec->comm, sizeof(rec->comm));
-	rb_cstr(sb, ev->name);
+	w_u32(w, wall > 0 ? (uint32_t)(wall / 1000000000) : 0);
+	w_u64(w, (uint64_t)wall);
+	w_u16(w, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
+	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
+	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
+	w_str(w, no & RC_EVENT_NO_COMM ? "" : rec->comm, sizeof(rec->comm));
+	w_cstr(w, ev->name);
 }
 
 #define CH_STACK_WORDS (RC_MAX_STACK_ID / 64)
@@ -427,28 +870,36 @@ static int note_stack(struct rc_clickhouse *c, uint32_t id)
 	return 0;
 }
 
-static void put_syscall(struct rc_clickhouse *c, struct rc_strbuf *sb,
-			const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+/* a syscall's name, its number when the schema has none: the row's group */
+static const char *syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
+				const struct rc_rec_hdr *rec, char *num, size_t len)
 {
 	const struct rc_ev_syscall *s = (const void *)rec;
 	const struct rc_field *nr = rc_event__field(ev, "nr");
 	struct rc_value v = { .name = NULL };
-	char num[24];
-	int i;
 
-	put_event_cols(c, sb, ev, rec);
-	rb_u32(sb, s->nr);
 	if (nr)
 		rc_field__value(c->m->schema, nr, rec, 0, &v);
-	if (!v.name)
-		snprintf(num, sizeof(num), "%u", s->nr);
-	rb_cstr(sb, v.name ?: num);
-	rb_u64(sb, (uint64_t)s->ret);
-	rb_u64(sb, s->duration);
-	rb_u8(sb, !(rec->flags & RC_SYSCALL_F_NORETURN));
-	rb_varint(sb, RC_SYSCALL_NARGS);
-	for (i = 0; i < RC_SYSCALL_NARGS; i++)
-		rb_u64(sb, s->args[i]);
+	if (v.name)
+		return v.name;
+	snprintf(num, len, "%u", s->nr);
+	return num;
+}
+
+static void put_syscall(struct rc_clickhouse *c, struct ch_w *w, const char *name,
+			const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+{
+	const struct rc_ev_syscall *s = (const void *)rec;
+	struct rc_strbuf *args;
+
+	put_event_cols(c, w, ev, rec);
+	w_u32(w, s->nr);
+	w_cstr(w, name);
+	w_u64(w, (uint64_t)s->ret);
+	w_u64(w, s->duration);
+	w_u8(w, !(rec->flags & RC_SYSCALL_F_NORETURN));
+	args = w_array(w, RC_SYSCALL_NARGS);
+	w_raw(w, args, s->args, sizeof(s->args));
 }
 
 /* sched's columns, those an event has not left at their zero */
@@ -459,7 +910,7 @@ struct sched_row {
 	uint8_t group_dead;
 };
 
-static void put_sched(struct rc_clickhouse *c, struct rc_strbuf *sb,
+static void put_sched(struct rc_clickhouse *c, struct ch_w *w,
 		      const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
 	struct sched_row r = {};
@@ -501,50 +952,51 @@ static void put_sched(struct rc_clickhouse *c, struct rc_strbuf *sb,
 		break;
 	}
 	}
-	put_event_cols(c, sb, ev, rec);
-	rb_u32(sb, r.prev_state);
-	rb_u32(sb, (uint32_t)r.prio);
-	rb_u32(sb, r.other_pid);
-	rb_u32(sb, r.other_tid);
-	rb_str(sb, r.other_comm, RC_COMM_LEN);
-	rb_u32(sb, (uint32_t)r.other_prio);
-	rb_u32(sb, r.target_cpu);
-	rb_str(sb, r.filename, RC_FILENAME_LEN);
-	rb_u32(sb, (uint32_t)r.exit_code);
-	rb_u8(sb, r.group_dead);
+	put_event_cols(c, w, ev, rec);
+	w_u32(w, r.prev_state);
+	w_u32(w, (uint32_t)r.prio);
+	w_u32(w, r.other_pid);
+	w_u32(w, r.other_tid);
+	w_str(w, r.other_comm, RC_COMM_LEN);
+	w_u32(w, (uint32_t)r.other_prio);
+	w_u32(w, r.target_cpu);
+	w_str(w, r.filename, RC_FILENAME_LEN);
+	w_u32(w, (uint32_t)r.exit_code);
+	w_u8(w, r.group_dead);
 }
 
-static int put_sample(struct rc_clickhouse *c, struct rc_strbuf *sb,
+static int put_sample(struct rc_clickhouse *c, struct ch_w *w,
 		      const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
 	const struct rc_ev_sample *s = (const void *)rec;
 
-	put_event_cols(c, sb, ev, rec);
-	rb_u64(sb, s->ip);
-	rb_u64(sb, s->period);
-	rb_u32(sb, s->stack_id);
-	rb_u8(sb, !!(rec->flags & RC_SAMPLE_F_USER));
+	put_event_cols(c, w, ev, rec);
+	w_u64(w, s->ip);
+	w_u64(w, s->period);
+	w_u32(w, s->stack_id);
+	w_u8(w, !!(rec->flags & RC_SAMPLE_F_USER));
 	return note_stack(c, s->stack_id);
 }
 
 /* Any event: its fields' names and values as text, as report shows them. */
-static int put_generic(struct rc_clickhouse *c, struct rc_strbuf *sb,
+static int put_generic(struct rc_clickhouse *c, struct ch_w *w,
 		       const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
 {
+	struct rc_strbuf *keys, *values;
 	uint16_t f;
 	int err = 0;
 
-	put_event_cols(c, sb, ev, rec);
-	rb_varint(sb, ev->nfields);
+	put_event_cols(c, w, ev, rec);
+	keys = w_array(w, ev->nfields);
 	for (f = 0; f < ev->nfields; f++)
-		rb_cstr(sb, ev->fields[f].name);
-	rb_varint(sb, ev->nfields);
+		elem_cstr(w, keys, ev->fields[f].name);
+	values = w_array(w, ev->nfields);
 	for (f = 0; f < ev->nfields; f++) {
 		const struct rc_field *fld = &ev->fields[f];
 
 		c->text.len = 0;
 		err = err ?: rc_decode__field(&c->text, c->m->schema, fld, rec);
-		rb_bytes(sb, c->text.len ? c->text.buf : "", c->text.len);
+		sb_bytes(w, values, c->text.len ? c->text.buf : "", c->text.len);
 		if (!strcmp(fld->name, "stack_id") && fld->kind != RC_FIELD_STR &&
 		    fld->size <= 8 && fld->count == 1)
 			err = err ?: note_stack(c, (uint32_t)rc_field__u64(fld, rec, 0));
@@ -563,13 +1015,18 @@ static int put_record(struct rc_clickhouse *c, const struct rc_rec_hdr *rec,
 {
 	const struct rc_event_desc *ev = rc_schema__event(c->m->schema, rec->type);
 	int t = T_EVENTS, err = 0;
-	struct rc_strbuf *sb;
+	struct ch_w w;
+	char num[24];
 
 	if (!ev)
 		return 0; /* the reader checked every type: not reached */
 	if (is_builtin(ev, rec, RC_EV_SYSCALL, "syscall", sizeof(struct rc_ev_syscall))) {
+		const char *name = syscall_name(c, ev, rec, num, sizeof(num));
+
 		t = T_SYSCALLS;
-		put_syscall(c, &c->batch[t], ev, rec);
+		err = row_begin(c, t, name, &w);
+		if (!err)
+			put_syscall(c, &w, name, ev, rec);
 		res->syscalls++;
 	} else if (rec->type >= RC_EV_SCHED_SWITCH && rec->type <= RC_EV_SCHED_EXIT &&
 		   !strncmp(ev->name, "sched:", 6) &&
@@ -583,36 +1040,40 @@ static int put_record(struct rc_clickhouse *c, const struct rc_rec_hdr *rec,
 		if (rec->size < sizes[rec->type])
 			goto generic;
 		t = T_SCHED;
-		put_sched(c, &c->batch[t], ev, rec);
+		err = row_begin(c, t, NULL, &w);
+		if (!err)
+			put_sched(c, &w, ev, rec);
 	} else if (is_builtin(ev, rec, RC_EV_SAMPLE, "sample", sizeof(struct rc_ev_sample))) {
 		t = T_SAMPLES;
-		err = put_sample(c, &c->batch[t], ev, rec);
+		err = row_begin(c, t, NULL, &w) ?: put_sample(c, &w, ev, rec);
 	} else {
 generic:
 		t = T_EVENTS;
-		err = put_generic(c, &c->batch[t], ev, rec);
+		err = row_begin(c, t, ev->name, &w) ?: put_generic(c, &w, ev, rec);
 	}
+	if (err)
+		return err;
+	row_end(c, t, &w);
 	res->events++;
-	sb = &c->batch[t];
-	if (!sb->buf)
+	if (c->batch[t].oom)
 		return -ENOMEM;
-	if (!err && sb->len >= c->batch_max)
+	if (c->batch[t].bytes >= c->batch_max)
 		err = ch_flush(c, t);
 	return err;
 }
 
-static void put_frames(struct rc_strbuf *sb, const struct rc_frame *f, size_t n)
+static void put_frames(struct ch_w *w, const struct rc_frame *f, size_t n)
 {
+	struct rc_strbuf *sb = w_array(w, n);
 	char name[40];
 	size_t i;
 
-	rb_varint(sb, n);
 	for (i = 0; i < n; i++) {
 		if (f[i].sym) {
-			rb_cstr(sb, f[i].sym);
+			elem_cstr(w, sb, f[i].sym);
 		} else {
 			snprintf(name, sizeof(name), "0x%" PRIx64, f[i].addr);
-			rb_cstr(sb, name);
+			elem_cstr(w, sb, name);
 		}
 	}
 }
@@ -620,27 +1081,32 @@ static void put_frames(struct rc_strbuf *sb, const struct rc_frame *f, size_t n)
 /* the stacks the file's records named, each once, by id */
 static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 {
-	struct rc_strbuf *sb = &c->batch[T_STACKS];
-	size_t w;
+	struct ch_batch *b = &c->batch[T_STACKS];
+	size_t word;
 	int err = 0;
 
-	for (w = 0; c->any_stack && w < CH_STACK_WORDS && !err; w++) {
-		uint64_t bits = c->stack_seen[w];
+	for (word = 0; c->any_stack && word < CH_STACK_WORDS && !err; word++) {
+		uint64_t bits = c->stack_seen[word];
 
 		for (; bits && !err; bits &= bits - 1) {
 			const struct rc_stack *st =
-				rc_reader__stack(r, (uint32_t)(w * 64 + __builtin_ctzll(bits)));
+				rc_reader__stack(r, (uint32_t)(word * 64 + __builtin_ctzll(bits)));
+			struct ch_w w;
 
 			if (!st)
 				continue;
-			put_file_cols(c, sb);
-			rb_u32(sb, st->id);
-			rb_u32(sb, st->pid);
-			put_frames(sb, st->frames, st->nkernel);
-			put_frames(sb, st->frames + st->nkernel, st->nuser);
-			if (!sb->buf)
+			err = row_begin(c, T_STACKS, NULL, &w);
+			if (err)
+				return err;
+			put_file_cols(c, &w);
+			w_u32(&w, st->id);
+			w_u32(&w, st->pid);
+			put_frames(&w, st->frames, st->nkernel);
+			put_frames(&w, st->frames + st->nkernel, st->nuser);
+			row_end(c, T_STACKS, &w);
+			if (b->oom)
 				return -ENOMEM;
-			if (sb->len >= c->batch_max)
+			if (b->bytes >= c->batch_max)
 				err = ch_flush(c, T_STACKS);
 		}
 	}
@@ -661,30 +1127,33 @@ static void put_ledger_row(struct rc_clickhouse *c, const struct rc_ledger_file 
 			   const char *path, const char *scope, const char *event, int32_t cpu,
 			   const struct rc_ledger_row *r)
 {
-	struct rc_strbuf *sb = &c->batch[T_LEDGER];
 	const struct rc_ledger *l = &f->led;
 	bool total = !strcmp(scope, "total");
+	struct ch_w w_, *w = &w_;
 
-	put_file_cols(c, sb);
-	rb_cstr(sb, path);
-	rb_cstr(sb, scope);
-	rb_cstr(sb, event);
-	rb_u32(sb, (uint32_t)cpu);
-#define CH_LEDGER_PUT(name) rb_u64(sb, r->name);
+	if (row_begin(c, T_LEDGER, NULL, w))
+		return;
+	put_file_cols(c, w);
+	w_cstr(w, path);
+	w_cstr(w, scope);
+	w_cstr(w, event);
+	w_u32(w, (uint32_t)cpu);
+#define CH_LEDGER_PUT(name) w_u64(w, r->name);
 	RC_COUNTERS_SHOWN(CH_LEDGER_PUT)
 #undef CH_LEDGER_PUT
-	rb_u64(sb, r->in_file);
-	rb_u64(sb, rc_ledger__missing(l, r));
+	w_u64(w, r->in_file);
+	w_u64(w, rc_ledger__missing(l, r));
 	/* the file's damage: on its total row */
-	rb_u8(sb, total && f->damaged);
-	rb_u8(sb, total && f->truncated);
-	rb_u64(sb, total ? l->corrupt_chunks : 0);
-	rb_u64(sb, total ? l->corrupt_records : 0);
-	rb_u64(sb, total ? l->corrupt_bytes : 0);
-	rb_u64(sb, total ? rc_ledger__cut_short(l) : 0);
-	rb_u64(sb, total ? rc_ledger__lost(l) : 0);
-	rb_u32(sb, wall_s(f->m, f->m ? f->m->start_ts : 0));
-	rb_u32(sb, wall_s(f->m, f->last));
+	w_u8(w, total && f->damaged);
+	w_u8(w, total && f->truncated);
+	w_u64(w, total ? l->corrupt_chunks : 0);
+	w_u64(w, total ? l->corrupt_records : 0);
+	w_u64(w, total ? l->corrupt_bytes : 0);
+	w_u64(w, total ? rc_ledger__cut_short(l) : 0);
+	w_u64(w, total ? rc_ledger__lost(l) : 0);
+	w_u32(w, wall_s(f->m, f->m ? f->m->start_ts : 0));
+	w_u32(w, wall_s(f->m, f->last));
+	row_end(c, T_LEDGER, w);
 }
 
 static bool row_used(const struct rc_ledger_row *r)
@@ -727,7 +1196,7 @@ static int put_ledger(struct rc_clickhouse *c, const char *path, struct rc_click
 	put_ledger_row(c, &f, path, "total", "", -1, &f.led.total);
 	res->damaged = f.damaged;
 	res->truncated = f.truncated;
-	err = c->batch[T_LEDGER].buf ? ch_flush(c, T_LEDGER) : -ENOMEM;
+	err = ch_flush(c, T_LEDGER);
 out:
 	rc_ledger_file__free(&f);
 	rc_reader__free(r);
@@ -776,18 +1245,20 @@ static int loaded_already(struct rc_clickhouse *c, const char *key)
 static int put_manifest(struct rc_clickhouse *c, const char *path, const char *key,
 			const struct rc_clickhouse_load *res)
 {
-	struct rc_strbuf *sb = &c->batch[T_LEDGER]; /* flushed: borrowed */
+	struct ch_w w;
+	int err = senders_wait(c) ?: row_begin(c, T_NTABLES, NULL, &w);
 
-	put_file_cols(c, sb);
-	rb_cstr(sb, key);
-	rb_cstr(sb, path);
-	rb_u64(sb, res->events);
-	rb_u8(sb, res->damaged);
-	rb_u8(sb, res->truncated);
-	rb_u32(sb, (uint32_t)time(NULL));
-	if (!sb->buf)
-		return -ENOMEM;
-	return ch_send(c, T_LEDGER, &manifest, false);
+	if (err)
+		return err;
+	put_file_cols(c, &w);
+	w_cstr(&w, key);
+	w_cstr(&w, path);
+	w_u64(&w, res->events);
+	w_u8(&w, res->damaged);
+	w_u8(&w, res->truncated);
+	w_u32(&w, (uint32_t)time(NULL));
+	row_end(c, T_NTABLES, &w);
+	return ch_send(c, T_NTABLES, &manifest, false) ?: senders_wait(c);
 }
 
 int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
@@ -805,8 +1276,8 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	if (c->any_stack) /* a load that failed midway left its ids */
 		memset(c->stack_seen, 0, CH_STACK_WORDS * sizeof(uint64_t));
 	c->any_stack = false;
-	for (i = 0; i < T_NTABLES; i++)
-		c->batch[i].len = 0;
+	for (i = 0; i <= T_NTABLES; i++)
+		batch_reset(&c->batch[i]);
 	r = rc_reader__open(path);
 	if (!r) {
 		const char *why = rc_reader__open_error();
@@ -848,6 +1319,13 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	err = err ?: put_manifest(c, path, key, res);
 	res->bytes = c->sent;
 out:
+	if (err) { /* the inserts in flight done with, their failures after this one unsaid */
+		char why[RC_CH_ERR_LEN];
+
+		memcpy(why, c->err, sizeof(why));
+		senders_wait(c);
+		memcpy(c->err, why, sizeof(why));
+	}
 	if (err == -ENOMEM && !c->err[0])
 		snprintf(c->err, sizeof(c->err), "out of memory");
 	c->m = NULL;

@@ -2,8 +2,8 @@
 /*
  * Captures into ClickHouse (lib/output/clickhouse.c, clickhouse_http.c):
  * the tables' DDL, and each file's records, ledger and stacks loaded over
- * ClickHouse's HTTP interface in RowBinary batches (one POST of
- * "INSERT INTO t (cols) FORMAT RowBinary" a table and a few MiB, never a row
+ * ClickHouse's HTTP interface in batches of Native blocks (one POST of
+ * "INSERT INTO t (cols) FORMAT Native" a table and 16 MiB, never a row
  * at a time). Tested with ClickHouse 18.16, Debian 12's: no DateTime64,
  * Map, JSON, codecs or TTL there, so times are UInt64 ns beside a DateTime.
  *
@@ -47,7 +47,13 @@ struct rc_clickhouse_opts {
 	size_t batch;
 };
 
-#define RC_CLICKHOUSE_BATCH (4u << 20)
+#define RC_CLICKHOUSE_BATCH (16u << 20)
+
+/*
+ * inserts in flight at once, each from a thread and connection of its own,
+ * while the next batches are encoded: the server works on them together
+ */
+#define RC_CLICKHOUSE_SENDERS 2
 
 /**
  * struct rc_clickhouse_load - what the export of one file did
@@ -59,7 +65,7 @@ struct rc_clickhouse_opts {
  * @damaged: the reader passed over damage: what it read was loaded, the
  *           loss is in the ledger rows
  * @truncated: the file was cut short: likewise
- * @bytes: RowBinary bytes sent
+ * @bytes: Native bytes sent
  */
 struct rc_clickhouse_load {
 	bool skipped;
@@ -101,7 +107,10 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *database, const char
  * @o: where; copied
  *
  * Makes the database, tables and views that are missing (the DDL of
- * rc_clickhouse__schema(), statement by statement).
+ * rc_clickhouse__schema(), statement by statement; none when one question
+ * to system.tables finds them all), and starts the threads posting the
+ * inserts (RC_CLICKHOUSE_SENDERS; as many as start, none: the caller's
+ * thread posts them). A connection is used by one thread at a time.
  *
  * Return: the connection, or NULL with errno set: EOPNOTSUPP when built
  * without libcurl; EIO when the server failed or refused, with
