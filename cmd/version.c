@@ -181,8 +181,11 @@ int print_version(void)
 		char why[512], not_found[sizeof(why) + 16];
 		const char *v = rc_ch_http__libcurl_version(why, sizeof(why));
 
-		snprintf(not_found, sizeof(not_found), "not found: %s", why);
-		lib_line("libcurl", LIBCURL_VERSION, v ?: not_found);
+		if (!v) {
+			snprintf(not_found, sizeof(not_found), "not found: %s", why);
+			v = not_found;
+		}
+		lib_line("libcurl", LIBCURL_VERSION, v);
 	}
 #endif
 #ifdef HAVE_LIBIPT
