@@ -87,16 +87,21 @@ LIBS += -lipt
 endif
 
 # libcurl (ringcap export: ClickHouse's HTTP interface, lib/output/
-# clickhouse_http.c): Debian's libcurl4-openssl-dev. NO_CURL=1 builds
-# without it: export then prints --schema only. A static build (STATIC=1:
-# make static, the arm64 cross build) leaves it out by default, rather
-# than link libcurl's many static dependencies; --version says so.
-NO_CURL ?= $(if $(filter 1,$(STATIC)),1,0)
+# clickhouse_http.c): compiled against Debian's libcurl4-openssl-dev, for
+# its types and constants, but not linked: export loads libcurl.so.4 with
+# dlopen() when it first talks to a server, so that no other command pays
+# 6-8 ms of CPU a start to link libcurl and its dependencies (make
+# bench-start). NO_CURL=1 builds without it: export then prints --schema
+# only. A static build (STATIC=1: make static, the arm64 cross build) has
+# no dlopen() and is always without it; --version says so.
+NO_CURL ?= 0
+ifeq ($(STATIC),1)
+override NO_CURL := 1
+endif
 ifeq ($(NO_CURL),1)
 ALL_CFLAGS += -DRC_NO_CURL
 else
 ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl 2>/dev/null)
-LIBS += $(shell $(PKG_CONFIG) $(PC_STATIC) --libs libcurl 2>/dev/null || echo -lcurl)
 endif
 
 # libtraceevent (report --format perf-script renders tracepoints by the

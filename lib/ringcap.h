@@ -51,5 +51,6 @@
 #include "output/pipeline.h"
 #include "output/parallel.h"
 #include "output/clickhouse.h"
+#include "output/clickhouse_http.h"
 
 #endif /* RINGCAP_H */
