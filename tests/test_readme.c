@@ -224,7 +224,7 @@ static const struct example examples[] = {
 	  .subst = { { "--comm myprog", "--comm rc_workload" } },
 	  .file = "prof.perf",
 	  .file_re = "^rc_workload +[0-9]+ \\[[0-9]{3}\\] +[0-9]+\\.[0-9]{6}: +[0-9]+ +[a-z-]+: "
-		     "\n\t +[0-9a-f]+ " },
+		     "\n\t *[0-9a-f]+ " },
 	{ .cmd = "speedscope prof.perf",
 	  .skip = "opens a browser: perfscript_speedscope opens both files in headless chromium" },
 	{ .cmd = "speedscope prof.pb.gz",
