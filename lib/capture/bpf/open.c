@@ -200,7 +200,11 @@ static int pick_rings(struct rc_bpf *s)
 		return 0;
 	}
 	/* the wakeup mark as the size: each ring's the same part of it */
-	s->c.opts.wakeup_bytes = s->c.opts.wakeup_bytes * share / s->c.opts.ringbuf_size;
+	if (s->c.opts.wakeup_bytes) { /* a mark, however small: never level-triggered */
+		s->c.opts.wakeup_bytes = s->c.opts.wakeup_bytes * share / s->c.opts.ringbuf_size;
+		if (!s->c.opts.wakeup_bytes)
+			s->c.opts.wakeup_bytes = 1;
+	}
 	s->nrings = n;
 	s->ring_size = share;
 	pr_debug("a BPF ring buffer per CPU: %d of %zu bytes, each waking the reader at %zu\n", n,

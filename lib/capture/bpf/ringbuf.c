@@ -27,9 +27,16 @@
  * consumer position moves only past what was copied, so the records leave
  * merged in time order. A program takes a record's time after reserving
  * it, so a record in flight is in its ring already, marked busy, and
- * holds back the records behind it in that ring; one whose time is taken
- * and not yet committed is why the newest RC_PERF_HOLD_NS are held back,
- * as in perf rings. The wakeup mark is each ring's: a program asks its own
+ * holds back the records behind it in that ring. Nothing newer is held
+ * back, as perf rings are (RC_PERF_HOLD_NS): a record whose time was taken
+ * just before another CPU's committed one, and is committed after our
+ * read (bpf_ringbuf_output(), or a reserve preempted between the two),
+ * comes microseconds out of order, which the writer's reorder window
+ * sorts, as it does within one shared ring. A hold would leave those
+ * bytes pending: the wakeup mark, counted over them, would find itself
+ * reached at every wait, and the reader would spin on small rings (a
+ * reviewer's 1M over two CPUs: about a million waits that did not sleep,
+ * and twice one ring's drops). The wakeup mark is each ring's: a program asks its own
  * ring, and wakes us through it; all the rings are in one epoll set.
  *
  * The word and the ring's positions are a store and a load on each side:
@@ -317,19 +324,6 @@ static void store_cons(struct rc_ringbuf *rb)
 		__atomic_store_n(rb->rings[i].cons, rb->rings[i].pos, __ATOMIC_RELEASE);
 }
 
-/* What a merged read may take: up to @until, less the hold but under pressure. */
-static uint64_t bound(const struct rc_ringbuf *rb, uint64_t until)
-{
-	uint32_t i;
-
-	if (until == UINT64_MAX)
-		return until;
-	for (i = 0; i < rb->nrings; i++)
-		if (ring_pending(&rb->rings[i]) > rb->size / 2)
-			return until; /* over half full: as perfbuf.c's under_pressure() */
-	return until > RC_PERF_HOLD_NS ? until - RC_PERF_HOLD_NS : 0;
-}
-
 /*
  * A ring per CPU: merged in time order. The ring whose next record is the
  * oldest gives records for as long as they are no newer than the other
@@ -343,7 +337,6 @@ static long read_merged(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *us
 	long n = 0, k = 0;
 	bool full = false;
 
-	until = bound(rb, until);
 	while (!full) {
 		const unsigned char *rec;
 		uint64_t ts, mts = 0, limit = until;

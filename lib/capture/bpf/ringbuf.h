@@ -68,8 +68,9 @@ size_t rc_ringbuf__pending(const struct rc_ringbuf *rb, bool sum);
  * Returns the number of records copied.
  *
  * A ring per CPU: each ring's records, merged in time order as
- * rc_perfbuf__read() merges perf rings, up to @until less RC_PERF_HOLD_NS
- * (UINT64_MAX: all; a ring more than half full: up to @until). One ring:
+ * rc_perfbuf__read() merges perf rings, up to @until (UINT64_MAX: all),
+ * with no hold-back: what comes microseconds out of order across rings the
+ * writer's reorder window sorts (ringbuf.c). One ring:
  * @until is not used (the ring's order is the order the programs
  * reserved in).
  */
