@@ -1133,3 +1133,159 @@ out:
 	free(buf);
 	rc_schema__free(s);
 }
+
+/*
+ * Format notes a hostile file may hold, each refused (its records shown
+ * as field=value) where libtraceevent would crash or run away: a division
+ * by a record's field or by 0, an event of ID 1 whose common_type lies far
+ * outside any record (libtraceevent took the offset of the lowest ID
+ * parsed for every record), brackets nested past the stack, a note past
+ * 64 KiB, __print_hex() of a constant, a '*' width from the record. A
+ * sound event parsed after them, and a division by a constant, render.
+ */
+#define HOST_FIELDS                                                                                \
+	"\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"                                          \
+	"\tfield:int b;\toffset:12;\tsize:4;\tsigned:1;\n"                                         \
+	"\tfield:__data_loc char[] name;\toffset:16;\tsize:4;\tsigned:0;\n"                        \
+	"\n"
+#define HOST_FMT(id, print) "name: h\nID: " #id "\nformat:\n" FT_COMMON HOST_FIELDS "print fmt: " print "\n"
+
+enum { H_COMMON, H_SOUND, H_DIV, H_MOD, H_HEXDIV, H_NEST, H_DEEP, H_LONG, H_HEXATOM, H_ARRAY,
+       H_STAR, H_PREC, H_CONSTDIV, H_N };
+
+static char *nested(int id, const char *open, size_t n, const char *close)
+{
+	size_t len = 1024 + n * (strlen(open) + strlen(close)), i;
+	char *s = malloc(len), *p;
+
+	if (!s)
+		return NULL;
+	p = s + sprintf(s, "name: h\nID: %d\nformat:\n" FT_COMMON HOST_FIELDS "print fmt: \"a=%%d\", ",
+			id);
+	for (i = 0; i < n; i++)
+		p = stpcpy(p, open);
+	p = stpcpy(p, "REC->a");
+	for (i = 0; close[0] && i < n; i++)
+		p = stpcpy(p, close);
+	strcpy(p, "\n");
+	return s;
+}
+
+void test_perfscript_tep_hostile(void)
+{
+#ifdef HAVE_LIBTRACEEVENT
+	static const char want[] =
+	    "            unit   300 [000]     0.000001:  test:h0: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000002:  test:h1: a 7 and b 0\n"
+	    "            unit   300 [000]     0.000003:  test:h2: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000004:  test:h3: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000005:  test:h4: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000006:  test:h5: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000007:  test:h6: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000008:  test:h7: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000009:  test:h8: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000010:  test:h9: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000011: test:h10: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000012: test:h11: a=7 b=0 name=ab\n"
+	    "            unit   300 [000]     0.000013: test:h12: q=3 r=3\n";
+#else
+	static const char want[] = "";
+#endif
+	const char *base = HOST_FMT(900, "\"a=%d\", REC->a");
+	char *fmts[H_N] = { 0 }, long_fmt[70000];
+	struct rc_note notes[H_N];
+	struct tp_rec recs[H_N];
+	struct rc_schema *s = rc_schema__new(NULL);
+	struct rc_output *o = NULL;
+	char *buf = NULL, why[256], names[H_N][16];
+	const struct rc_meta *ms[1];
+	struct rc_meta m;
+	size_t len = 0, i;
+	FILE *f = NULL;
+
+#ifndef HAVE_LIBTRACEEVENT
+	test__skip("built without libtraceevent (scripts/deps.sh installs libtraceevent-dev)");
+	rc_schema__free(s);
+	return;
+#endif
+	if (!ASSERT_OK_PTR(s, "schema"))
+		return;
+	/* common_type 4 bytes at 100000000 */
+	fmts[H_COMMON] = strdup(
+	    "name: h\nID: 1\nformat:\n"
+	    "\tfield:unsigned short common_type;\toffset:100000000;\tsize:4;\tsigned:0;\n"
+	    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" HOST_FIELDS
+	    "print fmt: \"a=%d\", REC->a\n");
+	fmts[H_SOUND] = strdup(HOST_FMT(902, "\"a %d and b %d\", REC->a, REC->b"));
+	fmts[H_DIV] = strdup(HOST_FMT(903, "\"q=%d\", REC->a / REC->b"));
+	fmts[H_MOD] = strdup(HOST_FMT(904, "\"q=%d\", REC->a % REC->b"));
+	fmts[H_HEXDIV] = strdup(HOST_FMT(
+	    905, "\"x=%s\", __print_hex(__get_dynamic_array(name), __get_dynamic_array_len(name) / 0)"));
+	/* 60,000 '(' unclosed; 65 closed */
+	fmts[H_NEST] = nested(906, "(", 60000, "");
+	fmts[H_DEEP] = nested(907, "(", 65, ")");
+	/* sound but for its length */
+	snprintf(long_fmt, sizeof(long_fmt), "%s%65536s\n", HOST_FMT(908, "\"a=%d\", REC->a"), "");
+	fmts[H_LONG] = strdup(long_fmt);
+	fmts[H_HEXATOM] = strdup(HOST_FMT(909, "\"x=%s\", __print_hex(1, 4)"));
+	fmts[H_ARRAY] = strdup(HOST_FMT(910, "\"x=%s\", __print_array(REC->a + 4, 2, 4)"));
+	fmts[H_STAR] = strdup(HOST_FMT(911, "\"x=%*d\", REC->a, REC->b"));
+	fmts[H_PREC] = strdup(HOST_FMT(912, "\"x=%.*s\", REC->a, __get_str(name)"));
+	fmts[H_CONSTDIV] = strdup(HOST_FMT(913, "\"q=%d r=%d\", REC->a / 2, REC->a % 4"));
+	for (i = 0; i < H_N; i++) {
+		struct rc_event_desc ev = { .id = 100 + i, .name = names[i] };
+		struct rc_tpformat tf;
+		uint32_t loc = 3u << 16 | 20;
+
+		if (!ASSERT_OK_PTR(fmts[i], "format"))
+			goto out;
+		snprintf(names[i], sizeof(names[i]), "test:h%zu", i);
+		if (!ASSERT_OK(rc_tpformat__parse(&tf, base, sizeof(struct rc_rec_hdr), why,
+						  sizeof(why)),
+			       why))
+			goto out;
+		ev.size = sizeof(struct tp_rec);
+		ev.nfields = tf.nfields;
+		ev.fields = tf.fields;
+		ASSERT_OK(rc_schema__add_event(s, &ev), "add event");
+		rc_tpformat__free(&tf);
+		notes[i] = (struct rc_note){ 100 + i, "format", fmts[i], strlen(fmts[i]) };
+		/* a=7 b=0 name="ab"; common_type: the note's ID */
+		tp_rec(&recs[i], 100 + i, i == H_COMMON ? 1 : 901 + i, (i + 1) * 1000);
+		memcpy(recs[i].raw + 8, &(int){ 7 }, 4);
+		memcpy(recs[i].raw + 16, &loc, 4);
+		memcpy(recs[i].raw + 20, "ab", 3);
+	}
+	test_meta(&m);
+	m.cmdline = "";
+	m.schema = s;
+	m.notes = notes;
+	m.nnotes = H_N;
+	m.start_ts = 0;
+	ms[0] = &m;
+	f = open_memstream(&buf, &len);
+	if (!ASSERT_OK_PTR(f, "open_memstream"))
+		goto out;
+	o = rc_output__new(&rc_output_perf_script, f, ms, 1, 0, false);
+	if (!ASSERT_OK_PTR(o, "rc_output__new"))
+		goto out;
+	for (i = 0; i < H_N; i++)
+		ASSERT_OK(rc_output__event(o, 0, &recs[i].hdr), "event");
+	ASSERT_OK(rc_output__end(o), "end");
+	rc_output__free(o);
+	o = NULL;
+	fclose(f);
+	f = NULL;
+	if (!ASSERT_STREQ(buf, want, "rendered, or field=value"))
+		printf("%s", buf);
+out:
+	rc_output__free(o);
+	if (f)
+		fclose(f);
+	free(buf);
+	for (i = 0; i < H_N; i++)
+		free(fmts[i]);
+	rc_schema__free(s);
+}

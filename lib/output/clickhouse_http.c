@@ -107,7 +107,12 @@ static CURLcode init_code;
 
 static void load(void)
 {
-	const char *path = getenv("RINGCAP_LIBCURL") ?: LIBCURL;
+	/*
+	 * The tests' hook, not honoured in a setuid or file-capability run
+	 * (README: setcap cap_bpf,cap_perfmon+ep): code loaded there would
+	 * run with those capabilities.
+	 */
+	const char *path = secure_getenv("RINGCAP_LIBCURL") ?: LIBCURL;
 	const char *missing = NULL;
 	char version[64] = "";
 	void *h;

@@ -14,6 +14,7 @@
  * reach past a field, so that strings end and lengths of up to 64 KiB stay
  * inside.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,37 @@
 #define RC_TEP_PAD     (1u << 20) /* zeros after a record: a bounded read's reach */
 #define RC_TEP_MAX_LEN 65536u	  /* the largest constant length or count taken */
 #define RC_TEP_DEPTH   32	  /* nesting of print arguments walked */
+#define RC_TEP_NOTE_MAX 65536u	  /* a format note's length: the kernel's are a few KiB */
+#define RC_TEP_NEST    64	  /* brackets nested in a print fmt: libtraceevent recurses */
+#define RC_TEP_COMMON  8	  /* the common fields' bytes, as COMMON_FMT has them */
+
+/*
+ * The kernel's common fields. libtraceevent reads every record's type and
+ * pid at the offsets of its first event's (the lowest ID parsed), found on
+ * first use and kept: this format, of ID 0, is parsed first and those
+ * offsets read once on a zeroed record, so that no format from the file
+ * decides them; event_of() takes only formats whose common fields match.
+ */
+static const char COMMON_FMT[] =
+	"name: ringcap_common\n"
+	"ID: 0\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"type=%u\", REC->common_type\n";
+
+static const struct {
+	const char *name;
+	int offset, size;
+} COMMON_FIELDS[] = {
+	{ "common_type", 0, 2 },
+	{ "common_flags", 2, 1 },
+	{ "common_preempt_count", 3, 1 },
+	{ "common_pid", 4, 4 },
+};
 
 enum ev_state { EV_UNTRIED = 0, EV_READY, EV_NONE };
 
@@ -142,6 +174,91 @@ static char *resolve(void *priv, unsigned long long *addrp, char **modp)
 	return (char *)k->name;
 }
 
+/* COMMON_FMT parsed, and the handle's common field offsets read from it for good. */
+static bool common_prime(struct tep_handle *tep)
+{
+	static unsigned char zero[RC_TEP_COMMON];
+	struct tep_record r = { .data = zero, .size = sizeof(zero) };
+	struct tep_event *e = NULL;
+
+	if (tep_parse_format(tep, &e, COMMON_FMT, sizeof(COMMON_FMT) - 1, "ringcap") || !e)
+		return false;
+	/* each caches its field's offset and size on first use: 0 when read */
+	return tep_data_type(tep, &r) == 0 && tep_data_pid(tep, &r) == 0 &&
+	       tep_data_flags(tep, &r) == 0 && tep_data_preempt_count(tep, &r) == 0;
+}
+
+/* Whether @e's common fields are COMMON_FMT's, where the handle reads them. */
+static bool common_ok(struct tep_event *e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(COMMON_FIELDS) / sizeof(COMMON_FIELDS[0]); i++) {
+		const struct tep_format_field *f = tep_find_common_field(e, COMMON_FIELDS[i].name);
+
+		if (!f || f->offset != COMMON_FIELDS[i].offset ||
+		    f->size != COMMON_FIELDS[i].size)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether a format note is one libtraceevent can parse without running out
+ * of stack: at most RC_TEP_NOTE_MAX bytes, and its print fmt's brackets,
+ * '(' and '[' outside double-quoted strings, nested at most RC_TEP_NEST deep.
+ */
+static bool note_ok(const char *text, size_t len)
+{
+	static const char key[] = "print fmt:";
+	const char *p = NULL, *end = text + len;
+	bool quoted = false;
+	int depth = 0;
+	size_t i;
+
+	if (len > RC_TEP_NOTE_MAX)
+		return false;
+	for (i = 0; i + sizeof(key) - 1 <= len; i++)
+		if (!memcmp(text + i, key, sizeof(key) - 1)) {
+			p = text + i + sizeof(key) - 1;
+			break;
+		}
+	for (; p && p < end; p++) {
+		if (quoted) {
+			if (*p == '\\' && p + 1 < end)
+				p++;
+			else if (*p == '"')
+				quoted = false;
+		} else if (*p == '"') {
+			quoted = true;
+		} else if (*p == '(' || *p == '[') {
+			if (++depth > RC_TEP_NEST)
+				return false;
+		} else if ((*p == ')' || *p == ']') && depth) {
+			depth--;
+		}
+	}
+	return true;
+}
+
+/* Whether @fmt has no '*' width or precision, a length taken from the record. */
+static bool fmt_ok(const char *fmt)
+{
+	const char *p;
+
+	for (p = fmt ? strchr(fmt, '%') : NULL; p; p = strchr(p, '%')) {
+		p++;
+		if (*p == '%') {
+			p++;
+			continue;
+		}
+		for (; *p && strchr("-+ #0123456789.*lhzjtLq", *p); p++)
+			if (*p == '*')
+				return false;
+	}
+	return true;
+}
+
 static bool src_open(struct tep_src *s, const struct rc_meta *m)
 {
 	const char *arch = m->arch ? m->arch : "";
@@ -162,6 +279,10 @@ static bool src_open(struct tep_src *s, const struct rc_meta *m)
 	tep_set_local_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									       : TEP_LITTLE_ENDIAN);
 	tep_set_function_resolver(s->tep, resolve, s);
+	if (!common_prime(s->tep)) {
+		src_clear(s);
+		return false;
+	}
 	return true;
 }
 
@@ -174,6 +295,20 @@ static bool args_ok(const struct tep_print_arg *a, int depth)
 		if (!arg_ok(a, depth))
 			return false;
 	return true;
+}
+
+/* A constant that is not 0: what '/' and '%' may divide by. */
+static bool atom_nonzero(const struct tep_print_arg *a)
+{
+	return a && a->type == TEP_PRINT_ATOM && a->atom.atom &&
+	       strtoull(a->atom.atom, NULL, 0) != 0;
+}
+
+/* A dynamic array or a field, whole: what __print_hex() and __print_array() read. */
+static bool array_ok(const struct tep_print_arg *a)
+{
+	return a && (a->type == TEP_PRINT_FIELD ||
+		     (a->type == TEP_PRINT_DYNAMIC_ARRAY && !a->dynarray.index));
 }
 
 /* A constant of at most @max. */
@@ -205,7 +340,7 @@ static bool len_ok(const struct tep_print_arg *a, int depth)
 		return len_ok(a->typecast.item, depth + 1);
 	case TEP_PRINT_OP:
 		return a->op.op && !strcmp(a->op.op, "/") && len_ok(a->op.left, depth + 1) &&
-		       a->op.right && a->op.right->type == TEP_PRINT_ATOM;
+		       atom_nonzero(a->op.right);
 	default:
 		return false;
 	}
@@ -240,14 +375,18 @@ static bool arg_ok(const struct tep_print_arg *a, int depth)
 		if (a->op.op && !strcmp(a->op.op, "[")) /* REC->array[N]: N a small constant */
 			return a->op.left && a->op.left->type == TEP_PRINT_FIELD &&
 			       atom_le(a->op.right, RC_TEP_MAX_LEN / 8);
+		/* libtraceevent divides with no check: by a constant that is not 0 */
+		if (a->op.op && (!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%")) &&
+		    !atom_nonzero(a->op.right))
+			return false;
 		return arg_ok(a->op.left, depth + 1) && arg_ok(a->op.right, depth + 1);
 	case TEP_PRINT_FUNC:
 		return args_ok(a->func.args, depth + 1);
 	case TEP_PRINT_HEX:
 	case TEP_PRINT_HEX_STR:
-		return arg_ok(a->hex.field, depth + 1) && len_ok(a->hex.size, depth + 1);
+		return array_ok(a->hex.field) && len_ok(a->hex.size, depth + 1);
 	case TEP_PRINT_INT_ARRAY:
-		return arg_ok(a->int_array.field, depth + 1) &&
+		return array_ok(a->int_array.field) &&
 		       len_ok(a->int_array.count, depth + 1) && atom_le(a->int_array.el_size, 8);
 	default:
 		return false;
@@ -270,12 +409,14 @@ static struct tep_event *event_of(struct tep_src *s, const struct rc_event_desc 
 	s->state[i] = EV_NONE;
 	note = rc_meta__note(s->m, ev->id, "format");
 	n = strcspn(ev->name, ":");
-	if (!note || !note->len || !ev->name[n] || n >= sizeof(sys))
+	if (!note || !note->len || !ev->name[n] || n >= sizeof(sys) ||
+	    !note_ok(note->data, note->len))
 		return NULL;
 	memcpy(sys, ev->name, n);
 	sys[n] = '\0';
 	if (tep_parse_format(s->tep, &e, note->data, note->len, sys) || !e ||
-	    (e->flags & TEP_EVENT_FL_FAILED) || !args_ok(e->print_fmt.args, 0))
+	    (e->flags & TEP_EVENT_FL_FAILED) || !common_ok(e) || !fmt_ok(e->print_fmt.format) ||
+	    !args_ok(e->print_fmt.args, 0))
 		return NULL;
 	s->evs[i] = e;
 	s->state[i] = EV_READY;
@@ -295,6 +436,7 @@ static bool fields_in(const struct tep_format_field *f, const unsigned char *dat
 		if (f->size < (int)sizeof(loc))
 			return false;
 		memcpy(&loc, data + f->offset, sizeof(loc));
+		loc = le32toh(loc); /* the file's order, as libtraceevent reads it */
 		off = loc & 0xffff;
 		len = loc >> 16;
 		if (f->flags & TEP_FIELD_IS_RELATIVE)
@@ -337,7 +479,7 @@ bool rc_tepfmt__render(struct rc_tepfmt *t, size_t src, const struct rc_meta *m,
 	r.size = (int)size;
 	r.cpu = rec->cpu;
 	r.ts = rec->ts;
-	ok = fields_in(e->format.common_fields, t->buf, size) &&
+	ok = size >= RC_TEP_COMMON && fields_in(e->format.common_fields, t->buf, size) &&
 	     fields_in(e->format.fields, t->buf, size) && tep_find_event_by_record(s->tep, &r) == e;
 	if (ok) {
 		trace_seq_reset(&t->seq);
