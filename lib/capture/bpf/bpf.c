@@ -467,6 +467,16 @@ static int final_snapshot(struct rc_bpf *s)
 	long n;
 
 	programs_done();
+	/*
+	 * A trigger the loop had no turn to see: the command's exit_group,
+	 * say, with the command's exit ending the loop first. Its snapshot
+	 * comes before the end's, as it would have.
+	 */
+	if (s->nb.nrings && rc_notify__poll(&s->nb, 0) > 0) {
+		n = bpf_snapshot(s, RC_SNAPSHOT_EVENT);
+		if (n < 0)
+			return (int)n;
+	}
 	n = bpf_snapshot(s, RC_SNAPSHOT_EXIT);
 	return n < 0 ? (int)n : rc_bpf__snapshot_stats(s);
 }
