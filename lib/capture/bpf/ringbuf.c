@@ -140,6 +140,40 @@ int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size, int reader_
 	return err;
 }
 
+/*
+ * The rings into the array of maps. Each update of a map of maps waits a
+ * grace period (the kernel's maybe_wait_bpf_programs(): 10-14 ms each
+ * here), a batch one for all: a kernel or map without batches gets them
+ * one by one.
+ */
+static int put_rings(struct rc_ringbuf *rb, int outer_fd)
+{
+	uint32_t *keys, *fds, n = rb->nrings, i;
+	int err = 0;
+
+	keys = calloc(n, sizeof(*keys));
+	fds = calloc(n, sizeof(*fds));
+	if (!keys || !fds) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		keys[i] = rb->rings[i].cpu;
+		fds[i] = (uint32_t)rb->rings[i].fd;
+	}
+	if (!bpf_map_update_batch(outer_fd, keys, fds, &n, NULL) && n == rb->nrings)
+		goto out;
+	for (i = 0; i < rb->nrings; i++)
+		if (bpf_map_update_elem(outer_fd, &keys[i], &fds[i], BPF_ANY) < 0) {
+			err = -errno;
+			break;
+		}
+out:
+	free(keys);
+	free(fds);
+	return err;
+}
+
 int rc_ringbuf__init_percpu(struct rc_ringbuf *rb, int outer_fd, const uint32_t *cpus,
 			    uint32_t ncpus, size_t size, int reader_fd, size_t mark)
 {
@@ -157,9 +191,8 @@ int rc_ringbuf__init_percpu(struct rc_ringbuf *rb, int outer_fd, const uint32_t 
 			break;
 		}
 		err = map_ring(rb, r, r->fd, events);
-		if (!err && bpf_map_update_elem(outer_fd, &r->cpu, &r->fd, BPF_ANY) < 0)
-			err = -errno;
 	}
+	err = err ?: put_rings(rb, outer_fd);
 	if (err)
 		rc_ringbuf__destroy(rb);
 	return err;
