@@ -556,11 +556,10 @@ out:
  * reads (92 in a plain build here, 0 with the reader never saying it
  * sleeps, which lost 95%). A woken reader reads on while records come
  * (rc_ringbuf__read()), so one wakeup may take many rings: no more than
- * one is asserted. A reader slowed by the sanitizers or by TCG (make
- * vmtest) cannot keep up with two storming CPUs, and nothing slows the
- * producers for it: it loses a tenth to two thirds, depending on the
- * machine's load. There the wakeups and the four rings are asserted, with
- * a 1M ring; a plain build on real hardware must also lose under 10%.
+ * one is asserted. How much is lost is the machine's throughput, not the
+ * mechanism, and is only printed: a reader slowed by the sanitizers or by
+ * TCG (make vmtest) loses a tenth to two thirds, depending on the load
+ * (with a 1M ring there), a plain build 0-10%.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define SLOW_READER 1
@@ -628,8 +627,6 @@ void test_record_wakeup_both_cpus(void)
 	 */
 	ASSERT_TRUE(woken >= 1, "the programs woke the reader");
 	ASSERT_TRUE(f.captured * rec_bytes > 4 * ring, "the reader was woken during the storm");
-	if (!slow)
-		ASSERT_TRUE(f.dropped * 100 < f.made * 10, "a reader that keeps up");
 out:
 	run_free(&r);
 	unlink(out);
