@@ -866,6 +866,15 @@ int cmd_record(int argc, char **argv)
 		if (err == -EINVAL)
 			err = RC_EXIT_USAGE;
 	}
+	/*
+	 * SIGHUP: the next file, as logrotate expects of a daemon, with
+	 * rotation, or to a file of a path without a controlling terminal;
+	 * with one, SIGHUP is the terminal closing: a clean stop. Known
+	 * before the handlers go in: a SIGHUP as the capture starts
+	 * switches then, it does not stop the capture.
+	 */
+	capture_set_switching(env.switch_output || (ro.output && !has_ctty()),
+			      env.switch_output != NULL);
 	err = err ?: install_signals();
 	/* a capture streamed to stdout: the command writes to stderr instead */
 	wl.stdout_to_stderr = !strcmp(env.output, "-");
@@ -910,13 +919,6 @@ int cmd_record(int argc, char **argv)
 			remove_run_files(s);
 		goto out;
 	}
-	/*
-	 * SIGHUP: the next file, as logrotate expects of a daemon, with
-	 * rotation, or to a file of a path without a controlling terminal;
-	 * with one, SIGHUP is the terminal closing: a clean stop.
-	 */
-	capture_set_switching(env.switch_output || (ro.output && !has_ctty()),
-			      env.switch_output != NULL);
 	if (env.quiet || !(prog.tty || env.progress))
 		ticks.prog = NULL;
 	if (env.metrics)

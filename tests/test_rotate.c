@@ -8,13 +8,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <pty.h>
 #include <linux/types.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -456,6 +459,61 @@ void test_rotate_profile(void)
 	ASSERT_GE(sum.files_named, (long)sum.nfiles - 1, "files naming the burn functions alone");
 	ASSERT_GE(sum.named * 10, sum.samples * 8, "samples with their burn_ function named");
 out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
+/*
+ * A SIGHUP as the first file appears (logrotate's, say, at a daemon's
+ * start) switches files: it once stopped the capture, and killed the
+ * command, when it came before the loop had said SIGHUP switches.
+ */
+void test_rotate_hup_at_start(void)
+{
+	const char *prefix = tmpfile_path("early.rcap");
+	char dir[PATH_MAX], ev[4096];
+	struct run_sum sum;
+	struct run r = {};
+	int ino = -1;
+	char *slash;
+
+	if (!need_root())
+		return;
+	snprintf(dir, sizeof(dir), "%s", prefix);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	ino = inotify_init1(IN_CLOEXEC);
+	if (!ASSERT_TRUE(ino >= 0 && inotify_add_watch(ino, dir, IN_CREATE) >= 0, "inotify"))
+		goto out;
+	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+						 "syscalls", "--switch-output=signal", "-o",
+						 (char *)prefix, "--", (char *)bin("rc_workload"),
+						 "steady", "1000", "2", NULL }),
+		       "start"))
+		goto out;
+	{
+		struct pollfd pfd = { .fd = ino, .events = POLLIN };
+
+		/* the first file created, or ringcap gone: no wait forever */
+		if (ASSERT_EQ(poll(&pfd, 1, 30000), 1, "the first file created") &&
+		    ASSERT_TRUE(read(ino, ev, sizeof(ev)) > 0, "inotify read"))
+			kill(r.pid, SIGHUP);
+	}
+	if (!ASSERT_OK(run_wait(&r, 60000), "record") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "exit 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	ASSERT_TRUE(!r.err || !strstr(r.err, "killed"), "the command ran to its end");
+	check_run(prefix, 1, &sum, NULL, 0);
+	if (!sum.ok)
+		goto out;
+	ASSERT_GE((long)sum.nfiles, 2, "the SIGHUP switched files");
+	ASSERT_EQ(sum.getppid, 2000, "every getppid, once");
+out:
+	if (ino >= 0)
+		close(ino);
 	run_free(&r);
 	tmpdir_cleanup();
 }
