@@ -394,6 +394,19 @@ int capture_run(struct rc_session *s, struct workload *wl, capture_tick_fn tick,
 		interrupt_drain(); /* before the drain: its first wait is not waited out */
 	how = capture_loop(s, wl, tick, ctx);
 	sig_session = NULL;
+	/*
+	 * A SIGUSR2 after the loop's last look (the command exiting as it
+	 * came): its snapshot or switch still comes, before the stop's.
+	 */
+	if ((how == CAPTURE_DURATION || how == CAPTURE_WORKLOAD_EXITED ||
+	     how == CAPTURE_TARGETS_GONE) && snapshot_asked) {
+		int err;
+
+		snapshot_asked = 0;
+		err = take_snapshot(s);
+		if (err < 0)
+			return err;
+	}
 	return how;
 }
 
