@@ -758,6 +758,7 @@ static void ftrace_cpu_online(void)
 	const struct rc_stats *st;
 	struct rc_reader *r = NULL;
 	struct run rec = {}, wl = {};
+	bool stopped = false;
 	uint32_t i;
 
 	if (!need_root() || !need_ftrace())
@@ -772,8 +773,8 @@ static void ftrace_cpu_online(void)
 	}
 	if (!ASSERT_OK(run_start(&rec, rd((char *[]){ (char *)bin("ringcap"), "record", "-q",
 						      "--transport", "ftrace", "-e",
-						      "syscalls:sys_enter_getppid", "-a", "-d", "3",
-						      "-o", (char *)out, NULL })),
+						      "syscalls:sys_enter_getppid", "-a", "-o",
+						      (char *)out, NULL })),
 		       "start record") ||
 	    !ASSERT_TRUE(wait_nonempty(out, 30000), "recording started"))
 		goto out;
@@ -783,6 +784,9 @@ static void ftrace_cpu_online(void)
 				       "getppid", "1000", NULL },
 			   30000),
 		  0, "1000 calls on CPU 1");
+	/* stopped once the calls are made, however slowly CPU 1 came up (TCG) */
+	kill(rec.pid, SIGINT);
+	stopped = true;
 	if (!ASSERT_OK(run_wait(&rec, 60000), "record stops"))
 		goto out;
 	r = rc_reader__open(out);
@@ -805,6 +809,10 @@ static void ftrace_cpu_online(void)
 	ASSERT_EQ(cpu1_dropped, cpu1_made, "and as lost: its ring was not read");
 	ASSERT_EQ(made, captured + dropped, "made = captured + dropped");
 out:
+	if (rec.pid > 0 && !stopped) { /* no -d: a capture left running is stopped */
+		kill(rec.pid, SIGINT);
+		run_wait(&rec, 60000);
+	}
 	write_sys(cpu1, "1");
 	rc_reader__free(r);
 	run_free(&wl);

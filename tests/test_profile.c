@@ -436,6 +436,19 @@ static bool tcg_skips(const char *name)
 }
 
 /*
+ * A check of @name no TCG guest of make vmtest's can pass, x86 or arm64:
+ * there it is not made, and is reported as that subtest skipped (true).
+ */
+static bool emulation_skips(const char *name)
+{
+	if (!getenv("RINGCAP_VMTEST"))
+		return false;
+	test__skip_subtest(name, "under TCG: timer interrupts land between translated blocks, "
+				 "as often outside a program as inside it");
+	return true;
+}
+
+/*
  * --call-graph=dwarf: rc_prof_nofp, the same workload built without frame
  * pointers, unwound from stack copies by its CFI: main calls burn calls
  * burn_*, in the shares it timed. The frame-pointer walk of the same
@@ -694,10 +707,10 @@ static void profile_short_dlopen(const char *lag_ms, const char *call_graph)
 	const char *out = tmpfile_path("dl.rcap"), *truth = tmpfile_path("truth");
 	unsigned long long ns[2] = {};
 	unsigned long hz = strtoul(rate(), NULL, 10);
+	bool vm = getenv("RINGCAP_VMTEST"), nodl;
 	struct prof_facts f = {};
 	struct run r = {};
 	char what[128], ms[16];
-	bool nodl;
 	FILE *fp;
 	int k;
 
@@ -731,7 +744,13 @@ static void profile_short_dlopen(const char *lag_ms, const char *call_graph)
 	nodl = !ns[1]; /* a static rc_prof: no dlopen() */
 	assert_ledger(&f);
 	for (k = 0; k < 2; k++) {
-		/* samples due: CPU time x rate; a third of them, and 20, on a loaded machine */
+		/*
+		 * Samples due: CPU time x rate; a third of them on a loaded
+		 * machine. Under TCG (make vmtest) the timer's interrupts come
+		 * late and fewer samples are taken than the rate asks (a third
+		 * of them, less 2%, seen): there the two functions' shares of
+		 * the samples are held to their shares of the CPU time below.
+		 */
 		uint64_t due = ns[k] * hz / 1000000000ull, got = k ? f.dl_named : f.in[0];
 
 		if (k && nodl) {
@@ -742,7 +761,16 @@ static void profile_short_dlopen(const char *lag_ms, const char *call_graph)
 		snprintf(what, sizeof(what), "%s named: %llu samples, %llu due",
 			 k ? "rc_dl_burn (dlopen()ed)" : "burn_a (the executable)",
 			 (unsigned long long)got, (unsigned long long)due);
-		ASSERT_TRUE(due >= 60 && got * 3 >= due && got <= due * 2, what);
+		ASSERT_TRUE(due >= 60 && (vm || got * 3 >= due) && got <= due * 2, what);
+	}
+	if (vm && !nodl) {
+		/* burn_a's share against rc_dl_burn's: within a factor of two of their times' */
+		snprintf(what, sizeof(what), "samples %llu : %llu, CPU time %llu : %llu ns",
+			 (unsigned long long)f.in[0], (unsigned long long)f.dl_named, ns[0], ns[1]);
+		ASSERT_TRUE(f.in[0] >= 20 && f.dl_named >= 20 &&
+				    f.in[0] * ns[1] <= 2 * f.dl_named * ns[0] &&
+				    f.dl_named * ns[0] <= 2 * f.in[0] * ns[1],
+			    what);
 	}
 	/* unwound from the library's code into the executable's: its CFI reported to libdw */
 	snprintf(what, sizeof(what), "rc_dl_burn's samples under dlchild and main: %llu of %llu",
@@ -1671,13 +1699,14 @@ static void profile_not_run(void)
 		goto out;
 	share = (double)f.not_run0 / f.asked0;
 	/*
-	 * The emulated arm64 guest (TCG) takes the timer's interrupt inside
-	 * the tracepoint program no more often than outside it (4.9% of
-	 * samples not run with it and without), and throttles: there only the
-	 * ledger's totals above, and stat's lines below, are asserted.
+	 * The emulated guests (TCG) take the timer's interrupt inside the
+	 * tracepoint program no more often than outside it (arm64: 4.9% of
+	 * samples not run with it and without; 6.1-rt: 57.7% with, 24.9-31.8%
+	 * without), and throttle: there only the ledger's totals above, and
+	 * stat's lines below, are asserted.
 	 */
-	if (tcg_skips("not_run_share")) {
-		printf("# arm64 under TCG: %.1f%% of CPU 0's samples not run, %" PRIu64
+	if (emulation_skips("not_run_share")) {
+		printf("# under TCG: %.1f%% of CPU 0's samples not run, %" PRIu64
 		       " throttles: skips not asserted\n",
 		       share * 100, f.throttles);
 	} else {

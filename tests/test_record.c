@@ -263,7 +263,8 @@ void test_record_duration(void)
 		 * valgrind). A -d that stopped late would show here.
 		 */
 		span = (double)(f.last_ts - f.first_ts) / 1e9;
-		slack = r.valgrind ? 3.0 : 0.5;
+		/* a TCG guest (make vmtest) on a loaded host: 0.58 s seen, 2 s allowed */
+		slack = r.valgrind ? 3.0 : getenv("RINGCAP_VMTEST") ? 1.5 : 0.5;
 		printf("    %.2f s in all, records over %.3f s\n", secs, span);
 		ASSERT_TRUE(f.nrec > 0 && span <= 0.5 + slack, "-d 0.5: the capture stops on time");
 	}
