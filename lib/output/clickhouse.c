@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,15 @@ struct ch_col {
 	const char *name, *type;
 };
 
-/* the columns of every event table, in their order */
-#define CH_FILE_COLS                                                                               \
-	{ "load_id", "UInt64" }, { "host", "String" }, { "boot_id", "String" },                    \
-		{ "run_id", "String" }, { "file_seq", "UInt32" }
+/*
+ * the columns every table's rows begin with: the load, and the host (the
+ * cluster's sharding key); a file's other columns, the same on each of its
+ * rows (CH_MANIFEST_FILE_COLS), are kept once, in its manifest row, and
+ * the views join them on by load_id
+ */
+#define CH_FILE_COLS { "load_id", "UInt64" }, { "host", "String" }
+#define CH_MANIFEST_FILE_COLS { "boot_id", "String" }, { "run_id", "String" }, { "file_seq", "UInt32" }
+#define CH_NVIEW_FILE_COLS 3 /* CH_MANIFEST_FILE_COLS: after CH_FILE_COLS in the views */
 #define CH_EVENT_COLS                                                                              \
 	CH_FILE_COLS, { "time_ns", "UInt64" }, { "wall", "DateTime" }, { "wall_ns", "Int64" },     \
 		{ "cpu", "UInt16" }, { "pid", "UInt32" }, { "tid", "UInt32" },                     \
@@ -86,7 +92,8 @@ static const struct ch_col ledger_cols[] = {
 	{ "end", "DateTime" },
 };
 static const struct ch_col manifest_cols[] = {
-	CH_FILE_COLS,	      { "file_key", "String" },	 { "file", "String" },
+	CH_FILE_COLS,	      CH_MANIFEST_FILE_COLS,
+	{ "file_key", "String" },	 { "file", "String" },
 	{ "records", "UInt64" }, { "damaged", "UInt8" }, { "truncated", "UInt8" },
 	{ "loaded", "DateTime" },
 };
@@ -136,11 +143,15 @@ static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_tabl
 }
 
 /*
- * the rows of one load of each file: of its manifest's rows, one with the
- * most records, so that a file loaded while being written or cut short,
- * then whole, counts whole (ties: any one, one only)
+ * the one load of each file the views keep, with the file's columns: of its
+ * manifest's rows, one with the most records, so that a file loaded while
+ * being written or cut short, then whole, counts whole (ties: any one, one
+ * only). A file's rows share its boot_id, run_id and file_seq.
  */
-#define CH_LOADED "SELECT argMax(load_id, records) FROM %s.manifest GROUP BY file_key"
+#define CH_LOADED                                                                                  \
+	"SELECT argMax(load_id, records) AS load_id, any(boot_id) AS boot_id, "                   \
+	"any(run_id) AS run_id, any(file_seq) AS file_seq FROM %s.manifest GROUP BY file_key"
+static const struct ch_col view_file_cols[CH_NVIEW_FILE_COLS] = { CH_MANIFEST_FILE_COLS };
 
 bool rc_clickhouse__name_ok(const char *name)
 {
@@ -175,12 +186,30 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 			ddl_table(sb, db, t, name, NULL, NULL);
 		}
 	}
-	/* GLOBAL IN: over Distributed tables, the manifest is read once, on the server asked */
-	for (i = 0; i < T_NTABLES; i++)
+	/*
+	 * the rows of the loads kept, joined to their file's columns: the rows'
+	 * columns in their order, the file's after host. GLOBAL: over
+	 * Distributed tables, the manifest is read once, on the server asked
+	 */
+	for (i = 0; i < T_NTABLES; i++) {
+		const struct ch_table *t = &tables[i];
+		size_t k;
+
+		rc_strbuf__printf(sb, "CREATE VIEW IF NOT EXISTS %s.%s AS SELECT", db, t->name);
+		for (k = 0; k < t->ncols; k++) {
+			rc_strbuf__printf(sb, "%s %s", k ? "," : "", t->cols[k].name);
+			if (!strcmp(t->cols[k].name, "host")) {
+				size_t f;
+
+				for (f = 0; f < CH_NVIEW_FILE_COLS; f++)
+					rc_strbuf__printf(sb, ", %s", view_file_cols[f].name);
+			}
+		}
 		rc_strbuf__printf(sb,
-				  "CREATE VIEW IF NOT EXISTS %s.%s AS SELECT * FROM %s.%s_rows "
-				  "WHERE load_id GLOBAL IN (" CH_LOADED ");\n",
-				  db, tables[i].name, db, tables[i].name, db);
+				  " FROM %s.%s_rows GLOBAL ANY INNER JOIN (" CH_LOADED
+				  ") USING load_id;\n",
+				  db, t->name, db);
+	}
 	if (!sb->buf || sb->len == start)
 		return -ENOMEM;
 	return 0;
@@ -234,39 +263,55 @@ struct ch_w {
 	bool oom;
 };
 
-static void w_raw(struct ch_w *w, struct rc_strbuf *sb, const void *p, size_t n)
+/*
+ * a value's bytes onto a column: a store where the column has room (its
+ * capacity kept from batch to batch), rc_strbuf__put() where not. Inline,
+ * its size known where called: the encoding is a few stores a value
+ */
+static inline __attribute__((always_inline)) void w_raw(struct ch_w *w, struct rc_strbuf *sb,
+							 const void *p, size_t n)
 {
-	if (rc_strbuf__put(sb, p, n))
+	if (__builtin_expect(sb->cap - sb->len > n, 1)) { /* rc_strbuf__room()'s room */
+		memcpy(sb->buf + sb->len, p, n);
+		sb->len += n;
+	} else if (rc_strbuf__put(sb, p, n)) {
 		w->oom = true;
+	}
 	w->bytes += n;
 }
 
 /* fixed-width integers: little-endian, as this host's (x86-64, arm64) */
-static void w_u8(struct ch_w *w, uint8_t v)
+static inline void w_u8(struct ch_w *w, uint8_t v)
 {
 	w_raw(w, &w->c->col[w->i++], &v, 1);
 }
 
-static void w_u16(struct ch_w *w, uint16_t v)
+static inline void w_u16(struct ch_w *w, uint16_t v)
 {
 	w_raw(w, &w->c->col[w->i++], &v, 2);
 }
 
-static void w_u32(struct ch_w *w, uint32_t v)
+static inline void w_u32(struct ch_w *w, uint32_t v)
 {
 	w_raw(w, &w->c->col[w->i++], &v, 4);
 }
 
-static void w_u64(struct ch_w *w, uint64_t v)
+static inline void w_u64(struct ch_w *w, uint64_t v)
 {
 	w_raw(w, &w->c->col[w->i++], &v, 8);
 }
 
-static void sb_varint(struct ch_w *w, struct rc_strbuf *sb, uint64_t v)
+static inline __attribute__((always_inline)) void sb_varint(struct ch_w *w,
+							     struct rc_strbuf *sb, uint64_t v)
 {
 	uint8_t b[10];
 	size_t n = 0;
 
+	if (v < 0x80) { /* a string's length, mostly */
+		b[0] = (uint8_t)v;
+		w_raw(w, sb, b, 1);
+		return;
+	}
 	do {
 		b[n] = v & 0x7f;
 		v >>= 7;
@@ -277,24 +322,24 @@ static void sb_varint(struct ch_w *w, struct rc_strbuf *sb, uint64_t v)
 	w_raw(w, sb, b, n);
 }
 
-static void sb_bytes(struct ch_w *w, struct rc_strbuf *sb, const char *s, size_t n)
+static inline void sb_bytes(struct ch_w *w, struct rc_strbuf *sb, const char *s, size_t n)
 {
 	sb_varint(w, sb, n);
 	w_raw(w, sb, s, n);
 }
 
-static void w_bytes(struct ch_w *w, const char *s, size_t n)
+static inline void w_bytes(struct ch_w *w, const char *s, size_t n)
 {
 	sb_bytes(w, &w->c->col[w->i++], s, n);
 }
 
 /* a string of at most @max bytes, to its NUL: a record's fixed char array */
-static void w_str(struct ch_w *w, const char *s, size_t max)
+static inline void w_str(struct ch_w *w, const char *s, size_t max)
 {
 	w_bytes(w, s, s ? strnlen(s, max) : 0);
 }
 
-static void w_cstr(struct ch_w *w, const char *s)
+static inline void w_cstr(struct ch_w *w, const char *s)
 {
 	w_bytes(w, s, s ? strlen(s) : 0);
 }
@@ -314,15 +359,19 @@ static void elem_cstr(struct ch_w *w, struct rc_strbuf *sb, const char *s)
 	sb_bytes(w, sb, s, s ? strlen(s) : 0);
 }
 
-/* the group of @key in @b (NULL: the one group), made when new */
-static struct ch_cols *batch_group(struct ch_batch *b, const char *key)
+/*
+ * the index of the group of @key in @b (NULL: the one group), made when
+ * new: -1 when out of memory. Groups stay at their index: batch_block()
+ * sorts an order of them
+ */
+static int batch_group_index(struct ch_batch *b, const char *key)
 {
 	struct ch_group *g;
 	size_t i;
 
 	key = key ?: "";
 	if (b->ng && !strcmp(b->g[b->last].key, key))
-		return &b->g[b->last].c;
+		return (int)b->last;
 	for (i = 0; i < b->ng; i++)
 		if (!strcmp(b->g[i].key, key))
 			goto found;
@@ -331,24 +380,24 @@ static struct ch_cols *batch_group(struct ch_batch *b, const char *key)
 
 		g = realloc(b->g, cap * sizeof(*g));
 		if (!g)
-			return NULL;
+			return -1;
 		b->g = g;
 		b->cap = cap;
 	}
 	g = &b->g[b->ng];
 	memset(g, 0, sizeof(*g));
 	if (!(g->key = strdup(key)))
-		return NULL;
+		return -1;
 	i = b->ng++;
 found:
 	b->last = i;
-	return &b->g[i].c;
+	return (int)i;
 }
 
 static int group_cmp(const void *a, const void *b)
 {
 	/* ClickHouse's order of Strings: bytes, then length; strcmp's for these */
-	return strcmp(((const struct ch_group *)a)->key, ((const struct ch_group *)b)->key);
+	return strcmp((*(struct ch_group *const *)a)->key, (*(struct ch_group *const *)b)->key);
 }
 
 static void batch_reset(struct ch_batch *b)
@@ -397,12 +446,26 @@ static bool is_array(const struct ch_col *col)
 static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_strbuf *out)
 {
 	struct ch_w w = {};
-	size_t i, g;
+	struct ch_group **ord;
+	size_t i, g, total = 0;
 
 	out->len = 0;
+	/* the groups stay where they are (the row caches know them by index): their order sorted */
+	ord = malloc((b->ng ?: 1) * sizeof(*ord));
+	if (!ord)
+		return -ENOMEM;
+	for (g = 0; g < b->ng; g++) {
+		ord[g] = &b->g[g];
+		for (i = 0; i < t->ncols; i++)
+			total += ord[g]->c.col[i].len + ord[g]->c.nested[i].len;
+	}
 	if (b->ng > 1)
-		qsort(b->g, b->ng, sizeof(*b->g), group_cmp);
-	b->last = 0;
+		qsort(ord, b->ng, sizeof(*ord), group_cmp);
+	/* the block's size known: one allocation, no copy as it grows */
+	if (rc_strbuf__reserve(out, total + 64 + 64 * t->ncols)) {
+		free(ord);
+		return -ENOMEM;
+	}
 	sb_varint(&w, out, t->ncols);
 	sb_varint(&w, out, b->rows);
 	for (i = 0; i < t->ncols; i++) {
@@ -410,20 +473,22 @@ static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_s
 		sb_bytes(&w, out, t->cols[i].type, strlen(t->cols[i].type));
 		if (!is_array(&t->cols[i])) {
 			for (g = 0; g < b->ng; g++)
-				w_raw(&w, out, b->g[g].c.col[i].buf, b->g[g].c.col[i].len);
+				w_raw(&w, out, ord[g]->c.col[i].buf, ord[g]->c.col[i].len);
 			continue;
 		}
 		{
 			uint64_t base = 0;
 
 			for (g = 0; g < b->ng; g++) {
-				const struct ch_cols *c = &b->g[g].c;
+				const struct ch_cols *c = &ord[g]->c;
 				const char *p = c->col[i].buf;
 				size_t k, n = c->col[i].len / 8;
 				char *d = rc_strbuf__room(out, n * 8);
 
-				if (!d)
+				if (!d) {
+					free(ord);
 					return -ENOMEM;
+				}
 				for (k = 0; k < n; k++) {
 					uint64_t off;
 
@@ -436,8 +501,9 @@ static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_s
 			}
 		}
 		for (g = 0; g < b->ng; g++)
-			w_raw(&w, out, b->g[g].c.nested[i].buf, b->g[g].c.nested[i].len);
+			w_raw(&w, out, ord[g]->c.nested[i].buf, ord[g]->c.nested[i].len);
 	}
+	free(ord);
 	return w.oom ? -ENOMEM : 0;
 }
 
@@ -449,6 +515,30 @@ static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_s
  * inserts in flight, the server working on them at once. A sender's block
  * and query are the caller's to fill while it is idle, its own while busy.
  */
+/*
+ * A record type's table, known once a file rather than by names compared
+ * a record: K_SYSCALL, K_SCHED, K_SAMPLE when its event is that built-in
+ * one (a record's size is still checked each time), else K_GENERIC; the
+ * group of its rows in K_GENERIC's table (-1: not yet known).
+ */
+enum { K_UNKNOWN, K_SYSCALL, K_SCHED, K_SAMPLE, K_GENERIC };
+
+struct ch_kind {
+	const struct rc_event_desc *ev;
+	uint8_t kind;
+	int32_t group;
+	uint32_t name_len;
+};
+
+/* a syscall number's name (its number when the schema has none) and row group */
+#define CH_SYSNAMES 1024
+struct ch_sysname {
+	const char *name; /* NULL: not yet known */
+	uint32_t len;
+	int32_t group;
+	char num[12];
+};
+
 struct ch_sender {
 	struct rc_clickhouse *c;
 	pthread_t tid;
@@ -478,6 +568,12 @@ struct rc_clickhouse {
 	const struct rc_meta *m;
 	uint64_t load_id;
 	char boot[33], run[33];
+	size_t host_len;
+	/* what each event type's records are, known once a file (ch_kind) */
+	struct ch_kind kinds[RC_MAX_EVENT_ID + 1];
+	/* each syscall number's name and group, known once a file (ch_sysname) */
+	struct ch_sysname *sysnames;
+	bool sysname_ok; /* the schema's nr is the record's: the cache may be used */
 	/*
 	 * the stack ids met in samples and other records' stack_id fields: a
 	 * bit an id (512 KiB), however many records name them
@@ -630,19 +726,23 @@ static void senders_stop(struct rc_clickhouse *c)
 /*
  * 1 when every table and view of @ddl is in the database already, asked in
  * one request rather than a CREATE ... IF NOT EXISTS each; 0 when not, or
- * when it cannot tell (the DDL then says); -ENOMEM
+ * when it cannot tell (the DDL then says); -ENOMEM. -EINVAL when the rows
+ * tables there are ringcap 0.2.0's, a file's boot_id in every row: its
+ * views would show this export's rows without them
  */
 static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 {
 	static const char *const creates[] = { "CREATE TABLE IF NOT EXISTS ",
 					       "CREATE VIEW IF NOT EXISTS " };
 	size_t dblen = strlen(c->db), i;
-	unsigned long n = 0;
+	unsigned long n = 0, there;
 	const char *p;
+	char *end;
 
 	c->query.len = 0;
 	rc_strbuf__printf(&c->query,
-			  "SELECT count() FROM system.tables WHERE database = '%s' AND name IN (",
+			  "SELECT (SELECT count() FROM system.tables WHERE database = '%s' AND "
+			  "name IN (",
 			  c->db);
 	for (p = ddl->buf; p && (p = strstr(p, "CREATE ")); p++) {
 		for (i = 0; i < 2; i++) {
@@ -656,14 +756,27 @@ static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 			rc_strbuf__printf(&c->query, "%s'%.*s'", n++ ? ", " : "", (int)k, name);
 		}
 	}
-	if (rc_strbuf__printf(&c->query, ") FORMAT TabSeparated"))
+	if (rc_strbuf__printf(&c->query,
+			      ")), (SELECT count() FROM system.columns WHERE database = '%s' AND "
+			      "name = 'boot_id' AND (endsWith(table, '_rows') OR "
+			      "endsWith(table, '_rows_local'))) FORMAT TabSeparated",
+			      c->db))
 		return -ENOMEM;
 	if (!n || ch_post(c, NULL, c->query.buf, c->query.len, &c->answer) ||
 	    rc_strbuf__put(&c->answer, "", 1)) {
 		c->err[0] = '\0';
 		return 0;
 	}
-	return strtoul(c->answer.buf, NULL, 10) == n;
+	there = strtoul(c->answer.buf, &end, 10);
+	if (strtoul(end, NULL, 10) > 0) {
+		snprintf(c->err, sizeof(c->err),
+			 "database '%s' has the tables of ringcap 0.2.0 (boot_id, run_id and "
+			 "file_seq in every row, now in the manifest alone): export into a new "
+			 "--database, or drop its tables and views",
+			 c->db);
+		return -EINVAL;
+	}
+	return there == n;
 }
 
 struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
@@ -742,6 +855,7 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
 	rc_strbuf__free(&c->answer);
 	rc_strbuf__free(&c->text);
 	free(c->stack_seen);
+	free(c->sysnames);
 	free(c->db);
 	free(c->url);
 	free(c);
@@ -791,18 +905,24 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 	return 0;
 }
 
-/* a row of table @t (the manifest: T_NTABLES) in its group @key: its columns into @w */
-static int row_begin(struct rc_clickhouse *c, int t, const char *key, struct ch_w *w)
+/* a row of table @t (the manifest: T_NTABLES) in its group of index @g: its columns into @w */
+static inline int row_begin_at(struct rc_clickhouse *c, int t, int g, struct ch_w *w)
 {
-	*w = (struct ch_w){ .c = batch_group(&c->batch[t], key) };
-	if (!w->c) {
+	if (g < 0) {
 		c->batch[t].oom = true;
 		return -ENOMEM;
 	}
+	*w = (struct ch_w){ .c = &c->batch[t].g[g].c };
 	return 0;
 }
 
-static void row_end(struct rc_clickhouse *c, int t, struct ch_w *w)
+/* a row of table @t in its group @key */
+static int row_begin(struct rc_clickhouse *c, int t, const char *key, struct ch_w *w)
+{
+	return row_begin_at(c, t, batch_group_index(&c->batch[t], key), w);
+}
+
+static inline void row_end(struct rc_clickhouse *c, int t, struct ch_w *w)
 {
 	struct ch_batch *b = &c->batch[t];
 
@@ -829,17 +949,16 @@ static void hex16(char *out, const uint8_t *id)
 	out[32] = '\0';
 }
 
-static void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
+/* CH_FILE_COLS */
+static inline void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 {
 	w_u64(w, c->load_id);
-	w_cstr(w, c->m->host ?: "");
-	w_cstr(w, c->boot);
-	w_cstr(w, c->run);
-	w_u32(w, c->m->has_run ? c->m->run.seq : 0);
+	w_bytes(w, c->m->host ?: "", c->host_len);
 }
 
-static void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
-			   const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
+				  const struct rc_event_desc *ev, size_t name_len,
+				  const struct rc_rec_hdr *rec)
 {
 	unsigned int no = ev->flags;
 	int64_t wall = 0;
@@ -853,7 +972,7 @@ static void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
 	w_str(w, no & RC_EVENT_NO_COMM ? "" : rec->comm, sizeof(rec->comm));
-	w_cstr(w, ev->name);
+	w_bytes(w, ev->name, name_len);
 }
 
 #define CH_STACK_WORDS (RC_MAX_STACK_ID / 64)
@@ -870,9 +989,12 @@ static int note_stack(struct rc_clickhouse *c, uint32_t id)
 	return 0;
 }
 
-/* a syscall's name, its number when the schema has none: the row's group */
-static const char *syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
-				const struct rc_rec_hdr *rec, char *num, size_t len)
+/*
+ * a syscall's name, its number when the schema has none, into @sn: the
+ * row's group. Numbers below CH_SYSNAMES are looked up once a file
+ */
+static int syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
+			const struct rc_rec_hdr *rec, struct ch_sysname *sn)
 {
 	const struct rc_ev_syscall *s = (const void *)rec;
 	const struct rc_field *nr = rc_event__field(ev, "nr");
@@ -880,21 +1002,26 @@ static const char *syscall_name(struct rc_clickhouse *c, const struct rc_event_d
 
 	if (nr)
 		rc_field__value(c->m->schema, nr, rec, 0, &v);
-	if (v.name)
-		return v.name;
-	snprintf(num, len, "%u", s->nr);
-	return num;
+	if (v.name) {
+		sn->name = v.name;
+	} else {
+		snprintf(sn->num, sizeof(sn->num), "%u", s->nr);
+		sn->name = sn->num;
+	}
+	sn->len = (uint32_t)strlen(sn->name);
+	sn->group = batch_group_index(&c->batch[T_SYSCALLS], sn->name);
+	return sn->group < 0 ? -ENOMEM : 0;
 }
 
-static void put_syscall(struct rc_clickhouse *c, struct ch_w *w, const char *name,
-			const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+static void put_syscall(struct rc_clickhouse *c, struct ch_w *w, const struct ch_sysname *sn,
+			const struct ch_kind *k, const struct rc_rec_hdr *rec)
 {
 	const struct rc_ev_syscall *s = (const void *)rec;
 	struct rc_strbuf *args;
 
-	put_event_cols(c, w, ev, rec);
+	put_event_cols(c, w, k->ev, k->name_len, rec);
 	w_u32(w, s->nr);
-	w_cstr(w, name);
+	w_bytes(w, sn->name, sn->len);
 	w_u64(w, (uint64_t)s->ret);
 	w_u64(w, s->duration);
 	w_u8(w, !(rec->flags & RC_SYSCALL_F_NORETURN));
@@ -952,7 +1079,7 @@ static void put_sched(struct rc_clickhouse *c, struct ch_w *w,
 		break;
 	}
 	}
-	put_event_cols(c, w, ev, rec);
+	put_event_cols(c, w, ev, strlen(ev->name), rec);
 	w_u32(w, r.prev_state);
 	w_u32(w, (uint32_t)r.prio);
 	w_u32(w, r.other_pid);
@@ -970,7 +1097,7 @@ static int put_sample(struct rc_clickhouse *c, struct ch_w *w,
 {
 	const struct rc_ev_sample *s = (const void *)rec;
 
-	put_event_cols(c, w, ev, rec);
+	put_event_cols(c, w, ev, strlen(ev->name), rec);
 	w_u64(w, s->ip);
 	w_u64(w, s->period);
 	w_u32(w, s->stack_id);
@@ -986,7 +1113,7 @@ static int put_generic(struct rc_clickhouse *c, struct ch_w *w,
 	uint16_t f;
 	int err = 0;
 
-	put_event_cols(c, w, ev, rec);
+	put_event_cols(c, w, ev, strlen(ev->name), rec);
 	keys = w_array(w, ev->nfields);
 	for (f = 0; f < ev->nfields; f++)
 		elem_cstr(w, keys, ev->fields[f].name);
@@ -1004,53 +1131,99 @@ static int put_generic(struct rc_clickhouse *c, struct ch_w *w,
 	return err;
 }
 
-static bool is_builtin(const struct rc_event_desc *ev, const struct rc_rec_hdr *rec,
-		       uint16_t type, const char *name, size_t size)
+/* the table of @ev's records, by its name and type (ch_kind) */
+static uint8_t event_kind(const struct rc_event_desc *ev, uint16_t type)
 {
-	return rec->type == type && !strcmp(ev->name, name) && rec->size >= size;
+	if (type == RC_EV_SYSCALL && !strcmp(ev->name, "syscall"))
+		return K_SYSCALL;
+	if (type >= RC_EV_SCHED_SWITCH && type <= RC_EV_SCHED_EXIT && !strncmp(ev->name, "sched:", 6))
+		return K_SCHED;
+	if (type == RC_EV_SAMPLE && !strcmp(ev->name, "sample"))
+		return K_SAMPLE;
+	return K_GENERIC;
+}
+
+/* the kind of @rec's type: looked up in the schema its first time in the file */
+static const struct ch_kind *rec_kind(struct rc_clickhouse *c, const struct rc_rec_hdr *rec,
+				      struct ch_kind *tmp)
+{
+	struct ch_kind *k = rec->type <= RC_MAX_EVENT_ID ? &c->kinds[rec->type] : tmp;
+
+	if (k->kind != K_UNKNOWN && k != tmp)
+		return k;
+	k->ev = rc_schema__event(c->m->schema, rec->type);
+	if (!k->ev)
+		return NULL; /* the reader checked every type: not reached */
+	k->kind = event_kind(k->ev, rec->type);
+	k->group = -1;
+	k->name_len = (uint32_t)strlen(k->ev->name);
+	return k;
 }
 
 static int put_record(struct rc_clickhouse *c, const struct rc_rec_hdr *rec,
 		      struct rc_clickhouse_load *res)
 {
-	const struct rc_event_desc *ev = rc_schema__event(c->m->schema, rec->type);
+	static const size_t sched_sizes[] = { [RC_EV_SCHED_SWITCH] = sizeof(struct rc_ev_switch),
+					      [RC_EV_SCHED_WAKEUP] = sizeof(struct rc_ev_wakeup),
+					      [RC_EV_SCHED_FORK] = sizeof(struct rc_ev_fork),
+					      [RC_EV_SCHED_EXEC] = sizeof(struct rc_ev_exec),
+					      [RC_EV_SCHED_EXIT] = sizeof(struct rc_ev_exit) };
+	struct ch_kind tmp = {}, *kt;
+	const struct ch_kind *k = rec_kind(c, rec, &tmp);
 	int t = T_EVENTS, err = 0;
 	struct ch_w w;
-	char num[24];
 
-	if (!ev)
-		return 0; /* the reader checked every type: not reached */
-	if (is_builtin(ev, rec, RC_EV_SYSCALL, "syscall", sizeof(struct rc_ev_syscall))) {
-		const char *name = syscall_name(c, ev, rec, num, sizeof(num));
+	if (!k)
+		return 0;
+	switch (k->kind) {
+	case K_SYSCALL:
+		if (rec->size >= sizeof(struct rc_ev_syscall)) {
+			const struct rc_ev_syscall *s = (const void *)rec;
+			struct ch_sysname one = {}, *sn = &one;
 
-		t = T_SYSCALLS;
-		err = row_begin(c, t, name, &w);
-		if (!err)
-			put_syscall(c, &w, name, ev, rec);
-		res->syscalls++;
-	} else if (rec->type >= RC_EV_SCHED_SWITCH && rec->type <= RC_EV_SCHED_EXIT &&
-		   !strncmp(ev->name, "sched:", 6) &&
-		   rec->size >= sizeof(struct rc_ev_exit)) {
-		static const size_t sizes[] = { [RC_EV_SCHED_SWITCH] = sizeof(struct rc_ev_switch),
-						[RC_EV_SCHED_WAKEUP] = sizeof(struct rc_ev_wakeup),
-						[RC_EV_SCHED_FORK] = sizeof(struct rc_ev_fork),
-						[RC_EV_SCHED_EXEC] = sizeof(struct rc_ev_exec),
-						[RC_EV_SCHED_EXIT] = sizeof(struct rc_ev_exit) };
-
-		if (rec->size < sizes[rec->type])
-			goto generic;
-		t = T_SCHED;
-		err = row_begin(c, t, NULL, &w);
-		if (!err)
-			put_sched(c, &w, ev, rec);
-	} else if (is_builtin(ev, rec, RC_EV_SAMPLE, "sample", sizeof(struct rc_ev_sample))) {
-		t = T_SAMPLES;
-		err = row_begin(c, t, NULL, &w) ?: put_sample(c, &w, ev, rec);
-	} else {
-generic:
-		t = T_EVENTS;
-		err = row_begin(c, t, ev->name, &w) ?: put_generic(c, &w, ev, rec);
+			if (c->sysname_ok && s->nr < CH_SYSNAMES)
+				sn = &c->sysnames[s->nr];
+			if (!sn->name)
+				err = syscall_name(c, k->ev, rec, sn);
+			t = T_SYSCALLS;
+			err = err ?: row_begin_at(c, t, sn->group, &w);
+			if (!err)
+				put_syscall(c, &w, sn, k, rec);
+			res->syscalls++;
+			goto done;
+		}
+		break;
+	case K_SCHED:
+		if (rec->size >= sizeof(struct rc_ev_exit) && rec->size >= sched_sizes[rec->type]) {
+			t = T_SCHED;
+			err = row_begin(c, t, NULL, &w);
+			if (!err)
+				put_sched(c, &w, k->ev, rec);
+			goto done;
+		}
+		break;
+	case K_SAMPLE:
+		if (rec->size >= sizeof(struct rc_ev_sample)) {
+			t = T_SAMPLES;
+			err = row_begin(c, t, NULL, &w) ?: put_sample(c, &w, k->ev, rec);
+			goto done;
+		}
+		break;
 	}
+	/* any other event, or a built-in one's record too short for its struct */
+	t = T_EVENTS;
+	kt = k == &tmp ? NULL : &c->kinds[rec->type];
+	if (!kt || kt->group < 0) {
+		int g = batch_group_index(&c->batch[t], k->ev->name);
+
+		if (kt)
+			kt->group = g;
+		err = row_begin_at(c, t, g, &w);
+	} else {
+		err = row_begin_at(c, t, kt->group, &w);
+	}
+	err = err ?: put_generic(c, &w, k->ev, rec);
+done:
 	if (err)
 		return err;
 	row_end(c, t, &w);
@@ -1161,46 +1334,32 @@ static bool row_used(const struct rc_ledger_row *r)
 	return r->made || r->in_file || r->filtered || r->missed || r->not_run || r->throttled;
 }
 
-/* the file's ledger: a row an event and a CPU that stat shows (its row_used()), and the total */
-static int put_ledger(struct rc_clickhouse *c, const char *path, struct rc_clickhouse_load *res)
+/*
+ * the file's ledger, counted as its records were loaded: a row an event
+ * and a CPU that stat shows (its row_used()), and the total
+ */
+static int put_ledger(struct rc_clickhouse *c, struct rc_ledger_file *f, const char *path,
+		      struct rc_clickhouse_load *res)
 {
-	struct rc_ledger_file f = {};
-	struct rc_reader *r;
 	char cpu[16];
 	uint32_t i;
-	int err;
 
-	r = rc_reader__open(path);
-	if (!r) {
-		snprintf(c->err, sizeof(c->err), "'%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	err = rc_ledger_file__read(&f, r, path);
-	if (err && !f.led.by_event) {
-		snprintf(c->err, sizeof(c->err), "'%s': %s", path, strerror(-err));
-		goto out;
-	}
-	err = 0;
 	for (i = 0; i < RC_LEDGER_EVENTS; i++) {
 		const struct rc_event_desc *ev;
 
-		if (!row_used(&f.led.by_event[i]))
+		if (!row_used(&f->led.by_event[i]))
 			continue;
-		ev = rc_schema__event(f.schema, i);
+		ev = rc_schema__event(f->schema, i);
 		snprintf(cpu, sizeof(cpu), "#%u", i);
-		put_ledger_row(c, &f, path, "event", ev ? ev->name : cpu, -1, &f.led.by_event[i]);
+		put_ledger_row(c, f, path, "event", ev ? ev->name : cpu, -1, &f->led.by_event[i]);
 	}
-	for (i = 0; i < f.led.ncpus; i++)
-		if (row_used(&f.led.by_cpu[i]))
-			put_ledger_row(c, &f, path, "cpu", "", (int32_t)i, &f.led.by_cpu[i]);
-	put_ledger_row(c, &f, path, "total", "", -1, &f.led.total);
-	res->damaged = f.damaged;
-	res->truncated = f.truncated;
-	err = ch_flush(c, T_LEDGER);
-out:
-	rc_ledger_file__free(&f);
-	rc_reader__free(r);
-	return err;
+	for (i = 0; i < f->led.ncpus; i++)
+		if (row_used(&f->led.by_cpu[i]))
+			put_ledger_row(c, f, path, "cpu", "", (int32_t)i, &f->led.by_cpu[i]);
+	put_ledger_row(c, f, path, "total", "", -1, &f->led.total);
+	res->damaged = f->damaged;
+	res->truncated = f->truncated;
+	return ch_flush(c, T_LEDGER);
 }
 
 /* "RUNID/SEQ": a run's file is known by its run id and seq; older files by host and start */
@@ -1251,6 +1410,9 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 	if (err)
 		return err;
 	put_file_cols(c, &w);
+	w_cstr(&w, c->boot);
+	w_cstr(&w, c->run);
+	w_u32(&w, c->m->has_run ? c->m->run.seq : 0);
 	w_cstr(&w, key);
 	w_cstr(&w, path);
 	w_u64(&w, res->events);
@@ -1261,9 +1423,26 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 	return ch_send(c, T_NTABLES, &manifest, false) ?: senders_wait(c);
 }
 
+/* the caches of the file's types and syscall names, emptied for a new file */
+static int caches_reset(struct rc_clickhouse *c)
+{
+	const struct rc_event_desc *ev = rc_schema__event(c->m->schema, RC_EV_SYSCALL);
+	const struct rc_field *nr = ev ? rc_event__field(ev, "nr") : NULL;
+
+	memset(c->kinds, 0, sizeof(c->kinds));
+	if (!c->sysnames && !(c->sysnames = calloc(CH_SYSNAMES, sizeof(*c->sysnames))))
+		return -ENOMEM;
+	memset(c->sysnames, 0, CH_SYSNAMES * sizeof(*c->sysnames));
+	/* a name found by the record's own nr: the same for every record of that nr */
+	c->sysname_ok = !nr || (nr->offset == offsetof(struct rc_ev_syscall, nr) &&
+				nr->size == 4 && nr->count == 1);
+	return 0;
+}
+
 int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 			  struct rc_clickhouse_load *res)
 {
+	struct rc_ledger_file f = {};
 	const struct rc_rec_hdr *rec;
 	struct rc_reader *r;
 	char key[128];
@@ -1287,6 +1466,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		return errno == ENOMEM ? -ENOMEM : -ENOEXEC;
 	}
 	c->m = rc_reader__meta(r);
+	c->host_len = strlen(c->m->host ?: "");
 	hex16(c->boot, c->m->run.boot_id);
 	hex16(c->run, c->m->run.id);
 	file_key(c, key, sizeof(key));
@@ -1304,16 +1484,23 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		}
 	} while (!c->load_id);
 	res->load_id = c->load_id;
-	err = put_ledger(c, path, res);
-	while (!err && (n = rc_reader__next(r, &rec)) > 0)
+	/* one pass: each record into its table and the ledger */
+	err = caches_reset(c) ?: rc_ledger_file__begin(&f, r, path);
+	while (!err && (n = rc_reader__next(r, &rec)) > 0) {
+		rc_ledger_file__add(&f, rec);
 		err = put_record(c, rec, res);
+	}
 	if (!err && n < 0 && n != -EBADMSG && n != -EIO)
 		err = n; /* -ENOMEM; a file that stops making sense loads what was read */
 	if (!err && n < 0)
 		pr_warn("'%s': %s: loading what was read\n", path, rc_reader__error(r));
+	/* as rc_ledger_file__read(): a reader that failed leaves the rows counted so far */
+	if (!err && !n && rc_ledger_file__end(&f, r) == -ENOMEM)
+		err = -ENOMEM;
 	for (i = 0; !err && i < T_NTABLES; i++)
 		if (i != T_STACKS && i != T_LEDGER)
 			err = ch_flush(c, i);
+	err = err ?: put_ledger(c, &f, path, res);
 	err = err ?: put_stacks(c, r);
 	/* last: the load counts once every row is in */
 	err = err ?: put_manifest(c, path, key, res);
@@ -1329,6 +1516,7 @@ out:
 	if (err == -ENOMEM && !c->err[0])
 		snprintf(c->err, sizeof(c->err), "out of memory");
 	c->m = NULL;
+	rc_ledger_file__free(&f);
 	rc_reader__free(r);
 	return err;
 }
