@@ -40,13 +40,23 @@ struct ch_col {
 #define CH_FILE_COLS { "load_id", "UInt64" }, { "host", "String" }
 #define CH_MANIFEST_FILE_COLS { "boot_id", "String" }, { "run_id", "String" }, { "file_seq", "UInt32" }
 #define CH_NVIEW_FILE_COLS 3 /* CH_MANIFEST_FILE_COLS: after CH_FILE_COLS in the views */
-#define CH_EVENT_COLS                                                                              \
-	CH_FILE_COLS, { "time_ns", "UInt64" }, { "wall", "DateTime" }, { "wall_ns", "Int64" },     \
-		{ "cpu", "UInt16" }, { "pid", "UInt32" }, { "tid", "UInt32" },                     \
-		{ "comm", "String" }, { "event", "String" }
+/*
+ * the columns every event table's rows have. The views have wall_ns after
+ * wall, computed of time_ns and the file's wall_offset_ns (the manifest's),
+ * and event after comm, a column of the rows but in syscalls and samples,
+ * which are of one event (ch_table.event)
+ */
+#define CH_EVENT_COLS_BASE                                                                         \
+	CH_FILE_COLS, { "time_ns", "UInt64" }, { "wall", "DateTime" }, { "cpu", "UInt16" },        \
+		{ "pid", "UInt32" }, { "tid", "UInt32" }, { "comm", "String" }
+#define CH_EVENT_COLS CH_EVENT_COLS_BASE, { "event", "String" }
+/* rc_meta__wall_ns(), in SQL: a time past INT64_MAX is 0, a sum that overflows wraps */
+#define CH_WALL_NS                                                                                 \
+	"if(time_ns > 9223372036854775807, toInt64(0), toInt64(time_ns) + wall_offset_ns) "        \
+	"AS wall_ns"
 
 static const struct ch_col syscalls_cols[] = {
-	CH_EVENT_COLS,		       { "nr", "UInt32" },	 { "name", "String" },
+	CH_EVENT_COLS_BASE,	       { "nr", "UInt32" },	 { "name", "String" },
 	{ "ret", "Int64" },	       { "duration_ns", "UInt64" }, { "returned", "UInt8" },
 	{ "args", "Array(UInt64)" },
 };
@@ -62,7 +72,7 @@ static const struct ch_col events_cols[] = {
 	{ "values", "Array(String)" },
 };
 static const struct ch_col samples_cols[] = {
-	CH_EVENT_COLS,	      { "ip", "UInt64" },     { "period", "UInt64" },
+	CH_EVENT_COLS_BASE,   { "ip", "UInt64" },     { "period", "UInt64" },
 	{ "stack_id", "UInt32" }, { "user", "UInt8" },
 };
 static const struct ch_col stacks_cols[] = {
@@ -95,7 +105,7 @@ static const struct ch_col manifest_cols[] = {
 	CH_FILE_COLS,	      CH_MANIFEST_FILE_COLS,
 	{ "file_key", "String" },	 { "file", "String" },
 	{ "records", "UInt64" }, { "damaged", "UInt8" }, { "truncated", "UInt8" },
-	{ "loaded", "DateTime" },
+	{ "loaded", "DateTime" }, { "wall_offset_ns", "Int64" }, /* the wall clock less time_ns */
 };
 
 struct ch_table {
@@ -103,21 +113,22 @@ struct ch_table {
 	const struct ch_col *cols;
 	size_t ncols;
 	const char *order; /* ORDER BY */
-	bool by_month;	   /* partitioned by toYYYYMM(wall) */
+	bool by_month;	   /* an event table, partitioned by toYYYYMM(wall) */
+	const char *event; /* the event of every row, the view's: no column of the rows */
 };
 
-#define CH_TABLE(n, o, m) { #n, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]), o, m }
+#define CH_TABLE(n, o, m, e) { #n, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]), o, m, e }
 enum { T_SYSCALLS, T_SCHED, T_EVENTS, T_SAMPLES, T_STACKS, T_LEDGER, T_NTABLES };
 static const struct ch_table tables[T_NTABLES] = {
-	CH_TABLE(syscalls, "(host, name, time_ns)", true),
-	CH_TABLE(sched, "(host, time_ns)", true),
-	CH_TABLE(events, "(host, event, time_ns)", true),
-	CH_TABLE(samples, "(host, time_ns)", true),
-	CH_TABLE(stacks, "(host, load_id, stack_id)", false),
-	CH_TABLE(ledger, "(host, load_id)", false),
+	CH_TABLE(syscalls, "(host, name, time_ns)", true, "syscall"),
+	CH_TABLE(sched, "(host, time_ns)", true, NULL),
+	CH_TABLE(events, "(host, event, time_ns)", true, NULL),
+	CH_TABLE(samples, "(host, time_ns)", true, "sample"),
+	CH_TABLE(stacks, "(host, load_id, stack_id)", false, NULL),
+	CH_TABLE(ledger, "(host, load_id)", false, NULL),
 };
 static const struct ch_table manifest =
-	CH_TABLE(manifest, "(host, file_key, load_id)", false);
+	CH_TABLE(manifest, "(host, file_key, load_id)", false, NULL);
 
 static void ddl_cols(struct rc_strbuf *sb, const struct ch_table *t)
 {
@@ -150,7 +161,8 @@ static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_tabl
  */
 #define CH_LOADED                                                                                  \
 	"SELECT argMax(load_id, records) AS load_id, any(boot_id) AS boot_id, "                   \
-	"any(run_id) AS run_id, any(file_seq) AS file_seq FROM %s.manifest GROUP BY file_key"
+	"any(run_id) AS run_id, any(file_seq) AS file_seq, any(wall_offset_ns) AS wall_offset_ns " \
+	"FROM %s.manifest GROUP BY file_key"
 static const struct ch_col view_file_cols[CH_NVIEW_FILE_COLS] = { CH_MANIFEST_FILE_COLS };
 
 bool rc_clickhouse__name_ok(const char *name)
@@ -197,13 +209,19 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 
 		rc_strbuf__printf(sb, "CREATE VIEW IF NOT EXISTS %s.%s AS SELECT", db, t->name);
 		for (k = 0; k < t->ncols; k++) {
-			rc_strbuf__printf(sb, "%s %s", k ? "," : "", t->cols[k].name);
-			if (!strcmp(t->cols[k].name, "host")) {
+			const char *col = t->cols[k].name;
+
+			rc_strbuf__printf(sb, "%s %s", k ? "," : "", col);
+			if (!strcmp(col, "host")) {
 				size_t f;
 
 				for (f = 0; f < CH_NVIEW_FILE_COLS; f++)
 					rc_strbuf__printf(sb, ", %s", view_file_cols[f].name);
 			}
+			if (t->by_month && !strcmp(col, "wall"))
+				rc_strbuf__printf(sb, ", " CH_WALL_NS);
+			if (t->event && !strcmp(col, "comm"))
+				rc_strbuf__printf(sb, ", '%s' AS event", t->event);
 		}
 		rc_strbuf__printf(sb,
 				  " FROM %s.%s_rows GLOBAL ANY INNER JOIN (" CH_LOADED
@@ -527,7 +545,6 @@ struct ch_kind {
 	const struct rc_event_desc *ev;
 	uint8_t kind;
 	int32_t group;
-	uint32_t name_len;
 };
 
 /* a syscall number's name (its number when the schema has none) and row group */
@@ -956,8 +973,9 @@ static inline void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 	w_bytes(w, c->m->host ?: "", c->host_len);
 }
 
+/* CH_EVENT_COLS_BASE, and with @event CH_EVENT_COLS' event */
 static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
-				  const struct rc_event_desc *ev, size_t name_len,
+				  const struct rc_event_desc *ev, bool event,
 				  const struct rc_rec_hdr *rec)
 {
 	unsigned int no = ev->flags;
@@ -967,12 +985,12 @@ static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 	w_u64(w, rec->ts);
 	rc_meta__wall_ns(c->m, rec->ts, &wall);
 	w_u32(w, wall > 0 ? (uint32_t)(wall / 1000000000) : 0);
-	w_u64(w, (uint64_t)wall);
 	w_u16(w, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
 	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
 	w_str(w, no & RC_EVENT_NO_COMM ? "" : rec->comm, sizeof(rec->comm));
-	w_bytes(w, ev->name, name_len);
+	if (event)
+		w_cstr(w, ev->name);
 }
 
 #define CH_STACK_WORDS (RC_MAX_STACK_ID / 64)
@@ -1019,7 +1037,7 @@ static void put_syscall(struct rc_clickhouse *c, struct ch_w *w, const struct ch
 	const struct rc_ev_syscall *s = (const void *)rec;
 	struct rc_strbuf *args;
 
-	put_event_cols(c, w, k->ev, k->name_len, rec);
+	put_event_cols(c, w, k->ev, false, rec); /* the view's event: tables[T_SYSCALLS].event */
 	w_u32(w, s->nr);
 	w_bytes(w, sn->name, sn->len);
 	w_u64(w, (uint64_t)s->ret);
@@ -1079,7 +1097,7 @@ static void put_sched(struct rc_clickhouse *c, struct ch_w *w,
 		break;
 	}
 	}
-	put_event_cols(c, w, ev, strlen(ev->name), rec);
+	put_event_cols(c, w, ev, true, rec);
 	w_u32(w, r.prev_state);
 	w_u32(w, (uint32_t)r.prio);
 	w_u32(w, r.other_pid);
@@ -1097,7 +1115,7 @@ static int put_sample(struct rc_clickhouse *c, struct ch_w *w,
 {
 	const struct rc_ev_sample *s = (const void *)rec;
 
-	put_event_cols(c, w, ev, strlen(ev->name), rec);
+	put_event_cols(c, w, ev, false, rec); /* the view's event: tables[T_SAMPLES].event */
 	w_u64(w, s->ip);
 	w_u64(w, s->period);
 	w_u32(w, s->stack_id);
@@ -1113,7 +1131,7 @@ static int put_generic(struct rc_clickhouse *c, struct ch_w *w,
 	uint16_t f;
 	int err = 0;
 
-	put_event_cols(c, w, ev, strlen(ev->name), rec);
+	put_event_cols(c, w, ev, true, rec);
 	keys = w_array(w, ev->nfields);
 	for (f = 0; f < ev->nfields; f++)
 		elem_cstr(w, keys, ev->fields[f].name);
@@ -1156,7 +1174,6 @@ static const struct ch_kind *rec_kind(struct rc_clickhouse *c, const struct rc_r
 		return NULL; /* the reader checked every type: not reached */
 	k->kind = event_kind(k->ev, rec->type);
 	k->group = -1;
-	k->name_len = (uint32_t)strlen(k->ev->name);
 	return k;
 }
 
@@ -1419,6 +1436,7 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 	w_u8(&w, res->damaged);
 	w_u8(&w, res->truncated);
 	w_u32(&w, (uint32_t)time(NULL));
+	w_u64(&w, (uint64_t)c->m->wall_offset_ns);
 	row_end(c, T_NTABLES, &w);
 	return ch_send(c, T_NTABLES, &manifest, false) ?: senders_wait(c);
 }
