@@ -24,6 +24,7 @@
 #include "output/clickhouse.h"
 #include "output/clickhouse_int.h"
 #include "util/log.h"
+#include "util/mem.h"
 #include "util/util.h"
 
 
@@ -260,17 +261,35 @@ struct ch_cols {
 	uint64_t rows;
 };
 
-struct ch_group {
-	char *key;
-	struct ch_cols c;
+/*
+ * A table's groups' keys, each at its index for the connection's life:
+ * a batch's groups are at the same indices, and the caches of
+ * put_record() know them by it. A batch is filled, then handed whole to
+ * a sender, which posts its columns as they are (ch_body), and the
+ * sender's emptied one taken in its place
+ */
+struct ch_keys {
+	char **key;
+	size_t n, cap, last;
 };
 
 struct ch_batch {
-	struct ch_group *g;
-	size_t ng, cap, last;
+	struct ch_cols *g; /* by key index; ng of them made */
+	size_t ng;
 	size_t bytes; /* of the values: what --batch-size bounds */
 	uint64_t rows;
 	bool oom;
+};
+
+/*
+ * An insert's block as pieces: its own bytes (counts, names and types,
+ * in @head) between the groups' columns, which are not copied
+ */
+struct ch_body {
+	struct rc_strbuf head;
+	struct iovec *iov;
+	size_t n, cap;
+	size_t len;
 };
 
 /* where the values of a row go: the column @i of @c */
@@ -377,45 +396,51 @@ static void elem_cstr(struct ch_w *w, struct rc_strbuf *sb, const char *s)
 	sb_bytes(w, sb, s, s ? strlen(s) : 0);
 }
 
-/*
- * the index of the group of @key in @b (NULL: the one group), made when
- * new: -1 when out of memory. Groups stay at their index: batch_block()
- * sorts an order of them
- */
-static int batch_group_index(struct ch_batch *b, const char *key)
+/* the index of @key's group in @k (NULL: the one group), made when new; -1 when out of memory */
+static int keys_index(struct ch_keys *k, const char *key)
 {
-	struct ch_group *g;
 	size_t i;
 
 	key = key ?: "";
-	if (b->ng && !strcmp(b->g[b->last].key, key))
-		return (int)b->last;
-	for (i = 0; i < b->ng; i++)
-		if (!strcmp(b->g[i].key, key))
+	if (k->n && !strcmp(k->key[k->last], key))
+		return (int)k->last;
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->key[i], key))
 			goto found;
-	if (b->ng == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 4;
-
-		g = realloc(b->g, cap * sizeof(*g));
-		if (!g)
-			return -1;
-		b->g = g;
-		b->cap = cap;
-	}
-	g = &b->g[b->ng];
-	memset(g, 0, sizeof(*g));
-	if (!(g->key = strdup(key)))
+	if (k->n >= INT32_MAX || rc_ensure_arr(&k->key, &k->cap, k->n + 1, 8))
 		return -1;
-	i = b->ng++;
+	if (!(k->key[k->n] = strdup(key)))
+		return -1;
+	i = k->n++;
 found:
-	b->last = i;
+	k->last = i;
 	return (int)i;
 }
 
-static int group_cmp(const void *a, const void *b)
+static void keys_free(struct ch_keys *k)
 {
-	/* ClickHouse's order of Strings: bytes, then length; strcmp's for these */
-	return strcmp((*(struct ch_group *const *)a)->key, (*(struct ch_group *const *)b)->key);
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		free(k->key[i]);
+	free(k->key);
+	memset(k, 0, sizeof(*k));
+}
+
+/* @b with groups up to index @n - 1, the new ones empty */
+static int batch_grow(struct ch_batch *b, size_t n)
+{
+	struct ch_cols *g;
+
+	if (n <= b->ng)
+		return 0;
+	g = realloc(b->g, n * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	memset(g + b->ng, 0, (n - b->ng) * sizeof(*g));
+	b->g = g;
+	b->ng = n;
+	return 0;
 }
 
 static void batch_reset(struct ch_batch *b)
@@ -423,8 +448,10 @@ static void batch_reset(struct ch_batch *b)
 	size_t i, k;
 
 	for (i = 0; i < b->ng; i++) {
-		struct ch_cols *c = &b->g[i].c;
+		struct ch_cols *c = &b->g[i];
 
+		if (!c->rows)
+			continue;
 		for (k = 0; k < CH_MAX_COLS; k++) {
 			c->col[k].len = 0;
 			c->nested[k].len = 0;
@@ -441,15 +468,16 @@ static void batch_free(struct ch_batch *b)
 {
 	size_t i, k;
 
+	if (!b)
+		return;
 	for (i = 0; i < b->ng; i++) {
 		for (k = 0; k < CH_MAX_COLS; k++) {
-			rc_strbuf__free(&b->g[i].c.col[k]);
-			rc_strbuf__free(&b->g[i].c.nested[k]);
+			rc_strbuf__free(&b->g[i].col[k]);
+			rc_strbuf__free(&b->g[i].nested[k]);
 		}
-		free(b->g[i].key);
 	}
 	free(b->g);
-	memset(b, 0, sizeof(*b));
+	free(b);
 }
 
 static bool is_array(const struct ch_col *col)
@@ -457,72 +485,134 @@ static bool is_array(const struct ch_col *col)
 	return !strncmp(col->type, "Array(", 6);
 }
 
+/* a piece of @body: @len bytes at @p, or with @p NULL the next @len of its head */
+static int body_piece(struct ch_body *body, const void *p, size_t len)
+{
+	if (!len)
+		return 0;
+	body->len += len;
+	if (!p && body->n && !body->iov[body->n - 1].iov_base) {
+		body->iov[body->n - 1].iov_len += len; /* the head's bytes, one piece */
+		return 0;
+	}
+	if (rc_ensure_arr(&body->iov, &body->cap, body->n + 1, 64))
+		return -ENOMEM;
+	body->iov[body->n++] = (struct iovec){ .iov_base = (void *)p, .iov_len = len };
+	return 0;
+}
+
+/* the head's own bytes, appended: a piece of @body */
+static int body_head(struct ch_body *body, struct ch_w *w, const char *s, size_t n, bool str)
+{
+	size_t before = body->head.len;
+
+	if (str)
+		sb_bytes(w, &body->head, s, n);
+	else
+		sb_varint(w, &body->head, n);
+	return w->oom ? -ENOMEM : body_piece(body, NULL, body->head.len - before);
+}
+
+struct ch_ord {
+	const char *key;
+	size_t g;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	/* ClickHouse's order of Strings: bytes, then length; strcmp's for these */
+	return strcmp(((const struct ch_ord *)a)->key, ((const struct ch_ord *)b)->key);
+}
+
 /*
- * @b's rows as one Native block of @t's columns into @out: the groups in
- * key order, an array's offsets counted on from the groups before
+ * @b's rows as one Native block of @t's columns, in pieces into @body: the
+ * groups in key order, an array's offsets counted on from the groups
+ * before (rewritten in place: @b is the insert's now)
  */
-static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_strbuf *out)
+static int batch_block(struct ch_batch *b, const struct ch_table *t, const struct ch_keys *k,
+		       struct ch_body *body)
 {
 	struct ch_w w = {};
-	struct ch_group **ord;
-	size_t i, g, total = 0;
+	struct ch_ord *ord;
+	size_t i, g, ng = 0, nk = k->n < b->ng ? k->n : b->ng;
+	int err = 0;
 
-	out->len = 0;
-	/* the groups stay where they are (the row caches know them by index): their order sorted */
-	ord = malloc((b->ng ?: 1) * sizeof(*ord));
+	body->head.len = 0;
+	body->n = 0;
+	body->len = 0;
+	ord = malloc((nk ?: 1) * sizeof(*ord));
 	if (!ord)
 		return -ENOMEM;
-	for (g = 0; g < b->ng; g++) {
-		ord[g] = &b->g[g];
-		for (i = 0; i < t->ncols; i++)
-			total += ord[g]->c.col[i].len + ord[g]->c.nested[i].len;
-	}
-	if (b->ng > 1)
-		qsort(ord, b->ng, sizeof(*ord), group_cmp);
-	/* the block's size known: one allocation, no copy as it grows */
-	if (rc_strbuf__reserve(out, total + 64 + 64 * t->ncols)) {
+	for (g = 0; g < nk; g++)
+		if (b->g[g].rows)
+			ord[ng++] = (struct ch_ord){ .key = k->key[g], .g = g };
+	if (ng > 1)
+		qsort(ord, ng, sizeof(*ord), group_cmp);
+	/* the head's size bounded first: its pieces point into it once it is whole */
+	if (rc_strbuf__reserve(&body->head, 32 + 96 * t->ncols)) {
 		free(ord);
 		return -ENOMEM;
 	}
-	sb_varint(&w, out, t->ncols);
-	sb_varint(&w, out, b->rows);
-	for (i = 0; i < t->ncols; i++) {
-		sb_bytes(&w, out, t->cols[i].name, strlen(t->cols[i].name));
-		sb_bytes(&w, out, t->cols[i].type, strlen(t->cols[i].type));
-		if (!is_array(&t->cols[i])) {
-			for (g = 0; g < b->ng; g++)
-				w_raw(&w, out, ord[g]->c.col[i].buf, ord[g]->c.col[i].len);
-			continue;
+	err = body_head(body, &w, NULL, t->ncols, false) ?:
+	      body_head(body, &w, NULL, b->rows, false);
+	for (i = 0; !err && i < t->ncols; i++) {
+		err = body_head(body, &w, t->cols[i].name, strlen(t->cols[i].name), true) ?:
+		      body_head(body, &w, t->cols[i].type, strlen(t->cols[i].type), true);
+		for (g = 0; !err && g < ng; g++) {
+			struct ch_cols *c = &b->g[ord[g].g];
+
+			err = body_piece(body, c->col[i].buf, c->col[i].len);
 		}
+		if (err || !is_array(&t->cols[i]))
+			continue;
 		{
 			uint64_t base = 0;
 
-			for (g = 0; g < b->ng; g++) {
-				const struct ch_cols *c = &ord[g]->c;
-				const char *p = c->col[i].buf;
-				size_t k, n = c->col[i].len / 8;
-				char *d = rc_strbuf__room(out, n * 8);
+			for (g = 0; g < ng; g++) {
+				struct ch_cols *c = &b->g[ord[g].g];
+				char *p = c->col[i].buf;
+				size_t n = c->col[i].len / 8, e;
 
-				if (!d) {
-					free(ord);
-					return -ENOMEM;
-				}
-				for (k = 0; k < n; k++) {
+				for (e = 0; base && e < n; e++) {
 					uint64_t off;
 
-					memcpy(&off, p + 8 * k, 8);
+					memcpy(&off, p + 8 * e, 8);
 					off += base;
-					memcpy(d + 8 * k, &off, 8);
+					memcpy(p + 8 * e, &off, 8);
 				}
-				rc_strbuf__commit(out, n * 8);
 				base += c->nel[i];
 			}
 		}
-		for (g = 0; g < b->ng; g++)
-			w_raw(&w, out, ord[g]->c.nested[i].buf, ord[g]->c.nested[i].len);
+		for (g = 0; !err && g < ng; g++) {
+			struct ch_cols *c = &b->g[ord[g].g];
+
+			err = body_piece(body, c->nested[i].buf, c->nested[i].len);
+		}
 	}
 	free(ord);
-	return w.oom ? -ENOMEM : 0;
+	if (err)
+		return err;
+	if (w.oom)
+		return -ENOMEM;
+	/* the head's pieces, in order: where they are now that it is whole */
+	{
+		size_t at = 0;
+
+		for (i = 0; i < body->n; i++) {
+			if (body->iov[i].iov_base)
+				continue;
+			body->iov[i].iov_base = body->head.buf + at;
+			at += body->iov[i].iov_len;
+		}
+	}
+	return 0;
+}
+
+static void body_free(struct ch_body *body)
+{
+	rc_strbuf__free(&body->head);
+	free(body->iov);
+	memset(body, 0, sizeof(*body));
 }
 
 /* ---- the export ------------------------------------------------------ */
@@ -560,7 +650,9 @@ struct ch_sender {
 	struct rc_clickhouse *c;
 	pthread_t tid;
 	struct rc_ch_http *http;
-	struct rc_strbuf query, body;
+	struct rc_strbuf query;
+	struct ch_body body;
+	struct ch_batch *b; /* the batch being posted; emptied after */
 	bool busy;
 	char err[RC_CH_ERR_LEN];
 };
@@ -578,8 +670,10 @@ struct rc_clickhouse {
 	bool cluster;
 	size_t batch_max; /* bytes of a table's rows sent at once */
 	char err[RC_CH_ERR_LEN];
-	struct ch_batch batch[T_NTABLES + 1]; /* the tables', the manifest's */
-	struct rc_strbuf query, answer, text, block;
+	struct ch_batch *batch[T_NTABLES + 1]; /* the tables' being filled, the manifest's */
+	struct ch_keys keys[T_NTABLES + 1];
+	struct ch_body body;
+	struct rc_strbuf query, answer, text;
 	uint64_t sent;
 	/* the file being loaded */
 	const struct rc_meta *m;
@@ -636,8 +730,9 @@ static void *sender_main(void *arg)
 		if (!s->busy)
 			break;
 		pthread_mutex_unlock(&c->lock);
-		err = rc_ch_http__post(s->http, s->query.buf, ch_params(c), s->body.buf,
-				       s->body.len, NULL, s->err, sizeof(s->err));
+		err = rc_ch_http__postv(s->http, s->query.buf, ch_params(c), s->body.iov,
+					s->body.n, s->body.len, NULL, s->err, sizeof(s->err));
+		batch_reset(s->b);
 		pthread_mutex_lock(&c->lock);
 		if (err && !c->async_err) {
 			c->async_err = err;
@@ -661,10 +756,13 @@ static void senders_start(struct rc_clickhouse *c, const struct rc_clickhouse_op
 		struct ch_sender *s = &c->snd[i];
 
 		s->c = c;
-		s->http = rc_ch_http__new(o->url, o->timeout_s, err, sizeof(err));
+		s->b = calloc(1, sizeof(*s->b));
+		s->http = s->b ? rc_ch_http__new(o->url, o->timeout_s, err, sizeof(err)) : NULL;
 		if (!s->http || pthread_create(&s->tid, NULL, sender_main, s)) {
 			rc_ch_http__free(s->http);
 			s->http = NULL;
+			batch_free(s->b);
+			s->b = NULL;
 			break;
 		}
 		c->nsnd++;
@@ -735,7 +833,8 @@ static void senders_stop(struct rc_clickhouse *c)
 		pthread_join(c->snd[i].tid, NULL);
 		rc_ch_http__free(c->snd[i].http);
 		rc_strbuf__free(&c->snd[i].query);
-		rc_strbuf__free(&c->snd[i].body);
+		body_free(&c->snd[i].body);
+		batch_free(c->snd[i].b);
 	}
 	c->nsnd = 0;
 }
@@ -801,6 +900,7 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	struct rc_clickhouse *c = calloc(1, sizeof(*c));
 	struct rc_strbuf ddl = {};
 	char *stmt, *end;
+	size_t i;
 	int err;
 
 	last_error[0] = '\0';
@@ -822,6 +922,12 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	}
 	c->cluster = o->cluster;
 	c->batch_max = o->batch ?: RC_CLICKHOUSE_BATCH;
+	for (i = 0; i <= T_NTABLES; i++) {
+		if (!(c->batch[i] = calloc(1, sizeof(*c->batch[i])))) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
 	c->http = rc_ch_http__new(o->url, o->timeout_s, c->err, sizeof(c->err));
 	if (!c->http) {
 		err = -errno;
@@ -865,9 +971,11 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
 	pthread_cond_destroy(&c->idle);
 	pthread_mutex_destroy(&c->lock);
 	rc_ch_http__free(c->http);
-	for (i = 0; i <= T_NTABLES; i++)
-		batch_free(&c->batch[i]);
-	rc_strbuf__free(&c->block);
+	for (i = 0; i <= T_NTABLES; i++) {
+		batch_free(c->batch[i]);
+		keys_free(&c->keys[i]);
+	}
+	body_free(&c->body);
 	rc_strbuf__free(&c->query);
 	rc_strbuf__free(&c->answer);
 	rc_strbuf__free(&c->text);
@@ -885,8 +993,9 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
  */
 static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, bool rows)
 {
-	struct ch_batch *b = &c->batch[t];
-	struct rc_strbuf *query = &c->query, *block = &c->block;
+	struct ch_batch *b = c->batch[t];
+	struct rc_strbuf *query = &c->query;
+	struct ch_body *body = &c->body;
 	struct ch_sender *s;
 	size_t i;
 	int err;
@@ -900,9 +1009,9 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 		return err;
 	if (s) {
 		query = &s->query;
-		block = &s->body;
+		body = &s->body;
 	}
-	err = batch_block(b, tab, block);
+	err = batch_block(b, tab, &c->keys[t], body);
 	if (err)
 		return err;
 	query->len = 0;
@@ -911,10 +1020,16 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 		rc_strbuf__printf(query, "%s%s", i ? ", " : "", tab->cols[i].name);
 	if (rc_strbuf__printf(query, ") FORMAT Native"))
 		return -ENOMEM;
-	c->sent += block->len;
-	batch_reset(b);
-	if (!s)
-		return ch_post(c, query->buf, block->buf, block->len, NULL);
+	c->sent += body->len;
+	if (!s) {
+		err = rc_ch_http__postv(c->http, query->buf, ch_params(c), body->iov, body->n,
+					body->len, NULL, c->err, sizeof(c->err));
+		batch_reset(b);
+		return err;
+	}
+	/* the batch is the sender's now; its emptied one is filled next */
+	c->batch[t] = s->b;
+	s->b = b;
 	pthread_mutex_lock(&c->lock);
 	s->busy = true;
 	pthread_cond_broadcast(&c->work);
@@ -925,23 +1040,25 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 /* a row of table @t (the manifest: T_NTABLES) in its group of index @g: its columns into @w */
 static inline int row_begin_at(struct rc_clickhouse *c, int t, int g, struct ch_w *w)
 {
-	if (g < 0) {
-		c->batch[t].oom = true;
+	struct ch_batch *b = c->batch[t];
+
+	if (g < 0 || ((size_t)g >= b->ng && batch_grow(b, (size_t)g + 1))) {
+		b->oom = true;
 		return -ENOMEM;
 	}
-	*w = (struct ch_w){ .c = &c->batch[t].g[g].c };
+	*w = (struct ch_w){ .c = &b->g[g] };
 	return 0;
 }
 
 /* a row of table @t in its group @key */
 static int row_begin(struct rc_clickhouse *c, int t, const char *key, struct ch_w *w)
 {
-	return row_begin_at(c, t, batch_group_index(&c->batch[t], key), w);
+	return row_begin_at(c, t, keys_index(&c->keys[t], key), w);
 }
 
 static inline void row_end(struct rc_clickhouse *c, int t, struct ch_w *w)
 {
-	struct ch_batch *b = &c->batch[t];
+	struct ch_batch *b = c->batch[t];
 
 	w->c->rows++;
 	b->rows++;
@@ -1027,7 +1144,7 @@ static int syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
 		sn->name = sn->num;
 	}
 	sn->len = (uint32_t)strlen(sn->name);
-	sn->group = batch_group_index(&c->batch[T_SYSCALLS], sn->name);
+	sn->group = keys_index(&c->keys[T_SYSCALLS], sn->name);
 	return sn->group < 0 ? -ENOMEM : 0;
 }
 
@@ -1231,7 +1348,7 @@ static int put_record(struct rc_clickhouse *c, const struct rc_rec_hdr *rec,
 	t = T_EVENTS;
 	kt = k == &tmp ? NULL : &c->kinds[rec->type];
 	if (!kt || kt->group < 0) {
-		int g = batch_group_index(&c->batch[t], k->ev->name);
+		int g = keys_index(&c->keys[t], k->ev->name);
 
 		if (kt)
 			kt->group = g;
@@ -1245,9 +1362,9 @@ done:
 		return err;
 	row_end(c, t, &w);
 	res->events++;
-	if (c->batch[t].oom)
+	if (c->batch[t]->oom)
 		return -ENOMEM;
-	if (c->batch[t].bytes >= c->batch_max)
+	if (c->batch[t]->bytes >= c->batch_max)
 		err = ch_flush(c, t);
 	return err;
 }
@@ -1271,7 +1388,6 @@ static void put_frames(struct ch_w *w, const struct rc_frame *f, size_t n)
 /* the stacks the file's records named, each once, by id */
 static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 {
-	struct ch_batch *b = &c->batch[T_STACKS];
 	size_t word;
 	int err = 0;
 
@@ -1294,9 +1410,9 @@ static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 			put_frames(&w, st->frames, st->nkernel);
 			put_frames(&w, st->frames + st->nkernel, st->nuser);
 			row_end(c, T_STACKS, &w);
-			if (b->oom)
+			if (c->batch[T_STACKS]->oom) /* the batch being filled: a flush swaps it */
 				return -ENOMEM;
-			if (b->bytes >= c->batch_max)
+			if (c->batch[T_STACKS]->bytes >= c->batch_max)
 				err = ch_flush(c, T_STACKS);
 		}
 	}
@@ -1474,7 +1590,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		memset(c->stack_seen, 0, CH_STACK_WORDS * sizeof(uint64_t));
 	c->any_stack = false;
 	for (i = 0; i <= T_NTABLES; i++)
-		batch_reset(&c->batch[i]);
+		batch_reset(c->batch[i]);
 	r = rc_reader__open(path);
 	if (!r) {
 		const char *why = rc_reader__open_error();
