@@ -376,6 +376,27 @@ static inline void w_str(struct ch_w *w, const char *s, size_t max)
 	w_bytes(w, s, s ? strnlen(s, max) : 0);
 }
 
+/*
+ * a record's comm, RC_COMM_LEN bytes to its NUL: where the column has room,
+ * its length and all RC_COMM_LEN bytes stored at once (the bytes past the
+ * NUL overwritten by the next value), no call to copy a few bytes
+ */
+static inline void w_comm(struct ch_w *w, const char *s)
+{
+	struct rc_strbuf *sb = &w->c->col[w->i];
+	size_t n = strnlen(s, RC_COMM_LEN);
+
+	if (__builtin_expect(sb->cap - sb->len > RC_COMM_LEN + 1, 1)) {
+		sb->buf[sb->len] = (char)n;
+		memcpy(sb->buf + sb->len + 1, s, RC_COMM_LEN);
+		sb->len += n + 1;
+		w->bytes += n + 1;
+		w->i++;
+		return;
+	}
+	w_bytes(w, s, n);
+}
+
 static inline void w_cstr(struct ch_w *w, const char *s)
 {
 	w_bytes(w, s, s ? strlen(s) : 0);
@@ -1105,7 +1126,11 @@ static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 	w_u16(w, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
 	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
-	w_str(w, no & RC_EVENT_NO_COMM ? "" : rec->comm, sizeof(rec->comm));
+	_Static_assert(sizeof(rec->comm) == RC_COMM_LEN, "comm");
+	if (no & RC_EVENT_NO_COMM)
+		w_bytes(w, "", 0);
+	else
+		w_comm(w, rec->comm);
 	if (event)
 		w_cstr(w, ev->name);
 }
