@@ -362,7 +362,7 @@ static inline __attribute__((always_inline)) void sb_varint(struct ch_w *w,
 static inline void sb_bytes(struct ch_w *w, struct rc_strbuf *sb, const char *s, size_t n)
 {
 	sb_varint(w, sb, n);
-	w_raw(w, sb, s, n);
+	w_raw(w, sb, s ?: "", n); /* NULL: an empty string (memcpy() is given no NULL) */
 }
 
 static inline void w_bytes(struct ch_w *w, const char *s, size_t n)
