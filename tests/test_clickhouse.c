@@ -324,8 +324,9 @@ void test_clickhouse_export(void)
 		  "file_seq = (SELECT any(file_seq) FROM rc.manifest)) = count() FROM rc.syscalls");
 	ASSERT_STREQ(s, "1\t32\t32\t1\n", "the views' file columns: the manifest's");
 	free(s);
-	s = query("SELECT uniqExact(boot_id, run_id, file_seq) FROM (SELECT boot_id, run_id, "
-		  "file_seq FROM rc.sched UNION ALL SELECT boot_id, run_id, file_seq FROM rc.ledger)");
+	s = query(
+	    "SELECT uniqExact(boot_id, run_id, file_seq) FROM (SELECT boot_id, run_id, "
+	    "file_seq FROM rc.sched UNION ALL SELECT boot_id, run_id, file_seq FROM rc.ledger)");
 	ASSERT_STREQ(s, "1\n", "sched's and the ledger's too");
 	free(s);
 	/*
@@ -333,17 +334,17 @@ void test_clickhouse_export(void)
 	 * second of each row's wall (the rows', written by export), one offset
 	 * the file; and no event column in the rows of a table of one event
 	 */
-	s = query("SELECT countIf(intDiv(wall_ns, 1000000000) = toInt64(toUInt32(wall))) = count(), "
-		  "uniqExact(wall_ns - toInt64(time_ns)), min(wall) > toDateTime('2020-01-01 00:00:00') "
-		  "FROM (SELECT wall, wall_ns, time_ns FROM rc.syscalls UNION ALL "
-		  "SELECT wall, wall_ns, time_ns FROM rc.sched)");
+	s = query(
+	    "SELECT countIf(intDiv(wall_ns, 1000000000) = toInt64(toUInt32(wall))) = count(), "
+	    "uniqExact(wall_ns - toInt64(time_ns)), min(wall) > toDateTime('2020-01-01 00:00:00') "
+	    "FROM (SELECT wall, wall_ns, time_ns FROM rc.syscalls UNION ALL "
+	    "SELECT wall, wall_ns, time_ns FROM rc.sched)");
 	ASSERT_STREQ(s, "1\t1\t1\n", "wall_ns of time_ns and the file's offset");
 	free(s);
 	s = query("SELECT table, name FROM system.columns WHERE database = 'rc' AND "
 		  "(name = 'wall_ns' OR (name = 'event' AND table IN ('syscalls_rows', "
 		  "'samples_rows'))) ORDER BY table, name");
-	ASSERT_STREQ(s,
-		     "events\twall_ns\nsamples\twall_ns\nsched\twall_ns\nsyscalls\twall_ns\n",
+	ASSERT_STREQ(s, "events\twall_ns\nsamples\twall_ns\nsched\twall_ns\nsyscalls\twall_ns\n",
 		     "wall_ns the views' alone, no event in syscalls' and samples' rows");
 	free(s);
 	s = NULL;

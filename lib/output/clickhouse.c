@@ -38,8 +38,13 @@ struct ch_col {
  * rows (CH_MANIFEST_FILE_COLS), are kept once, in its manifest row, and
  * the views join them on by load_id
  */
-#define CH_FILE_COLS { "load_id", "UInt64" }, { "host", "String" }
-#define CH_MANIFEST_FILE_COLS { "boot_id", "String" }, { "run_id", "String" }, { "file_seq", "UInt32" }
+#define CH_COL(name, type)                                                                         \
+	{                                                                                          \
+		name, type                                                                         \
+	}
+#define CH_FILE_COLS CH_COL("load_id", "UInt64"), CH_COL("host", "String")
+#define CH_MANIFEST_FILE_COLS                                                                      \
+	CH_COL("boot_id", "String"), CH_COL("run_id", "String"), CH_COL("file_seq", "UInt32")
 #define CH_NVIEW_FILE_COLS 3 /* CH_MANIFEST_FILE_COLS: after CH_FILE_COLS in the views */
 /*
  * the columns every event table's rows have. The views have wall_ns after
@@ -48,17 +53,18 @@ struct ch_col {
  * which are of one event (ch_table.event)
  */
 #define CH_EVENT_COLS_BASE                                                                         \
-	CH_FILE_COLS, { "time_ns", "UInt64" }, { "wall", "DateTime" }, { "cpu", "UInt16" },        \
-		{ "pid", "UInt32" }, { "tid", "UInt32" }, { "comm", "String" }
-#define CH_EVENT_COLS CH_EVENT_COLS_BASE, { "event", "String" }
+	CH_FILE_COLS, CH_COL("time_ns", "UInt64"), CH_COL("wall", "DateTime"),                     \
+	    CH_COL("cpu", "UInt16"), CH_COL("pid", "UInt32"), CH_COL("tid", "UInt32"),             \
+	    CH_COL("comm", "String")
+#define CH_EVENT_COLS CH_EVENT_COLS_BASE, CH_COL("event", "String")
 /* rc_meta__wall_ns(), in SQL: a time past INT64_MAX is 0, a sum that overflows wraps */
 #define CH_WALL_NS                                                                                 \
 	"if(time_ns > 9223372036854775807, toInt64(0), toInt64(time_ns) + wall_offset_ns) "        \
 	"AS wall_ns"
 
 static const struct ch_col syscalls_cols[] = {
-	CH_EVENT_COLS_BASE,	       { "nr", "UInt32" },	 { "name", "String" },
-	{ "ret", "Int64" },	       { "duration_ns", "UInt64" }, { "returned", "UInt8" },
+	CH_EVENT_COLS_BASE,	     { "nr", "UInt32" },	  { "name", "String" },
+	{ "ret", "Int64" },	     { "duration_ns", "UInt64" }, { "returned", "UInt8" },
 	{ "args", "Array(UInt64)" },
 };
 static const struct ch_col sched_cols[] = {
@@ -73,7 +79,7 @@ static const struct ch_col events_cols[] = {
 	{ "values", "Array(String)" },
 };
 static const struct ch_col samples_cols[] = {
-	CH_EVENT_COLS_BASE,   { "ip", "UInt64" },     { "period", "UInt64" },
+	CH_EVENT_COLS_BASE,	  { "ip", "UInt64" },  { "period", "UInt64" },
 	{ "stack_id", "UInt32" }, { "user", "UInt8" },
 };
 static const struct ch_col stacks_cols[] = {
@@ -103,10 +109,15 @@ static const struct ch_col ledger_cols[] = {
 	{ "end", "DateTime" },
 };
 static const struct ch_col manifest_cols[] = {
-	CH_FILE_COLS,	      CH_MANIFEST_FILE_COLS,
-	{ "file_key", "String" },	 { "file", "String" },
-	{ "records", "UInt64" }, { "damaged", "UInt8" }, { "truncated", "UInt8" },
-	{ "loaded", "DateTime" }, { "wall_offset_ns", "Int64" }, /* the wall clock less time_ns */
+	CH_FILE_COLS,
+	CH_MANIFEST_FILE_COLS,
+	{ "file_key", "String" },
+	{ "file", "String" },
+	{ "records", "UInt64" },
+	{ "damaged", "UInt8" },
+	{ "truncated", "UInt8" },
+	{ "loaded", "DateTime" },
+	{ "wall_offset_ns", "Int64" }, /* the wall clock less time_ns */
 };
 
 struct ch_table {
@@ -118,7 +129,10 @@ struct ch_table {
 	const char *event; /* the event of every row, the view's: no column of the rows */
 };
 
-#define CH_TABLE(n, o, m, e) { #n, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]), o, m, e }
+#define CH_TABLE(n, o, m, e)                                                                       \
+	{                                                                                          \
+#n, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]), o, m, e                      \
+	}
 enum { T_SYSCALLS, T_SCHED, T_EVENTS, T_SAMPLES, T_STACKS, T_LEDGER, T_NTABLES };
 static const struct ch_table tables[T_NTABLES] = {
 	CH_TABLE(syscalls, "(host, name, time_ns)", true, "syscall"),
@@ -129,7 +143,7 @@ static const struct ch_table tables[T_NTABLES] = {
 	CH_TABLE(ledger, "(host, load_id)", false, NULL),
 };
 static const struct ch_table manifest =
-	CH_TABLE(manifest, "(host, file_key, load_id)", false, NULL);
+    CH_TABLE(manifest, "(host, file_key, load_id)", false, NULL);
 
 static void ddl_cols(struct rc_strbuf *sb, const struct ch_table *t)
 {
@@ -161,7 +175,7 @@ static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_tabl
  * only). A file's rows share its boot_id, run_id and file_seq.
  */
 #define CH_LOADED                                                                                  \
-	"SELECT argMax(load_id, records) AS load_id, any(boot_id) AS boot_id, "                   \
+	"SELECT argMax(load_id, records) AS load_id, any(boot_id) AS boot_id, "                    \
 	"any(run_id) AS run_id, any(file_seq) AS file_seq, any(wall_offset_ns) AS wall_offset_ns " \
 	"FROM %s.manifest GROUP BY file_key"
 static const struct ch_col view_file_cols[CH_NVIEW_FILE_COLS] = { CH_MANIFEST_FILE_COLS };
@@ -224,10 +238,9 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 			if (t->event && !strcmp(col, "comm"))
 				rc_strbuf__printf(sb, ", '%s' AS event", t->event);
 		}
-		rc_strbuf__printf(sb,
-				  " FROM %s.%s_rows GLOBAL ANY INNER JOIN (" CH_LOADED
-				  ") USING load_id;\n",
-				  db, t->name, db);
+		rc_strbuf__printf(
+		    sb, " FROM %s.%s_rows GLOBAL ANY INNER JOIN (" CH_LOADED ") USING load_id;\n",
+		    db, t->name, db);
 	}
 	if (!sb->buf || sb->len == start)
 		return -ENOMEM;
@@ -306,7 +319,7 @@ struct ch_w {
  * its size known where called: the encoding is a few stores a value
  */
 static inline __attribute__((always_inline)) void w_raw(struct ch_w *w, struct rc_strbuf *sb,
-							 const void *p, size_t n)
+							const void *p, size_t n)
 {
 	if (__builtin_expect(sb->cap - sb->len > n, 1)) { /* rc_strbuf__room()'s room */
 		memcpy(sb->buf + sb->len, p, n);
@@ -338,8 +351,8 @@ static inline void w_u64(struct ch_w *w, uint64_t v)
 	w_raw(w, &w->c->col[w->i++], &v, 8);
 }
 
-static inline __attribute__((always_inline)) void sb_varint(struct ch_w *w,
-							     struct rc_strbuf *sb, uint64_t v)
+static inline __attribute__((always_inline)) void sb_varint(struct ch_w *w, struct rc_strbuf *sb,
+							    uint64_t v)
 {
 	uint8_t b[10];
 	size_t n = 0;
@@ -574,11 +587,11 @@ static int batch_block(struct ch_batch *b, const struct ch_table *t, const struc
 		free(ord);
 		return -ENOMEM;
 	}
-	err = body_head(body, &w, NULL, t->ncols, false) ?:
-	      body_head(body, &w, NULL, b->rows, false);
+	err =
+	    body_head(body, &w, NULL, t->ncols, false) ?: body_head(body, &w, NULL, b->rows, false);
 	for (i = 0; !err && i < t->ncols; i++) {
-		err = body_head(body, &w, t->cols[i].name, strlen(t->cols[i].name), true) ?:
-		      body_head(body, &w, t->cols[i].type, strlen(t->cols[i].type), true);
+		err = body_head(body, &w, t->cols[i].name, strlen(t->cols[i].name), true)
+			  ?: body_head(body, &w, t->cols[i].type, strlen(t->cols[i].type), true);
 		for (g = 0; !err && g < ng; g++) {
 			struct ch_cols *c = &b->g[ord[g].g];
 
@@ -751,8 +764,8 @@ static void *sender_main(void *arg)
 		if (!s->busy)
 			break;
 		pthread_mutex_unlock(&c->lock);
-		err = rc_ch_http__postv(s->http, s->query.buf, ch_params(c), s->body.iov,
-					s->body.n, s->body.len, NULL, s->err, sizeof(s->err));
+		err = rc_ch_http__postv(s->http, s->query.buf, ch_params(c), s->body.iov, s->body.n,
+					s->body.len, NULL, s->err, sizeof(s->err));
 		batch_reset(s->b);
 		pthread_mutex_lock(&c->lock);
 		if (err && !c->async_err) {
@@ -1296,7 +1309,8 @@ static uint8_t event_kind(const struct rc_event_desc *ev, uint16_t type)
 {
 	if (type == RC_EV_SYSCALL && !strcmp(ev->name, "syscall"))
 		return K_SYSCALL;
-	if (type >= RC_EV_SCHED_SWITCH && type <= RC_EV_SCHED_EXIT && !strncmp(ev->name, "sched:", 6))
+	if (type >= RC_EV_SCHED_SWITCH && type <= RC_EV_SCHED_EXIT &&
+	    !strncmp(ev->name, "sched:", 6))
 		return K_SCHED;
 	if (type == RC_EV_SAMPLE && !strcmp(ev->name, "sample"))
 		return K_SAMPLE;
@@ -1593,8 +1607,8 @@ static int caches_reset(struct rc_clickhouse *c)
 		return -ENOMEM;
 	memset(c->sysnames, 0, CH_SYSNAMES * sizeof(*c->sysnames));
 	/* a name found by the record's own nr: the same for every record of that nr */
-	c->sysname_ok = !nr || (nr->offset == offsetof(struct rc_ev_syscall, nr) &&
-				nr->size == 4 && nr->count == 1);
+	c->sysname_ok = !nr || (nr->offset == offsetof(struct rc_ev_syscall, nr) && nr->size == 4 &&
+				nr->count == 1);
 	return 0;
 }
 
