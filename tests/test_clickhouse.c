@@ -310,6 +310,44 @@ void test_clickhouse_export(void)
 	check_quantiles("rc", a, "1");
 	check_ledger("rc", a);
 	check_syscall_rows("rc", a);
+	/*
+	 * a file's boot_id, run_id and file_seq: once, in its manifest row,
+	 * not in its rows; the views join them on, each row the file's
+	 */
+	s = query("SELECT count() FROM system.columns WHERE database = 'rc' AND "
+		  "endsWith(table, '_rows') AND name IN ('boot_id', 'run_id', 'file_seq')");
+	ASSERT_STREQ(s, "0\n", "no file columns in the rows");
+	free(s);
+	s = query("SELECT uniqExact(boot_id, run_id, file_seq), min(length(boot_id)), "
+		  "min(length(run_id)), countIf(run_id = (SELECT any(run_id) FROM rc.manifest) "
+		  "AND boot_id = (SELECT any(boot_id) FROM rc.manifest) AND "
+		  "file_seq = (SELECT any(file_seq) FROM rc.manifest)) = count() FROM rc.syscalls");
+	ASSERT_STREQ(s, "1\t32\t32\t1\n", "the views' file columns: the manifest's");
+	free(s);
+	s = query(
+	    "SELECT uniqExact(boot_id, run_id, file_seq) FROM (SELECT boot_id, run_id, "
+	    "file_seq FROM rc.sched UNION ALL SELECT boot_id, run_id, file_seq FROM rc.ledger)");
+	ASSERT_STREQ(s, "1\n", "sched's and the ledger's too");
+	free(s);
+	/*
+	 * wall_ns, the view's of time_ns and the file's wall_offset_ns: the
+	 * second of each row's wall (the rows', written by export), one offset
+	 * the file; and no event column in the rows of a table of one event
+	 */
+	s = query(
+	    "SELECT countIf(intDiv(wall_ns, 1000000000) = toInt64(toUInt32(wall))) = count(), "
+	    "uniqExact(wall_ns - toInt64(time_ns)), min(wall) > toDateTime('2020-01-01 00:00:00') "
+	    "FROM (SELECT wall, wall_ns, time_ns FROM rc.syscalls UNION ALL "
+	    "SELECT wall, wall_ns, time_ns FROM rc.sched)");
+	ASSERT_STREQ(s, "1\t1\t1\n", "wall_ns of time_ns and the file's offset");
+	free(s);
+	s = query("SELECT table, name FROM system.columns WHERE database = 'rc' AND "
+		  "(name = 'wall_ns' OR (name = 'event' AND table IN ('syscalls_rows', "
+		  "'samples_rows'))) ORDER BY table, name");
+	ASSERT_STREQ(s, "events\twall_ns\nsamples\twall_ns\nsched\twall_ns\nsyscalls\twall_ns\n",
+		     "wall_ns the views' alone, no event in syscalls' and samples' rows");
+	free(s);
+	s = NULL;
 	ASSERT_EQ(export("rc", a, &err), 0, "export a again");
 	ASSERT_HAS(err, "loaded already", "skipped");
 	free(err);
@@ -491,6 +529,27 @@ void test_clickhouse_export(void)
 	}
 	s = query("SELECT count() FROM system.databases WHERE name = 'rc'");
 	ASSERT_STREQ(s, "1\n", "rc still there");
+	free(s);
+	s = NULL;
+
+	/*
+	 * a database of ringcap 0.2.0, a file's boot_id in every row: refused,
+	 * one line naming it and the fix, exit 1, nothing loaded
+	 */
+	s = query("CREATE DATABASE old");
+	free(s);
+	s = query("CREATE TABLE old.syscalls_rows (load_id UInt64, host String, boot_id String) "
+		  "ENGINE = MergeTree() ORDER BY host");
+	free(s);
+	rc = export("old", a, &err);
+	ASSERT_EQ(rc, 1, "0.2.0's tables: exit 1");
+	ASSERT_HAS(err, "database 'old' has the tables of ringcap 0.2.0", "named");
+	ASSERT_HAS(err, "export into a new --database", "the fix");
+	ASSERT_EQ(count_lines_with(err, ""), 1, "one line");
+	free(err);
+	err = NULL;
+	s = query("SELECT count() FROM old.syscalls_rows");
+	ASSERT_STREQ(s, "0\n", "nothing loaded into 0.2.0's tables");
 	free(s);
 	s = NULL;
 

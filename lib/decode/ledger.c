@@ -22,15 +22,10 @@ static void note_lost(struct rc_ledger *l, const struct rc_event_desc *ev,
 			    fl && rc_field__u64(fl, rec, 0) & 1 /* RC_LOST_F_AT_END */);
 }
 
-int rc_ledger_file__read(struct rc_ledger_file *f, struct rc_reader *r, const char *path)
+int rc_ledger_file__begin(struct rc_ledger_file *f, struct rc_reader *r, const char *path)
 {
-	const struct rc_stats_point *hist;
-	const struct rc_trailer *tr;
-	const struct rc_rec_hdr *rec;
 	const struct rc_meta *m = rc_reader__meta(r);
-	const struct rc_event_desc *lost_ev, *snap_ev, *aux_ev;
 	const struct rc_note *note;
-	size_t nhist;
 	int err;
 
 	f->m = m;
@@ -51,29 +46,40 @@ int rc_ledger_file__read(struct rc_ledger_file *f, struct rc_reader *r, const ch
 	if (err)
 		return err;
 	f->led.overwrite = m->flags & RC_META_OVERWRITE;
-	lost_ev = rc_schema__event_by_name(m->schema, "ringcap:lost");
-	snap_ev = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
-	aux_ev = rc_schema__event_by_name(m->schema, "ringcap:aux");
-	while ((err = rc_reader__next(r, &rec)) > 0) {
-		if (!f->nrec++)
-			f->first = rec->ts;
-		f->last = rec->ts > f->last ? rec->ts : f->last;
-		/* records of ringcap's own, not events: counted apart */
-		if (lost_ev && rec->type == lost_ev->id) {
-			note_lost(&f->led, lost_ev, rec);
-			continue;
-		}
-		if (snap_ev && rec->type == snap_ev->id) {
-			f->led.snapshots++;
-			continue;
-		}
-		if (aux_ev && rec->type == aux_ev->id)
-			continue; /* about the AUX streams, whose bytes the ledger counts */
-		f->nev++;
-		rc_ledger__add_record(&f->led, m, rec);
+	f->lost_ev = rc_schema__event_by_name(m->schema, "ringcap:lost");
+	f->snap_ev = rc_schema__event_by_name(m->schema, "ringcap:snapshot");
+	f->aux_ev = rc_schema__event_by_name(m->schema, "ringcap:aux");
+	return 0;
+}
+
+void rc_ledger_file__add(struct rc_ledger_file *f, const struct rc_rec_hdr *rec)
+{
+	if (!f->nrec++)
+		f->first = rec->ts;
+	f->last = rec->ts > f->last ? rec->ts : f->last;
+	/* records of ringcap's own, not events: counted apart */
+	if (f->lost_ev && rec->type == f->lost_ev->id) {
+		note_lost(&f->led, f->lost_ev, rec);
+		return;
 	}
-	if (err < 0)
-		return err;
+	if (f->snap_ev && rec->type == f->snap_ev->id) {
+		f->led.snapshots++;
+		return;
+	}
+	if (f->aux_ev && rec->type == f->aux_ev->id)
+		return; /* about the AUX streams, whose bytes the ledger counts */
+	f->nev++;
+	rc_ledger__add_record(&f->led, f->m, rec);
+}
+
+int rc_ledger_file__end(struct rc_ledger_file *f, struct rc_reader *r)
+{
+	const struct rc_stats_point *hist;
+	const struct rc_trailer *tr;
+	const struct rc_meta *m = f->m;
+	size_t nhist;
+	int err;
+
 	f->truncated = rc_reader__truncated(r);
 	f->damaged = rc_reader__corrupt(r, &f->dmg);
 	f->damage = rc_reader__error(r);
@@ -114,6 +120,18 @@ int rc_ledger_file__read(struct rc_ledger_file *f, struct rc_reader *r, const ch
 		rc_ledger__worst_second(&f->led, hist, nhist, m->start_ts);
 	}
 	return 0;
+}
+
+int rc_ledger_file__read(struct rc_ledger_file *f, struct rc_reader *r, const char *path)
+{
+	const struct rc_rec_hdr *rec;
+	int err = rc_ledger_file__begin(f, r, path);
+
+	if (err)
+		return err;
+	while ((err = rc_reader__next(r, &rec)) > 0)
+		rc_ledger_file__add(f, rec);
+	return err < 0 ? err : rc_ledger_file__end(f, r);
 }
 
 void rc_ledger_file__free(struct rc_ledger_file *f)

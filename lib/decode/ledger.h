@@ -213,6 +213,9 @@ void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h
  * @span: @end less @base (rc_stats__span()): @led's counters
  * @first: the earliest record's time
  * @last: the latest record's, or the last counters' when later
+ * @lost_ev: ringcap's own records the ledger counts apart (rc_ledger_file__begin())
+ * @snap_ev: likewise
+ * @aux_ev: likewise
  *
  * A live count uses @led, @schema and @duration only, @led.live set.
  */
@@ -232,6 +235,7 @@ struct rc_ledger_file {
 	const struct rc_stats *base, *end;
 	struct rc_stats span;
 	uint64_t first, last;
+	const struct rc_event_desc *lost_ev, *snap_ev, *aux_ev;
 };
 
 /**
@@ -248,6 +252,36 @@ struct rc_ledger_file {
  * (rc_reader__error() says it), else -ENOMEM.
  */
 int rc_ledger_file__read(struct rc_ledger_file *f, struct rc_reader *r, const char *path);
+
+/**
+ * rc_ledger_file__begin() - rc_ledger_file__read() in steps, for a reader of the records
+ * @f: zeroed; filled. rc_ledger_file__free() it, even on an error
+ * @r: the file's reader, at its start
+ * @path: its name, kept as @f->source
+ *
+ * For one pass over a file that both reads its records and counts its
+ * ledger (ringcap export): rc_ledger_file__add() each record
+ * rc_reader__next() gives, then rc_ledger_file__end() once it gave 0.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_ledger_file__begin(struct rc_ledger_file *f, struct rc_reader *r, const char *path);
+
+/**
+ * rc_ledger_file__add() - count a record of @f's file
+ * @f: begun (rc_ledger_file__begin())
+ * @rec: the reader's next record
+ */
+void rc_ledger_file__add(struct rc_ledger_file *f, const struct rc_rec_hdr *rec);
+
+/**
+ * rc_ledger_file__end() - the ledger of a file whose records were all counted
+ * @f: begun, every record added
+ * @r: its reader, at its end (rc_reader__next() gave 0)
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rc_ledger_file__end(struct rc_ledger_file *f, struct rc_reader *r);
 
 /**
  * rc_ledger_file__free() - free what rc_ledger_file__read() or rc_ledger_file__sum() made

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "output/clickhouse.h"
 #include "output/clickhouse_int.h"
 #include "util/log.h"
+#include "util/mem.h"
 #include "util/util.h"
 
 
@@ -30,18 +32,39 @@ struct ch_col {
 	const char *name, *type;
 };
 
-/* the columns of every event table, in their order */
-#define CH_FILE_COLS                                                                               \
-	{ "load_id", "UInt64" }, { "host", "String" }, { "boot_id", "String" },                    \
-		{ "run_id", "String" }, { "file_seq", "UInt32" }
-#define CH_EVENT_COLS                                                                              \
-	CH_FILE_COLS, { "time_ns", "UInt64" }, { "wall", "DateTime" }, { "wall_ns", "Int64" },     \
-		{ "cpu", "UInt16" }, { "pid", "UInt32" }, { "tid", "UInt32" },                     \
-		{ "comm", "String" }, { "event", "String" }
+/*
+ * the columns every table's rows begin with: the load, and the host (the
+ * cluster's sharding key); a file's other columns, the same on each of its
+ * rows (CH_MANIFEST_FILE_COLS), are kept once, in its manifest row, and
+ * the views join them on by load_id
+ */
+#define CH_COL(name, type)                                                                         \
+	{                                                                                          \
+		name, type                                                                         \
+	}
+#define CH_FILE_COLS CH_COL("load_id", "UInt64"), CH_COL("host", "String")
+#define CH_MANIFEST_FILE_COLS                                                                      \
+	CH_COL("boot_id", "String"), CH_COL("run_id", "String"), CH_COL("file_seq", "UInt32")
+#define CH_NVIEW_FILE_COLS 3 /* CH_MANIFEST_FILE_COLS: after CH_FILE_COLS in the views */
+/*
+ * the columns every event table's rows have. The views have wall_ns after
+ * wall, computed of time_ns and the file's wall_offset_ns (the manifest's),
+ * and event after comm, a column of the rows but in syscalls and samples,
+ * which are of one event (ch_table.event)
+ */
+#define CH_EVENT_COLS_BASE                                                                         \
+	CH_FILE_COLS, CH_COL("time_ns", "UInt64"), CH_COL("wall", "DateTime"),                     \
+	    CH_COL("cpu", "UInt16"), CH_COL("pid", "UInt32"), CH_COL("tid", "UInt32"),             \
+	    CH_COL("comm", "String")
+#define CH_EVENT_COLS CH_EVENT_COLS_BASE, CH_COL("event", "String")
+/* rc_meta__wall_ns(), in SQL: a time past INT64_MAX is 0, a sum that overflows wraps */
+#define CH_WALL_NS                                                                                 \
+	"if(time_ns > 9223372036854775807, toInt64(0), toInt64(time_ns) + wall_offset_ns) "        \
+	"AS wall_ns"
 
 static const struct ch_col syscalls_cols[] = {
-	CH_EVENT_COLS,		       { "nr", "UInt32" },	 { "name", "String" },
-	{ "ret", "Int64" },	       { "duration_ns", "UInt64" }, { "returned", "UInt8" },
+	CH_EVENT_COLS_BASE,	     { "nr", "UInt32" },	  { "name", "String" },
+	{ "ret", "Int64" },	     { "duration_ns", "UInt64" }, { "returned", "UInt8" },
 	{ "args", "Array(UInt64)" },
 };
 static const struct ch_col sched_cols[] = {
@@ -56,7 +79,7 @@ static const struct ch_col events_cols[] = {
 	{ "values", "Array(String)" },
 };
 static const struct ch_col samples_cols[] = {
-	CH_EVENT_COLS,	      { "ip", "UInt64" },     { "period", "UInt64" },
+	CH_EVENT_COLS_BASE,	  { "ip", "UInt64" },  { "period", "UInt64" },
 	{ "stack_id", "UInt32" }, { "user", "UInt8" },
 };
 static const struct ch_col stacks_cols[] = {
@@ -86,9 +109,15 @@ static const struct ch_col ledger_cols[] = {
 	{ "end", "DateTime" },
 };
 static const struct ch_col manifest_cols[] = {
-	CH_FILE_COLS,	      { "file_key", "String" },	 { "file", "String" },
-	{ "records", "UInt64" }, { "damaged", "UInt8" }, { "truncated", "UInt8" },
+	CH_FILE_COLS,
+	CH_MANIFEST_FILE_COLS,
+	{ "file_key", "String" },
+	{ "file", "String" },
+	{ "records", "UInt64" },
+	{ "damaged", "UInt8" },
+	{ "truncated", "UInt8" },
 	{ "loaded", "DateTime" },
+	{ "wall_offset_ns", "Int64" }, /* the wall clock less time_ns */
 };
 
 struct ch_table {
@@ -96,21 +125,25 @@ struct ch_table {
 	const struct ch_col *cols;
 	size_t ncols;
 	const char *order; /* ORDER BY */
-	bool by_month;	   /* partitioned by toYYYYMM(wall) */
+	bool by_month;	   /* an event table, partitioned by toYYYYMM(wall) */
+	const char *event; /* the event of every row, the view's: no column of the rows */
 };
 
-#define CH_TABLE(n, o, m) { #n, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]), o, m }
+#define CH_TABLE(n, o, m, e)                                                                       \
+	{                                                                                          \
+#n, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]), o, m, e                      \
+	}
 enum { T_SYSCALLS, T_SCHED, T_EVENTS, T_SAMPLES, T_STACKS, T_LEDGER, T_NTABLES };
 static const struct ch_table tables[T_NTABLES] = {
-	CH_TABLE(syscalls, "(host, name, time_ns)", true),
-	CH_TABLE(sched, "(host, time_ns)", true),
-	CH_TABLE(events, "(host, event, time_ns)", true),
-	CH_TABLE(samples, "(host, time_ns)", true),
-	CH_TABLE(stacks, "(host, load_id, stack_id)", false),
-	CH_TABLE(ledger, "(host, load_id)", false),
+	CH_TABLE(syscalls, "(host, name, time_ns)", true, "syscall"),
+	CH_TABLE(sched, "(host, time_ns)", true, NULL),
+	CH_TABLE(events, "(host, event, time_ns)", true, NULL),
+	CH_TABLE(samples, "(host, time_ns)", true, "sample"),
+	CH_TABLE(stacks, "(host, load_id, stack_id)", false, NULL),
+	CH_TABLE(ledger, "(host, load_id)", false, NULL),
 };
 static const struct ch_table manifest =
-	CH_TABLE(manifest, "(host, file_key, load_id)", false);
+    CH_TABLE(manifest, "(host, file_key, load_id)", false, NULL);
 
 static void ddl_cols(struct rc_strbuf *sb, const struct ch_table *t)
 {
@@ -136,11 +169,16 @@ static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_tabl
 }
 
 /*
- * the rows of one load of each file: of its manifest's rows, one with the
- * most records, so that a file loaded while being written or cut short,
- * then whole, counts whole (ties: any one, one only)
+ * the one load of each file the views keep, with the file's columns: of its
+ * manifest's rows, one with the most records, so that a file loaded while
+ * being written or cut short, then whole, counts whole (ties: any one, one
+ * only). A file's rows share its boot_id, run_id and file_seq.
  */
-#define CH_LOADED "SELECT argMax(load_id, records) FROM %s.manifest GROUP BY file_key"
+#define CH_LOADED                                                                                  \
+	"SELECT argMax(load_id, records) AS load_id, any(boot_id) AS boot_id, "                    \
+	"any(run_id) AS run_id, any(file_seq) AS file_seq, any(wall_offset_ns) AS wall_offset_ns " \
+	"FROM %s.manifest GROUP BY file_key"
+static const struct ch_col view_file_cols[CH_NVIEW_FILE_COLS] = { CH_MANIFEST_FILE_COLS };
 
 bool rc_clickhouse__name_ok(const char *name)
 {
@@ -175,12 +213,35 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 			ddl_table(sb, db, t, name, NULL, NULL);
 		}
 	}
-	/* GLOBAL IN: over Distributed tables, the manifest is read once, on the server asked */
-	for (i = 0; i < T_NTABLES; i++)
-		rc_strbuf__printf(sb,
-				  "CREATE VIEW IF NOT EXISTS %s.%s AS SELECT * FROM %s.%s_rows "
-				  "WHERE load_id GLOBAL IN (" CH_LOADED ");\n",
-				  db, tables[i].name, db, tables[i].name, db);
+	/*
+	 * the rows of the loads kept, joined to their file's columns: the rows'
+	 * columns in their order, the file's after host. GLOBAL: over
+	 * Distributed tables, the manifest is read once, on the server asked
+	 */
+	for (i = 0; i < T_NTABLES; i++) {
+		const struct ch_table *t = &tables[i];
+		size_t k;
+
+		rc_strbuf__printf(sb, "CREATE VIEW IF NOT EXISTS %s.%s AS SELECT", db, t->name);
+		for (k = 0; k < t->ncols; k++) {
+			const char *col = t->cols[k].name;
+
+			rc_strbuf__printf(sb, "%s %s", k ? "," : "", col);
+			if (!strcmp(col, "host")) {
+				size_t f;
+
+				for (f = 0; f < CH_NVIEW_FILE_COLS; f++)
+					rc_strbuf__printf(sb, ", %s", view_file_cols[f].name);
+			}
+			if (t->by_month && !strcmp(col, "wall"))
+				rc_strbuf__printf(sb, ", " CH_WALL_NS);
+			if (t->event && !strcmp(col, "comm"))
+				rc_strbuf__printf(sb, ", '%s' AS event", t->event);
+		}
+		rc_strbuf__printf(
+		    sb, " FROM %s.%s_rows GLOBAL ANY INNER JOIN (" CH_LOADED ") USING load_id;\n",
+		    db, t->name, db);
+	}
 	if (!sb->buf || sb->len == start)
 		return -ENOMEM;
 	return 0;
@@ -213,17 +274,35 @@ struct ch_cols {
 	uint64_t rows;
 };
 
-struct ch_group {
-	char *key;
-	struct ch_cols c;
+/*
+ * A table's groups' keys, each at its index for the connection's life:
+ * a batch's groups are at the same indices, and the caches of
+ * put_record() know them by it. A batch is filled, then handed whole to
+ * a sender, which posts its columns as they are (ch_body), and the
+ * sender's emptied one taken in its place
+ */
+struct ch_keys {
+	char **key;
+	size_t n, cap, last;
 };
 
 struct ch_batch {
-	struct ch_group *g;
-	size_t ng, cap, last;
+	struct ch_cols *g; /* by key index; ng of them made */
+	size_t ng;
 	size_t bytes; /* of the values: what --batch-size bounds */
 	uint64_t rows;
 	bool oom;
+};
+
+/*
+ * An insert's block as pieces: its own bytes (counts, names and types,
+ * in @head) between the groups' columns, which are not copied
+ */
+struct ch_body {
+	struct rc_strbuf head;
+	struct iovec *iov;
+	size_t n, cap;
+	size_t len;
 };
 
 /* where the values of a row go: the column @i of @c */
@@ -234,39 +313,55 @@ struct ch_w {
 	bool oom;
 };
 
-static void w_raw(struct ch_w *w, struct rc_strbuf *sb, const void *p, size_t n)
+/*
+ * a value's bytes onto a column: a store where the column has room (its
+ * capacity kept from batch to batch), rc_strbuf__put() where not. Inline,
+ * its size known where called: the encoding is a few stores a value
+ */
+static inline __attribute__((always_inline)) void w_raw(struct ch_w *w, struct rc_strbuf *sb,
+							const void *p, size_t n)
 {
-	if (rc_strbuf__put(sb, p, n))
+	if (__builtin_expect(sb->cap - sb->len > n, 1)) { /* rc_strbuf__room()'s room */
+		memcpy(sb->buf + sb->len, p, n);
+		sb->len += n;
+	} else if (rc_strbuf__put(sb, p, n)) {
 		w->oom = true;
+	}
 	w->bytes += n;
 }
 
 /* fixed-width integers: little-endian, as this host's (x86-64, arm64) */
-static void w_u8(struct ch_w *w, uint8_t v)
+static inline void w_u8(struct ch_w *w, uint8_t v)
 {
 	w_raw(w, &w->c->col[w->i++], &v, 1);
 }
 
-static void w_u16(struct ch_w *w, uint16_t v)
+static inline void w_u16(struct ch_w *w, uint16_t v)
 {
 	w_raw(w, &w->c->col[w->i++], &v, 2);
 }
 
-static void w_u32(struct ch_w *w, uint32_t v)
+static inline void w_u32(struct ch_w *w, uint32_t v)
 {
 	w_raw(w, &w->c->col[w->i++], &v, 4);
 }
 
-static void w_u64(struct ch_w *w, uint64_t v)
+static inline void w_u64(struct ch_w *w, uint64_t v)
 {
 	w_raw(w, &w->c->col[w->i++], &v, 8);
 }
 
-static void sb_varint(struct ch_w *w, struct rc_strbuf *sb, uint64_t v)
+static inline __attribute__((always_inline)) void sb_varint(struct ch_w *w, struct rc_strbuf *sb,
+							    uint64_t v)
 {
 	uint8_t b[10];
 	size_t n = 0;
 
+	if (v < 0x80) { /* a string's length, mostly */
+		b[0] = (uint8_t)v;
+		w_raw(w, sb, b, 1);
+		return;
+	}
 	do {
 		b[n] = v & 0x7f;
 		v >>= 7;
@@ -277,24 +372,45 @@ static void sb_varint(struct ch_w *w, struct rc_strbuf *sb, uint64_t v)
 	w_raw(w, sb, b, n);
 }
 
-static void sb_bytes(struct ch_w *w, struct rc_strbuf *sb, const char *s, size_t n)
+static inline void sb_bytes(struct ch_w *w, struct rc_strbuf *sb, const char *s, size_t n)
 {
 	sb_varint(w, sb, n);
-	w_raw(w, sb, s, n);
+	w_raw(w, sb, s ?: "", n); /* NULL: an empty string (memcpy() is given no NULL) */
 }
 
-static void w_bytes(struct ch_w *w, const char *s, size_t n)
+static inline void w_bytes(struct ch_w *w, const char *s, size_t n)
 {
 	sb_bytes(w, &w->c->col[w->i++], s, n);
 }
 
 /* a string of at most @max bytes, to its NUL: a record's fixed char array */
-static void w_str(struct ch_w *w, const char *s, size_t max)
+static inline void w_str(struct ch_w *w, const char *s, size_t max)
 {
 	w_bytes(w, s, s ? strnlen(s, max) : 0);
 }
 
-static void w_cstr(struct ch_w *w, const char *s)
+/*
+ * a record's comm, RC_COMM_LEN bytes to its NUL: where the column has room,
+ * its length and all RC_COMM_LEN bytes stored at once (the bytes past the
+ * NUL overwritten by the next value), no call to copy a few bytes
+ */
+static inline void w_comm(struct ch_w *w, const char *s)
+{
+	struct rc_strbuf *sb = &w->c->col[w->i];
+	size_t n = strnlen(s, RC_COMM_LEN);
+
+	if (__builtin_expect(sb->cap - sb->len > RC_COMM_LEN + 1, 1)) {
+		sb->buf[sb->len] = (char)n;
+		memcpy(sb->buf + sb->len + 1, s, RC_COMM_LEN);
+		sb->len += n + 1;
+		w->bytes += n + 1;
+		w->i++;
+		return;
+	}
+	w_bytes(w, s, n);
+}
+
+static inline void w_cstr(struct ch_w *w, const char *s)
 {
 	w_bytes(w, s, s ? strlen(s) : 0);
 }
@@ -314,41 +430,51 @@ static void elem_cstr(struct ch_w *w, struct rc_strbuf *sb, const char *s)
 	sb_bytes(w, sb, s, s ? strlen(s) : 0);
 }
 
-/* the group of @key in @b (NULL: the one group), made when new */
-static struct ch_cols *batch_group(struct ch_batch *b, const char *key)
+/* the index of @key's group in @k (NULL: the one group), made when new; -1 when out of memory */
+static int keys_index(struct ch_keys *k, const char *key)
 {
-	struct ch_group *g;
 	size_t i;
 
 	key = key ?: "";
-	if (b->ng && !strcmp(b->g[b->last].key, key))
-		return &b->g[b->last].c;
-	for (i = 0; i < b->ng; i++)
-		if (!strcmp(b->g[i].key, key))
+	if (k->n && !strcmp(k->key[k->last], key))
+		return (int)k->last;
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->key[i], key))
 			goto found;
-	if (b->ng == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 4;
-
-		g = realloc(b->g, cap * sizeof(*g));
-		if (!g)
-			return NULL;
-		b->g = g;
-		b->cap = cap;
-	}
-	g = &b->g[b->ng];
-	memset(g, 0, sizeof(*g));
-	if (!(g->key = strdup(key)))
-		return NULL;
-	i = b->ng++;
+	if (k->n >= INT32_MAX || rc_ensure_arr(&k->key, &k->cap, k->n + 1, 8))
+		return -1;
+	if (!(k->key[k->n] = strdup(key)))
+		return -1;
+	i = k->n++;
 found:
-	b->last = i;
-	return &b->g[i].c;
+	k->last = i;
+	return (int)i;
 }
 
-static int group_cmp(const void *a, const void *b)
+static void keys_free(struct ch_keys *k)
 {
-	/* ClickHouse's order of Strings: bytes, then length; strcmp's for these */
-	return strcmp(((const struct ch_group *)a)->key, ((const struct ch_group *)b)->key);
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		free(k->key[i]);
+	free(k->key);
+	memset(k, 0, sizeof(*k));
+}
+
+/* @b with groups up to index @n - 1, the new ones empty */
+static int batch_grow(struct ch_batch *b, size_t n)
+{
+	struct ch_cols *g;
+
+	if (n <= b->ng)
+		return 0;
+	g = realloc(b->g, n * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	memset(g + b->ng, 0, (n - b->ng) * sizeof(*g));
+	b->g = g;
+	b->ng = n;
+	return 0;
 }
 
 static void batch_reset(struct ch_batch *b)
@@ -356,8 +482,10 @@ static void batch_reset(struct ch_batch *b)
 	size_t i, k;
 
 	for (i = 0; i < b->ng; i++) {
-		struct ch_cols *c = &b->g[i].c;
+		struct ch_cols *c = &b->g[i];
 
+		if (!c->rows)
+			continue;
 		for (k = 0; k < CH_MAX_COLS; k++) {
 			c->col[k].len = 0;
 			c->nested[k].len = 0;
@@ -374,15 +502,16 @@ static void batch_free(struct ch_batch *b)
 {
 	size_t i, k;
 
+	if (!b)
+		return;
 	for (i = 0; i < b->ng; i++) {
 		for (k = 0; k < CH_MAX_COLS; k++) {
-			rc_strbuf__free(&b->g[i].c.col[k]);
-			rc_strbuf__free(&b->g[i].c.nested[k]);
+			rc_strbuf__free(&b->g[i].col[k]);
+			rc_strbuf__free(&b->g[i].nested[k]);
 		}
-		free(b->g[i].key);
 	}
 	free(b->g);
-	memset(b, 0, sizeof(*b));
+	free(b);
 }
 
 static bool is_array(const struct ch_col *col)
@@ -390,55 +519,134 @@ static bool is_array(const struct ch_col *col)
 	return !strncmp(col->type, "Array(", 6);
 }
 
+/* a piece of @body: @len bytes at @p, or with @p NULL the next @len of its head */
+static int body_piece(struct ch_body *body, const void *p, size_t len)
+{
+	if (!len)
+		return 0;
+	body->len += len;
+	if (!p && body->n && !body->iov[body->n - 1].iov_base) {
+		body->iov[body->n - 1].iov_len += len; /* the head's bytes, one piece */
+		return 0;
+	}
+	if (rc_ensure_arr(&body->iov, &body->cap, body->n + 1, 64))
+		return -ENOMEM;
+	body->iov[body->n++] = (struct iovec){ .iov_base = (void *)p, .iov_len = len };
+	return 0;
+}
+
+/* the head's own bytes, appended: a piece of @body */
+static int body_head(struct ch_body *body, struct ch_w *w, const char *s, size_t n, bool str)
+{
+	size_t before = body->head.len;
+
+	if (str)
+		sb_bytes(w, &body->head, s, n);
+	else
+		sb_varint(w, &body->head, n);
+	return w->oom ? -ENOMEM : body_piece(body, NULL, body->head.len - before);
+}
+
+struct ch_ord {
+	const char *key;
+	size_t g;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	/* ClickHouse's order of Strings: bytes, then length; strcmp's for these */
+	return strcmp(((const struct ch_ord *)a)->key, ((const struct ch_ord *)b)->key);
+}
+
 /*
- * @b's rows as one Native block of @t's columns into @out: the groups in
- * key order, an array's offsets counted on from the groups before
+ * @b's rows as one Native block of @t's columns, in pieces into @body: the
+ * groups in key order, an array's offsets counted on from the groups
+ * before (rewritten in place: @b is the insert's now)
  */
-static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_strbuf *out)
+static int batch_block(struct ch_batch *b, const struct ch_table *t, const struct ch_keys *k,
+		       struct ch_body *body)
 {
 	struct ch_w w = {};
-	size_t i, g;
+	struct ch_ord *ord;
+	size_t i, g, ng = 0, nk = k->n < b->ng ? k->n : b->ng;
+	int err = 0;
 
-	out->len = 0;
-	if (b->ng > 1)
-		qsort(b->g, b->ng, sizeof(*b->g), group_cmp);
-	b->last = 0;
-	sb_varint(&w, out, t->ncols);
-	sb_varint(&w, out, b->rows);
-	for (i = 0; i < t->ncols; i++) {
-		sb_bytes(&w, out, t->cols[i].name, strlen(t->cols[i].name));
-		sb_bytes(&w, out, t->cols[i].type, strlen(t->cols[i].type));
-		if (!is_array(&t->cols[i])) {
-			for (g = 0; g < b->ng; g++)
-				w_raw(&w, out, b->g[g].c.col[i].buf, b->g[g].c.col[i].len);
-			continue;
+	body->head.len = 0;
+	body->n = 0;
+	body->len = 0;
+	ord = malloc((nk ?: 1) * sizeof(*ord));
+	if (!ord)
+		return -ENOMEM;
+	for (g = 0; g < nk; g++)
+		if (b->g[g].rows)
+			ord[ng++] = (struct ch_ord){ .key = k->key[g], .g = g };
+	if (ng > 1)
+		qsort(ord, ng, sizeof(*ord), group_cmp);
+	/* the head's size bounded first: its pieces point into it once it is whole */
+	if (rc_strbuf__reserve(&body->head, 32 + 96 * t->ncols)) {
+		free(ord);
+		return -ENOMEM;
+	}
+	err =
+	    body_head(body, &w, NULL, t->ncols, false) ?: body_head(body, &w, NULL, b->rows, false);
+	for (i = 0; !err && i < t->ncols; i++) {
+		err = body_head(body, &w, t->cols[i].name, strlen(t->cols[i].name), true)
+			  ?: body_head(body, &w, t->cols[i].type, strlen(t->cols[i].type), true);
+		for (g = 0; !err && g < ng; g++) {
+			struct ch_cols *c = &b->g[ord[g].g];
+
+			err = body_piece(body, c->col[i].buf, c->col[i].len);
 		}
+		if (err || !is_array(&t->cols[i]))
+			continue;
 		{
 			uint64_t base = 0;
 
-			for (g = 0; g < b->ng; g++) {
-				const struct ch_cols *c = &b->g[g].c;
-				const char *p = c->col[i].buf;
-				size_t k, n = c->col[i].len / 8;
-				char *d = rc_strbuf__room(out, n * 8);
+			for (g = 0; g < ng; g++) {
+				struct ch_cols *c = &b->g[ord[g].g];
+				char *p = c->col[i].buf;
+				size_t n = c->col[i].len / 8, e;
 
-				if (!d)
-					return -ENOMEM;
-				for (k = 0; k < n; k++) {
+				for (e = 0; base && e < n; e++) {
 					uint64_t off;
 
-					memcpy(&off, p + 8 * k, 8);
+					memcpy(&off, p + 8 * e, 8);
 					off += base;
-					memcpy(d + 8 * k, &off, 8);
+					memcpy(p + 8 * e, &off, 8);
 				}
-				rc_strbuf__commit(out, n * 8);
 				base += c->nel[i];
 			}
 		}
-		for (g = 0; g < b->ng; g++)
-			w_raw(&w, out, b->g[g].c.nested[i].buf, b->g[g].c.nested[i].len);
+		for (g = 0; !err && g < ng; g++) {
+			struct ch_cols *c = &b->g[ord[g].g];
+
+			err = body_piece(body, c->nested[i].buf, c->nested[i].len);
+		}
 	}
-	return w.oom ? -ENOMEM : 0;
+	free(ord);
+	if (err)
+		return err;
+	if (w.oom)
+		return -ENOMEM;
+	/* the head's pieces, in order: where they are now that it is whole */
+	{
+		size_t at = 0;
+
+		for (i = 0; i < body->n; i++) {
+			if (body->iov[i].iov_base)
+				continue;
+			body->iov[i].iov_base = body->head.buf + at;
+			at += body->iov[i].iov_len;
+		}
+	}
+	return 0;
+}
+
+static void body_free(struct ch_body *body)
+{
+	rc_strbuf__free(&body->head);
+	free(body->iov);
+	memset(body, 0, sizeof(*body));
 }
 
 /* ---- the export ------------------------------------------------------ */
@@ -449,11 +657,36 @@ static int batch_block(struct ch_batch *b, const struct ch_table *t, struct rc_s
  * inserts in flight, the server working on them at once. A sender's block
  * and query are the caller's to fill while it is idle, its own while busy.
  */
+/*
+ * A record type's table, known once a file rather than by names compared
+ * a record: K_SYSCALL, K_SCHED, K_SAMPLE when its event is that built-in
+ * one (a record's size is still checked each time), else K_GENERIC; the
+ * group of its rows in K_GENERIC's table (-1: not yet known).
+ */
+enum { K_UNKNOWN, K_SYSCALL, K_SCHED, K_SAMPLE, K_GENERIC };
+
+struct ch_kind {
+	const struct rc_event_desc *ev;
+	uint8_t kind;
+	int32_t group;
+};
+
+/* a syscall number's name (its number when the schema has none) and row group */
+#define CH_SYSNAMES 1024
+struct ch_sysname {
+	const char *name; /* NULL: not yet known */
+	uint32_t len;
+	int32_t group;
+	char num[12];
+};
+
 struct ch_sender {
 	struct rc_clickhouse *c;
 	pthread_t tid;
 	struct rc_ch_http *http;
-	struct rc_strbuf query, body;
+	struct rc_strbuf query;
+	struct ch_body body;
+	struct ch_batch *b; /* the batch being posted; emptied after */
 	bool busy;
 	char err[RC_CH_ERR_LEN];
 };
@@ -471,13 +704,21 @@ struct rc_clickhouse {
 	bool cluster;
 	size_t batch_max; /* bytes of a table's rows sent at once */
 	char err[RC_CH_ERR_LEN];
-	struct ch_batch batch[T_NTABLES + 1]; /* the tables', the manifest's */
-	struct rc_strbuf query, answer, text, block;
+	struct ch_batch *batch[T_NTABLES + 1]; /* the tables' being filled, the manifest's */
+	struct ch_keys keys[T_NTABLES + 1];
+	struct ch_body body;
+	struct rc_strbuf query, answer, text;
 	uint64_t sent;
 	/* the file being loaded */
 	const struct rc_meta *m;
 	uint64_t load_id;
 	char boot[33], run[33];
+	size_t host_len;
+	/* what each event type's records are, known once a file (ch_kind) */
+	struct ch_kind kinds[RC_MAX_EVENT_ID + 1];
+	/* each syscall number's name and group, known once a file (ch_sysname) */
+	struct ch_sysname *sysnames;
+	bool sysname_ok; /* the schema's nr is the record's: the cache may be used */
 	/*
 	 * the stack ids met in samples and other records' stack_id fields: a
 	 * bit an id (512 KiB), however many records name them
@@ -523,8 +764,9 @@ static void *sender_main(void *arg)
 		if (!s->busy)
 			break;
 		pthread_mutex_unlock(&c->lock);
-		err = rc_ch_http__post(s->http, s->query.buf, ch_params(c), s->body.buf,
-				       s->body.len, NULL, s->err, sizeof(s->err));
+		err = rc_ch_http__postv(s->http, s->query.buf, ch_params(c), s->body.iov, s->body.n,
+					s->body.len, NULL, s->err, sizeof(s->err));
+		batch_reset(s->b);
 		pthread_mutex_lock(&c->lock);
 		if (err && !c->async_err) {
 			c->async_err = err;
@@ -548,10 +790,13 @@ static void senders_start(struct rc_clickhouse *c, const struct rc_clickhouse_op
 		struct ch_sender *s = &c->snd[i];
 
 		s->c = c;
-		s->http = rc_ch_http__new(o->url, o->timeout_s, err, sizeof(err));
+		s->b = calloc(1, sizeof(*s->b));
+		s->http = s->b ? rc_ch_http__new(o->url, o->timeout_s, err, sizeof(err)) : NULL;
 		if (!s->http || pthread_create(&s->tid, NULL, sender_main, s)) {
 			rc_ch_http__free(s->http);
 			s->http = NULL;
+			batch_free(s->b);
+			s->b = NULL;
 			break;
 		}
 		c->nsnd++;
@@ -622,7 +867,8 @@ static void senders_stop(struct rc_clickhouse *c)
 		pthread_join(c->snd[i].tid, NULL);
 		rc_ch_http__free(c->snd[i].http);
 		rc_strbuf__free(&c->snd[i].query);
-		rc_strbuf__free(&c->snd[i].body);
+		body_free(&c->snd[i].body);
+		batch_free(c->snd[i].b);
 	}
 	c->nsnd = 0;
 }
@@ -630,19 +876,23 @@ static void senders_stop(struct rc_clickhouse *c)
 /*
  * 1 when every table and view of @ddl is in the database already, asked in
  * one request rather than a CREATE ... IF NOT EXISTS each; 0 when not, or
- * when it cannot tell (the DDL then says); -ENOMEM
+ * when it cannot tell (the DDL then says); -ENOMEM. -EINVAL when the rows
+ * tables there are ringcap 0.2.0's, a file's boot_id in every row: its
+ * views would show this export's rows without them
  */
 static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 {
 	static const char *const creates[] = { "CREATE TABLE IF NOT EXISTS ",
 					       "CREATE VIEW IF NOT EXISTS " };
 	size_t dblen = strlen(c->db), i;
-	unsigned long n = 0;
+	unsigned long n = 0, there;
 	const char *p;
+	char *end;
 
 	c->query.len = 0;
 	rc_strbuf__printf(&c->query,
-			  "SELECT count() FROM system.tables WHERE database = '%s' AND name IN (",
+			  "SELECT (SELECT count() FROM system.tables WHERE database = '%s' AND "
+			  "name IN (",
 			  c->db);
 	for (p = ddl->buf; p && (p = strstr(p, "CREATE ")); p++) {
 		for (i = 0; i < 2; i++) {
@@ -656,14 +906,27 @@ static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 			rc_strbuf__printf(&c->query, "%s'%.*s'", n++ ? ", " : "", (int)k, name);
 		}
 	}
-	if (rc_strbuf__printf(&c->query, ") FORMAT TabSeparated"))
+	if (rc_strbuf__printf(&c->query,
+			      ")), (SELECT count() FROM system.columns WHERE database = '%s' AND "
+			      "name = 'boot_id' AND (endsWith(table, '_rows') OR "
+			      "endsWith(table, '_rows_local'))) FORMAT TabSeparated",
+			      c->db))
 		return -ENOMEM;
 	if (!n || ch_post(c, NULL, c->query.buf, c->query.len, &c->answer) ||
 	    rc_strbuf__put(&c->answer, "", 1)) {
 		c->err[0] = '\0';
 		return 0;
 	}
-	return strtoul(c->answer.buf, NULL, 10) == n;
+	there = strtoul(c->answer.buf, &end, 10);
+	if (strtoul(end, NULL, 10) > 0) {
+		snprintf(c->err, sizeof(c->err),
+			 "database '%s' has the tables of ringcap 0.2.0 (boot_id, run_id and "
+			 "file_seq in every row, now in the manifest alone): export into a new "
+			 "--database, or drop its tables and views",
+			 c->db);
+		return -EINVAL;
+	}
+	return there == n;
 }
 
 struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
@@ -671,6 +934,7 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	struct rc_clickhouse *c = calloc(1, sizeof(*c));
 	struct rc_strbuf ddl = {};
 	char *stmt, *end;
+	size_t i;
 	int err;
 
 	last_error[0] = '\0';
@@ -692,6 +956,12 @@ struct rc_clickhouse *rc_clickhouse__new(const struct rc_clickhouse_opts *o)
 	}
 	c->cluster = o->cluster;
 	c->batch_max = o->batch ?: RC_CLICKHOUSE_BATCH;
+	for (i = 0; i <= T_NTABLES; i++) {
+		if (!(c->batch[i] = calloc(1, sizeof(*c->batch[i])))) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
 	c->http = rc_ch_http__new(o->url, o->timeout_s, c->err, sizeof(c->err));
 	if (!c->http) {
 		err = -errno;
@@ -735,13 +1005,16 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
 	pthread_cond_destroy(&c->idle);
 	pthread_mutex_destroy(&c->lock);
 	rc_ch_http__free(c->http);
-	for (i = 0; i <= T_NTABLES; i++)
-		batch_free(&c->batch[i]);
-	rc_strbuf__free(&c->block);
+	for (i = 0; i <= T_NTABLES; i++) {
+		batch_free(c->batch[i]);
+		keys_free(&c->keys[i]);
+	}
+	body_free(&c->body);
 	rc_strbuf__free(&c->query);
 	rc_strbuf__free(&c->answer);
 	rc_strbuf__free(&c->text);
 	free(c->stack_seen);
+	free(c->sysnames);
 	free(c->db);
 	free(c->url);
 	free(c);
@@ -754,8 +1027,9 @@ void rc_clickhouse__free(struct rc_clickhouse *c)
  */
 static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, bool rows)
 {
-	struct ch_batch *b = &c->batch[t];
-	struct rc_strbuf *query = &c->query, *block = &c->block;
+	struct ch_batch *b = c->batch[t];
+	struct rc_strbuf *query = &c->query;
+	struct ch_body *body = &c->body;
 	struct ch_sender *s;
 	size_t i;
 	int err;
@@ -769,9 +1043,9 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 		return err;
 	if (s) {
 		query = &s->query;
-		block = &s->body;
+		body = &s->body;
 	}
-	err = batch_block(b, tab, block);
+	err = batch_block(b, tab, &c->keys[t], body);
 	if (err)
 		return err;
 	query->len = 0;
@@ -780,10 +1054,16 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 		rc_strbuf__printf(query, "%s%s", i ? ", " : "", tab->cols[i].name);
 	if (rc_strbuf__printf(query, ") FORMAT Native"))
 		return -ENOMEM;
-	c->sent += block->len;
-	batch_reset(b);
-	if (!s)
-		return ch_post(c, query->buf, block->buf, block->len, NULL);
+	c->sent += body->len;
+	if (!s) {
+		err = rc_ch_http__postv(c->http, query->buf, ch_params(c), body->iov, body->n,
+					body->len, NULL, c->err, sizeof(c->err));
+		batch_reset(b);
+		return err;
+	}
+	/* the batch is the sender's now; its emptied one is filled next */
+	c->batch[t] = s->b;
+	s->b = b;
 	pthread_mutex_lock(&c->lock);
 	s->busy = true;
 	pthread_cond_broadcast(&c->work);
@@ -791,20 +1071,28 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 	return 0;
 }
 
-/* a row of table @t (the manifest: T_NTABLES) in its group @key: its columns into @w */
-static int row_begin(struct rc_clickhouse *c, int t, const char *key, struct ch_w *w)
+/* a row of table @t (the manifest: T_NTABLES) in its group of index @g: its columns into @w */
+static inline int row_begin_at(struct rc_clickhouse *c, int t, int g, struct ch_w *w)
 {
-	*w = (struct ch_w){ .c = batch_group(&c->batch[t], key) };
-	if (!w->c) {
-		c->batch[t].oom = true;
+	struct ch_batch *b = c->batch[t];
+
+	if (g < 0 || ((size_t)g >= b->ng && batch_grow(b, (size_t)g + 1))) {
+		b->oom = true;
 		return -ENOMEM;
 	}
+	*w = (struct ch_w){ .c = &b->g[g] };
 	return 0;
 }
 
-static void row_end(struct rc_clickhouse *c, int t, struct ch_w *w)
+/* a row of table @t in its group @key */
+static int row_begin(struct rc_clickhouse *c, int t, const char *key, struct ch_w *w)
 {
-	struct ch_batch *b = &c->batch[t];
+	return row_begin_at(c, t, keys_index(&c->keys[t], key), w);
+}
+
+static inline void row_end(struct rc_clickhouse *c, int t, struct ch_w *w)
+{
+	struct ch_batch *b = c->batch[t];
 
 	w->c->rows++;
 	b->rows++;
@@ -829,17 +1117,17 @@ static void hex16(char *out, const uint8_t *id)
 	out[32] = '\0';
 }
 
-static void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
+/* CH_FILE_COLS */
+static inline void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 {
 	w_u64(w, c->load_id);
-	w_cstr(w, c->m->host ?: "");
-	w_cstr(w, c->boot);
-	w_cstr(w, c->run);
-	w_u32(w, c->m->has_run ? c->m->run.seq : 0);
+	w_bytes(w, c->m->host ?: "", c->host_len);
 }
 
-static void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
-			   const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+/* CH_EVENT_COLS_BASE, and with @event CH_EVENT_COLS' event */
+static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
+				  const struct rc_event_desc *ev, bool event,
+				  const struct rc_rec_hdr *rec)
 {
 	unsigned int no = ev->flags;
 	int64_t wall = 0;
@@ -848,12 +1136,16 @@ static void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 	w_u64(w, rec->ts);
 	rc_meta__wall_ns(c->m, rec->ts, &wall);
 	w_u32(w, wall > 0 ? (uint32_t)(wall / 1000000000) : 0);
-	w_u64(w, (uint64_t)wall);
 	w_u16(w, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
 	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
-	w_str(w, no & RC_EVENT_NO_COMM ? "" : rec->comm, sizeof(rec->comm));
-	w_cstr(w, ev->name);
+	_Static_assert(sizeof(rec->comm) == RC_COMM_LEN, "comm");
+	if (no & RC_EVENT_NO_COMM)
+		w_bytes(w, "", 0);
+	else
+		w_comm(w, rec->comm);
+	if (event)
+		w_cstr(w, ev->name);
 }
 
 #define CH_STACK_WORDS (RC_MAX_STACK_ID / 64)
@@ -870,9 +1162,12 @@ static int note_stack(struct rc_clickhouse *c, uint32_t id)
 	return 0;
 }
 
-/* a syscall's name, its number when the schema has none: the row's group */
-static const char *syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
-				const struct rc_rec_hdr *rec, char *num, size_t len)
+/*
+ * a syscall's name, its number when the schema has none, into @sn: the
+ * row's group. Numbers below CH_SYSNAMES are looked up once a file
+ */
+static int syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
+			const struct rc_rec_hdr *rec, struct ch_sysname *sn)
 {
 	const struct rc_ev_syscall *s = (const void *)rec;
 	const struct rc_field *nr = rc_event__field(ev, "nr");
@@ -880,21 +1175,26 @@ static const char *syscall_name(struct rc_clickhouse *c, const struct rc_event_d
 
 	if (nr)
 		rc_field__value(c->m->schema, nr, rec, 0, &v);
-	if (v.name)
-		return v.name;
-	snprintf(num, len, "%u", s->nr);
-	return num;
+	if (v.name) {
+		sn->name = v.name;
+	} else {
+		snprintf(sn->num, sizeof(sn->num), "%u", s->nr);
+		sn->name = sn->num;
+	}
+	sn->len = (uint32_t)strlen(sn->name);
+	sn->group = keys_index(&c->keys[T_SYSCALLS], sn->name);
+	return sn->group < 0 ? -ENOMEM : 0;
 }
 
-static void put_syscall(struct rc_clickhouse *c, struct ch_w *w, const char *name,
-			const struct rc_event_desc *ev, const struct rc_rec_hdr *rec)
+static void put_syscall(struct rc_clickhouse *c, struct ch_w *w, const struct ch_sysname *sn,
+			const struct ch_kind *k, const struct rc_rec_hdr *rec)
 {
 	const struct rc_ev_syscall *s = (const void *)rec;
 	struct rc_strbuf *args;
 
-	put_event_cols(c, w, ev, rec);
+	put_event_cols(c, w, k->ev, false, rec); /* the view's event: tables[T_SYSCALLS].event */
 	w_u32(w, s->nr);
-	w_cstr(w, name);
+	w_bytes(w, sn->name, sn->len);
 	w_u64(w, (uint64_t)s->ret);
 	w_u64(w, s->duration);
 	w_u8(w, !(rec->flags & RC_SYSCALL_F_NORETURN));
@@ -952,7 +1252,7 @@ static void put_sched(struct rc_clickhouse *c, struct ch_w *w,
 		break;
 	}
 	}
-	put_event_cols(c, w, ev, rec);
+	put_event_cols(c, w, ev, true, rec);
 	w_u32(w, r.prev_state);
 	w_u32(w, (uint32_t)r.prio);
 	w_u32(w, r.other_pid);
@@ -970,7 +1270,7 @@ static int put_sample(struct rc_clickhouse *c, struct ch_w *w,
 {
 	const struct rc_ev_sample *s = (const void *)rec;
 
-	put_event_cols(c, w, ev, rec);
+	put_event_cols(c, w, ev, false, rec); /* the view's event: tables[T_SAMPLES].event */
 	w_u64(w, s->ip);
 	w_u64(w, s->period);
 	w_u32(w, s->stack_id);
@@ -986,7 +1286,7 @@ static int put_generic(struct rc_clickhouse *c, struct ch_w *w,
 	uint16_t f;
 	int err = 0;
 
-	put_event_cols(c, w, ev, rec);
+	put_event_cols(c, w, ev, true, rec);
 	keys = w_array(w, ev->nfields);
 	for (f = 0; f < ev->nfields; f++)
 		elem_cstr(w, keys, ev->fields[f].name);
@@ -1004,60 +1304,106 @@ static int put_generic(struct rc_clickhouse *c, struct ch_w *w,
 	return err;
 }
 
-static bool is_builtin(const struct rc_event_desc *ev, const struct rc_rec_hdr *rec,
-		       uint16_t type, const char *name, size_t size)
+/* the table of @ev's records, by its name and type (ch_kind) */
+static uint8_t event_kind(const struct rc_event_desc *ev, uint16_t type)
 {
-	return rec->type == type && !strcmp(ev->name, name) && rec->size >= size;
+	if (type == RC_EV_SYSCALL && !strcmp(ev->name, "syscall"))
+		return K_SYSCALL;
+	if (type >= RC_EV_SCHED_SWITCH && type <= RC_EV_SCHED_EXIT &&
+	    !strncmp(ev->name, "sched:", 6))
+		return K_SCHED;
+	if (type == RC_EV_SAMPLE && !strcmp(ev->name, "sample"))
+		return K_SAMPLE;
+	return K_GENERIC;
+}
+
+/* the kind of @rec's type: looked up in the schema its first time in the file */
+static const struct ch_kind *rec_kind(struct rc_clickhouse *c, const struct rc_rec_hdr *rec,
+				      struct ch_kind *tmp)
+{
+	struct ch_kind *k = rec->type <= RC_MAX_EVENT_ID ? &c->kinds[rec->type] : tmp;
+
+	if (k->kind != K_UNKNOWN && k != tmp)
+		return k;
+	k->ev = rc_schema__event(c->m->schema, rec->type);
+	if (!k->ev)
+		return NULL; /* the reader checked every type: not reached */
+	k->kind = event_kind(k->ev, rec->type);
+	k->group = -1;
+	return k;
 }
 
 static int put_record(struct rc_clickhouse *c, const struct rc_rec_hdr *rec,
 		      struct rc_clickhouse_load *res)
 {
-	const struct rc_event_desc *ev = rc_schema__event(c->m->schema, rec->type);
+	static const size_t sched_sizes[] = { [RC_EV_SCHED_SWITCH] = sizeof(struct rc_ev_switch),
+					      [RC_EV_SCHED_WAKEUP] = sizeof(struct rc_ev_wakeup),
+					      [RC_EV_SCHED_FORK] = sizeof(struct rc_ev_fork),
+					      [RC_EV_SCHED_EXEC] = sizeof(struct rc_ev_exec),
+					      [RC_EV_SCHED_EXIT] = sizeof(struct rc_ev_exit) };
+	struct ch_kind tmp = {}, *kt;
+	const struct ch_kind *k = rec_kind(c, rec, &tmp);
 	int t = T_EVENTS, err = 0;
 	struct ch_w w;
-	char num[24];
 
-	if (!ev)
-		return 0; /* the reader checked every type: not reached */
-	if (is_builtin(ev, rec, RC_EV_SYSCALL, "syscall", sizeof(struct rc_ev_syscall))) {
-		const char *name = syscall_name(c, ev, rec, num, sizeof(num));
+	if (!k)
+		return 0;
+	switch (k->kind) {
+	case K_SYSCALL:
+		if (rec->size >= sizeof(struct rc_ev_syscall)) {
+			const struct rc_ev_syscall *s = (const void *)rec;
+			struct ch_sysname one = {}, *sn = &one;
 
-		t = T_SYSCALLS;
-		err = row_begin(c, t, name, &w);
-		if (!err)
-			put_syscall(c, &w, name, ev, rec);
-		res->syscalls++;
-	} else if (rec->type >= RC_EV_SCHED_SWITCH && rec->type <= RC_EV_SCHED_EXIT &&
-		   !strncmp(ev->name, "sched:", 6) &&
-		   rec->size >= sizeof(struct rc_ev_exit)) {
-		static const size_t sizes[] = { [RC_EV_SCHED_SWITCH] = sizeof(struct rc_ev_switch),
-						[RC_EV_SCHED_WAKEUP] = sizeof(struct rc_ev_wakeup),
-						[RC_EV_SCHED_FORK] = sizeof(struct rc_ev_fork),
-						[RC_EV_SCHED_EXEC] = sizeof(struct rc_ev_exec),
-						[RC_EV_SCHED_EXIT] = sizeof(struct rc_ev_exit) };
-
-		if (rec->size < sizes[rec->type])
-			goto generic;
-		t = T_SCHED;
-		err = row_begin(c, t, NULL, &w);
-		if (!err)
-			put_sched(c, &w, ev, rec);
-	} else if (is_builtin(ev, rec, RC_EV_SAMPLE, "sample", sizeof(struct rc_ev_sample))) {
-		t = T_SAMPLES;
-		err = row_begin(c, t, NULL, &w) ?: put_sample(c, &w, ev, rec);
-	} else {
-generic:
-		t = T_EVENTS;
-		err = row_begin(c, t, ev->name, &w) ?: put_generic(c, &w, ev, rec);
+			if (c->sysname_ok && s->nr < CH_SYSNAMES)
+				sn = &c->sysnames[s->nr];
+			if (!sn->name)
+				err = syscall_name(c, k->ev, rec, sn);
+			t = T_SYSCALLS;
+			err = err ?: row_begin_at(c, t, sn->group, &w);
+			if (!err)
+				put_syscall(c, &w, sn, k, rec);
+			res->syscalls++;
+			goto done;
+		}
+		break;
+	case K_SCHED:
+		if (rec->size >= sizeof(struct rc_ev_exit) && rec->size >= sched_sizes[rec->type]) {
+			t = T_SCHED;
+			err = row_begin(c, t, NULL, &w);
+			if (!err)
+				put_sched(c, &w, k->ev, rec);
+			goto done;
+		}
+		break;
+	case K_SAMPLE:
+		if (rec->size >= sizeof(struct rc_ev_sample)) {
+			t = T_SAMPLES;
+			err = row_begin(c, t, NULL, &w) ?: put_sample(c, &w, k->ev, rec);
+			goto done;
+		}
+		break;
 	}
+	/* any other event, or a built-in one's record too short for its struct */
+	t = T_EVENTS;
+	kt = k == &tmp ? NULL : &c->kinds[rec->type];
+	if (!kt || kt->group < 0) {
+		int g = keys_index(&c->keys[t], k->ev->name);
+
+		if (kt)
+			kt->group = g;
+		err = row_begin_at(c, t, g, &w);
+	} else {
+		err = row_begin_at(c, t, kt->group, &w);
+	}
+	err = err ?: put_generic(c, &w, k->ev, rec);
+done:
 	if (err)
 		return err;
 	row_end(c, t, &w);
 	res->events++;
-	if (c->batch[t].oom)
+	if (c->batch[t]->oom)
 		return -ENOMEM;
-	if (c->batch[t].bytes >= c->batch_max)
+	if (c->batch[t]->bytes >= c->batch_max)
 		err = ch_flush(c, t);
 	return err;
 }
@@ -1081,7 +1427,6 @@ static void put_frames(struct ch_w *w, const struct rc_frame *f, size_t n)
 /* the stacks the file's records named, each once, by id */
 static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 {
-	struct ch_batch *b = &c->batch[T_STACKS];
 	size_t word;
 	int err = 0;
 
@@ -1104,9 +1449,9 @@ static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 			put_frames(&w, st->frames, st->nkernel);
 			put_frames(&w, st->frames + st->nkernel, st->nuser);
 			row_end(c, T_STACKS, &w);
-			if (b->oom)
+			if (c->batch[T_STACKS]->oom) /* the batch being filled: a flush swaps it */
 				return -ENOMEM;
-			if (b->bytes >= c->batch_max)
+			if (c->batch[T_STACKS]->bytes >= c->batch_max)
 				err = ch_flush(c, T_STACKS);
 		}
 	}
@@ -1161,46 +1506,32 @@ static bool row_used(const struct rc_ledger_row *r)
 	return r->made || r->in_file || r->filtered || r->missed || r->not_run || r->throttled;
 }
 
-/* the file's ledger: a row an event and a CPU that stat shows (its row_used()), and the total */
-static int put_ledger(struct rc_clickhouse *c, const char *path, struct rc_clickhouse_load *res)
+/*
+ * the file's ledger, counted as its records were loaded: a row an event
+ * and a CPU that stat shows (its row_used()), and the total
+ */
+static int put_ledger(struct rc_clickhouse *c, struct rc_ledger_file *f, const char *path,
+		      struct rc_clickhouse_load *res)
 {
-	struct rc_ledger_file f = {};
-	struct rc_reader *r;
 	char cpu[16];
 	uint32_t i;
-	int err;
 
-	r = rc_reader__open(path);
-	if (!r) {
-		snprintf(c->err, sizeof(c->err), "'%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	err = rc_ledger_file__read(&f, r, path);
-	if (err && !f.led.by_event) {
-		snprintf(c->err, sizeof(c->err), "'%s': %s", path, strerror(-err));
-		goto out;
-	}
-	err = 0;
 	for (i = 0; i < RC_LEDGER_EVENTS; i++) {
 		const struct rc_event_desc *ev;
 
-		if (!row_used(&f.led.by_event[i]))
+		if (!row_used(&f->led.by_event[i]))
 			continue;
-		ev = rc_schema__event(f.schema, i);
+		ev = rc_schema__event(f->schema, i);
 		snprintf(cpu, sizeof(cpu), "#%u", i);
-		put_ledger_row(c, &f, path, "event", ev ? ev->name : cpu, -1, &f.led.by_event[i]);
+		put_ledger_row(c, f, path, "event", ev ? ev->name : cpu, -1, &f->led.by_event[i]);
 	}
-	for (i = 0; i < f.led.ncpus; i++)
-		if (row_used(&f.led.by_cpu[i]))
-			put_ledger_row(c, &f, path, "cpu", "", (int32_t)i, &f.led.by_cpu[i]);
-	put_ledger_row(c, &f, path, "total", "", -1, &f.led.total);
-	res->damaged = f.damaged;
-	res->truncated = f.truncated;
-	err = ch_flush(c, T_LEDGER);
-out:
-	rc_ledger_file__free(&f);
-	rc_reader__free(r);
-	return err;
+	for (i = 0; i < f->led.ncpus; i++)
+		if (row_used(&f->led.by_cpu[i]))
+			put_ledger_row(c, f, path, "cpu", "", (int32_t)i, &f->led.by_cpu[i]);
+	put_ledger_row(c, f, path, "total", "", -1, &f->led.total);
+	res->damaged = f->damaged;
+	res->truncated = f->truncated;
+	return ch_flush(c, T_LEDGER);
 }
 
 /* "RUNID/SEQ": a run's file is known by its run id and seq; older files by host and start */
@@ -1251,19 +1582,40 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 	if (err)
 		return err;
 	put_file_cols(c, &w);
+	w_cstr(&w, c->boot);
+	w_cstr(&w, c->run);
+	w_u32(&w, c->m->has_run ? c->m->run.seq : 0);
 	w_cstr(&w, key);
 	w_cstr(&w, path);
 	w_u64(&w, res->events);
 	w_u8(&w, res->damaged);
 	w_u8(&w, res->truncated);
 	w_u32(&w, (uint32_t)time(NULL));
+	w_u64(&w, (uint64_t)c->m->wall_offset_ns);
 	row_end(c, T_NTABLES, &w);
 	return ch_send(c, T_NTABLES, &manifest, false) ?: senders_wait(c);
+}
+
+/* the caches of the file's types and syscall names, emptied for a new file */
+static int caches_reset(struct rc_clickhouse *c)
+{
+	const struct rc_event_desc *ev = rc_schema__event(c->m->schema, RC_EV_SYSCALL);
+	const struct rc_field *nr = ev ? rc_event__field(ev, "nr") : NULL;
+
+	memset(c->kinds, 0, sizeof(c->kinds));
+	if (!c->sysnames && !(c->sysnames = calloc(CH_SYSNAMES, sizeof(*c->sysnames))))
+		return -ENOMEM;
+	memset(c->sysnames, 0, CH_SYSNAMES * sizeof(*c->sysnames));
+	/* a name found by the record's own nr: the same for every record of that nr */
+	c->sysname_ok = !nr || (nr->offset == offsetof(struct rc_ev_syscall, nr) && nr->size == 4 &&
+				nr->count == 1);
+	return 0;
 }
 
 int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 			  struct rc_clickhouse_load *res)
 {
+	struct rc_ledger_file f = {};
 	const struct rc_rec_hdr *rec;
 	struct rc_reader *r;
 	char key[128];
@@ -1277,7 +1629,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		memset(c->stack_seen, 0, CH_STACK_WORDS * sizeof(uint64_t));
 	c->any_stack = false;
 	for (i = 0; i <= T_NTABLES; i++)
-		batch_reset(&c->batch[i]);
+		batch_reset(c->batch[i]);
 	r = rc_reader__open(path);
 	if (!r) {
 		const char *why = rc_reader__open_error();
@@ -1287,6 +1639,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		return errno == ENOMEM ? -ENOMEM : -ENOEXEC;
 	}
 	c->m = rc_reader__meta(r);
+	c->host_len = strlen(c->m->host ?: "");
 	hex16(c->boot, c->m->run.boot_id);
 	hex16(c->run, c->m->run.id);
 	file_key(c, key, sizeof(key));
@@ -1304,16 +1657,23 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		}
 	} while (!c->load_id);
 	res->load_id = c->load_id;
-	err = put_ledger(c, path, res);
-	while (!err && (n = rc_reader__next(r, &rec)) > 0)
+	/* one pass: each record into its table and the ledger */
+	err = caches_reset(c) ?: rc_ledger_file__begin(&f, r, path);
+	while (!err && (n = rc_reader__next(r, &rec)) > 0) {
+		rc_ledger_file__add(&f, rec);
 		err = put_record(c, rec, res);
+	}
 	if (!err && n < 0 && n != -EBADMSG && n != -EIO)
 		err = n; /* -ENOMEM; a file that stops making sense loads what was read */
 	if (!err && n < 0)
 		pr_warn("'%s': %s: loading what was read\n", path, rc_reader__error(r));
+	/* as rc_ledger_file__read(): a reader that failed leaves the rows counted so far */
+	if (!err && !n && rc_ledger_file__end(&f, r) == -ENOMEM)
+		err = -ENOMEM;
 	for (i = 0; !err && i < T_NTABLES; i++)
 		if (i != T_STACKS && i != T_LEDGER)
 			err = ch_flush(c, i);
+	err = err ?: put_ledger(c, &f, path, res);
 	err = err ?: put_stacks(c, r);
 	/* last: the load counts once every row is in */
 	err = err ?: put_manifest(c, path, key, res);
@@ -1329,6 +1689,7 @@ out:
 	if (err == -ENOMEM && !c->err[0])
 		snprintf(c->err, sizeof(c->err), "out of memory");
 	c->m = NULL;
+	rc_ledger_file__free(&f);
 	rc_reader__free(r);
 	return err;
 }

@@ -57,6 +57,13 @@ int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params
 	return -EOPNOTSUPP;
 }
 
+int rc_ch_http__postv(struct rc_ch_http *h, const char *query, const char *params,
+		      const struct iovec *iov, size_t n, size_t len, struct rc_strbuf *answer,
+		      char *err, size_t errlen)
+{
+	return -EOPNOTSUPP;
+}
+
 void rc_ch_http__free(struct rc_ch_http *h)
 {
 }
@@ -268,9 +275,75 @@ static void answer_line(const struct rc_ch_http *h, long status, const struct rc
 			 status);
 }
 
+/* a body in pieces, as libcurl reads it: the piece at, and the offset in it */
+struct body_src {
+	const struct iovec *iov;
+	size_t n, at, off;
+};
+
+static size_t on_read(char *buf, size_t size, size_t nitems, void *arg)
+{
+	struct body_src *b = arg;
+	size_t room = size * nitems, done = 0;
+
+	while (room && b->at < b->n) {
+		const struct iovec *v = &b->iov[b->at];
+		size_t k = v->iov_len - b->off < room ? v->iov_len - b->off : room;
+
+		memcpy(buf + done, (const char *)v->iov_base + b->off, k);
+		done += k;
+		room -= k;
+		b->off += k;
+		if (b->off == v->iov_len) {
+			b->at++;
+			b->off = 0;
+		}
+	}
+	return done;
+}
+
+/* libcurl sending the body again (a kept-alive connection the server had closed) */
+static int on_seek(void *arg, curl_off_t offset, int origin)
+{
+	struct body_src *b = arg;
+	curl_off_t left = offset;
+
+	if (origin != SEEK_SET || offset < 0)
+		return CURL_SEEKFUNC_CANTSEEK;
+	for (b->at = 0, b->off = 0; b->at < b->n; b->at++) {
+		if ((size_t)left < b->iov[b->at].iov_len) {
+			b->off = (size_t)left;
+			return CURL_SEEKFUNC_OK;
+		}
+		left -= (curl_off_t)b->iov[b->at].iov_len;
+	}
+	return left ? CURL_SEEKFUNC_FAIL : CURL_SEEKFUNC_OK;
+}
+
+static int post(struct rc_ch_http *h, const char *query, const char *params, const void *body,
+		struct body_src *src, size_t len, struct rc_strbuf *answer, char *err,
+		size_t errlen);
+
 int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params,
 		     const void *body, size_t len, struct rc_strbuf *answer, char *err,
 		     size_t errlen)
+{
+	return post(h, query, params, body, NULL, len, answer, err, errlen);
+}
+
+int rc_ch_http__postv(struct rc_ch_http *h, const char *query, const char *params,
+		      const struct iovec *iov, size_t n, size_t len, struct rc_strbuf *answer,
+		      char *err, size_t errlen)
+{
+	struct body_src src = { .iov = iov, .n = n };
+
+	return post(h, query, params, NULL, &src, len, answer, err, errlen);
+}
+
+/* POST @body, or with @src its pieces */
+static int post(struct rc_ch_http *h, const char *query, const char *params, const void *body,
+		struct body_src *src, size_t len, struct rc_strbuf *answer, char *err,
+		size_t errlen)
 {
 	struct rc_strbuf own = {};
 	struct rc_strbuf *a = answer ? answer : &own;
@@ -312,7 +385,16 @@ int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params
 	h->curl_err[0] = '\0';
 	curl.easy_setopt(h->curl, CURLOPT_CURLU, u);
 	curl.easy_setopt(h->curl, CURLOPT_POST, 1L);
-	curl.easy_setopt(h->curl, CURLOPT_POSTFIELDS, body ? body : "");
+	if (src) {
+		curl.easy_setopt(h->curl, CURLOPT_READFUNCTION, on_read);
+		curl.easy_setopt(h->curl, CURLOPT_READDATA, src);
+		curl.easy_setopt(h->curl, CURLOPT_SEEKFUNCTION, on_seek);
+		curl.easy_setopt(h->curl, CURLOPT_SEEKDATA, src);
+		/* fewer, larger writes to the socket than its 64 KiB */
+		curl.easy_setopt(h->curl, CURLOPT_UPLOAD_BUFFERSIZE, 1L << 20);
+	} else {
+		curl.easy_setopt(h->curl, CURLOPT_POSTFIELDS, body ? body : "");
+	}
 	curl.easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	curl.easy_setopt(h->curl, CURLOPT_HTTPHEADER, hdrs);
 	curl.easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_answer);

@@ -8,6 +8,7 @@
 #define RINGCAP_OUTPUT_CLICKHOUSE_INT_H
 
 #include <stddef.h>
+#include <sys/uio.h>
 #include "util/strbuf.h"
 
 struct rc_ch_http;
@@ -33,6 +34,15 @@ struct rc_ch_http *rc_ch_http__new(const char *url, long timeout_s, char *err, s
 int rc_ch_http__post(struct rc_ch_http *h, const char *query, const char *params,
 		     const void *body, size_t len, struct rc_strbuf *answer, char *err,
 		     size_t errlen);
+
+/*
+ * rc_ch_http__post() of a body in pieces, @n of them, @len bytes in all:
+ * libcurl reads them one after the other, as it sends (no copy of the
+ * whole made first; rewound, should it send again)
+ */
+int rc_ch_http__postv(struct rc_ch_http *h, const char *query, const char *params,
+		      const struct iovec *iov, size_t n, size_t len, struct rc_strbuf *answer,
+		      char *err, size_t errlen);
 
 void rc_ch_http__free(struct rc_ch_http *h);
 
