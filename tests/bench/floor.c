@@ -182,7 +182,7 @@ static unsigned long long staged(struct floor_bpf *skel)
 
 /* -D: a ring read in place (lib/capture/bpf/ringbuf.c's layout) */
 struct dring {
-	unsigned long *cons;	     /* the consumer page, ours to write */
+	unsigned long *cons;	   /* the consumer page, ours to write */
 	const unsigned long *prod; /* the producer page, then the data twice */
 	const unsigned char *data;
 };
@@ -233,8 +233,8 @@ static int direct_drain(struct direct *d)
 		unsigned long start = cons;
 
 		while (cons < prod) {
-			__u32 len = __atomic_load_n((const __u32 *)(r->data + (cons & (d->size - 1))),
-						    __ATOMIC_ACQUIRE);
+			__u32 len = __atomic_load_n(
+			    (const __u32 *)(r->data + (cons & (d->size - 1))), __ATOMIC_ACQUIRE);
 
 			if (len & BPF_RINGBUF_BUSY_BIT)
 				break;
@@ -417,7 +417,9 @@ int main(int argc, char **argv)
 	if (direct) {
 		dr.page = sysconf(_SC_PAGESIZE);
 		dr.epfd = epoll_create1(EPOLL_CLOEXEC);
-		if (dr.epfd < 0 || (out_path && (dr.out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)) {
+		if (dr.epfd < 0 ||
+		    (out_path &&
+		     (dr.out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)) {
 			err = -errno;
 			perror("rc_floor: -D");
 			goto cleanup;

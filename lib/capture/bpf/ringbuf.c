@@ -320,10 +320,12 @@ static long read_one(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used,
  * The next committed record of ring @r: its data in *@rec, its length in
  * *@len, its time in *@ts (0 for one too short to hold one: the count
  * rejects it). False when there is none, or the next is still being
- * written. Discarded records (none of ours) are skipped.
+ * written. Discarded records (none of ours) are skipped. Inline: a call
+ * a record was a fifth of the merged read's instructions.
  */
-static bool peek(struct rc_ringbuf *rb, struct rc_bring *r, const unsigned char **rec,
-		 uint32_t *len, uint64_t *ts)
+static inline __attribute__((always_inline)) bool peek(struct rc_ringbuf *rb, struct rc_bring *r,
+						       const unsigned char **rec, uint32_t *len,
+						       uint64_t *ts)
 {
 	for (;;) {
 		const unsigned char *p;
