@@ -33,6 +33,10 @@ command:
                    discarded, not written: the least a reader can do, the
                    bare floor of a recorder's reader (no time order, no
                    check, no compression)
+  zstd 1           rc_floor pcpu -W -D -z 1: read in place, each stretch
+                   compressed as one zstd frame at ringcap's level and
+                   written: the least a reader keeping the events
+                   compressed can do (no sort, check, count or shuffle)
   batched          rc_floor batch -W: the same records staged in a per-CPU
                    array and published 16 at a time by one
                    bpf_ringbuf_output() into the shared ring
@@ -428,10 +432,10 @@ class Floor(Recorder):
     pair, the bare reference of the syscalls source (rc_floor pair)."""
 
     def __init__(self, ctx, mode, size=56, btf=False, raw=False, lazy=False, direct=False,
-                 discard=False):
+                 discard=False, zstd=0):
         super().__init__(ctx)
         self.mode, self.size, self.btf, self.raw, self.lazy = mode, size, btf, raw, lazy
-        self.direct, self.discard = direct, discard
+        self.direct, self.discard, self.zstd = direct, discard, zstd
         self.name = {"floor": "floor (counts only)",
                      "ref": "bare reference (%d-byte records)" % size,
                      "pcpu": "bare reference, a ring a CPU",
@@ -442,6 +446,8 @@ class Floor(Recorder):
             self.name += ", -W"
         if direct:
             self.name += ", read in place"
+        if zstd:
+            self.name += ", zstd %d" % zstd
         if discard:
             self.name += ", discarded"
         if btf:
@@ -455,7 +461,8 @@ class Floor(Recorder):
     def applies(self, wl):
         """raw: only where the lead's tracepoint is a syscall event; the
         references of the ring's layout: on the storms."""
-        if self.mode in ("pcpu", "batch", "perf") or self.lazy or self.direct or self.discard:
+        if self.mode in ("pcpu", "batch", "perf") or self.lazy or self.direct or self.discard \
+                or self.zstd:
             return wl.name in TP_WORKLOADS
         return not self.raw or lead_tp(wl).startswith("syscalls:")
 
@@ -478,7 +485,8 @@ class Floor(Recorder):
         else:
             where = ["-b"] if self.btf else ["-e", lead_tp(wl)]
         o = ["-o", out] if self.mode != "floor" and not self.discard else []
-        w = (["-W"] if self.lazy else []) + (["-D"] if self.direct else [])
+        w = (["-W"] if self.lazy else []) + (["-D"] if self.direct else []) + \
+            (["-z", str(self.zstd)] if self.zstd else [])
         return [self.ctx.floor, self.mode, *where, "-s", str(self.size), *w, *o,
                 "-c", out + ".counts", "--", *cmd]
 
@@ -553,6 +561,7 @@ def lead_recorders(ctx, baseline):
             Floor(ctx, "ref", lazy=True, direct=True),
             Floor(ctx, "pcpu", lazy=True), Floor(ctx, "pcpu", lazy=True, discard=True),
             Floor(ctx, "pcpu", lazy=True, direct=True),
+            Floor(ctx, "pcpu", lazy=True, direct=True, zstd=1),
             Floor(ctx, "pcpu", lazy=True, direct=True, discard=True),
             Floor(ctx, "batch", lazy=True), Floor(ctx, "perf"),
             Floor(ctx, "floor", raw=True), Floor(ctx, "ref", raw=True), *base, LeadRingcap(ctx, "ringcap", []),

@@ -4,7 +4,7 @@
  * floor.bpf.c, for the benchmark's lead table.
  *
  *   rc_floor floor|ref|pair|pcpu|batch|perf [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES]
- *            [-w BYTES] [-W] [-D] [-o FILE] [-c FILE] -- CMD [ARG...]
+ *            [-w BYTES] [-W] [-D [-z LEVEL]] [-o FILE] [-c FILE] -- CMD [ARG...]
  *
  * floor attaches the program that only counts; ref the one that writes a
  * SIZE-byte record (24, 56 or 112; default 56) into a BPF ring buffer of
@@ -45,7 +45,10 @@
  * the double mapping); the consumer position moved once a stretch. The
  * wait: epoll, edge-triggered, as ringcap waits. No time order across
  * the rings, no check of a record: a floor for the reader, not a
- * recorder.
+ * recorder. -z LEVEL: each stretch compressed first, one zstd frame at
+ * that level (1 is ringcap's default), and the frame written: a floor for
+ * a reader that keeps the events compressed, as ringcap does (without
+ * its sort, checks, counts and shuffle).
  *
  * At the end -c gets one line:
  *
@@ -66,6 +69,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
+#include <zstd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "floor.h"
@@ -192,7 +196,27 @@ struct direct {
 	int n, epfd, out;
 	size_t page, size;
 	unsigned long long recs;
+	ZSTD_CCtx *zc; /* -z: the stretches compressed into zbuf first */
+	void *zbuf;
+	size_t zcap;
 };
+
+static int write_all(int fd, const void *buf, size_t left)
+{
+	const unsigned char *p = buf;
+
+	while (left) {
+		ssize_t w = write(fd, p, left);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		p += w;
+		left -= w;
+	}
+	return 0;
+}
 
 static int direct_add(struct direct *d, int fd, size_t size)
 {
@@ -245,18 +269,16 @@ static int direct_drain(struct direct *d)
 			continue;
 		if (d->out >= 0) {
 			const unsigned char *p = r->data + (start & (d->size - 1));
-			size_t left = cons - start;
+			size_t len = cons - start;
 
-			while (left) {
-				ssize_t w = write(d->out, p, left);
-
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
+			if (d->zc) {
+				len = ZSTD_compress2(d->zc, d->zbuf, d->zcap, p, len);
+				if (ZSTD_isError(len))
 					return -EIO;
-				p += w;
-				left -= w;
+				p = d->zbuf;
 			}
+			if (write_all(d->out, p, len))
+				return -EIO;
 		}
 		__atomic_store_n(r->cons, cons, __ATOMIC_RELEASE);
 	}
@@ -274,12 +296,14 @@ static void direct_free(struct direct *d)
 	free(d->r);
 	if (d->epfd >= 0)
 		close(d->epfd);
+	ZSTD_freeCCtx(d->zc);
+	free(d->zbuf);
 }
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: rc_floor floor|ref|pair|pcpu|batch|perf [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES] "
-			"[-w BYTES] [-W] [-D] [-o FILE] [-c FILE] -- CMD [ARG...]\n");
+			"[-w BYTES] [-W] [-D [-z LEVEL]] [-o FILE] [-c FILE] -- CMD [ARG...]\n");
 	return 2;
 }
 
@@ -292,7 +316,7 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct perf_buffer *pb = NULL;
 	unsigned long long per_cpu;
-	int i, ncpus, lazy = 0, direct = 0;
+	int i, ncpus, lazy = 0, direct = 0, zlevel = 0;
 	struct direct dr = { .epfd = -1, .out = -1, .page = 4096 };
 	volatile __u64 *asleep = NULL;
 	struct bpf_program *prog, *p;
@@ -311,7 +335,7 @@ int main(int argc, char **argv)
 	if (ref == 6)
 		return usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "+e:bn:s:r:w:WDo:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "+e:bn:s:r:w:WDz:o:c:")) != -1) {
 		switch (opt) {
 		case 'n':
 			sc_nr = strtol(optarg, NULL, 0);
@@ -336,6 +360,9 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			direct = 1;
+			break;
+		case 'z':
+			zlevel = atoi(optarg);
 			break;
 		case 'o':
 			out_path = optarg;
@@ -483,6 +510,21 @@ int main(int argc, char **argv)
 		err = -errno;
 		perror("rc_floor: ring_buffer__new");
 		goto cleanup;
+	}
+	if (zlevel && !direct) {
+		fprintf(stderr, "rc_floor: -z: with -D\n");
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if (zlevel) {
+		dr.zcap = ZSTD_compressBound(dr.size);
+		dr.zbuf = malloc(dr.zcap);
+		dr.zc = ZSTD_createCCtx();
+		if (!dr.zbuf || !dr.zc ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(dr.zc, ZSTD_c_compressionLevel, zlevel))) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
 	}
 	child = fork();
 	if (child < 0) {
