@@ -24,6 +24,19 @@ command:
                    of this CPU's own (an array of rings indexed by the CPU),
                    drained by one ring_buffer__poll() over all: no ring
                    shared by two CPUs
+  discarded        the same reader, but the records not written anywhere
+                   (rc_floor without -o): what the reader's file costs
+  read in place    rc_floor ref|pcpu -W -D: no libbpf callback: each ring
+                   read where it lies, its records counted by their
+                   headers and written as they lie (headers and all, 64
+                   bytes a record) by one write() a ring a wake-up, or,
+                   discarded, not written: the least a reader can do, the
+                   bare floor of a recorder's reader (no time order, no
+                   check, no compression)
+  zstd 1           rc_floor pcpu -W -D -z 1: read in place, each stretch
+                   compressed as one zstd frame at ringcap's level and
+                   written: the least a reader keeping the events
+                   compressed can do (no sort, check, count or shuffle)
   batched          rc_floor batch -W: the same records staged in a per-CPU
                    array and published 16 at a time by one
                    bpf_ringbuf_output() into the shared ring
@@ -418,9 +431,11 @@ class Floor(Recorder):
     getppid's number only, as ringcap records syscalls:sys_enter_NAME; or
     pair, the bare reference of the syscalls source (rc_floor pair)."""
 
-    def __init__(self, ctx, mode, size=56, btf=False, raw=False, lazy=False):
+    def __init__(self, ctx, mode, size=56, btf=False, raw=False, lazy=False, direct=False,
+                 discard=False, zstd=0):
         super().__init__(ctx)
         self.mode, self.size, self.btf, self.raw, self.lazy = mode, size, btf, raw, lazy
+        self.direct, self.discard, self.zstd = direct, discard, zstd
         self.name = {"floor": "floor (counts only)",
                      "ref": "bare reference (%d-byte records)" % size,
                      "pcpu": "bare reference, a ring a CPU",
@@ -429,6 +444,12 @@ class Floor(Recorder):
                      "pair": "bare reference, entry and exit paired (112-byte records)"}[mode]
         if lazy:
             self.name += ", -W"
+        if direct:
+            self.name += ", read in place"
+        if zstd:
+            self.name += ", zstd %d" % zstd
+        if discard:
+            self.name += ", discarded"
         if btf:
             self.name += ", raw sys_exit"
         if raw:
@@ -440,7 +461,8 @@ class Floor(Recorder):
     def applies(self, wl):
         """raw: only where the lead's tracepoint is a syscall event; the
         references of the ring's layout: on the storms."""
-        if self.mode in ("pcpu", "batch", "perf") or self.lazy:
+        if self.mode in ("pcpu", "batch", "perf") or self.lazy or self.direct or self.discard \
+                or self.zstd:
             return wl.name in TP_WORKLOADS
         return not self.raw or lead_tp(wl).startswith("syscalls:")
 
@@ -462,8 +484,9 @@ class Floor(Recorder):
             where = ["-n", str(self.ctx.nr["getppid"])]
         else:
             where = ["-b"] if self.btf else ["-e", lead_tp(wl)]
-        o = ["-o", out] if self.mode != "floor" else []
-        w = ["-W"] if self.lazy else []
+        o = ["-o", out] if self.mode != "floor" and not self.discard else []
+        w = (["-W"] if self.lazy else []) + (["-D"] if self.direct else []) + \
+            (["-z", str(self.zstd)] if self.zstd else [])
         return [self.ctx.floor, self.mode, *where, "-s", str(self.size), *w, *o,
                 "-c", out + ".counts", "--", *cmd]
 
@@ -535,7 +558,12 @@ def lead_recorders(ctx, baseline):
     base = [LeadRingcap(ctx, "ringcap (%s)" % label, [], binary)
             for label, binary in baselines(baseline)]
     return [Floor(ctx, "floor"), Floor(ctx, "ref"), Floor(ctx, "ref", lazy=True),
-            Floor(ctx, "pcpu", lazy=True), Floor(ctx, "batch", lazy=True), Floor(ctx, "perf"),
+            Floor(ctx, "ref", lazy=True, direct=True),
+            Floor(ctx, "pcpu", lazy=True), Floor(ctx, "pcpu", lazy=True, discard=True),
+            Floor(ctx, "pcpu", lazy=True, direct=True),
+            Floor(ctx, "pcpu", lazy=True, direct=True, zstd=1),
+            Floor(ctx, "pcpu", lazy=True, direct=True, discard=True),
+            Floor(ctx, "batch", lazy=True), Floor(ctx, "perf"),
             Floor(ctx, "floor", raw=True), Floor(ctx, "ref", raw=True), *base, LeadRingcap(ctx, "ringcap", []),
             LeadRingcap(ctx, "ringcap --transport ftrace", ["--transport", "ftrace"]),
             LeadTraceCmd(ctx)]

@@ -4,7 +4,7 @@
  * floor.bpf.c, for the benchmark's lead table.
  *
  *   rc_floor floor|ref|pair|pcpu|batch|perf [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES]
- *            [-w BYTES] [-W] [-o FILE] [-c FILE] -- CMD [ARG...]
+ *            [-w BYTES] [-W] [-D [-z LEVEL]] [-o FILE] [-c FILE] -- CMD [ARG...]
  *
  * floor attaches the program that only counts; ref the one that writes a
  * SIZE-byte record (24, 56 or 112; default 56) into a BPF ring buffer of
@@ -35,7 +35,22 @@
  *
  * Then runs CMD and, until it exits, drains the ring as a bare libbpf
  * consumer does: ring_buffer__poll() and an fwrite() a record to -o
- * (default: nowhere). At the end -c gets one line:
+ * (default: nowhere, the records discarded).
+ *
+ * -D (ref and pcpu): the least a reader can do instead, no callback: each
+ * ring mapped and read in place (as lib/capture/bpf/ringbuf.c maps it,
+ * the data area twice in a row), its committed records counted by their
+ * headers and written to -o as they lie in the ring, headers and all, in
+ * one write() a ring a wake-up (a stretch that wraps is contiguous in
+ * the double mapping); the consumer position moved once a stretch. The
+ * wait: epoll, edge-triggered, as ringcap waits. No time order across
+ * the rings, no check of a record: a floor for the reader, not a
+ * recorder. -z LEVEL: each stretch compressed first, one zstd frame at
+ * that level (1 is ringcap's default), and the frame written: a floor for
+ * a reader that keeps the events compressed, as ringcap does (without
+ * its sort, checks, counts and shuffle).
+ *
+ * At the end -c gets one line:
  *
  *   events=N dropped=D
  *
@@ -43,15 +58,18 @@
  * The exit status is CMD's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
+#include <zstd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "floor.h"
@@ -166,10 +184,126 @@ static unsigned long long staged(struct floor_bpf *skel)
 	return n;
 }
 
+/* -D: a ring read in place (lib/capture/bpf/ringbuf.c's layout) */
+struct dring {
+	unsigned long *cons;	   /* the consumer page, ours to write */
+	const unsigned long *prod; /* the producer page, then the data twice */
+	const unsigned char *data;
+};
+
+struct direct {
+	struct dring *r;
+	int n, epfd, out;
+	size_t page, size;
+	unsigned long long recs;
+	ZSTD_CCtx *zc; /* -z: the stretches compressed into zbuf first */
+	void *zbuf;
+	size_t zcap;
+};
+
+static int write_all(int fd, const void *buf, size_t left)
+{
+	const unsigned char *p = buf;
+
+	while (left) {
+		ssize_t w = write(fd, p, left);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		p += w;
+		left -= w;
+	}
+	return 0;
+}
+
+static int direct_add(struct direct *d, int fd, size_t size)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	struct dring *r;
+	void *p;
+
+	r = realloc(d->r, (d->n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	d->r = r;
+	r += d->n;
+	d->size = size;
+	p = mmap(NULL, d->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->cons = p;
+	p = mmap(NULL, d->page + 2 * size, PROT_READ, MAP_SHARED, fd, d->page);
+	if (p == MAP_FAILED) {
+		munmap(r->cons, d->page);
+		return -errno;
+	}
+	r->prod = p;
+	r->data = (const unsigned char *)p + d->page;
+	d->n++;
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* Every ring's committed records: counted, written as they lie, given back. */
+static int direct_drain(struct direct *d)
+{
+	int i;
+
+	for (i = 0; i < d->n; i++) {
+		struct dring *r = &d->r[i];
+		unsigned long cons = __atomic_load_n(r->cons, __ATOMIC_ACQUIRE);
+		unsigned long prod = __atomic_load_n(r->prod, __ATOMIC_ACQUIRE);
+		unsigned long start = cons;
+
+		while (cons < prod) {
+			__u32 len = __atomic_load_n(
+			    (const __u32 *)(r->data + (cons & (d->size - 1))), __ATOMIC_ACQUIRE);
+
+			if (len & BPF_RINGBUF_BUSY_BIT)
+				break;
+			d->recs += !(len & BPF_RINGBUF_DISCARD_BIT);
+			cons += ((len & ~BPF_RINGBUF_DISCARD_BIT) + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+		}
+		if (cons == start)
+			continue;
+		if (d->out >= 0) {
+			const unsigned char *p = r->data + (start & (d->size - 1));
+			size_t len = cons - start;
+
+			if (d->zc) {
+				len = ZSTD_compress2(d->zc, d->zbuf, d->zcap, p, len);
+				if (ZSTD_isError(len))
+					return -EIO;
+				p = d->zbuf;
+			}
+			if (write_all(d->out, p, len))
+				return -EIO;
+		}
+		__atomic_store_n(r->cons, cons, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static void direct_free(struct direct *d)
+{
+	int i;
+
+	for (i = 0; i < d->n; i++) {
+		munmap(d->r[i].cons, d->page);
+		munmap((void *)d->r[i].prod, d->page + 2 * d->size);
+	}
+	free(d->r);
+	if (d->epfd >= 0)
+		close(d->epfd);
+	ZSTD_freeCCtx(d->zc);
+	free(d->zbuf);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: rc_floor floor|ref|pair|pcpu|batch|perf [-e SYSTEM:NAME | -b | -n NR] [-s SIZE] [-r BYTES] "
-			"[-w BYTES] [-W] [-o FILE] [-c FILE] -- CMD [ARG...]\n");
+			"[-w BYTES] [-W] [-D [-z LEVEL]] [-o FILE] [-c FILE] -- CMD [ARG...]\n");
 	return 2;
 }
 
@@ -182,7 +316,8 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct perf_buffer *pb = NULL;
 	unsigned long long per_cpu;
-	int i, ncpus, lazy = 0;
+	int i, ncpus, lazy = 0, direct = 0, zlevel = 0;
+	struct direct dr = { .epfd = -1, .out = -1, .page = 4096 };
 	volatile __u64 *asleep = NULL;
 	struct bpf_program *prog, *p;
 	struct floor_bpf *skel = NULL;
@@ -200,7 +335,7 @@ int main(int argc, char **argv)
 	if (ref == 6)
 		return usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "+e:bn:s:r:w:Wo:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "+e:bn:s:r:w:WDz:o:c:")) != -1) {
 		switch (opt) {
 		case 'n':
 			sc_nr = strtol(optarg, NULL, 0);
@@ -222,6 +357,12 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			lazy = 1;
+			break;
+		case 'D':
+			direct = 1;
+			break;
+		case 'z':
+			zlevel = atoi(optarg);
 			break;
 		case 'o':
 			out_path = optarg;
@@ -295,7 +436,22 @@ int main(int argc, char **argv)
 		asleep = NULL;
 		goto cleanup;
 	}
-	if (out_path && !(sink.out = fopen(out_path, "w"))) {
+	if (direct && ref != REF && ref != PCPU) {
+		fprintf(stderr, "rc_floor: -D: ref or pcpu\n");
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if (direct) {
+		dr.page = sysconf(_SC_PAGESIZE);
+		dr.epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (dr.epfd < 0 ||
+		    (out_path &&
+		     (dr.out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)) {
+			err = -errno;
+			perror("rc_floor: -D");
+			goto cleanup;
+		}
+	} else if (out_path && !(sink.out = fopen(out_path, "w"))) {
 		err = -errno;
 		perror(out_path);
 		goto cleanup;
@@ -331,6 +487,8 @@ int main(int argc, char **argv)
 			if (bpf_map_update_elem(bpf_map__fd(skel->maps.rings), &key, &fd, 0) < 0) {
 				err = -errno;
 				perror("rc_floor: a ring into the array of rings");
+			} else if (direct) {
+				err = direct_add(&dr, fd, per_cpu);
 			} else if (!rb) {
 				rb = ring_buffer__new(fd, on_record, &sink, NULL);
 				err = rb ? 0 : -errno;
@@ -341,13 +499,32 @@ int main(int argc, char **argv)
 		}
 		if (err)
 			goto cleanup;
+	} else if (direct) {
+		err = direct_add(&dr, bpf_map__fd(skel->maps.events), ring);
+		if (err)
+			goto cleanup;
 	} else {
 		rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_record, &sink, NULL);
 	}
-	if (!rb && !pb) {
+	if (!rb && !pb && !direct) {
 		err = -errno;
 		perror("rc_floor: ring_buffer__new");
 		goto cleanup;
+	}
+	if (zlevel && !direct) {
+		fprintf(stderr, "rc_floor: -z: with -D\n");
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if (zlevel) {
+		dr.zcap = ZSTD_compressBound(dr.size);
+		dr.zbuf = malloc(dr.zcap);
+		dr.zc = ZSTD_createCCtx();
+		if (!dr.zbuf || !dr.zc ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(dr.zc, ZSTD_c_compressionLevel, zlevel))) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
 	}
 	child = fork();
 	if (child < 0) {
@@ -368,6 +545,17 @@ int main(int argc, char **argv)
 			err = -errno;
 			break;
 		}
+		if (direct) {
+			struct epoll_event ev[8];
+
+			__atomic_store_n(asleep, 1, __ATOMIC_SEQ_CST);
+			err = epoll_wait(dr.epfd, ev, 8, 100) < 0 && errno != EINTR ? -errno : 0;
+			*asleep = 0;
+			err = err ?: direct_drain(&dr);
+			if (err)
+				break;
+			continue;
+		}
 		*asleep = 1;
 		err = pb ? perf_buffer__poll(pb, 100) : ring_buffer__poll(rb, 100);
 		*asleep = 0;
@@ -375,7 +563,10 @@ int main(int argc, char **argv)
 			break;
 		err = 0;
 	}
-	if (!err) {
+	if (!err && direct) {
+		err = direct_drain(&dr);
+		sink.n = dr.recs;
+	} else if (!err) {
 		err = pb ? perf_buffer__consume(pb) : ring_buffer__consume(rb);
 		err = err < 0 ? err : 0;
 	}
@@ -394,7 +585,13 @@ int main(int argc, char **argv)
 	if (sink.out && fclose(sink.out))
 		err = err ?: -errno;
 	sink.out = NULL;
+	if (dr.out >= 0 && close(dr.out))
+		err = err ?: -errno;
+	dr.out = -1;
 cleanup:
+	direct_free(&dr);
+	if (dr.out >= 0)
+		close(dr.out);
 	ring_buffer__free(rb);
 	perf_buffer__free(pb);
 	if (asleep)

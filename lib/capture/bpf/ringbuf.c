@@ -60,19 +60,22 @@
 #define RB_HDR_SZ 8u
 
 /*
- * A record's copy: a small one (most are) a word at a time, inline, where
- * memcpy() of a length known only here is a call and its dispatch.
+ * A record's copy: a small one (most are: 40 to 128 bytes, whole words)
+ * as two copies of a fixed size that overlap, inline, where memcpy() of a
+ * length known only here is a call and its dispatch, and a loop a word at
+ * a time was 39 instructions for a 56-byte record (callgrind).
  */
 static inline void copy_rec(unsigned char *dst, const unsigned char *src, uint32_t len)
 {
-	uint32_t i;
-
-	if (len > 128 || len % 8) {
+	if (len >= 32 && len <= 64) {
+		memcpy(dst, src, 32);
+		memcpy(dst + len - 32, src + len - 32, 32);
+	} else if (len > 64 && len <= 128) {
+		memcpy(dst, src, 64);
+		memcpy(dst + len - 64, src + len - 64, 64);
+	} else {
 		memcpy(dst, src, len);
-		return;
 	}
-	for (i = 0; i < len; i += 8)
-		memcpy(dst + i, src + i, 8);
 }
 
 /* Map ring @r of map @map_fd (rb->size bytes) and add it to the epoll set. */
@@ -317,10 +320,12 @@ static long read_one(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used,
  * The next committed record of ring @r: its data in *@rec, its length in
  * *@len, its time in *@ts (0 for one too short to hold one: the count
  * rejects it). False when there is none, or the next is still being
- * written. Discarded records (none of ours) are skipped.
+ * written. Discarded records (none of ours) are skipped. Inline: a call
+ * a record was a fifth of the merged read's instructions.
  */
-static bool peek(struct rc_ringbuf *rb, struct rc_bring *r, const unsigned char **rec,
-		 uint32_t *len, uint64_t *ts)
+static inline __attribute__((always_inline)) bool peek(struct rc_ringbuf *rb, struct rc_bring *r,
+						       const unsigned char **rec, uint32_t *len,
+						       uint64_t *ts)
 {
 	for (;;) {
 		const unsigned char *p;
@@ -361,6 +366,11 @@ static void store_cons(struct rc_ringbuf *rb)
  * A ring per CPU: merged in time order. The ring whose next record is the
  * oldest gives records for as long as they are no newer than the other
  * rings' next: a run, taken without looking at the other rings again.
+ * Each ring's next record is looked at once (peek() into the ring's
+ * head): a scan looks again only at the rings that had none, and a run
+ * at the ring it takes from. With two CPUs in a storm the runs are a
+ * record or two long, and looking again at every ring at every scan, and
+ * at the run's first record twice, was half the drain's instructions.
  */
 static long read_merged(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used,
 			uint64_t until, rc_ringbuf_count_fn count, void *ctx)
@@ -368,40 +378,42 @@ static long read_merged(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *us
 	unsigned char *out = buf;
 	size_t pos = *used;
 	long n = 0, k = 0;
-	bool full = false;
+	uint32_t i;
 
-	while (!full) {
-		const unsigned char *rec;
-		uint64_t ts, mts = 0, limit = until;
+	for (i = 0; i < rb->nrings; i++)
+		rb->rings[i].has = false;
+	for (;;) {
+		uint64_t mts = 0, limit = until;
 		struct rc_bring *min = NULL;
-		uint32_t len, i;
 
 		/* a linear scan: the rings are few, and it is branch-predictable */
 		for (i = 0; i < rb->nrings; i++) {
 			struct rc_bring *r = &rb->rings[i];
 
-			if (!peek(rb, r, &rec, &len, &ts) || ts > until)
+			if (!r->has)
+				r->has = peek(rb, r, &r->hrec, &r->hlen, &r->hts);
+			if (!r->has || r->hts > until)
 				continue;
-			if (!min || ts < mts) {
+			if (!min || r->hts < mts) {
 				if (min)
 					limit = mts;
 				min = r;
-				mts = ts;
-			} else if (ts < limit) {
-				limit = ts;
+				mts = r->hts;
+			} else if (r->hts < limit) {
+				limit = r->hts;
 			}
 		}
 		if (!min)
 			break;
 		/* the run: @min's records up to the next of another ring */
-		while (peek(rb, min, &rec, &len, &ts) && ts <= limit) {
+		do {
+			uint32_t len = min->hlen;
+
 			/* full buffer: stop, unless the record could never fit */
-			if (len > cap - pos && len <= cap) {
-				full = true;
-				break;
-			}
-			if (count(ctx, rec, len) && len <= cap - pos) {
-				copy_rec(out + pos, rec, len);
+			if (len > cap - pos && len <= cap)
+				goto out;
+			if (count(ctx, min->hrec, len) && len <= cap - pos) {
+				copy_rec(out + pos, min->hrec, len);
 				pos += len;
 				n++;
 			}
@@ -409,8 +421,10 @@ static long read_merged(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *us
 			/* give space back as we go, not only at the end of a long read */
 			if (++k % 256 == 0)
 				store_cons(rb);
-		}
+			min->has = peek(rb, min, &min->hrec, &min->hlen, &min->hts);
+		} while (min->has && min->hts <= limit);
 	}
+out:
 	store_cons(rb);
 	*used = pos;
 	return n;

@@ -13,6 +13,11 @@ struct rc_bring {
 	const unsigned char *data;
 	unsigned long pos; /* a merged read: consumed up to here (cons once stored) */
 	unsigned long end; /* ... and producer_pos when last loaded */
+	/* a merged read's look at the ring's next committed record, at pos (peek()) */
+	const unsigned char *hrec;
+	uint64_t hts;
+	uint32_t hlen;
+	bool has; /* hrec, hlen, hts hold it */
 	int fd;		   /* the ring's map, when the set made it; else -1 */
 	uint32_t cpu;
 };
