@@ -877,7 +877,7 @@ static void senders_stop(struct rc_clickhouse *c)
  * 1 when every table and view of @ddl is in the database already, asked in
  * one request rather than a CREATE ... IF NOT EXISTS each; 0 when not, or
  * when it cannot tell (the DDL then says); -ENOMEM. -EINVAL when the rows
- * tables there are ringcap 0.2.0's, a file's boot_id in every row: its
+ * tables there are an earlier ringcap's, a file's boot_id in every row: its
  * views would show this export's rows without them
  */
 static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
@@ -920,7 +920,7 @@ static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 	there = strtoul(c->answer.buf, &end, 10);
 	if (strtoul(end, NULL, 10) > 0) {
 		snprintf(c->err, sizeof(c->err),
-			 "database '%s' has the tables of ringcap 0.2.0 (boot_id, run_id and "
+			 "database '%s' has the tables of an earlier ringcap (boot_id, run_id and "
 			 "file_seq in every row, now in the manifest alone): export into a new "
 			 "--database, or drop its tables and views",
 			 c->db);
