@@ -398,6 +398,23 @@ void test_perfbuf_flight(void)
 		}
 		ASSERT_EQ(f.exit_groups, 1, "the trigger is in the snapshot");
 	}
+	/*
+	 * A trigger early in a run that goes on a second: its snapshot is
+	 * taken by the loop then, not by the stop's look at the trigger rings.
+	 */
+	if (test__start_subtest("snapshot_on_live") &&
+	    !record(&f,
+		    (char *[]){ "--overwrite", "-m", "4", "-e", "syscalls", "--snapshot-on",
+				"syscall:getppid", NULL },
+		    (char *[]){ "mark", "1000", NULL })) {
+		if (ASSERT_EQ(f.nsnap, 2, "two snapshots")) {
+			ASSERT_EQ(f.snap[0].reason, RC_SNAP_EVENT, "the first on the event");
+			ASSERT_EQ(f.snap[1].reason, RC_SNAP_EXIT, "the second at the end");
+			ASSERT_TRUE(f.snap[1].taken_ts > f.snap[0].taken_ts + 500000000ull,
+				    "the trigger's snapshot taken during the run, not at its end");
+		}
+		ASSERT_EQ(f.getppid, 1, "the trigger is in the snapshot");
+	}
 	tmpdir_cleanup();
 }
 

@@ -456,11 +456,12 @@ void test_rotate_profile(void)
 	       sum.nfiles, sum.samples, sum.named, sum.files_named);
 	ASSERT_GE(sum.nfiles, 4, "files");
 	/*
-	 * The first file may hold mostly the command's start (its exec and
-	 * dynamic linking: hundreds of ms under TCG), the last only its exit;
-	 * the others the burn, named in each alone.
+	 * The last file may hold only the exit, and under TCG (make vmtest)
+	 * the first mostly the command's start (its exec and dynamic linking:
+	 * hundreds of ms there); the others the burn, named in each alone.
 	 */
-	ASSERT_GE(sum.files_named, (long)sum.nfiles - 2, "files naming the burn functions alone");
+	ASSERT_GE(sum.files_named, (long)sum.nfiles - (getenv("RINGCAP_VMTEST") ? 2 : 1),
+		  "files naming the burn functions alone");
 	ASSERT_GE(sum.named * 10, sum.samples * 8, "samples with their burn_ function named");
 out:
 	run_free(&r);

@@ -17,6 +17,7 @@
  * Statically linked and raw syscalls: it makes exactly the calls it is
  * asked for.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -169,6 +170,15 @@ int main(int argc, char **argv)
 		struct timespec ts = { atol(argv[2]) / 1000, (atol(argv[2]) % 1000) * 1000000 };
 
 		nanosleep(&ts, NULL);
+		return 0;
+	}
+	/* one getppid(), then MS of sleep: an event early in a run that goes on */
+	if (argc >= 3 && !strcmp(argv[1], "mark")) {
+		struct timespec ts = { atol(argv[2]) / 1000, (atol(argv[2]) % 1000) * 1000000 };
+
+		syscall(__NR_getppid);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "exit"))
