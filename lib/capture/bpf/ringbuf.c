@@ -146,8 +146,9 @@ int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size, int reader_
 /*
  * The rings into the array of maps. Each update of a map of maps waits a
  * grace period (the kernel's maybe_wait_bpf_programs(): 10-14 ms each
- * here), a batch one for all: a kernel or map without batches gets them
- * one by one.
+ * here); a batch waits once for all from Linux 6.8 (once per element
+ * from 5.19, where arrays of maps took batches). A kernel without them
+ * (5.10: ENOTSUPP) gets the rings one by one.
  */
 static int put_rings(struct rc_ringbuf *rb, int outer_fd)
 {
