@@ -216,7 +216,10 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 	/*
 	 * the rows of the loads kept, joined to their file's columns: the rows'
 	 * columns in their order, the file's after host. GLOBAL: over
-	 * Distributed tables, the manifest is read once, on the server asked
+	 * Distributed tables, the manifest is read once, on the server asked.
+	 * ALL, not ANY: the right side has one row per load_id, so both keep
+	 * every row on 18.16, but from 19.14 ANY keeps one row per key of the
+	 * left side too (any_join_distinct_right_table_keys=0)
 	 */
 	for (i = 0; i < T_NTABLES; i++) {
 		const struct ch_table *t = &tables[i];
@@ -239,7 +242,7 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 				rc_strbuf__printf(sb, ", '%s' AS event", t->event);
 		}
 		rc_strbuf__printf(
-		    sb, " FROM %s.%s_rows GLOBAL ANY INNER JOIN (" CH_LOADED ") USING load_id;\n",
+		    sb, " FROM %s.%s_rows GLOBAL ALL INNER JOIN (" CH_LOADED ") USING load_id;\n",
 		    db, t->name, db);
 	}
 	if (!sb->buf || sb->len == start)
