@@ -480,15 +480,45 @@ static int batch_grow(struct ch_batch *b, size_t n)
 	return 0;
 }
 
-static void batch_reset(struct ch_batch *b)
+static void cols_free(struct ch_cols *c)
 {
-	size_t i, k;
+	size_t k;
+
+	for (k = 0; k < CH_MAX_COLS; k++) {
+		rc_strbuf__free(&c->col[k]);
+		rc_strbuf__free(&c->nested[k]);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * @b emptied for its next rows. A group keeps its buffers' room only if it
+ * had rows in the batch just sent, and while the room kept is at most
+ * @keep: the batches move between tables, and a group once large in one
+ * would otherwise hold its room for good, each batch gathering that of
+ * every group it ever held. A group is emptied when any of its columns
+ * has bytes, rows or not: a row half written (out of memory) is dropped
+ */
+static void batch_reset(struct ch_batch *b, size_t keep)
+{
+	size_t i, k, kept = 0;
 
 	for (i = 0; i < b->ng; i++) {
 		struct ch_cols *c = &b->g[i];
+		size_t room = 0;
+		bool used = false;
 
-		if (!c->rows)
+		for (k = 0; k < CH_MAX_COLS; k++) {
+			room += c->col[k].cap + c->nested[k].cap;
+			used |= c->col[k].len || c->nested[k].len;
+		}
+		if (!room && !used)
 			continue;
+		if (!c->rows || room > keep - kept) {
+			cols_free(c);
+			continue;
+		}
+		kept += room;
 		for (k = 0; k < CH_MAX_COLS; k++) {
 			c->col[k].len = 0;
 			c->nested[k].len = 0;
@@ -503,16 +533,12 @@ static void batch_reset(struct ch_batch *b)
 
 static void batch_free(struct ch_batch *b)
 {
-	size_t i, k;
+	size_t i;
 
 	if (!b)
 		return;
-	for (i = 0; i < b->ng; i++) {
-		for (k = 0; k < CH_MAX_COLS; k++) {
-			rc_strbuf__free(&b->g[i].col[k]);
-			rc_strbuf__free(&b->g[i].nested[k]);
-		}
-	}
+	for (i = 0; i < b->ng; i++)
+		cols_free(&b->g[i]);
 	free(b->g);
 	free(b);
 }
@@ -706,6 +732,8 @@ struct rc_clickhouse {
 	char *db, *url;
 	bool cluster;
 	size_t batch_max; /* bytes of a table's rows sent at once */
+/* the room a batch keeps when emptied: about SIZE, as the man page says */
+#define CH_KEEP(c) ((c)->batch_max)
 	char err[RC_CH_ERR_LEN];
 	struct ch_batch *batch[T_NTABLES + 1]; /* the tables' being filled, the manifest's */
 	struct ch_keys keys[T_NTABLES + 1];
@@ -769,7 +797,7 @@ static void *sender_main(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		err = rc_ch_http__postv(s->http, s->query.buf, ch_params(c), s->body.iov, s->body.n,
 					s->body.len, NULL, s->err, sizeof(s->err));
-		batch_reset(s->b);
+		batch_reset(s->b, CH_KEEP(c));
 		pthread_mutex_lock(&c->lock);
 		if (err && !c->async_err) {
 			c->async_err = err;
@@ -1061,7 +1089,7 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 	if (!s) {
 		err = rc_ch_http__postv(c->http, query->buf, ch_params(c), body->iov, body->n,
 					body->len, NULL, c->err, sizeof(c->err));
-		batch_reset(b);
+		batch_reset(b, CH_KEEP(c));
 		return err;
 	}
 	/* the batch is the sender's now; its emptied one is filled next */
@@ -1632,7 +1660,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		memset(c->stack_seen, 0, CH_STACK_WORDS * sizeof(uint64_t));
 	c->any_stack = false;
 	for (i = 0; i <= T_NTABLES; i++)
-		batch_reset(c->batch[i]);
+		batch_reset(c->batch[i], CH_KEEP(c));
 	r = rc_reader__open(path);
 	if (!r) {
 		const char *why = rc_reader__open_error();
