@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include "decode/decode.h"
 #include "decode/ledger.h"
@@ -171,11 +172,14 @@ static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_tabl
 /*
  * the one load of each file the views keep, with the file's columns: of its
  * manifest's rows, one with the most records, so that a file loaded while
- * being written or cut short, then whole, counts whole (ties: any one, one
- * only). A file's rows share its boot_id, run_id and file_seq.
+ * being written or cut short, then whole, counts whole; of as many, one
+ * neither damaged nor cut short, so that an intact copy loaded after a
+ * damaged one of as many records is the one counted (further ties: any
+ * one, one only). A file's rows share its boot_id, run_id and file_seq.
  */
 #define CH_LOADED                                                                                  \
-	"SELECT argMax(load_id, records) AS load_id, any(boot_id) AS boot_id, "                    \
+	"SELECT argMax(load_id, records * 4 + 2 * (damaged = 0) + (truncated = 0)) AS load_id, "   \
+	"any(boot_id) AS boot_id, "                                                                \
 	"any(run_id) AS run_id, any(file_seq) AS file_seq, any(wall_offset_ns) AS wall_offset_ns " \
 	"FROM %s.manifest GROUP BY file_key"
 static const struct ch_col view_file_cols[CH_NVIEW_FILE_COLS] = { CH_MANIFEST_FILE_COLS };
@@ -1582,9 +1586,10 @@ static void file_key(const struct rc_clickhouse *c, char *key, size_t len)
 }
 
 /*
- * whether the manifest has a row of @key not cut short: the file is loaded
- * whole. A file still being written (no trailer yet) or cut is loaded
- * again, the views keeping the load with the most records.
+ * whether the manifest has a row of @key neither cut short nor damaged:
+ * the file is loaded whole. A file still being written (no trailer yet),
+ * cut or damaged is loaded again (an intact copy may come), the views
+ * keeping the load with the most records.
  */
 static int loaded_already(struct rc_clickhouse *c, const char *key)
 {
@@ -1593,7 +1598,7 @@ static int loaded_already(struct rc_clickhouse *c, const char *key)
 	c->query.len = 0;
 	if (rc_strbuf__printf(&c->query,
 			      "SELECT count() FROM %s.manifest WHERE file_key = '%s' AND "
-			      "truncated = 0 FORMAT TabSeparated",
+			      "truncated = 0 AND damaged = 0 FORMAT TabSeparated",
 			      c->db, key))
 		return -ENOMEM;
 	err = ch_post(c, NULL, c->query.buf, c->query.len, &c->answer);
@@ -1698,9 +1703,19 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		err = n; /* -ENOMEM; a file that stops making sense loads what was read */
 	if (!err && n < 0)
 		pr_warn("'%s': %s: loading what was read\n", path, rc_reader__error(r));
-	/* as rc_ledger_file__read(): a reader that failed leaves the rows counted so far */
-	if (!err && !n && rc_ledger_file__end(&f, r) == -ENOMEM)
+	if (!err && rc_ledger_file__end(&f, r) == -ENOMEM)
 		err = -ENOMEM;
+	if (!err && n < 0) {
+		/* the reader gave up: damaged, from where it stopped to the file's end */
+		struct stat st;
+		uint64_t at = rc_reader__offset(r);
+
+		f.damaged = true;
+		f.damage = rc_reader__error(r);
+		if (!stat(path, &st) && (uint64_t)st.st_size > at)
+			rc_ledger__add_corrupt(&f.led, 0, 0, (uint64_t)st.st_size - at);
+		res->unreadable = true;
+	}
 	for (i = 0; !err && i < T_NTABLES; i++)
 		if (i != T_STACKS && i != T_LEDGER)
 			err = ch_flush(c, i);
