@@ -106,7 +106,7 @@ static int print_schema(void)
 	return err;
 }
 
-/* Load one file; 0, 1 when it was skipped as not a capture, or -errno. */
+/* Load one file; 0, 1 when it was skipped as not a capture or unreadable in part, or -errno. */
 static int export_file(struct rc_clickhouse *c, const char *path)
 {
 	struct rc_clickhouse_load res;
@@ -128,6 +128,13 @@ static int export_file(struct rc_clickhouse *c, const char *path)
 		    path, res.events, res.syscalls, res.load_id,
 		    res.damaged ? "; damaged: what could be read, the loss in the ledger" : "",
 		    res.truncated ? "; cut short: the loss in the ledger" : "");
+	/* as report: a file its reader gave up on is an error, though its part is in */
+	if (res.unreadable) {
+		say("'%s': unreadable past that point: what was read is loaded, marked "
+		    "damaged\n",
+		    path);
+		return 1;
+	}
 	return 0;
 }
 
@@ -182,11 +189,12 @@ int cmd_export(int argc, char **argv)
 		.doc = "Load capture files into ClickHouse over its HTTP interface, in Native-format "
 		       "batches: events, syscalls with their durations, sched, samples and their "
 		       "stacks, each file's ledger and a manifest; tables and views made on first "
-		       "use. A file loaded whole already is skipped (one cut short or still being "
-		       "written is loaded again); the views count each file's events once, "
-		       "whatever was killed midway. Tested with ClickHouse 18.16. "
+		       "use. A file loaded whole already is skipped (one cut short, damaged or "
+		       "still being written is loaded again); the views count each file's events "
+		       "once, whatever was killed midway. Tested with ClickHouse 18.16. "
 		       "Exit: 0; 1 when a server failed, refused or timed out (the export stops), "
-		       "or an input was not a capture (skipped). A build without libcurl "
+		       "an input was not a capture (skipped), or one could not be read to its end "
+		       "(what was read is loaded, marked damaged). A build without libcurl "
 		       "(make NO_CURL=1) prints --schema only.",
 		.children = children,
 	};

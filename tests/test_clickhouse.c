@@ -290,6 +290,7 @@ void test_clickhouse_export(void)
 {
 	const char *a = tmpfile_path("a.rcap"), *b = tmpfile_path("b.rcap");
 	const char *cut = tmpfile_path("cut.rcap"), *bad = tmpfile_path("bad.rcap");
+	const char *noend = tmpfile_path("noend.rcap");
 	char both[1024], q[512], *err = NULL, *s = NULL, *before = NULL, *after = NULL;
 	struct run srv = {}, ex = {};
 	char cmd[2048];
@@ -459,6 +460,67 @@ void test_clickhouse_export(void)
 		free(err);
 		err = NULL;
 		check_counts("grow", b);
+	}
+	free(s);
+	s = NULL;
+
+	/*
+	 * b with its trailer block cut out, the end block kept: the reader
+	 * gives up at the end block ("end block without a trailer"), report
+	 * and stat exit 1. Its records load, the file marked damaged, exit
+	 * 1; then b whole is loaded, not skipped, and counted
+	 */
+	snprintf(cmd, sizeof(cmd),
+		 "t=$(tail -c 8 %s | od -An -t u8 | tr -d ' ') && (head -c $t %s; tail -c 24 %s) "
+		 "> %s && %s report --format csv %s | tail -n +2 | wc -l; %s stat %s >/dev/null "
+		 "2>&1; echo $?",
+		 b, b, b, noend, bin("ringcap"), noend, bin("ringcap"), noend);
+	s = sh(cmd);
+	if (ASSERT_OK_PTR(s, "b without its trailer")) {
+		unsigned long long nrec = strtoull(s, NULL, 10);
+
+		ASSERT_TRUE(nrec > 100000, "report reads b's records");
+		ASSERT_STREQ(strchr(s, '\n') + 1, "1\n", "stat exits 1");
+		rc = export("noend", noend, &err);
+		ASSERT_EQ(rc, 1, "export exits 1, as report");
+		ASSERT_HAS(err, "end block without a trailer", "says why");
+		ASSERT_HAS(err, "marked damaged", "says damaged");
+		free(err);
+		err = NULL;
+		free(s);
+		snprintf(q, sizeof(q),
+			 "SELECT (SELECT count() FROM noend.syscalls) + (SELECT count() FROM "
+			 "noend.sched) + (SELECT count() FROM noend.events) + (SELECT count() "
+			 "FROM noend.samples)");
+		s = query(q);
+		ASSERT_TRUE(s && strtoull(s, NULL, 10) == nrec, "loads what report reads");
+		free(s);
+		snprintf(q, sizeof(q),
+			 "SELECT damaged, truncated, in_file = %llu, corrupt_bytes FROM "
+			 "noend.ledger WHERE scope = 'total'",
+			 nrec);
+		s = query(q);
+		ASSERT_STREQ(s, "1\t0\t1\t0\n", "the ledger's total: damaged, all read");
+		free(s);
+		s = query("SELECT count(), countIf(damaged), countIf(truncated) FROM "
+			  "noend.manifest");
+		ASSERT_STREQ(s, "1\t1\t0\n", "manifest: damaged");
+		free(s);
+		ASSERT_EQ(export("noend", b, &err), 0, "export whole b after it");
+		ASSERT_TRUE(err && !strstr(err, "loaded already") && strstr(err, "events loaded"),
+			    "whole b loaded after its damaged copy");
+		free(err);
+		err = NULL;
+		check_counts("noend", b);
+		check_ledger("noend", b);
+		s = query("SELECT count(), countIf(damaged) FROM noend.manifest");
+		ASSERT_STREQ(s, "2\t1\n", "two loads, one damaged");
+		free(s);
+		s = NULL;
+		ASSERT_EQ(export("noend", b, &err), 0, "export b again");
+		ASSERT_HAS(err, "loaded already", "whole b skipped");
+		free(err);
+		err = NULL;
 	}
 	free(s);
 	s = NULL;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include "decode/decode.h"
 #include "decode/ledger.h"
@@ -171,11 +172,14 @@ static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_tabl
 /*
  * the one load of each file the views keep, with the file's columns: of its
  * manifest's rows, one with the most records, so that a file loaded while
- * being written or cut short, then whole, counts whole (ties: any one, one
- * only). A file's rows share its boot_id, run_id and file_seq.
+ * being written or cut short, then whole, counts whole; of as many, one
+ * neither damaged nor cut short, so that an intact copy loaded after a
+ * damaged one of as many records is the one counted (further ties: any
+ * one, one only). A file's rows share its boot_id, run_id and file_seq.
  */
 #define CH_LOADED                                                                                  \
-	"SELECT argMax(load_id, records) AS load_id, any(boot_id) AS boot_id, "                    \
+	"SELECT argMax(load_id, records * 4 + 2 * (damaged = 0) + (truncated = 0)) AS load_id, "   \
+	"any(boot_id) AS boot_id, "                                                                \
 	"any(run_id) AS run_id, any(file_seq) AS file_seq, any(wall_offset_ns) AS wall_offset_ns " \
 	"FROM %s.manifest GROUP BY file_key"
 static const struct ch_col view_file_cols[CH_NVIEW_FILE_COLS] = { CH_MANIFEST_FILE_COLS };
@@ -216,7 +220,10 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 	/*
 	 * the rows of the loads kept, joined to their file's columns: the rows'
 	 * columns in their order, the file's after host. GLOBAL: over
-	 * Distributed tables, the manifest is read once, on the server asked
+	 * Distributed tables, the manifest is read once, on the server asked.
+	 * ALL, not ANY: the right side has one row per load_id, so both keep
+	 * every row on 18.16, but from 19.14 ANY keeps one row per key of the
+	 * left side too (any_join_distinct_right_table_keys=0)
 	 */
 	for (i = 0; i < T_NTABLES; i++) {
 		const struct ch_table *t = &tables[i];
@@ -239,7 +246,7 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 				rc_strbuf__printf(sb, ", '%s' AS event", t->event);
 		}
 		rc_strbuf__printf(
-		    sb, " FROM %s.%s_rows GLOBAL ANY INNER JOIN (" CH_LOADED ") USING load_id;\n",
+		    sb, " FROM %s.%s_rows GLOBAL ALL INNER JOIN (" CH_LOADED ") USING load_id;\n",
 		    db, t->name, db);
 	}
 	if (!sb->buf || sb->len == start)
@@ -477,15 +484,45 @@ static int batch_grow(struct ch_batch *b, size_t n)
 	return 0;
 }
 
-static void batch_reset(struct ch_batch *b)
+static void cols_free(struct ch_cols *c)
 {
-	size_t i, k;
+	size_t k;
+
+	for (k = 0; k < CH_MAX_COLS; k++) {
+		rc_strbuf__free(&c->col[k]);
+		rc_strbuf__free(&c->nested[k]);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * @b emptied for its next rows. A group keeps its buffers' room only if it
+ * had rows in the batch just sent, and while the room kept is at most
+ * @keep: the batches move between tables, and a group once large in one
+ * would otherwise hold its room for good, each batch gathering that of
+ * every group it ever held. A group is emptied when any of its columns
+ * has bytes, rows or not: a row half written (out of memory) is dropped
+ */
+static void batch_reset(struct ch_batch *b, size_t keep)
+{
+	size_t i, k, kept = 0;
 
 	for (i = 0; i < b->ng; i++) {
 		struct ch_cols *c = &b->g[i];
+		size_t room = 0;
+		bool used = false;
 
-		if (!c->rows)
+		for (k = 0; k < CH_MAX_COLS; k++) {
+			room += c->col[k].cap + c->nested[k].cap;
+			used |= c->col[k].len || c->nested[k].len;
+		}
+		if (!room && !used)
 			continue;
+		if (!c->rows || room > keep - kept) {
+			cols_free(c);
+			continue;
+		}
+		kept += room;
 		for (k = 0; k < CH_MAX_COLS; k++) {
 			c->col[k].len = 0;
 			c->nested[k].len = 0;
@@ -500,16 +537,12 @@ static void batch_reset(struct ch_batch *b)
 
 static void batch_free(struct ch_batch *b)
 {
-	size_t i, k;
+	size_t i;
 
 	if (!b)
 		return;
-	for (i = 0; i < b->ng; i++) {
-		for (k = 0; k < CH_MAX_COLS; k++) {
-			rc_strbuf__free(&b->g[i].col[k]);
-			rc_strbuf__free(&b->g[i].nested[k]);
-		}
-	}
+	for (i = 0; i < b->ng; i++)
+		cols_free(&b->g[i]);
 	free(b->g);
 	free(b);
 }
@@ -703,6 +736,8 @@ struct rc_clickhouse {
 	char *db, *url;
 	bool cluster;
 	size_t batch_max; /* bytes of a table's rows sent at once */
+/* the room a batch keeps when emptied: about SIZE, as the man page says */
+#define CH_KEEP(c) ((c)->batch_max)
 	char err[RC_CH_ERR_LEN];
 	struct ch_batch *batch[T_NTABLES + 1]; /* the tables' being filled, the manifest's */
 	struct ch_keys keys[T_NTABLES + 1];
@@ -766,7 +801,7 @@ static void *sender_main(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		err = rc_ch_http__postv(s->http, s->query.buf, ch_params(c), s->body.iov, s->body.n,
 					s->body.len, NULL, s->err, sizeof(s->err));
-		batch_reset(s->b);
+		batch_reset(s->b, CH_KEEP(c));
 		pthread_mutex_lock(&c->lock);
 		if (err && !c->async_err) {
 			c->async_err = err;
@@ -1058,7 +1093,7 @@ static int ch_send(struct rc_clickhouse *c, int t, const struct ch_table *tab, b
 	if (!s) {
 		err = rc_ch_http__postv(c->http, query->buf, ch_params(c), body->iov, body->n,
 					body->len, NULL, c->err, sizeof(c->err));
-		batch_reset(b);
+		batch_reset(b, CH_KEEP(c));
 		return err;
 	}
 	/* the batch is the sender's now; its emptied one is filled next */
@@ -1551,9 +1586,10 @@ static void file_key(const struct rc_clickhouse *c, char *key, size_t len)
 }
 
 /*
- * whether the manifest has a row of @key not cut short: the file is loaded
- * whole. A file still being written (no trailer yet) or cut is loaded
- * again, the views keeping the load with the most records.
+ * whether the manifest has a row of @key neither cut short nor damaged:
+ * the file is loaded whole. A file still being written (no trailer yet),
+ * cut or damaged is loaded again (an intact copy may come), the views
+ * keeping the load with the most records.
  */
 static int loaded_already(struct rc_clickhouse *c, const char *key)
 {
@@ -1562,7 +1598,7 @@ static int loaded_already(struct rc_clickhouse *c, const char *key)
 	c->query.len = 0;
 	if (rc_strbuf__printf(&c->query,
 			      "SELECT count() FROM %s.manifest WHERE file_key = '%s' AND "
-			      "truncated = 0 FORMAT TabSeparated",
+			      "truncated = 0 AND damaged = 0 FORMAT TabSeparated",
 			      c->db, key))
 		return -ENOMEM;
 	err = ch_post(c, NULL, c->query.buf, c->query.len, &c->answer);
@@ -1629,7 +1665,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		memset(c->stack_seen, 0, CH_STACK_WORDS * sizeof(uint64_t));
 	c->any_stack = false;
 	for (i = 0; i <= T_NTABLES; i++)
-		batch_reset(c->batch[i]);
+		batch_reset(c->batch[i], CH_KEEP(c));
 	r = rc_reader__open(path);
 	if (!r) {
 		const char *why = rc_reader__open_error();
@@ -1667,9 +1703,19 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		err = n; /* -ENOMEM; a file that stops making sense loads what was read */
 	if (!err && n < 0)
 		pr_warn("'%s': %s: loading what was read\n", path, rc_reader__error(r));
-	/* as rc_ledger_file__read(): a reader that failed leaves the rows counted so far */
-	if (!err && !n && rc_ledger_file__end(&f, r) == -ENOMEM)
+	if (!err && rc_ledger_file__end(&f, r) == -ENOMEM)
 		err = -ENOMEM;
+	if (!err && n < 0) {
+		/* the reader gave up: damaged, from where it stopped to the file's end */
+		struct stat st;
+		uint64_t at = rc_reader__offset(r);
+
+		f.damaged = true;
+		f.damage = rc_reader__error(r);
+		if (!stat(path, &st) && (uint64_t)st.st_size > at)
+			rc_ledger__add_corrupt(&f.led, 0, 0, (uint64_t)st.st_size - at);
+		res->unreadable = true;
+	}
 	for (i = 0; !err && i < T_NTABLES; i++)
 		if (i != T_STACKS && i != T_LEDGER)
 			err = ch_flush(c, i);

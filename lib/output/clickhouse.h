@@ -57,14 +57,18 @@ struct rc_clickhouse_opts {
 
 /**
  * struct rc_clickhouse_load - what the export of one file did
- * @skipped: the file was loaded whole already (a manifest row of it, not cut
- *           short, is there): nothing sent
+ * @skipped: the file was loaded whole already (a manifest row of it, neither
+ *           cut short nor damaged, is there): nothing sent
  * @load_id: the load's id, on each of its rows
  * @events: records loaded (event rows: every record the reader gave)
  * @syscalls: of those, rows of the syscalls table
  * @damaged: the reader passed over damage: what it read was loaded, the
  *           loss is in the ledger rows
  * @truncated: the file was cut short: likewise
+ * @unreadable: the reader gave up partway (rc_reader__next()'s -EBADMSG or
+ *              -EIO): what it read was loaded, the file is @damaged, the
+ *              bytes from where it stopped counted as corrupt in the ledger;
+ *              an error to say as report does, with a non-zero exit
  * @bytes: Native bytes sent
  */
 struct rc_clickhouse_load {
@@ -72,6 +76,7 @@ struct rc_clickhouse_load {
 	uint64_t load_id;
 	uint64_t events, syscalls;
 	bool damaged, truncated;
+	bool unreadable;
 	uint64_t bytes;
 };
 
