@@ -316,13 +316,13 @@ static void assert_ledger(const struct prof_facts *f)
  * samples would push up; a stack written whole with every sample costs
  * 80 bytes or more.
  */
-static void assert_sample_bytes(off_t size, uint64_t samples)
+static void assert_sample_bytes(off_t size, uint64_t samples, uint64_t per)
 {
 	char what[128];
 
-	snprintf(what, sizeof(what), "%lld bytes for %llu samples: 16 KiB, then 48 a sample",
-		 (long long)size, (unsigned long long)samples);
-	ASSERT_TRUE(samples > 0 && (uint64_t)size < 16384 + 48 * samples, what);
+	snprintf(what, sizeof(what), "%lld bytes for %llu samples: 16 KiB, then %llu a sample",
+		 (long long)size, (unsigned long long)samples, (unsigned long long)per);
+	ASSERT_TRUE(samples > 0 && (uint64_t)size < 16384 + per * samples, what);
 }
 
 static void profile_shares(void)
@@ -350,7 +350,7 @@ static void profile_shares(void)
 	/* each stack once: far fewer stacks than samples, and few bytes a sample */
 	ASSERT_LT(f.max_id * 4, f.samples, "distinct stacks well below samples");
 	if (ASSERT_OK(stat(out, &sb), "stat"))
-		assert_sample_bytes(sb.st_size, f.samples);
+		assert_sample_bytes(sb.st_size, f.samples, 48);
 	/* folded: "comm;outer;...;inner COUNT", the same samples */
 	if (ASSERT_EQ(run_sync(&rep,
 			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
@@ -502,9 +502,14 @@ static void profile_dwarf(void)
 			ASSERT_TRUE(v[0] >= all && v[1] * 100 >= v[0] * 95, what);
 		ASSERT_TRUE(v[3] <= v[0], "short copies at most one a stack");
 	}
-	/* the copies never reach the file: as small as with -g */
+	/*
+	 * The copies never reach the file: a sample costs bytes, not the KiBs
+	 * of its stack's copy. Under TCG fewer samples come, over more
+	 * distinct stacks each (6.12-preempt-full: 536 samples, 61 bytes a
+	 * sample past the 16 KiB): 256 a sample is the bound there.
+	 */
 	if (ASSERT_OK(stat(out, &sb), "stat"))
-		assert_sample_bytes(sb.st_size, f.samples);
+		assert_sample_bytes(sb.st_size, f.samples, getenv("RINGCAP_VMTEST") ? 256 : 48);
 	if (ASSERT_EQ(run_sync(&rep,
 			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
 					   (char *)out, NULL },
