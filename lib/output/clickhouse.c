@@ -1159,18 +1159,26 @@ static inline void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 	w_bytes(w, c->m->host ?: "", c->host_len);
 }
 
+/* @ts of the capture @m as DateTime: seconds since the epoch, 0 when unknown */
+static uint32_t wall_s(const struct rc_meta *m, uint64_t ts)
+{
+	int64_t wall;
+
+	if (!m || !rc_meta__wall_ns(m, ts, &wall) || wall < 0 || wall / 1000000000 > UINT32_MAX)
+		return 0;
+	return (uint32_t)(wall / 1000000000);
+}
+
 /* CH_EVENT_COLS_BASE, and with @event CH_EVENT_COLS' event */
 static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 				  const struct rc_event_desc *ev, bool event,
 				  const struct rc_rec_hdr *rec)
 {
 	unsigned int no = ev->flags;
-	int64_t wall = 0;
 
 	put_file_cols(c, w);
 	w_u64(w, rec->ts);
-	rc_meta__wall_ns(c->m, rec->ts, &wall);
-	w_u32(w, wall > 0 ? (uint32_t)(wall / 1000000000) : 0);
+	w_u32(w, wall_s(c->m, rec->ts)); /* DateTime's 32 bits: 0 past them, as the ledger's */
 	w_u16(w, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
 	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
@@ -1491,16 +1499,6 @@ static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 		}
 	}
 	return err ?: ch_flush(c, T_STACKS);
-}
-
-/* @ts of the capture @m as DateTime: seconds since the epoch, 0 when unknown */
-static uint32_t wall_s(const struct rc_meta *m, uint64_t ts)
-{
-	int64_t wall;
-
-	if (!m || !rc_meta__wall_ns(m, ts, &wall) || wall < 0 || wall / 1000000000 > UINT32_MAX)
-		return 0;
-	return (uint32_t)(wall / 1000000000);
 }
 
 static void put_ledger_row(struct rc_clickhouse *c, const struct rc_ledger_file *f,
