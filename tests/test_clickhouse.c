@@ -481,15 +481,21 @@ void test_clickhouse_export(void)
 	 */
 	snprintf(cmd, sizeof(cmd),
 		 "t=$(tail -c 8 %s | od -An -t u8 | tr -d ' ') && (head -c $t %s; tail -c 24 %s) "
-		 "> %s && %s report --format csv %s | tail -n +2 | wc -l; %s stat %s >/dev/null "
-		 "2>&1; echo $?",
-		 b, b, b, noend, bin("ringcap"), noend, bin("ringcap"), noend);
+		 "> %s && %s report --format csv %s | tail -n +2 | wc -l; e=$(%s stat %s 2>&1 "
+		 ">/dev/null); echo $?; echo \"$e\" | sed -n 's/.*corrupt capture at byte "
+		 "\\([0-9]*\\):.*/\\1/p'; stat -c %%s %s",
+		 b, b, b, noend, bin("ringcap"), noend, bin("ringcap"), noend, noend);
 	s = sh(cmd);
 	if (ASSERT_OK_PTR(s, "b without its trailer")) {
-		unsigned long long nrec = strtoull(s, NULL, 10);
+		/* report's records, stat's exit, the byte stat stops at, the file's size */
+		unsigned long long nrec = 0, at = 0, size = 0;
+		int stat_rc = -1;
 
+		ASSERT_EQ(sscanf(s, "%llu %d %llu %llu", &nrec, &stat_rc, &at, &size), 4,
+			  "records, exit, byte, size");
 		ASSERT_TRUE(nrec > 100000, "report reads b's records");
-		ASSERT_STREQ(strchr(s, '\n') + 1, "1\n", "stat exits 1");
+		ASSERT_EQ(stat_rc, 1, "stat exits 1");
+		ASSERT_TRUE(at > 0 && size > at, "stat's byte where reading stopped");
 		rc = export("noend", noend, &err);
 		ASSERT_EQ(rc, 1, "export exits 1, as report");
 		ASSERT_HAS(err, "end block without a trailer", "says why");
@@ -504,12 +510,15 @@ void test_clickhouse_export(void)
 		s = query(q);
 		ASSERT_TRUE(s && strtoull(s, NULL, 10) == nrec, "loads what report reads");
 		free(s);
+		/* corrupt from the block stat names to the file's end: the end block */
 		snprintf(q, sizeof(q),
 			 "SELECT damaged, truncated, in_file = %llu, corrupt_bytes FROM "
 			 "noend.ledger WHERE scope = 'total'",
 			 nrec);
 		s = query(q);
-		ASSERT_STREQ(s, "1\t0\t1\t0\n", "the ledger's total: damaged, all read");
+		snprintf(cmd, sizeof(cmd), "1\t0\t1\t%llu\n", size - at);
+		ASSERT_STREQ(s, cmd, "the ledger's total: damaged, all read, corrupt from there");
+		ASSERT_EQ(size - at, 24, "the end block's bytes");
 		free(s);
 		s = query("SELECT count(), countIf(damaged), countIf(truncated) FROM "
 			  "noend.manifest");

@@ -67,7 +67,8 @@ struct rc_clickhouse_opts {
  * @truncated: the file was cut short: likewise
  * @unreadable: the reader gave up partway (rc_reader__next()'s -EBADMSG or
  *              -EIO): what it read was loaded, the file is @damaged, the
- *              bytes from where it stopped counted as corrupt in the ledger;
+ *              bytes from the block it stopped at counted as corrupt in the
+ *              ledger, as its message names it ("corrupt capture at byte N");
  *              an error to say as report does, with a non-zero exit
  * @bytes: Native bytes sent
  */
