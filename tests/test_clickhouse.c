@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include "run_util.h"
 #include "test_progs.h"
 
@@ -265,6 +266,39 @@ static void check_syscall_rows(const char *db, const char *file)
 	free(got);
 }
 
+/* "SIZE\tXXH3" of @path's bytes, as the manifest's file_size and file_xxh3 have them */
+static void file_print(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n = -1;
+
+	snprintf(out, len, "?");
+	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
+	    (buf = malloc(n ?: 1)) && fread(buf, 1, n, f) == (size_t)n)
+		snprintf(out, len, "%ld\t%llu\n", n, (unsigned long long)XXH3_64bits(buf, n));
+	free(buf);
+	if (f)
+		fclose(f);
+}
+
+/* the manifest's rows of @db, by records: "SIZE\tXXH3" each, of @paths' bytes */
+static void check_prints(const char *db, const char *const *paths, int n, const char *what)
+{
+	char want[512] = "", one[64], q[256], *got;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		file_print(paths[i], one, sizeof(one));
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s", one);
+	}
+	snprintf(q, sizeof(q),
+		 "SELECT file_size, file_xxh3 FROM %s.manifest ORDER BY records, file_size", db);
+	got = query(q);
+	ASSERT_STREQ(got, want, what);
+	free(got);
+}
+
 /* the ledger's event rows and total against stat's table */
 static void check_ledger(const char *db, const char *file)
 {
@@ -290,7 +324,7 @@ void test_clickhouse_export(void)
 {
 	const char *a = tmpfile_path("a.rcap"), *b = tmpfile_path("b.rcap");
 	const char *cut = tmpfile_path("cut.rcap"), *bad = tmpfile_path("bad.rcap");
-	const char *noend = tmpfile_path("noend.rcap");
+	const char *noend = tmpfile_path("noend.rcap"), *grown = tmpfile_path("grown.rcap");
 	char both[1024], q[512], *err = NULL, *s = NULL, *before = NULL, *after = NULL;
 	struct run srv = {}, ex = {};
 	char cmd[2048], chopt[512];
@@ -354,6 +388,7 @@ void test_clickhouse_export(void)
 	free(err);
 	err = NULL;
 	check_counts("rc", a);
+	check_prints("rc", &a, 1, "the manifest's size and XXH3 of a");
 	s = query("SELECT countIf(name = 'getppid' AND comm = 'rc_workload') FROM rc.syscalls");
 	ASSERT_STREQ(s, "2000\n", "getppid calls");
 	free(s);
@@ -424,6 +459,13 @@ void test_clickhouse_export(void)
 		err = NULL;
 		check_counts("cut", cut);
 		check_ledger("cut", cut);
+		/* the same cut bytes again: loaded already, by their size and hash */
+		ASSERT_EQ(export("cut", cut, &err), 0, "export cut again");
+		ASSERT_HAS(err, "loaded already", "cut skipped");
+		free(err);
+		err = NULL;
+		check_prints("cut", &cut, 1, "one load of cut");
+		check_counts("cut", cut);
 		rc = export("bad", bad, &err);
 		ASSERT_EQ(rc, 0, "export damaged");
 		ASSERT_HAS(err, "damaged", "said damaged");
@@ -436,6 +478,30 @@ void test_clickhouse_export(void)
 			  "WHERE scope = 'total'");
 		ASSERT_STREQ(s, "1\t1\t0\n", "damage in the ledger");
 		free(s);
+		/*
+		 * the same damaged bytes again: loaded already, no second load
+		 * (its rows unseen, but stored); then b whole, of the same size,
+		 * other bytes: loaded, and counted rather than the damaged load
+		 */
+		ASSERT_EQ(export("bad", bad, &err), 0, "export damaged again");
+		ASSERT_HAS(err, "loaded already", "damaged skipped");
+		free(err);
+		err = NULL;
+		check_prints("bad", &bad, 1, "one load of the damaged copy");
+		s = query("SELECT count() FROM bad.syscalls_rows");
+		free(after);
+		after = query("SELECT count() FROM bad.syscalls");
+		ASSERT_TRUE(s && after && !strcmp(s, after), "no rows stored twice");
+		free(s);
+		ASSERT_EQ(export("bad", b, &err), 0, "export b, as large as its damaged copy");
+		ASSERT_TRUE(err && !strstr(err, "loaded already") && strstr(err, "events loaded"),
+			    "b loaded after its damaged copy of its size");
+		free(err);
+		err = NULL;
+		check_prints("bad", (const char *[]){ bad, b }, 2,
+			     "the damaged copy's load and b's");
+		check_counts("bad", b);
+		check_ledger("bad", b);
 		/* cut after its last counters: nothing known missing, as stat says */
 		s = query("SELECT truncated, cut_short = missing FROM cut.ledger "
 			  "WHERE scope = 'total'");
@@ -474,6 +540,46 @@ void test_clickhouse_export(void)
 	s = NULL;
 
 	/*
+	 * a file growing, as a rotated run's current one: its first 3/5 loaded,
+	 * then loaded already; grown to 4/5 (its start the same), loaded again,
+	 * the views counting the grown load exactly; then loaded already
+	 */
+	snprintf(cmd, sizeof(cmd), "n=$(stat -c %%s %s) && head -c $((n * 3 / 5)) %s > %s", b, b,
+		 grown);
+	s = sh(cmd);
+	if (ASSERT_OK_PTR(s, "first 3/5 of b")) {
+		ASSERT_EQ(export("grown", grown, &err), 0, "export growing b");
+		ASSERT_HAS(err, "cut short", "said cut short");
+		free(err);
+		ASSERT_EQ(export("grown", grown, &err), 0, "export growing b again");
+		ASSERT_HAS(err, "loaded already", "unchanged: skipped");
+		free(err);
+		err = NULL;
+		free(s);
+		snprintf(cmd, sizeof(cmd),
+			 "n=$(stat -c %%s %s) && tail -c +$((n * 3 / 5 + 1)) %s | "
+			 "head -c $((n * 4 / 5 - n * 3 / 5)) >> %s",
+			 b, b, grown);
+		s = sh(cmd);
+		ASSERT_OK_PTR(s, "grown to 4/5 of b");
+		ASSERT_EQ(export("grown", grown, &err), 0, "export grown b");
+		ASSERT_TRUE(err && !strstr(err, "loaded already") && strstr(err, "events loaded"),
+			    "grown: loaded again");
+		free(err);
+		err = NULL;
+		check_counts("grown", grown);
+		check_prints("grown", (const char *[]){ cut, grown }, 2,
+			     "the 3/5 load and the 4/5");
+		ASSERT_EQ(export("grown", grown, &err), 0, "export grown b again");
+		ASSERT_HAS(err, "loaded already", "grown, unchanged: skipped");
+		free(err);
+		err = NULL;
+		check_counts("grown", grown);
+	}
+	free(s);
+	s = NULL;
+
+	/*
 	 * b with its trailer block cut out, the end block kept: the reader
 	 * gives up at the end block ("end block without a trailer"), report
 	 * and stat exit 1. Its records load, the file marked damaged, exit
@@ -481,15 +587,21 @@ void test_clickhouse_export(void)
 	 */
 	snprintf(cmd, sizeof(cmd),
 		 "t=$(tail -c 8 %s | od -An -t u8 | tr -d ' ') && (head -c $t %s; tail -c 24 %s) "
-		 "> %s && %s report --format csv %s | tail -n +2 | wc -l; %s stat %s >/dev/null "
-		 "2>&1; echo $?",
-		 b, b, b, noend, bin("ringcap"), noend, bin("ringcap"), noend);
+		 "> %s && %s report --format csv %s | tail -n +2 | wc -l; e=$(%s stat %s 2>&1 "
+		 ">/dev/null); echo $?; echo \"$e\" | sed -n 's/.*corrupt capture at byte "
+		 "\\([0-9]*\\):.*/\\1/p'; stat -c %%s %s",
+		 b, b, b, noend, bin("ringcap"), noend, bin("ringcap"), noend, noend);
 	s = sh(cmd);
 	if (ASSERT_OK_PTR(s, "b without its trailer")) {
-		unsigned long long nrec = strtoull(s, NULL, 10);
+		/* report's records, stat's exit, the byte stat stops at, the file's size */
+		unsigned long long nrec = 0, at = 0, size = 0;
+		int stat_rc = -1;
 
+		ASSERT_EQ(sscanf(s, "%llu %d %llu %llu", &nrec, &stat_rc, &at, &size), 4,
+			  "records, exit, byte, size");
 		ASSERT_TRUE(nrec > 100000, "report reads b's records");
-		ASSERT_STREQ(strchr(s, '\n') + 1, "1\n", "stat exits 1");
+		ASSERT_EQ(stat_rc, 1, "stat exits 1");
+		ASSERT_TRUE(at > 0 && size > at, "stat's byte where reading stopped");
 		rc = export("noend", noend, &err);
 		ASSERT_EQ(rc, 1, "export exits 1, as report");
 		ASSERT_HAS(err, "end block without a trailer", "says why");
@@ -504,13 +616,23 @@ void test_clickhouse_export(void)
 		s = query(q);
 		ASSERT_TRUE(s && strtoull(s, NULL, 10) == nrec, "loads what report reads");
 		free(s);
+		/* corrupt from the block stat names to the file's end: the end block */
 		snprintf(q, sizeof(q),
 			 "SELECT damaged, truncated, in_file = %llu, corrupt_bytes FROM "
 			 "noend.ledger WHERE scope = 'total'",
 			 nrec);
 		s = query(q);
-		ASSERT_STREQ(s, "1\t0\t1\t0\n", "the ledger's total: damaged, all read");
+		snprintf(cmd, sizeof(cmd), "1\t0\t1\t%llu\n", size - at);
+		ASSERT_STREQ(s, cmd, "the ledger's total: damaged, all read, corrupt from there");
+		ASSERT_EQ(size - at, 24, "the end block's bytes");
 		free(s);
+		/* the same bytes again: loaded already, exit 0, one load */
+		rc = export("noend", noend, &err);
+		ASSERT_EQ(rc, 0, "export noend again: exit 0");
+		ASSERT_HAS(err, "loaded already", "noend skipped");
+		free(err);
+		err = NULL;
+		check_prints("noend", &noend, 1, "one load of noend");
 		s = query("SELECT count(), countIf(damaged), countIf(truncated) FROM "
 			  "noend.manifest");
 		ASSERT_STREQ(s, "1\t1\t0\n", "manifest: damaged");
@@ -621,6 +743,28 @@ void test_clickhouse_export(void)
 	err = NULL;
 	s = query("SELECT count() FROM old.syscalls_rows");
 	ASSERT_STREQ(s, "0\n", "nothing loaded into an earlier layout's tables");
+	free(s);
+	s = NULL;
+	/* this layout but for the manifest's file_size and file_xxh3: refused, naming it */
+	snprintf(cmd, sizeof(cmd),
+		 "%s export --schema --database=old2 | clickhouse-client --port %s --multiquery && "
+		 "clickhouse-client --port %s -q 'ALTER TABLE old2.manifest DROP COLUMN file_xxh3' "
+		 "&& clickhouse-client --port %s -q 'ALTER TABLE old2.manifest DROP COLUMN "
+		 "file_size'",
+		 bin("ringcap"), tcp_port, tcp_port, tcp_port);
+	s = sh(cmd);
+	if (ASSERT_OK_PTR(s, "a manifest of no prints")) {
+		rc = export("old2", a, &err);
+		ASSERT_EQ(rc, 1, "a manifest of no prints: exit 1");
+		ASSERT_HAS(err, "database 'old2' has the tables of an earlier ringcap (manifest: ",
+			   "named, and its table");
+		ASSERT_EQ(count_lines_with(err, ""), 1, "one line");
+		free(err);
+		err = NULL;
+	}
+	free(s);
+	s = query("SELECT count() FROM old2.syscalls_rows");
+	ASSERT_STREQ(s, "0\n", "nothing loaded into a manifest of no prints");
 	free(s);
 	s = NULL;
 
@@ -841,6 +985,23 @@ void test_clickhouse_cluster(void)
 		ASSERT_STREQ(s, k ? "rc-b,rc-c\n" : "rc-a\n", "a shard's hosts");
 		free(s);
 	}
+	/* the manifest's print of the bytes loaded, in the local and Distributed tables of both */
+	for (k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof(cmd),
+			 "clickhouse-client --port %s -q \"SELECT table, name, type FROM "
+			 "system.columns WHERE database = 'cl' AND name IN ('file_size', 'file_xxh3') "
+			 "ORDER BY table, name\"",
+			 tcp_ports[k]);
+		s = sh(cmd);
+		ASSERT_STREQ(s,
+			     "manifest\tfile_size\tUInt64\nmanifest\tfile_xxh3\tUInt64\n"
+			     "manifest_local\tfile_size\tUInt64\nmanifest_local\tfile_xxh3\tUInt64\n",
+			     "file_size and file_xxh3 in manifest and manifest_local");
+		free(s);
+	}
+	s = query("SELECT countIf(file_size > 0 AND file_xxh3 > 0) FROM cl.manifest");
+	ASSERT_STREQ(s, "3\n", "the loads' prints, through the Distributed table");
+	free(s);
 	/* loaded again: skipped, counted once */
 	snprintf(cmd, sizeof(cmd), "%s export --clickhouse=%s --cluster=rc --database=cl %s",
 		 bin("ringcap"), url, all);

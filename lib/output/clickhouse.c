@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
 #include "decode/decode.h"
 #include "decode/ledger.h"
 #include "decode/value.h"
@@ -119,6 +122,9 @@ static const struct ch_col manifest_cols[] = {
 	{ "truncated", "UInt8" },
 	{ "loaded", "DateTime" },
 	{ "wall_offset_ns", "Int64" }, /* the wall clock less time_ns */
+	/* what identifies the bytes loaded: file_xxh3 is XXH3_64bits of the first file_size */
+	{ "file_size", "UInt64" },
+	{ "file_xxh3", "UInt64" },
 };
 
 struct ch_table {
@@ -908,12 +914,55 @@ static void senders_stop(struct rc_clickhouse *c)
 	c->nsnd = 0;
 }
 
+/* each table's columns, "NAME.COLUMN TYPE" quoted, into @sb: its local table's too */
+static void layout_cols(struct rc_strbuf *sb)
+{
+	size_t i, k, n = 0;
+	int local;
+
+	for (i = 0; i <= T_NTABLES; i++) {
+		const struct ch_table *t = i < T_NTABLES ? &tables[i] : &manifest;
+
+		for (local = 0; local < 2; local++)
+			for (k = 0; k < t->ncols; k++)
+				rc_strbuf__printf(sb, "%s'%s%s%s.%s %s'", n++ ? ", " : "", t->name,
+						  i < T_NTABLES ? "_rows" : "",
+						  local ? "_local" : "", t->cols[k].name,
+						  t->cols[k].type);
+	}
+}
+
+/* the tables' names, quoted ("['a', ...]"), or with @counts their counts of columns */
+static void layout_tables(struct rc_strbuf *sb, bool counts)
+{
+	size_t i;
+	int local;
+
+	rc_strbuf__printf(sb, "[");
+	for (i = 0; i <= T_NTABLES; i++) {
+		const struct ch_table *t = i < T_NTABLES ? &tables[i] : &manifest;
+
+		for (local = 0; local < 2; local++) {
+			const char *sep = i || local ? ", " : "";
+
+			if (counts)
+				rc_strbuf__printf(sb, "%s%zu", sep, t->ncols);
+			else
+				rc_strbuf__printf(sb, "%s'%s%s%s'", sep, t->name,
+						  i < T_NTABLES ? "_rows" : "",
+						  local ? "_local" : "");
+		}
+	}
+	rc_strbuf__printf(sb, "]");
+}
+
 /*
  * 1 when every table and view of @ddl is in the database already, asked in
  * one request rather than a CREATE ... IF NOT EXISTS each; 0 when not, or
- * when it cannot tell (the DDL then says); -ENOMEM. -EINVAL when the rows
- * tables there are an earlier ringcap's, a file's boot_id in every row: its
- * views would show this export's rows without them
+ * when it cannot tell (the DDL then says); -ENOMEM. -EINVAL when a table
+ * there has other columns (names or types) than this ringcap's: an earlier
+ * layout's (a file's boot_id in every row, a manifest without file_size and
+ * file_xxh3), which this export's inserts or views would not fit
  */
 static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 {
@@ -941,11 +990,23 @@ static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 			rc_strbuf__printf(&c->query, "%s'%.*s'", n++ ? ", " : "", (int)k, name);
 		}
 	}
-	if (rc_strbuf__printf(&c->query,
-			      ")), (SELECT count() FROM system.columns WHERE database = '%s' AND "
-			      "name = 'boot_id' AND (endsWith(table, '_rows') OR "
-			      "endsWith(table, '_rows_local'))) FORMAT TabSeparated",
-			      c->db))
+	/*
+	 * the layout: the first table there whose columns are not this
+	 * ringcap's (of a name or type not its, or fewer), '' when none
+	 */
+	rc_strbuf__printf(&c->query,
+			  ")), (SELECT min(t) FROM (SELECT table AS t FROM system.columns WHERE "
+			  "database = '%s' AND has(",
+			  c->db);
+	layout_tables(&c->query, false);
+	rc_strbuf__printf(&c->query, ", table) GROUP BY table HAVING count() != countIf("
+				     "concat(table, '.', name, ' ', type) IN (");
+	layout_cols(&c->query);
+	rc_strbuf__printf(&c->query, ")) OR count() != transform(any(table), ");
+	layout_tables(&c->query, false);
+	rc_strbuf__printf(&c->query, ", ");
+	layout_tables(&c->query, true);
+	if (rc_strbuf__printf(&c->query, ", toUInt64(0)))) FORMAT TabSeparated"))
 		return -ENOMEM;
 	if (!n || ch_post(c, NULL, c->query.buf, c->query.len, &c->answer) ||
 	    rc_strbuf__put(&c->answer, "", 1)) {
@@ -953,12 +1014,14 @@ static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 		return 0;
 	}
 	there = strtoul(c->answer.buf, &end, 10);
-	if (strtoul(end, NULL, 10) > 0) {
+	if (*end == '\t' && (isalnum((unsigned char)end[1]) || end[1] == '_')) {
+		for (i = 1; isalnum((unsigned char)end[i]) || end[i] == '_'; i++)
+			;
 		snprintf(c->err, sizeof(c->err),
-			 "database '%s' has the tables of an earlier ringcap (boot_id, run_id and "
-			 "file_seq in every row, now in the manifest alone): export into a new "
-			 "--database, or drop its tables and views",
-			 c->db);
+			 "database '%s' has the tables of an earlier ringcap (%.*s: columns other "
+			 "than this one's): export into a new --database, or drop its tables and "
+			 "views",
+			 c->db, (int)(i - 1), end + 1);
 		return -EINVAL;
 	}
 	return there == n;
@@ -1159,18 +1222,26 @@ static inline void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 	w_bytes(w, c->m->host ?: "", c->host_len);
 }
 
+/* @ts of the capture @m as DateTime: seconds since the epoch, 0 when unknown */
+static uint32_t wall_s(const struct rc_meta *m, uint64_t ts)
+{
+	int64_t wall;
+
+	if (!m || !rc_meta__wall_ns(m, ts, &wall) || wall < 0 || wall / 1000000000 > UINT32_MAX)
+		return 0;
+	return (uint32_t)(wall / 1000000000);
+}
+
 /* CH_EVENT_COLS_BASE, and with @event CH_EVENT_COLS' event */
 static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 				  const struct rc_event_desc *ev, bool event,
 				  const struct rc_rec_hdr *rec)
 {
 	unsigned int no = ev->flags;
-	int64_t wall = 0;
 
 	put_file_cols(c, w);
 	w_u64(w, rec->ts);
-	rc_meta__wall_ns(c->m, rec->ts, &wall);
-	w_u32(w, wall > 0 ? (uint32_t)(wall / 1000000000) : 0);
+	w_u32(w, wall_s(c->m, rec->ts)); /* DateTime's 32 bits: 0 past them, as the ledger's */
 	w_u16(w, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
 	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
@@ -1493,16 +1564,6 @@ static int put_stacks(struct rc_clickhouse *c, const struct rc_reader *r)
 	return err ?: ch_flush(c, T_STACKS);
 }
 
-/* @ts of the capture @m as DateTime: seconds since the epoch, 0 when unknown */
-static uint32_t wall_s(const struct rc_meta *m, uint64_t ts)
-{
-	int64_t wall;
-
-	if (!m || !rc_meta__wall_ns(m, ts, &wall) || wall < 0 || wall / 1000000000 > UINT32_MAX)
-		return 0;
-	return (uint32_t)(wall / 1000000000);
-}
-
 static void put_ledger_row(struct rc_clickhouse *c, const struct rc_ledger_file *f,
 			   const char *path, const char *scope, const char *event, int32_t cpu,
 			   const struct rc_ledger_row *r)
@@ -1586,31 +1647,115 @@ static void file_key(const struct rc_clickhouse *c, char *key, size_t len)
 }
 
 /*
- * whether the manifest has a row of @key neither cut short nor damaged:
- * the file is loaded whole. A file still being written (no trailer yet),
- * cut or damaged is loaded again (an intact copy may come), the views
- * keeping the load with the most records.
+ * What identifies the bytes a load read: the file's first @size bytes and
+ * their XXH3_64bits. They are hashed right behind the reader, by pread()
+ * of what it has just read, from the page cache: the file comes off its
+ * disk once. Ahead of it only when the manifest has a load of the file
+ * cut short or damaged of the same size, to tell whether it is that one.
  */
-static int loaded_already(struct rc_clickhouse *c, const char *key)
+struct ch_print {
+	int fd;
+	XXH3_state_t *xxh;
+	uint64_t hashed; /* the first bytes hashed */
+	char *buf;
+	int err;
+};
+
+#define CH_PRINT_BUF (1u << 20)
+
+static int print_open(struct ch_print *p, const char *path)
 {
+	*p = (struct ch_print){ .fd = open(path, O_RDONLY | O_CLOEXEC) };
+	if (p->fd < 0)
+		return -errno;
+	p->xxh = XXH3_createState();
+	p->buf = malloc(CH_PRINT_BUF);
+	if (!p->xxh || !p->buf || XXH3_64bits_reset(p->xxh) == XXH_ERROR)
+		return -ENOMEM;
+	return 0;
+}
+
+/* hash on to byte @end: -EIO when the file is shorter (replaced, cut meanwhile) */
+static int print_to(struct ch_print *p, uint64_t end)
+{
+	while (!p->err && p->hashed < end) {
+		size_t n = end - p->hashed < CH_PRINT_BUF ? end - p->hashed : CH_PRINT_BUF;
+		ssize_t got = pread(p->fd, p->buf, n, (off_t)p->hashed);
+
+		if (got <= 0)
+			p->err = got < 0 ? -errno : -EIO;
+		else if (XXH3_64bits_update(p->xxh, p->buf, (size_t)got) == XXH_ERROR)
+			p->err = -EIO;
+		else
+			p->hashed += (uint64_t)got;
+	}
+	return p->err;
+}
+
+/* rc_reader__on_chunk(): the bytes read so far hashed, a MiB or more at a time */
+static void print_chunk(void *ctx, const struct rc_reader *r, uint64_t records)
+{
+	struct ch_print *p = ctx;
+	uint64_t at = rc_reader__offset(r);
+
+	(void)records;
+	if (at >= p->hashed + CH_PRINT_BUF)
+		print_to(p, at);
+}
+
+static void print_close(struct ch_print *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	XXH3_freeState(p->xxh);
+	free(p->buf);
+}
+
+/*
+ * whether the file is loaded already: the manifest has a row of @key
+ * neither cut short nor damaged (a whole load, which no copy adds to), or
+ * one of the same @size and hash (these very bytes, cut or damaged: loading
+ * them again adds nothing but storage). A file still being written (no
+ * trailer yet) has grown since, and is loaded again, as is one changed,
+ * the views keeping the load with the most records.
+ */
+static int loaded_already(struct rc_clickhouse *c, const char *key, uint64_t size,
+			  struct ch_print *p)
+{
+	char *at, *end;
+	uint64_t hash;
 	int err;
 
 	c->query.len = 0;
 	if (rc_strbuf__printf(&c->query,
-			      "SELECT count() FROM %s.manifest WHERE file_key = '%s' AND "
-			      "truncated = 0 AND damaged = 0 FORMAT TabSeparated",
-			      c->db, key))
+			      "SELECT countIf(truncated = 0 AND damaged = 0), "
+			      "arrayStringConcat(arrayMap(h -> toString(h), "
+			      "groupUniqArrayIf(file_xxh3, file_size = %" PRIu64 ")), ' ') FROM "
+			      "%s.manifest WHERE file_key = '%s' FORMAT TabSeparated",
+			      size, c->db, key))
 		return -ENOMEM;
 	err = ch_post(c, NULL, c->query.buf, c->query.len, &c->answer);
 	if (err)
 		return err;
 	if (rc_strbuf__put(&c->answer, "", 1))
 		return -ENOMEM;
-	return strtoull(c->answer.buf, NULL, 10) > 0;
+	if (strtoull(c->answer.buf, &at, 10) > 0)
+		return 1;
+	if (*at != '\t' || !isdigit((unsigned char)at[1]))
+		return 0; /* none of that size */
+	/* these bytes' hash, ahead of the reader: theirs is the same range */
+	if (print_to(p, size))
+		return 0; /* not what it was a moment ago: loaded, its print unknown */
+	hash = XXH3_64bits_digest(p->xxh);
+	for (at++; isdigit((unsigned char)*at); at = end + (*end == ' ')) {
+		if (strtoull(at, &end, 10) == hash)
+			return 1;
+	}
+	return 0;
 }
 
 static int put_manifest(struct rc_clickhouse *c, const char *path, const char *key,
-			const struct rc_clickhouse_load *res)
+			const struct rc_clickhouse_load *res, uint64_t size, uint64_t hash)
 {
 	struct ch_w w;
 	int err = senders_wait(c) ?: row_begin(c, T_NTABLES, NULL, &w);
@@ -1628,6 +1773,8 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 	w_u8(&w, res->truncated);
 	w_u32(&w, (uint32_t)time(NULL));
 	w_u64(&w, (uint64_t)c->m->wall_offset_ns);
+	w_u64(&w, size);
+	w_u64(&w, hash);
 	row_end(c, T_NTABLES, &w);
 	return ch_send(c, T_NTABLES, &manifest, false) ?: senders_wait(c);
 }
@@ -1648,12 +1795,30 @@ static int caches_reset(struct rc_clickhouse *c)
 	return 0;
 }
 
+/*
+ * where the reader stopped on a file it gave up on: the start of the block
+ * that failed, as its message has it ("corrupt capture at byte N: ..."), or
+ * where a read failed
+ */
+static uint64_t stopped_at(const struct rc_reader *r)
+{
+	unsigned long long at;
+
+	if (sscanf(rc_reader__error(r), "corrupt capture at byte %llu:", &at) == 1 &&
+	    at <= rc_reader__offset(r))
+		return at;
+	return rc_reader__offset(r);
+}
+
 int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 			  struct rc_clickhouse_load *res)
 {
+	struct ch_print p = { .fd = -1 };
 	struct rc_ledger_file f = {};
 	const struct rc_rec_hdr *rec;
+	uint64_t size = 0, hash = 0;
 	struct rc_reader *r;
+	struct stat st;
 	char key[128];
 	size_t i;
 	int err, n = 0;
@@ -1679,7 +1844,14 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	hex16(c->boot, c->m->run.boot_id);
 	hex16(c->run, c->m->run.id);
 	file_key(c, key, sizeof(key));
-	err = loaded_already(c, key);
+	err = print_open(&p, path);
+	if (!err && fstat(p.fd, &st))
+		err = -errno;
+	if (err) {
+		snprintf(c->err, sizeof(c->err), "'%s': %s", path, strerror(-err));
+		goto out;
+	}
+	err = loaded_already(c, key, (uint64_t)st.st_size, &p);
 	if (err) {
 		res->skipped = err > 0;
 		err = err > 0 ? 0 : err;
@@ -1693,7 +1865,8 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		}
 	} while (!c->load_id);
 	res->load_id = c->load_id;
-	/* one pass: each record into its table and the ledger */
+	/* one pass: each record into its table and the ledger, the bytes hashed behind */
+	rc_reader__on_chunk(r, print_chunk, &p);
 	err = caches_reset(c) ?: rc_ledger_file__begin(&f, r, path);
 	while (!err && (n = rc_reader__next(r, &rec)) > 0) {
 		rc_ledger_file__add(&f, rec);
@@ -1705,16 +1878,31 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		pr_warn("'%s': %s: loading what was read\n", path, rc_reader__error(r));
 	if (!err && rc_ledger_file__end(&f, r) == -ENOMEM)
 		err = -ENOMEM;
+	if (!err && fstat(p.fd, &st))
+		st.st_size = 0;
 	if (!err && n < 0) {
-		/* the reader gave up: damaged, from where it stopped to the file's end */
-		struct stat st;
-		uint64_t at = rc_reader__offset(r);
+		/* the reader gave up: damaged, from the block it stopped at to the file's end */
+		uint64_t at = stopped_at(r);
 
 		f.damaged = true;
 		f.damage = rc_reader__error(r);
-		if (!stat(path, &st) && (uint64_t)st.st_size > at)
+		if ((uint64_t)st.st_size > at)
 			rc_ledger__add_corrupt(&f.led, 0, 0, (uint64_t)st.st_size - at);
 		res->unreadable = true;
+	}
+	/*
+	 * the bytes loaded: of a file cut short, those to where the reader
+	 * found its end (more may have come since: a later export loads them);
+	 * else the file's, whose bytes past where the reader stopped (an end
+	 * block, damage it gave up on) would load nothing more. A failed read
+	 * is no print: the file is loaded again
+	 */
+	if (!err && n != -EIO) {
+		size = f.truncated ? rc_reader__offset(r) : (uint64_t)st.st_size;
+		if (size >= p.hashed && !print_to(&p, size))
+			hash = XXH3_64bits_digest(p.xxh);
+		else
+			size = 0;
 	}
 	for (i = 0; !err && i < T_NTABLES; i++)
 		if (i != T_STACKS && i != T_LEDGER)
@@ -1722,7 +1910,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	err = err ?: put_ledger(c, &f, path, res);
 	err = err ?: put_stacks(c, r);
 	/* last: the load counts once every row is in */
-	err = err ?: put_manifest(c, path, key, res);
+	err = err ?: put_manifest(c, path, key, res, size, hash);
 	res->bytes = c->sent;
 out:
 	if (err) { /* the inserts in flight done with, their failures after this one unsaid */
@@ -1735,6 +1923,7 @@ out:
 	if (err == -ENOMEM && !c->err[0])
 		snprintf(c->err, sizeof(c->err), "out of memory");
 	c->m = NULL;
+	print_close(&p);
 	rc_ledger_file__free(&f);
 	rc_reader__free(r);
 	return err;

@@ -13,8 +13,10 @@
  * sched, events, samples, stacks, ledger) keep the rows of one complete
  * load per file (of the file's manifest rows, one with the most records):
  * an export killed midway leaves rows no manifest names, which no view
- * shows; a file loaded whole already is skipped, and one loaded while
- * still being written or cut short is loaded again, counted whole. 18.16 deduplicates inserts only in
+ * shows; a file loaded whole already is skipped, and so are bytes loaded
+ * already, cut or damaged (the manifest keeps the size and XXH3 of each
+ * load's bytes); a file that has grown since (still being written) or
+ * changed is loaded again, counted whole. 18.16 deduplicates inserts only in
  * replicated tables, which need ZooKeeper; ReplacingMergeTree only when
  * parts merge, so a count() would see twice a file loaded twice.
  *
@@ -57,8 +59,9 @@ struct rc_clickhouse_opts {
 
 /**
  * struct rc_clickhouse_load - what the export of one file did
- * @skipped: the file was loaded whole already (a manifest row of it, neither
- *           cut short nor damaged, is there): nothing sent
+ * @skipped: the file was loaded already (a manifest row of it neither cut
+ *           short nor damaged, or one of its size and XXH3, is there):
+ *           nothing sent
  * @load_id: the load's id, on each of its rows
  * @events: records loaded (event rows: every record the reader gave)
  * @syscalls: of those, rows of the syscalls table
@@ -67,7 +70,8 @@ struct rc_clickhouse_opts {
  * @truncated: the file was cut short: likewise
  * @unreadable: the reader gave up partway (rc_reader__next()'s -EBADMSG or
  *              -EIO): what it read was loaded, the file is @damaged, the
- *              bytes from where it stopped counted as corrupt in the ledger;
+ *              bytes from the block it stopped at counted as corrupt in the
+ *              ledger, as its message names it ("corrupt capture at byte N");
  *              an error to say as report does, with a non-zero exit
  * @bytes: Native bytes sent
  */
@@ -136,9 +140,14 @@ const char *rc_clickhouse__last_error(void);
  * @path: the file
  * @res: filled with what was done
  *
- * Reads the file twice: its ledger (rc_ledger_file__read()), then its
- * records into the tables, in batches; the manifest row last. A damaged or
- * cut file loads what the reader reads, its loss in the ledger rows.
+ * Reads the file once: its records into the tables, in batches, and into
+ * its ledger; its bytes hashed (XXH3_64bits) right behind the reader, from
+ * the page cache; the manifest row last, with the size and hash of the
+ * bytes loaded. Asks the manifest first: a file loaded whole, or these
+ * bytes loaded (cut or damaged), is skipped; the bytes are hashed ahead of
+ * the reader only when the manifest has a cut or damaged load of the file
+ * of their size. A damaged or cut file loads what the reader reads, its
+ * loss in the ledger rows.
  *
  * Return: 0 (loaded, or @res->skipped); -ENOEXEC when @path is not a
  * capture (rc_clickhouse__error() says why); -EIO when the server failed,
