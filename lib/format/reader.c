@@ -28,6 +28,8 @@ size_t rc_rd__read_some(struct rc_reader *r, void *buf, size_t n)
 
 int rc_rd__corrupt(struct rc_reader *r, uint64_t off, const char *what)
 {
+	r->corrupt_off = off;
+	r->corrupt = true;
 	snprintf(r->err, sizeof(r->err), "corrupt capture at byte %llu: %s",
 		 (unsigned long long)off, what);
 	return -EBADMSG;
@@ -578,6 +580,13 @@ const struct rc_stats_point *rc_reader__history(const struct rc_reader *r, size_
 const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r)
 {
 	return r->have_trailer ? &r->trailer : NULL;
+}
+
+uint64_t rc_reader__stopped_at(const struct rc_reader *r)
+{
+	if (r->corrupt && r->corrupt_off <= r->in.offset)
+		return r->corrupt_off;
+	return r->in.offset;
 }
 
 uint64_t rc_reader__offset(const struct rc_reader *r)

@@ -345,6 +345,16 @@ const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r);
 uint64_t rc_reader__offset(const struct rc_reader *r);
 
 /**
+ * rc_reader__stopped_at() - where a reader that gave up stopped
+ * @r: the reader, after rc_reader__next() failed
+ *
+ * Return: the offset of the block it could not read, the N of its
+ * "corrupt capture at byte N" message; when it failed otherwise (a read
+ * error), the offset reached, as rc_reader__offset().
+ */
+uint64_t rc_reader__stopped_at(const struct rc_reader *r);
+
+/**
  * rc_reader__buffered() - whether records decoded are still to be returned
  * @r: the reader
  *

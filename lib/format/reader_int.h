@@ -46,6 +46,8 @@ struct rc_reader {
 
 	struct rc_parsed_header hdr;
 	char err[256]; /* the failure that stopped reading */
+	uint64_t corrupt_off; /* where the block it stopped at starts: rc_rd__corrupt() */
+	bool corrupt;
 	bool at_end, truncated;
 	struct bad_block bad;
 	struct rc_damage_log dmg;

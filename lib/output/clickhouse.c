@@ -1795,21 +1795,6 @@ static int caches_reset(struct rc_clickhouse *c)
 	return 0;
 }
 
-/*
- * where the reader stopped on a file it gave up on: the start of the block
- * that failed, as its message has it ("corrupt capture at byte N: ..."), or
- * where a read failed
- */
-static uint64_t stopped_at(const struct rc_reader *r)
-{
-	unsigned long long at;
-
-	if (sscanf(rc_reader__error(r), "corrupt capture at byte %llu:", &at) == 1 &&
-	    at <= rc_reader__offset(r))
-		return at;
-	return rc_reader__offset(r);
-}
-
 int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 			  struct rc_clickhouse_load *res)
 {
@@ -1882,7 +1867,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		st.st_size = 0;
 	if (!err && n < 0) {
 		/* the reader gave up: damaged, from the block it stopped at to the file's end */
-		uint64_t at = stopped_at(r);
+		uint64_t at = rc_reader__stopped_at(r);
 
 		f.damaged = true;
 		f.damage = rc_reader__error(r);
