@@ -71,7 +71,7 @@ struct rc_clickhouse_opts {
  * @unreadable: the reader gave up partway (rc_reader__next()'s -EBADMSG or
  *              -EIO): what it read was loaded, the file is @damaged, the
  *              bytes from the block it stopped at counted as corrupt in the
- *              ledger, as its message names it ("corrupt capture at byte N");
+ *              ledger (rc_reader__stopped_at());
  *              an error to say as report does, with a non-zero exit
  * @bytes: Native bytes sent
  */
