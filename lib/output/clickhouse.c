@@ -771,7 +771,11 @@ struct rc_clickhouse {
 	char *db, *url;
 	bool cluster;
 	size_t batch_max; /* bytes of a table's rows sent at once */
-/* the room a batch keeps when emptied: SIZE and an eighth, as the man page says */
+/*
+ * the room a batch keeps when emptied, shared among its columns: SIZE and
+ * an eighth, and a sixteenth of that more at most (batch_reset()), as the
+ * man page says
+ */
 #define CH_KEEP(c) ((c)->batch_max + (c)->batch_max / 8)
 	char err[RC_CH_ERR_LEN];
 	struct ch_batch *batch[T_NTABLES + 1]; /* the tables' being filled, the manifest's */
