@@ -417,6 +417,43 @@ static inline void w_comm(struct ch_w *w, const char *s)
 	w_bytes(w, s, n);
 }
 
+/*
+ * A String value known before its rows (a file's host, a syscall's
+ * name): its length as varint and its bytes, padded with zeroes to
+ * CH_SHORT bytes, so that where the column has room it is stored as
+ * CH_SHORT bytes at once, no call to copy a few bytes; len 0: too long
+ * for that (w_bytes() then)
+ */
+#define CH_SHORT 16
+struct ch_short {
+	char b[CH_SHORT];
+	uint8_t len;
+};
+
+static void short_set(struct ch_short *sh, const char *s, size_t n)
+{
+	memset(sh, 0, sizeof(*sh));
+	if (n + 1 > CH_SHORT) /* its varint is one byte below 128 */
+		return;
+	sh->b[0] = (char)n;
+	memcpy(sh->b + 1, s, n);
+	sh->len = (uint8_t)(n + 1);
+}
+
+static inline void w_short(struct ch_w *w, const struct ch_short *sh, const char *s, size_t n)
+{
+	struct rc_strbuf *sb = &w->c->col[w->i];
+
+	if (__builtin_expect(sh->len && sb->cap - sb->len > CH_SHORT, 1)) {
+		memcpy(sb->buf + sb->len, sh->b, CH_SHORT);
+		sb->len += sh->len;
+		w->bytes += sh->len;
+		w->i++;
+		return;
+	}
+	w_bytes(w, s, n);
+}
+
 static inline void w_cstr(struct ch_w *w, const char *s)
 {
 	w_bytes(w, s, s ? strlen(s) : 0);
@@ -746,6 +783,7 @@ struct ch_sysname {
 	uint32_t len;
 	int32_t group;
 	char num[12];
+	struct ch_short enc;
 };
 
 struct ch_sender {
@@ -788,6 +826,15 @@ struct rc_clickhouse {
 	uint64_t load_id;
 	char boot[33], run[33];
 	size_t host_len;
+	struct ch_short host_enc;
+	/*
+	 * the wall clock's second of the capture's times wall_lo to
+	 * wall_lo + 999999999 (wall_ok: known), as put_event_cols() computes
+	 * it: a second's records are many, and their wall the same
+	 */
+	uint64_t wall_lo;
+	uint32_t wall_s;
+	bool wall_ok;
 	/* what each event type's records are, known once a file (ch_kind) */
 	struct ch_kind kinds[RC_MAX_EVENT_ID + 1];
 	/* each syscall number's name and group, known once a file (ch_sysname) */
@@ -1195,7 +1242,35 @@ static void hex16(char *out, const uint8_t *id)
 static inline void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 {
 	w_u64(w, c->load_id);
-	w_bytes(w, c->m->host ?: "", c->host_len);
+	w_short(w, &c->host_enc, c->m->host ?: "", c->host_len);
+}
+
+/*
+ * @ts on the wall clock, in s as a DateTime: 0 when it is not past the
+ * epoch or out of range (a wall beyond UINT32_MAX s truncated, as ever).
+ * A range of times known to be of one second is kept: those in it are
+ * that second; each time outside it is computed, and its second kept
+ * when every time of it is in range
+ */
+static inline uint32_t event_wall_s(struct rc_clickhouse *c, uint64_t ts)
+{
+	int64_t wall = 0;
+	uint64_t in;
+
+	if (__builtin_expect(c->wall_ok && ts - c->wall_lo < 1000000000ull, 1))
+		return c->wall_s;
+	if (!rc_meta__wall_ns(c->m, ts, &wall))
+		return wall > 0 ? (uint32_t)(wall / 1000000000) : 0; /* an overflow's wrapped sum, as ever */
+	in = (uint64_t)(wall % 1000000000);
+	c->wall_s = (uint32_t)(wall / 1000000000);
+	/*
+	 * every time of that second maps into it, none past INT64_MAX: no
+	 * overflow, each past the epoch but its first, whose second is 0 anyway
+	 */
+	c->wall_ok = ts >= in && ts - in <= (uint64_t)INT64_MAX - 999999999 &&
+		     wall - (int64_t)in <= INT64_MAX - 999999999;
+	c->wall_lo = ts - in;
+	return wall > 0 ? c->wall_s : 0;
 }
 
 /* CH_EVENT_COLS_BASE, and with @event CH_EVENT_COLS' event */
@@ -1204,12 +1279,10 @@ static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 				  const struct rc_rec_hdr *rec)
 {
 	unsigned int no = ev->flags;
-	int64_t wall = 0;
 
 	put_file_cols(c, w);
 	w_u64(w, rec->ts);
-	rc_meta__wall_ns(c->m, rec->ts, &wall);
-	w_u32(w, wall > 0 ? (uint32_t)(wall / 1000000000) : 0);
+	w_u32(w, event_wall_s(c, rec->ts));
 	w_u16(w, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
 	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
@@ -1256,6 +1329,7 @@ static int syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
 		sn->name = sn->num;
 	}
 	sn->len = (uint32_t)strlen(sn->name);
+	short_set(&sn->enc, sn->name, sn->len);
 	sn->group = keys_index(&c->keys[T_SYSCALLS], sn->name);
 	return sn->group < 0 ? -ENOMEM : 0;
 }
@@ -1268,7 +1342,7 @@ static void put_syscall(struct rc_clickhouse *c, struct ch_w *w, const struct ch
 
 	put_event_cols(c, w, k->ev, false, rec); /* the view's event: tables[T_SYSCALLS].event */
 	w_u32(w, s->nr);
-	w_bytes(w, sn->name, sn->len);
+	w_short(w, &sn->enc, sn->name, sn->len);
 	w_u64(w, (uint64_t)s->ret);
 	w_u64(w, s->duration);
 	w_u8(w, !(rec->flags & RC_SYSCALL_F_NORETURN));
@@ -1715,6 +1789,8 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	}
 	c->m = rc_reader__meta(r);
 	c->host_len = strlen(c->m->host ?: "");
+	short_set(&c->host_enc, c->m->host ?: "", c->host_len);
+	c->wall_ok = false;
 	hex16(c->boot, c->m->run.boot_id);
 	hex16(c->run, c->m->run.id);
 	file_key(c, key, sizeof(key));
