@@ -44,7 +44,7 @@ static const struct argp_option opts[] = {
 	  "them, sharded by host; rows inserted through them with insert_distributed_sync=1" },
 	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "The most a request may take (default: 60)" },
 	{ "batch-size", OPT_BATCH, "SIZE", 0,
-	  "Bytes of a table's rows sent in one insert, like 64K or 64M (default: 32M)" },
+	  "Bytes of a table's rows sent in one insert, like 64K or 64M (default: 16M)" },
 	{},
 };
 

@@ -2,7 +2,7 @@
 /*
  * Captures into ClickHouse (clickhouse.h): the tables, defined once here
  * for both the DDL and the inserts' column lists; each file's records
- * encoded as columns of a Native block, a batch a table, posted at 32 MiB; the
+ * encoded as columns of a Native block, a batch a table, posted at 16 MiB; the
  * ledger and stacks after them, the manifest row last.
  */
 #include <ctype.h>
