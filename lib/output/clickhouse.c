@@ -423,6 +423,43 @@ static inline void w_comm(struct ch_w *w, const char *s)
 	w_bytes(w, s, n);
 }
 
+/*
+ * A String value known before its rows (a file's host, a syscall's
+ * name): its length as varint and its bytes, padded with zeroes to
+ * CH_SHORT bytes, so that where the column has room it is stored as
+ * CH_SHORT bytes at once, no call to copy a few bytes; len 0: too long
+ * for that (w_bytes() then)
+ */
+#define CH_SHORT 16
+struct ch_short {
+	char b[CH_SHORT];
+	uint8_t len;
+};
+
+static void short_set(struct ch_short *sh, const char *s, size_t n)
+{
+	memset(sh, 0, sizeof(*sh));
+	if (n + 1 > CH_SHORT) /* its varint is one byte below 128 */
+		return;
+	sh->b[0] = (char)n;
+	memcpy(sh->b + 1, s, n);
+	sh->len = (uint8_t)(n + 1);
+}
+
+static inline void w_short(struct ch_w *w, const struct ch_short *sh, const char *s, size_t n)
+{
+	struct rc_strbuf *sb = &w->c->col[w->i];
+
+	if (__builtin_expect(sh->len && sb->cap - sb->len > CH_SHORT, 1)) {
+		memcpy(sb->buf + sb->len, sh->b, CH_SHORT);
+		sb->len += sh->len;
+		w->bytes += sh->len;
+		w->i++;
+		return;
+	}
+	w_bytes(w, s, n);
+}
+
 static inline void w_cstr(struct ch_w *w, const char *s)
 {
 	w_bytes(w, s, s ? strlen(s) : 0);
@@ -501,30 +538,65 @@ static void cols_free(struct ch_cols *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* @sb's room cut to @want bytes, when it has more and holds less */
+static void col_trim(struct rc_strbuf *sb, size_t want)
+{
+	char *p;
+
+	if (sb->cap <= want || want <= sb->len)
+		return;
+	p = realloc(sb->buf, want);
+	if (p) { /* else it keeps its room */
+		sb->buf = p;
+		sb->cap = want;
+	}
+}
+
+/* @len's share of @keep, as @len is of @used, and 64 bytes: a column's room kept */
+static size_t share(size_t len, size_t keep, size_t used)
+{
+	return (size_t)((double)len * (double)keep / (double)used) + 64;
+}
+
 /*
  * @b emptied for its next rows. A group keeps its buffers' room only if it
  * had rows in the batch just sent, and while the room kept is at most
  * @keep: the batches move between tables, and a group once large in one
  * would otherwise hold its room for good, each batch gathering that of
  * every group it ever held. A group is emptied when any of its columns
- * has bytes, rows or not: a row half written (out of memory) is dropped
+ * has bytes, rows or not: a row half written (out of memory) is dropped.
+ *
+ * The room kept is cut first to the batch's own shape: each column its
+ * share of @keep by its bytes in the batch just sent, never more than it
+ * had. Grown by doubling, a full batch's columns have up to twice the
+ * room they used, more than @keep in all, and were freed here: each batch
+ * was then made anew, its pages faulted in and zeroed by the kernel, its
+ * columns copied as they grew (a sixth of the client's CPU time). Cut to
+ * their share, they hold the next batch of the same rows without growing.
  */
 static void batch_reset(struct ch_batch *b, size_t keep)
 {
-	size_t i, k, kept = 0;
+	size_t i, k, kept = 0, used = b->bytes ?: 1;
 
 	for (i = 0; i < b->ng; i++) {
 		struct ch_cols *c = &b->g[i];
 		size_t room = 0;
-		bool used = false;
+		bool had = false;
 
-		for (k = 0; k < CH_MAX_COLS; k++) {
-			room += c->col[k].cap + c->nested[k].cap;
-			used |= c->col[k].len || c->nested[k].len;
+		for (k = 0; k < CH_MAX_COLS; k++)
+			had |= c->col[k].len || c->nested[k].len;
+		if (c->rows && !b->oom) {
+			for (k = 0; k < CH_MAX_COLS; k++) {
+				col_trim(&c->col[k], share(c->col[k].len, keep, used));
+				col_trim(&c->nested[k], share(c->nested[k].len, keep, used));
+			}
 		}
-		if (!room && !used)
+		for (k = 0; k < CH_MAX_COLS; k++)
+			room += c->col[k].cap + c->nested[k].cap;
+		if (!room && !had)
 			continue;
-		if (!c->rows || room > keep - kept) {
+		/* the 64 bytes a column past its share: a sixteenth of @keep more */
+		if (!c->rows || room > keep + keep / 16 - kept) {
 			cols_free(c);
 			continue;
 		}
@@ -717,6 +789,7 @@ struct ch_sysname {
 	uint32_t len;
 	int32_t group;
 	char num[12];
+	struct ch_short enc;
 };
 
 struct ch_sender {
@@ -742,8 +815,12 @@ struct rc_clickhouse {
 	char *db, *url;
 	bool cluster;
 	size_t batch_max; /* bytes of a table's rows sent at once */
-/* the room a batch keeps when emptied: about SIZE, as the man page says */
-#define CH_KEEP(c) ((c)->batch_max)
+/*
+ * the room a batch keeps when emptied, shared among its columns: SIZE and
+ * an eighth, and a sixteenth of that more at most (batch_reset()), as the
+ * man page says
+ */
+#define CH_KEEP(c) ((c)->batch_max + (c)->batch_max / 8)
 	char err[RC_CH_ERR_LEN];
 	struct ch_batch *batch[T_NTABLES + 1]; /* the tables' being filled, the manifest's */
 	struct ch_keys keys[T_NTABLES + 1];
@@ -755,6 +832,15 @@ struct rc_clickhouse {
 	uint64_t load_id;
 	char boot[33], run[33];
 	size_t host_len;
+	struct ch_short host_enc;
+	/*
+	 * the wall clock's second of the capture's times wall_lo to
+	 * wall_lo + 999999999 (wall_ok: known), as put_event_cols() computes
+	 * it: a second's records are many, and their wall the same
+	 */
+	uint64_t wall_lo;
+	uint32_t wall_s;
+	bool wall_ok;
 	/* what each event type's records are, known once a file (ch_kind) */
 	struct ch_kind kinds[RC_MAX_EVENT_ID + 1];
 	/* each syscall number's name and group, known once a file (ch_sysname) */
@@ -1219,7 +1305,35 @@ static void hex16(char *out, const uint8_t *id)
 static inline void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 {
 	w_u64(w, c->load_id);
-	w_bytes(w, c->m->host ?: "", c->host_len);
+	w_short(w, &c->host_enc, c->m->host ?: "", c->host_len);
+}
+
+/*
+ * @ts on the wall clock, in s as a DateTime: 0 when it is not past the
+ * epoch or past DateTime's 32 bits, as wall_s() gives the ledger's. A
+ * range of times known to be of one second is kept: those in it are that
+ * second; each time outside it is computed, and its second kept when
+ * every time of it is in range
+ */
+static inline uint32_t event_wall_s(struct rc_clickhouse *c, uint64_t ts)
+{
+	int64_t wall = 0;
+	uint64_t in;
+
+	if (__builtin_expect(c->wall_ok && ts - c->wall_lo < 1000000000ull, 1))
+		return c->wall_s;
+	if (!rc_meta__wall_ns(c->m, ts, &wall) || wall <= 0 || wall / 1000000000 > UINT32_MAX)
+		return 0;
+	in = (uint64_t)(wall % 1000000000);
+	c->wall_s = (uint32_t)(wall / 1000000000);
+	/*
+	 * every time of that second maps into it, none past INT64_MAX: no
+	 * overflow, each past the epoch but its first, whose second is 0 anyway
+	 */
+	c->wall_ok = ts >= in && ts - in <= (uint64_t)INT64_MAX - 999999999 &&
+		     wall - (int64_t)in <= INT64_MAX - 999999999;
+	c->wall_lo = ts - in;
+	return c->wall_s;
 }
 
 /* @ts of the capture @m as DateTime: seconds since the epoch, 0 when unknown */
@@ -1241,7 +1355,7 @@ static inline void put_event_cols(struct rc_clickhouse *c, struct ch_w *w,
 
 	put_file_cols(c, w);
 	w_u64(w, rec->ts);
-	w_u32(w, wall_s(c->m, rec->ts)); /* DateTime's 32 bits: 0 past them, as the ledger's */
+	w_u32(w, event_wall_s(c, rec->ts)); /* DateTime's 32 bits: 0 past them, as the ledger's */
 	w_u16(w, no & RC_EVENT_NO_CPU ? 0 : rec->cpu);
 	w_u32(w, no & RC_EVENT_NO_PID ? 0 : rec->pid);
 	w_u32(w, no & RC_EVENT_NO_TID ? 0 : rec->tid);
@@ -1288,6 +1402,7 @@ static int syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
 		sn->name = sn->num;
 	}
 	sn->len = (uint32_t)strlen(sn->name);
+	short_set(&sn->enc, sn->name, sn->len);
 	sn->group = keys_index(&c->keys[T_SYSCALLS], sn->name);
 	return sn->group < 0 ? -ENOMEM : 0;
 }
@@ -1300,7 +1415,7 @@ static void put_syscall(struct rc_clickhouse *c, struct ch_w *w, const struct ch
 
 	put_event_cols(c, w, k->ev, false, rec); /* the view's event: tables[T_SYSCALLS].event */
 	w_u32(w, s->nr);
-	w_bytes(w, sn->name, sn->len);
+	w_short(w, &sn->enc, sn->name, sn->len);
 	w_u64(w, (uint64_t)s->ret);
 	w_u64(w, s->duration);
 	w_u8(w, !(rec->flags & RC_SYSCALL_F_NORETURN));
@@ -1826,6 +1941,8 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	}
 	c->m = rc_reader__meta(r);
 	c->host_len = strlen(c->m->host ?: "");
+	short_set(&c->host_enc, c->m->host ?: "", c->host_len);
+	c->wall_ok = false;
 	hex16(c->boot, c->m->run.boot_id);
 	hex16(c->run, c->m->run.id);
 	file_key(c, key, sizeof(key));

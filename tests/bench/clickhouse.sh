@@ -17,7 +17,17 @@
 #    part is in, and after the clock stops the rows are counted, exactly:
 #    every round's views hold the capture's events, the glue's table
 #    RUNS times them.
-# (log_queries=1 for both: the INSERTs' CPU time.)
+#  - each round into tables of its own, both ways: the export's database
+#    e<round>, the glue's table j.t<round> (one table for every round, its
+#    parts piling up, had the merges of earlier rounds' parts run in later
+#    rounds, the export's among them);
+#  - each timed run started with the server quiet: no merge running, so
+#    that neither way's merges, in the background after its INSERTs, run
+#    in the other's time (they did, interleaved: the export's merges in the
+#    glue's run that followed, the glue's in the export's next). Each
+#    way's server CPU time from its run's start until its merges are done
+#    is counted, its merges' in it (/proc/PID/stat of the server).
+# (log_queries=1 for both: the INSERTs' CPU time; part_log: the merges.)
 # Prints the median wall time (its spread) and events a second of each, the
 # ratio, and for a machine too loaded for wall times to say much alone, the
 # CPU time of each: the client processes' (/usr/bin/time) and the server's
@@ -49,6 +59,8 @@ cat > "$dir/srv/config.xml" <<XML
 <mark_cache_size>5368709</mark_cache_size>
 <query_log><database>system</database><table>query_log</table>
 <flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>
+<part_log><database>system</database><table>part_log</table>
+<flush_interval_milliseconds>1000</flush_interval_milliseconds></part_log>
 </yandex>
 XML
 /usr/sbin/clickhouse-server --config-file="$dir/srv/config.xml" >"$dir/srv/log" 2>&1 &
@@ -67,40 +79,64 @@ ch -q 'CREATE DATABASE IF NOT EXISTS j'
 ch -q 'CREATE TABLE IF NOT EXISTS j.t (ts UInt64, cpu UInt16, pid UInt32, tid UInt32, comm String, event String) ENGINE = MergeTree() ORDER BY ts'
 for r in $(seq 0 "$runs"); do
 	"$rc" export --schema --database="e$r" | ch --multiquery
+	ch -q "CREATE TABLE j.t$r AS j.t"
 done
 # a round untimed first, each way (e0, j.w): a server started a moment ago
 # pays for its memory's first use
 "$rc" export --clickhouse="http://127.0.0.1:$http" --database=e0 "$dir/c.rcap" 2>/dev/null
-ch -q 'CREATE TABLE j.w AS j.t'
 "$rc" report --format json "$dir/c.rcap" |
-	ch --input_format_skip_unknown_fields=1 --query 'INSERT INTO j.w FORMAT JSONEachRow'
+	ch --input_format_skip_unknown_fields=1 --query 'INSERT INTO j.t0 FORMAT JSONEachRow'
 
 now() { date +%s.%N; }
+# the server's CPU time so far, in clock ticks (utime + stime)
+srvcpu() { awk '{print $14 + $15}' "/proc/$srv/stat"; }
+# until no merge runs, twice in a row 0.2 s apart (a merge starts a moment
+# after the INSERT whose part it takes): at most a minute
+quiet() {
+	q=0 i=0
+	while [ $q -lt 2 ] && [ $i -lt 300 ]; do
+		sleep 0.2
+		if [ "$(ch -q 'SELECT count() FROM system.merges')" = 0 ]; then q=$((q + 1)); else q=0; fi
+		i=$((i + 1))
+	done
+}
+tck=$(getconf CLK_TCK)
+quiet
 for r in $(seq "$runs"); do
+	s0=$(srvcpu)
 	t0=$(now)
 	/usr/bin/time -a -o "$dir/export.cpu" -f '%U %S' \
 		"$rc" export --clickhouse="http://127.0.0.1:$http/?log_queries=1" --database="e$r" \
 		"$dir/c.rcap" 2>/dev/null
 	t1=$(now)
+	quiet
+	s1=$(srvcpu)
+	t1q=$(now)
 	/usr/bin/time -a -o "$dir/json.cpu" -f '%U %S' sh -c "
 		'$rc' report --format json '$dir/c.rcap' |
 		clickhouse-client --port $tcp --log_queries=1 --input_format_skip_unknown_fields=1 \
-			--query 'INSERT INTO j.t FORMAT JSONEachRow'"
+			--query 'INSERT INTO j.t$r FORMAT JSONEachRow'"
 	t2=$(now)
+	quiet
+	s2=$(srvcpu)
 	echo "$t1 - $t0" | bc >>"$dir/export"
-	echo "$t2 - $t1" | bc >>"$dir/json"
+	echo "$t2 - $t1q" | bc >>"$dir/json"
+	echo "($s1 - $s0) / $tck" | bc -l >>"$dir/export.srv"
+	echo "($s2 - $s1) / $tck" | bc -l >>"$dir/json.srv"
 done
 for r in $(seq "$runs"); do
 	got=$(ch -q "SELECT (SELECT count() FROM e$r.syscalls) + (SELECT count() FROM e$r.sched) + (SELECT count() FROM e$r.events) + (SELECT count() FROM e$r.samples)")
 	[ "$got" -eq "$events" ] || { echo "round $r: export's views hold $got events, not $events" >&2; exit 1; }
 done
-got=$(ch -q "SELECT count() FROM j.t")
-[ "$got" -eq $((events * runs)) ] || { echo "the glue's table holds $got rows, not $((events * runs))" >&2; exit 1; }
+for r in $(seq "$runs"); do
+	got=$(ch -q "SELECT count() FROM j.t$r")
+	[ "$got" -eq "$events" ] || { echo "round $r: the glue's table holds $got rows, not $events" >&2; exit 1; }
+done
 ch -q 'SYSTEM FLUSH LOGS'
 cpu() {
 	ch -q "SELECT round(sum(ProfileEvents.Values[indexOf(ProfileEvents.Names, 'UserTimeMicroseconds')] +
 		ProfileEvents.Values[indexOf(ProfileEvents.Names, 'SystemTimeMicroseconds')]) / 1e6 / $runs, 3)
-		FROM system.query_log WHERE type = 2 AND query LIKE '$1' AND query NOT LIKE '%e0.%'"
+		FROM system.query_log WHERE type = 2 AND query LIKE '$1' AND query NOT LIKE '%e0.%' AND query NOT LIKE '%j.t0 %'"
 }
 med() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 spread() { sort -n "$1" | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.3f-%.3f", lo, hi}'; }
@@ -120,3 +156,17 @@ jc=$(echo "$(ccpu "$dir/json.cpu") + $(cpu 'INSERT INTO j.t%')" | bc -l)
 printf 'CPU a round, client + server INSERTs: export %s + %s s, the glue %s + %s s: %.2fx less\n' \
 	"$(ccpu "$dir/export.cpu")" "$(cpu 'INSERT INTO e%')" "$(ccpu "$dir/json.cpu")" \
 	"$(cpu 'INSERT INTO j.t%')" "$(echo "$jc / $ec" | bc -l)"
+# the server's CPU time from each run's start until its merges were done,
+# and the merges themselves (part_log: how many, their time on the clock)
+mcount() {
+	ch -q "SELECT count(), round(sum(duration_ms) / 1000 / $runs, 3) FROM system.part_log
+		WHERE event_type = 2 AND $1" | tr '\t' ' '
+}
+es=$(ccpu "$dir/export.srv")
+js=$(ccpu "$dir/json.srv")
+printf 'CPU a round, client + server until its merges are done: export %s + %s s, the glue %s + %s s: %.2fx less\n' \
+	"$(ccpu "$dir/export.cpu")" "$es" "$(ccpu "$dir/json.cpu")" "$js" \
+	"$(echo "($(ccpu "$dir/json.cpu") + $js) / ($(ccpu "$dir/export.cpu") + $es)" | bc -l)"
+printf 'merges in all rounds (how many; their seconds a round): export %s, the glue %s\n' \
+	"$(mcount "database LIKE 'e%' AND database != 'e0'")" \
+	"$(mcount "database = 'j' AND table != 't0'")"
