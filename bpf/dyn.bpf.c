@@ -536,10 +536,9 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 		return 0;
 	key = *idx - 1;
 	c = bpf_map_lookup_elem(&tpconf, &key);
-	if (!c || !c->type)
-		return 0;
-	st = dyn_stats(c->type);
-	if (!st)
+	/* its counters at the same index (type - RC_DYN_BASE): no wait for the config's load */
+	st = bpf_map_lookup_elem(&dstats, &key);
+	if (!c || !c->type || !st)
 		return 0;
 	if (!rc_task_wanted(cur)) {
 		st->filtered++;
