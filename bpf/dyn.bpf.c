@@ -74,7 +74,8 @@ struct tp_buf {
  * Two slots a CPU. TPBUF_PERF: the perf tracepoints' programs
  * (handle_tp*), which never nest in one another on a CPU: the kernel
  * skips a run while another is active there (trace_call_bpf(),
- * bpf_prog_active). TPBUF_SC: handle_sc_enter and handle_sc_exit, BTF
+ * bpf_prog_active). TPBUF_SC: handle_sc_enter and handle_sc_exit with
+ * the perf-buffer transport (with a BPF ring they build in the ring), BTF
  * programs, which that count does not guard: a perf tracepoint's program
  * in an interrupt can run in the middle of one, so they take a slot of
  * their own. They never nest in each other: both run only in a task's
@@ -414,6 +415,88 @@ static __always_inline bool in_compat_syscall(const struct task_struct *t,
 #define SC_NR(regs) (-1)
 #endif
 
+/* Argument @i (a constant) of the call @regs were saved for, as rc_syscall_args() reads it */
+static __always_inline __u64 sc_arg(struct pt_regs *regs, const int i)
+{
+	switch (i) {
+	case 0:
+		return PT_REGS_PARM1_SYSCALL(regs);
+	case 1:
+		return PT_REGS_PARM2_SYSCALL(regs);
+	case 2:
+		return PT_REGS_PARM3_SYSCALL(regs);
+	case 3:
+		return PT_REGS_PARM4_SYSCALL(regs);
+	case 4:
+		return PT_REGS_PARM5_SYSCALL(regs);
+	default:
+		return RC_SYSCALL_ARG6(regs);
+	}
+}
+
+/*
+ * A syscall event's raw record at @raw, @words words after the number's
+ * (the arguments, or the return value): see sc_event().
+ */
+static __always_inline void sc_fill_raw(__u64 *raw, const struct rc_tp_conf *c, __u32 tid,
+					struct pt_regs *regs, long nr, long ret, const bool exit,
+					const __u32 words)
+{
+	struct trace_entry *common = (void *)raw;
+
+	raw[1] = (__u32)nr; /* __syscall_nr, and the hole after it */
+	sc_nr_fix(c, (__u32 *)raw);
+	if (exit) {
+		raw[2] = ret;
+	} else {
+		if (words > 0)
+			raw[2] = sc_arg(regs, 0);
+		if (words > 1)
+			raw[3] = sc_arg(regs, 1);
+		if (words > 2)
+			raw[4] = sc_arg(regs, 2);
+		if (words > 3)
+			raw[5] = sc_arg(regs, 3);
+		if (words > 4)
+			raw[6] = sc_arg(regs, 4);
+		if (words > 5)
+			raw[7] = sc_arg(regs, 5);
+	}
+	common->type = c->ftrace_id;
+	common->flags = 0;
+	common->preempt_count = 0;
+	common->pid = tid;
+}
+
+/*
+ * ringbuf: a syscall event's record of @words words after the number
+ * (a constant: bpf_ringbuf_reserve() takes only those), built where it
+ * is reserved in the ring: no buffer of its own to copy it from, and
+ * the time taken after the reservation, as the other sources take it.
+ */
+static __always_inline int sc_reserved(void *ctx, struct pt_regs *regs, const struct rc_tp_conf *c,
+				       const struct task_struct *cur, long nr, long ret,
+				       struct rc_dyn_stats *st, const bool exit, const __u32 words)
+{
+	const __u32 size = sizeof(struct rc_rec_hdr) + 16 + 8 * words;
+	struct rc_rec_hdr *h, copy;
+
+	h = rc_ring_reserve(size);
+	if (!h) {
+		st->dropped++;
+		return 0;
+	}
+	rc_compat_barrier(h);
+	rc_fill_hdr(h, cur, c->type, size);
+	sc_fill_raw((__u64 *)(h + 1), c, h->tid, regs, nr, ret, exit, words);
+	if (knobs.stacks)
+		copy = *h; /* a submitted record is not ours to read */
+	bpf_ringbuf_submit(h, rc_wakeup_flags_cpu(size));
+	if (knobs.stacks)
+		rc_emit_stack(ctx, &copy);
+	return 0;
+}
+
 /*
  * syscalls:sys_enter_NAME or sys_exit_NAME (@exit), from the raw
  * tracepoint, for syscall @nr: the record the kernel's syscall event
@@ -425,18 +508,21 @@ static __always_inline bool in_compat_syscall(const struct task_struct *t,
  * through costs the workload as much again as a BPF program's run:
  * a program that only counts slows a getppid() storm 1.9x there, 1.4x
  * here, every syscall of the system included.
+ *
+ * ringbuf: built in the ring (sc_reserved()), a program for each size a
+ * syscall event's record can have: 16 bytes and a word for each
+ * argument at entry, 24 at exit. perfbuf: built in this CPU's tp_buf
+ * slot and copied out.
  */
 static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, long ret,
 				    const bool exit)
 {
 	struct task_struct *cur;
-	struct trace_entry *common;
 	struct rc_dyn_stats *st;
 	struct rc_tp_conf *c;
 	struct rc_rec_hdr *h;
 	struct tp_buf *b;
 	__u32 key, *idx;
-	__u64 *raw;
 	__u32 size;
 
 	if ((unsigned long)nr >= RC_SC_NR_MAX)
@@ -450,16 +536,40 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 		return 0;
 	key = *idx - 1;
 	c = bpf_map_lookup_elem(&tpconf, &key);
-	if (!c || !c->type)
-		return 0;
-	st = dyn_stats(c->type);
-	if (!st)
+	/* its counters at the same index (type - RC_DYN_BASE): no wait for the config's load */
+	st = bpf_map_lookup_elem(&dstats, &key);
+	if (!c || !c->type || !st)
 		return 0;
 	if (!rc_task_wanted(cur)) {
 		st->filtered++;
 		return 0;
 	}
 	st->made++;
+	if (knobs.transport != RC_KNOB_PERFBUF) {
+		if (exit) {
+			if (((c->fixed + 7) & ~7u) == 24)
+				return sc_reserved(ctx, regs, c, cur, nr, ret, st, true, 1);
+		} else {
+			switch ((c->fixed + 7) & ~7u) {
+			case 16:
+				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 0);
+			case 24:
+				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 1);
+			case 32:
+				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 2);
+			case 40:
+				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 3);
+			case 48:
+				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 4);
+			case 56:
+				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 5);
+			case 64:
+				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 6);
+			}
+		}
+		st->dropped++; /* never: user space checked the format */
+		return 0;
+	}
 	b = tp_buf(TPBUF_SC);
 	size = sizeof(*h) + ((c->fixed + 7) & ~7u);
 	if (!b || size > sizeof(*h) + 64 || size % 8) {
@@ -468,18 +578,8 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 	}
 	h = (void *)b->data;
 	rc_fill_hdr(h, cur, c->type, size);
-	raw = (__u64 *)(b->data + sizeof(*h));
-	raw[1] = (__u32)nr; /* __syscall_nr, and the hole after it */
-	sc_nr_fix(c, (__u32 *)raw);
-	if (exit)
-		raw[2] = ret;
-	else
-		rc_syscall_args(&raw[2], regs);
-	common = (void *)raw;
-	common->type = c->ftrace_id;
-	common->flags = 0;
-	common->preempt_count = 0;
-	common->pid = h->tid;
+	/* every argument: the record ends where size says */
+	sc_fill_raw((__u64 *)(b->data + sizeof(*h)), c, h->tid, regs, nr, ret, exit, 6);
 	output(ctx, b, size, st);
 	return 0;
 }
