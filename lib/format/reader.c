@@ -589,6 +589,11 @@ uint64_t rc_reader__stopped_at(const struct rc_reader *r)
 	return r->in.offset;
 }
 
+int rc_reader__fd(const struct rc_reader *r)
+{
+	return r->in.mem ? -1 : r->in.fd;
+}
+
 uint64_t rc_reader__offset(const struct rc_reader *r)
 {
 	return r->in.offset;

@@ -345,6 +345,17 @@ const struct rc_trailer *rc_reader__trailer(const struct rc_reader *r);
 uint64_t rc_reader__offset(const struct rc_reader *r);
 
 /**
+ * rc_reader__fd() - the descriptor the reader reads
+ * @r: the reader
+ *
+ * For pread(2) and fstat(2) of the very file being read (a path may name
+ * another file by then); not to read from, seek or close.
+ *
+ * Return: the descriptor, or -1 for a capture in memory.
+ */
+int rc_reader__fd(const struct rc_reader *r);
+
+/**
  * rc_reader__stopped_at() - where a reader that gave up stopped
  * @r: the reader, after rc_reader__next() failed
  *

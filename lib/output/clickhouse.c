@@ -1764,9 +1764,13 @@ static void file_key(const struct rc_clickhouse *c, char *key, size_t len)
 /*
  * What identifies the bytes a load read: the file's first @size bytes and
  * their XXH3_64bits. They are hashed right behind the reader, by pread()
- * of what it has just read, from the page cache: the file comes off its
- * disk once. Ahead of it only when the manifest has a load of the file
- * cut short or damaged of the same size, to tell whether it is that one.
+ * on the reader's own descriptor of what it has just read, from the page
+ * cache: the file comes off its disk once. Ahead of it only when the
+ * manifest has a load of the file cut short or damaged of the same size,
+ * to tell whether it is that one. A file changed while it was loaded
+ * (its ctime moved: written in place, copied over) has no print: what was
+ * read is not known to be what was hashed, and a later export loads it
+ * again.
  */
 struct ch_print {
 	int fd;
@@ -1778,11 +1782,12 @@ struct ch_print {
 
 #define CH_PRINT_BUF (1u << 20)
 
-static int print_open(struct ch_print *p, const char *path)
+/* @fd: the reader's, not closed here */
+static int print_open(struct ch_print *p, int fd)
 {
-	*p = (struct ch_print){ .fd = open(path, O_RDONLY | O_CLOEXEC) };
-	if (p->fd < 0)
-		return -errno;
+	*p = (struct ch_print){ .fd = fd };
+	if (fd < 0)
+		return -EBADF;
 	p->xxh = XXH3_createState();
 	p->buf = malloc(CH_PRINT_BUF);
 	if (!p->xxh || !p->buf || XXH3_64bits_reset(p->xxh) == XXH_ERROR)
@@ -1820,8 +1825,6 @@ static void print_chunk(void *ctx, const struct rc_reader *r, uint64_t records)
 
 static void print_close(struct ch_print *p)
 {
-	if (p->fd >= 0)
-		close(p->fd);
 	XXH3_freeState(p->xxh);
 	free(p->buf);
 }
@@ -1918,7 +1921,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	const struct rc_rec_hdr *rec;
 	uint64_t size = 0, hash = 0;
 	struct rc_reader *r;
-	struct stat st;
+	struct stat st, st0;
 	char key[128];
 	size_t i;
 	int err, n = 0;
@@ -1946,14 +1949,15 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	hex16(c->boot, c->m->run.boot_id);
 	hex16(c->run, c->m->run.id);
 	file_key(c, key, sizeof(key));
-	err = print_open(&p, path);
-	if (!err && fstat(p.fd, &st))
+	err = print_open(&p, rc_reader__fd(r));
+	if (!err && fstat(p.fd, &st0))
 		err = -errno;
 	if (err) {
 		snprintf(c->err, sizeof(c->err), "'%s': %s", path, strerror(-err));
 		goto out;
 	}
-	err = loaded_already(c, key, (uint64_t)st.st_size, &p);
+	st = st0;
+	err = loaded_already(c, key, (uint64_t)st0.st_size, &p);
 	if (err) {
 		res->skipped = err > 0;
 		err = err > 0 ? 0 : err;
@@ -2001,10 +2005,11 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 	 */
 	if (!err && n != -EIO) {
 		size = f.truncated ? rc_reader__offset(r) : (uint64_t)st.st_size;
-		if (size >= p.hashed && !print_to(&p, size))
+		if (size >= p.hashed && !print_to(&p, size) && !fstat(p.fd, &st) &&
+		    st.st_ctim.tv_sec == st0.st_ctim.tv_sec && st.st_ctim.tv_nsec == st0.st_ctim.tv_nsec)
 			hash = XXH3_64bits_digest(p.xxh);
 		else
-			size = 0;
+			size = 0; /* no print: a later export loads it again */
 	}
 	for (i = 0; !err && i < T_NTABLES; i++)
 		if (i != T_STACKS && i != T_LEDGER)
