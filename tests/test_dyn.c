@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/types.h>
 #include "capture_util.h"
 #include "events.h"
@@ -252,6 +253,91 @@ void test_dyn_syscall_events(void)
 			      "exits")) {
 			ASSERT_EQ(f.nrec, N_SEEK, "an exit a call");
 			ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+		}
+next:
+		run_free(&r);
+	}
+	tmpdir_cleanup();
+}
+
+/*
+ * rc_workload args' calls: an entry of each size but lseek's three
+ * arguments (1, 2, 4, 5, 6), each argument's value @base + @step * i at
+ * the i-th call, none 0 (a store left out of a fresh reservation reads 0)
+ */
+static const struct sc_args {
+	const char *event;
+	long nr;
+	const char *arg[6];
+	uint64_t base[6], step[6];
+} sc_args[] = {
+	{ "syscalls:sys_enter_close", SYS_close, { "fd" }, { 1000000 }, { 1 } },
+	{ "syscalls:sys_enter_flock", SYS_flock, { "fd", "cmd" }, { 1000000, 2000 }, { 1, 1 } },
+	{ "syscalls:sys_enter_pread64", SYS_pread64, { "fd", "buf", "count", "pos" },
+	  { 1000000, 0x1000, 3000, 4000 }, { 1, 1, 1, 1 } },
+	{ "syscalls:sys_enter_waitid", SYS_waitid, { "which", "upid", "infop", "options", "ru" },
+	  { P_PID, 0x3ff00000, 0x8000, WEXITED, 0x9000 }, { 0, 1, 1, 0, 1 } },
+	{ "syscalls:sys_enter_sendto", SYS_sendto,
+	  { "fd", "buff", "len", "flags", "addr", "addr_len" },
+	  { 1000000, 0x5000, 6000, 0x40, 0x7000, 16 }, { 1, 1, 1, 0, 1, 1 } },
+};
+
+static bool check_args(const struct rc_meta *m, const struct rc_event_desc *ev,
+		       const struct rc_rec_hdr *rec, long i, void *ctx)
+{
+	const struct sc_args *a = ctx;
+	size_t k;
+
+	if (field_u64(ev, rec, "__syscall_nr", 0) != (uint64_t)a->nr)
+		return false;
+	for (k = 0; k < 6 && a->arg[k]; k++)
+		if (field_u64(ev, rec, a->arg[k], 0) != a->base[k] + a->step[k] * (uint64_t)i)
+			return false;
+	return true;
+}
+
+#define N_ARGS 2000
+
+/*
+ * The entries of every size the raw tracepoint's program builds (in its
+ * ring reservation on a BPF ring buffer, a path for each size; in a
+ * per-CPU buffer for perf rings): each argument of each call exact, on
+ * both transports. lseek's three arguments and the exit's size are
+ * test_dyn_syscall_events'.
+ */
+void test_dyn_syscall_args(void)
+{
+	const char *out = tmpfile_path("args.rcap");
+	static const char *const transports[] = { "ringbuf", "perfbuf" };
+	char n[16], events[512] = "";
+	struct dyn_facts f;
+	struct run r = {};
+	size_t t, k;
+
+	if (!need_root())
+		return;
+	snprintf(n, sizeof(n), "%d", N_ARGS);
+	for (k = 0; k < (sizeof(sc_args) / sizeof(sc_args[0])); k++)
+		snprintf(events + strlen(events), sizeof(events) - strlen(events), "%s%s",
+			 k ? "," : "", sc_args[k].event);
+	for (t = 0; t < 2; t++) {
+		test__start_subtest(transports[t]);
+		if (!ASSERT_EQ(run_sync(&r,
+					(char *[]){ (char *)bin("ringcap"), "record", "-q",
+						    "--transport", (char *)transports[t], "-e",
+						    events, "-o", (char *)out, "--",
+						    (char *)bin("rc_workload"), "args", n, NULL },
+					120000),
+			       0, "record"))
+			goto next;
+		for (k = 0; k < (sizeof(sc_args) / sizeof(sc_args[0])); k++) {
+			if (!ASSERT_OK(walk(out, sc_args[k].event, &f, check_args,
+					    (void *)&sc_args[k]),
+				       sc_args[k].event))
+				continue;
+			ASSERT_EQ(f.nrec, N_ARGS, "an entry a call");
+			ASSERT_EQ(f.made, f.captured + f.dropped, "made = captured + dropped");
+			ASSERT_EQ(f.captured, f.nrec, "captured, as counted");
 		}
 next:
 		run_free(&r);

@@ -10,6 +10,8 @@
  *   rc_workload bounce N              N getppid(), moving to the next CPU before each
  *   rc_workload uneven N0 N1          N0 getppid() on CPU 0 and, in a child at once, N1 on CPU 1
  *   rc_workload seq N                 lseek(-1, i, SEEK_SET) for i = 0 .. N-1: numbered calls
+ *   rc_workload args N                for i = 0 .. N-1, calls of 1, 2, 4, 5 and 6 arguments, each
+ *                                     failing, none 0, with values of i (test_dyn.c's sc_args[])
  *   rc_workload signal N              SIGUSR1 to itself N times, each handled
  *   rc_workload probe N               rc_probe_target(i, 1000 + i) for i = 0 .. N-1 (uprobes)
  *   rc_workload probethreads T N      T threads on CPU 0, each rc_probe_target(its tid, i) N times
@@ -220,6 +222,20 @@ int main(int argc, char **argv)
 
 		for (i = 0; i < n; i++)
 			syscall(__NR_lseek, -1, i, SEEK_SET);
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "args")) {
+		long i, n = atol(argv[2]), fd;
+
+		for (i = 0; i < n; i++) {
+			fd = 1000000 + i; /* none open: EBADF */
+			syscall(__NR_close, fd);
+			syscall(__NR_flock, fd, 2000 + i);
+			syscall(__NR_pread64, fd, 0x1000 + i, 3000 + i, 4000 + i);
+			/* past pid_max: ECHILD, infop and ru not written */
+			syscall(__NR_waitid, P_PID, 0x3ff00000 + i, 0x8000 + i, WEXITED, 0x9000 + i);
+			syscall(__NR_sendto, fd, 0x5000 + i, 6000 + i, 0x40, 0x7000 + i, 16 + i);
+		}
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "signal")) {
