@@ -469,6 +469,14 @@ static __always_inline void sc_fill_raw(__u64 *raw, const struct rc_tp_conf *c, 
 }
 
 /*
+ * The record paths of sc_event() this recording takes (events.h,
+ * RC_SC_PATH_*): user space clears the others before the load, so that
+ * the verifier walks only these. Each path is a copy of the fill and
+ * submit, and all eight cost it about 4 ms of CPU at every start.
+ */
+const volatile __u32 sc_paths = RC_SC_PATHS_ALL;
+
+/*
  * ringbuf: a syscall event's record of @words words after the number
  * (a constant: bpf_ringbuf_reserve() takes only those), built where it
  * is reserved in the ring: no buffer of its own to copy it from, and
@@ -547,24 +555,38 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 	st->made++;
 	if (knobs.transport != RC_KNOB_PERFBUF) {
 		if (exit) {
-			if (((c->fixed + 7) & ~7u) == 24)
+			if ((sc_paths & RC_SC_PATH_EXIT) && ((c->fixed + 7) & ~7u) == 24)
 				return sc_reserved(ctx, regs, c, cur, nr, ret, st, true, 1);
 		} else {
 			switch ((c->fixed + 7) & ~7u) {
 			case 16:
-				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 0);
+				if (sc_paths & RC_SC_PATH_ENTER(0))
+					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 0);
+				break;
 			case 24:
-				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 1);
+				if (sc_paths & RC_SC_PATH_ENTER(1))
+					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 1);
+				break;
 			case 32:
-				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 2);
+				if (sc_paths & RC_SC_PATH_ENTER(2))
+					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 2);
+				break;
 			case 40:
-				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 3);
+				if (sc_paths & RC_SC_PATH_ENTER(3))
+					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 3);
+				break;
 			case 48:
-				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 4);
+				if (sc_paths & RC_SC_PATH_ENTER(4))
+					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 4);
+				break;
 			case 56:
-				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 5);
+				if (sc_paths & RC_SC_PATH_ENTER(5))
+					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 5);
+				break;
 			case 64:
-				return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 6);
+				if (sc_paths & RC_SC_PATH_ENTER(6))
+					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 6);
+				break;
 			}
 		}
 		st->dropped++; /* never: user space checked the format */

@@ -98,6 +98,16 @@ struct rc_dyn_stats {
 #define RC_SC_NR_MAX 1024
 
 /*
+ * dyn.bpf.c's sc_paths: the record sizes of the syscall events a
+ * recording has, a bit each, set before the load so that the verifier
+ * walks only those paths: RC_SC_PATH_ENTER(n) for an entry of n
+ * arguments (0 to 6), RC_SC_PATH_EXIT for an exit
+ */
+#define RC_SC_PATH_ENTER(n) (1u << (n))
+#define RC_SC_PATH_EXIT	    (1u << 7)
+#define RC_SC_PATHS_ALL	    0xffu
+
+/*
  * Kernels without BPF attach cookies (before 5.15): dyn.bpf.c's slot
  * programs, one per tracepoint or probe, each knowing its slot by its
  * name. The slots map's element at the slot holds the event's index + 1:

@@ -492,6 +492,31 @@ static int set_follow(struct rc_bpf *s, struct bpf_object *obj, struct bpf_map *
 						 : 0;
 }
 
+/*
+ * The record paths of the raw syscall programs the events take
+ * (events.h, RC_SC_PATH_*: an entry of n arguments is 16 + 8n bytes, or
+ * its number's end alone; an exit 24): the verifier walks only these
+ */
+static __u32 sc_paths(const struct rc_bpf *s)
+{
+	__u32 paths = 0;
+	size_t i;
+
+	for (i = 0; i < s->c.dset.n; i++) {
+		const struct rc_dyn_event *e = &s->c.dset.ev[i];
+		int key = rc_bpf__sc_key(s, e);
+		__u32 size = ((__u32)e->tp.size + 7) & ~7u;
+
+		if (key < 0)
+			continue;
+		if (key & 1)
+			paths |= RC_SC_PATH_EXIT;
+		else if (size >= 16 && size <= 64)
+			paths |= RC_SC_PATH_ENTER((size - 16) / 8);
+	}
+	return paths;
+}
+
 static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 {
 	bool compat = use_compat(s, RC_NEED_TRACEPOINTS, "-e SYSTEM:NAME, -e uprobe:");
@@ -504,6 +529,7 @@ static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 		return -errno;
 	s->dyn = d;
 	d->rodata->knobs = *k;
+	d->rodata->sc_paths = sc_paths(s);
 	dyn_autoload(s);
 	err = set_follow(s, d->obj, d->maps.followed, follow);
 	err = err ?: core_write(s, d->obj);
