@@ -232,8 +232,12 @@ int main(int argc, char **argv)
 			syscall(__NR_close, fd);
 			syscall(__NR_flock, fd, 2000 + i);
 			syscall(__NR_pread64, fd, 0x1000 + i, 3000 + i, 4000 + i);
-			/* past pid_max: ECHILD, infop and ru not written */
-			syscall(__NR_waitid, P_PID, 0x3ff00000 + i, 0x8000 + i, WEXITED, 0x9000 + i);
+			/*
+			 * a pid past pid_max: no child; infop, which the kernel writes
+			 * even then, and ru in kernel space: EFAULT, nothing written
+			 */
+			syscall(__NR_waitid, P_PID, 0x3ff00000 + i, 0xffff800000008000ul + i, WEXITED,
+				0xffff800000009000ul + i);
 			syscall(__NR_sendto, fd, 0x5000 + i, 6000 + i, 0x40, 0x7000 + i, 16 + i);
 		}
 		return 0;

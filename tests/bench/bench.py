@@ -564,7 +564,10 @@ def lead_recorders(ctx, baseline):
             Floor(ctx, "pcpu", lazy=True, direct=True, zstd=1),
             Floor(ctx, "pcpu", lazy=True, direct=True, discard=True),
             Floor(ctx, "batch", lazy=True), Floor(ctx, "perf"),
-            Floor(ctx, "floor", raw=True), Floor(ctx, "ref", raw=True), *base, LeadRingcap(ctx, "ringcap", []),
+            Floor(ctx, "floor", raw=True), Floor(ctx, "ref", raw=True),
+            Floor(ctx, "pcpu", raw=True, lazy=True, direct=True),
+            Floor(ctx, "pcpu", raw=True, lazy=True, direct=True, zstd=1),
+            *base, LeadRingcap(ctx, "ringcap", []),
             LeadRingcap(ctx, "ringcap --transport ftrace", ["--transport", "ftrace"]),
             LeadTraceCmd(ctx)]
 

@@ -16,6 +16,7 @@
  *                     for syscall number sc_nr only: ringcap's way to a
  *                     syscall event (syscalls:sys_enter_NAME)
  *   handle_ref_sc     handle_ref_56 the same way
+ *   handle_pcpu_sc    handle_pcpu_56 the same way
  *   handle_pcpu_56    handle_ref_56 into this CPU's own BPF ring buffer, one
  *                     of an array of rings (BPF_MAP_TYPE_ARRAY_OF_MAPS)
  *                     indexed by the CPU: no ring shared between CPUs
@@ -218,8 +219,7 @@ static __always_inline void count_drops(__u64 n)
 		c->dropped += n;
 }
 
-SEC("tracepoint")
-int handle_pcpu_56(void *ctx)
+static __always_inline int pcpu(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	void *ring = bpf_map_lookup_elem(&rings, &cpu);
@@ -240,6 +240,21 @@ int handle_pcpu_56(void *ctx)
 		r[i] = 0;
 	bpf_ringbuf_submit(r, ring_wakeup_flags(ring, 56));
 	return 0;
+}
+
+SEC("tracepoint")
+int handle_pcpu_56(void *ctx)
+{
+	return pcpu();
+}
+
+/* handle_pcpu_56 on the raw sys_enter tracepoint, as ringcap's syscall events are */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_pcpu_sc, struct pt_regs *regs, long id)
+{
+	if (id != sc_nr)
+		return 0;
+	return pcpu();
 }
 
 SEC("tracepoint")

@@ -125,7 +125,7 @@ static struct bpf_program *pick(struct floor_bpf *skel, int ref, int btf, int si
 	if (ref == PAIR)
 		return skel->progs.handle_pair_exit;
 	if (ref == PCPU)
-		return skel->progs.handle_pcpu_56;
+		return sc_nr >= 0 ? skel->progs.handle_pcpu_sc : skel->progs.handle_pcpu_56;
 	if (ref == BATCH)
 		return skel->progs.handle_batch_56;
 	if (ref == PERF)
@@ -380,10 +380,10 @@ int main(int argc, char **argv)
 	name++;
 	if (wakeup == ~0ull)
 		wakeup = ring / 16;
-	if (ref >= PCPU)
+	if (ref == PAIR || sc_nr >= 0)
+		btf = 1; /* on the raw tracepoint: -n */
+	else if (ref >= PCPU)
 		btf = 0; /* on the tracepoint of -e */
-	else if (ref == PAIR || sc_nr >= 0)
-		btf = 1;
 
 	skel = floor_bpf__open();
 	if (!skel) {
