@@ -248,13 +248,24 @@ int handle_tp(void *ctx)
 	return tp_any(ctx, bpf_get_attach_cookie(ctx) - RC_DYN_BASE);
 }
 
-/* Without attach cookies: a program per tracepoint (RC_SLOTS_TP). */
+/*
+ * Without attach cookies: a program per tracepoint (RC_SLOTS_TP), each a
+ * call of this one subprogram, which libbpf appends to those that load.
+ * Inlined in each, tp_any() was 64 copies, half the object: libbpf read,
+ * copied and relocated them all at every open, the slots loaded or not
+ * (a tenth of a short recording's CPU on a kernel that never loads them).
+ */
+static __noinline int tp_slot(void *ctx, __u32 key)
+{
+	return tp_any(ctx, key);
+}
+
 #define TP_SLOT(k)                                                                                 \
 	SEC("tracepoint")                                                                          \
 	int handle_tp_slot_##k(void *ctx)                                                          \
 	{                                                                                          \
 		__s32 idx = slot_index(k);                                                         \
-		return idx < 0 ? 0 : tp_any(ctx, idx);                                             \
+		return idx < 0 ? 0 : tp_slot(ctx, idx);                                            \
 	}
 
 /* clang-format off */
@@ -722,19 +733,32 @@ int handle_uretprobe(struct pt_regs *regs)
 	return uretprobe_event(regs, bpf_get_attach_cookie(regs));
 }
 
-/* Without attach cookies: a program per probe (RC_SLOTS_PROBE of each kind). */
+/*
+ * Without attach cookies: a program per probe (RC_SLOTS_PROBE of each
+ * kind), each a call of one subprogram, as the tracepoints' (tp_slot()).
+ */
+static __noinline int uprobe_slot(struct pt_regs *regs, __u32 idx)
+{
+	return uprobe_event(regs, RC_DYN_BASE + idx);
+}
+
+static __noinline int uretprobe_slot(struct pt_regs *regs, __u32 idx)
+{
+	return uretprobe_event(regs, RC_DYN_BASE + idx);
+}
+
 #define PROBE_SLOT(k)                                                                              \
 	SEC("uprobe")                                                                              \
 	int handle_uprobe_slot_##k(struct pt_regs *regs)                                           \
 	{                                                                                          \
 		__s32 idx = slot_index(RC_SLOT_UPROBE + k);                                        \
-		return idx < 0 ? 0 : uprobe_event(regs, RC_DYN_BASE + idx);                        \
+		return idx < 0 ? 0 : uprobe_slot(regs, idx);                                       \
 	}                                                                                          \
 	SEC("uretprobe")                                                                           \
 	int handle_uretprobe_slot_##k(struct pt_regs *regs)                                        \
 	{                                                                                          \
 		__s32 idx = slot_index(RC_SLOT_URETPROBE + k);                                     \
-		return idx < 0 ? 0 : uretprobe_event(regs, RC_DYN_BASE + idx);                     \
+		return idx < 0 ? 0 : uretprobe_slot(regs, idx);                                    \
 	}
 
 /* clang-format off */
