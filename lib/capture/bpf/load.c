@@ -531,7 +531,15 @@ static int load_dyn(struct rc_bpf *s, const struct rc_knobs *k)
 	d->rodata->knobs = *k;
 	d->rodata->sc_paths = sc_paths(s);
 	dyn_autoload(s);
-	err = set_follow(s, d->obj, d->maps.followed, follow);
+	/*
+	 * The events' configs and counters, one each (an event's index, its
+	 * id - RC_DYN_BASE, is below dset.n), not RC_DYN_MAX: each element of
+	 * a per-CPU array is an allocation of its own, and 1024 of them were
+	 * a fortieth of a short recording's CPU, allocated and freed.
+	 */
+	err = bpf_map__set_max_entries(d->maps.dstats, s->c.dset.n);
+	err = err ?: bpf_map__set_max_entries(d->maps.tpconf, s->c.dset.n);
+	err = err ?: set_follow(s, d->obj, d->maps.followed, follow);
 	err = err ?: core_write(s, d->obj);
 	err = err ?: share_maps(s, d->obj);
 	err = err ?: tp_btf_targets(s, d->obj);
