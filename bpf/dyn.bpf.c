@@ -492,13 +492,16 @@ const volatile __u32 sc_paths = RC_SC_PATHS_ALL;
  * (a constant: bpf_ringbuf_reserve() takes only those), built where it
  * is reserved in the ring: no buffer of its own to copy it from, and
  * the time taken after the reservation, as the other sources take it.
+ * 1 when submitted, its header in @copy with knobs.stacks (a submitted
+ * record is not ours to read); 0 when the ring was full, counted.
  */
-static __always_inline int sc_reserved(void *ctx, struct pt_regs *regs, const struct rc_tp_conf *c,
+static __always_inline int sc_reserved(struct pt_regs *regs, const struct rc_tp_conf *c,
 				       const struct task_struct *cur, long nr, long ret,
-				       struct rc_dyn_stats *st, const bool exit, const __u32 words)
+				       struct rc_dyn_stats *st, struct rc_rec_hdr *copy,
+				       const bool exit, const __u32 words)
 {
 	const __u32 size = sizeof(struct rc_rec_hdr) + 16 + 8 * words;
-	struct rc_rec_hdr *h, copy;
+	struct rc_rec_hdr *h;
 
 	h = rc_ring_reserve(size);
 	if (!h) {
@@ -509,11 +512,9 @@ static __always_inline int sc_reserved(void *ctx, struct pt_regs *regs, const st
 	rc_fill_hdr(h, cur, c->type, size);
 	sc_fill_raw((__u64 *)(h + 1), c, h->tid, regs, nr, ret, exit, words);
 	if (knobs.stacks)
-		copy = *h; /* a submitted record is not ours to read */
+		*copy = *h;
 	bpf_ringbuf_submit(h, rc_wakeup_flags_cpu(size));
-	if (knobs.stacks)
-		rc_emit_stack(ctx, &copy);
-	return 0;
+	return 1;
 }
 
 /*
@@ -565,42 +566,49 @@ static __always_inline int sc_event(void *ctx, struct pt_regs *regs, long nr, lo
 	}
 	st->made++;
 	if (knobs.transport != RC_KNOB_PERFBUF) {
+		struct rc_rec_hdr copy;
+		int r = -1; /* sc_reserved()'s: -1, no path taken */
+
 		if (exit) {
 			if ((sc_paths & RC_SC_PATH_EXIT) && ((c->fixed + 7) & ~7u) == 24)
-				return sc_reserved(ctx, regs, c, cur, nr, ret, st, true, 1);
+				r = sc_reserved(regs, c, cur, nr, ret, st, &copy, true, 1);
 		} else {
 			switch ((c->fixed + 7) & ~7u) {
 			case 16:
 				if (sc_paths & RC_SC_PATH_ENTER(0))
-					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 0);
+					r = sc_reserved(regs, c, cur, nr, ret, st, &copy, false, 0);
 				break;
 			case 24:
 				if (sc_paths & RC_SC_PATH_ENTER(1))
-					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 1);
+					r = sc_reserved(regs, c, cur, nr, ret, st, &copy, false, 1);
 				break;
 			case 32:
 				if (sc_paths & RC_SC_PATH_ENTER(2))
-					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 2);
+					r = sc_reserved(regs, c, cur, nr, ret, st, &copy, false, 2);
 				break;
 			case 40:
 				if (sc_paths & RC_SC_PATH_ENTER(3))
-					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 3);
+					r = sc_reserved(regs, c, cur, nr, ret, st, &copy, false, 3);
 				break;
 			case 48:
 				if (sc_paths & RC_SC_PATH_ENTER(4))
-					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 4);
+					r = sc_reserved(regs, c, cur, nr, ret, st, &copy, false, 4);
 				break;
 			case 56:
 				if (sc_paths & RC_SC_PATH_ENTER(5))
-					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 5);
+					r = sc_reserved(regs, c, cur, nr, ret, st, &copy, false, 5);
 				break;
 			case 64:
 				if (sc_paths & RC_SC_PATH_ENTER(6))
-					return sc_reserved(ctx, regs, c, cur, nr, ret, st, false, 6);
+					r = sc_reserved(regs, c, cur, nr, ret, st, &copy, false, 6);
 				break;
 			}
 		}
-		st->dropped++; /* never: user space checked the format */
+		/* the stack after the event's record: one copy of rc_emit_stack() for all paths */
+		if (r < 0)
+			st->dropped++; /* never: user space checked the format */
+		else if (r && knobs.stacks)
+			rc_emit_stack(ctx, &copy);
 		return 0;
 	}
 	b = tp_buf(TPBUF_SC);
