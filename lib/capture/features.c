@@ -192,10 +192,16 @@ static const struct btf_type *walk_type(const struct btf_walk *w, __u32 id)
 	return id && id <= w->n ? (const struct btf_type *)(w->types + w->off[id - 1]) : NULL;
 }
 
-/* One pass over the types: -EPROTO when one is of a kind this walk does not know. */
+/*
+ * One pass over the types: -EPROTO when one is of a kind this walk does not know.
+ * The offsets' array is made once, for as many types as the section could
+ * hold (none is shorter than its struct btf_type): untouched, its pages
+ * past the last type are never faulted in, where growing it by doubling
+ * copied it twice (256k offsets, a megabyte, for 6.18's 150k types).
+ */
 static int walk_types(struct btf_walk *w)
 {
-	__u32 pos = 0, cap = 0, i;
+	__u32 pos = 0, cap = w->types_len / sizeof(struct btf_type) + 1, i;
 
 	while (pos < w->types_len) {
 		const struct btf_type *t = (const void *)(w->types + pos);
@@ -210,13 +216,13 @@ static int walk_types(struct btf_walk *w)
 		extra = kind_extra(kind, vlen);
 		if (extra < 0 || (__u64)w->types_len - pos - sizeof(*t) < (__u64)extra)
 			return -EPROTO;
-		if (w->n == cap) {
-			__u32 *p = realloc(w->off, (cap = cap ? cap * 2 : 65536) * sizeof(*p));
-
-			if (!p)
+		if (!w->off) {
+			w->off = malloc((size_t)cap * sizeof(*w->off));
+			if (!w->off)
 				return -ENOMEM;
-			w->off = p;
 		}
+		if (w->n == cap)
+			return -EPROTO; /* never: each type takes sizeof(*t) at least */
 		w->off[w->n++] = pos;
 		if (kind == BTF_KIND_TYPEDEF) {
 			name = walk_name(w, t->name_off);
@@ -770,8 +776,6 @@ static int local_names(const struct btf *local, struct core_names *n)
 	return 0;
 }
 
-#define CORE_MARK UINT32_MAX /* in newid: taken, not yet numbered */
-
 /*
  * How many types @t holds by value (its references but a pointer's, made
  * void * in the copy), -EPROTO for a kind not expected among them;
@@ -881,22 +885,67 @@ static int rename_type(const struct btf_walk *w, struct btf_type *t, struct core
 	return err;
 }
 
+/* A set of the kernel's type ids: a bit each, and the ids in the order they came in. */
+struct core_set {
+	__u64 *bits;
+	__u32 *ids;
+	size_t n, cap;
+};
+
+static int set_add(struct core_set *c, __u32 id)
+{
+	if (c->bits[id / 64] & (1ull << (id % 64)))
+		return 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		__u32 *p = realloc(c->ids, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		c->ids = p;
+		c->cap = cap;
+	}
+	c->bits[id / 64] |= 1ull << (id % 64);
+	c->ids[c->n++] = id;
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The new id of kernel type @id, which is in @c (its ids sorted): its place, from 1. */
+static __u32 new_id(const struct core_set *c, __u32 id)
+{
+	const __u32 *p = bsearch(&id, c->ids, c->n, sizeof(*c->ids), cmp_id);
+
+	return p ? (__u32)(p - c->ids) + 1 : 0;
+}
+
+/*
+ * The types taken are a set (a bit a kernel type, a list of the few
+ * taken), numbered in the kernel's order by sorting the list: arrays of
+ * every kernel type's new id and of a stack as deep (1.2 MB for 6.18's
+ * 150k types) were faulted in and walked whole at every start.
+ */
 int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd)
 {
 	const struct btf_walk *w = &k->w;
 	struct core_buf types = {}, strs = {};
-	__u32 *newid = NULL, *stack = NULL;
 	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h) };
 	struct core_names names = {};
-	size_t sp = 0, i, nnew = 0;
-	__u32 id, *order = NULL, hash;
+	struct core_set set = {};
+	size_t i;
+	__u32 id, hash;
 	int err = -ENOMEM, r, j;
 
 	if (local_names(local, &names))
 		goto out;
-	newid = calloc((size_t)w->n + 1, sizeof(*newid));
-	stack = malloc(((size_t)w->n + 1) * sizeof(*stack));
-	if (!newid || !stack || !buf_add(&strs, "", 1))
+	set.bits = calloc((size_t)w->n / 64 + 1, sizeof(*set.bits));
+	if (!set.bits || !buf_add(&strs, "", 1))
 		goto out;
 	/* the kernel's types of the local names */
 	for (id = 1; id <= w->n; id++) {
@@ -910,45 +959,33 @@ int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd
 		if (!first2_has(&names, name))
 			continue;
 		len = essential(name, &hash);
-		if (len && names_has(&names, name, len, hash)) {
-			newid[id] = CORE_MARK;
-			stack[sp++] = id;
-		}
+		if (len && names_has(&names, name, len, hash) && set_add(&set, id))
+			goto out;
 	}
-	/* and what they hold by value */
-	while (sp) {
-		struct btf_type *t = (struct btf_type *)walk_type(w, stack[--sp]);
+	/* and what they hold by value: the list grows as it is walked */
+	for (i = 0; i < set.n; i++) {
+		const struct btf_type *t = walk_type(w, set.ids[i]);
 
-		nnew++;
 		r = nheld(t);
 		if (r < 0) {
 			err = r;
 			goto out;
 		}
 		for (j = 0; j < r; j++) {
-			__u32 ref = *held_at(t, j);
+			__u32 ref = *held_at((struct btf_type *)t, j);
 
 			if (ref > w->n) {
 				err = -EPROTO;
 				goto out;
 			}
-			if (ref && !newid[ref]) {
-				newid[ref] = CORE_MARK;
-				stack[sp++] = ref;
-			}
+			if (ref && set_add(&set, ref))
+				goto out;
 		}
 	}
 	/* numbered in the kernel's order, then copied with their references and names made new */
-	order = malloc((nnew + 1) * sizeof(*order));
-	if (!order)
-		goto out;
-	for (id = 1, nnew = 0; id <= w->n; id++)
-		if (newid[id]) {
-			order[nnew] = id;
-			newid[id] = ++nnew;
-		}
-	for (i = 0; i < nnew; i++) {
-		const struct btf_type *src = walk_type(w, order[i]);
+	qsort(set.ids, set.n, sizeof(*set.ids), cmp_id);
+	for (i = 0; i < set.n; i++) {
+		const struct btf_type *src = walk_type(w, set.ids[i]);
 		size_t size = sizeof(*src) + kind_extra(btf_kind(src), btf_vlen(src));
 		struct btf_type *t = buf_add(&types, src, size);
 
@@ -960,7 +997,7 @@ int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd
 		for (j = 0; j < r; j++) {
 			__u32 *ref = held_at(t, j);
 
-			*ref = *ref ? newid[*ref] : 0;
+			*ref = *ref ? new_id(&set, *ref) : 0;
 		}
 		if (btf_is_ptr(t))
 			t->type = 0;
@@ -978,13 +1015,12 @@ int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd
 		  ? -errno ?: -EIO
 		  : 0;
 	if (!err)
-		pr_debug("CO-RE relocations against %zu of the kernel's %u types\n", nnew, w->n);
+		pr_debug("CO-RE relocations against %zu of the kernel's %u types\n", set.n, w->n);
 out:
 	free(names.name);
 	free(names.len);
-	free(newid);
-	free(stack);
-	free(order);
+	free(set.bits);
+	free(set.ids);
 	free(types.p);
 	free(strs.p);
 	return err;
