@@ -226,11 +226,15 @@ static int walk_types(struct btf_walk *w)
 		w->off[w->n++] = pos;
 		if (kind == BTF_KIND_TYPEDEF) {
 			name = walk_name(w, t->name_off);
+			/* a first byte that differs rules a name out: a call less, mostly */
 			if (!strncmp(name, "btf_trace_", 10))
 				for (i = 0; i < ARRAY_SIZE(tp_btf_needed); i++)
-					if (!strcmp(name + 10, tp_btf_needed[i]))
+					if (name[10] == tp_btf_needed[i][0] &&
+					    !strcmp(name + 10, tp_btf_needed[i]))
 						w->trace_id[i] = w->n;
-		} else if (kind == BTF_KIND_ENUM && !w->task_btf) {
+		} else if (kind == BTF_KIND_ENUM && !w->task_btf &&
+			   !strcmp(walk_name(w, t->name_off), "bpf_func_id")) {
+			/* the helpers' enum alone, not every enum's enumerators */
 			const struct btf_enum *e = btf_enum(t);
 
 			for (i = 0; i < vlen; i++)
