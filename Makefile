@@ -462,9 +462,13 @@ vmtest-all:
 # CI's matrix: the x86 kernels, arm64's smoke set and the static x86
 # ringcap on each x86 kernel (static-NAME: nothing but busybox and it) in one pool, two
 # guests at a time (scripts/deps.sh --vmtest --arm64 first).
+# The arm64 and static builds come before the first guest boots: one job a
+# CPU when make was given no -j (as .ci/run calls it), not one in all.
+VMTEST_BUILD_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 vmtest-ci: all
-	$(Q)$(MAKE) --no-print-directory ARCH=arm64 all
-	$(Q)$(MAKE) --no-print-directory O=$(STATIC_O) STATIC=1 $(abspath $(STATIC_O))/ringcap
+	$(Q)$(MAKE) --no-print-directory $(VMTEST_BUILD_J) ARCH=arm64 all
+	$(Q)$(MAKE) --no-print-directory $(VMTEST_BUILD_J) O=$(STATIC_O) STATIC=1 \
+		$(abspath $(STATIC_O))/ringcap
 	$(Q)VMTEST_ARM64_BUILD=build-arm64 VMTEST_STATIC=$(STATIC_O)/ringcap VMTEST_SET=smoke \
 		scripts/vmtest.sh $(OUTPUT)
 
