@@ -161,13 +161,13 @@ static int put_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const 
 
 /*
  * Compress a chunk of @nrec records from @first to @last and write it: what
- * w->raw holds, then @len bytes of held from @off. Straight from held when
- * that is all of it, as it is when records come in time order.
+ * w->raw holds, then @len bytes at @p. Straight from where the records are
+ * held when that is all of it, as it is when records come in time order.
  */
-int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
+int rc_writer__write_chunk(struct rc_writer *w, const unsigned char *p, size_t len, uint32_t nrec,
 			   size_t runs, uint64_t first, uint64_t last)
 {
-	const char *src = w->held.buf + off;
+	const void *src = p;
 	struct rc_disk_chunk dc;
 	uint32_t codec;
 	size_t csize;

@@ -23,8 +23,23 @@
 
 struct rec_ref {
 	uint64_t ts;
-	uint32_t off;
+	const unsigned char *p; /* in its segment */
 	uint32_t size;
+	uint32_t seg; /* w->segs[seg] holds it */
+};
+
+/*
+ * A stretch of records held: copied into the writer's own buffer
+ * (rc_writer__add()), or the caller's, held in place until written
+ * (rc_writer__add_held()), then given back through @release.
+ */
+struct wseg {
+	const unsigned char *buf; /* NULL: a free slot */
+	size_t len;		  /* bytes of records in it */
+	size_t cap;		  /* an own buffer's size; 0: the caller's */
+	size_t pending;		  /* its records not yet written */
+	rc_writer_release_fn release;
+	void *ctx;
 };
 
 struct rc_writer {
@@ -39,9 +54,13 @@ struct rc_writer {
 	bool store;   /* --no-compress: zstd frames of raw blocks */
 	bool shuffle; /* RC_CODEC_ZSTD_SHUFFLE or _CLASSES, as pays */
 
-	/* records held back for sorting */
-	struct rc_strbuf held, spare;
-	size_t kept;	  /* bytes of held carried over by the last flush */
+	/* records held back for sorting, where they were put (struct wseg) */
+	struct wseg *segs;
+	size_t nsegs;	  /* slots in segs */
+	int own;	  /* the own segment rc_writer__add() copies into; -1: none */
+	unsigned char *spare_own; /* an own buffer given back, kept for the next */
+	size_t held;	  /* bytes held: records not yet written */
+	size_t kept;	  /* bytes held carried over by the last flush */
 	size_t sorted;	  /* refs at the start in time order: those it kept, and any added after in order */
 	struct rec_ref *refs;
 	size_t nrefs, refs_cap;
@@ -99,8 +118,13 @@ int rc_writer__end_cut(struct rc_writer *w);
  * make @runs runs of records of one size (rc_shuffle__encode()'s runs,
  * counted from their refs: the chunk is not walked for them): 0 or -errno.
  */
-int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
+int rc_writer__write_chunk(struct rc_writer *w, const unsigned char *p, size_t len, uint32_t nrec,
 			   size_t runs, uint64_t first, uint64_t last);
+
+/* writer.c */
+
+/* Drop every record held, and give their segments back (a cut writer). */
+void rc_writer__drop_held(struct rc_writer *w);
 
 /* writer_blocks.c */
 
