@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The writer holding records in place (rc_writer__add_held()), as the
+ * writer thread holds the drain's batches: each buffer given back once,
+ * when its last record is written and not before, and the file the same
+ * bytes as the same records copied in (rc_writer__add()).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "events.h"
+#include "format/format.h"
+#include "format/writer_int.h"
+#include "capture_util.h"
+#include "test_progs.h"
+
+enum { NA = 4, NB = 4 };
+
+/* Buffer A's records, then B's, then one copied in: 10 to 3000, A's last after B's first two. */
+static const uint64_t ts_a[NA] = { 10, 30, 50, 2000 };
+static const uint64_t ts_b[NB] = { 1500, 1600, 2500, 3000 };
+static const uint64_t ts_c = 2600;
+static const uint64_t ts_file[] = { 10, 30, 50, 1500, 1600, 2000, 2500, 2600, 3000 };
+
+struct given {
+	int order[4]; /* which buffer came back: 'A', 'B' */
+	int n;
+};
+
+static void give_a(void *ctx)
+{
+	struct given *g = ctx;
+
+	if (g->n < 4)
+		g->order[g->n] = 'A';
+	g->n++;
+}
+
+static void give_b(void *ctx)
+{
+	struct given *g = ctx;
+
+	if (g->n < 4)
+		g->order[g->n] = 'B';
+	g->n++;
+}
+
+static void fill(struct rc_ev_exit *e, const uint64_t *ts, int n, int code0)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&e[i], 0, sizeof(e[i]));
+		e[i].hdr.ts = ts[i];
+		e[i].hdr.size = sizeof(e[i]);
+		e[i].hdr.type = RC_EV_SCHED_EXIT;
+		e[i].exit_code = code0 + i;
+	}
+}
+
+/*
+ * The same records and flushes: held in place (@held) or copied in. The
+ * gives back (@g) checked at each step when held.
+ */
+static int write_file(int fd, bool held, struct given *g)
+{
+	struct rc_writer_opts wo = { .sz = sizeof(wo), .reorder_ns = 1000 };
+	struct rc_ev_exit a[NA], b[NB], c;
+	struct rc_writer *w;
+	struct rc_meta m;
+	bool kept = false;
+	int err = 0;
+
+	test_meta(&m);
+	fill(a, ts_a, NA, 0);
+	fill(b, ts_b, NB, NA);
+	fill(&c, &ts_c, 1, NA + NB);
+	w = rc_writer__new(fd, &m, &wo);
+	if (!ASSERT_OK_PTR(w, "writer"))
+		return -EINVAL;
+	if (held) {
+		err = rc_writer__add_held(w, a, sizeof(a), give_a, g, &kept);
+		ASSERT_TRUE(kept, "A held");
+	} else {
+		err = rc_writer__add(w, a, sizeof(a));
+	}
+	/* the window ends at 1000: 10, 30, 50 written, A's 2000 held yet */
+	err = err ?: rc_writer__flush(w, false);
+	if (held)
+		ASSERT_EQ(g->n, 0, "A held while its 2000 waits");
+	if (held) {
+		err = err ?: rc_writer__add_held(w, b, sizeof(b), give_b, g, &kept);
+		ASSERT_TRUE(kept, "B held");
+	} else {
+		err = err ?: rc_writer__add(w, b, sizeof(b));
+	}
+	/* the window ends at 2000: 1500, 1600, 2000 written, A all written */
+	err = err ?: rc_writer__flush(w, false);
+	if (held) {
+		ASSERT_EQ(g->n, 1, "A given back once written");
+		ASSERT_EQ(g->order[0], 'A', "A first");
+	}
+	err = err ?: rc_writer__add(w, &c, sizeof(c));
+	if (held)
+		ASSERT_EQ(g->n, 1, "B held while 2500 and 3000 wait");
+	err = err ?: rc_writer__finish(w);
+	if (held) {
+		ASSERT_EQ(g->n, 2, "B given back at the end, once");
+		ASSERT_EQ(g->order[1], 'B', "then B");
+	}
+	/* held records changed after the writer gave them back do not matter */
+	memset(a, 0xff, sizeof(a));
+	memset(b, 0xff, sizeof(b));
+	rc_writer__free(w);
+	ASSERT_EQ(g ? g->n : 2, 2, "nothing given back by the free");
+	return err;
+}
+
+void test_format_held(void)
+{
+	struct mem_capture held = {}, copied = {};
+	const struct rc_trailer *tr;
+	const struct rc_rec_hdr *rec;
+	struct rc_reader *r = NULL;
+	struct given g = {};
+	char path[64];
+	int fd1 = -1, fd2 = -1, err;
+	size_t n = 0;
+	bool order = true;
+
+	fd1 = memfd_create("held", 0);
+	fd2 = memfd_create("copied", 0);
+	if (!ASSERT_TRUE(fd1 >= 0 && fd2 >= 0, "memfd"))
+		goto out;
+	err = write_file(fd1, true, &g);
+	err = err ?: write_file(fd2, false, NULL);
+	if (!ASSERT_OK(err, "write"))
+		goto out;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd1);
+	err = slurp(path, &held);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd2);
+	err = err ?: slurp(path, &copied);
+	if (!ASSERT_OK(err, "slurp"))
+		goto out;
+	ASSERT_EQ(held.len, copied.len, "the same length");
+	ASSERT_TRUE(held.len == copied.len && !memcmp(held.buf, copied.buf, held.len),
+		    "the same bytes as the records copied in");
+	r = rc_reader__open_mem(held.buf, held.len);
+	if (!ASSERT_OK_PTR(r, "open"))
+		goto out;
+	while ((err = rc_reader__next(r, &rec)) > 0) {
+		const struct rc_ev_exit *e = (const void *)rec;
+
+		if (n < sizeof(ts_file) / sizeof(ts_file[0]))
+			order &= rec->ts == ts_file[n] && rec->size == sizeof(*e);
+		n++;
+	}
+	ASSERT_EQ(err, 0, "read");
+	ASSERT_EQ(n, sizeof(ts_file) / sizeof(ts_file[0]), "records");
+	ASSERT_TRUE(order, "each record, in time order");
+	tr = rc_reader__trailer(r);
+	if (ASSERT_OK_PTR(tr, "trailer")) {
+		ASSERT_EQ(tr->late, 0, "none late");
+		ASSERT_EQ(tr->nrec, n, "all counted");
+	}
+out:
+	rc_reader__free(r);
+	free(held.buf);
+	free(copied.buf);
+	if (fd1 >= 0)
+		close(fd1);
+	if (fd2 >= 0)
+		close(fd2);
+}
