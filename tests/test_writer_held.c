@@ -11,7 +11,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "events.h"
+#include <stddef.h>
 #include "format/format.h"
+#include "format/shuffle.h"
 #include "format/writer_int.h"
 #include "capture_util.h"
 #include "test_progs.h"
@@ -173,4 +175,95 @@ out:
 		close(fd1);
 	if (fd2 >= 0)
 		close(fd2);
+}
+
+/* A small deterministic generator (xorshift64). */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * The shuffle of records in stretches (rc_shuffle__encode_spans()), as the
+ * writer shuffles a chunk lying over two batches: the same bytes as of
+ * the records put together, for runs that go on over a stretch's end, end
+ * at it, or span several, empty stretches and runs of one record among
+ * them. 2000 records of 40, 48 or 64 bytes, in runs of 1 to 40, cut 300
+ * times at random.
+ */
+void test_format_held_spans(void)
+{
+	enum { NREC = 2000, MAXREC = 64, NCUT = 300 };
+	static const uint16_t sizes[] = { 40, 48, 64 };
+	static unsigned char recs[NREC * MAXREC];
+	static unsigned char whole[NREC * MAXREC + NREC * 8], parts[NREC * MAXREC + NREC * 8];
+	struct rc_span sp[NCUT + 3];
+	uint64_t seed = 0x9e3779b97f4a7c15ull, ts = 1000;
+	size_t len = 0, i, n1, n2, nsp = 0, at = 0, round, pos;
+	bool same = true;
+
+	for (i = 0; i < NREC;) {
+		uint16_t size = sizes[next_rand(&seed) % 3];
+		size_t run = 1 + next_rand(&seed) % 40, j;
+
+		for (j = 0; j < run && i < NREC; j++, i++) {
+			struct rc_rec_hdr h = { .ts = ts, .type = 1, .size = size, .pid = i };
+
+			ts += next_rand(&seed) % 5000;
+			memset(recs + len, (int)(i * 7), size);
+			memcpy(recs + len, &h, sizeof(h));
+			len += size;
+		}
+	}
+	n1 = rc_shuffle__encode(recs, len, whole);
+	for (round = 0; round < 20; round++) {
+		size_t cut[NCUT], c, prev_end;
+
+		/* cuts at record boundaries, sorted, repeats making empty stretches */
+		for (c = 0; c < NCUT; c++) {
+			size_t k = next_rand(&seed) % NREC;
+
+			for (pos = 0, i = 0; i < k; i++) {
+				uint16_t s;
+
+				memcpy(&s, recs + pos + offsetof(struct rc_rec_hdr, size), sizeof(s));
+				pos += s;
+			}
+			cut[c] = pos;
+		}
+		for (c = 1; c < NCUT; c++) /* insertion sort */
+			for (i = c; i > 0 && cut[i - 1] > cut[i]; i--) {
+				size_t x = cut[i];
+
+				cut[i] = cut[i - 1];
+				cut[i - 1] = x;
+			}
+		nsp = 0;
+		sp[nsp++] = (struct rc_span){ recs, 0 }; /* an empty one first */
+		for (c = 0, prev_end = 0; c < NCUT; c++) {
+			sp[nsp++] = (struct rc_span){ recs + prev_end, cut[c] - prev_end };
+			prev_end = cut[c];
+		}
+		sp[nsp++] = (struct rc_span){ recs + prev_end, len - prev_end };
+		memset(parts, 0xa5, sizeof(parts));
+		n2 = rc_shuffle__encode_spans(sp, nsp, parts);
+		same &= n2 == n1 && !memcmp(whole, parts, n1);
+		at += nsp;
+	}
+	ASSERT_TRUE(same, "the same bytes from stretches as from the records together");
+	/* two stretches, cut at record 1000: the writer's case, a batch's end */
+	for (i = 0, pos = 0; i < 1000; i++) {
+		uint16_t s;
+
+		memcpy(&s, recs + pos + offsetof(struct rc_rec_hdr, size), sizeof(s));
+		pos += s;
+	}
+	sp[0] = (struct rc_span){ recs, pos };
+	sp[1] = (struct rc_span){ recs + pos, len - pos };
+	ASSERT_EQ(rc_shuffle__encode_spans(sp, 2, parts), n1, "two stretches: the length");
+	ASSERT_TRUE(!memcmp(whole, parts, n1), "two stretches: the bytes");
+	ASSERT_TRUE(at > 20 * NCUT, "stretches made");
 }

@@ -322,7 +322,7 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 	uint64_t last_ts = w->last_ts, late = w->tr.late;
 	size_t nrefs = w->nrefs;
 	bool wrote_any = w->wrote_any;
-	int err;
+	int err = 0;
 
 	sort_refs(refs, nrefs, w->sorted);
 	if (!all) {
@@ -347,7 +347,7 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		if (r->ts > last)
 			last = r->ts;
 		if (run_len && r->p != run_p + run_len) {
-			err = rc_strbuf__append(&w->raw, run_p, run_len);
+			err = rc_writer__add_span(w, run_p, run_len);
 			if (err)
 				goto out;
 			run_len = 0;
@@ -360,8 +360,9 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		nrec++;
 		segs[r->seg].pending--;
 		written += r->size;
-		if (w->raw.len + run_len >= w->chunk_size) {
-			err = rc_writer__write_chunk(w, run_p, run_len, nrec, runs, first, last);
+		if (w->span_len + run_len >= w->chunk_size) {
+			err = rc_writer__add_span(w, run_p, run_len);
+			err = err ?: rc_writer__write_chunk(w, nrec, runs, first, last);
 			if (err)
 				goto out;
 			run_len = 0;
@@ -371,7 +372,10 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 			size = 0;
 		}
 	}
-	err = nrec ? rc_writer__write_chunk(w, run_p, run_len, nrec, runs, first, last) : 0;
+	if (nrec) {
+		err = rc_writer__add_span(w, run_p, run_len);
+		err = err ?: rc_writer__write_chunk(w, nrec, runs, first, last);
+	}
 out:
 	w->tr.late = late;
 	w->last_ts = last_ts;
@@ -451,6 +455,7 @@ void rc_writer__free(struct rc_writer *w)
 	rc_strbuf__free(&w->zbuf);
 	rc_strbuf__free(&w->cut_stats);
 	free(w->refs);
+	free(w->spans);
 	free(w->tr.index);
 	free(w);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <zstd.h>
 #include "format/format.h"
+#include "format/shuffle.h"
 #include "format/writer_int.h"
 #include "util/strbuf.h"
 
@@ -68,7 +69,10 @@ struct rc_writer {
 	uint64_t last_ts; /* newest timestamp written */
 	bool wrote_any;
 
-	struct rc_strbuf raw;	 /* the chunk being built */
+	struct rc_span *spans;	 /* the chunk being built: its stretches of held records */
+	size_t nspans, spans_cap;
+	size_t span_len;	 /* bytes in them */
+	struct rc_strbuf raw;	 /* the chunk put together, where its codec wants it whole */
 	struct rc_strbuf enc;	 /* shuffled */
 	struct rc_strbuf gather; /* records by size, for RC_CODEC_ZSTD_CLASSES */
 	struct rc_strbuf zbuf;	 /* its compressed frame */
@@ -113,13 +117,17 @@ int rc_writer__end_cut(struct rc_writer *w);
 
 /* writer_chunk.c */
 
+/* Add @len bytes of held records at @p to the chunk being built (w->spans): 0 or -ENOMEM. */
+int rc_writer__add_span(struct rc_writer *w, const void *p, size_t len);
+
 /*
- * Compress and write a chunk of held records (writer.c's flush()), which
- * make @runs runs of records of one size (rc_shuffle__encode()'s runs,
- * counted from their refs: the chunk is not walked for them): 0 or -errno.
+ * Compress and write the chunk being built (writer.c's flush()), @nrec
+ * records, which make @runs runs of records of one size
+ * (rc_shuffle__encode()'s runs, counted from their refs: the chunk is not
+ * walked for them): 0 or -errno.
  */
-int rc_writer__write_chunk(struct rc_writer *w, const unsigned char *p, size_t len, uint32_t nrec,
-			   size_t runs, uint64_t first, uint64_t last);
+int rc_writer__write_chunk(struct rc_writer *w, uint32_t nrec, size_t runs, uint64_t first,
+			   uint64_t last);
 
 /* writer.c */
 

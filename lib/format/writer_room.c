@@ -69,7 +69,7 @@ static int cut(struct rc_writer *w, int err)
 {
 	w->cut = err;
 	rc_writer__drop_held(w);
-	w->raw.len = 0;
+	w->raw.len = w->nspans = w->span_len = 0;
 	return err;
 }
 
