@@ -265,5 +265,23 @@ void test_format_held_spans(void)
 	sp[1] = (struct rc_span){ recs + pos, len - pos };
 	ASSERT_EQ(rc_shuffle__encode_spans(sp, 2, parts), n1, "two stretches: the length");
 	ASSERT_TRUE(!memcmp(whole, parts, n1), "two stretches: the bytes");
+	/* one size, one run (rc_shuffle__encode_one_run()): 500 records, and one record */
+	for (i = 0, len = 0; i < 500; i++, len += 64) {
+		struct rc_rec_hdr h = { .ts = 7 * i * i, .type = 1, .size = 64, .pid = i };
+
+		memset(recs + len, (int)i, 64);
+		memcpy(recs + len, &h, sizeof(h));
+	}
+	for (n2 = 1; n2 <= 500; n2 += 499) {
+		size_t cut1 = n2 / 3 * 64;
+
+		n1 = rc_shuffle__encode(recs, n2 * 64, whole);
+		sp[0] = (struct rc_span){ recs, cut1 };
+		sp[1] = (struct rc_span){ recs + cut1, 0 };
+		sp[2] = (struct rc_span){ recs + cut1, n2 * 64 - cut1 };
+		memset(parts, 0xa5, sizeof(parts));
+		ASSERT_EQ(rc_shuffle__encode_one_run(sp, 3, 64, parts), n1, "one run: the length");
+		ASSERT_TRUE(!memcmp(whole, parts, n1), "one run: the bytes");
+	}
 	ASSERT_TRUE(at > 20 * NCUT, "stretches made");
 }

@@ -366,6 +366,31 @@ size_t rc_shuffle__encode_spans(const struct rc_span *sp, size_t n, void *out)
 	return on;
 }
 
+size_t rc_shuffle__encode_one_run(const struct rc_span *sp, size_t n, size_t size, void *out)
+{
+	unsigned char *o = out;
+	size_t i, k = 0, i0 = 0;
+	uint64_t prev = 0;
+
+	for (i = 0; i < n; i++)
+		k += sp[i].len / size;
+	store32le(o, k);
+	store32le(o + 4, size);
+	o += RC_SHUFFLE_RUN_HDR;
+	for (i = 0; i < n; i++) {
+		size_t kp = sp[i].len / size;
+
+		if (!kp)
+			continue;
+		if (k == 1)
+			encode_run(sp[i].p, 1, size, o, &prev);
+		else
+			encode_part(sp[i].p, kp, size, o + i0, k, &prev);
+		i0 += kp;
+	}
+	return RC_SHUFFLE_RUN_HDR + k * size;
+}
+
 int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len, uint32_t nrec,
 		       const char **why)
 {

@@ -50,6 +50,12 @@ struct rc_span {
 size_t rc_shuffle__encode_spans(const struct rc_span *sp, size_t n, void *out);
 
 /*
+ * As rc_shuffle__encode_spans() of records all of @size bytes, one run,
+ * as the caller knows (the writer, from its refs): their sizes not read.
+ */
+size_t rc_shuffle__encode_one_run(const struct rc_span *sp, size_t n, size_t size, void *out);
+
+/*
  * Decode @in_len bytes into exactly @out_len bytes of exactly @nrec
  * records. Returns 0, or -EINVAL with *@why saying what is wrong: every
  * length is checked before it is used.

@@ -123,7 +123,11 @@ static int encode_chunk(struct rc_writer *w, const void **src, size_t *len, uint
 		err = rc_strbuf__reserve(&w->enc, rc_shuffle__bound(*len, nrec));
 		if (err)
 			return err;
-		if (w->nspans > 1 && w->nspans * 256 <= nrec) {
+		if (runs == 1 && w->nspans * 256 <= nrec) {
+			/* one size: the runs need not be looked for */
+			*len = rc_shuffle__encode_one_run(w->spans, w->nspans, *len / nrec,
+							  w->enc.buf);
+		} else if (w->nspans > 1 && w->nspans * 256 <= nrec) {
 			*len = rc_shuffle__encode_spans(w->spans, w->nspans, w->enc.buf);
 		} else {
 			err = whole(w, src);
