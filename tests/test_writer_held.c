@@ -229,7 +229,8 @@ void test_format_held_spans(void)
 			for (pos = 0, i = 0; i < k; i++) {
 				uint16_t s;
 
-				memcpy(&s, recs + pos + offsetof(struct rc_rec_hdr, size), sizeof(s));
+				memcpy(&s, recs + pos + offsetof(struct rc_rec_hdr, size),
+				       sizeof(s));
 				pos += s;
 			}
 			cut[c] = pos;

@@ -158,8 +158,8 @@ static int encode_chunk(struct rc_writer *w, const void **src, size_t *len, uint
  * not worth it (*@codec says how), as one zstd frame in w->zbuf of *@csize
  * bytes.
  */
-static int frame_chunk(struct rc_writer *w, size_t len, uint32_t nrec, size_t runs,
-		       size_t *csize, uint32_t *codec)
+static int frame_chunk(struct rc_writer *w, size_t len, uint32_t nrec, size_t runs, size_t *csize,
+		       uint32_t *codec)
 {
 	const void *src = NULL;
 	size_t bound;
