@@ -10,6 +10,7 @@
  * writer_room.c, which keeps room for the file's end (writer_priv.h).
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -141,30 +142,40 @@ void rc_writer__drop_held(struct rc_writer *w)
  */
 static int index_recs(struct rc_writer *w, const unsigned char *p, size_t len, uint32_t seg)
 {
-	uint64_t max_ts = w->max_ts, top;
+	uint64_t max_ts = w->max_ts, top, ts;
 	size_t pos = 0, nrefs = w->nrefs, sorted = w->sorted;
-	struct rc_rec_hdr h;
 	struct rec_ref *refs;
-	int err, r;
+	uint16_t size;
+	int err;
 
 	/* room for as many records as headers fit in @len */
-	err = rc_ensure_arr(&w->refs, &w->refs_cap, nrefs + len / sizeof(h) + 1, 4096);
+	err = rc_ensure_arr(&w->refs, &w->refs_cap, nrefs + len / sizeof(struct rc_rec_hdr) + 1,
+			    4096);
 	if (err)
 		return err;
 	refs = w->refs; /* in locals: a ref's store may alias w's fields */
 	top = sorted ? refs[sorted - 1].ts : 0;
-	while ((r = rc_rec__next(p, len, &pos, &h)) > 0) {
+	/*
+	 * rc_rec__next()'s checks, with only the time and the size loaded, not
+	 * the whole header: a fifth of this loop's instructions (callgrind).
+	 */
+	while (pos < len) {
+		if (len - pos < sizeof(struct rc_rec_hdr))
+			return -EINVAL; /* a run of whole records or nothing of it */
+		memcpy(&ts, p + pos + offsetof(struct rc_rec_hdr, ts), sizeof(ts));
+		memcpy(&size, p + pos + offsetof(struct rc_rec_hdr, size), sizeof(size));
+		if (size < sizeof(struct rc_rec_hdr) || size % RC_REC_ALIGN || size > len - pos)
+			return -EINVAL;
 		/* in order after those in order: flush()'s sort need not look at it */
-		if (sorted == nrefs && h.ts >= top) {
+		if (sorted == nrefs && ts >= top) {
 			sorted++;
-			top = h.ts;
+			top = ts;
 		}
-		refs[nrefs++] = (struct rec_ref){ h.ts, p + pos - h.size, h.size, seg };
-		if (h.ts > max_ts)
-			max_ts = h.ts;
+		refs[nrefs++] = (struct rec_ref){ ts, p + pos, size, seg };
+		if (ts > max_ts)
+			max_ts = ts;
+		pos += size;
 	}
-	if (r)
-		return -EINVAL; /* a run of whole records or nothing of it */
 	w->segs[seg].pending += nrefs - w->nrefs;
 	w->segs[seg].len += len;
 	w->held += len;
