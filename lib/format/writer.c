@@ -394,7 +394,8 @@ out:
 	if (err)
 		return err; /* the writer stops (sticky), or was cut and holds nothing */
 	/* keep the records not yet written where they are, their refs in sorted order */
-	memmove(refs, refs + k, (nrefs - k) * sizeof(*refs));
+	if (k && nrefs > k)
+		memmove(refs, refs + k, (nrefs - k) * sizeof(*refs));
 	w->nrefs = nrefs - k;
 	w->sorted = w->nrefs;
 	w->held -= written;
