@@ -101,7 +101,8 @@ static bool scalar_only; /* tests: the portable path on x86 too */
  * The same in SSE2, which every x86-64 has: interleave bytes, then pairs,
  * then quads; each register ends holding two columns.
  */
-static void block_sse2(const unsigned char *src, size_t sstride, unsigned char *dst, size_t dstride)
+static inline __attribute__((always_inline)) void
+block_sse2(const unsigned char *src, size_t sstride, unsigned char *dst, size_t dstride)
 {
 #define ROW(r) _mm_loadl_epi64((const __m128i *)(src + (r)*sstride))
 	__m128i a0 = _mm_unpacklo_epi8(ROW(0), ROW(1)), a1 = _mm_unpacklo_epi8(ROW(2), ROW(3));
