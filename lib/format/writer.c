@@ -325,6 +325,7 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 {
 	uint64_t cutoff = UINT64_MAX, first = 0, last = 0;
 	size_t i, k, nrec = 0, run_len = 0, runs = 0, written = 0;
+	size_t clen = 0, chunk_size = w->chunk_size; /* the chunk's bytes: its spans' and the run's */
 	const unsigned char *run_p = NULL;
 	uint32_t size = 0; /* of the chunk's last record: runs of one size counted as they come */
 	/* in locals: stores through @refs may alias w's fields, which would be loaded again */
@@ -353,10 +354,10 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		else
 			last_ts = r->ts;
 		wrote_any = true;
-		if (!nrec || r->ts < first)
+		/* sorted: the chunk's first is its oldest, each ref its newest yet */
+		if (!nrec)
 			first = r->ts;
-		if (r->ts > last)
-			last = r->ts;
+		last = r->ts;
 		if (run_len && r->p != run_p + run_len) {
 			err = rc_writer__add_span(w, run_p, run_len);
 			if (err)
@@ -371,14 +372,15 @@ static int flush(struct rc_writer *w, bool all, uint64_t now)
 		nrec++;
 		segs[r->seg].pending--;
 		written += r->size;
-		if (w->span_len + run_len >= w->chunk_size) {
+		clen += r->size;
+		if (clen >= chunk_size) {
 			err = rc_writer__add_span(w, run_p, run_len);
 			err = err ?: rc_writer__write_chunk(w, nrec, runs, first, last);
 			if (err)
 				goto out;
 			run_len = 0;
+			clen = 0;
 			nrec = 0;
-			last = 0;
 			runs = 0;
 			size = 0;
 		}
