@@ -17,6 +17,7 @@ int rc_batcher__init(struct rc_batcher *b, struct rc_capture *c)
 		b->batches[i].buf = malloc(RC_BATCH_SIZE);
 		if (!b->batches[i].buf)
 			return -ENOMEM;
+		b->batches[i].owner = b;
 		b->free_b[b->nfree++] = &b->batches[i];
 	}
 	return 0;
@@ -36,7 +37,47 @@ static int keep_stats(struct rc_batcher *b, const struct rc_stats *st)
 	return 0;
 }
 
-static int write_item(struct rc_batcher *b, struct rc_batch_item *it)
+/* The writer has written every record of a batch it held: back to the pool. */
+static void give_back(void *ctx)
+{
+	struct rc_batch *bt = ctx;
+	struct rc_batcher *b = bt->owner;
+
+	pthread_mutex_lock(&b->mu);
+	b->free_b[b->nfree++] = bt;
+	b->held--;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+/*
+ * A batch of records to the writer: held in place when it is at least half
+ * full and the writer holds fewer than RC_BATCH_HELD (no copy; it comes
+ * back through give_back()), else copied. *@kept: the writer holds it.
+ */
+static int add_records(struct rc_batcher *b, struct rc_batch *bt, bool *kept)
+{
+	struct rc_writer *w = b->c->w;
+	bool hold;
+	int err;
+
+	pthread_mutex_lock(&b->mu);
+	hold = bt->len >= RC_BATCH_SIZE / 2 && b->held < RC_BATCH_HELD;
+	if (hold)
+		b->held++;
+	pthread_mutex_unlock(&b->mu);
+	if (!hold)
+		return rc_writer__add(w, bt->buf, bt->len);
+	err = rc_writer__add_held(w, bt->buf, bt->len, give_back, bt, kept);
+	if (!*kept) {
+		pthread_mutex_lock(&b->mu);
+		b->held--;
+		pthread_mutex_unlock(&b->mu);
+	}
+	return err;
+}
+
+static int write_item(struct rc_batcher *b, struct rc_batch_item *it, bool *kept)
 {
 	struct rc_writer *w = b->c->w;
 	int err;
@@ -49,7 +90,7 @@ static int write_item(struct rc_batcher *b, struct rc_batch_item *it)
 			if (err)
 				return err;
 		}
-		return rc_writer__add(w, it->b->buf, it->b->len);
+		return add_records(b, it->b, kept);
 	case RC_ITEM_STATS:
 		rc_capture__check_space(b->c);
 		err = rc_writer__add_stats(w, &it->st);
@@ -77,7 +118,7 @@ static void *writer_main(void *arg)
 
 	while (!done) {
 		struct rc_batch_item it;
-		bool failed;
+		bool failed, kept = false;
 		int err = 0;
 
 		pthread_mutex_lock(&b->mu);
@@ -92,7 +133,7 @@ static void *writer_main(void *arg)
 
 		/* a full disk: the file ended at its last complete chunk, nothing more written */
 		if (!failed && !b->c->salvaged)
-			err = rc_capture__write_failed(b->c, write_item(b, &it));
+			err = rc_capture__write_failed(b->c, write_item(b, &it, &kept));
 		if (it.kind == RC_ITEM_STATS)
 			free(it.st.entries);
 		free(it.aux);
@@ -102,7 +143,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_lock(&b->mu);
 		if (err && !b->werr)
 			b->werr = err;
-		if (it.b)
+		if (it.b && !kept) /* a batch held comes back once written (give_back()) */
 			b->free_b[b->nfree++] = it.b;
 		pthread_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);

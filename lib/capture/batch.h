@@ -13,13 +13,21 @@
 #include <pthread.h>
 #include "capture/backend.h"
 
-#define RC_NBATCH     8
+/*
+ * The writer holds a full batch where it is, in its reorder window, until
+ * every record of it is written (rc_writer__add_held()), where it copied
+ * each batch: at most RC_BATCH_HELD at once, so that the rest go round
+ * between the drain and the writer thread whatever the writer holds.
+ */
+#define RC_NBATCH     16
+#define RC_BATCH_HELD 10
 #define RC_BATCH_SIZE (1u << 20)
 #define RC_BATCH_QCAP (RC_NBATCH + 8)
 
 struct rc_batch {
 	unsigned char *buf;
 	size_t len;
+	struct rc_batcher *owner; /* its pool: the writer gives it back there */
 };
 
 enum rc_batch_item_kind {
@@ -47,6 +55,7 @@ struct rc_batch_item {
  * @werr: the writer's first error (under @mu)
  * @wait_ns: how long the drain waited for a free batch (under @mu)
  * @last: the counters last written (the writer thread's): a switch's BASE
+ * @held: batches the writer holds in place (under @mu), at most RC_BATCH_HELD
  */
 struct rc_batcher {
 	struct rc_capture *c;
@@ -63,6 +72,7 @@ struct rc_batcher {
 	int werr;
 	uint64_t wait_ns;
 	struct rc_stats last;
+	unsigned int held;
 };
 
 /**

@@ -101,7 +101,8 @@ static bool scalar_only; /* tests: the portable path on x86 too */
  * The same in SSE2, which every x86-64 has: interleave bytes, then pairs,
  * then quads; each register ends holding two columns.
  */
-static void block_sse2(const unsigned char *src, size_t sstride, unsigned char *dst, size_t dstride)
+static inline __attribute__((always_inline)) void
+block_sse2(const unsigned char *src, size_t sstride, unsigned char *dst, size_t dstride)
 {
 #define ROW(r) _mm_loadl_epi64((const __m128i *)(src + (r)*sstride))
 	__m128i a0 = _mm_unpacklo_epi8(ROW(0), ROW(1)), a1 = _mm_unpacklo_epi8(ROW(2), ROW(3));
@@ -152,20 +153,18 @@ void rc_shuffle__scalar_only(bool on)
  */
 #define TILE 256
 
-static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned char *out,
-		       uint64_t *prev)
+/*
+ * @kp records of @size bytes from @in, records i0 to i0 + @kp of a run of
+ * @k, to @out (the run's out, plus i0): byte b of each at b * @k. Where
+ * a run's records are is not where its bytes go: a run split over two
+ * stretches of memory is encoded a part at a time, the same bytes.
+ */
+static void encode_part(const unsigned char *in, size_t kp, size_t size, unsigned char *out,
+			size_t k, uint64_t *prev)
 {
-	size_t i, b, r, t, te, k8 = k & ~(size_t)7;
+	size_t i, b, r, t, te, k8 = kp & ~(size_t)7;
 	uint64_t p = *prev;
 
-	if (k == 1) { /* a run of one record is laid out as it is */
-		uint64_t ts = load64le(in);
-
-		store64le(out, ts - p);
-		*prev = ts;
-		memcpy(out + 8, in + 8, size - 8);
-		return;
-	}
 	for (t = 0; t < k8; t = te) {
 		te = k8 - t > TILE ? t + TILE : k8;
 		for (i = t; i < te; i += 8) {
@@ -184,7 +183,7 @@ static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned 
 			for (i = t; i < te; i += 8)
 				block(in + i * size + b, size, out + b * k + i, k);
 	}
-	for (i = k8; i < k; i++) {
+	for (i = k8; i < kp; i++) {
 		const unsigned char *rec = in + i * size;
 		uint64_t ts = load64le(rec), delta = ts - p;
 
@@ -195,6 +194,20 @@ static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned 
 			out[b * k + i] = rec[b];
 	}
 	*prev = p;
+}
+
+static void encode_run(const unsigned char *in, size_t k, size_t size, unsigned char *out,
+		       uint64_t *prev)
+{
+	if (k == 1) { /* a run of one record is laid out as it is */
+		uint64_t ts = load64le(in);
+
+		store64le(out, ts - *prev);
+		*prev = ts;
+		memcpy(out + 8, in + 8, size - 8);
+		return;
+	}
+	encode_part(in, k, size, out, k, prev);
 }
 
 static void decode_run(const unsigned char *in, size_t k, size_t size, unsigned char *out,
@@ -288,6 +301,95 @@ size_t rc_shuffle__encode(const void *recs, size_t len, void *out)
 		pos = end;
 	}
 	return n;
+}
+
+/* The next span at or after @si with records in it; @n when none. */
+static size_t next_span(const struct rc_span *sp, size_t n, size_t si)
+{
+	while (si < n && !sp[si].len)
+		si++;
+	return si;
+}
+
+size_t rc_shuffle__encode_spans(const struct rc_span *sp, size_t n, void *out)
+{
+	unsigned char *o = out;
+	size_t si = next_span(sp, n, 0), pos = 0, on = 0;
+	uint64_t prev = 0;
+
+	while (si < n) {
+		const unsigned char *in = sp[si].p;
+		size_t size = rec_size(in + pos), k = 0, sj = si, pj = pos, kj, i0;
+
+		/* the run's length: on into the next spans while they start with it */
+		for (;;) {
+			const unsigned char *q = sp[sj].p;
+
+			if (run_end(q, pj, sp[sj].len, size, &kj) < sp[sj].len)
+				break;
+			k += kj;
+			kj = 0;
+			sj = next_span(sp, n, sj + 1);
+			if (sj == n || rec_size(sp[sj].p) != size)
+				break;
+			pj = 0;
+		}
+		k += kj;
+		store32le(o + on, k);
+		store32le(o + on + 4, size);
+		on += RC_SHUFFLE_RUN_HDR;
+		if (k == 1) {
+			encode_run(in + pos, 1, size, o + on, &prev);
+		} else {
+			for (i0 = 0; i0 < k;) {
+				size_t kp = (sp[si].len - pos) / size;
+
+				if (kp > k - i0)
+					kp = k - i0;
+				encode_part((const unsigned char *)sp[si].p + pos, kp, size,
+					    o + on + i0, k, &prev);
+				i0 += kp;
+				pos += kp * size;
+				if (pos == sp[si].len && i0 < k) {
+					si = next_span(sp, n, si + 1);
+					pos = 0;
+				}
+			}
+		}
+		on += k * size;
+		if (k == 1)
+			pos += size;
+		if (pos == sp[si].len) {
+			si = next_span(sp, n, si + 1);
+			pos = 0;
+		}
+	}
+	return on;
+}
+
+size_t rc_shuffle__encode_one_run(const struct rc_span *sp, size_t n, size_t size, void *out)
+{
+	unsigned char *o = out;
+	size_t i, k = 0, i0 = 0;
+	uint64_t prev = 0;
+
+	for (i = 0; i < n; i++)
+		k += sp[i].len / size;
+	store32le(o, k);
+	store32le(o + 4, size);
+	o += RC_SHUFFLE_RUN_HDR;
+	for (i = 0; i < n; i++) {
+		size_t kp = sp[i].len / size;
+
+		if (!kp)
+			continue;
+		if (k == 1)
+			encode_run(sp[i].p, 1, size, o, &prev);
+		else
+			encode_part(sp[i].p, kp, size, o + i0, k, &prev);
+		i0 += kp;
+	}
+	return RC_SHUFFLE_RUN_HDR + k * size;
 }
 
 int rc_shuffle__decode(const void *in, size_t in_len, void *out, size_t out_len, uint32_t nrec,

@@ -36,6 +36,25 @@ static inline size_t rc_shuffle__bound(size_t len, size_t nrec)
  */
 size_t rc_shuffle__encode(const void *recs, size_t len, void *out);
 
+/* A stretch of whole records in memory. */
+struct rc_span {
+	const void *p;
+	size_t len;
+};
+
+/*
+ * As rc_shuffle__encode() of the records of @n spans one after another,
+ * without putting them together first: the same bytes, a run of one
+ * size going on from a span into the next.
+ */
+size_t rc_shuffle__encode_spans(const struct rc_span *sp, size_t n, void *out);
+
+/*
+ * As rc_shuffle__encode_spans() of records all of @size bytes, one run,
+ * as the caller knows (the writer, from its refs): their sizes not read.
+ */
+size_t rc_shuffle__encode_one_run(const struct rc_span *sp, size_t n, size_t size, void *out);
+
 /*
  * Decode @in_len bytes into exactly @out_len bytes of exactly @nrec
  * records. Returns 0, or -EINVAL with *@why saying what is wrong: every

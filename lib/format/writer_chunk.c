@@ -67,12 +67,51 @@ static size_t store_frame(unsigned char *out, const unsigned char *in, size_t le
 	return n;
 }
 
+int rc_writer__add_span(struct rc_writer *w, const void *p, size_t len)
+{
+	int err;
+
+	if (!len)
+		return 0;
+	err = rc_ensure_arr(&w->spans, &w->spans_cap, w->nspans + 1, 16);
+	if (err)
+		return err;
+	w->spans[w->nspans++] = (struct rc_span){ p, len };
+	w->span_len += len;
+	return 0;
+}
+
+/* The chunk's records in one stretch: its one span, or its spans put together in w->raw. */
+static int whole(struct rc_writer *w, const void **src)
+{
+	size_t i;
+	int err;
+
+	if (w->nspans == 1) {
+		*src = w->spans[0].p;
+		return 0;
+	}
+	w->raw.len = 0;
+	err = rc_strbuf__reserve(&w->raw, w->span_len);
+	if (err)
+		return err;
+	for (i = 0; i < w->nspans; i++) {
+		memcpy(w->raw.buf + w->raw.len, w->spans[i].p, w->spans[i].len);
+		w->raw.len += w->spans[i].len;
+	}
+	*src = w->raw.buf;
+	return 0;
+}
+
 /*
  * Shuffle a chunk of one run, or whose runs of one record size are 8
  * records long or more on average (RC_CODEC_ZSTD_SHUFFLE); a shorter run goes a byte at a time
  * and costs a run header. A chunk of records of a few sizes in turn (a
  * syscall's entry and exit) is shuffled by size (RC_CODEC_ZSTD_CLASSES),
- * one of many sizes compressed as it is.
+ * one of many sizes compressed as it is. Shuffled from where its records
+ * are held when they lie in a few stretches (a batch's end and the next
+ * one's start): from long stretches, the same bytes without the copy
+ * that puts them together.
  */
 static int encode_chunk(struct rc_writer *w, const void **src, size_t *len, uint32_t nrec,
 			size_t runs, uint32_t *codec)
@@ -84,12 +123,24 @@ static int encode_chunk(struct rc_writer *w, const void **src, size_t *len, uint
 		err = rc_strbuf__reserve(&w->enc, rc_shuffle__bound(*len, nrec));
 		if (err)
 			return err;
-		*len = rc_shuffle__encode(*src, *len, w->enc.buf);
+		if (runs == 1 && w->nspans * 256 <= nrec) {
+			/* one size: the runs need not be looked for */
+			*len = rc_shuffle__encode_one_run(w->spans, w->nspans, *len / nrec,
+							  w->enc.buf);
+		} else if (w->nspans > 1 && w->nspans * 256 <= nrec) {
+			*len = rc_shuffle__encode_spans(w->spans, w->nspans, w->enc.buf);
+		} else {
+			err = whole(w, src);
+			if (err)
+				return err;
+			*len = rc_shuffle__encode(*src, *len, w->enc.buf);
+		}
 		*src = w->enc.buf;
 		*codec = RC_CODEC_ZSTD_SHUFFLE;
 		return 0;
 	}
-	err = rc_strbuf__reserve(&w->enc, rc_classes__bound(*len, nrec));
+	err = whole(w, src);
+	err = err ?: rc_strbuf__reserve(&w->enc, rc_classes__bound(*len, nrec));
 	err = err ?: rc_strbuf__reserve(&w->gather, *len);
 	if (err)
 		return err;
@@ -103,28 +154,32 @@ static int encode_chunk(struct rc_writer *w, const void **src, size_t *len, uint
 }
 
 /*
- * @len bytes of records, shuffled unless stored or not worth it (*@codec
- * says how), as one zstd frame in w->zbuf of *@csize bytes.
+ * The chunk being built, @len bytes of records, shuffled unless stored or
+ * not worth it (*@codec says how), as one zstd frame in w->zbuf of *@csize
+ * bytes.
  */
-static int frame_chunk(struct rc_writer *w, const void *src, size_t len, uint32_t nrec,
-		       size_t runs, size_t *csize, uint32_t *codec)
+static int frame_chunk(struct rc_writer *w, size_t len, uint32_t nrec, size_t runs, size_t *csize,
+		       uint32_t *codec)
 {
+	const void *src = NULL;
 	size_t bound;
 	int err;
 
 	*codec = RC_CODEC_ZSTD;
 	w->zbuf.len = 0;
 	if (w->store) {
-		err = rc_strbuf__reserve(&w->zbuf, store_bound(len));
+		err = whole(w, &src);
+		err = err ?: rc_strbuf__reserve(&w->zbuf, store_bound(len));
 		if (!err)
 			*csize = store_frame((unsigned char *)w->zbuf.buf, src, len);
 		return err;
 	}
-	if (w->shuffle) {
+	if (w->shuffle)
 		err = encode_chunk(w, &src, &len, nrec, runs, codec);
-		if (err)
-			return err;
-	}
+	else
+		err = whole(w, &src);
+	if (err)
+		return err;
 	bound = ZSTD_compressBound(len);
 	err = rc_strbuf__reserve(&w->zbuf, bound);
 	if (err)
@@ -159,28 +214,16 @@ static int put_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const 
 	return 0;
 }
 
-/*
- * Compress a chunk of @nrec records from @first to @last and write it: what
- * w->raw holds, then @len bytes of held from @off. Straight from held when
- * that is all of it, as it is when records come in time order.
- */
-int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
-			   size_t runs, uint64_t first, uint64_t last)
+/* Compress the chunk being built, of @nrec records from @first to @last, and write it. */
+int rc_writer__write_chunk(struct rc_writer *w, uint32_t nrec, size_t runs, uint64_t first,
+			   uint64_t last)
 {
-	const char *src = w->held.buf + off;
+	size_t len = w->span_len, csize;
 	struct rc_disk_chunk dc;
 	uint32_t codec;
-	size_t csize;
 	int err;
 
-	if (w->raw.len) {
-		err = rc_strbuf__append(&w->raw, src, len);
-		if (err)
-			return err;
-		src = w->raw.buf;
-		len = w->raw.len;
-	}
-	err = frame_chunk(w, src, len, nrec, runs, &csize, &codec);
+	err = frame_chunk(w, len, nrec, runs, &csize, &codec);
 	if (err)
 		return err;
 	dc = (struct rc_disk_chunk){ .codec = codec,
@@ -192,9 +235,10 @@ int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t
 	err = put_chunk(w, &dc, w->zbuf.buf);
 	if (err)
 		return err;
-	w->raw.len = 0;
+	w->nspans = w->span_len = 0;
 	return 0;
 }
+
 int rc_writer__add_chunk(struct rc_writer *w, const struct rc_disk_chunk *dc, const void *data)
 {
 	int err;

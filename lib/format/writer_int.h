@@ -11,6 +11,35 @@
 #include "format/format.h"
 #include "format/writer.h"
 
+/* Gives a buffer of rc_writer__add_held() back: the writer reads it no more. */
+typedef void (*rc_writer_release_fn)(void *ctx);
+
+/**
+ * rc_writer__add_held() - add records in place: held where they are, not copied
+ * @w: the writer
+ * @recs: whole records, as rc_writer__add() takes them; left unchanged
+ *	until @release, and freed by the caller only after it, or after
+ *	rc_writer__free()
+ * @len: bytes at @recs
+ * @release: called with @ctx, once, when every record at @recs is written
+ *	(or dropped by a cut, rc_writer__cut()), from within a call on @w
+ *	that writes or adds (this one's flush included). Not called by
+ *	rc_writer__free(), nor after an error of writing
+ * @ctx: for @release
+ * @held: set true when the writer holds @recs: @release is to come, or
+ *	has come already (a cut while this call flushed), unless an error of
+ *	writing stops the writer first
+ *
+ * As rc_writer__add(), without its copy: the writer's reorder window and
+ * chunks read the records where they are, and a record kept back by a
+ * flush is not copied over either.
+ *
+ * Return: as rc_writer__add(); an error with *@held true is one of
+ * writing, after @recs were taken.
+ */
+int rc_writer__add_held(struct rc_writer *w, const void *recs, size_t len,
+			rc_writer_release_fn release, void *ctx, bool *held);
+
 /**
  * rc_writer__add_chunk() - write a chunk built elsewhere
  * @w: the writer

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <zstd.h>
 #include "format/format.h"
+#include "format/shuffle.h"
 #include "format/writer_int.h"
 #include "util/strbuf.h"
 
@@ -23,8 +24,23 @@
 
 struct rec_ref {
 	uint64_t ts;
-	uint32_t off;
+	const unsigned char *p; /* in its segment */
 	uint32_t size;
+	uint32_t seg; /* w->segs[seg] holds it */
+};
+
+/*
+ * A stretch of records held: copied into the writer's own buffer
+ * (rc_writer__add()), or the caller's, held in place until written
+ * (rc_writer__add_held()), then given back through @release.
+ */
+struct wseg {
+	const unsigned char *buf; /* NULL: a free slot */
+	size_t len;		  /* bytes of records in it */
+	size_t cap;		  /* an own buffer's size; 0: the caller's */
+	size_t pending;		  /* its records not yet written */
+	rc_writer_release_fn release;
+	void *ctx;
 };
 
 struct rc_writer {
@@ -39,9 +55,13 @@ struct rc_writer {
 	bool store;   /* --no-compress: zstd frames of raw blocks */
 	bool shuffle; /* RC_CODEC_ZSTD_SHUFFLE or _CLASSES, as pays */
 
-	/* records held back for sorting */
-	struct rc_strbuf held, spare;
-	size_t kept;	  /* bytes of held carried over by the last flush */
+	/* records held back for sorting, where they were put (struct wseg) */
+	struct wseg *segs;
+	size_t nsegs;	  /* slots in segs */
+	int own;	  /* the own segment rc_writer__add() copies into; -1: none */
+	unsigned char *spare_own; /* an own buffer given back, kept for the next */
+	size_t held;	  /* bytes held: records not yet written */
+	size_t kept;	  /* bytes held carried over by the last flush */
 	size_t sorted;	  /* refs at the start in time order: those it kept, and any added after in order */
 	struct rec_ref *refs;
 	size_t nrefs, refs_cap;
@@ -49,7 +69,10 @@ struct rc_writer {
 	uint64_t last_ts; /* newest timestamp written */
 	bool wrote_any;
 
-	struct rc_strbuf raw;	 /* the chunk being built */
+	struct rc_span *spans;	 /* the chunk being built: its stretches of held records */
+	size_t nspans, spans_cap;
+	size_t span_len;	 /* bytes in them */
+	struct rc_strbuf raw;	 /* the chunk put together, where its codec wants it whole */
 	struct rc_strbuf enc;	 /* shuffled */
 	struct rc_strbuf gather; /* records by size, for RC_CODEC_ZSTD_CLASSES */
 	struct rc_strbuf zbuf;	 /* its compressed frame */
@@ -94,13 +117,22 @@ int rc_writer__end_cut(struct rc_writer *w);
 
 /* writer_chunk.c */
 
+/* Add @len bytes of held records at @p to the chunk being built (w->spans): 0 or -ENOMEM. */
+int rc_writer__add_span(struct rc_writer *w, const void *p, size_t len);
+
 /*
- * Compress and write a chunk of held records (writer.c's flush()), which
- * make @runs runs of records of one size (rc_shuffle__encode()'s runs,
- * counted from their refs: the chunk is not walked for them): 0 or -errno.
+ * Compress and write the chunk being built (writer.c's flush()), @nrec
+ * records, which make @runs runs of records of one size
+ * (rc_shuffle__encode()'s runs, counted from their refs: the chunk is not
+ * walked for them): 0 or -errno.
  */
-int rc_writer__write_chunk(struct rc_writer *w, size_t off, size_t len, uint32_t nrec,
-			   size_t runs, uint64_t first, uint64_t last);
+int rc_writer__write_chunk(struct rc_writer *w, uint32_t nrec, size_t runs, uint64_t first,
+			   uint64_t last);
+
+/* writer.c */
+
+/* Drop every record held, and give their segments back (a cut writer). */
+void rc_writer__drop_held(struct rc_writer *w);
 
 /* writer_blocks.c */
 

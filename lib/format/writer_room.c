@@ -68,8 +68,8 @@ void rc_writer__release_room(struct rc_writer *w)
 static int cut(struct rc_writer *w, int err)
 {
 	w->cut = err;
-	w->nrefs = w->sorted = 0;
-	w->held.len = w->kept = w->raw.len = 0;
+	rc_writer__drop_held(w);
+	w->raw.len = w->nspans = w->span_len = 0;
 	return err;
 }
 

@@ -22,15 +22,24 @@
 
 #define BATCH (1u << 20)
 
-/* The records, in @n batches of whole records; the writer's work. */
+static void released(void *ctx)
+{
+	(void)ctx;
+}
+
+/*
+ * The records, in @n batches of whole records; the writer's work. Held in
+ * place, as the writer thread hands the drain's batches over.
+ */
 static int __attribute__((noinline))
 feed(struct rc_writer *w, unsigned char **b, size_t *len, size_t n)
 {
 	size_t i;
+	bool held;
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++)
-		err = rc_writer__add(w, b[i], len[i]);
+		err = rc_writer__add_held(w, b[i], len[i], released, NULL, &held);
 	return err ?: rc_writer__finish(w);
 }
 

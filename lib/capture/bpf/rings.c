@@ -7,6 +7,7 @@
  */
 #include <string.h>
 #include "capture/bpf/bpf.h"
+#include "capture/bpf/ringbuf_read.h"
 #include "util/util.h"
 
 /*
@@ -55,8 +56,8 @@ void rc_bpf__count_captured(struct rc_bpf *s, const void *rec)
 	count_hdr(s, &h);
 }
 
-/* The check and the count of each record read, its header loaded once. */
-static bool count_record(void *ctx, const void *rec, uint32_t len)
+/* The check and the count of each record read, its header loaded once: inlined into the read. */
+static inline bool count_record(void *ctx, const void *rec, uint32_t len)
 {
 	struct rc_bpf *s = ctx;
 	struct rc_rec_hdr h;
@@ -84,8 +85,8 @@ static size_t ringbuf_pending(const struct rc_bpf *s, bool sum)
 /* the one ring in its order; a ring per CPU merged, up to @until (as perf rings) */
 static long ringbuf_read(struct rc_bpf *s, uint64_t until)
 {
-	return rc_ringbuf__read(&s->rb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len, until,
-				count_record, s);
+	return rc_ringbuf__read_inline(&s->rb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len,
+				       until, count_record, s);
 }
 
 static int ringbuf_wait(struct rc_bpf *s, int ms)
