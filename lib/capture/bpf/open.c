@@ -129,24 +129,40 @@ static int online_cpus(uint32_t *cpus, uint32_t max)
 }
 
 /*
- * The rings map (common.bpf.h): with @pcpu, a map of ring buffers, filled
- * by open_transport(); else one entry of an array, never filled, which no
- * program reaches. Its fd, or -1 and errno.
- *
- * The inner map is only the template the outer one is made to: a ring of
- * a page. The kernel compares neither a ring's size (bpf_map_meta_equal(),
- * Linux 5.10) nor reads it at verification; one of the rings' size, as
- * before, cost a third ring's pages zeroed and freed at every start
- * (2 ms of CPU, of the 23 ms of 'record -- true', with the 8 MiB rings of
- * two CPUs).
+ * Does the kernel of @release (uname -r) compare an inner map to the
+ * template by type, key, value and flags only (bpf_map_meta_equal(),
+ * Linux 5.10)? Before, a ring's size had to match too. A release that does
+ * not parse: assumed older.
  */
-static int create_rings(const struct rc_bpf *s, bool pcpu)
+static bool meta_ignores_size(const char *release)
+{
+	unsigned int major, minor;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 5 || (major == 5 && minor >= 10);
+}
+
+/*
+ * The rings map (common.bpf.h): with @pcpu, a map of ring buffers of
+ * @size, filled by open_transport(); else one entry of an array, never
+ * filled, which no program reaches. Its fd, or -1 and errno.
+ *
+ * The inner map is only the template the outer one is made to. From 5.10
+ * the kernel neither compares a ring's size nor reads it at verification:
+ * the template is a ring of a page, where one of @size cost a third ring's
+ * pages zeroed and freed at every start (2 ms of CPU, of the 23 ms of
+ * 'record -- true', with the 8 MiB rings of two CPUs). 5.8 and 5.9 compare
+ * max_entries: there, a ring of @size.
+ */
+static int create_rings(const struct rc_bpf *s, bool pcpu, size_t size)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo);
 	int inner, fd, err;
 
-	inner = pcpu ? bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_ring", 0, 0, sysconf(_SC_PAGESIZE),
-				      NULL)
+	if (meta_ignores_size(s->c.uts.release))
+		size = sysconf(_SC_PAGESIZE);
+	inner = pcpu ? bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rc_ring", 0, 0, size, NULL)
 		     : bpf_map_create(BPF_MAP_TYPE_ARRAY, "rc_ring", sizeof(__u32), sizeof(__u32),
 				      1, NULL);
 	if (inner < 0)
@@ -202,7 +218,7 @@ static int pick_rings(struct rc_bpf *s)
 			RC_RING_MIN);
 		return 0;
 	}
-	s->rings_fd = create_rings(s, true);
+	s->rings_fd = create_rings(s, true, share);
 	if (s->rings_fd < 0) {
 		pr_info("no map of BPF ring buffers (%s): using one ring\n", strerror(errno));
 		return 0;
@@ -234,7 +250,7 @@ static int create_maps(struct rc_bpf *s)
 	if (s->events_fd < 0)
 		goto fail;
 	if (s->rings_fd < 0)
-		s->rings_fd = create_rings(s, false);
+		s->rings_fd = create_rings(s, false, 0);
 	if (s->rings_fd < 0)
 		goto fail;
 	s->notify_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "rc_notify", sizeof(__u32),
