@@ -148,7 +148,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: FORCE static all check test clean install uninstall man demo fuzz fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode bench-export vmtest vmtest-all vmtest-ci
+.PHONY: FORCE static all check test clean install uninstall man demo fuzz fuzz-reader fuzz-ipt fuzz-long valgrind mutate bench bench-burst bench-profile bench-range bench-start bench-decode bench-export vmtest vmtest-all vmtest-ci
 
 # BPF objects of users' kind: the examples, and the tests' own (record --bpf)
 USER_BPF := $(patsubst examples/%.bpf.c,$(OUTPUT)/examples/%.bpf.o,$(wildcard examples/*.bpf.c)) \
@@ -159,6 +159,27 @@ all: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_p
 
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
 	$(Q)mkdir -p $@
+
+# SKEL_FROM: another build directory of this tree whose BPF skeletons and
+# vmlinux.h this one copies rather than makes again (make check's sanitizer
+# build takes $(O)'s, just built: BPF_CFLAGS have no CFLAGS or SAN, so the
+# bytes are the same; some 30 s of CPU in CI). Each skeleton's .d comes
+# along, renamed, so that a later build here without SKEL_FROM remakes it
+# when a header it was made from changes.
+ifneq ($(SKEL_FROM),)
+SKEL_FROM_DIR := $(abspath $(SKEL_FROM))
+VMLINUX_H := $(or $(VMLINUX_H),$(SKEL_FROM_DIR)/vmlinux.h)
+define copy_skel
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+	$(Q)d=$(SKEL_FROM_DIR)/$(notdir $(@:.skel.h=.tmp.bpf.d)); if [ -f $$d ]; then \
+		sed 's|$(SKEL_FROM_DIR)/|$(OUTPUT)/|g' $$d > $(@:.skel.h=.tmp.bpf.d); fi
+endef
+$(OUTPUT)/%.compat.skel.h: $(SKEL_FROM_DIR)/%.compat.skel.h $(OUTPUT)/vmlinux.h
+	$(copy_skel)
+$(OUTPUT)/%.skel.h: $(SKEL_FROM_DIR)/%.skel.h $(OUTPUT)/vmlinux.h
+	$(copy_skel)
+endif
 
 ifeq ($(VMLINUX_H),)
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
@@ -325,10 +346,20 @@ man: $(MANS)
 # integration tests in a sanitizer build of their own, a short fuzz of the
 # capture reader (and of the Intel PT summary, with libipt), and the
 # integration tests under valgrind.
-check: all
+#
+# Its builds, and the two fuzzers, take every CPU (CHECK_J, -j with nproc)
+# unless make was run with -j of its own, whose jobserver then shares them:
+# CI runs plain make check, whose builds took one CPU of two (the sanitizer
+# build 196 s of the test-sanitizers stage). Recursive: MAKEFLAGS shows -j
+# only in recipes.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+check:
+	$(Q)$(MAKE) --no-print-directory $(CHECK_J) all
 	$(Q)scripts/check-layers.sh
-	$(Q)scripts/timed.sh test-sanitizers $(MAKE) --no-print-directory O=$(O)-san SAN=1 test
-	$(Q)scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
+	$(Q)scripts/timed.sh test-sanitizers $(MAKE) --no-print-directory $(CHECK_J) O=$(O)-san \
+		SAN=1 SKEL_FROM=$(O) test
+	$(Q)scripts/timed.sh fuzz $(MAKE) --no-print-directory $(CHECK_J) fuzz
 	$(Q)scripts/timed.sh valgrind $(MAKE) --no-print-directory valgrind
 	$(Q)scripts/timed.sh deb-check $(MAKE) --no-print-directory deb-check
 
@@ -348,15 +379,39 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=a
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	-std=gnu11 -D_GNU_SOURCE -Ilib -Ibpf -I$(OUTPUT) $(WARNINGS) $(TEP_CFLAGS)
 
-$(OUTPUT)/fuzz_reader: $(FUZZ_SRCS) $(wildcard lib/*.h lib/*/*.h) | $(OUTPUT)
+# An object a source (make -j compiles them side by side): $(OUTPUT)/fuzz/
+# with the source's path, the generated syscall_names.c's at its top; each
+# waits for every header, as the one clang command they replace did.
+FUZZ_OBJS := $(patsubst %.c,$(OUTPUT)/fuzz/%.o,$(filter-out $(OUTPUT)/%,$(FUZZ_SRCS))) \
+	$(OUTPUT)/fuzz/syscall_names.o
+FUZZ_HDRS := $(wildcard lib/*.h lib/*/*.h)
+
+$(OUTPUT)/fuzz/%.o: %.c $(FUZZ_HDRS) | $(OUTPUT)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -c $< -o $@
+
+$(OUTPUT)/fuzz/syscall_names.o: $(OUTPUT)/lib/syscall_names.c $(FUZZ_HDRS) | $(OUTPUT)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -c $< -o $@
+
+$(OUTPUT)/fuzz_reader: $(FUZZ_OBJS)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lzstd -lz -lxxhash $(if $(TEP_CFLAGS),-ltraceevent) -o $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(FUZZ_OBJS) -lzstd -lz -lxxhash $(if $(TEP_CFLAGS),-ltraceevent) -o $@
 
 $(OUTPUT)/gen_seeds: tests/fuzz/gen_seeds.c $(OUTPUT)/libringcap.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libringcap.a $(LIBS) -o $@
 
-fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
+# make fuzz: the reader's fuzzer, then the Intel PT summary's when libipt is
+# there; with -j (make check) side by side, once both are built, each
+# single-threaded on a CPU of its own for its seconds.
+FUZZ_BINS := $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds \
+	$(if $(filter 1,$(HAVE_LIBIPT)),$(OUTPUT)/fuzz_ipt $(OUTPUT)/gen_ipt_seeds)
+fuzz: fuzz-reader $(if $(filter 1,$(HAVE_LIBIPT)),fuzz-ipt)
+
+fuzz-reader: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds | $(FUZZ_BINS)
 	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus $(OUTPUT)/fuzz-seeds
 	$(Q)$(OUTPUT)/gen_seeds $(OUTPUT)/fuzz-seeds
 	$(Q)$(OUTPUT)/fuzz_reader -runs=0 -close_fd_mask=1 -artifact_prefix=$(OUTPUT)/ \
@@ -371,11 +426,10 @@ fuzz: $(OUTPUT)/fuzz_reader $(OUTPUT)/gen_seeds
 		  "add it to tests/fuzz/regressions/"; exit 1; }
 	$(Q)echo "fuzz: replayed $$(ls tests/fuzz/regressions $(OUTPUT)/fuzz-seeds | wc -l) inputs;" \
 		"$$(grep -o 'Done [0-9]* runs' $(OUTPUT)/fuzz.log | tail -n 1) in $(FUZZ_SECONDS) s, no crash"
-	$(if $(filter 1,$(HAVE_LIBIPT)),$(Q)$(MAKE) --no-print-directory fuzz-ipt)
 
 # The Intel PT summary's fuzzer (lib/decode/ipt.c over libipt), when libipt
-# is there: FUZZ_IPT_SECONDS after the reader's, from seeds libipt's encoder
-# makes; tests/fuzz/ipt-regressions/ replayed first.
+# is there: FUZZ_IPT_SECONDS after the reader's (beside it under -j), from
+# seeds libipt's encoder makes; tests/fuzz/ipt-regressions/ replayed first.
 FUZZ_IPT_SECONDS ?= 20
 $(OUTPUT)/fuzz_ipt: tests/fuzz/fuzz_ipt.c lib/decode/ipt.c lib/decode/ipt.h | $(OUTPUT)
 	$(call msg,FUZZ,$@)
@@ -385,7 +439,7 @@ $(OUTPUT)/gen_ipt_seeds: tests/fuzz/gen_ipt_seeds.c | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -lipt -o $@
 
-fuzz-ipt: $(OUTPUT)/fuzz_ipt $(OUTPUT)/gen_ipt_seeds
+fuzz-ipt: $(OUTPUT)/fuzz_ipt $(OUTPUT)/gen_ipt_seeds | $(FUZZ_BINS)
 	$(Q)mkdir -p $(OUTPUT)/fuzz-ipt-corpus $(OUTPUT)/fuzz-ipt-seeds
 	$(Q)$(OUTPUT)/gen_ipt_seeds $(OUTPUT)/fuzz-ipt-seeds
 	$(Q)$(OUTPUT)/fuzz_ipt -runs=0 -artifact_prefix=$(OUTPUT)/ipt- tests/fuzz/ipt-regressions \
@@ -433,11 +487,16 @@ test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_
 # pipe back-pressure paths (record_backpressure_interrupt,
 # stat_backpressure), whose tests need a writer blocked behind a slow
 # reader at a given time, which memcheck's slowdown undoes (the drain
-# itself becomes the slowest; seen failing under it).
+# itself becomes the slowest; seen failing under it). --read-inline-info=no
+# (VALGRIND_OPTS): memcheck checks the same, its reports name no inlined
+# frames (tests/valgrind.supp matches none); each ringcap starts in 18%
+# less CPU, the inline tables of the DWARF read at each start (cli_errors'
+# 53 runs: 50.3 s -> 41.4 s of CPU here).
 VALGRIND_TESTS := =record_command,=record_pid,=stat_live_matches_file,=cli_errors,=dyn_tracepoint,=dyn_uprobe,=dyn_bpf_object,=ftrace_exact,=ftrace_splice_exact,=record_stdout_stream
 valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load \
 	$(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 \
+		VALGRIND_OPTS="--read-inline-info=no $$VALGRIND_OPTS" \
 		RINGCAP_EXPECTED_SKIPS=$(EXPECTED_SKIPS) ./test_progs -t '$(VALGRIND_TESTS)'
 
 # Known bugs put into a copy of the tree one at a time (scripts/mutate.sh):
@@ -629,8 +688,12 @@ deb: deb-version
 # (debootstrap) and run there; scripts/deps.sh and the build checked in the
 # Debian 13 one (scripts/deb-check.sh; root, and Debian's archive). The
 # script runs make deb itself (-b) while the debootstraps fetch.
+# The package is built with every CPU (dpkg-buildpackage -j: dh's make -j)
+# unless DEB_BUILD_FLAGS says otherwise: it took 120 s on one of CI's two.
+DEB_CHECK_FLAGS = $(or $(DEB_BUILD_FLAGS),-j$(NPROC))
 deb-check: deb-version
-	$(Q)scripts/deb-check.sh -b '$(MAKE) --no-print-directory deb' $(OUTPUT)/deb
+	$(Q)scripts/deb-check.sh -b '$(MAKE) --no-print-directory deb DEB_BUILD_FLAGS="$(DEB_CHECK_FLAGS)"' \
+		$(OUTPUT)/deb
 
 clean:
 	rm -rf $(OUTPUT) $(OUTPUT)-san

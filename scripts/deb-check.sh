@@ -187,6 +187,9 @@ suite_job() { # SUITE
 		return
 	fi
 	cp -a "$work/trixie" "$work/trixie-build"
+	# a chroot thrown away after: dpkg need not sync each file that
+	# scripts/deps.sh --build installs (clang, LLVM, gcc: some 100 packages)
+	echo force-unsafe-io > "$work/trixie-build/etc/dpkg/dpkg.cfg.d/ringcap-deb-check"
 	touch "$work/$1.made"
 	build_check "$work/trixie-build" > "$work/build-check.log" 2>&1
 }

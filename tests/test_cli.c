@@ -16,16 +16,57 @@
 /*
  * @argv exits @code and says @msg on stderr: both asserted whatever the
  * other is, so a wrong code still shows the message, and a message is
- * never "" (which every output has).
+ * never "" (which every output has). One such run is in flight at a time
+ * (@pending): the next starts before it is waited for, so that two run
+ * side by side (under make valgrind's memcheck each is a second of a
+ * CPU's time, 53 of them); settle() waits for it and checks it, before
+ * anything looks at what it may have left (a file), and before the next
+ * subtest (subtest()), so that each check is its own subtest's.
  */
+static struct {
+	struct run r;
+	int code;
+	const char *msg;
+	bool on;
+} pending;
+
+static void settle(void)
+{
+	int rc;
+
+	if (!pending.on)
+		return;
+	pending.on = false;
+	rc = run_wait(&pending.r, 30000) || !WIFEXITED(pending.r.status)
+		     ? -1
+		     : WEXITSTATUS(pending.r.status);
+	ASSERT_EQ(rc, pending.code, "exit code");
+	ASSERT_HAS(pending.r.err, pending.msg, "message");
+	run_free(&pending.r);
+}
+
 static void expect_fail(char *const argv[], int code, const char *msg)
 {
 	struct run r = {};
 
 	ASSERT_TRUE(msg && *msg, "a message to look for");
-	ASSERT_EQ(run_sync(&r, argv, 30000), code, "exit code");
-	ASSERT_HAS(r.err, msg, "message");
-	run_free(&r);
+	if (run_start(&r, argv)) {
+		settle();
+		ASSERT_EQ(-1, code, "exit code");
+		run_free(&r);
+		return;
+	}
+	settle();
+	pending.r = r;
+	pending.code = code;
+	pending.msg = msg;
+	pending.on = true;
+}
+
+static bool subtest(const char *name)
+{
+	settle();
+	return test__start_subtest(name);
 }
 
 static bool write_file(const char *path, const void *buf, size_t len)
@@ -53,44 +94,46 @@ void test_cli_errors(void)
 	struct mem_capture mc = {};
 	struct run r = {};
 
-	if (test__start_subtest("version")) {
+	if (subtest("version")) {
 		if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, "--version", NULL }, 10000), 0, "exit"))
 			ASSERT_HAS(r.out, "ringcap ", "version");
 		run_free(&r);
 	}
-	if (test__start_subtest("unknown_command"))
+	if (subtest("unknown_command"))
 		expect_fail((char *[]){ rc, "recrod", NULL }, 64, "unknown command 'recrod'");
-	if (test__start_subtest("unknown_event")) {
+	if (subtest("unknown_event")) {
 		expect_fail((char *[]){ rc, "record", "-e", "bogus", "-o", (char *)out, NULL }, 64,
 			    "unknown event 'bogus': not one of ringcap's (syscalls, sched");
+		settle();
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
 	}
 	/* -p of a process that does not exist: refused before anything starts */
-	if (test__start_subtest("no_such_pid")) {
+	if (subtest("no_such_pid")) {
 		expect_fail((char *[]){ rc, "record", "-p", "2147483646", "-o", (char *)out, NULL },
 			    64, "no process 2147483646");
+		settle();
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
 	}
 	/* the ledger's records are not events a source makes (their ids are past the mask) */
-	if (test__start_subtest("ledger_event"))
+	if (subtest("ledger_event"))
 		expect_fail(
 		    (char *[]){ rc, "record", "-e", "ringcap:lost", "-o", (char *)out, NULL }, 64,
 		    "unknown event 'ringcap:lost'");
-	if (test__start_subtest("ringbuf_size"))
+	if (subtest("ringbuf_size"))
 		expect_fail((char *[]){ rc, "record", "--ringbuf-size", "3M", NULL }, 64,
 			    "a power of two");
-	if (test__start_subtest("duration"))
+	if (subtest("duration"))
 		expect_fail((char *[]){ rc, "record", "-d", "-1", NULL }, 64,
 			    "invalid duration '-1'");
-	if (test__start_subtest("unknown_format"))
+	if (subtest("unknown_format"))
 		expect_fail(
 		    (char *[]){ rc, "report", "--format", "xml", NULL }, 64,
 		    "unknown format 'xml': text, json, csv, perfetto, perfetto-json, perf-script, "
 		    "folded, flamegraph or pprof");
-	if (test__start_subtest("flush_ms"))
+	if (subtest("flush_ms"))
 		expect_fail((char *[]){ rc, "record", "--flush-ms", "5", NULL }, 64,
 			    "invalid --flush-ms '5': milliseconds from 10 to 60000");
-	if (test__start_subtest("transport")) {
+	if (subtest("transport")) {
 		expect_fail((char *[]){ rc, "record", "--transport", "ftrace", "-e", "syscalls",
 					"-o", (char *)out, NULL },
 			    64, "-e syscalls is ringcap's own event");
@@ -100,7 +143,7 @@ void test_cli_errors(void)
 		expect_fail((char *[]){ rc, "record", "--transport", "splice", NULL }, 64,
 			    "invalid transport 'splice': ringbuf, perfbuf, ftrace or auto");
 	}
-	if (test__start_subtest("mmap_pages")) {
+	if (subtest("mmap_pages")) {
 		expect_fail((char *[]){ rc, "record", "-m", "0", NULL }, 64,
 			    "invalid -m/--mmap-pages '0'");
 		expect_fail((char *[]){ rc, "record", "-m", "2G", NULL }, 64,
@@ -108,7 +151,7 @@ void test_cli_errors(void)
 		expect_fail((char *[]){ rc, "record", "--transport", "ringbuf", "-m", "8", NULL },
 			    64, "with --transport ringbuf, use --ringbuf-size");
 	}
-	if (test__start_subtest("mmap_pages_rounded")) {
+	if (subtest("mmap_pages_rounded")) {
 		/* said before anything else can fail: the rounding is on stderr, then -d's error */
 		ASSERT_EQ(run_sync(&r, (char *[]){ rc, "record", "-m", "100", "-d", "-1", NULL },
 				   10000),
@@ -117,21 +160,21 @@ void test_cli_errors(void)
 		ASSERT_HAS(r.err, "invalid duration '-1'", "then the bad argument");
 		run_free(&r);
 	}
-	if (test__start_subtest("wakeup")) {
+	if (subtest("wakeup")) {
 		expect_fail((char *[]){ rc, "record", "--wakeup", "0", NULL }, 64,
 			    "invalid --wakeup '0'");
 		expect_fail(
 		    (char *[]){ rc, "record", "--transport", "ringbuf", "--wakeup", "10", NULL },
 		    64, "--wakeup N (records) needs --transport perfbuf");
 	}
-	if (test__start_subtest("bad_pid")) {
+	if (subtest("bad_pid")) {
 		/* the token is said whole: it lives in a copy freed after the message */
 		expect_fail((char *[]){ rc, "record", "-p", "1,0", NULL }, 64, "invalid pid '0'");
 		expect_fail((char *[]){ rc, "report", "--pid", "1,-2", NULL }, 64,
 			    "invalid pid '-2'");
 		expect_fail((char *[]){ rc, "report", "--cpu", "x", NULL }, 64, "invalid cpu 'x'");
 	}
-	if (test__start_subtest("compression")) {
+	if (subtest("compression")) {
 		static const char *const bad[] = { "0", "-8", "20", "", "3x" };
 		size_t i;
 
@@ -143,13 +186,13 @@ void test_cli_errors(void)
 		    (char *[]){ rc, "record", "--no-compress", "--compress-level", "3", NULL }, 64,
 		    "--no-compress and --compress-level exclude each other");
 	}
-	if (test__start_subtest("wakeup_ms")) {
+	if (subtest("wakeup_ms")) {
 		expect_fail((char *[]){ rc, "record", "--wakeup-ms", "0", NULL }, 64,
 			    "invalid --wakeup-ms '0'");
 		expect_fail((char *[]){ rc, "stat", "--wakeup-ms", "60001", NULL }, 64,
 			    "invalid --wakeup-ms '60001'");
 	}
-	if (test__start_subtest("overwrite")) {
+	if (subtest("overwrite")) {
 		expect_fail((char *[]){ rc, "record", "--snapshot-on", "syscall:kill", NULL }, 64,
 			    "--snapshot-on is for the flight recorder: add --overwrite");
 		expect_fail(
@@ -161,22 +204,24 @@ void test_cli_errors(void)
 		expect_fail((char *[]){ rc, "record", "--overwrite", "-e", "sched", "--snapshot-on",
 					"syscall:kill", "-o", (char *)out, NULL },
 			    1, "is not among the events recorded");
+		settle();
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file");
 	}
-	if (test__start_subtest("pid_and_command"))
+	if (subtest("pid_and_command"))
 		expect_fail((char *[]){ rc, "record", "-p", "1", "--", "true", NULL }, 64,
 			    "exclude each other");
-	if (test__start_subtest("stat_file_and_command"))
+	if (subtest("stat_file_and_command"))
 		expect_fail((char *[]){ rc, "stat", (char *)out, "--", "true", NULL }, 64,
 			    "a capture file, or what to trace live: not both");
-	if (test__start_subtest("missing_command") && need_root()) {
+	if (subtest("missing_command") && need_root()) {
 		expect_fail((char *[]){ rc, "record", "-q", "-o", (char *)out, "--",
 					"/nonexistent/workload", NULL },
 			    1, "failed to run '/nonexistent/workload': No such file");
+		settle();
 		ASSERT_TRUE(access(out, F_OK) != 0, "no file left behind");
 	}
 	/* the file named once, with the cause */
-	if (test__start_subtest("report_missing")) {
+	if (subtest("report_missing")) {
 		if (ASSERT_EQ(
 			run_sync(&r, (char *[]){ rc, "report", "/nonexistent.rcap", NULL }, 30000),
 			1, "exit code")) {
@@ -185,7 +230,7 @@ void test_cli_errors(void)
 		}
 		run_free(&r);
 	}
-	if (test__start_subtest("report_since") &&
+	if (subtest("report_since") &&
 	    ASSERT_OK(make_capture(&mc, 5, 4096), "capture") &&
 	    ASSERT_TRUE(write_file(out, mc.buf, mc.len), "write")) {
 		expect_fail((char *[]){ rc, "report", "--since", "bogus", (char *)out, NULL }, 64,
@@ -212,7 +257,7 @@ void test_cli_errors(void)
 		free(mc.buf);
 		mc.buf = NULL;
 	}
-	if (test__start_subtest("help_short")) {
+	if (subtest("help_short")) {
 		static const char *const cmds[] = { "record", "report", "stat", "export" };
 		size_t i;
 
@@ -225,20 +270,20 @@ void test_cli_errors(void)
 		}
 	}
 	/* a listing of nothing is not a success: said, and non-zero */
-	if (test__start_subtest("list_nomatch") && need_root())
+	if (subtest("list_nomatch") && need_root())
 		expect_fail((char *[]){ rc, "record", "-l", "nomatch:*", NULL }, 1,
 			    "no event matches 'nomatch:*'");
-	if (test__start_subtest("bad_set") && need_root())
+	if (subtest("bad_set") && need_root())
 		expect_fail((char *[]){ rc, "record", "--bpf",
 					(char *)bin("tests/bpf/roundtrip.bpf.o"), "--event-type",
 					"rt_event", "--set", "nosuch=1", "-o", (char *)out, "--",
 					"/bin/true", NULL },
 			    64, "--set nosuch=1: no global nosuch in the object");
-	if (test__start_subtest("unknown_tracepoint_glob") && need_root())
+	if (subtest("unknown_tracepoint_glob") && need_root())
 		expect_fail(
 		    (char *[]){ rc, "record", "-e", "syscalls,nomatch:*", "-o", (char *)out, NULL },
 		    64, "unknown event 'nomatch:*'");
-	if (test__start_subtest("report_foreign")) {
+	if (subtest("report_foreign")) {
 		static const char text[] = "not a capture at all\n";
 
 		struct run fr = {};
@@ -259,7 +304,7 @@ void test_cli_errors(void)
 	 * A missing file: named once, with the cause, in one line (it was
 	 * "failed to open" and then "failed to read"), by report and stat.
 	 */
-	if (test__start_subtest("missing_file")) {
+	if (subtest("missing_file")) {
 		static const char *const cmds[] = { "report", "stat" };
 		const char *gone = tmpfile_path("gone.rcap");
 		size_t i;
@@ -282,7 +327,7 @@ void test_cli_errors(void)
 		}
 	}
 	/* cut two thirds into what follows the header: some chunks are whole */
-	if (test__start_subtest("report_truncated") &&
+	if (subtest("report_truncated") &&
 	    ASSERT_OK(make_capture(&mc, 500, 4096), "capture") &&
 	    ASSERT_TRUE(write_file(out, mc.buf, cut_after_header(&mc)), "write")) {
 		expect_fail((char *[]){ rc, "report", (char *)out, NULL }, 2, "is truncated");
@@ -292,6 +337,7 @@ void test_cli_errors(void)
 		ASSERT_HAS(r.out, "TRUNCATED", "stat: the file's state");
 		run_free(&r);
 	}
+	settle();
 	free(mc.buf);
 	tmpdir_cleanup();
 }

@@ -22,9 +22,9 @@ static const char *const modes[][2] = {
 	{ "--summary", NULL },	{ "--format", "folded" }, { "--format", "perf-script" },
 };
 
-/* report -j @jobs @args... on @cap (NULL: the args name the input); its output in @r */
-static int report(struct run *r, const char *jobs, const char *cap, const char *const *args,
-		  size_t nargs)
+/* Start report -j @jobs @args... on @cap (NULL: the args name the input) into @r. */
+static int report_start(struct run *r, const char *jobs, const char *cap,
+			const char *const *args, size_t nargs)
 {
 	char *argv[32];
 	size_t n = 0, i;
@@ -38,40 +38,47 @@ static int report(struct run *r, const char *jobs, const char *cap, const char *
 	if (cap)
 		argv[n++] = (char *)cap;
 	argv[n] = NULL;
-	return run_sync(r, argv, 120000);
+	return run_start(r, argv);
 }
 
 /*
  * -j 2 and -j 4 print what -j 1 prints, for @args: false, said, when not.
  * -j 4 (more threads than this machine's CPUs) only for the written
  * capture of many chunks (@four): the rest, at -j 2, keeps the test's time
- * in the sanitizer build down.
+ * in the sanitizer build down. The runs go side by side, each its own
+ * process reading the file and writing its own memfds: -j 1 and
+ * perf-script (one thread at any -j) leave a CPU idle otherwise, and
+ * what is compared is each run's whole output, whenever it ran.
  */
 static bool four;
 
 static bool same_as_one(const char *what, const char *cap, const char *const *args, size_t nargs)
 {
-	static const char *const jobs[] = { "2", "4" };
-	struct run one = {};
+	static const char *const jobs[] = { "1", "2", "4" };
+	struct run r[3] = {};
+	size_t i, n = four ? 3 : 2;
 	bool ok = true;
-	size_t i;
 
-	report(&one, "1", cap, args, nargs);
-	for (i = 0; i < (four ? 2u : 1u) && ok; i++) {
-		struct run r = {};
+	for (i = 0; i < n; i++)
+		if (!ASSERT_OK(report_start(&r[i], jobs[i], cap, args, nargs), "start report")) {
+			n = i;
+			ok = false;
+		}
+	for (i = 0; i < n; i++)
+		run_wait(&r[i], 120000);
+	for (i = 1; i < n && ok; i++) {
 		char name[256];
 
-		report(&r, jobs[i], cap, args, nargs);
 		snprintf(name, sizeof(name), "%s -j %s: stdout (%zu bytes at -j 1)", what, jobs[i],
-			 one.out ? strlen(one.out) : 0);
-		ok = ASSERT_TRUE(one.out && r.out && !strcmp(one.out, r.out), name);
+			 r[0].out ? strlen(r[0].out) : 0);
+		ok = ASSERT_TRUE(r[0].out && r[i].out && !strcmp(r[0].out, r[i].out), name);
 		snprintf(name, sizeof(name), "%s -j %s: stderr", what, jobs[i]);
-		ok = ok && ASSERT_STREQ(r.err, one.err, name);
+		ok = ok && ASSERT_STREQ(r[i].err, r[0].err, name);
 		snprintf(name, sizeof(name), "%s -j %s: exit status", what, jobs[i]);
-		ok = ok && ASSERT_EQ(r.status, one.status, name);
-		run_free(&r);
+		ok = ok && ASSERT_EQ(r[i].status, r[0].status, name);
 	}
-	run_free(&one);
+	for (i = 0; i < 3; i++)
+		run_free(&r[i]);
 	return ok;
 }
 
@@ -201,13 +208,21 @@ static void recorded(void)
 	/* a pipe: -i - */
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		struct run one = {}, two = {};
+		bool started[2];
 
+		/* side by side, as same_as_one()'s */
 		snprintf(cmd, sizeof(cmd), "'%s' report -j 1 %s %s -i - < '%s'", rc, modes[i][0],
 			 modes[i][1] ? modes[i][1] : "", tmpfile_path("ringbuf"));
-		run_sync(&one, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 120000);
+		started[0] = ASSERT_OK(run_start(&one, (char *[]){ "/bin/sh", "-c", cmd, NULL }),
+				       "start -j 1");
 		snprintf(cmd, sizeof(cmd), "cat '%s' | '%s' report -j 2 %s %s -i -",
 			 tmpfile_path("ringbuf"), rc, modes[i][0], modes[i][1] ? modes[i][1] : "");
-		run_sync(&two, (char *[]){ "/bin/sh", "-c", cmd, NULL }, 120000);
+		started[1] = ASSERT_OK(run_start(&two, (char *[]){ "/bin/sh", "-c", cmd, NULL }),
+				       "start -j 2");
+		if (started[0])
+			run_wait(&one, 120000);
+		if (started[1])
+			run_wait(&two, 120000);
 		snprintf(name, sizeof(name), "pipe %s %s", modes[i][0],
 			 modes[i][1] ? modes[i][1] : "");
 		ASSERT_TRUE(one.out && two.out && !strcmp(one.out, two.out), name);
