@@ -46,12 +46,34 @@ static char *sh(const char *cmd)
 	return out;
 }
 
+/*
+ * @q to server @k over its HTTP interface, by curl: its answer (free it),
+ * NULL when it failed (the answer shown). Not clickhouse-client, whose
+ * start took 0.1-0.3 s a query, most of the test's time
+ */
+static char *query_at(int k, const char *q, int timeout_ms)
+{
+	char u[64], *out = NULL;
+	struct run r = {};
+	int rc;
+
+	snprintf(u, sizeof(u), "http://127.0.0.1:%s/", http_ports[k]);
+	rc = run_sync(&r,
+		      (char *[]){ "/usr/bin/curl", "-sS", "--fail-with-body", "--data-binary",
+				  (char *)q, u, NULL },
+		      timeout_ms);
+	if (rc == 0)
+		out = strdup(r.out ? r.out : "");
+	else if (timeout_ms > 1000)
+		fprintf(stderr, "'%s' at %s: exit %d: %s%s\n", q, u, rc, r.out ? r.out : "",
+			r.err ? r.err : "");
+	run_free(&r);
+	return out;
+}
+
 static char *query(const char *q)
 {
-	char cmd[16384];
-
-	snprintf(cmd, sizeof(cmd), "clickhouse-client --port %s -q \"%s\"", tcp_port, q);
-	return sh(cmd);
+	return query_at(0, q, 120000);
 }
 
 /*
@@ -96,19 +118,18 @@ static int ch_start(struct run *srv, int i, bool cluster)
 	snprintf(conf, sizeof(conf), "--config-file=%s", path);
 	if (!ASSERT_OK(run_start(srv, (char *[]){ CH_SERVER, conf, NULL }), "server"))
 		return -1;
-	/* up when it answers: a few hundred ms here */
-	for (k = 0; k < 300 && !ok; k++) {
-		struct run r = {};
-
-		if (run_sync(&r, (char *[]){ "/usr/bin/clickhouse-client", "--port", tcp_ports[i],
-					     "-q", "SELECT 1", NULL },
-			     10000) == 0)
-			ok = "up";
-		run_free(&r);
+	/* up when it answers, polled every 20 ms for 30 s at most: a few hundred ms here */
+	for (k = 0; k < 1500 && !ok; k++) {
+		ok = query_at(i, "SELECT 'up'", 1000);
 		if (!ok)
-			usleep(100000);
+			usleep(20000);
 	}
-	return ASSERT_TRUE(ok, "server up") ? 0 : -1;
+	if (!ASSERT_STREQ(ok, "up\n", "server up")) {
+		free(ok);
+		return -1;
+	}
+	free(ok);
+	return 0;
 }
 
 static void ch_stop(struct run *srv)
@@ -253,10 +274,10 @@ static void check_syscall_rows(const char *db, const char *file)
 		 bin("ringcap"), file);
 	want = sh(cmd);
 	snprintf(cmd, sizeof(cmd),
-		 "clickhouse-client --port %s -q \"SELECT time_ns, name, ret, duration_ns, "
-		 "arrayStringConcat(arrayMap(x -> toString(x), args), ' ') FROM %s.syscalls\" "
-		 "| LC_ALL=C sort",
-		 tcp_port, db);
+		 "/usr/bin/curl -sS --fail-with-body --data-binary \"SELECT time_ns, name, ret, "
+		 "duration_ns, arrayStringConcat(arrayMap(x -> toString(x), args), ' ') FROM "
+		 "%s.syscalls\" http://127.0.0.1:%s/ | LC_ALL=C sort",
+		 db, http_ports[0]);
 	got = sh(cmd);
 	if (ASSERT_OK_PTR(want, "csv") && ASSERT_OK_PTR(got, "rows")) {
 		ASSERT_TRUE(strlen(want) > 2000 * 40, "csv has the calls");
@@ -352,6 +373,17 @@ void test_clickhouse_export(void)
 	s = query("SELECT count() FROM system.columns WHERE database = 'rc' AND "
 		  "endsWith(table, '_rows') AND name IN ('boot_id', 'run_id', 'file_seq')");
 	ASSERT_STREQ(s, "0\n", "no file columns in the rows");
+	free(s);
+	/* a syscall's args: six columns of the rows, the view's array (check_syscall_rows()) */
+	s = query(
+	    "SELECT table, name, type FROM system.columns WHERE database = 'rc' AND "
+	    "table IN ('syscalls', 'syscalls_rows') AND name LIKE 'arg%' ORDER BY table, name");
+	ASSERT_STREQ(s,
+		     "syscalls\targs\tArray(UInt64)\nsyscalls_rows\targ0\tUInt64\n"
+		     "syscalls_rows\targ1\tUInt64\nsyscalls_rows\targ2\tUInt64\n"
+		     "syscalls_rows\targ3\tUInt64\nsyscalls_rows\targ4\tUInt64\n"
+		     "syscalls_rows\targ5\tUInt64\n",
+		     "args: six columns of the rows, an array in the view");
 	free(s);
 	s = query("SELECT uniqExact(boot_id, run_id, file_seq), min(length(boot_id)), "
 		  "min(length(run_id)), countIf(run_id = (SELECT any(run_id) FROM rc.manifest) "
@@ -656,10 +688,14 @@ void test_clickhouse_export(void)
 	free(s);
 	s = NULL;
 
-	/* two exports of a started at once: both load, the views count a once */
+	/*
+	 * two exports of a started at once: both load, the views count a once.
+	 * 32K: each export's 8 inserts or so (a part each) outlast the other's
+	 * start by far; at 4K, some 70 each, they took 14 s of the test's 19
+	 */
 	snprintf(cmd, sizeof(cmd),
 		 "%s export --schema --database=two | clickhouse-client --port %s --multiquery && "
-		 "for i in 1 2; do %s export --clickhouse=%s --database=two --batch-size=4K %s & "
+		 "for i in 1 2; do %s export --clickhouse=%s --database=two --batch-size=32K %s & "
 		 "done; wait",
 		 bin("ringcap"), tcp_port, bin("ringcap"), url, a);
 	s = sh(cmd);
@@ -977,22 +1013,19 @@ void test_clickhouse_cluster(void)
 	}
 	/* the rows spread over both shards, each host's on one */
 	for (k = 0; k < 2; k++) {
-		snprintf(cmd, sizeof(cmd),
-			 "clickhouse-client --port %s -q \"SELECT arrayStringConcat(groupArray(host), "
-			 "',') FROM (SELECT DISTINCT host FROM cl.syscalls_rows_local ORDER BY host)\"",
-			 tcp_ports[k]);
-		s = sh(cmd);
+		s = query_at(k,
+			     "SELECT arrayStringConcat(groupArray(host), ',') FROM (SELECT "
+			     "DISTINCT host FROM cl.syscalls_rows_local ORDER BY host)",
+			     120000);
 		ASSERT_STREQ(s, k ? "rc-b,rc-c\n" : "rc-a\n", "a shard's hosts");
 		free(s);
 	}
 	/* the manifest's print of the bytes loaded, in the local and Distributed tables of both */
 	for (k = 0; k < 2; k++) {
-		snprintf(cmd, sizeof(cmd),
-			 "clickhouse-client --port %s -q \"SELECT table, name, type FROM "
-			 "system.columns WHERE database = 'cl' AND name IN ('file_size', 'file_xxh3') "
-			 "ORDER BY table, name\"",
-			 tcp_ports[k]);
-		s = sh(cmd);
+		s = query_at(k,
+			     "SELECT table, name, type FROM system.columns WHERE database = 'cl' "
+			     "AND name IN ('file_size', 'file_xxh3') ORDER BY table, name",
+			     120000);
 		ASSERT_STREQ(s,
 			     "manifest\tfile_size\tUInt64\nmanifest\tfile_xxh3\tUInt64\n"
 			     "manifest_local\tfile_size\tUInt64\nmanifest_local\tfile_xxh3\tUInt64\n",

@@ -50,7 +50,7 @@ struct rc_clickhouse_opts {
 };
 
 /*
- * 16 MiB: a million syscalls (130 MB of rows) in 8 parts, 6 of which the
+ * 16 MiB: a million syscalls (122 MB of rows) in 8 parts, 6 of which the
  * server merges at once; 32 MiB makes 4, none merged at once, a third less
  * of the server's CPU time with the merge, but the load takes longer (its
  * first insert starts later, its last runs longer after the file is

@@ -138,15 +138,25 @@ cpu() {
 		ProfileEvents.Values[indexOf(ProfileEvents.Names, 'SystemTimeMicroseconds')]) / 1e6 / $runs, 3)
 		FROM system.query_log WHERE type = 2 AND query LIKE '$1' AND query NOT LIKE '%e0.%' AND query NOT LIKE '%j.t0 %'"
 }
+# the least and most of a round's: $1 as cpu()'s, $2 what names a round in the query
+cpuspread() {
+	ch -q "SELECT round(min(c), 3), round(max(c), 3) FROM (SELECT extract(query, '$2') AS k,
+		sum(ProfileEvents.Values[indexOf(ProfileEvents.Names, 'UserTimeMicroseconds')] +
+		ProfileEvents.Values[indexOf(ProfileEvents.Names, 'SystemTimeMicroseconds')]) / 1e6 AS c
+		FROM system.query_log WHERE type = 2 AND query LIKE '$1' AND query NOT LIKE '%e0.%'
+		AND query NOT LIKE '%j.t0 %' GROUP BY k)" | tr '\t' '-'
+}
 med() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 spread() { sort -n "$1" | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.3f-%.3f", lo, hi}'; }
 e=$(med "$dir/export")
 j=$(med "$dir/json")
 printf 'events: %s, runs: %s (interleaved); load average: %s\n' "$events" "$runs" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf 'export (Native):           %.3f s median (%s), %.0f events/s; server CPU in its INSERTs %s s a round\n' \
-	"$e" "$(spread "$dir/export")" "$(echo "$events / $e" | bc -l)" "$(cpu 'INSERT INTO e%')"
-printf 'report json | JSONEachRow: %.3f s median (%s), %.0f events/s; server CPU in its INSERTs %s s a round\n' \
-	"$j" "$(spread "$dir/json")" "$(echo "$events / $j" | bc -l)" "$(cpu 'INSERT INTO j.t%')"
+printf 'export (Native):           %.3f s median (%s), %.0f events/s; server CPU in its INSERTs %s s a round (%s)\n' \
+	"$e" "$(spread "$dir/export")" "$(echo "$events / $e" | bc -l)" "$(cpu 'INSERT INTO e%')" \
+	"$(cpuspread 'INSERT INTO e%' '^INSERT INTO ([a-z0-9]+)')"
+printf 'report json | JSONEachRow: %.3f s median (%s), %.0f events/s; server CPU in its INSERTs %s s a round (%s)\n' \
+	"$j" "$(spread "$dir/json")" "$(echo "$events / $j" | bc -l)" "$(cpu 'INSERT INTO j.t%')" \
+	"$(cpuspread 'INSERT INTO j.t%' '^INSERT INTO ([a-z0-9]+[.][a-z0-9]+)')"
 printf 'speed-up: %.2fx\n' "$(echo "$j / $e" | bc -l)"
 # CPU time, which a loaded machine's waits are not part of: the client's
 # (ringcap export; report, sh and clickhouse-client) and the INSERTs' on the server
