@@ -267,7 +267,9 @@ static bool transport_here(int t)
 
 /*
  * Start recording @n_s getppid() by the workload, rotated by @sw, into
- * @prefix: "1s" rotates @n_s calls spread evenly over 5 s.
+ * @prefix: "1s" rotates @n_s calls spread evenly over 5 s, a burst every
+ * 10 ms (a sleep a millisecond, three workloads at once, made TCG guests
+ * slower than the three one after the other).
  */
 static int count_start(struct run *r, int t, const char *sw, const char *n_s, const char *ring,
 		       bool raw, const char *prefix)
@@ -286,7 +288,8 @@ static int count_start(struct run *r, int t, const char *sw, const char *n_s, co
 						 : "--ringbuf-size",
 					(char *)ring, swopt, "-o", (char *)prefix, "--",
 					(char *)bin("rc_workload"), steady ? "steady" : "getppid",
-					steady ? rate_s : (char *)n_s, steady ? "5" : NULL, NULL });
+					steady ? rate_s : (char *)n_s, steady ? "5" : NULL,
+					steady ? "10" : NULL, NULL });
 }
 
 /* The run count_start() began: the files sum to N, with the drops. */

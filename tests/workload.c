@@ -6,7 +6,9 @@
  *   rc_workload forkexec PROGRAM      fork; the child execs PROGRAM; wait
  *   rc_workload sleep MS              sleep, then exit 0
  *   rc_workload exit CODE             exit with CODE
- *   rc_workload steady RATE SECONDS   RATE getppid() a second, evenly, then exit 0
+ *   rc_workload steady RATE SECONDS [TICK_MS]
+ *                                     RATE getppid() a second, in bursts every TICK_MS
+ *                                     (1), then exit 0
  *   rc_workload bounce N              N getppid(), moving to the next CPU before each
  *   rc_workload uneven N0 N1          N0 getppid() on CPU 0 and, in a child at once, N1 on CPU 1
  *   rc_workload seq N                 lseek(-1, i, SEEK_SET) for i = 0 .. N-1: numbered calls
@@ -186,14 +188,23 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "exit"))
 		return atoi(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "steady")) {
-		long i, ms, per_ms = atol(argv[2]) / 1000, total = atol(argv[3]) * 1000;
+		long rate = atol(argv[2]), tick = argc >= 5 ? atol(argv[4]) : 1;
+		long i, k, per_tick, ticks;
 		struct timespec next;
 
+		/* exactly RATE a second: a whole number of calls a tick, whole ticks a second */
+		if (tick < 1 || tick > 1000 || 1000 % tick || (rate * tick) % 1000) {
+			fprintf(stderr, "rc_workload: steady %ld a second in ticks of %ld ms: "
+					"not a whole number of calls a tick\n", rate, tick);
+			return 2;
+		}
+		per_tick = rate * tick / 1000;
+		ticks = atol(argv[3]) * (1000 / tick);
 		clock_gettime(CLOCK_MONOTONIC, &next);
-		for (ms = 0; ms < total; ms++) {
-			for (i = 0; i < per_ms; i++)
+		for (k = 0; k < ticks; k++) {
+			for (i = 0; i < per_tick; i++)
 				syscall(__NR_getppid);
-			next.tv_nsec += 1000000;
+			next.tv_nsec += tick * 1000000;
 			if (next.tv_nsec >= 1000000000) {
 				next.tv_sec++;
 				next.tv_nsec -= 1000000000;
@@ -263,7 +274,7 @@ int main(int argc, char **argv)
 		return sleepers(atol(argv[2]), atol(argv[3]));
 	fprintf(stderr,
 		"usage: rc_workload getppid N [PIDFILE] | forkexec PROGRAM | "
-		"sleep MS | exit CODE | steady RATE SECONDS | bounce N | uneven N0 N1 | seq N | "
+		"sleep MS | exit CODE | steady RATE SECONDS [TICK_MS] | bounce N | uneven N0 N1 | seq N | "
 		"signal N | "
 		"probe N | probethreads T N | sleepers T MS\n");
 	return 1;
