@@ -166,13 +166,16 @@ $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/cmd $(OUTPUT)/tests $(OUTPUT)/man:
 # bytes are the same; some 30 s of CPU in CI). Each skeleton's .d comes
 # along, renamed, so that a later build here without SKEL_FROM remakes it
 # when a header it was made from changes.
-ifneq ($(SKEL_FROM),)
+# Copied as they are: build SKEL_FROM first (make check does). A tree not
+# built yet: nothing copied, everything made here.
+ifneq ($(wildcard $(SKEL_FROM)/vmlinux.h),)
 SKEL_FROM_DIR := $(abspath $(SKEL_FROM))
 VMLINUX_H := $(or $(VMLINUX_H),$(SKEL_FROM_DIR)/vmlinux.h)
 define copy_skel
 	$(call msg,CP,$@)
-	$(Q)cp $< $@
-	$(Q)d=$(SKEL_FROM_DIR)/$(notdir $(@:.skel.h=.tmp.bpf.d)); if [ -f $$d ]; then \
+	$(Q)mkdir -p $(@D) && cp $< $@
+	$(Q)d=$(patsubst $(OUTPUT)/%,$(SKEL_FROM_DIR)/%,$(@:.skel.h=.tmp.bpf.d)); \
+		if [ -f $$d ]; then \
 		sed 's|$(SKEL_FROM_DIR)/|$(OUTPUT)/|g' $$d > $(@:.skel.h=.tmp.bpf.d); fi
 endef
 $(OUTPUT)/%.compat.skel.h: $(SKEL_FROM_DIR)/%.compat.skel.h $(OUTPUT)/vmlinux.h
