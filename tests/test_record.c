@@ -556,7 +556,7 @@ out:
  * reader never woken has 0, in every build, however fast or slow it
  * reads (92 in a plain build here, 0 with the reader never saying it
  * sleeps, which lost 95%). A woken reader reads on while records come
- * (rc_ringbuf__read()), so one wakeup may take many rings: no more than
+ * (rc_ringbuf__read_inline()), so one wakeup may take many rings: no more than
  * one is asserted. How much is lost is the machine's throughput, not the
  * mechanism, and is only printed: a reader slowed by the sanitizers or by
  * TCG (make vmtest) loses a tenth to two thirds, depending on the load

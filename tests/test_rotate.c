@@ -738,7 +738,8 @@ out:
  * --min-free on a small tmpfs: a clean stop, a complete file, before
  * ENOSPC, and exit status 3 (ringcap-record(1), EXIT STATUS: the capture
  * ended early, the command killed; not 1, a failure to start). The floor is above the ring's size (16 MiB) and the writer's
- * batches (9 MiB): what they get past the estimate is written too
+ * batches (17 MiB: 16 of 1 MiB and the one being filled): what they
+ * get past the estimate is written too
  * (ringcap-record(1)).
  * Under ASan the storm fills the ring before the first read, and a floor
  * of 12 MiB on 16 MiB met ENOSPC in CI.

@@ -253,9 +253,3 @@ size_t rc_ringbuf__pending(const struct rc_ringbuf *rb, bool sum)
 	}
 	return sum ? all : most;
 }
-
-long rc_ringbuf__read(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used, uint64_t until,
-		      rc_ringbuf_count_fn count, void *ctx)
-{
-	return rc_ringbuf__read_inline(rb, buf, cap, used, until, count, ctx);
-}

@@ -67,19 +67,5 @@ void rc_ringbuf__destroy(struct rc_ringbuf *rb);
 int rc_ringbuf__wait(struct rc_ringbuf *rb, int timeout_ms);
 /* Bytes produced and not yet consumed: in the fullest ring, or with @sum in all. */
 size_t rc_ringbuf__pending(const struct rc_ringbuf *rb, bool sum);
-/*
- * Copy committed records into buf[*used..cap), advancing *used; stops at a
- * record still being written, at the end of the ring, or when buf is full.
- * Returns the number of records copied.
- *
- * A ring per CPU: each ring's records, merged in time order as
- * rc_perfbuf__read() merges perf rings, up to @until (UINT64_MAX: all),
- * with no hold-back: what comes microseconds out of order across rings the
- * writer's reorder window sorts (ringbuf.c). One ring:
- * @until is not used (the ring's order is the order the programs
- * reserved in).
- */
-long rc_ringbuf__read(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used, uint64_t until,
-		      rc_ringbuf_count_fn count, void *ctx);
 
 #endif

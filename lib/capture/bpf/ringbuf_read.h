@@ -193,7 +193,20 @@ out:
 	return n;
 }
 
-/* rc_ringbuf__read(), inline, @count with it. */
+/*
+ * Copy committed records into buf[*used..cap), advancing *used; stops at a
+ * record still being written, at the end of the ring, or when buf is full.
+ * @count (ringbuf.h) is called on each record before it is copied.
+ * Returns the number of records copied. Inline: the drain (rings.c) is
+ * its one caller.
+ *
+ * A ring per CPU: each ring's records, merged in time order as
+ * rc_perfbuf__read() merges perf rings, up to @until (UINT64_MAX: all),
+ * with no hold-back: what comes microseconds out of order across rings the
+ * writer's reorder window sorts (ringbuf.c). One ring:
+ * @until is not used (the ring's order is the order the programs
+ * reserved in).
+ */
 static inline __attribute__((always_inline)) long
 rc_ringbuf__read_inline(struct rc_ringbuf *rb, void *buf, size_t cap, size_t *used, uint64_t until,
 			rc_ringbuf_count_fn count, void *ctx)
