@@ -1429,7 +1429,10 @@ void test_rotate_start_failed(void)
 }
 
 /*
- * A 1 MiB tmpfs filled by a run switched every 30 ms (--min-free=0): the
+ * A 1 MiB tmpfs filled by a run switched every 30 ms (--min-free=0), of a
+ * workload that only sleeps a millisecond at a time for 30 s (each sleep a
+ * syscall recorded; it asked for 100 getppid() a second, which rc_workload
+ * made none of, and now refuses): the
  * disk fills in a chunk (the file cut back, complete) or in the next
  * file's header (that file deleted, the message naming the last one). In
  * both every file left complete, seq without gaps (review F12); exit 2
@@ -1455,7 +1458,7 @@ void test_rotate_enospc_switch(void)
 		run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e", "syscalls",
 					  "--no-compress", "--min-free=0", "--switch-output=signal",
 					  "-o", (char *)prefix, "--", (char *)bin("rc_workload"),
-					  "steady", "100", "30", NULL }),
+					  "steady", "0", "30", NULL }),
 		"start"))
 		goto out;
 	for (i = 0; i < 1000 && !run_files(prefix, &g); i++) {
