@@ -11,6 +11,8 @@
  * captures made in UTS namespaces.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
@@ -22,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include "util/siphash.h"
 #include "run_util.h"
 #include "test_progs.h"
 
@@ -178,6 +181,43 @@ static int record(const char *out, const char *n)
 
 	run_free(&r);
 	return rc;
+}
+
+/*
+ * record getppid @n times as host @host (any bytes, "" too, which the
+ * hostname command refuses): in a UTS namespace of its own, sethostname()
+ * of the child itself, then ringcap
+ */
+static int record_as(const char *host, const char *out, const char *n)
+{
+	char *argv[] = { (char *)bin("ringcap"),
+			 "record",
+			 "-q",
+			 "-o",
+			 (char *)out,
+			 "-e",
+			 "syscalls,sched",
+			 "--",
+			 (char *)bin("rc_workload"),
+			 "getppid",
+			 (char *)n,
+			 NULL };
+	int status = 0, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd < 0 || dup2(fd, 1) < 0 || unshare(CLONE_NEWUTS) ||
+		    sethostname(host, strlen(host)))
+			_exit(126);
+		run_exec(argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* export @files into @db of the server at @u; its stderr into *@err (free it) */
@@ -366,6 +406,79 @@ static void check_ledger(const char *db, const char *file)
 	free(got);
 }
 
+/*
+ * The rows' host_key: sipHash64(host) as the server computes it. First
+ * rc_siphash24() against the server's sipHash64() of each prefix of a name
+ * of 64 bytes (0 to 64: every length of the last word, and several
+ * words); then captures of hosts named "", of 8 bytes (one word, and the
+ * length's), of 64 (the most a host name has) and not ASCII, loaded into
+ * @db: each row's host_key the server's sipHash64() of its view's host,
+ * the manifest's, and each host's events counted as report counts them
+ */
+static void check_host_keys(const char *db)
+{
+	static const char *const hosts[] = {
+		"", "rc-host8", "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-.",
+		"h\xc3\xa9 x"
+	};
+	const char *long_name = hosts[2];
+	char files[4][256], all[1200] = "", q[1024], want[4096] = "", *s;
+	size_t i, n = sizeof(hosts) / sizeof(hosts[0]);
+
+	_Static_assert(sizeof(hosts) / sizeof(hosts[0]) == 4, "files[]");
+	for (i = 0; i <= 64; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%zu\t%llu\n", i,
+			 (unsigned long long)rc_siphash24(0, 0, long_name, i));
+	snprintf(q, sizeof(q),
+		 "SELECT n, h FROM (SELECT number AS n, sipHash64(substring('%s', 1, number)) AS h "
+		 "FROM system.numbers LIMIT 65) ORDER BY n",
+		 long_name);
+	s = query(q);
+	ASSERT_STREQ(s, want, "rc_siphash24() = the server's sipHash64(), 0 to 64 bytes");
+	free(s);
+	/* not tmpfile_path(): its 8 paths in turn are the caller's a, b, ... */
+	for (i = 0; i < n; i++) {
+		snprintf(files[i], sizeof(files[i]), "%s/host%zu.rcap", tmpdir(), i);
+		if (!ASSERT_EQ(record_as(hosts[i], files[i], "200"), 0, "record as a host"))
+			return;
+		snprintf(all + strlen(all), sizeof(all) - strlen(all), " %s", files[i]);
+	}
+	if (!ASSERT_EQ(export(db, all, NULL), 0, "export the hosts"))
+		return;
+	/* the views: host the manifest's, host_key the rows' */
+	snprintf(
+	    q, sizeof(q),
+	    "SELECT uniqExact(host), uniqExact(host_key), countIf(host_key != sipHash64(host)), "
+	    "count() > 0 FROM (SELECT host, host_key FROM %s.syscalls UNION ALL SELECT host, "
+	    "host_key FROM %s.sched UNION ALL SELECT host, host_key FROM %s.ledger)",
+	    db, db, db);
+	s = query(q);
+	ASSERT_STREQ(s, "4\t4\t0\t1\n", "the views' host_key = sipHash64(host)");
+	free(s);
+	/* the rows, not through the views: each load's host_key, its manifest's host's */
+	snprintf(q, sizeof(q),
+		 "SELECT count() > 0, countIf(host_key != sipHash64(host)) FROM %s.syscalls_rows "
+		 "ALL INNER JOIN (SELECT load_id, host FROM %s.manifest) USING load_id",
+		 db, db);
+	s = query(q);
+	ASSERT_STREQ(s, "1\t0\n", "the rows' host_key = sipHash64(the manifest's host)");
+	free(s);
+	for (i = 0; i < n; i++) {
+		char where[256];
+
+		snprintf(q, sizeof(q),
+			 "SELECT DISTINCT host_key FROM %s.syscalls WHERE host = '%s'", db,
+			 hosts[i]);
+		s = query(q);
+		snprintf(want, sizeof(want), "%llu\n",
+			 (unsigned long long)rc_siphash24(0, 0, hosts[i], strlen(hosts[i])));
+		ASSERT_STREQ(s, want, "a host's one host_key, rc_siphash24()'s");
+		free(s);
+		snprintf(where, sizeof(where), "host = '%s'", hosts[i]);
+		check_counts_where(db, files[i], where);
+	}
+}
+
 void test_clickhouse_export(void)
 {
 	const char *a = tmpfile_path("a.rcap"), *b = tmpfile_path("b.rcap");
@@ -396,9 +509,41 @@ void test_clickhouse_export(void)
 	 * not in its rows; the views join them on, each row the file's
 	 */
 	s = query("SELECT count() FROM system.columns WHERE database = 'rc' AND "
-		  "endsWith(table, '_rows') AND name IN ('boot_id', 'run_id', 'file_seq')");
+		  "endsWith(table, '_rows') AND name IN ('host', 'boot_id', 'run_id', 'file_seq')");
 	ASSERT_STREQ(s, "0\n", "no file columns in the rows");
 	free(s);
+	/*
+	 * the host in the rows as its key alone, first in every sorting key;
+	 * its name in the manifest and the views, where it was in them
+	 */
+	s = query("SELECT countIf(name = 'host_key' AND type = 'UInt64'), countIf(name = 'host' "
+		  "AND type = 'String') FROM system.columns WHERE database = 'rc'");
+	ASSERT_STREQ(s, "12\t7\n",
+		     "host_key in the rows and views, host in the views and manifest");
+	free(s);
+	/* 18.16's system.columns has no position: a table's columns come in their order */
+	s = query("SELECT table, arrayStringConcat(arraySlice(groupArray(name), 1, 3), ' ') FROM "
+		  "system.columns WHERE database = 'rc' GROUP BY table ORDER BY table");
+	ASSERT_STREQ(s,
+		     "events\tload_id host boot_id\nevents_rows\tload_id host_key time_ns\n"
+		     "ledger\tload_id host boot_id\nledger_rows\tload_id host_key file\n"
+		     "manifest\tload_id host boot_id\nsamples\tload_id host boot_id\n"
+		     "samples_rows\tload_id host_key time_ns\nsched\tload_id host boot_id\n"
+		     "sched_rows\tload_id host_key time_ns\nstacks\tload_id host boot_id\n"
+		     "stacks_rows\tload_id host_key stack_id\nsyscalls\tload_id host boot_id\n"
+		     "syscalls_rows\tload_id host_key time_ns\n",
+		     "the rows' host_key after load_id; the views' host where it was");
+	free(s);
+	s = query("SELECT name, sorting_key FROM system.tables WHERE database = 'rc' AND "
+		  "engine = 'MergeTree' ORDER BY name");
+	ASSERT_STREQ(s,
+		     "events_rows\thost_key, event, time_ns\nledger_rows\thost_key, load_id\n"
+		     "manifest\thost, file_key, load_id\nsamples_rows\thost_key, time_ns\n"
+		     "sched_rows\thost_key, time_ns\nstacks_rows\thost_key, load_id, stack_id\n"
+		     "syscalls_rows\thost_key, name, time_ns\n",
+		     "the sorting keys: host_key first, the manifest's host");
+	free(s);
+	check_host_keys("hk");
 	/* a syscall's args: six columns of the rows, the view's array (check_syscall_rows()) */
 	s = query(
 	    "SELECT table, name, type FROM system.columns WHERE database = 'rc' AND "
@@ -850,6 +995,35 @@ void test_clickhouse_export(void)
 	ASSERT_STREQ(s, "0\n", "nothing loaded into 0.2.0's args");
 	free(s);
 	s = NULL;
+	/*
+	 * the layout before host_key: the host's name, a String, in every
+	 * table's rows and first in their sorting keys (this DDL's tables, the
+	 * key put back as the name): refused, naming the first such table
+	 */
+	snprintf(cmd, sizeof(cmd),
+		 "%s export --schema --database=old4 | grep -v '^CREATE VIEW' | "
+		 "sed 's/host_key UInt64/host String/; s/ORDER BY (host_key,/ORDER BY (host,/' | "
+		 "clickhouse-client --port %s --multiquery && clickhouse-client --port %s -q "
+		 "\"SELECT countIf(startsWith(sorting_key, 'host,')) FROM system.tables WHERE "
+		 "database = 'old4'\"",
+		 bin("ringcap"), tcp_port, tcp_port);
+	s = sh(cmd);
+	if (ASSERT_STREQ(s, "7\n", "the rows' host a String: six tables and the manifest")) {
+		rc = export("old4", a, &err);
+		ASSERT_EQ(rc, 1, "host a String in the rows: exit 1");
+		ASSERT_HAS(err,
+			   "database 'old4' has the tables of an earlier ringcap (events_rows: ",
+			   "named, and its table");
+		ASSERT_EQ(count_lines_with(err, ""), 1, "one line");
+		free(err);
+		err = NULL;
+	}
+	free(s);
+	s = query("SELECT (SELECT count() FROM old4.syscalls_rows) + (SELECT count() FROM "
+		  "old4.manifest)");
+	ASSERT_STREQ(s, "0\n", "nothing loaded into the rows of a host String");
+	free(s);
+	s = NULL;
 
 	/* a server that is down */
 	ch_stop(&srv);
@@ -1058,13 +1232,24 @@ void test_clickhouse_cluster(void)
 		check_quantiles("cl", files[i], where);
 		check_ledger("cl", files[i]);
 	}
-	/* the rows spread over both shards, each host's on one */
+	/*
+	 * the rows spread over both shards by host_key, each host's on one,
+	 * the shard sipHash64(host) named; its manifest rows on the same
+	 */
 	for (k = 0; k < 2; k++) {
 		s = query_at(k,
-			     "SELECT arrayStringConcat(groupArray(host), ',') FROM (SELECT "
-			     "DISTINCT host FROM cl.syscalls_rows_local ORDER BY host)",
+			     "SELECT arrayStringConcat(groupArray(h), ',') FROM (SELECT DISTINCT "
+			     "transform(host_key, [sipHash64('rc-a'), sipHash64('rc-b'), "
+			     "sipHash64('rc-c')], ['rc-a', 'rc-b', 'rc-c'], '?') AS h FROM "
+			     "cl.syscalls_rows_local ORDER BY h)",
 			     120000);
 		ASSERT_STREQ(s, k ? "rc-b,rc-c\n" : "rc-a\n", "a shard's hosts");
+		free(s);
+		s = query_at(k,
+			     "SELECT arrayStringConcat(groupArray(host), ',') FROM (SELECT "
+			     "DISTINCT host FROM cl.manifest_local ORDER BY host)",
+			     120000);
+		ASSERT_STREQ(s, k ? "rc-b,rc-c\n" : "rc-a\n", "a shard's manifest rows");
 		free(s);
 	}
 	/* the manifest's print of the bytes loaded, in the local and Distributed tables of both */

@@ -29,6 +29,7 @@
 #include "output/clickhouse_int.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/siphash.h"
 #include "util/util.h"
 
 
@@ -41,19 +42,26 @@ struct ch_col {
 };
 
 /*
- * the columns every table's rows begin with: the load, and the host (the
- * cluster's sharding key); a file's other columns, the same on each of its
- * rows (CH_MANIFEST_FILE_COLS), are kept once, in its manifest row, and
- * the views join them on by load_id
+ * the columns every table's rows begin with: the load, and the host's key,
+ * sipHash64(host) as the server computes it (rc_siphash24() under the key
+ * 0, 0): the cluster's sharding key, each host on the shard sipHash64(host)
+ * names, and the first of the sorting key. A file's other columns, the
+ * same on each of its rows (CH_MANIFEST_FILE_COLS), are kept once, in its
+ * manifest row, and the views join them on by load_id: the host's name
+ * too, which as a String column of the rows cost the server its length and
+ * bytes a row, and strings compared in the check that a block comes sorted
+ * (host led every ORDER BY): 8-10% more of its CPU time in the INSERTs for
+ * a 2-byte name, 21-24% for a 40-byte one (the man page's figures)
  */
 #define CH_COL(name, type)                                                                         \
 	{                                                                                          \
 		name, type                                                                         \
 	}
-#define CH_FILE_COLS CH_COL("load_id", "UInt64"), CH_COL("host", "String")
+#define CH_FILE_COLS CH_COL("load_id", "UInt64"), CH_COL("host_key", "UInt64")
 #define CH_MANIFEST_FILE_COLS                                                                      \
-	CH_COL("boot_id", "String"), CH_COL("run_id", "String"), CH_COL("file_seq", "UInt32")
-#define CH_NVIEW_FILE_COLS 3 /* CH_MANIFEST_FILE_COLS: after CH_FILE_COLS in the views */
+	CH_COL("host", "String"), CH_COL("boot_id", "String"), CH_COL("run_id", "String"),         \
+	    CH_COL("file_seq", "UInt32")
+#define CH_NVIEW_FILE_COLS 4 /* CH_MANIFEST_FILE_COLS: after load_id in the views */
 /*
  * the columns every event table's rows have. The views have wall_ns after
  * wall, computed of time_ns and the file's wall_offset_ns (the manifest's),
@@ -134,8 +142,9 @@ static const struct ch_col ledger_cols[] = {
 	{ "start", "DateTime" }, /* the file's span, wall clock: for drops by the hour */
 	{ "end", "DateTime" },
 };
+/* a file's row: its host's name, not its key (the views' host is this) */
 static const struct ch_col manifest_cols[] = {
-	CH_FILE_COLS,
+	{ "load_id", "UInt64" },
 	CH_MANIFEST_FILE_COLS,
 	{ "file_key", "String" },
 	{ "file", "String" },
@@ -164,12 +173,12 @@ struct ch_table {
 	}
 enum { T_SYSCALLS, T_SCHED, T_EVENTS, T_SAMPLES, T_STACKS, T_LEDGER, T_NTABLES };
 static const struct ch_table tables[T_NTABLES] = {
-	CH_TABLE(syscalls, "(host, name, time_ns)", true, "syscall"),
-	CH_TABLE(sched, "(host, time_ns)", true, NULL),
-	CH_TABLE(events, "(host, event, time_ns)", true, NULL),
-	CH_TABLE(samples, "(host, time_ns)", true, "sample"),
-	CH_TABLE(stacks, "(host, load_id, stack_id)", false, NULL),
-	CH_TABLE(ledger, "(host, load_id)", false, NULL),
+	CH_TABLE(syscalls, "(host_key, name, time_ns)", true, "syscall"),
+	CH_TABLE(sched, "(host_key, time_ns)", true, NULL),
+	CH_TABLE(events, "(host_key, event, time_ns)", true, NULL),
+	CH_TABLE(samples, "(host_key, time_ns)", true, "sample"),
+	CH_TABLE(stacks, "(host_key, load_id, stack_id)", false, NULL),
+	CH_TABLE(ledger, "(host_key, load_id)", false, NULL),
 };
 static const struct ch_table manifest =
     CH_TABLE(manifest, "(host, file_key, load_id)", false, NULL);
@@ -183,15 +192,20 @@ static void ddl_cols(struct rc_strbuf *sb, const struct ch_table *t)
 				  t->cols[i].type);
 }
 
-/* CREATE TABLE of @t named @name: a MergeTree, or Distributed over @local */
+/*
+ * CREATE TABLE of @t named @name: a MergeTree, or Distributed over @local,
+ * sharded by the host: the rows by their host_key, the manifest by
+ * sipHash64(host), the same number, so that a file's rows and its manifest
+ * row are on one shard
+ */
 static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_table *t,
 		      const char *name, const char *cluster, const char *local)
 {
 	rc_strbuf__printf(sb, "CREATE TABLE IF NOT EXISTS %s.%s (", db, name);
 	ddl_cols(sb, t);
 	if (local)
-		rc_strbuf__printf(sb, "\n) ENGINE = Distributed(%s, %s, %s, sipHash64(host));\n",
-				  cluster, db, local);
+		rc_strbuf__printf(sb, "\n) ENGINE = Distributed(%s, %s, %s, %s);\n", cluster, db,
+				  local, t == &manifest ? "sipHash64(host)" : "host_key");
 	else
 		rc_strbuf__printf(sb, "\n) ENGINE = MergeTree()%s ORDER BY %s;\n",
 				  t->by_month ? " PARTITION BY toYYYYMM(wall)" : "", t->order);
@@ -203,11 +217,11 @@ static void ddl_table(struct rc_strbuf *sb, const char *db, const struct ch_tabl
  * being written or cut short, then whole, counts whole; of as many, one
  * neither damaged nor cut short, so that an intact copy loaded after a
  * damaged one of as many records is the one counted (further ties: any
- * one, one only). A file's rows share its boot_id, run_id and file_seq.
+ * one, one only). A file's rows share its host, boot_id, run_id and file_seq.
  */
 #define CH_LOADED                                                                                  \
 	"SELECT argMax(load_id, records * 4 + 2 * (damaged = 0) + (truncated = 0)) AS load_id, "   \
-	"any(boot_id) AS boot_id, "                                                                \
+	"any(host) AS host, any(boot_id) AS boot_id, "                                             \
 	"any(run_id) AS run_id, any(file_seq) AS file_seq, any(wall_offset_ns) AS wall_offset_ns " \
 	"FROM %s.manifest GROUP BY file_key"
 static const struct ch_col view_file_cols[CH_NVIEW_FILE_COLS] = { CH_MANIFEST_FILE_COLS };
@@ -247,7 +261,8 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 	}
 	/*
 	 * the rows of the loads kept, joined to their file's columns: the rows'
-	 * columns in their order, the file's after host. GLOBAL: over
+	 * columns in their order, the file's after load_id (host where it was
+	 * when the rows had it), host_key last, where no column was. GLOBAL: over
 	 * Distributed tables, the manifest is read once, on the server asked.
 	 * ALL, not ANY: the right side has one row per load_id, so both keep
 	 * every row on 18.16, but from 19.14 ANY keeps one row per key of the
@@ -261,10 +276,10 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 		for (k = 0; k < t->ncols; k++) {
 			const char *col = t->cols[k].name, *view = t->cols[k].view;
 
-			if (view && !*view)
+			if ((view && !*view) || !strcmp(col, "host_key"))
 				continue;
 			rc_strbuf__printf(sb, "%s %s", k ? "," : "", view ?: col);
-			if (!strcmp(col, "host")) {
+			if (!strcmp(col, "load_id")) {
 				size_t f;
 
 				for (f = 0; f < CH_NVIEW_FILE_COLS; f++)
@@ -275,6 +290,7 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
 			if (t->event && !strcmp(col, "comm"))
 				rc_strbuf__printf(sb, ", '%s' AS event", t->event);
 		}
+		rc_strbuf__printf(sb, ", host_key");
 		rc_strbuf__printf(
 		    sb, " FROM %s.%s_rows GLOBAL ALL INNER JOIN (" CH_LOADED ") USING load_id;\n",
 		    db, t->name, db);
@@ -291,7 +307,7 @@ int rc_clickhouse__schema(struct rc_strbuf *sb, const char *db, const char *clus
  * one after the other, each whole (a String's values as varint length and
  * bytes, an Array's offsets then its elements), which the server reads in
  * bulk where RowBinary costs it calls a value. A batch's rows are kept in
- * groups by the table's sorting key after host (a syscall's name, an
+ * groups by the table's sorting key after host_key (a syscall's name, an
  * event's name: ch_table.group), each group in time order, the groups put
  * in key order: the block comes sorted, and the server, seeing so
  * (MergeTreeDataWriterBlocksAlreadySorted), neither sorts nor permutes it.
@@ -448,11 +464,10 @@ static inline void w_comm(struct ch_w *w, const char *s)
 }
 
 /*
- * A String value known before its rows (a file's host, a syscall's
- * name): its length as varint and its bytes, padded with zeroes to
- * CH_SHORT bytes, so that where the column has room it is stored as
- * CH_SHORT bytes at once, no call to copy a few bytes; len 0: too long
- * for that (w_bytes() then)
+ * A String value known before its rows (a syscall's name): its length as
+ * varint and its bytes, padded with zeroes to CH_SHORT bytes, so that where
+ * the column has room it is stored as CH_SHORT bytes at once, no call to
+ * copy a few bytes; len 0: too long for that (w_bytes() then)
  */
 #define CH_SHORT 16
 struct ch_short {
@@ -855,8 +870,7 @@ struct rc_clickhouse {
 	const struct rc_meta *m;
 	uint64_t load_id;
 	char boot[33], run[33];
-	size_t host_len;
-	struct ch_short host_enc;
+	uint64_t host_key; /* sipHash64(host), as the server computes it */
 	/*
 	 * the wall clock's second of the capture's times wall_lo to
 	 * wall_lo + 999999999 (wall_ok: known), as put_event_cols() computes
@@ -1082,7 +1096,8 @@ static void layout_tables(struct rc_strbuf *sb, bool counts)
  * when it cannot tell (the DDL then says); -ENOMEM. -EINVAL when a table
  * there has other columns (names or types) than this ringcap's: an earlier
  * layout's (a file's boot_id in every row, a manifest without file_size and
- * file_xxh3), which this export's inserts or views would not fit
+ * file_xxh3, the host's name in every row where this one has host_key),
+ * which this export's inserts or views would not fit
  */
 static int schema_there(struct rc_clickhouse *c, const struct rc_strbuf *ddl)
 {
@@ -1339,7 +1354,7 @@ static void hex16(char *out, const uint8_t *id)
 static inline void put_file_cols(struct rc_clickhouse *c, struct ch_w *w)
 {
 	w_u64(w, c->load_id);
-	w_short(w, &c->host_enc, c->m->host ?: "", c->host_len);
+	w_u64(w, c->host_key);
 }
 
 /*
@@ -1914,7 +1929,8 @@ static int put_manifest(struct rc_clickhouse *c, const char *path, const char *k
 
 	if (err)
 		return err;
-	put_file_cols(c, &w);
+	w_u64(&w, c->load_id);
+	w_cstr(&w, c->m->host);
 	w_cstr(&w, c->boot);
 	w_cstr(&w, c->run);
 	w_u32(&w, c->m->has_run ? c->m->run.seq : 0);
@@ -1977,8 +1993,7 @@ int rc_clickhouse__export(struct rc_clickhouse *c, const char *path,
 		return errno == ENOMEM ? -ENOMEM : -ENOEXEC;
 	}
 	c->m = rc_reader__meta(r);
-	c->host_len = strlen(c->m->host ?: "");
-	short_set(&c->host_enc, c->m->host ?: "", c->host_len);
+	c->host_key = rc_siphash24(0, 0, c->m->host, c->m->host ? strlen(c->m->host) : 0);
 	c->wall_ok = false;
 	hex16(c->boot, c->m->run.boot_id);
 	hex16(c->run, c->m->run.id);

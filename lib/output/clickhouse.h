@@ -110,7 +110,8 @@ bool rc_clickhouse__name_ok(const char *name);
  * @database: the database (NULL: "ringcap")
  * @cluster: NULL: the tables; else the per-server DDL of a cluster: local
  *           tables (NAME_local), Distributed tables over them sharded by
- *           host, and the views over those. ON CLUSTER needs ZooKeeper on
+ *           host (the rows' host_key, sipHash64(host)), and the views over
+ *           those. ON CLUSTER needs ZooKeeper on
  *           18.16: apply it to each server
  *
  * Return: 0, -EINVAL when @database or @cluster is not a name
