@@ -904,19 +904,9 @@ const char *rc_clickhouse__error(const struct rc_clickhouse *c)
 	return c->err;
 }
 
-/*
- * The settings of every request. An INSERT's blocks pass a squashing step
- * that gathers blocks under min_insert_block_size_rows (1,048,576) and
- * _bytes (256 MiB) into one: a batch, smaller, was copied whole into new
- * memory first, its pages faulted in and zeroed (a fifth of the server's
- * samples in export's INSERTs, perf on 18.16; 12-14% less CPU time an
- * INSERT without it). Both 0: every block is taken as it comes, a part a
- * batch as before. A cluster's INSERTs wait for the shards (insert_distributed_sync).
- */
-#define CH_PARAMS "min_insert_block_size_rows=0&min_insert_block_size_bytes=0"
 static const char *ch_params(const struct rc_clickhouse *c)
 {
-	return c->cluster ? CH_PARAMS "&insert_distributed_sync=1" : CH_PARAMS;
+	return c->cluster ? "insert_distributed_sync=1" : NULL;
 }
 
 static int ch_post(struct rc_clickhouse *c, const char *query, const void *body, size_t len,
