@@ -76,6 +76,8 @@ static long read_ring(struct rc_bpf *s, bool all)
 				return err;
 		}
 		n = s->ring->read(s, until);
+		if (n < 0)
+			return n;
 		total += n;
 	} while (RC_BATCH_SIZE - s->bt.cur->len < BATCH_ROOM && !rc_capture__cut_read(&s->c));
 	return total;

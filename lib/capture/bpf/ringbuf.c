@@ -47,6 +47,7 @@
  * sixteenth of the mark later, or to our timeout.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -58,7 +59,11 @@
 #include "capture/bpf/ringbuf.h"
 #include "capture/bpf/ringbuf_read.h"
 
-/* Map ring @r of map @map_fd (rb->size bytes) and add it to the epoll set. */
+/*
+ * Map ring @r of map @map_fd (rb->size bytes), its position pages, and add
+ * it to the epoll set; its data when it has some (rc_ringbuf__map_data()),
+ * through a copy of @map_fd, which the caller may close before
+ */
 static int map_ring(struct rc_ringbuf *rb, struct rc_bring *r, int map_fd, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.u32 = r - rb->rings };
@@ -68,15 +73,45 @@ static int map_ring(struct rc_ringbuf *rb, struct rc_bring *r, int map_fd, uint3
 	if (p == MAP_FAILED)
 		return -errno;
 	r->cons = p;
-	/* producer page and twice the data, read-only */
-	p = mmap(NULL, rb->page + 2 * rb->size, PROT_READ, MAP_SHARED, map_fd, rb->page);
+	p = mmap(NULL, rb->page, PROT_READ, MAP_SHARED, map_fd, rb->page);
 	if (p == MAP_FAILED)
 		return -errno;
 	r->prod = p;
-	r->data = (unsigned char *)p + rb->page;
+	r->dfd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
+	if (r->dfd < 0)
+		return -errno;
 	r->pos = r->end = __atomic_load_n(r->cons, __ATOMIC_ACQUIRE);
 	if (epoll_ctl(rb->epfd, EPOLL_CTL_ADD, map_fd, &ev) < 0)
 		return -errno;
+	return 0;
+}
+
+int rc_ringbuf__map_data(struct rc_ringbuf *rb)
+{
+	uint32_t i;
+	void *p;
+
+	if (rb->mapped)
+		return 0;
+	if (!rc_ringbuf__pending(rb, true))
+		return 0;
+	for (i = 0; i < rb->nrings; i++) {
+		struct rc_bring *r = &rb->rings[i];
+
+		if (r->dmap)
+			continue;
+		/* the producer page and twice the data, read-only: a record that wraps is whole */
+		p = mmap(NULL, rb->page + 2 * rb->size, PROT_READ, MAP_SHARED, r->dfd, rb->page);
+		if (p == MAP_FAILED)
+			return -errno;
+		r->dmap = p;
+		close(r->dfd);
+		r->dfd = -1;
+	}
+	/* the reads see data only once every ring's is mapped: none taken out of its turn */
+	for (i = 0; i < rb->nrings; i++)
+		rb->rings[i].data = (const unsigned char *)rb->rings[i].dmap + rb->page;
+	rb->mapped = true;
 	return 0;
 }
 
@@ -95,7 +130,7 @@ static int init_set(struct rc_ringbuf *rb, uint32_t n, size_t size, int reader_f
 	if (!rb->rings)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		rb->rings[i].fd = -1;
+		rb->rings[i].fd = rb->rings[i].dfd = -1;
 	rb->nrings = n;
 	rb->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (rb->epfd < 0)
@@ -192,7 +227,11 @@ void rc_ringbuf__destroy(struct rc_ringbuf *rb)
 		if (r->cons)
 			munmap(r->cons, rb->page);
 		if (r->prod)
-			munmap((void *)r->prod, rb->page + 2 * rb->size);
+			munmap((void *)r->prod, rb->page);
+		if (r->dmap)
+			munmap(r->dmap, rb->page + 2 * rb->size);
+		if (r->dfd >= 0)
+			close(r->dfd);
 		if (r->fd >= 0)
 			close(r->fd);
 	}

@@ -9,8 +9,15 @@
 /* One BPF ring buffer, mapped, and the merge's cursor in it. */
 struct rc_bring {
 	unsigned long *cons;	   /* consumer_pos page */
-	const unsigned long *prod; /* producer_pos page, then data */
+	const unsigned long *prod; /* producer_pos page */
+	/*
+	 * the data, mapped twice in a row, once a ring has any (NULL before:
+	 * rc_ringbuf__map_data()); @dmap its mapping, the producer page
+	 * first, and @dfd the ring's map until then
+	 */
 	const unsigned char *data;
+	void *dmap;
+	int dfd;
 	unsigned long pos; /* a merged read: consumed up to here (cons once stored) */
 	unsigned long end; /* ... and producer_pos when last loaded */
 	/* a merged read's look at the ring's next committed record, at pos (peek()) */
@@ -36,6 +43,7 @@ struct rc_ringbuf {
 	uint64_t woken;	   /* waits a wakeup ended (with asleep: the programs') */
 	uint64_t timeouts; /* waits that ran to their timeout */
 	uint64_t found;	   /* waits that found the mark already reached, and did not sleep */
+	bool mapped;	   /* every ring's data (rc_ringbuf__map_data()) */
 };
 
 /*
@@ -60,6 +68,15 @@ int rc_ringbuf__init(struct rc_ringbuf *rb, int map_fd, size_t size, int reader_
 int rc_ringbuf__init_percpu(struct rc_ringbuf *rb, int outer_fd, const uint32_t *cpus,
 			    uint32_t ncpus, size_t size, int reader_fd, size_t mark);
 void rc_ringbuf__destroy(struct rc_ringbuf *rb);
+/*
+ * Map the rings' data, all of them, once any ring has a record: until
+ * then only their position pages are. A recording that sees no event
+ * never maps them (the kernel maps a mapping's every page at mmap() time,
+ * twice the ring's size: 2.5 ms of a short recording's CPU here). The
+ * reads find no record in a ring whose data is not mapped yet. 0, or
+ * -errno when a ring's data cannot be mapped.
+ */
+int rc_ringbuf__map_data(struct rc_ringbuf *rb);
 /*
  * Wait for a wakeup: 1 woken, 0 timed out or interrupted, -errno. The
  * reader map's word says we sleep for as long as we do.

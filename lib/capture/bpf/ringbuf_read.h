@@ -46,6 +46,8 @@ static inline __attribute__((always_inline)) long rb_read_one(struct rc_ringbuf 
 	size_t pos = *used;
 	long n = 0;
 
+	if (!r->data) /* not mapped yet (rc_ringbuf__map_data()) */
+		return 0;
 	while (cons < prod) {
 		const unsigned char *rec = r->data + (cons & rb->mask);
 		uint32_t len = __atomic_load_n((const uint32_t *)rec, __ATOMIC_ACQUIRE);
@@ -89,6 +91,8 @@ static inline __attribute__((always_inline)) bool rb_peek(struct rc_ringbuf *rb,
 							  const unsigned char **rec, uint32_t *len,
 							  uint64_t *ts)
 {
+	if (!r->data) /* not mapped yet (rc_ringbuf__map_data()) */
+		return false;
 	for (;;) {
 		const unsigned char *p;
 		uint32_t l, sz;

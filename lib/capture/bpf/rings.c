@@ -85,6 +85,10 @@ static size_t ringbuf_pending(const struct rc_bpf *s, bool sum)
 /* the one ring in its order; a ring per CPU merged, up to @until (as perf rings) */
 static long ringbuf_read(struct rc_bpf *s, uint64_t until)
 {
+	int err = rc_ringbuf__map_data(&s->rb);
+
+	if (err)
+		return err;
 	return rc_ringbuf__read_inline(&s->rb, s->bt.cur->buf, RC_BATCH_SIZE, &s->bt.cur->len,
 				       until, count_record, s);
 }
