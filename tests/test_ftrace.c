@@ -495,7 +495,9 @@ out:
  * The whole run also starts (the instance created) and writes what was
  * queued at the stop, at most RC_NBATCH batches and the rings: at level
  * 19 that is a matter of throughput, not of -d (1.2 to 1.45 s here, once
- * 14 s): bounded only as a hang, 15 s. Under valgrind, ringcap's start
+ * 14 s; 2.2 to 3.3 s with two CPU hogs and a second suite beside it):
+ * bounded only as a hang, 40 s (15 s before: the 14 s once measured left
+ * it 7%). Under valgrind, ringcap's start
  * and exit take about 30 s; in a TCG guest, with another guest on the
  * host's other core, the level-19 write of the queue took 18.8 s once
  * (6.1-rt, the host loaded; perhaps the CI run that failed there):
@@ -528,7 +530,7 @@ static void ftrace_duration_under_load(void)
 	kill(w.pid, SIGKILL);
 	run_wait(&w, 10000);
 	if (ok)
-		ASSERT_LT(wall, r.valgrind || getenv("RINGCAP_VMTEST") ? 60000 : 15000,
+		ASSERT_LT(wall, r.valgrind || getenv("RINGCAP_VMTEST") ? 60000 : 40000,
 			  "record exits (a hang bound, ms)");
 	if (ok && ASSERT_OK(gather(out, "syscalls:sys_enter_getppid", &f), "read")) {
 		/*

@@ -252,12 +252,23 @@ void test_prom_scrape(void)
 	snprintf(q, sizeof(q), "ringcap_events_made_total{%s}", ev);
 	made = wait_value(pport, q, PROBE_CALLS);
 	ASSERT_EQ(made, PROBE_CALLS, "scraped made: every call, the capture still running");
-	/* two more scrapes, so that dropped and captured are of after the workload too */
-	sleep(2);
-	snprintf(q, sizeof(q), "ringcap_events_lost_total{%s,layer=\"ring\"}", ev);
-	dropped = query_value(pport, q);
-	snprintf(q, sizeof(q), "ringcap_events_captured_total{%s}", ev);
-	captured = query_value(pport, q);
+	/*
+	 * The scrape that saw every call made may be of before the drain read
+	 * the last of them: dropped and captured of a later scrape, polled
+	 * for 20 s (a fixed 2 s was two scrapes' worth on time, not on a
+	 * loaded machine); the final stat below holds the values polled.
+	 */
+	for (i = 0; i < 200; i++) {
+		snprintf(q, sizeof(q), "ringcap_events_lost_total{%s,layer=\"ring\"}", ev);
+		dropped = query_value(pport, q);
+		snprintf(q, sizeof(q), "ringcap_events_captured_total{%s}", ev);
+		captured = query_value(pport, q);
+		if (dropped >= 0 && captured >= 0 && made == captured + dropped)
+			break;
+		usleep(100000);
+	}
+	printf("    scraped: made %lld, captured %lld, dropped %lld (%d polls of 100 ms after)\n",
+	       made, captured, dropped, i);
 	ASSERT_TRUE(dropped > 0, "the 4K ring dropped");
 	ASSERT_EQ(made, captured + dropped, "scraped: made = captured + dropped");
 	for (i = 0; i < 3; i++) {

@@ -261,7 +261,16 @@ void test_ship_overflow(void)
 					  "steady", "10000", "2", NULL }),
 		"start"))
 		goto out;
-	usleep(300000);
+	/*
+	 * The handlers are in place once the run's first file is there: a
+	 * SIGUSR2 before them would end ringcap (a fixed 300 ms head start
+	 * was a guess at a loaded machine's start-up).
+	 */
+	for (i = 0; i < 1000 && !run_files(e.prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	globfree(&g);
 	for (i = 0; i < 150; i++) {
 		kill(r.pid, SIGUSR2);
 		usleep(10000);
@@ -271,6 +280,7 @@ void test_ship_overflow(void)
 		goto out;
 	}
 	n = run_files(e.prefix, &g);
+	printf("    %zu files made of %d signals\n", n, i);
 	/* 65 at least for one past the queue; signals that coalesce make fewer */
 	if (!ASSERT_GE(n, 70, "files made"))
 		goto out;
@@ -337,6 +347,7 @@ void test_ship_max_files(void)
 			seen[seq]++;
 		gone++;
 	}
+	printf("    %u files made, %ld deleted before they were shipped\n", made, gone);
 	ASSERT_GE(gone, 1, "a waiting file deleted, and said");
 	for (i = 1; i <= made; i++)
 		if (!ASSERT_EQ(seen[i], 1, "each file shipped or said deleted, once")) {
