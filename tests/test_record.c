@@ -940,3 +940,74 @@ void test_record_backpressure_interrupt(void)
 	}
 	tmpdir_cleanup();
 }
+
+/*
+ * How many of @maps's lines (a /proc/PID/maps) map a BPF map over 1 MiB:
+ * a BPF ring's data (its producer page and twice the data), where the
+ * other maps ringcap maps (the targets, the rings' position pages) are
+ * smaller. -1 when it cannot be read.
+ */
+static int ring_data_maps(const char *maps)
+{
+	unsigned long lo, hi;
+	char line[512];
+	int n = 0;
+	FILE *f = fopen(maps, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "anon_inode:bpf-map") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    hi - lo > (1ul << 20))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The BPF rings' data is mapped once a record is in a ring, not at start
+ * (ringbuf.c): a recording that sees no event maps only their position
+ * pages; one that sees events maps every ring's data.
+ */
+void test_record_ring_lazy_map(void)
+{
+	const char *out = tmpfile_path("lazy.rcap"), *maps = tmpfile_path("maps");
+	char cmd[512], path[64];
+	struct run r = {};
+	int i, n = -1;
+
+	if (!need_root())
+		return;
+	/* the command reads its parent's, ringcap's, mappings while it records */
+	snprintf(cmd, sizeof(cmd), "cat /proc/$PPID/maps > %s", maps);
+	if (!ASSERT_EQ(run_sync(&r,
+				(char *[]){ (char *)bin("ringcap"), "record", "-q", "--ringbuf-size",
+					    "4M", "-e", "syscalls:sys_enter_getppid", "-o",
+					    (char *)out, "--", "/bin/sh", "-c", cmd, NULL },
+				60000),
+		       0, "ringcap record of a command that calls no getppid()"))
+		goto out;
+	ASSERT_EQ(ring_data_maps(maps), 0, "no event: no ring's data mapped");
+	run_free(&r);
+	unlink(out);
+	snprintf(cmd, sizeof(cmd), "%s getppid 1000 && exec %s sleep 5000", bin("rc_workload"),
+		 bin("rc_workload"));
+	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q",
+						 "--ringbuf-size", "4M", "-e",
+						 "syscalls:sys_enter_getppid", "-o", (char *)out,
+						 "--", "/bin/sh", "-c", cmd, NULL }),
+		       "ringcap record of 1000 getppid()"))
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)r.pid);
+	/* the drain reads them at a wake-up or its timeout: up to 4 s */
+	for (i = 0; i < 80 && (n = ring_data_maps(path)) <= 0; i++)
+		usleep(50000);
+	ASSERT_TRUE(n >= 1, "events: the rings' data mapped");
+	printf("    %d ring data mappings once events came\n", n);
+	kill(r.pid, SIGINT);
+	ASSERT_OK(run_wait(&r, 60000), "record ends at SIGINT");
+out:
+	run_free(&r);
+	unlink(out);
+	tmpdir_cleanup();
+}

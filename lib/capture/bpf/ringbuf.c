@@ -7,6 +7,9 @@
  * Layout (kernel/bpf/ringbuf.c): page 0 holds consumer_pos (writable by
  * us), page 1 producer_pos, then the data area mapped twice in a row, so a
  * record that wraps around the end is still contiguous in our mapping.
+ * The data is mapped once a ring has a record (rc_ringbuf__map_data()):
+ * the kernel maps a mapping's every page when it is made, and a
+ * recording that sees no event need not pay for twice its rings.
  * Each record has an 8-byte header: u32 len (with BUSY and DISCARD bits),
  * u32 page offset; records are 8-byte aligned.
  *
@@ -58,11 +61,13 @@
 #include "capture/bpf/perfbuf.h"
 #include "capture/bpf/ringbuf.h"
 #include "capture/bpf/ringbuf_read.h"
+#include "util/util.h"
 
 /*
  * Map ring @r of map @map_fd (rb->size bytes), its position pages, and add
- * it to the epoll set; its data when it has some (rc_ringbuf__map_data()),
- * through a copy of @map_fd, which the caller may close before
+ * it to the epoll set. Its data is mapped when it has some
+ * (rc_ringbuf__map_data()), through a copy of @map_fd kept until then:
+ * the caller's may be closed first.
  */
 static int map_ring(struct rc_ringbuf *rb, struct rc_bring *r, int map_fd, uint32_t events)
 {
@@ -77,7 +82,7 @@ static int map_ring(struct rc_ringbuf *rb, struct rc_bring *r, int map_fd, uint3
 	if (p == MAP_FAILED)
 		return -errno;
 	r->prod = p;
-	r->dfd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
+	r->dfd = fcntl(map_fd, F_DUPFD_CLOEXEC, 3); /* never 0-2, were they closed */
 	if (r->dfd < 0)
 		return -errno;
 	r->pos = r->end = __atomic_load_n(r->cons, __ATOMIC_ACQUIRE);
@@ -102,8 +107,13 @@ int rc_ringbuf__map_data(struct rc_ringbuf *rb)
 			continue;
 		/* the producer page and twice the data, read-only: a record that wraps is whole */
 		p = mmap(NULL, rb->page + 2 * rb->size, PROT_READ, MAP_SHARED, r->dfd, rb->page);
-		if (p == MAP_FAILED)
-			return -errno;
+		if (p == MAP_FAILED) {
+			int err = -errno;
+
+			pr_warn("failed to map BPF ring %u's data (%zu bytes): %s\n", i,
+				rb->page + 2 * rb->size, strerror(-err));
+			return err;
+		}
 		r->dmap = p;
 		close(r->dfd);
 		r->dfd = -1;
