@@ -371,7 +371,14 @@ static void storm(bool many, const char *snapshot_on, const char *pages, bool wr
 	       sent, fl.nsnap, fl.nrec, fl.calls, (unsigned long long)fl.made,
 	       (unsigned long long)fl.dropped, fl.gaps,
 	       (long long)fl.made - (long long)fl.nrec - (long long)fl.dropped);
-	ASSERT_GE(fl.nsnap, 5, "snapshots: signals that came apart took one each");
+	/*
+	 * Signals that come while a snapshot is taken are one snapshot. In
+	 * the TCG guests, where a snapshot takes longer and the storm is a
+	 * fifteenth, two CI runs' guests took 4 to 52 snapshots of 25 to 68
+	 * signals: more than one there, five on the host.
+	 */
+	ASSERT_GE(fl.nsnap, getenv("RINGCAP_VMTEST") ? 2 : 5,
+		  "snapshots: signals that came apart took one each");
 	ASSERT_EQ(fl.dup, 0, "no call in two records");
 	ASSERT_EQ(fl.overlaps, 0, "each snapshot's calls newer than the one before's");
 	/*

