@@ -72,7 +72,7 @@ void rc_ringbuf__destroy(struct rc_ringbuf *rb);
  * Map the rings' data, all of them, once any ring has a record: until
  * then only their position pages are. A recording that sees no event
  * never maps them (the kernel maps a mapping's every page at mmap() time,
- * twice the ring's size: 2.5-4 ms of a short recording's CPU here). The
+ * twice the ring's size). The
  * reads find no record in a ring whose data is not mapped yet. 0, or
  * -errno when a ring's data cannot be mapped.
  */
