@@ -29,8 +29,9 @@
 #    is counted, its merges' in it (/proc/PID/stat of the server).
 # (log_queries=1 for both: the INSERTs' CPU time; part_log: the merges.)
 # Prints the median wall time (its spread) and events a second of each, the
-# ratio, and for a machine too loaded for wall times to say much alone, the
-# CPU time of each: the client processes' (/usr/bin/time) and the server's
+# ratio of the medians and the median of the rounds' ratios (their spread),
+# and for a machine too loaded for wall times to say much alone, the CPU
+# time of each: the client processes' (/usr/bin/time) and the server's
 # in the INSERTs (system.query_log: clickhouse-client parses JSONEachRow
 # itself and sends the server Native blocks). Merges after the INSERTs,
 # in the background, are in neither.
@@ -158,6 +159,11 @@ printf 'report json | JSONEachRow: %.3f s median (%s), %.0f events/s; server CPU
 	"$j" "$(spread "$dir/json")" "$(echo "$events / $j" | bc -l)" "$(cpu 'INSERT INTO j.t%')" \
 	"$(cpuspread 'INSERT INTO j.t%' '^INSERT INTO ([a-z0-9]+[.][a-z0-9]+)')"
 printf 'speed-up: %.2fx\n' "$(echo "$j / $e" | bc -l)"
+# each round's two runs, one after the other, as a pair: the ratio of each
+# pair, its median and spread, in which what slows both at that moment
+# (another process, the filesystem) counts less than in the medians'
+paste "$dir/json" "$dir/export" | awk '{print $1 / $2}' >"$dir/ratio"
+printf 'speed-up pair by pair: %.2fx median (%s)\n' "$(med "$dir/ratio")" "$(spread "$dir/ratio")"
 # CPU time, which a loaded machine's waits are not part of: the client's
 # (ringcap export; report, sh and clickhouse-client) and the INSERTs' on the server
 ccpu() { awk -v n="$runs" '{s += $1 + $2} END {printf "%.3f", s / n}' "$1"; }
