@@ -126,8 +126,8 @@ static const struct argp_option opts[] = {
 	  "programs that are not found locally, while recording" },
 	{ "switch-output", OPT_SWITCH_OUTPUT, "WHEN", OPTION_ARG_OPTIONAL,
 	  "Write a sequence of files, -o FILE the prefix of their names; WHEN: a new one each "
-	  "SIZE bytes (100M, 1G), each TIME (30s, 10m, 1h, 1d), or at each SIGUSR2 (signal, "
-	  "the default)" },
+	  "SIZE bytes (100M, 1G), each TIME from the start (30s, 10m, 1h, 1d), or at each "
+	  "SIGUSR2 (signal, the default)" },
 	{ "switch-max-files", OPT_SWITCH_MAX_FILES, "N", 0,
 	  "With --switch-output: keep the newest N files of the run, deleting older ones" },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0,

@@ -54,7 +54,7 @@ KERNELS_arm64=(
 )
 
 # The tests every guest runs: recording on every transport and source.
-GUEST_TESTS_x86=kernel_check,matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe,profile_,stacks_,rotate_count,rotate_signal_storm,rotate_profile,rotate_flight_recorder,rotate_hup_tty,flight_storm,format_run,aux_ring_kernel,aux_refuse,aux_attr_kernel,aux_ring_forward,aux_ring_overwrite
+GUEST_TESTS_x86=kernel_check,matrix_,record_command,record_duration,record_pid,record_comm,record_fork_exec,record_self_excluded,record_drops,perfbuf_,dyn_,ftrace_,stat_fail_on_drops,stat_progress,crash_kill_loop,output_safety,report_pipe,profile_,stacks_,rotate_count,rotate_time_grid,rotate_signal_storm,rotate_profile,rotate_flight_recorder,rotate_hup_tty,flight_storm,format_run,aux_ring_kernel,aux_refuse,aux_attr_kernel,aux_ring_forward,aux_ring_overwrite
 # arm64 under TCG runs the guest set in 900 s or more (rotate_count alone
 # 524 s, matrix_uprobe_threads 129 s); CI runs this smoke set there, a few
 # minutes: an exact count of each source and transport, a command and its

@@ -441,6 +441,190 @@ void test_rotate_count(void)
 	}
 }
 
+/* CLOCK_BOOTTIME, the clock of the files' starts and counters */
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sleep_until_boot(uint64_t when)
+{
+	uint64_t now = boot_ns();
+	struct timespec ts;
+
+	if (when <= now)
+		return;
+	ts.tv_sec = (when - now) / 1000000000ull;
+	ts.tv_nsec = (when - now) % 1000000000ull;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * The start of the run's first file, from its name (the UTC millisecond,
+ * rotate.c), as CLOCK_BOOTTIME: read while the file is being written,
+ * before its header is sure to be on disk. 0 when the name does not parse.
+ */
+static uint64_t named_start(const char *path, const char *prefix)
+{
+	uint64_t wall, boot, now_wall;
+	struct timespec ts;
+	struct tm tm = {};
+	int ms;
+
+	if (sscanf(path + strlen(prefix), ".%4d%2d%2dT%2d%2d%2d.%3dZ", &tm.tm_year, &tm.tm_mon,
+		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	wall = (uint64_t)timegm(&tm) * 1000000000ull + ms * 1000000ull;
+	boot = boot_ns();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now_wall = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return now_wall > wall && boot > now_wall - wall ? boot - (now_wall - wall) : 0;
+}
+
+#define GRID_NS	 1000000000ull /* --switch-output=1s */
+#define GRID_TOL 300000000ll   /* a switch's lateness on a loaded host, and more */
+
+/*
+ * The files' starts --switch-output=1s must give, as offsets from the
+ * run's start: the grid's points before @stop; one switch at @resume for
+ * the points the stop missed (however many); @usr2's switch; the grid's
+ * points after @resume up to @end. A point within GRID_TOL of @end may
+ * or may not have been reached: *@maybe says whether the last one is such.
+ */
+static size_t grid_starts(int64_t stop, int64_t resume, int64_t usr2, int64_t end, int64_t *out,
+			  size_t max, bool *maybe)
+{
+	bool missed = false;
+	size_t n = 0;
+	int64_t k;
+
+	out[n++] = 0;
+	*maybe = false;
+	for (k = GRID_NS; k < end + GRID_TOL && n + 2 < max; k += GRID_NS) {
+		if (k >= stop && k < resume) {
+			missed = true;
+			continue;
+		}
+		if (missed && k > resume) {
+			out[n++] = resume;
+			missed = false;
+		}
+		if (usr2 < k && out[n - 1] < usr2)
+			out[n++] = usr2;
+		out[n++] = k;
+		*maybe = k > end - GRID_TOL;
+	}
+	if (missed && resume < end && n < max) {
+		out[n++] = resume;
+		*maybe = false;
+	}
+	if (out[n - 1] < usr2 && usr2 < end && n < max) {
+		out[n++] = usr2;
+		*maybe = false;
+	}
+	return n;
+}
+
+/*
+ * --switch-output=TIME on a grid (the run's start + k * TIME), which a late
+ * or another switch does not move: the recorder stopped (SIGSTOP) from 1.5 s to
+ * 3.5 s, past the points at 2 and 3 s, makes one late switch at 3.5 s and
+ * the next at 4 s, not 4.5 s (the old schedule counted TIME from each
+ * switch made); a SIGUSR2 switch at 5.5 s moves nothing: the next is at
+ * 6 s. The files' starts are read from their headers, and every file's
+ * ledger is exact (check_run()).
+ */
+void test_rotate_time_grid(void)
+{
+	const char *prefix = tmpfile_path("grid.rcap");
+	int64_t starts[32], want[32], stop, resume, usr2, end = 0;
+	uint64_t start = 0, t0 = 0;
+	size_t nwant, n = 0, i;
+	struct run_sum sum;
+	struct run r = {};
+	struct rfile f;
+	bool maybe;
+	glob_t g = {};
+
+	if (!need_root())
+		return;
+	if (!ASSERT_OK(run_start(&r, (char *[]){ (char *)bin("ringcap"), "record", "-q", "-e",
+						 "syscalls", "--switch-output=1s", "-o",
+						 (char *)prefix, "--", (char *)bin("rc_workload"),
+						 "steady", "1000", "7", "10", NULL }),
+		       "start"))
+		goto out;
+	for (i = 0; i < 3000 && !run_files(prefix, &g); i++) {
+		globfree(&g);
+		usleep(10000);
+	}
+	if (g.gl_pathc)
+		start = named_start(g.gl_pathv[0], prefix);
+	globfree(&g);
+	if (!ASSERT_NEQ(start, 0, "the first file, named by its start"))
+		goto out_kill;
+	sleep_until_boot(start + 3 * GRID_NS / 2);
+	stop = boot_ns();
+	kill(r.pid, SIGSTOP);
+	sleep_until_boot(start + 7 * GRID_NS / 2);
+	resume = boot_ns();
+	kill(r.pid, SIGCONT);
+	sleep_until_boot(start + 11 * GRID_NS / 2);
+	usr2 = boot_ns();
+	kill(r.pid, SIGUSR2);
+	if (!ASSERT_OK(run_wait(&r, 60000), "record ends") ||
+	    !ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "record exits 0")) {
+		fprintf(stderr, "%s", r.err ? r.err : "");
+		goto out;
+	}
+	check_run(prefix, 1, &sum, NULL, 0);
+	if (!sum.ok)
+		goto out;
+	ASSERT_EQ(sum.getppid, 7000, "every getppid, once");
+	run_files(prefix, &g);
+	for (i = 0; i < g.gl_pathc && n < sizeof(starts) / sizeof(starts[0]); i++) {
+		if (!ASSERT_OK(read_file(g.gl_pathv[i], &f, NULL, 0), g.gl_pathv[i]))
+			break;
+		if (!i)
+			t0 = f.start_ts;
+		starts[n++] = (int64_t)(f.start_ts - t0);
+		end = (int64_t)(f.end_st.ts - t0);
+		rfile_free(&f);
+	}
+	globfree(&g);
+	if (!ASSERT_EQ(n, sum.nfiles, "every file read"))
+		goto out;
+	stop -= t0;
+	resume -= t0;
+	usr2 -= t0;
+	nwant = grid_starts(stop, resume, usr2, end, want, sizeof(want) / sizeof(want[0]), &maybe);
+	printf("    stopped %.3f-%.3f s, SIGUSR2 at %.3f s, end %.3f s; files at", stop / 1e9,
+	       resume / 1e9, usr2 / 1e9, end / 1e9);
+	for (i = 0; i < n; i++)
+		printf(" %.3f", starts[i] / 1e9);
+	printf(" s\n");
+	ASSERT_TRUE(n == nwant || (maybe && n == nwant - 1), "files: as many as the grid makes");
+	for (i = 0; i < n && i < nwant; i++)
+		if (!ASSERT_TRUE(llabs(starts[i] - want[i]) <= GRID_TOL, "a file on the grid")) {
+			fprintf(stderr, "  file %zu starts at %.3f s, the grid's %.3f s\n", i + 1,
+				starts[i] / 1e9, want[i] / 1e9);
+			break;
+		}
+	goto out;
+out_kill:
+	kill(r.pid, SIGKILL);
+	run_wait(&r, 60000);
+out:
+	run_free(&r);
+	tmpdir_cleanup();
+}
+
 /*
  * SIGUSR2 every ~20 ms, and a SIGHUP every tenth, to a recorder of a storm
  * of numbered lseek() calls: every call is in exactly one file, or dropped.

@@ -88,6 +88,13 @@ void rc_capture__fill_meta(struct rc_capture *c)
 	m->run.seq = 1;
 	m->run.flags = rotating(c) ? RC_RUN_F_ROTATING : 0;
 	m->run.start_ts = m->start_ts;
+	/*
+	 * --switch-output=TIME: a grid from the first file's start, the
+	 * instant its header and name give, so that file k starts at that
+	 * plus k * TIME whatever the switches before it took.
+	 */
+	if (c->opts.switch_ns)
+		c->next_switch = rc_now_ns(CLOCK_MONOTONIC) + c->opts.switch_ns;
 }
 
 /* The next file, on the drain's thread. */
@@ -97,8 +104,6 @@ static int ask_switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 		return 0; /* stopping: the file ends as it is */
 	c->switches_asked++;
 	c->switch_raw = c->queued_raw;
-	if (c->opts.switch_ns)
-		c->next_switch = rc_now_ns(CLOCK_MONOTONIC) + c->opts.switch_ns;
 	return ops->switch_file(c);
 }
 
@@ -217,10 +222,29 @@ int rc_capture__batch_caps(struct rc_capture *c, const struct rc_backend_ops *op
 	return size >= cap ? ask_switch(c, ops) : 0;
 }
 
+/*
+ * --switch-output=TIME: whether a timed switch is due at @now, and if so
+ * the next one moved to the first point of the grid after @now. The grid
+ * (start + k * TIME, rc_capture__fill_meta()) never moves: a late switch
+ * delays no later one, and the points missed while late are skipped, not
+ * made up by switches back to back. Switches of other causes (a size, a
+ * signal) leave it alone.
+ */
+static bool timed_switch_due(struct rc_capture *c, uint64_t now)
+{
+	uint64_t period = c->opts.switch_ns;
+
+	if (!period || now < c->next_switch)
+		return false;
+	c->next_switch += ((now - c->next_switch) / period + 1) * period;
+	return true;
+}
+
 /* Rotation by size or time, and --max-size without it: on the drain's thread. */
 static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, uint64_t now)
 {
 	uint64_t size, pending, cap;
+	bool timed;
 
 	if (!c->has_file)
 		return 0;
@@ -233,9 +257,20 @@ static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, ui
 		return c->opts.max_size ? check_max_size(c, ops, file, pending) : 0;
 	}
 	cap = switch_cap(c);
-	if ((cap && size >= cap) || (c->opts.switch_ns && now >= c->next_switch))
+	timed = timed_switch_due(c, now); /* whatever the size says: one switch for both */
+	if ((cap && size >= cap) || timed)
 		return rc_capture__switch(c, ops);
 	return 0;
+}
+
+/* The next flush, or the next timed switch when sooner: the drain wakes for both. */
+static uint64_t next_deadline(const struct rc_capture *c, uint64_t now)
+{
+	uint64_t flush = c->last_flush + c->flush_ns;
+
+	if (c->opts.switch_ns && c->has_file && c->next_switch > now && c->next_switch < flush)
+		return c->next_switch;
+	return flush;
 }
 
 int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, int ms)
@@ -273,8 +308,7 @@ int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, in
 		    __atomic_exchange_n(&c->interrupted, 0, __ATOMIC_RELAXED))
 			break;
 		if (!busy) {
-			err = ops->wait(
-			    c, rc_wait_ms(&c->opts, now, c->last_flush + c->flush_ns, end));
+			err = ops->wait(c, rc_wait_ms(&c->opts, now, next_deadline(c, now), end));
 			if (err < 0)
 				return err;
 		}
@@ -359,8 +393,6 @@ int rc_capture__open_file(struct rc_capture *c, int fd)
 	if (!c->w)
 		return -errno;
 	c->has_file = true;
-	if (c->opts.switch_ns)
-		c->next_switch = rc_now_ns(CLOCK_MONOTONIC) + c->opts.switch_ns;
 	rc_capture__publish(c);
 	return 0;
 }

@@ -303,7 +303,7 @@ struct rc_record_opts {
 	 */
 	const char *output;
 	uint64_t switch_size;	   /* switch once a file holds this many bytes; 0: never */
-	uint64_t switch_ns;	   /* switch every this long; 0: never */
+	uint64_t switch_ns;	   /* switch at the start plus each multiple of this; 0: never */
 	bool switch_signal;	   /* rotating, switched only by rc_session__switch() */
 	uint32_t switch_max_files; /* keep the newest this many of the run's files; 0: all */
 	uint64_t max_size; /* the file's cap: stop there; rotating, the run's files' together */
@@ -423,7 +423,8 @@ int rc_session__start(struct rc_session *s, int fd);
  * (RC_DRAIN_BUSY). A signal does not end it early by itself (the wait it
  * interrupts counts as a wake-up); rc_session__interrupt() does. Rotating,
  * it switches files when the current one reaches rc_record_opts.switch_size
- * or switch_ns has passed; it returns early when a cap is reached
+ * and at each multiple of switch_ns after the start (a grid that late or
+ * other switches do not move); it returns early when a cap is reached
  * (rc_session__limit()).
  *
  * Return: records read (at most INT32_MAX), or -errno of reading or
