@@ -80,7 +80,7 @@ static inline int rc_wait_ms(const struct rc_record_opts *o, uint64_t now, uint6
  *	@meta, with the file's own start, wall-clock offset and seq
  * @rot: the run's files (rotate.h), when @rotor_on: the writing thread's
  * @rotor_on: the files are named by a path (-o), so that they can switch
- * @next_switch: CLOCK_MONOTONIC of the next timed switch (--switch-output=TIME):
+ * @next_switch: CLOCK_BOOTTIME of the next timed switch (--switch-output=TIME):
  *	the run's start plus a whole number of TIME, whatever the switches made
  * @switches_asked: switches the drain asked for
  * @switches_done: switches the writing thread made (atomic)

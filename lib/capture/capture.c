@@ -62,6 +62,12 @@ static void run_ids(struct rc_run *run)
 		memcpy(run->boot_id, id, sizeof(id));
 }
 
+/* @a + @b, or UINT64_MAX where it would wrap: a TIME of years is a grid point never reached */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 void rc_capture__fill_meta(struct rc_capture *c)
 {
 	struct rc_meta *m = &c->meta;
@@ -90,11 +96,13 @@ void rc_capture__fill_meta(struct rc_capture *c)
 	m->run.start_ts = m->start_ts;
 	/*
 	 * --switch-output=TIME: a grid from the first file's start, the
-	 * instant its header and name give, so that file k starts at that
-	 * plus k * TIME whatever the switches before it took.
+	 * instant its header and name give, in their clock (CLOCK_BOOTTIME,
+	 * which a suspend does not stop, where CLOCK_MONOTONIC would shift
+	 * every later point by the time suspended), so that file k starts
+	 * at that plus k * TIME whatever the switches before it took
 	 */
 	if (c->opts.switch_ns)
-		c->next_switch = rc_now_ns(CLOCK_MONOTONIC) + c->opts.switch_ns;
+		c->next_switch = sat_add(boot, c->opts.switch_ns);
 }
 
 /* The next file, on the drain's thread. */
@@ -236,7 +244,7 @@ static bool timed_switch_due(struct rc_capture *c, uint64_t now)
 
 	if (!period || now < c->next_switch)
 		return false;
-	c->next_switch += ((now - c->next_switch) / period + 1) * period;
+	c->next_switch = sat_add(c->next_switch, ((now - c->next_switch) / period + 1) * period);
 	return true;
 }
 
@@ -257,20 +265,29 @@ static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, ui
 		return c->opts.max_size ? check_max_size(c, ops, file, pending) : 0;
 	}
 	cap = switch_cap(c);
-	timed = timed_switch_due(c, now); /* whatever the size says: one switch for both */
+	/* whatever the size says: one switch for both; the grid's clock (fill_meta()) */
+	timed = timed_switch_due(c, rc_now_ns(CLOCK_BOOTTIME));
 	if ((cap && size >= cap) || timed)
 		return rc_capture__switch(c, ops);
 	return 0;
 }
 
-/* The next flush, or the next timed switch when sooner: the drain wakes for both. */
+/*
+ * The next flush, or the next timed switch when sooner: the drain wakes for
+ * both. @now is CLOCK_MONOTONIC, the grid CLOCK_BOOTTIME: the switch's
+ * distance is taken in the grid's clock and added to @now.
+ */
 static uint64_t next_deadline(const struct rc_capture *c, uint64_t now)
 {
-	uint64_t flush = c->last_flush + c->flush_ns;
+	uint64_t flush = c->last_flush + c->flush_ns, boot, sw;
 
-	if (c->opts.switch_ns && c->has_file && c->next_switch > now && c->next_switch < flush)
-		return c->next_switch;
-	return flush;
+	if (!c->opts.switch_ns || !c->has_file)
+		return flush;
+	boot = rc_now_ns(CLOCK_BOOTTIME);
+	if (c->next_switch <= boot)
+		return flush;
+	sw = sat_add(now, c->next_switch - boot);
+	return sw < flush ? sw : flush;
 }
 
 int rc_capture__drain(struct rc_capture *c, const struct rc_backend_ops *ops, int ms)
