@@ -97,13 +97,18 @@ static int ch_start(struct run *srv, int i, bool cluster)
 {
 	const char *dir = tmpfile_path(i ? "ch1" : "ch0");
 	char conf[8192], path[4096], remote[1024] = "", *ok = NULL;
-	int k, base = (getpid() % 9000) * 2;
+	/*
+	 * below the kernel's ephemeral ports (32768-60999 by default), which
+	 * a connection made at the same moment could hold: a server that
+	 * cannot bind its port fails the test
+	 */
+	int k, base = (getpid() % 5000) * 2;
 	siginfo_t si;
 	long deadline;
 
 	for (k = 0; k < 2; k++) {
-		snprintf(http_ports[k], sizeof(http_ports[k]), "%d", 20000 + base + k);
-		snprintf(tcp_ports[k], sizeof(tcp_ports[k]), "%d", 40000 + base + k);
+		snprintf(http_ports[k], sizeof(http_ports[k]), "%d", 11000 + base + k);
+		snprintf(tcp_ports[k], sizeof(tcp_ports[k]), "%d", 21000 + base + k);
 	}
 	snprintf(url, sizeof(url), "http://127.0.0.1:%s", http_ports[0]);
 	if (cluster)
