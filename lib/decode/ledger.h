@@ -216,6 +216,8 @@ void rc_ledger__worst_second(struct rc_ledger *l, const struct rc_stats_point *h
  * @lost_ev: ringcap's own records the ledger counts apart (rc_ledger_file__begin())
  * @snap_ev: likewise
  * @aux_ev: likewise
+ * @memo_type: the type of the last record added (memo_ok: known), and
+ * @memo: what it is to the ledger (rc_ledger_file__add())
  *
  * A live count uses @led, @schema and @duration only, @led.live set.
  */
@@ -236,6 +238,9 @@ struct rc_ledger_file {
 	struct rc_stats span;
 	uint64_t first, last;
 	const struct rc_event_desc *lost_ev, *snap_ev, *aux_ev;
+	uint16_t memo_type;
+	uint8_t memo;
+	bool memo_ok;
 };
 
 /**
