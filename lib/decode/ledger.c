@@ -72,8 +72,7 @@ static uint8_t memo_of(const struct rc_ledger_file *f, const struct rc_rec_hdr *
 /*
  * What a type's record is (ringcap's own, an event, one with no CPU) is
  * looked up once a run of records of that type, not a record: a schema
- * search and two calls a record were 7% of export's instructions. The
- * counts are rc_ledger__add_record()'s.
+ * search and two calls a record were 7% of export's instructions.
  */
 void rc_ledger_file__add(struct rc_ledger_file *f, const struct rc_rec_hdr *rec)
 {
@@ -98,9 +97,7 @@ void rc_ledger_file__add(struct rc_ledger_file *f, const struct rc_rec_hdr *rec)
 		return; /* about the AUX streams, whose bytes the ledger counts */
 	}
 	f->nev++;
-	l->by_event[rec->type % RC_LEDGER_EVENTS].in_file++;
-	if (rec->cpu < l->ncpus && f->memo == MEMO_EVENT)
-		l->by_cpu[rec->cpu].in_file++;
+	rc_ledger__count_record(l, rec, f->memo == MEMO_EVENT_NO_CPU);
 }
 
 int rc_ledger_file__end(struct rc_ledger_file *f, struct rc_reader *r)

@@ -92,6 +92,23 @@ void rc_ledger__add_record(struct rc_ledger *l, const struct rc_meta *m,
 			   const struct rc_rec_hdr *rec);
 
 /**
+ * rc_ledger__count_record() - rc_ledger__add_record(), the event's kind known
+ * @l: allocated
+ * @rec: an event's record
+ * @no_cpu: its event does not know its CPU (RC_EVENT_NO_CPU): in no CPU's row
+ *
+ * For a caller that looked the event up once for a run of its records
+ * (rc_ledger_file__add()); inline, as it is called once a record.
+ */
+static inline void rc_ledger__count_record(struct rc_ledger *l, const struct rc_rec_hdr *rec,
+					   bool no_cpu)
+{
+	l->by_event[rec->type % RC_LEDGER_EVENTS].in_file++;
+	if (rec->cpu < l->ncpus && !no_cpu)
+		l->by_cpu[rec->cpu].in_file++;
+}
+
+/**
  * rc_ledger__add_lost() - a ringcap:lost record's count
  * @l: the ledger
  * @lost: its lost field

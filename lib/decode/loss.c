@@ -35,9 +35,7 @@ static void add_row(struct rc_ledger_row *to, const struct rc_ledger_row *r)
 void rc_ledger__add_record(struct rc_ledger *l, const struct rc_meta *m,
 			   const struct rc_rec_hdr *rec)
 {
-	l->by_event[rec->type % RC_LEDGER_EVENTS].in_file++;
-	if (rec->cpu < l->ncpus && !(rc_rec__unknown(m->schema, rec) & RC_EVENT_NO_CPU))
-		l->by_cpu[rec->cpu].in_file++;
+	rc_ledger__count_record(l, rec, rc_rec__unknown(m->schema, rec) & RC_EVENT_NO_CPU);
 }
 
 void rc_ledger__add_lost(struct rc_ledger *l, uint64_t lost, bool at_end)
