@@ -285,7 +285,7 @@ static uint64_t next_deadline(const struct rc_capture *c, uint64_t now)
 		return flush;
 	boot = rc_now_ns(CLOCK_BOOTTIME);
 	if (c->next_switch <= boot)
-		return flush;
+		return now; /* due since drain_caps() looked: at once, not at the flush */
 	sw = sat_add(now, c->next_switch - boot);
 	return sw < flush ? sw : flush;
 }

@@ -43,8 +43,9 @@ n=${2:-1000000}
 runs=${3:-3}
 rc=$build/ringcap
 dir=$(mktemp -d /tmp/rc-chbench.XXXXXX)
-http=$((20000 + $$ % 20000))
-tcp=$((40000 + $$ % 20000))
+# below the ephemeral ports (32768-60999), and above the tests' (11000-30999)
+http=$((31000 + $$ % 800 * 2))
+tcp=$((http + 1))
 mkdir -p "$dir/srv"
 cat > "$dir/srv/config.xml" <<XML
 <?xml version="1.0"?>
