@@ -1164,7 +1164,7 @@ out:
 #define HOST_FMT(id, print) "name: h\nID: " #id "\nformat:\n" FT_COMMON HOST_FIELDS "print fmt: " print "\n"
 
 enum { H_COMMON, H_SOUND, H_DIV, H_MOD, H_HEXDIV, H_NEST, H_DEEP, H_LONG, H_HEXATOM, H_ARRAY,
-       H_STAR, H_PREC, H_CONSTDIV, H_N };
+       H_STAR, H_PREC, H_CONSTDIV, H_CTL, H_N };
 
 static char *nested(int id, const char *open, size_t n, const char *close)
 {
@@ -1200,7 +1200,8 @@ void test_perfscript_tep_hostile(void)
 	    "            unit   300 [000]     0.000010:  test:h9: a=7 b=0 name=ab\n"
 	    "            unit   300 [000]     0.000011: test:h10: a=7 b=0 name=ab\n"
 	    "            unit   300 [000]     0.000012: test:h11: a=7 b=0 name=ab\n"
-	    "            unit   300 [000]     0.000013: test:h12: q=3 r=3\n";
+	    "            unit   300 [000]     0.000013: test:h12: q=3 r=3\n"
+	    "            unit   300 [000]     0.000014: test:h13: a=7 b=0 name=ab\n";
 #else
 	static const char want[] = "";
 #endif
@@ -1247,6 +1248,12 @@ void test_perfscript_tep_hostile(void)
 	fmts[H_STAR] = strdup(HOST_FMT(911, "\"x=%*d\", REC->a, REC->b"));
 	fmts[H_PREC] = strdup(HOST_FMT(912, "\"x=%.*s\", REC->a, __get_str(name)"));
 	fmts[H_CONSTDIV] = strdup(HOST_FMT(913, "\"q=%d r=%d\", REC->a / 2, REC->a % 4"));
+	/* a control byte where a field type's ']' was: libtraceevent 1.7 strcmp()s NULL */
+	fmts[H_CTL] = strdup("name: h\nID: 914\nformat:\n" FT_COMMON
+			     "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+			     "\tfield:int b;\toffset:12;\tsize:4;\tsigned:1;\n"
+			     "\tfield:__data_loc char[\x1d name;\toffset:16;\tsize:4;\tsigned:0;\n"
+			     "\nprint fmt: \"a=%d\", REC->a\n");
 	for (i = 0; i < H_N; i++) {
 		struct rc_event_desc ev = { .id = 100 + i, .name = names[i] };
 		struct rc_tpformat tf;

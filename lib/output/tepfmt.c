@@ -203,10 +203,20 @@ static bool common_ok(struct tep_event *e)
 	return true;
 }
 
+/* a byte a format file of tracefs has: printable ASCII, a tab or a newline */
+static bool text_byte(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n';
+}
+
 /*
- * Whether a format note is one libtraceevent can parse without running out
- * of stack: at most RC_TEP_NOTE_MAX bytes, and its print fmt's brackets,
- * '(' and '[' outside double-quoted strings, nested at most RC_TEP_NEST deep.
+ * Whether a format note is one libtraceevent can parse without crashing or
+ * running out of stack: at most RC_TEP_NOTE_MAX bytes; text, but in the
+ * print fmt's double-quoted strings (libtraceevent 1.7's tokenizer makes
+ * a token with no string of another byte, which it then strcmp()s: a
+ * field's type of "char[\x1d" crashed it, as the fuzzer found); and the
+ * print fmt's brackets, '(' and '[' outside those strings, nested at most
+ * RC_TEP_NEST deep.
  */
 static bool note_ok(const char *text, size_t len)
 {
@@ -223,12 +233,17 @@ static bool note_ok(const char *text, size_t len)
 			p = text + i + sizeof(key) - 1;
 			break;
 		}
+	for (i = 0; i < (size_t)((p ? p : end) - text); i++)
+		if (!text_byte((unsigned char)text[i]))
+			return false;
 	for (; p && p < end; p++) {
 		if (quoted) {
 			if (*p == '\\' && p + 1 < end)
 				p++;
 			else if (*p == '"')
 				quoted = false;
+		} else if (!text_byte((unsigned char)*p)) {
+			return false;
 		} else if (*p == '"') {
 			quoted = true;
 		} else if (*p == '(' || *p == '[') {
