@@ -148,6 +148,35 @@ void test_report_live(void)
 		ASSERT_EQ(atol(res), N_LIVE, "getppid objects");
 	free(res);
 	res = NULL;
+	/*
+	 * each call's args as many as its entry tracepoint's format has fields
+	 * after __syscall_nr (the kernel's own count, read here apart), all
+	 * six registers for a call with none: none for getppid
+	 */
+	if (test__start_subtest("json_args") &&
+	    !run_py("import json,sys,os\n"
+		    "def want(nr):\n"
+		    "  p='/sys/kernel/tracing/events/syscalls/sys_enter_%s/format'%nr\n"
+		    "  if not os.path.exists(p): return 6\n"
+		    "  t=open(p).read().split('__syscall_nr;',1)[1].split('print fmt:')[0]\n"
+		    "  return t.count('\\tfield:')\n"
+		    "ev=[json.loads(l) for l in open(sys.argv[1])]\n"
+		    "sc=[e['fields'] for e in ev if e['event']=='syscall']\n"
+		    "bad=[(f['nr'],len(f['args'])) for f in sc if len(f['args'])!=want(f['nr'])]\n"
+		    "names=set(f['nr'] for f in sc)\n"
+		    "print(len(sc), len(bad), len(names), "
+		    "sum(1 for f in sc if f['nr']=='getppid' and f['args']==[]), bad[:3])\n",
+		    (char *[]){ (char *)js, NULL }, &res)) {
+		long nsc = 0, nbad = -1, nnames = 0, empty = 0;
+
+		printf("    %s", res);
+		ASSERT_EQ(sscanf(res, "%ld %ld %ld %ld", &nsc, &nbad, &nnames, &empty), 4, "parsed");
+		ASSERT_EQ(nbad, 0, "every call's args: its format's count");
+		ASSERT_TRUE(nnames >= 8, "calls of several counts");
+		ASSERT_EQ(empty, N_LIVE, "getppid: no args");
+	}
+	free(res);
+	res = NULL;
 	run_free(&r);
 
 	if (test__start_subtest("csv") &&

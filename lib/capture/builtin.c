@@ -4,15 +4,22 @@
  * capture stores the schema it was written with, and report decodes from
  * that, so a file read elsewhere needs nothing from this table.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <linux/types.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "capture/session.h"
 #include "capture/syscall_names.h"
 #include "format/records.h"
 #include "format/schema.h"
+#include "format/schema_int.h"
+#include "tracefs/tpformat.h"
 #include "util/util.h"
 
 enum {
@@ -22,6 +29,7 @@ enum {
 	ENUM_SNAP_REASON = 4,
 	ENUM_AUX_KIND = 5
 };
+_Static_assert(RC_ENUM_SYSCALL_NARGS > ENUM_AUX_KIND, "the built-in enums' ids are distinct");
 
 /* A field of struct @st named @nm in the schema. */
 #define FN(st, fld, nm, knd, hnt, en)                                                              \
@@ -210,4 +218,76 @@ const struct rc_schema *rc_builtin_schema(void)
 {
 	pthread_once(&builtin_once, build_schema);
 	return &builtin_schema;
+}
+
+/* the "syscall_nargs" enum's names: a count of arguments */
+static const char *const nargs_names[RC_SYSCALL_NARGS + 1] = { "0", "1", "2", "3",
+								"4", "5", "6" };
+
+/*
+ * How many arguments syscall @name takes: the fields after __syscall_nr in
+ * its entry tracepoint's format under @tracefs; -1 when it has no such
+ * tracepoint, or its fields cannot be read or are more than six.
+ */
+static int syscall_nargs(const char *tracefs, const char *name)
+{
+	char path[PATH_MAX], buf[4096];
+	const char *p, *end;
+	size_t len = 0;
+	ssize_t n;
+	int fd, cnt = 0;
+
+	if (snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_%s/format", tracefs,
+		     name) >= (int)sizeof(path))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* tracefs files say they are empty: read to the end, or as much as the buffer holds */
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	/* the fields end at the print fmt: a text cut before it is not counted */
+	p = strstr(buf, " __syscall_nr;");
+	end = p ? strstr(p, "\nprint fmt:") : NULL;
+	if (!end)
+		return -1;
+	while ((p = strstr(p, "\n\tfield:")) && p < end) {
+		cnt++;
+		p++;
+	}
+	return cnt <= RC_SYSCALL_NARGS ? cnt : -1;
+}
+
+int rc_builtin__add_syscall_nargs(struct rc_schema *s)
+{
+	struct rc_enum_entry *entries;
+	const char *tracefs = rc_tracefs();
+	unsigned int i, n = 0;
+	int err = 0;
+
+	if (!tracefs)
+		return 0; /* rc_tracefs() said why; every record shows its six registers */
+	entries = calloc(rc_syscall_names_cnt ?: 1, sizeof(*entries));
+	if (!entries)
+		return -ENOMEM;
+	/* sorted by number, as the table is; a number's first name that has a tracepoint */
+	for (i = 0; i < rc_syscall_names_cnt; i++) {
+		int k;
+
+		if (n && entries[n - 1].value == rc_syscall_names[i].nr)
+			continue;
+		k = syscall_nargs(tracefs, rc_syscall_names[i].name);
+		if (k < 0)
+			continue;
+		entries[n].value = rc_syscall_names[i].nr;
+		entries[n].name = nargs_names[k];
+		n++;
+	}
+	if (n)
+		err = rc_schema__add_enum(s, &(struct rc_enum){ RC_ENUM_SYSCALL_NARGS,
+								 "syscall_nargs", n, entries });
+	free(entries);
+	return err == -EEXIST ? 0 : err;
 }

@@ -26,6 +26,22 @@
  */
 const struct rc_schema *rc_builtin_schema(void);
 
+/**
+ * rc_builtin__add_syscall_nargs() - add how many arguments each syscall takes
+ * @s: the capture's schema, from rc_schema__new()
+ *
+ * The enum RC_ENUM_SYSCALL_NARGS ("syscall_nargs"): a syscall's number,
+ * named by the count of its arguments ("0" to "6"), the fields after
+ * __syscall_nr in its entry tracepoint's format (events/syscalls/
+ * sys_enter_NAME/format), as perf trace and bpftrace take them. A call with
+ * no such tracepoint (none of this name, a kernel without
+ * CONFIG_FTRACE_SYSCALLS, no tracefs) has no entry: its records show all
+ * six registers (rc_field__count()). For a capture of the syscall source.
+ *
+ * Return: 0, also when no call has an entry (nothing added); -ENOMEM.
+ */
+int rc_builtin__add_syscall_nargs(struct rc_schema *s);
+
 enum rc_drain_mode {
 	RC_DRAIN_POLL,
 	RC_DRAIN_BUSY,

@@ -87,7 +87,7 @@ int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const stru
 {
 	const struct rc_field *f = fld;
 	struct rc_field plain;
-	unsigned int i;
+	unsigned int i, n;
 	int err;
 
 	if (rc_field__resolve(fld, rec, &plain))
@@ -95,8 +95,9 @@ int rc_decode__field(struct rc_strbuf *sb, const struct rc_schema *s, const stru
 	f = &plain;
 	if (f->count == 1)
 		return put_value(sb, s, f, rec, 0);
+	n = rc_field__count(s, f, rec);
 	err = rc_strbuf__put(sb, "[", 1);
-	for (i = 0; i < f->count && !err; i++) {
+	for (i = 0; i < n && !err; i++) {
 		if (i)
 			err = rc_strbuf__put(sb, ",", 1);
 		err = err ?: put_value(sb, s, f, rec, i);

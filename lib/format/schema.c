@@ -261,3 +261,20 @@ const struct rc_note *rc_meta__note(const struct rc_meta *m, uint16_t event_id, 
 			return &m->notes[i];
 	return NULL;
 }
+
+uint16_t rc_field__count(const struct rc_schema *s, const struct rc_field *f, const void *rec)
+{
+	const struct rc_rec_hdr *h = rec;
+	const struct rc_enum *e;
+	const char *n;
+
+	if (f->count != RC_SYSCALL_NARGS || h->type != RC_EV_SYSCALL ||
+	    f->offset != offsetof(struct rc_ev_syscall, args) || f->size != 8 ||
+	    h->size < sizeof(struct rc_ev_syscall))
+		return f->count;
+	e = rc_schema__enum(s, RC_ENUM_SYSCALL_NARGS);
+	n = e ? rc_enum__name(e, ((const struct rc_ev_syscall *)rec)->nr) : NULL;
+	if (!n || n[0] < '0' || n[0] > '0' + RC_SYSCALL_NARGS || n[1])
+		return f->count;
+	return (uint16_t)(n[0] - '0');
+}

@@ -200,6 +200,28 @@ const char *rc_enum__name(const struct rc_enum *e, int64_t value);
  */
 int rc_field__resolve(const struct rc_field *f, const struct rc_rec_hdr *rec, struct rc_field *out);
 
+/*
+ * The enum of how many arguments each syscall takes: a syscall's number,
+ * named "0" to "6" (rc_builtin__add_syscall_nargs()). A capture of the
+ * syscall source carries it from v0.4 on; one without it shows all six.
+ */
+#define RC_ENUM_SYSCALL_NARGS 6
+
+/**
+ * rc_field__count() - the elements of a field that a record shows
+ * @s: the record's schema
+ * @f: a field of @rec's event
+ * @rec: the record, its size checked against its event's
+ *
+ * A syscall record's args (the "syscall" event's): as many as its call
+ * takes, where @s says (RC_ENUM_SYSCALL_NARGS), so that a call of one
+ * argument shows one and not five registers more. Every other field: its
+ * count.
+ *
+ * Return: at most @f->count.
+ */
+uint16_t rc_field__count(const struct rc_schema *s, const struct rc_field *f, const void *rec);
+
 /**
  * rc_field__u64() - read an element of a field of a record as an integer
  * @f: the field

@@ -213,7 +213,7 @@ static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const str
 	bool named = false;
 	struct rc_value v;
 	size_t start = sb->len;
-	unsigned int k;
+	unsigned int k, n;
 	char *text;
 
 	if (fld->kind == RC_FIELD_DATA_LOC || fld->kind == RC_FIELD_REL_LOC) {
@@ -227,7 +227,8 @@ static void csv_field(struct rc_strbuf *sb, const struct rc_schema *s, const str
 		return;
 	}
 	/* written in place; numbers need no quotes, an enum's name may */
-	for (k = 0; k < f->count; k++) {
+	n = rc_field__count(s, f, rec);
+	for (k = 0; k < n; k++) {
 		if (k)
 			APPEND_LIT(sb, " ");
 		rc_field__value(s, f, rec, k, &v);

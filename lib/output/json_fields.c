@@ -346,8 +346,10 @@ static void put_field(struct rc_strbuf *sb, const struct rc_schema *s, const str
 		rc_field__value(s, f, rec, 0, &v);
 		rc_json__escape(sb, v.str, v.len);
 	} else if (f->count != 1) {
+		uint16_t n = rc_field__count(s, f, rec);
+
 		APPEND_LIT(sb, "[");
-		for (k = 0; k < f->count; k++) {
+		for (k = 0; k < n; k++) {
 			if (k)
 				APPEND_LIT(sb, ",");
 			put_value(sb, s, f, rec, k);

@@ -671,6 +671,9 @@ static int add_builtin(struct rc_bpf *s)
 		if (!shadowed)
 			err = rc_schema__add_event(s->c.schema, &b->events[i]);
 	}
+	/* a syscall's args as many as it takes: read by report and export */
+	if (!err && (s->c.opts.events & RC_EVENT_BIT(RC_EV_SYSCALL)))
+		err = rc_builtin__add_syscall_nargs(s->c.schema);
 	return err;
 }
 
