@@ -14,11 +14,16 @@
 #include <unistd.h>
 #include "events.h"
 #include "format/format.h"
+#include "format/schema_int.h"
 #include "format/ftpage.h"
 #include "format/writer_int.h"
 #include "ringcap.h"
 #include "tracefs/tpformat.h"
 #include "../ft_formats.h"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 static void hdr(struct rc_rec_hdr *h, uint16_t type, uint16_t size, uint64_t ts)
 {
@@ -178,6 +183,24 @@ static int damage(int fd)
 	return nth >= 6 ? 0 : -EINVAL;
 }
 
+/*
+ * The built-in schema and how many arguments the seeds' calls take
+ * (RC_ENUM_SYSCALL_NARGS, as record -e syscalls stores it): 39 none, 2
+ * three, and an entry not a count, which a reader takes as six
+ */
+static struct rc_schema *nargs_schema(void)
+{
+	static const struct rc_enum_entry e[] = { { 2, "3" }, { 39, "0" }, { 40, "x" } };
+	struct rc_schema *s = rc_schema__new(rc_builtin_schema());
+
+	if (s && rc_schema__add_enum(s, &(struct rc_enum){ RC_ENUM_SYSCALL_NARGS, "syscall_nargs",
+							   ARRAY_SIZE(e), e })) {
+		rc_schema__free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static int write_seed(const char *dir, const char *name, unsigned int n, size_t chunk,
 		      enum seed_end end, enum seed_codec codec)
 {
@@ -204,20 +227,28 @@ static int write_seed(const char *dir, const char *name, unsigned int n, size_t 
 			     .kernel = "6.18",
 			     .arch = "x86_64",
 			     .cmdline = "ringcap record" };
+	struct rc_schema *s;
 	struct rc_writer *w;
 	char path[4096];
 	int fd, err;
 	off_t len;
 
-	m.schema = rc_builtin_schema();
+	s = nargs_schema();
+	if (!s)
+		return -ENOMEM;
+	m.schema = s;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
+	if (fd < 0) {
+		rc_schema__free(s);
 		return -errno;
+	}
 	w = rc_writer__new(fd, &m, &wo);
 	if (!w) {
+		err = -errno;
 		close(fd);
-		return -errno;
+		rc_schema__free(s);
+		return err;
 	}
 	err = (codec == SHUFFLED_RUNS ? add_runs(w, n) : add_all(w, n)) ?:
 	      rc_writer__add_stats(w, &st) ?: rc_writer__finish(w);
@@ -228,12 +259,11 @@ static int write_seed(const char *dir, const char *name, unsigned int n, size_t 
 	if (!err && end == DAMAGED)
 		err = damage(fd);
 	close(fd);
+	rc_schema__free(s);
 	return err;
 }
 
 /* ---- FTRACE chunks ------------------------------------------------------ */
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char switch_fmt[] = FT_SWITCH_FMT;
 static const char irq_fmt[] = FT_IRQ_FMT;
