@@ -960,3 +960,56 @@ void test_tpformat_load(void)
 	ASSERT_EQ(ret, -EINVAL, "a path");
 	rc_tpformat__free(&f);
 }
+
+#define SC_HEAD                                                                                    \
+	"name: sys_enter_x\nID: 1\nformat:\n"                                                     \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                  \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                  \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"          \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"                              \
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+#define SC_ARG(t, n, off) "\tfield:" t " " n ";\toffset:" #off ";\tsize:8;\tsigned:0;\n"
+#define SC_TAIL "\nprint fmt: \"\"\n"
+
+/*
+ * A syscall's arguments, as record -e syscalls counts them: the 8-byte
+ * fields in line after __syscall_nr, and not what follows them (Linux
+ * 6.19's copy of a user string, a __data_loc)
+ */
+void test_tpformat_syscall_nargs(void)
+{
+	static const struct {
+		const char *what, *text;
+		int want;
+	} cases[] = {
+		{ "getppid: none", SC_HEAD SC_TAIL, 0 },
+		{ "read: three",
+		  SC_HEAD SC_ARG("unsigned int", "fd", 16) SC_ARG("char *", "buf", 24)
+		      SC_ARG("size_t", "count", 32) SC_TAIL,
+		  3 },
+		{ "openat of 6.19: four, its filename's copy not an argument",
+		  SC_HEAD SC_ARG("int", "dfd", 16) SC_ARG("const char *", "filename", 24)
+		      SC_ARG("int", "flags", 32) SC_ARG("umode_t", "mode", 40)
+		  "\tfield:__data_loc char[] __filename_val;\toffset:48;\tsize:4;\tsigned:0;\n" SC_TAIL,
+		  4 },
+		{ "mmap: six",
+		  SC_HEAD SC_ARG("unsigned long", "addr", 16) SC_ARG("unsigned long", "len", 24)
+		      SC_ARG("unsigned long", "prot", 32) SC_ARG("unsigned long", "flags", 40)
+			  SC_ARG("unsigned long", "fd", 48) SC_ARG("unsigned long", "off", 56) SC_TAIL,
+		  6 },
+		{ "seven: not a syscall's",
+		  SC_HEAD SC_ARG("long", "a", 16) SC_ARG("long", "b", 24) SC_ARG("long", "c", 32)
+		      SC_ARG("long", "d", 40) SC_ARG("long", "e", 48) SC_ARG("long", "f", 56)
+			  SC_ARG("long", "g", 64) SC_TAIL,
+		  -1 },
+		{ "a gap: the fields before it",
+		  SC_HEAD SC_ARG("long", "a", 16) SC_ARG("long", "b", 32) SC_TAIL, 1 },
+		{ "cut before the print fmt", SC_HEAD SC_ARG("long", "a", 16), -1 },
+		{ "no __syscall_nr", "name: x\nformat:\n" SC_TAIL, -1 },
+		{ "empty", "", -1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ASSERT_EQ(rc_tpformat__syscall_nargs(cases[i].text), cases[i].want, cases[i].what);
+}

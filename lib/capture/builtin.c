@@ -225,50 +225,77 @@ static const char *const nargs_names[RC_SYSCALL_NARGS + 1] = { "0", "1", "2", "3
 								"4", "5", "6" };
 
 /*
- * How many arguments syscall @name takes: the fields after __syscall_nr in
- * its entry tracepoint's format under @tracefs; -1 when it has no such
- * tracepoint, or its fields cannot be read or are more than six.
+ * The format of syscall @name's entry event under @tracefs into @buf (@len
+ * bytes, NUL-terminated, cut at @len - 1); false when it has none
  */
-static int syscall_nargs(const char *tracefs, const char *name)
+static bool read_sc_format(const char *tracefs, const char *name, char *buf, size_t len)
 {
-	char path[PATH_MAX], buf[4096];
-	const char *p, *end;
-	size_t len = 0;
+	char path[PATH_MAX];
+	size_t got = 0;
 	ssize_t n;
-	int fd, cnt = 0;
+	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_%s/format", tracefs,
 		     name) >= (int)sizeof(path))
-		return -1;
+		return false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	/* tracefs files say they are empty: read to the end, or as much as the buffer holds */
-	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = '\0';
-	/* the fields end at the print fmt: a text cut before it is not counted */
-	p = strstr(buf, " __syscall_nr;");
-	end = p ? strstr(p, "\nprint fmt:") : NULL;
-	if (!end)
-		return -1;
-	while ((p = strstr(p, "\n\tfield:")) && p < end) {
-		cnt++;
-		p++;
+		return false;
+	/* tracefs files say they are empty: read to the end, or as much as @buf holds */
+	while (got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
 	}
-	return cnt <= RC_SYSCALL_NARGS ? cnt : -1;
+	close(fd);
+	buf[got] = '\0';
+	return true;
+}
+
+/*
+ * The kernel's names of the syscalls whose entry events are named apart
+ * from their <sys/syscall.h> names (x86-64 and arm64): sys_enter_NAME,
+ * else sys_enter_newNAME (stat, fstat, lstat, uname), else these
+ */
+static const char *const sc_aliases[][2] = {
+	{ "sendfile", "sendfile64" },
+	{ "umount2", "umount" },
+};
+
+/*
+ * How many arguments syscall @name takes: rc_tpformat__syscall_nargs() of
+ * its entry event's format under @tracefs; -1 when it has none, or its
+ * format cannot be read
+ */
+static int syscall_nargs(const char *tracefs, const char *name)
+{
+	char buf[4096], alias[64];
+	size_t i;
+
+	if (read_sc_format(tracefs, name, buf, sizeof(buf)))
+		return rc_tpformat__syscall_nargs(buf);
+	if (snprintf(alias, sizeof(alias), "new%s", name) < (int)sizeof(alias) &&
+	    read_sc_format(tracefs, alias, buf, sizeof(buf)))
+		return rc_tpformat__syscall_nargs(buf);
+	for (i = 0; i < sizeof(sc_aliases) / sizeof(sc_aliases[0]); i++)
+		if (!strcmp(name, sc_aliases[i][0]) &&
+		    read_sc_format(tracefs, sc_aliases[i][1], buf, sizeof(buf)))
+			return rc_tpformat__syscall_nargs(buf);
+	return -1;
 }
 
 int rc_builtin__add_syscall_nargs(struct rc_schema *s)
 {
 	struct rc_enum_entry *entries;
-	const char *tracefs = rc_tracefs();
+	const char *tracefs = rc_tracefs__mounted();
 	unsigned int i, n = 0;
 	int err = 0;
 
 	if (!tracefs)
-		return 0; /* rc_tracefs() said why; every record shows its six registers */
+		return 0; /* no tracefs mounted: every record shows its six registers */
 	entries = calloc(rc_syscall_names_cnt ?: 1, sizeof(*entries));
 	if (!entries)
 		return -ENOMEM;

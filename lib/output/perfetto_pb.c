@@ -620,8 +620,9 @@ static void annotate(struct pfpb *p, const struct rc_schema *s, const struct rc_
 		return; /* out of the record */
 	if (fld->kind == RC_FIELD_DATA_LOC || fld->kind == RC_FIELD_REL_LOC)
 		f = &plain;
-	if (f->kind != RC_FIELD_STR && f->count != 1 && !rc_field__count(s, f, rec))
-		return; /* an array of none (a call of no argument): no value to annotate */
+	/* a call of no argument: no value to annotate (an empty array is one of none) */
+	if (f->kind != RC_FIELD_STR && f->count > 1 && !rc_field__count(s, f, rec))
+		return;
 	rc_pb__begin(&p->pkt, TE_ANNOTATION);
 	rc_pb__uint(&p->pkt, DA_NAME_IID, intern_str(p, I_ANN_NAMES, fld->name, SIZE_MAX));
 	if (f->kind != RC_FIELD_STR && f->count != 1) {

@@ -639,3 +639,26 @@ void rc_tpformat__free(struct rc_tpformat *f)
 	free(f->text);
 	memset(f, 0, sizeof(*f));
 }
+
+int rc_tpformat__syscall_nargs(const char *text)
+{
+	const char *p = strstr(text, " __syscall_nr;");
+	unsigned int off, size;
+	int n = 0;
+
+	/* the fields end at the print fmt: a text cut before it is not counted */
+	if (!p || !strstr(p, "\nprint fmt:"))
+		return -1;
+	for (p = strchr(p, '\n'); p && !strncmp(p, "\n\tfield:", 8); p = strchr(p + 1, '\n')) {
+		const char *type = p + 8, *semi = strchr(type, ';');
+
+		/* "TYPE NAME;\toffset:O;\tsize:S;": a register's 8 bytes, next in line */
+		if (!semi || !strncmp(type, "__data_loc", 10) || !strncmp(type, "__rel_loc", 9) ||
+		    sscanf(semi, ";\toffset:%u;\tsize:%u;", &off, &size) != 2 || size != 8 ||
+		    off != 16 + 8u * (unsigned int)n)
+			break;
+		if (++n > 6)
+			return -1;
+	}
+	return n;
+}

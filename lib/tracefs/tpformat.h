@@ -70,6 +70,21 @@ int rc_tpformat__load(struct rc_tpformat *f, const char *system, const char *nam
 void rc_tpformat__free(struct rc_tpformat *f);
 
 /**
+ * rc_tpformat__syscall_nargs() - how many arguments a syscall's entry event has
+ * @text: the format of syscalls:sys_enter_NAME, NUL-terminated
+ *
+ * The fields after __syscall_nr that are the call's arguments: each 8
+ * bytes, the first at 16, the next 8 on, as the kernel lays them
+ * (trace_syscalls.c, one a register). Fields after them are not counted:
+ * from Linux 6.19 a call that takes a user string (openat, write,
+ * execve...) has a __data_loc copy of it after its arguments.
+ *
+ * Return: 0 to 6; -1 for text without __syscall_nr, with more than six
+ * such fields, or cut before its print fmt.
+ */
+int rc_tpformat__syscall_nargs(const char *text);
+
+/**
  * rc_tracefs() - the tracefs mount point
  *
  * Found in /proc/mounts (tracefs, else debugfs's tracing/ directory), else
@@ -79,6 +94,16 @@ void rc_tpformat__free(struct rc_tpformat *f);
  * Return: the path, or NULL with errno set and a pr_warn naming the fix.
  */
 const char *rc_tracefs(void);
+
+/**
+ * rc_tracefs__mounted() - the tracefs mount point, when tracefs is mounted
+ *
+ * As rc_tracefs(), but it mounts nothing and says nothing: for what reads
+ * tracefs when it can and does without it when not.
+ *
+ * Return: the path, or NULL.
+ */
+const char *rc_tracefs__mounted(void);
 
 /**
  * rc_tracefs__glob() - walk the tracepoints matching a pattern

@@ -100,6 +100,19 @@ out:
 }
 
 /* A name that is one path component. */
+const char *rc_tracefs__mounted(void)
+{
+	const char *ret = tracefs_path;
+
+	pthread_mutex_lock(&tracefs_lock);
+	if (!tracefs_path[0] && find_mounted(tracefs_path, sizeof(tracefs_path))) {
+		tracefs_path[0] = '\0';
+		ret = NULL;
+	}
+	pthread_mutex_unlock(&tracefs_lock);
+	return ret;
+}
+
 static bool plain_name(const char *s)
 {
 	return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..") &&
