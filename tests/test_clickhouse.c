@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include "tracefs/tpformat.h"
 #include "util/siphash.h"
 #include "run_util.h"
 #include "test_progs.h"
@@ -498,7 +499,8 @@ void test_clickhouse_export(void)
 		test__skip("clickhouse-server is not installed (scripts/deps.sh installs it)");
 		return;
 	}
-	if (!ASSERT_OK(record(a, "2000"), "record a") ||
+	/* record reads the calls' counts of args where tracefs is mounted: mounted here */
+	if (!ASSERT_OK_PTR(rc_tracefs(), "tracefs") || !ASSERT_OK(record(a, "2000"), "record a") ||
 	    !ASSERT_OK(record(b, "100000"), "record b") || ch_start(&srv, 0, false))
 		goto out;
 	snprintf(both, sizeof(both), "%s %s", a, b);

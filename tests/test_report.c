@@ -16,6 +16,7 @@
 #include "events.h"
 #include "capture_util.h"
 #include "run_util.h"
+#include "tracefs/tpformat.h"
 #include "test_progs.h"
 
 static char *trim(char *s)
@@ -114,6 +115,9 @@ void test_report_live(void)
 	FILE *f;
 
 	if (!need_root())
+		return;
+	/* record reads the calls' counts where tracefs is mounted (json_args): mounted here */
+	if (!ASSERT_OK_PTR(rc_tracefs(), "tracefs"))
 		return;
 	snprintf(n, sizeof(n), "%d", N_LIVE);
 	snprintf(checker, sizeof(checker), "%s/tests/check_perfetto.py",
