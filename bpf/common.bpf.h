@@ -230,6 +230,28 @@ static __always_inline void rc_syscall_args(__u64 *args, struct pt_regs *regs)
 	args[5] = RC_SYSCALL_ARG6(regs);
 }
 
+/*
+ * Is task @t (registers @regs) in a 32-bit syscall? Its numbers are
+ * another table's: the kernel's syscall events leave them out, and
+ * the syscalls source flags them (RC_SYSCALL_F_COMPAT)
+ * (ftrace_syscall_enter(), perf_syscall_enter():
+ * arch_trace_is_compat_syscall()).
+ */
+static __always_inline bool in_compat_syscall(const struct task_struct *t,
+					      const struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	if (bpf_core_field_exists(t->thread_info.status))
+		return RC_TASK(t, thread_info.status) & 0x0002; /* TS_COMPAT */
+	return false;
+#elif defined(__TARGET_ARCH_arm64)
+	/* compat_user_mode(): the task's saved PSTATE says AArch32 (PSR_MODE32_BIT) */
+	return regs->pstate & 0x10;
+#else
+	return false;
+#endif
+}
+
 /* The targets word of @tgid, and its bit in it */
 static __always_inline __u64 *rc_target_word(__u32 tgid, __u64 *bit)
 {

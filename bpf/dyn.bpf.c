@@ -396,27 +396,6 @@ struct {
 	__type(value, __u32);
 } scevents SEC(".maps");
 
-/*
- * Is task @t (registers @regs) in a 32-bit syscall? Its numbers are
- * another table's, and the kernel's syscall events leave them out
- * (ftrace_syscall_enter(), perf_syscall_enter():
- * arch_trace_is_compat_syscall()).
- */
-static __always_inline bool in_compat_syscall(const struct task_struct *t,
-					      const struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	if (bpf_core_field_exists(t->thread_info.status))
-		return RC_TASK(t, thread_info.status) & 0x0002; /* TS_COMPAT */
-	return false;
-#elif defined(__TARGET_ARCH_arm64)
-	/* compat_user_mode(): the task's saved PSTATE says AArch32 (PSR_MODE32_BIT) */
-	return regs->pstate & 0x10;
-#else
-	return false;
-#endif
-}
-
 /* The number of the call @regs were saved for, as syscall_get_nr() takes it */
 #if defined(__TARGET_ARCH_x86)
 #define SC_NR(regs) ((regs)->orig_ax)

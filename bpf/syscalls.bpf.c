@@ -35,6 +35,7 @@ struct pending_call {
 	__u64 ts;
 	__s64 nr; /* -1: nothing pending */
 	__u64 args[RC_SYSCALL_NARGS];
+	__u64 flags; /* the record's: RC_SYSCALL_F_COMPAT */
 #ifdef RC_COMPAT
 	/*
 	 * The process that made the entry. The map is keyed by the task's
@@ -68,7 +69,8 @@ struct {
 
 #ifndef RC_COMPAT
 /* sys_enter's entry state, in the task's storage */
-static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *regs, long id)
+static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *regs, long id,
+				      __u16 flags)
 {
 	struct pending_call *p;
 
@@ -76,19 +78,22 @@ static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *r
 	if (!p)
 		return 0;
 	rc_syscall_args(p->args, regs);
+	p->flags = flags;
 	p->nr = id;
 	p->ts = bpf_ktime_get_boot_ns();
 	return 0;
 }
 #else
 /* sys_enter's entry in the pending map; a full map loses the call, counted. */
-static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *regs, long id)
+static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *regs, long id,
+				      __u16 flags)
 {
 	__u64 key = (__u64)cur;
 	struct pending_call p;
 	struct rc_bpf_stats *st;
 
 	rc_syscall_args(p.args, regs);
+	p.flags = flags;
 	p.nr = id;
 	p.ts = bpf_ktime_get_boot_ns();
 	p.tgid = bpf_get_current_pid_tgid() >> 32;
@@ -105,7 +110,7 @@ static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *r
 
 /* exit and exit_group never return: record them at entry. */
 static __always_inline void emit_noreturn(void *ctx, struct task_struct *cur,
-					  struct pt_regs *regs, long id)
+					  struct pt_regs *regs, long id, __u16 flags)
 {
 	struct rc_bpf_stats *st = rc_stats();
 	struct rc_ev_syscall *e;
@@ -118,7 +123,7 @@ static __always_inline void emit_noreturn(void *ctx, struct task_struct *cur,
 		return;
 	}
 	rc_fill_hdr(&e->hdr, cur, RC_EV_SYSCALL, sizeof(*e));
-	e->hdr.flags = RC_SYSCALL_F_NORETURN;
+	e->hdr.flags = RC_SYSCALL_F_NORETURN | flags;
 	e->nr = id;
 	e->__pad = 0;
 	e->ret = 0;
@@ -132,17 +137,19 @@ SEC("rc_tp_btf/sys_enter")
 int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *cur = rc_current();
+	__u16 flags;
 
 	if (!rc_task_wanted(cur)) {
 		struct rc_bpf_stats *st = rc_stats();
 
 		return st ? rc_filtered(st, RC_EV_SYSCALL) : 0;
 	}
+	flags = in_compat_syscall(cur, regs) ? RC_SYSCALL_F_COMPAT : 0;
 	if (id == RC_NR_EXIT || id == RC_NR_EXIT_GROUP) {
-		emit_noreturn(ctx, cur, regs, id);
+		emit_noreturn(ctx, cur, regs, id, flags);
 		return 0;
 	}
-	return enter_call(cur, regs, id);
+	return enter_call(cur, regs, id, flags);
 }
 
 /* The record of a call that returns @ret, from its entry state @p. */
@@ -157,6 +164,7 @@ static __always_inline void emit_call(void *ctx, struct rc_bpf_stats *st, struct
 		return;
 	}
 	rc_fill_hdr(&e->hdr, cur, RC_EV_SYSCALL, sizeof(*e));
+	e->hdr.flags = (__u16)p->flags;
 	e->nr = p->nr;
 	e->__pad = 0;
 	e->ret = ret;

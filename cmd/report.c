@@ -458,6 +458,10 @@ static const char *syscall_name(const struct rc_meta *m, uint64_t nr, char *buf,
 	const struct rc_field *f = rc_event__field(ev, "nr");
 	const char *name = NULL;
 
+	if (nr >= RC_SUM_COMPAT) { /* a 32-bit task's: of another table than the names' */
+		snprintf(buf, len, "sys32_%" PRIu64, nr - (uint64_t)RC_SUM_COMPAT);
+		return buf;
+	}
 	if (f && f->hint == RC_HINT_ENUM)
 		name = rc_enum__name(rc_schema__enum(m->schema, f->enum_id), nr);
 	if (name)

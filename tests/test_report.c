@@ -1091,3 +1091,57 @@ out:
 	free(out);
 	tmpdir_cleanup();
 }
+
+/*
+ * A 32-bit task's calls (int $0x80 from a 64-bit task: i386's numbers):
+ * recorded flagged (RC_SYSCALL_F_COMPAT), never named or counted by the
+ * 64-bit table whose number they share: i386's getpid is 20, x86-64's
+ * writev. All six registers, no name, their own summary row.
+ */
+void test_report_compat_calls(void)
+{
+	const char *cap = tmpfile_path("c80.rcap"), *js = tmpfile_path("c80.json");
+	char *rc = (char *)bin("ringcap"), *res = NULL;
+	struct run r = {};
+
+	if (!need_root())
+		return;
+#if !defined(__x86_64__)
+	test__skip("int $0x80 from a 64-bit task is x86-64's");
+	return;
+#endif
+	if (!ASSERT_OK_PTR(rc_tracefs(), "tracefs") ||
+	    !ASSERT_EQ(run_sync(&r,
+				(char *[]){ rc, "record", "-q", "-e", "syscalls", "-o", (char *)cap,
+					    "--", (char *)bin("rc_workload"), "int80", "200", NULL },
+				60000),
+		       0, "record"))
+		goto out;
+	run_free(&r);
+	if (!ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", "--format", "json", (char *)cap, NULL },
+				60000),
+		       0, "report") ||
+	    !ASSERT_TRUE(save_text(js, r.out), "save"))
+		goto out;
+	if (!run_py("import json,sys\n"
+		    "ev=[json.loads(l) for l in open(sys.argv[1])]\n"
+		    "sc=[e['fields'] for e in ev if e['event']=='syscall' and e['comm']=='rc_workload']\n"
+		    "print(sum(1 for f in sc if f['nr']==20 and len(f['args'])==6),"
+		    " sum(1 for f in sc if f['nr']=='writev'))\n",
+		    (char *[]){ (char *)js, NULL }, &res)) {
+		long n32 = -1, wv = -1;
+
+		ASSERT_EQ(sscanf(res, "%ld %ld", &n32, &wv), 2, "parsed");
+		ASSERT_EQ(n32, 200, "i386 getpid: number 20, six registers");
+		ASSERT_EQ(wv, 0, "none named writev");
+	}
+	free(res);
+	res = NULL;
+	run_free(&r);
+	if (ASSERT_EQ(run_sync(&r, (char *[]){ rc, "report", "--summary", (char *)cap, NULL }, 60000),
+		      0, "summary"))
+		ASSERT_HAS(r.out, "\nsys32_20                    200 ", "a row of its own");
+out:
+	free(res);
+	run_free(&r);
+}

@@ -14,6 +14,8 @@
  *   rc_workload seq N                 lseek(-1, i, SEEK_SET) for i = 0 .. N-1: numbered calls
  *   rc_workload args N                for i = 0 .. N-1, calls of 1, 2, 4, 5 and 6 arguments, each
  *                                     failing, none 0, with values of i (test_dyn.c's sc_args[])
+ *   rc_workload int80 N               N 32-bit getpid() (i386's number 20) by int $0x80
+ *                                     (x86-64; elsewhere exit 3)
  *   rc_workload signal N              SIGUSR1 to itself N times, each handled
  *   rc_workload probe N               rc_probe_target(i, 1000 + i) for i = 0 .. N-1 (uprobes)
  *   rc_workload probethreads T N      T threads on CPU 0, each rc_probe_target(its tid, i) N times
@@ -252,6 +254,22 @@ int main(int argc, char **argv)
 			syscall(__NR_sendto, fd, 0x5000 + i, 6000 + i, 0x40, 0x7000 + i, 16 + i);
 		}
 		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "int80")) {
+#if defined(__x86_64__)
+		long i, n = atol(argv[2]);
+
+		for (i = 0; i < n; i++) {
+			long ret = 20; /* i386's __NR_getpid, a 32-bit call from a 64-bit task */
+
+			__asm__ volatile("int $0x80" : "+a"(ret) : : "memory", "r8", "r9", "r10", "r11");
+			if (ret != getpid())
+				return 2;
+		}
+		return 0;
+#else
+		return 3;
+#endif
 	}
 	if (argc >= 3 && !strcmp(argv[1], "signal")) {
 		long i, n = atol(argv[2]);

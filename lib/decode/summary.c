@@ -50,7 +50,8 @@ int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct 
 	dur = rc_event__field(ev, "duration");
 	if (!nr)
 		return 0;
-	c = find(&s->syscalls, &s->nsyscalls, &s->cap_syscalls, rc_field__u64(nr, rec, 0));
+	c = find(&s->syscalls, &s->nsyscalls, &s->cap_syscalls,
+		 rc_field__u64(nr, rec, 0) + (rec->flags & RC_SYSCALL_F_COMPAT ? RC_SUM_COMPAT : 0));
 	if (!c)
 		return -ENOMEM;
 	c->count++;

@@ -41,13 +41,17 @@ struct rc_sum_count {
  * @nsyscalls: rows of @syscalls
  * @events: by event id, in the order first met until rc_summary__sort()
  * @procs: by pid
- * @syscalls: by syscall number, from the "syscall" event
+ * @syscalls: by syscall number, from the "syscall" event; a 32-bit task's
+ *	(RC_SYSCALL_F_COMPAT) by its number plus RC_SUM_COMPAT, apart
  * @cap_events: rows allocated in @events
  * @cap_procs: rows allocated in @procs
  * @cap_syscalls: rows allocated in @syscalls
  *
  * Starts zeroed; rc_summary__add() fills it.
  */
+/* added to a 32-bit task's syscall number (rc_summary.syscalls' keys): another table's */
+#define RC_SUM_COMPAT ((uint64_t)1 << 32)
+
 struct rc_summary {
 	uint64_t nrec;
 	uint64_t first_ts;

@@ -43,11 +43,15 @@ struct rc_value {
  * rc_value__names() - the names of @v: @v->name or @v->err (value.c)
  * @s: the schema that describes the record
  * @f: the field, RC_HINT_ENUM or RC_HINT_ERRNO
+ * @rec: the record
  * @v: its @u and @s read; its names set
  *
- * Out of line: only fields with names pay for the lookup.
+ * Out of line: only fields with names pay for the lookup. A 32-bit task's
+ * syscall (RC_SYSCALL_F_COMPAT) has no name: its number is of another
+ * table than the one the capture names calls by.
  */
-void rc_value__names(const struct rc_schema *s, const struct rc_field *f, struct rc_value *v);
+void rc_value__names(const struct rc_schema *s, const struct rc_field *f, const void *rec,
+		     struct rc_value *v);
 
 /*
  * Element @idx of plain field @f of @rec, zero-extended (*@u) and
@@ -115,7 +119,7 @@ static inline void rc_field__value(const struct rc_schema *s, const struct rc_fi
 	}
 	rc_value__read(f, rec, idx, &v->u, &v->s);
 	if (f->hint == RC_HINT_ENUM || f->hint == RC_HINT_ERRNO)
-		rc_value__names(s, f, v);
+		rc_value__names(s, f, rec, v);
 }
 
 #endif /* RINGCAP_DECODE_VALUE_H */

@@ -75,6 +75,8 @@ _Static_assert(sizeof(struct rc_rec_hdr) == 40, "rc_rec_hdr layout");
 
 /* rc_ev_syscall.hdr.flags */
 #define RC_SYSCALL_F_NORETURN 0x1 /* exit/exit_group: emitted at entry */
+/* a 32-bit task's call: nr is of its table, not the 64-bit one the capture names */
+#define RC_SYSCALL_F_COMPAT 0x2
 
 struct rc_ev_syscall {
 	struct rc_rec_hdr hdr;

@@ -270,7 +270,8 @@ uint16_t rc_field__count(const struct rc_schema *s, const struct rc_field *f, co
 
 	if (f->count != RC_SYSCALL_NARGS || h->type != RC_EV_SYSCALL ||
 	    f->offset != offsetof(struct rc_ev_syscall, args) || f->size != 8 ||
-	    h->size < sizeof(struct rc_ev_syscall) || strcmp(f->name, "args"))
+	    h->size < sizeof(struct rc_ev_syscall) || (h->flags & RC_SYSCALL_F_COMPAT) ||
+	    strcmp(f->name, "args"))
 		return f->count;
 	e = rc_schema__enum(s, RC_ENUM_SYSCALL_NARGS);
 	n = e ? rc_enum__name(e, ((const struct rc_ev_syscall *)rec)->nr) : NULL;

@@ -1745,7 +1745,9 @@ static int put_record(struct rc_clickhouse *c, const struct rc_rec_hdr *rec,
 			const struct rc_ev_syscall *s = (const void *)rec;
 			struct ch_sysname one = {}, *sn = &one;
 
-			if (c->sysname_ok && s->nr < CH_SYSNAMES)
+			/* a 32-bit task's call: its args not cut to the count of another's */
+			if (c->sysname_ok && s->nr < CH_SYSNAMES &&
+			    !(rec->flags & RC_SYSCALL_F_COMPAT))
 				sn = &c->sysnames[s->nr];
 			if (!sn->name)
 				err = syscall_name(c, k->ev, rec, sn);

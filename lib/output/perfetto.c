@@ -189,7 +189,10 @@ static void perfetto_syscall(struct rc_output *o, const struct rc_event_desc *ev
 	rc_strbuf__printf(&o->buf,
 			  ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"name\":", (rec->ts - start) / 1000,
 			  (rec->ts - start) % 1000);
-	if (!nm || nr_f->hint != RC_HINT_ENUM) {
+	if (rec->flags & RC_SYSCALL_F_COMPAT) { /* a 32-bit task's: of another table than the names' */
+		snprintf(nb, sizeof(nb), "sys32_%" PRIu64, nr);
+		nm = nb;
+	} else if (!nm || nr_f->hint != RC_HINT_ENUM) {
 		snprintf(nb, sizeof(nb), "sys_%" PRIu64, nr);
 		nm = nb;
 	}

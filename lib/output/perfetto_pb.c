@@ -668,7 +668,10 @@ static void syscall_event(struct rc_output *o, uint32_t machine, const struct rc
 	char nb[32];
 	uint16_t i;
 
-	if (!nm || nr_f->hint != RC_HINT_ENUM) {
+	if (rec->flags & RC_SYSCALL_F_COMPAT) { /* a 32-bit task's: of another table than the names' */
+		snprintf(nb, sizeof(nb), "sys32_%" PRIu64, nr);
+		nm = nb;
+	} else if (!nm || nr_f->hint != RC_HINT_ENUM) {
 		snprintf(nb, sizeof(nb), "sys_%" PRIu64, nr);
 		nm = nb;
 	}
