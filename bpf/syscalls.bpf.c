@@ -31,20 +31,61 @@
 #define RC_NR_EXIT_GROUP -1
 #endif
 
+/* a 32-bit task's (RC_SYSCALL_F_COMPAT): i386's numbers; arm32's */
+#if defined(__TARGET_ARCH_x86)
+#define RC_NR32_EXIT	   1
+#define RC_NR32_EXIT_GROUP 252
+#elif defined(__TARGET_ARCH_arm64)
+#define RC_NR32_EXIT	   1
+#define RC_NR32_EXIT_GROUP 248
+#else
+#define RC_NR32_EXIT	   -1
+#define RC_NR32_EXIT_GROUP -1
+#endif
+
+/* exit or exit_group, of the table @flags say: they never return */
+static __always_inline bool sc_noreturn(long id, __u16 flags)
+{
+	if (flags & RC_SYSCALL_F_COMPAT)
+		return id == RC_NR32_EXIT || id == RC_NR32_EXIT_GROUP;
+	return id == RC_NR_EXIT || id == RC_NR_EXIT_GROUP;
+}
+
+/*
+ * A call's six arguments, as syscall_get_arguments() reads them: a 32-bit
+ * task's on x86 from i386's registers (bx, cx, dx, si, di, bp); arm64's
+ * 32-bit tasks pass theirs in the registers its own do
+ */
+static __always_inline void sc_args(__u64 *args, struct pt_regs *regs, __u16 flags)
+{
+#if defined(__TARGET_ARCH_x86)
+	if (flags & RC_SYSCALL_F_COMPAT) {
+		args[0] = regs->bx;
+		args[1] = regs->cx;
+		args[2] = regs->dx;
+		args[3] = regs->si;
+		args[4] = regs->di;
+		args[5] = regs->bp;
+		return;
+	}
+#endif
+	rc_syscall_args(args, regs);
+}
+
 struct pending_call {
 	__u64 ts;
-	__s64 nr; /* -1: nothing pending */
+	__s32 nr;    /* -1: nothing pending */
+	__u32 flags; /* the record's: RC_SYSCALL_F_COMPAT */
 	__u64 args[RC_SYSCALL_NARGS];
-	__u64 flags; /* the record's: RC_SYSCALL_F_COMPAT */
 #ifdef RC_COMPAT
 	/*
 	 * The process that made the entry. The map is keyed by the task's
 	 * address, which the kernel gives a new task once the old one is
 	 * freed: an entry a call left that never reached sys_exit (a 32-bit
-	 * task's exit, whose number is not RC_NR_EXIT) must not pair with
-	 * the new task's first sys_exit (ret_from_fork's). Not the thread
-	 * id: a thread that execs takes its leader's in the middle of the
-	 * call.
+	 * task's exit, before sc_noreturn() knew its numbers) must not pair
+	 * with the new task's first sys_exit (ret_from_fork's). Not the
+	 * thread id: a thread that execs takes its leader's in the middle
+	 * of the call.
 	 */
 	__u64 tgid;
 #endif
@@ -77,7 +118,7 @@ static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *r
 	p = bpf_task_storage_get(&pending, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!p)
 		return 0;
-	rc_syscall_args(p->args, regs);
+	sc_args(p->args, regs, flags);
 	p->flags = flags;
 	p->nr = id;
 	p->ts = bpf_ktime_get_boot_ns();
@@ -92,7 +133,7 @@ static __always_inline int enter_call(struct task_struct *cur, struct pt_regs *r
 	struct pending_call p;
 	struct rc_bpf_stats *st;
 
-	rc_syscall_args(p.args, regs);
+	sc_args(p.args, regs, flags);
 	p.flags = flags;
 	p.nr = id;
 	p.ts = bpf_ktime_get_boot_ns();
@@ -128,7 +169,7 @@ static __always_inline void emit_noreturn(void *ctx, struct task_struct *cur,
 	e->__pad = 0;
 	e->ret = 0;
 	e->duration = 0;
-	rc_syscall_args(e->args, regs);
+	sc_args(e->args, regs, flags);
 	rc_submit(ctx, st, e, sizeof(*e));
 }
 
@@ -145,7 +186,7 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 		return st ? rc_filtered(st, RC_EV_SYSCALL) : 0;
 	}
 	flags = in_compat_syscall(cur, regs) ? RC_SYSCALL_F_COMPAT : 0;
-	if (id == RC_NR_EXIT || id == RC_NR_EXIT_GROUP) {
+	if (sc_noreturn(id, flags)) {
 		emit_noreturn(ctx, cur, regs, id, flags);
 		return 0;
 	}

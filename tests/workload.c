@@ -14,8 +14,9 @@
  *   rc_workload seq N                 lseek(-1, i, SEEK_SET) for i = 0 .. N-1: numbered calls
  *   rc_workload args N                for i = 0 .. N-1, calls of 1, 2, 4, 5 and 6 arguments, each
  *                                     failing, none 0, with values of i (test_dyn.c's sc_args[])
- *   rc_workload int80 N               N 32-bit getpid() (i386's number 20) by int $0x80
- *                                     (x86-64; elsewhere exit 3)
+ *   rc_workload int80 N               N 32-bit getpid() (i386's number 20) by int $0x80,
+ *                                     with bx..bp 0x1001 to 0x1006 (it takes none), then
+ *                                     i386's exit_group(7), 252 (x86-64; elsewhere exit 3)
  *   rc_workload signal N              SIGUSR1 to itself N times, each handled
  *   rc_workload probe N               rc_probe_target(i, 1000 + i) for i = 0 .. N-1 (uprobes)
  *   rc_workload probethreads T N      T threads on CPU 0, each rc_probe_target(its tid, i) N times
@@ -262,11 +263,20 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++) {
 			long ret = 20; /* i386's __NR_getpid, a 32-bit call from a 64-bit task */
 
-			__asm__ volatile("int $0x80" : "+a"(ret) : : "memory", "r8", "r9", "r10", "r11");
+			/* i386's argument registers, ebx to ebp: what ringcap's args must show */
+			__asm__ volatile("push %%rbp\n\tmov $0x1006, %%ebp\n\tint $0x80\n\tpop %%rbp"
+					 : "+a"(ret)
+					 : "b"(0x1001), "c"(0x1002), "d"(0x1003), "S"(0x1004), "D"(0x1005)
+					 : "memory", "r8", "r9", "r10", "r11");
 			if (ret != getpid())
 				return 2;
 		}
-		return 0;
+		{
+			long nr = 252; /* i386's exit_group: never returns */
+
+			__asm__ volatile("int $0x80" : "+a"(nr) : "b"(7) : "memory");
+		}
+		return 2;
 #else
 		return 3;
 #endif

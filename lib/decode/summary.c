@@ -51,7 +51,9 @@ int rc_summary__add(struct rc_summary *s, const struct rc_meta *m, const struct 
 	if (!nr)
 		return 0;
 	c = find(&s->syscalls, &s->nsyscalls, &s->cap_syscalls,
-		 rc_field__u64(nr, rec, 0) + (rec->flags & RC_SYSCALL_F_COMPAT ? RC_SUM_COMPAT : 0));
+		 (rc_field__u64(nr, rec, 0) & 0xffffffffu) +
+		     (rec->type == RC_EV_SYSCALL && (rec->flags & RC_SYSCALL_F_COMPAT) ? RC_SUM_COMPAT
+											: 0));
 	if (!c)
 		return -ENOMEM;
 	c->count++;

@@ -834,7 +834,7 @@ struct ch_sysname {
 	const char *name; /* NULL: not yet known */
 	uint32_t len;
 	int32_t group;
-	char num[12];
+	char num[20]; /* "sys32_" and a u32 */
 	struct ch_short enc;
 	uint8_t nargs; /* its args shown (rc_field__count()) */
 };
@@ -1501,7 +1501,9 @@ static int syscall_name(struct rc_clickhouse *c, const struct rc_event_desc *ev,
 	if (v.name) {
 		sn->name = v.name;
 	} else {
-		snprintf(sn->num, sizeof(sn->num), "%u", s->nr);
+		/* a 32-bit task's: as report --summary names it, apart from an unnamed number */
+		snprintf(sn->num, sizeof(sn->num),
+			 rec->flags & RC_SYSCALL_F_COMPAT ? "sys32_%u" : "%u", s->nr);
 		sn->name = sn->num;
 	}
 	sn->len = (uint32_t)strlen(sn->name);

@@ -99,7 +99,6 @@ out:
 	return ret;
 }
 
-/* A name that is one path component. */
 const char *rc_tracefs__mounted(void)
 {
 	const char *ret = tracefs_path;
@@ -113,6 +112,7 @@ const char *rc_tracefs__mounted(void)
 	return ret;
 }
 
+/* A name that is one path component. */
 static bool plain_name(const char *s)
 {
 	return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..") &&
