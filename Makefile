@@ -593,7 +593,8 @@ bench-start: $(OUTPUT)/ringcap $(OUTPUT)/rc_load
 		$(if $(BASELINE),--baseline $(BASELINE)) -o $(OUTPUT)/bench-start.md
 
 # ringcap export into ClickHouse against report --format json | clickhouse-client
-# JSONEachRow (issue 37): a server of its own on loopback, CALLS events, RUNS rounds
+# JSONEachRow (issue 37), and against the floor (the export's rows, encoded
+# already, posted by curl): a server of its own on loopback, CALLS events, RUNS rounds
 bench-export: $(OUTPUT)/ringcap $(OUTPUT)/rc_workload
 	$(Q)sh tests/bench/clickhouse.sh $(OUTPUT) $(or $(CALLS),1000000) $(or $(RUNS),3)
 
