@@ -495,7 +495,7 @@ test: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_
 # frames (tests/valgrind.supp matches none); each ringcap starts in 18%
 # less CPU, the inline tables of the DWARF read at each start (cli_errors'
 # 53 runs: 50.3 s -> 41.4 s of CPU here).
-VALGRIND_TESTS := =record_command,=record_pid,=stat_live_matches_file,=cli_errors,=dyn_tracepoint,=dyn_uprobe,=dyn_bpf_object,=ftrace_exact,=ftrace_splice_exact,=record_stdout_stream
+VALGRIND_TESTS := =record_command,=record_pid,=stat_live_matches_file,=cli_errors,=dyn_tracepoint,=dyn_uprobe,=dyn_bpf_object,=ftrace_exact,=ftrace_mmap_exact,=record_stdout_stream
 valgrind: $(OUTPUT)/ringcap $(OUTPUT)/test_progs $(OUTPUT)/rc_workload $(OUTPUT)/rc_load \
 	$(USER_BPF)
 	$(Q)cd $(OUTPUT) && RINGCAP_SRCDIR=$(CURDIR) RINGCAP_VALGRIND=1 \

@@ -473,7 +473,7 @@ static void check_ftrace(const struct rc_features *f)
 	printf("  %-50s %s\n", "--transport ftrace",
 	       f->tracefs_denied ? "unknown: tracefs not readable (root, or its permissions)"
 	       : !f->tracefs	 ? "no: needs tracefs (CONFIG_FTRACE, mounted)"
-	       : f->ftrace_mmap	 ? "mmap (the rings mapped, 6.10)"
+	       : f->ftrace_mmap	 ? "splice (--ftrace-read=mmap too: the rings mapped, 6.10)"
 				 : "splice (no ring-buffer mapping before 6.10)");
 }
 

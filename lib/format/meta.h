@@ -89,7 +89,7 @@ enum rc_transport {
 
 /* How the ftrace transport reads each CPU's ring (record --ftrace-read). */
 enum rc_ftrace_read {
-	RC_FTRACE_READ_AUTO = 0, /* mmap where the kernel maps the rings (6.10), else splice */
+	RC_FTRACE_READ_AUTO = 0, /* splice: mmap costs the workload more (instance.c) */
 	RC_FTRACE_READ_MMAP,	 /* the rings mapped: Linux 6.10 */
 	RC_FTRACE_READ_SPLICE,	 /* whole pages spliced from trace_pipe_raw, as trace-cmd */
 };

@@ -43,7 +43,8 @@ command:
   perf event array rc_floor perf: the same records by bpf_perf_event_output()
                    into this CPU's perf ring (woken at a sixteenth of it)
   ringcap          ringcap record -e TP (the BPF ring buffer, the default)
-  ringcap ftrace   ringcap record --transport ftrace -e TP (no BPF)
+  ringcap ftrace   ringcap record --transport ftrace -e TP (no BPF; its
+                   rings spliced, and mapped with --ftrace-read=mmap)
   trace-cmd record trace-cmd record -e TP -F -c (as in the tracepoint
                    suite below)
 
@@ -569,6 +570,8 @@ def lead_recorders(ctx, baseline):
             Floor(ctx, "pcpu", raw=True, lazy=True, direct=True, zstd=1),
             *base, LeadRingcap(ctx, "ringcap", []),
             LeadRingcap(ctx, "ringcap --transport ftrace", ["--transport", "ftrace"]),
+            LeadRingcap(ctx, "ringcap --transport ftrace --ftrace-read=mmap",
+                        ["--transport", "ftrace", "--ftrace-read=mmap"]),
             LeadTraceCmd(ctx)]
 
 
