@@ -861,7 +861,7 @@ FT_TESTS(FT_TEST)
  * The same workload mapped and spliced: the same events, field for field
  * (the capture is the same; times and CPUs apart, which no two runs share).
  */
-void test_ftrace_splice_same_fields(void)
+void test_ftrace_mmap_same_fields(void)
 {
 	const char *out[2] = { tmpfile_path("mmap.rcap"), tmpfile_path("splice.rcap") };
 	static const char *const how[2] = { "mmap", "splice" };
