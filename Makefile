@@ -24,7 +24,7 @@ OUTPUT := $(abspath $(O))
 PREFIX ?= /usr/local
 DESTDIR ?=
 # The one version: --version, the man pages, the package (NEWS says what each added)
-VERSION := 0.4.0
+VERSION := 0.4.1
 # git describe of the source tree when it is a git checkout of its own
 # (not a tarball unpacked inside another repository); RINGCAP_GIT= leaves it out
 ifeq ($(origin RINGCAP_GIT),undefined)
