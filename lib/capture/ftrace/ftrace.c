@@ -141,7 +141,7 @@ static void count_late(struct rc_ftrace *f, const struct rc_ftrace_cpu *c, uint6
  * One pass: every CPU's events up to the watermark into the chunk. Returns
  * the events taken, or -errno.
  */
-static long pass(struct rc_ftrace *f, bool final, bool *moved, bool *swapped)
+static long pass(struct rc_ftrace *f, bool final, bool *moved)
 {
 	uint64_t now = rc_now_ns(CLOCK_BOOTTIME), w = UINT64_MAX;
 	long total = 0;
@@ -157,7 +157,6 @@ static long pass(struct rc_ftrace *f, bool final, bool *moved, bool *swapped)
 		r = look(f, c, now, final);
 		/* a sub-buffer swapped in, or padding passed: progress without events */
 		*moved |= c->taken != taken || c->cur.pos != pos;
-		*swapped |= c->taken != taken;
 		if (r < 0)
 			return r;
 		if (f->cpus[i].bound < w)
@@ -233,15 +232,6 @@ static int end_chunk(struct rc_ftrace *f)
  * Passes until nothing more is ready, or until @until (CLOCK_MONOTONIC):
  * under a load it cannot keep up with, the drain still gets back to its
  * clock. A chunk ends between passes once full.
- *
- * Not final, passes go on only while they swap in sub-buffers: a pass
- * that swapped none took only what the writers committed since the last
- * on the sub-buffers they are writing, and another would chase them there
- * an ioctl or two at a time. Such chasing made 270,000 ioctls of a storm
- * of 1M events on two CPUs (a few events each, the kernel's reader lock
- * taken with interrupts off each time), where the sub-buffers' own swaps
- * make about two a sub-buffer; the poll's watermark (WAKE_PERCENT) or the
- * drain's timeout brings the next pass.
  */
 static long process(struct rc_ftrace *f, bool final, uint64_t until)
 {
@@ -251,9 +241,9 @@ static long process(struct rc_ftrace *f, bool final, uint64_t until)
 	for (i = 0; i < f->ncpus; i++)
 		f->cpus[i].dry = false;
 	do {
-		bool moved = false, swapped = false;
+		bool moved = false;
 
-		n = pass(f, final, &moved, &swapped);
+		n = pass(f, final, &moved);
 		if (n < 0)
 			return n;
 		total += n;
@@ -262,7 +252,7 @@ static long process(struct rc_ftrace *f, bool final, uint64_t until)
 			if (err)
 				return err;
 		}
-		if ((!n && !moved) || (!final && !swapped))
+		if (!n && !moved)
 			break;
 	} while (final || (rc_now_ns(CLOCK_MONOTONIC) < until && !rc_capture__cut_read(&f->c)));
 	return total;
