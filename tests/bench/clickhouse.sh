@@ -5,7 +5,8 @@
 # would write, report --format json | clickhouse-client INSERT FORMAT
 # JSONEachRow (input_format_skip_unknown_fields=1) into a table of the
 # common columns, and against the floor: the export's own rows, encoded
-# already, posted by curl from files (below). Like for like:
+# already, posted by curl from files, one kept-alive curl a lane (below).
+# Like for like:
 #  - the same capture, the same server (started here on loopback ports, its
 #    own data directory, killed at the end), in the same run, each way timed
 #    RUNS times, interleaved;
@@ -94,38 +95,53 @@ done
 
 # The floor: the export's own rows, as round 0 inserted them, encoded
 # already (SELECTed back as Native, in its sorting order, in the sizes of
-# round 0's INSERTs, one block each) and posted by curl from files, two in
+# round 0's INSERTs, one block each) and posted from files by two curl
+# processes, one a lane, each on one kept-alive connection, two INSERTs in
 # flight as the export's are, the manifest's row last: what the server
-# costs to take these rows with nothing to read, decode or encode on the
-# client. No exporter of these tables is faster on this server than that.
+# costs to take these rows, with no capture to read or decode and no rows
+# to encode. (A curl started for each body cost about 8 ms a post, a
+# reviewer measured: not a floor.)
 ch -q 'SYSTEM FLUSH LOGS'
 mkdir "$dir/floor"
 ch -q "SELECT extract(query, 'INTO e0[.]([a-z_]+)'), written_rows FROM system.query_log
-	WHERE type = 2 AND query LIKE 'INSERT INTO e0.%' ORDER BY written_rows DESC" |
+	WHERE type = 2 AND query LIKE 'INSERT INTO e0.%' ORDER BY written_rows DESC" >"$dir/floor.inserts"
+[ -s "$dir/floor.inserts" ] || { echo "the floor: no INSERT of round 0 in query_log" >&2; exit 1; }
 while read -r tab rows; do
 	k=$(ls "$dir/floor" | grep -c "^$tab[.][0-9]" || true)
 	off=$(cat "$dir/floor/$tab.off" 2>/dev/null || echo 0)
 	key=$(ch -q "SELECT sorting_key FROM system.tables WHERE database = 'e0' AND name = '$tab'")
 	ch --max_block_size=10000000 -q "SELECT * FROM e0.$tab ${key:+ORDER BY $key} LIMIT $off, $rows
 		FORMAT Native" >"$dir/floor/$tab.$k.nat"
+	[ -s "$dir/floor/$tab.$k.nat" ] || { echo "the floor: no rows for $tab" >&2; exit 1; }
 	echo $((off + rows)) >"$dir/floor/$tab.off"
-done
+done <"$dir/floor.inserts"
 rm -f "$dir/floor/"*.off
-post() { # FILE DB: the file's rows into DB's table of its name
-	t=$(basename "$1"); t=${t%%.*}
-	curl -sS --fail-with-body --data-binary @"$1" \
-		"http://127.0.0.1:$http/?log_queries=1&query=INSERT%20INTO%20$2.$t%20FORMAT%20Native" >/dev/null
-}
-lane() { # DB N: every other body, from the N-th (0, 1), the manifest's aside
+[ -s "$dir/floor/manifest.0.nat" ] || { echo "the floor: no manifest row" >&2; exit 1; }
+# curl's config for DB's lane N (0, 1: every other body; m: the manifest's), made before the clock
+lanecfg() {
 	ls "$dir/floor" | grep -v '^manifest[.]' | awk -v n="$2" 'NR % 2 == n' >"$dir/lane$2"
-	while read -r f; do post "$dir/floor/$f" "$1"; done <"$dir/lane$2"
+	[ "$2" = m ] && echo manifest.0.nat >"$dir/lane$2"
+	sep=
+	while read -r f; do
+		t=${f%%.*}
+		printf '%surl = "http://127.0.0.1:%s/?log_queries=1&query=INSERT%%20INTO%%20%s.%s%%20FORMAT%%20Native"\n' \
+			"$sep" "$http" "$1" "$t"
+		printf 'data-binary = "@%s"\nheader = "Expect:"\nheader = "Content-Type: application/octet-stream"\n' \
+			"$dir/floor/$f"
+		printf 'silent\nshow-error\nfail-with-body\n'
+		sep='next
+'
+	done <"$dir/lane$2" >"$dir/lane$2.$1.cfg"
 }
-floor() { # DB: every body, two lanes, the manifest last
-	lane "$1" 1 &
+for r in $(seq "$runs"); do
+	for n in 0 1 m; do lanecfg "f$r" $n; done
+done
+floor() { # DB: every body, two lanes, the manifest last; --fail-early: any failure fails it
+	curl --fail-early -K "$dir/lane1.$1.cfg" >&2 &
 	l=$!
-	lane "$1" 0
+	curl --fail-early -K "$dir/lane0.$1.cfg" >&2
 	wait $l
-	for f in "$dir/floor/"manifest.*; do post "$f" "$1"; done
+	curl --fail-early -K "$dir/lanem.$1.cfg" >&2
 }
 
 now() { date +%s.%N; }
