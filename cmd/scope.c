@@ -45,9 +45,9 @@ static const struct argp_option scope_opts[] = {
 	  "ringbuf (one BPF ring buffer), perfbuf (a perf ring per CPU), ftrace (tracepoints by "
 	  "the kernel's event tracer, its per-CPU rings read without BPF), or auto (the "
 	  "default: ringbuf where the kernel has it; never ftrace)" },
-	{ "ftrace-read", OPT_FTRACE_READ, "mmap|splice", 0,
-	  "ftrace: how its rings are read: mmap (mapped, Linux 6.10+) or splice (whole pages "
-	  "from trace_pipe_raw, as trace-cmd) (default: mmap where the kernel maps them)" },
+	{ "ftrace-read", OPT_FTRACE_READ, "splice|mmap", 0,
+	  "ftrace: how its rings are read: splice (whole pages from trace_pipe_raw, as "
+	  "trace-cmd) or mmap (mapped, Linux 6.10+) (default: splice)" },
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
 	  "ftrace: each CPU's ring buffer, like 8M (default: 8M)" },
 	{ "mmap-pages", 'm', "PAGES|SIZE", 0,

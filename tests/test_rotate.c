@@ -251,8 +251,8 @@ static const char *transport_args[][2] = {
 };
 
 /*
- * The ftrace transport needs tracefs (its rings are mapped from Linux
- * 6.10, spliced before): without it mounted, its subtests skip. Looked at
+ * The ftrace transport needs tracefs (its rings spliced, or mapped with
+ * --ftrace-read=mmap from Linux 6.10): without it mounted, its subtests skip. Looked at
  * by the test (run_util.c), not ringcap's probe.
  */
 static bool transport_here(int t)

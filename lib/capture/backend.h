@@ -341,8 +341,9 @@ extern const struct rc_backend_ops rc_ftrace_ops;
  * @f: release, tracefs and ftrace_mmap filled in as rc_features__probe()
  *	fills them, the rest left as it is
  *
- * Without the BPF probes, which the ftrace transport does not need: how it
- * reads its rings follows @f->ftrace_mmap, as record --check says.
+ * Without the BPF probes, which the ftrace transport does not need:
+ * @f->ftrace_mmap says whether --ftrace-read=mmap can map its rings, as
+ * record --check says.
  */
 void rc_features__probe_ftrace(struct rc_features *f);
 

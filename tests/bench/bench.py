@@ -504,6 +504,14 @@ class LeadRingcap(Recorder):
         self.name, self.extra, self.source = name, extra, source
         self.binary = binary or ctx.ringcap
 
+    def available(self):
+        """The mapped ftrace rings need Linux 6.10 (record --check says so)."""
+        if "--ftrace-read=mmap" not in self.extra:
+            return True
+        s = subprocess.run([self.binary, "record", "--check"], capture_output=True,
+                           text=True).stdout
+        return "--ftrace-read=mmap too" in s
+
     def prog_names(self):
         if "ftrace" in self.extra:
             return []

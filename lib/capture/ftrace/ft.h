@@ -3,7 +3,7 @@
  * The ftrace backend's own state, shared by its files: instance.c (the
  * tracefs instance configured; made and removed by tracefs/instance.c), rings.c (what both ring
  * readers share, and the mapped rings with their reader sub-buffers), splice.c (the rings read as
- * whole pages spliced from trace_pipe_raw, before Linux 6.10), tasks.c (a tid's process and name),
+ * whole pages spliced from trace_pipe_raw, the default), tasks.c (a tid's process and name),
  * order.c (time order across CPUs) and ftrace.c (passes, chunks, counters, the backend's
  * operations).
  */

@@ -2,28 +2,29 @@
 /*
  * The ftrace transport: tracepoints recorded by the kernel's own event
  * tracer into a tracefs instance of ringcap's own (tracefs/instance.h),
- * whose per-CPU ring buffers are mapped into user space (Linux 6.10), or
- * spliced from trace_pipe_raw, and written to the capture as the kernel
+ * whose per-CPU ring buffers are spliced from trace_pipe_raw, or mapped
+ * into user space (Linux 6.10), and written to the capture as the kernel
  * wrote them (ftpage.h), without BPF. A backend of the capture engine
  * (capture/backend.h): rc_ftrace_ops.
  *
  * ringcap makes a tracefs instance of its own, instances/ringcap-PID, and
  * sets everything there: buffer size, clock, pid filter, comm filters,
  * event enables. Nothing outside it is written. Each CPU's trace_pipe_raw
- * is read by one of two readers (struct rc_ftrace_reader), chosen at open:
+ * is read by one of two readers (struct rc_ftrace_reader), chosen at open
+ * (instance.c says why splice is the default):
  *
- * mmap (Linux 6.10; rings.c): it is mapped
+ * splice (the default; splice.c): whole sub-buffers spliced into a pipe
+ * and read from it, the last one, which the kernel is still writing,
+ * read() instead. Their bytes go to zstd as the kernel wrote them
+ * (ftpage.h).
+ *
+ * mmap (--ftrace-read=mmap, Linux 6.10; rings.c): it is mapped
  * (Documentation/trace/ring-buffer-map.rst), a meta page, then the ring's
  * sub-buffers. TRACE_MMAP_IOCTL_GET_READER hands user space the next
  * sub-buffer, the reader page, which the kernel no longer writes once its
  * events are all committed; the kernel counts what it hands out as read.
- * Events are taken from the reader page in place: their bytes go to zstd
- * as the kernel wrote them (ftpage.h), with no copy of ours.
- *
- * splice (before 6.10, or --ftrace-read=splice; splice.c): whole
- * sub-buffers spliced into a pipe and read from it, the last one, which
- * the kernel is still writing, read() instead. Their bytes go to zstd as
- * the kernel wrote them too: the same capture.
+ * Events are taken from the reader page in place, with no copy of ours:
+ * the same capture.
  *
  * Order: a pass takes every CPU's events up to a watermark (order.h). A
  * chunk ends only between passes, so chunks follow each other in time, and

@@ -32,9 +32,9 @@
  * Splice by default on every kernel: mapped, each sub-buffer is handed
  * over by an ioctl that marks it read by stepping through its events, with
  * the reader lock held and interrupts off; splice hands over whole pages.
- * On storms of getppid() under SCHED_RR (the recorder above the workload,
- * as make bench RT=1), mapped slowed the workload 3.24x on one CPU and
- * 4.08x on two, spliced 2.17x and 2.76x (medians of 5 and 6 rounds).
+ * On make bench's storms of getppid() (SUITES=lead RT=1, one run), mapped
+ * slowed the workload 3.21x on one CPU and 4.66x on two, spliced 2.34x
+ * and 2.58x (README, "--transport auto").
  */
 int rc_ftrace__choose_reader(struct rc_ftrace *f)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The ftrace backend's rings read without mapping them (before Linux
- * 6.10, or --ftrace-read=splice), as trace-cmd reads them: each CPU's
+ * The ftrace backend's rings read without mapping them (the default;
+ * mapped with --ftrace-read=mmap, rings.c), as trace-cmd reads them: each CPU's
  * per_cpu/cpuN/trace_pipe_raw spliced into a pipe, whole sub-buffers (the
  * kernel's pages) at a time, then read from the pipe into a buffer of
  * ours that c->cur walks.
