@@ -319,6 +319,33 @@ static void count_check(struct run *r, int t, const char *sw, long n, size_t min
 		ASSERT_GE((long)sum.dropped, 1, "the small ring dropped");
 }
 
+/*
+ * A switch by size is taken within a chunk of the cap: each file but the
+ * last (which takes the stop's backlog) holds at most @cap and the chunk
+ * that crossed it, a MiB of records at most (the BPF transports' batch,
+ * the ftrace transport's chunk), which these records compress to under
+ * 128K. A reader that switched only between reads made files of 400K
+ * and more at a 64K switch (the spliced ftrace reader, before its
+ * switch moved among the chunks of one read).
+ */
+static void check_file_sizes(const char *prefix, uint64_t cap, bool raw)
+{
+	uint64_t most = cap + (raw ? (1u << 20) + (64u << 10) : (128u << 10));
+	glob_t g = {};
+	size_t i, n = run_files(prefix, &g);
+	struct stat st;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (!ASSERT_OK(stat(g.gl_pathv[i], &st), g.gl_pathv[i]))
+			break;
+		if (!ASSERT_LE((uint64_t)st.st_size, most, "a file switched within a chunk of the size")) {
+			fprintf(stderr, "  %s: %lld bytes\n", g.gl_pathv[i], (long long)st.st_size);
+			break;
+		}
+	}
+	globfree(&g);
+}
+
 /* N getppid() by the workload, rotated by @sw: the files sum to N, with the drops. */
 static void count_run(int t, const char *sw, const char *n_s, long n, size_t min_files,
 		      const char *ring, bool raw, bool expect_drops)
@@ -328,6 +355,7 @@ static void count_run(int t, const char *sw, const char *n_s, long n, size_t min
 
 	if (ASSERT_OK(count_start(&r, t, sw, n_s, ring, raw, prefix), "start"))
 		count_check(&r, t, sw, n, min_files, ring, expect_drops, prefix);
+	check_file_sizes(prefix, (uint64_t)atol(sw) << 10, raw); /* @sw: "64K" */
 	run_free(&r);
 	tmpdir_cleanup();
 }

@@ -230,6 +230,17 @@ static int end_chunk(struct rc_ftrace *f)
 }
 
 /*
+ * The caps between two chunks of one read: a spliced storm is read for as
+ * long as the drain allows, many chunks, and a file rotated by size (or
+ * capped by --max-size) is switched among them, not after all of them.
+ */
+static int chunk_caps(struct rc_ftrace *f)
+{
+	f->c.queued_raw = __atomic_load_n(&f->c.raw_written, __ATOMIC_RELAXED);
+	return rc_capture__batch_caps(&f->c, &rc_ftrace_ops);
+}
+
+/*
  * Passes until nothing more is ready, or until @until (CLOCK_MONOTONIC):
  * under a load it cannot keep up with, the drain still gets back to its
  * clock. A chunk ends between passes once full.
@@ -249,7 +260,7 @@ static long process(struct rc_ftrace *f, bool final, uint64_t until)
 			return n;
 		total += n;
 		if (rc_ftenc__raw_size(f->enc) >= CHUNK_RAW) {
-			err = end_chunk(f);
+			err = end_chunk(f) ?: chunk_caps(f);
 			if (err)
 				return err;
 		}
