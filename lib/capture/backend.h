@@ -231,6 +231,8 @@ static inline bool rc_capture__cut_read(const struct rc_capture *c)
 /**
  * rc_capture__batch_caps() - the caps between two batches of a read
  * @c: a started capture, @ring_pending set to what the rings hold now
+ *	(0: the last counters' figure), @queued_raw to what was handed to
+ *	be written
  * @ops: its backend
  *
  * For a backend's read, between two batches it hands to be written: a

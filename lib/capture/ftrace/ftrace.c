@@ -230,20 +230,47 @@ static int end_chunk(struct rc_ftrace *f)
 }
 
 /*
+ * What every CPU's ring holds unread (per_cpu/cpuN/stats' bytes): the stop
+ * writes them all, not only the fullest (the counters' ring_pending).
+ */
+static uint64_t rings_pending(struct rc_ftrace *f)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < f->ncpus; i++) {
+		struct rc_ftrace_kstats k;
+
+		if (!rc_ftrace__read_kstats(f, &f->cpus[i], &k))
+			sum += k.pending;
+	}
+	return sum;
+}
+
+/*
  * The caps between two chunks of one read: a spliced storm is read for as
  * long as the drain allows, many chunks, and a file rotated by size (or
  * capped by --max-size) is switched among them, not after all of them.
  */
 static int chunk_caps(struct rc_ftrace *f)
 {
+	int err;
+
 	f->c.queued_raw = __atomic_load_n(&f->c.raw_written, __ATOMIC_RELAXED);
-	return rc_capture__batch_caps(&f->c, &rc_ftrace_ops);
+	if (f->c.opts.max_size || f->c.opts.min_free)
+		f->c.ring_pending = rings_pending(f);
+	err = rc_capture__batch_caps(&f->c, &rc_ftrace_ops);
+	/* after the read, the counters' figure again (pending_bytes()) */
+	f->c.ring_pending = 0;
+	return err;
 }
 
 /*
  * Passes until nothing more is ready, or until @until (CLOCK_MONOTONIC):
  * under a load it cannot keep up with, the drain still gets back to its
- * clock. A chunk ends between passes once full.
+ * clock. A chunk ends between passes once full, and the caps are looked
+ * at there, never within a pass: a pass's events, up to one watermark,
+ * go to one file.
  */
 static long process(struct rc_ftrace *f, bool final, uint64_t until)
 {
@@ -253,17 +280,19 @@ static long process(struct rc_ftrace *f, bool final, uint64_t until)
 	for (i = 0; i < f->ncpus; i++)
 		f->cpus[i].dry = false;
 	do {
+		uint64_t written = __atomic_load_n(&f->c.raw_written, __ATOMIC_RELAXED);
 		bool moved = false;
 
 		n = pass(f, final, &moved);
 		if (n < 0)
 			return n;
 		total += n;
-		if (rc_ftenc__raw_size(f->enc) >= CHUNK_RAW) {
-			err = end_chunk(f) ?: chunk_caps(f);
-			if (err)
-				return err;
-		}
+		err = rc_ftenc__raw_size(f->enc) >= CHUNK_RAW ? end_chunk(f) : 0;
+		/* a chunk written, here or by the pass (a full one): between passes */
+		if (!err && __atomic_load_n(&f->c.raw_written, __ATOMIC_RELAXED) != written)
+			err = chunk_caps(f);
+		if (err)
+			return err;
 		if (!n && !moved)
 			break;
 	} while (final || (rc_now_ns(CLOCK_MONOTONIC) < until && !rc_capture__cut_read(&f->c)));
