@@ -156,6 +156,9 @@ struct rc_capture {
  * @push_stats: take the counters and send them to the file
  * @flush: hand what was read to the file
  * @drained: the end of a drain call (optional)
+ * @unsent: bytes of records read and not yet handed to be written (the
+ *	batch being filled), which a file's size counts before it gets them
+ *	(optional: none)
  * @sample: take the counters now into @c->last
  * @snapshot: flight recorder: write what the rings hold (optional: -EINVAL)
  * @stop: turn tracing off, read the rest, write the ledger, finish the file
@@ -179,6 +182,7 @@ struct rc_backend_ops {
 	int (*push_stats)(struct rc_capture *c);
 	int (*flush)(struct rc_capture *c);
 	int (*drained)(struct rc_capture *c);
+	size_t (*unsent)(struct rc_capture *c);
 	int (*sample)(struct rc_capture *c);
 	long (*snapshot)(struct rc_capture *c, enum rc_snapshot_why why);
 	int (*stop)(struct rc_capture *c);

@@ -86,9 +86,17 @@ static int write_item(struct rc_batcher *b, struct rc_batch_item *it, bool *kept
 	case RC_ITEM_RECORDS:
 		rc_capture__check_space(b->c);
 		if (b->c->stacks) {
+			size_t len = it->b->len;
+
 			err = rc_stacks__take(b->c->stacks, w, it->b->buf, &it->b->len);
 			if (err)
 				return err;
+			/*
+			 * The frames taken off were counted handed (queued_raw):
+			 * counted written too, or the drain's estimate of what
+			 * the writer holds would grow all run long.
+			 */
+			b->c->raw_base += len - it->b->len;
 		}
 		return add_records(b, it->b, kept);
 	case RC_ITEM_STATS:

@@ -108,11 +108,15 @@ void rc_capture__fill_meta(struct rc_capture *c)
 /* The next file, on the drain's thread. */
 static int ask_switch(struct rc_capture *c, const struct rc_backend_ops *ops)
 {
+	int err;
+
 	if (__atomic_load_n(&c->limit, __ATOMIC_ACQUIRE))
 		return 0; /* stopping: the file ends as it is */
 	c->switches_asked++;
+	err = ops->switch_file(c);
+	/* after: the batch the switch hands to the file it ends is not the next one's */
 	c->switch_raw = c->queued_raw;
-	return ops->switch_file(c);
+	return err;
 }
 
 int rc_capture__switch(struct rc_capture *c, const struct rc_backend_ops *ops)
@@ -138,7 +142,7 @@ static double written_ratio(struct rc_capture *c)
  */
 static uint64_t pending_bytes(struct rc_capture *c, uint64_t *held)
 {
-	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_RELAXED);
+	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_ACQUIRE);
 	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
 	double ratio = written_ratio(c);
 
@@ -186,22 +190,28 @@ static uint64_t switch_cap(const struct rc_capture *c)
  * While the writer has not reached the last switch asked, what is written
  * is an older file's: the newest file's size is then what the drain handed
  * since that switch, so that a slow writer does not make the files it has
- * yet to start larger. *@pending: what the file is still to get.
+ * yet to start larger. Both count what the backend read and has not
+ * handed over yet (@ops->unsent): it goes to this file, at the drain's end
+ * or the next switch, with no check between. *@pending: what the file is
+ * still to get.
  *
  * The switches first (acquire), the size after: the writer publishes the
  * new file's size before it counts the switch (release), so the size read
- * is never the old file's once the switch is seen.
+ * is never the old file's once the switch is seen. What is written, in
+ * records (pending_bytes(), acquire), before the file's bytes: the writer
+ * publishes the bytes first, so none written is missed by both.
  */
-static uint64_t newest_file(struct rc_capture *c, uint64_t *pending)
+static uint64_t newest_file(struct rc_capture *c, const struct rc_backend_ops *ops,
+			    uint64_t *pending)
 {
 	uint64_t done = __atomic_load_n(&c->switches_done, __ATOMIC_ACQUIRE);
-	uint64_t file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
-	uint64_t held;
+	uint64_t unsent = ops->unsent ? ops->unsent(c) : 0, held, file;
 
 	*pending = pending_bytes(c, &held);
+	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
 	if (c->switches_asked != done)
-		return (uint64_t)((c->queued_raw - c->switch_raw) * written_ratio(c));
-	return file + held;
+		return (uint64_t)((c->queued_raw + unsent - c->switch_raw) * written_ratio(c));
+	return file + held + (uint64_t)(unsent * written_ratio(c));
 }
 
 int rc_capture__batch_caps(struct rc_capture *c, const struct rc_backend_ops *ops)
@@ -215,7 +225,7 @@ int rc_capture__batch_caps(struct rc_capture *c, const struct rc_backend_ops *op
 	 */
 	if (!c->has_file || c->stopped)
 		return 0;
-	size = newest_file(c, &pending);
+	size = newest_file(c, ops, &pending);
 	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 	/*
 	 * --max-size without rotation here too, not only after the read: a
@@ -256,7 +266,7 @@ static int drain_caps(struct rc_capture *c, const struct rc_backend_ops *ops, ui
 
 	if (!c->has_file)
 		return 0;
-	size = newest_file(c, &pending);
+	size = newest_file(c, ops, &pending);
 	/* for --min-free, checked on the thread that writes (rc_capture__check_space()) */
 	__atomic_store_n(&c->pending_est, pending, __ATOMIC_RELAXED);
 	if (!rotating(c)) {
@@ -357,8 +367,9 @@ void rc_capture__publish(struct rc_capture *c)
 
 	__atomic_store_n(&c->nrec_written, c->nrec_base + tr->nrec, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->written, c->bytes_base + bytes, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->raw_written, c->raw_base + tr->raw_bytes, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->file_written, bytes, __ATOMIC_RELAXED);
+	/* last (release): the drain that sees these records written sees their bytes */
+	__atomic_store_n(&c->raw_written, c->raw_base + tr->raw_bytes, __ATOMIC_RELEASE);
 }
 
 void rc_capture__set_limit(struct rc_capture *c, int why, const char *fmt, ...)

@@ -317,6 +317,14 @@ static int bpf_drained(struct rc_capture *c)
 	return rc_batcher__submit(&to_bpf(c)->bt);
 }
 
+/* The batch being filled: handed over at the drain's end or a switch, unchecked. */
+static size_t bpf_unsent(struct rc_capture *c)
+{
+	const struct rc_bpf *s = to_bpf(c);
+
+	return s->bt.cur ? s->bt.cur->len : 0;
+}
+
 /* ---- start and stop --------------------------------------------------- */
 
 static int bpf_start(struct rc_capture *c, int fd)
@@ -542,6 +550,7 @@ const struct rc_backend_ops rc_bpf_ops = {
 	.sample = bpf_sample,
 	.snapshot = bpf_snapshot_op,
 	.switch_file = bpf_switch,
+	.unsent = bpf_unsent,
 	.stop = bpf_stop,
 	.halt = bpf_halt,
 	.teardown = rc_bpf__teardown,
