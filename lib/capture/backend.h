@@ -70,6 +70,9 @@ static inline int rc_wait_ms(const struct rc_record_opts *o, uint64_t now, uint6
  * @nrec_written: records in complete chunks (atomic: a writer thread may set it)
  * @written: bytes written (atomic)
  * @raw_written: bytes of records before compression (atomic)
+ * @taken_written: bytes taken off records handed before they were
+ *	written (samples' stack frames, written as a table): handed, so
+ *	never to be written (atomic; the writing thread's)
  * @stacks: the stacks samples carry, taken off on the writer's thread (NULL: none)
  * @started: rc_session__start() succeeded
  * @stopped: rc_session__stop() ran
@@ -118,7 +121,7 @@ struct rc_capture {
 	uint64_t last_stats, last_flush, flush_ns;
 	unsigned int clock_every;
 	struct rc_stats last;
-	uint64_t nrec_written, written, raw_written;
+	uint64_t nrec_written, written, raw_written, taken_written;
 	struct rc_stacks *stacks;
 	bool started, stopped;
 	bool has_file;

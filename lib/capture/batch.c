@@ -93,10 +93,12 @@ static int write_item(struct rc_batcher *b, struct rc_batch_item *it, bool *kept
 				return err;
 			/*
 			 * The frames taken off were counted handed (queued_raw):
-			 * counted written too, or the drain's estimate of what
-			 * the writer holds would grow all run long.
+			 * the drain's estimate of what the writer holds leaves
+			 * them out, or it would grow all run long. Before the
+			 * records' publish (release), which the drain reads first.
 			 */
-			b->c->raw_base += len - it->b->len;
+			__atomic_add_fetch(&b->c->taken_written, len - it->b->len,
+					   __ATOMIC_RELAXED);
 		}
 		return add_records(b, it->b, kept);
 	case RC_ITEM_STATS:

@@ -142,7 +142,8 @@ static double written_ratio(struct rc_capture *c)
  */
 static uint64_t pending_bytes(struct rc_capture *c, uint64_t *held)
 {
-	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_ACQUIRE);
+	uint64_t raw = __atomic_load_n(&c->raw_written, __ATOMIC_ACQUIRE) +
+		       __atomic_load_n(&c->taken_written, __ATOMIC_RELAXED);
 	uint64_t pending = c->queued_raw > raw ? c->queued_raw - raw : 0;
 	double ratio = written_ratio(c);
 
@@ -209,8 +210,14 @@ static uint64_t newest_file(struct rc_capture *c, const struct rc_backend_ops *o
 
 	*pending = pending_bytes(c, &held);
 	file = __atomic_load_n(&c->file_written, __ATOMIC_RELAXED);
-	if (c->switches_asked != done)
-		return (uint64_t)((c->queued_raw + unsent - c->switch_raw) * written_ratio(c));
+	if (c->switches_asked != done) {
+		/* no less than none: an ftrace chunk thrown away (salvaged) shrinks queued_raw */
+		uint64_t since = c->queued_raw + unsent > c->switch_raw
+					 ? c->queued_raw + unsent - c->switch_raw
+					 : 0;
+
+		return (uint64_t)(since * written_ratio(c));
+	}
 	return file + held + (uint64_t)(unsent * written_ratio(c));
 }
 

@@ -254,15 +254,12 @@ static uint64_t rings_pending(struct rc_ftrace *f)
  */
 static int chunk_caps(struct rc_ftrace *f)
 {
-	int err;
-
-	f->c.queued_raw = __atomic_load_n(&f->c.raw_written, __ATOMIC_RELAXED);
+	/* the chunk being built too: a pass's own full one leaves the rest there */
+	f->c.queued_raw =
+	    __atomic_load_n(&f->c.raw_written, __ATOMIC_RELAXED) + rc_ftenc__raw_size(f->enc);
 	if (f->c.opts.max_size || f->c.opts.min_free)
 		f->c.ring_pending = rings_pending(f);
-	err = rc_capture__batch_caps(&f->c, &rc_ftrace_ops);
-	/* after the read, the counters' figure again (pending_bytes()) */
-	f->c.ring_pending = 0;
-	return err;
+	return rc_capture__batch_caps(&f->c, &rc_ftrace_ops);
 }
 
 /*
@@ -336,6 +333,7 @@ static bool unread_cpu(const struct rc_ftrace *f, int cpu, struct rc_stat_entry 
 static int take_stats(struct rc_ftrace *f)
 {
 	struct rc_stats *st = &f->c.last;
+	uint64_t all = 0;
 	int i;
 
 	if (!st->entries) {
@@ -353,9 +351,10 @@ static int take_stats(struct rc_ftrace *f)
 		struct rc_ftrace_kstats k;
 
 		rc_ftrace__read_kstats(f, c, &k);
-		/* as for the perf buffer: the fullest ring's */
+		/* as for the perf buffer: the fullest ring's; the stop reads them all */
 		if (k.pending > st->ring_pending)
 			st->ring_pending = k.pending;
+		all += k.pending;
 		if (k.pending > st->ring_hwm)
 			st->ring_hwm = k.pending;
 		st->entries[i] = (struct rc_stat_entry){
@@ -372,6 +371,7 @@ static int take_stats(struct rc_ftrace *f)
 			st->nentries++;
 	}
 	rc_stats__set_in_flight(st);
+	f->c.ring_pending = all; /* for --max-size and --min-free (pending_bytes()) */
 	return 0;
 }
 
