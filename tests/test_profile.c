@@ -43,6 +43,47 @@
 #define ARM64 false
 #endif
 
+/*
+ * Stacks that a check counted, by CPU, and how many passed it; with how
+ * many had a user stack of one frame (the sampled address only) and no
+ * kernel stack: for a failed check's message, to tell a stack walk cut
+ * short on one CPU from names gone missing.
+ */
+#define TALLY_CPUS 4
+struct stack_tally {
+	uint64_t n[TALLY_CPUS], ok[TALLY_CPUS];
+	uint64_t one_user, no_kernel;
+};
+
+static void tally(struct stack_tally *t, const struct rc_rec_hdr *rec, const struct rc_stack *s,
+		  bool ok)
+{
+	unsigned int cpu = rec->cpu < TALLY_CPUS ? rec->cpu : TALLY_CPUS - 1;
+
+	t->n[cpu]++;
+	t->ok[cpu] += ok;
+	t->one_user += s->nuser <= 1;
+	t->no_kernel += !s->nkernel;
+}
+
+/* "cpu0 32/34 cpu1 0/102, 104 of one user frame, 0 with no kernel's" into @buf */
+static const char *tally_str(const struct stack_tally *t, char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < TALLY_CPUS && at < len; i++)
+		if (t->n[i])
+			at += snprintf(buf + at, len - at, "cpu%d%s %llu/%llu ", i,
+				       i == TALLY_CPUS - 1 ? "+" : "", (unsigned long long)t->ok[i],
+				       (unsigned long long)t->n[i]);
+	if (at < len)
+		snprintf(buf + at, len - at, "(%llu of one user frame, %llu no kernel's)",
+			 (unsigned long long)t->one_user, (unsigned long long)t->no_kernel);
+	return buf;
+}
+
 /* What a capture's samples say. */
 struct prof_facts {
 	uint64_t samples, with_stack, stacks;
@@ -56,6 +97,7 @@ struct prof_facts {
 	uint64_t dl_unnamed;   /* frames in librc_prof_dl.so without a name */
 	uint64_t dl_called;    /* of dl_named, those with dlchild and main on the stack too */
 	uint64_t past_vdso;    /* arm64: unnamed frames above a vDSO frame, not in unnamed_user */
+	struct stack_tally dl; /* dl_called of dl_named, by CPU */
 	uint64_t called;	/* of in[], samples with main and burn on their stack too */
 	const char *comm;	/* the workload's task name: "rc_prof" when NULL */
 	uint64_t made, dropped, captured;
@@ -213,8 +255,11 @@ static int gather(const char *path, struct prof_facts *f)
 			f->kernel_under += s->nkernel > 0;
 		}
 		if (has_frame_in(s, "rc_dl_burn", "/librc_prof_dl.so")) {
+			bool called = has_frame(s, "dlchild", true) && has_frame(s, "main", true);
+
 			f->dl_named++;
-			f->dl_called += has_frame(s, "dlchild", true) && has_frame(s, "main", true);
+			f->dl_called += called;
+			tally(&f->dl, rec, s, called);
 		}
 		/*
 		 * The sampled address, always a real one (its callers, from a
@@ -715,7 +760,7 @@ static void profile_short_dlopen(const char *lag_ms, const char *call_graph)
 	bool vm = getenv("RINGCAP_VMTEST"), nodl;
 	struct prof_facts f = {};
 	struct run r = {};
-	char what[128], ms[16];
+	char what[256], ms[16], diag[160];
 	FILE *fp;
 	int k;
 
@@ -778,8 +823,9 @@ static void profile_short_dlopen(const char *lag_ms, const char *call_graph)
 			    what);
 	}
 	/* unwound from the library's code into the executable's: its CFI reported to libdw */
-	snprintf(what, sizeof(what), "rc_dl_burn's samples under dlchild and main: %llu of %llu",
-		 (unsigned long long)f.dl_called, (unsigned long long)f.dl_named);
+	snprintf(what, sizeof(what), "rc_dl_burn's samples under dlchild and main: %llu of %llu: %s",
+		 (unsigned long long)f.dl_called, (unsigned long long)f.dl_named,
+		 tally_str(&f.dl, diag, sizeof(diag)));
 	ASSERT_TRUE(f.dl_called * 100 >= f.dl_named * 90, what);
 	snprintf(what, sizeof(what), "the library's frames named: %llu without a name",
 		 (unsigned long long)f.dl_unnamed);
@@ -798,6 +844,7 @@ out:
 /* Off-CPU records of rc_prof: ns blocked with blk_a and blk_b on the stack, and the ledger. */
 struct offcpu_facts {
 	uint64_t records, blocked[2], made, dropped, captured;
+	struct stack_tally blk; /* rc_prof's records, with blk_a or blk_b on their stack */
 	bool truncated;
 };
 
@@ -829,6 +876,7 @@ static int gather_offcpu(const char *path, struct offcpu_facts *f)
 			f->blocked[0] += blocked;
 		if (has_frame(s, "blk_b", true))
 			f->blocked[1] += blocked;
+		tally(&f->blk, rec, s, has_frame(s, "blk_a", true) || has_frame(s, "blk_b", true));
 	}
 	st = rc_reader__stats(r);
 	for (i = 0; st && i < st->nentries; i++) {
@@ -849,7 +897,7 @@ static void profile_offcpu(void)
 	unsigned long long want[2] = {};
 	struct offcpu_facts f = {};
 	struct run r = {}, rep = {};
-	char what[96];
+	char what[256], diag[160];
 	FILE *fp;
 	int k;
 
@@ -873,8 +921,11 @@ static void profile_offcpu(void)
 	for (k = 0; k < 2; k++) {
 		double ratio = want[k] ? (double)f.blocked[k] / want[k] : 0;
 
-		snprintf(what, sizeof(what), "blk_%c: %.1f ms blocked recorded, %.1f ms timed",
-			 'a' + k, f.blocked[k] / 1e6, want[k] / 1e6);
+		snprintf(what, sizeof(what),
+			 "blk_%c: %.1f ms blocked recorded, %.1f ms timed; rc_prof's records "
+			 "in blk_a or blk_b: %s",
+			 'a' + k, f.blocked[k] / 1e6, want[k] / 1e6,
+			 tally_str(&f.blk, diag, sizeof(diag)));
 		ASSERT_TRUE(ratio > 0.95 && ratio < 1.05, what);
 	}
 	/* folded: microseconds blocked, as offcputime -f */
@@ -920,6 +971,8 @@ static void profile_event_stacks(void)
 	const char *out = tmpfile_path("ev.rcap");
 	const struct rc_rec_hdr *rec, *prev = NULL;
 	uint64_t events = 0, stacks = 0, paired = 0, named = 0;
+	struct stack_tally t = {};
+	char what[256], diag[160];
 	const struct rc_stack *s;
 	struct rc_reader *r = NULL;
 	struct run run = {}, rep = {};
@@ -955,13 +1008,20 @@ static void profile_event_stacks(void)
 		prev = NULL;
 		memcpy(&id, (const char *)rec + 56, sizeof(id));
 		s = rc_reader__stack(r, id);
-		named += s && has_frame(s, "sys_heavy", true) && s->nkernel > 0;
+		if (s) {
+			bool ok = has_frame(s, "sys_heavy", true) && s->nkernel > 0;
+
+			named += ok;
+			tally(&t, rec, s, ok);
+		}
 	}
 	ASSERT_EQ(err, 0, "read to the end");
 	ASSERT_TRUE(events >= 1000, "getppid events");
 	ASSERT_EQ(stacks, events, "a stack record for each event");
 	ASSERT_EQ(paired, stacks, "each right after its event: same time, thread and CPU");
-	ASSERT_EQ(named, stacks, "each with sys_heavy under the kernel's frames");
+	snprintf(what, sizeof(what), "each with sys_heavy under the kernel's frames: %s",
+		 tally_str(&t, diag, sizeof(diag)));
+	ASSERT_EQ(named, stacks, what);
 	/* --stacks prints them under the events; folded counts events by stack */
 	if (ASSERT_EQ(run_sync(&rep,
 			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
@@ -1344,6 +1404,7 @@ struct inline_facts {
 	uint64_t chain;		 /* of them, with inl_inner and inl_outer inlined in it, lines right */
 	uint64_t marked_frames;	 /* frames with RC_FRAME_F_INLINE or a file, anywhere */
 	uint64_t bad_addr;	 /* inline frames whose address is not their frame's */
+	struct stack_tally called; /* burn_inl's, with burn_inline its caller */
 };
 
 static int gather_inline(const char *path, const int lines[4], struct inline_facts *f)
@@ -1381,6 +1442,9 @@ static int gather_inline(const char *path, const int lines[4], struct inline_fac
 			if (!fr->sym || strcmp(fr->sym, "burn_inl") || (fr->flags & RC_FRAME_F_INLINE))
 				continue;
 			f->burn_inl++;
+			tally(&f->called, rec, s,
+			      i + 1 < n && s->frames[i + 1].sym &&
+				      !strcmp(s->frames[i + 1].sym, "burn_inline"));
 			if (i < (size_t)s->nkernel + 2)
 				break;
 			outer = &s->frames[i - 1];
@@ -1406,7 +1470,7 @@ static void profile_inline(void)
 	const char *truth = tmpfile_path("truth");
 	struct inline_facts f = {}, g = {};
 	struct run r = {}, rep = {};
-	char what[160];
+	char what[256], diag[160];
 	int lines[4];
 
 	lines[0] = marker_line("inl_inner begin");
@@ -1437,9 +1501,13 @@ static void profile_inline(void)
 			       (char *[]){ (char *)bin("ringcap"), "report", "--format", "folded",
 					   (char *)out, NULL },
 			       60000),
-		      0, "report --format folded"))
-		ASSERT_HAS(rep.out, ";burn_inline;burn_inl;inl_outer;inl_inner ",
-			   "inlined functions as frames, outermost first");
+		      0, "report --format folded")) {
+		snprintf(what, sizeof(what),
+			 "inlined functions as frames, outermost first (burn_inl's under "
+			 "burn_inline: %s)",
+			 tally_str(&f.called, diag, sizeof(diag)));
+		ASSERT_HAS(rep.out, ";burn_inline;burn_inl;inl_outer;inl_inner ", what);
+	}
 	run_free(&rep);
 	if (ASSERT_EQ(run_sync(&rep,
 			       (char *[]){ (char *)bin("ringcap"), "report", "--stacks", (char *)out,
