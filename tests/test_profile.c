@@ -45,14 +45,14 @@
 
 /*
  * Stacks that a check counted, by CPU, and how many passed it; with how
- * many had a user stack of one frame (the sampled address only) and no
- * kernel stack: for a failed check's message, to tell a stack walk cut
- * short on one CPU from names gone missing.
+ * many had no user frame, one (the sampled address only) and no kernel
+ * frame: for a failed check's message, to tell a stack walk cut short on
+ * one CPU from one failed on all, or names gone missing.
  */
 #define TALLY_CPUS 4
 struct stack_tally {
 	uint64_t n[TALLY_CPUS], ok[TALLY_CPUS];
-	uint64_t one_user, no_kernel;
+	uint64_t u0[TALLY_CPUS], u1[TALLY_CPUS], k0[TALLY_CPUS];
 };
 
 static void tally(struct stack_tally *t, const struct rc_rec_hdr *rec, const struct rc_stack *s,
@@ -62,25 +62,33 @@ static void tally(struct stack_tally *t, const struct rc_rec_hdr *rec, const str
 
 	t->n[cpu]++;
 	t->ok[cpu] += ok;
-	t->one_user += s->nuser <= 1;
-	t->no_kernel += !s->nkernel;
+	t->u0[cpu] += !s->nuser;
+	t->u1[cpu] += s->nuser == 1;
+	t->k0[cpu] += !s->nkernel;
 }
 
-/* "cpu0 32/34 cpu1 0/102, 104 of one user frame, 0 with no kernel's" into @buf */
+/*
+ * "cpu0 32/34 u0 0 u1 2 k0 34, cpu1 0/102 u0 0 u1 102 k0 102" into @buf:
+ * passed of counted, then how many had no user frame, one, no kernel frame
+ */
 static const char *tally_str(const struct stack_tally *t, char *buf, size_t len)
 {
 	size_t at = 0;
-	int i;
+	int i, k;
 
 	buf[0] = '\0';
-	for (i = 0; i < TALLY_CPUS && at < len; i++)
-		if (t->n[i])
-			at += snprintf(buf + at, len - at, "cpu%d%s %llu/%llu ", i,
-				       i == TALLY_CPUS - 1 ? "+" : "", (unsigned long long)t->ok[i],
-				       (unsigned long long)t->n[i]);
-	if (at < len)
-		snprintf(buf + at, len - at, "(%llu of one user frame, %llu no kernel's)",
-			 (unsigned long long)t->one_user, (unsigned long long)t->no_kernel);
+	for (i = 0; i < TALLY_CPUS; i++) {
+		if (!t->n[i] || at >= len)
+			continue;
+		k = snprintf(buf + at, len - at, "%scpu%d%s %llu/%llu u0 %llu u1 %llu k0 %llu",
+			     at ? ", " : "", i, i == TALLY_CPUS - 1 ? "+" : "",
+			     (unsigned long long)t->ok[i], (unsigned long long)t->n[i],
+			     (unsigned long long)t->u0[i], (unsigned long long)t->u1[i],
+			     (unsigned long long)t->k0[i]);
+		if (k < 0)
+			break;
+		at += (size_t)k;
+	}
 	return buf;
 }
 
