@@ -52,7 +52,6 @@ struct trace_buffer_meta {
 #define MISSED_STORED (1u << 30) /* ... and their count follows its data, a u64 */
 #define NO_SUBBUF     UINT32_MAX /* no reader sub-buffer taken yet */
 #define CHUNK_RAW     (1u << 20) /* decoded bytes a chunk holds before it is written */
-#define FT_LEVEL      3 /* zstd's: events as the kernel wrote them, not shuffled, gain from it */
 #define DEFAULT_BUF   (8u << 20)      /* each CPU's ring */
 #define WAKE_PERCENT  50	      /* poll wakes when a ring is this full */
 #define SPLICE_PAGES  16	      /* pages a splice moves at most: a pipe's default */

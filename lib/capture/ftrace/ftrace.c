@@ -500,7 +500,11 @@ static struct rc_capture *ft_open(const struct rc_record_opts *opts)
 	err = err ?: rc_ftrace__open_cpus(f);
 	if (err)
 		goto err_out;
-	f->enc = rc_ftenc__new(f->c.opts.compress_level ?: FT_LEVEL, f->c.opts.no_compress,
+	/*
+	 * zstd's level 1 by default, as the BPF transports': on spliced
+	 * events it writes less than level 3 for no more CPU
+	 */
+	f->enc = rc_ftenc__new(f->c.opts.compress_level, f->c.opts.no_compress,
 			       rc_ftrace__task_lookup, f);
 	if (!f->enc) {
 		err = -errno;
