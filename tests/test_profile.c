@@ -45,9 +45,10 @@
 
 /*
  * Stacks that a check counted, by CPU, and how many passed it; with how
- * many had no user frame, one (the sampled address only) and no kernel
- * frame: for a failed check's message, to tell a stack walk cut short on
- * one CPU from one failed on all, or names gone missing.
+ * many had no user frame, one (the sampled address only; inlined frames,
+ * which --srclines adds at an address, not counted) and no kernel frame:
+ * for a failed check's message, to tell a stack walk cut short on one CPU
+ * from one failed on all, or names gone missing.
  */
 #define TALLY_CPUS 4
 struct stack_tally {
@@ -59,11 +60,14 @@ static void tally(struct stack_tally *t, const struct rc_rec_hdr *rec, const str
 		  bool ok)
 {
 	unsigned int cpu = rec->cpu < TALLY_CPUS ? rec->cpu : TALLY_CPUS - 1;
+	uint32_t i, walked = 0;
 
+	for (i = s->nkernel; i < (uint32_t)s->nkernel + s->nuser; i++)
+		walked += !(s->frames[i].flags & RC_FRAME_F_INLINE);
 	t->n[cpu]++;
 	t->ok[cpu] += ok;
-	t->u0[cpu] += !s->nuser;
-	t->u1[cpu] += s->nuser == 1;
+	t->u0[cpu] += !walked;
+	t->u1[cpu] += walked == 1;
 	t->k0[cpu] += !s->nkernel;
 }
 
@@ -76,7 +80,7 @@ static const char *tally_str(const struct stack_tally *t, char *buf, size_t len)
 	size_t at = 0;
 	int i, k;
 
-	buf[0] = '\0';
+	snprintf(buf, len, "none counted");
 	for (i = 0; i < TALLY_CPUS; i++) {
 		if (!t->n[i] || at >= len)
 			continue;
@@ -931,7 +935,7 @@ static void profile_offcpu(void)
 
 		snprintf(what, sizeof(what),
 			 "blk_%c: %.1f ms blocked recorded, %.1f ms timed; rc_prof's records "
-			 "in blk_a or blk_b: %s",
+			 "in blk_a or blk_b, by the CPU each woke on: %s",
 			 'a' + k, f.blocked[k] / 1e6, want[k] / 1e6,
 			 tally_str(&f.blk, diag, sizeof(diag)));
 		ASSERT_TRUE(ratio > 0.95 && ratio < 1.05, what);
