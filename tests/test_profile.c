@@ -46,14 +46,15 @@
 /*
  * Stacks that a check counted, by CPU, and how many passed it; with how
  * many had no user frame, one (the sampled address only; inlined frames,
- * which --srclines adds at an address, not counted) and no kernel frame:
- * for a failed check's message, to tell a stack walk cut short on one CPU
- * from one failed on all, or names gone missing.
+ * which --srclines adds at an address, not counted), a user frame without
+ * a name, and no kernel frame: for a failed check's message, to tell a
+ * stack walk cut short on one CPU from one failed on all, or names gone
+ * missing.
  */
 #define TALLY_CPUS 4
 struct stack_tally {
 	uint64_t n[TALLY_CPUS], ok[TALLY_CPUS];
-	uint64_t u0[TALLY_CPUS], u1[TALLY_CPUS], k0[TALLY_CPUS];
+	uint64_t u0[TALLY_CPUS], u1[TALLY_CPUS], un[TALLY_CPUS], k0[TALLY_CPUS];
 };
 
 static void tally(struct stack_tally *t, const struct rc_rec_hdr *rec, const struct rc_stack *s,
@@ -61,19 +62,24 @@ static void tally(struct stack_tally *t, const struct rc_rec_hdr *rec, const str
 {
 	unsigned int cpu = rec->cpu < TALLY_CPUS ? rec->cpu : TALLY_CPUS - 1;
 	uint32_t i, walked = 0;
+	bool unnamed = false;
 
-	for (i = s->nkernel; i < (uint32_t)s->nkernel + s->nuser; i++)
+	for (i = s->nkernel; i < (uint32_t)s->nkernel + s->nuser; i++) {
 		walked += !(s->frames[i].flags & RC_FRAME_F_INLINE);
+		unnamed |= !s->frames[i].sym;
+	}
 	t->n[cpu]++;
 	t->ok[cpu] += ok;
 	t->u0[cpu] += !walked;
 	t->u1[cpu] += walked == 1;
+	t->un[cpu] += unnamed;
 	t->k0[cpu] += !s->nkernel;
 }
 
 /*
- * "cpu0 32/34 u0 0 u1 2 k0 34, cpu1 0/102 u0 0 u1 102 k0 102" into @buf:
- * passed of counted, then how many had no user frame, one, no kernel frame
+ * "cpu0 32/34 u0 0 u1 2 un 0 k0 34, cpu1 0/102 u0 0 u1 102 un 0 k0 102"
+ * into @buf: passed of counted, then how many had no user frame, one, an
+ * unnamed one, no kernel frame
  */
 static const char *tally_str(const struct stack_tally *t, char *buf, size_t len)
 {
@@ -84,11 +90,11 @@ static const char *tally_str(const struct stack_tally *t, char *buf, size_t len)
 	for (i = 0; i < TALLY_CPUS; i++) {
 		if (!t->n[i] || at >= len)
 			continue;
-		k = snprintf(buf + at, len - at, "%scpu%d%s %llu/%llu u0 %llu u1 %llu k0 %llu",
+		k = snprintf(buf + at, len - at, "%scpu%d%s %llu/%llu u0 %llu u1 %llu un %llu k0 %llu",
 			     at ? ", " : "", i, i == TALLY_CPUS - 1 ? "+" : "",
 			     (unsigned long long)t->ok[i], (unsigned long long)t->n[i],
 			     (unsigned long long)t->u0[i], (unsigned long long)t->u1[i],
-			     (unsigned long long)t->k0[i]);
+			     (unsigned long long)t->un[i], (unsigned long long)t->k0[i]);
 		if (k < 0)
 			break;
 		at += (size_t)k;
