@@ -501,8 +501,8 @@ static struct rc_capture *ft_open(const struct rc_record_opts *opts)
 	if (err)
 		goto err_out;
 	/*
-	 * zstd's level 1 by default, as the BPF transports': on spliced
-	 * events it writes less than level 3 for no more CPU
+	 * zstd's level 1 by default, as the BPF transports': on ftrace's
+	 * events it writes less than level 3, for about the same CPU
 	 */
 	f->enc = rc_ftenc__new(f->c.opts.compress_level, f->c.opts.no_compress,
 			       rc_ftrace__task_lookup, f);
