@@ -7,13 +7,18 @@
  * relocates against it).
  */
 #include <bpf/btf.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "capture/session.h"
+#include "util/cache.h"
 #include "run_util.h"
 #include "test_progs.h"
 
@@ -56,6 +61,7 @@ void test_core_btf(void)
 		test__skip("no /sys/kernel/btf/vmlinux");
 		return;
 	}
+	setenv("RINGCAP_CACHE", "off", 1); /* the walk's, not the cache's (core_btf_cache) */
 	if (!ASSERT_OK(rc_features__probe_keep(&f, &k), "probe") || !ASSERT_TRUE(k, "kept"))
 		goto out;
 	/* what a program names: a flavour of task_struct, an enum, a typedef */
@@ -115,6 +121,7 @@ void test_core_btf(void)
 	    ASSERT_OK(stat("/sys/kernel/btf/vmlinux", &vst), "stat vmlinux"))
 		ASSERT_EQ((long long)st.st_size, (long long)vst.st_size, "whole size");
 out:
+	unsetenv("RINGCAP_CACHE");
 	btf__free(whole);
 	btf__free(sub);
 	btf__free(local);
@@ -147,6 +154,7 @@ void test_core_btf_trace_ids(void)
 		test__skip("no /sys/kernel/btf/vmlinux");
 		return;
 	}
+	setenv("RINGCAP_CACHE", "off", 1); /* the walk's, and a recording's without the cache */
 	if (!ASSERT_OK(rc_features__probe_keep(&f, &k), "probe") || !ASSERT_TRUE(k, "kept"))
 		goto out;
 	whole = btf__load_vmlinux_btf();
@@ -173,8 +181,279 @@ void test_core_btf_trace_ids(void)
 	ASSERT_TRUE(strstr(r.err, "handle_follow_fork"), "follow's programs");
 	ASSERT_TRUE(!strstr(r.err, "loading kernel BTF"), "no parse of the kernel's BTF by libbpf");
 out:
+	unsetenv("RINGCAP_CACHE");
 	run_free(&r);
 	tmpdir_cleanup();
 	btf__free(whole);
 	rc_kbtf__free(k);
+}
+
+/* The bytes of @fd, or of the file at @path when @fd < 0: malloc()ed, NULL on error. */
+static char *slurp(int fd, const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf = NULL;
+	int own = fd < 0 ? open(path, O_RDONLY | O_CLOEXEC) : fd;
+
+	if (own >= 0 && !fstat(own, &st) && (buf = malloc(st.st_size + 1)) &&
+	    pread(own, buf, st.st_size, 0) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		*len = st.st_size;
+	if (fd < 0 && own >= 0)
+		close(own);
+	return buf;
+}
+
+/* The one file in @dir of the answers, or of a subset (@core): its path in @path. */
+static bool cache_file(const char *dir, bool core, char *path, size_t len)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "kbtf-", 5) && !!strstr(e->d_name, "-core-") == core) {
+			snprintf(path, len, "%s/%s", dir, e->d_name);
+			n++;
+		}
+	closedir(d);
+	return n == 1;
+}
+
+static long entries(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	long n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return d ? n : -1;
+}
+
+/* The BTF answers a probe gives, side by side: the ones the cache keeps. */
+static bool same_answers(const struct rc_features *a, const struct rc_features *b)
+{
+	return a->btf == b->btf && a->tp_btf == b->tp_btf &&
+	       !strcmp(a->tp_btf_missing, b->tp_btf_missing) &&
+	       a->exit_group_dead == b->exit_group_dead &&
+	       a->switch_prev_state == b->switch_prev_state &&
+	       a->current_task_btf == b->current_task_btf;
+}
+
+static bool same_trace_ids(const struct rc_kbtf *a, const struct rc_kbtf *b)
+{
+	static const char *const tps[] = { "sys_enter",		 "sys_exit",
+					   "sched_switch",	 "sched_wakeup",
+					   "sched_process_fork", "sched_process_exec",
+					   "sched_process_exit" };
+	size_t i;
+
+	for (i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+		if (rc_kbtf__trace_id(a, tps[i]) != rc_kbtf__trace_id(b, tps[i]) ||
+		    rc_kbtf__trace_id(a, tps[i]) <= 0)
+			return false;
+	return true;
+}
+
+/* A probe and a subset for @local, into @f, @k and @sub (the subset's bytes). */
+static int probe_and_core(struct rc_features *f, struct rc_kbtf **k, const struct btf *local,
+			  char **sub, size_t *len)
+{
+	int fd, err;
+
+	*k = NULL;
+	*sub = NULL;
+	err = rc_features__probe_keep(f, k);
+	if (err || !*k)
+		return err ?: -ENOENT;
+	fd = memfd_create("core", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = rc_kbtf__write_core(*k, (struct btf *)local, fd);
+	if (!err && !(*sub = slurp(fd, NULL, len)))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+/* A recording's count of getppid events in its summary, -1 when it says none. */
+static long getppid_count(const char *rcap)
+{
+	struct run r = {};
+	const char *p;
+	long n = -1;
+
+	if (!run_sync(&r,
+		      (char *[]){ (char *)bin("ringcap"), "report", "-i", (char *)rcap, "--summary",
+				  NULL },
+		      60000) &&
+	    r.out && (p = strstr(r.out, "\nsyscalls:sys_enter_getppid ")))
+		sscanf(p + 1, "%*s %ld", &n);
+	run_free(&r);
+	return n;
+}
+
+/*
+ * The cache of what the probe learns from the kernel's BTF, and of the
+ * CO-RE subsets (util/cache.h, ringcap-record(1) FILES): a second probe
+ * takes the same answers and the same subset's bytes from it; a file
+ * damaged, cut short, or in a directory others may write is not used;
+ * RINGCAP_CACHE=off writes nothing. And recordings with the cache cold,
+ * warm and off capture every event, the warm one from the cache (-vv).
+ */
+void test_core_btf_cache(void)
+{
+	char dir[PATH_MAX], off_dir[PATH_MAX], core_path[PATH_MAX], ans_path[PATH_MAX];
+	char *sub1 = NULL, *sub2 = NULL, *file1 = NULL, *file2 = NULL;
+	struct rc_kbtf *k1 = NULL, *k2 = NULL;
+	struct rc_features f1, f2;
+	struct btf *local = NULL;
+	size_t len1, len2, flen1, flen2;
+	struct run r = {};
+	int fd;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		test__skip("no /sys/kernel/btf/vmlinux");
+		return;
+	}
+	if (access("/sys/kernel/notes", R_OK)) {
+		test__skip("no /sys/kernel/notes: no build id to key the cache on");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", tmpfile_path("cache"));
+	snprintf(off_dir, sizeof(off_dir), "%s", tmpfile_path("cache-off"));
+	if (!ASSERT_OK(mkdir(dir, 0700), "mkdir") || !ASSERT_OK(mkdir(off_dir, 0700), "mkdir"))
+		goto out;
+	setenv("RINGCAP_CACHE_DIR", dir, 1);
+	unsetenv("RINGCAP_CACHE");
+	local = btf__new_empty();
+	if (!ASSERT_TRUE(local, "local btf"))
+		goto out;
+	btf__add_struct(local, "task_struct___flavour", 0);
+	btf__add_typedef(local, "pid_t", 0);
+
+	/* cold: both made, and kept */
+	if (!ASSERT_OK(probe_and_core(&f1, &k1, local, &sub1, &len1), "cold"))
+		goto out;
+	if (!ASSERT_TRUE(cache_file(dir, false, ans_path, sizeof(ans_path)), "answers kept") ||
+	    !ASSERT_TRUE(cache_file(dir, true, core_path, sizeof(core_path)), "subset kept"))
+		goto out;
+	ASSERT_EQ(entries(dir), 2, "two files, no temporary left");
+	/* warm: the same */
+	if (!ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "warm"))
+		goto out;
+	ASSERT_TRUE(same_answers(&f1, &f2), "the same answers");
+	ASSERT_TRUE(same_trace_ids(k1, k2), "the same tracepoint types");
+	ASSERT_TRUE(len1 == len2 && !memcmp(sub1, sub2, len1), "the same subset");
+	rc_kbtf__free(k2);
+	free(sub2);
+	sub2 = NULL;
+
+	/* a byte of the subset's file changed: not used, made again, and the file made whole */
+	file1 = slurp(-1, core_path, &flen1);
+	fd = open(core_path, O_WRONLY);
+	if (!ASSERT_TRUE(file1 && fd >= 0, "open subset") ||
+	    !ASSERT_EQ(pwrite(fd, "\xff", 1, flen1 / 2), 1, "damage"))
+		goto out;
+	close(fd);
+	if (!ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "damaged subset"))
+		goto out;
+	ASSERT_TRUE(len1 == len2 && !memcmp(sub1, sub2, len1), "made again");
+	file2 = slurp(-1, core_path, &flen2);
+	ASSERT_TRUE(file2 && flen1 == flen2 && !memcmp(file1, file2, flen1), "replaced whole");
+	rc_kbtf__free(k2);
+	free(sub2);
+	sub2 = NULL;
+
+	/* the answers' file cut short: not used, the kernel's BTF walked */
+	if (!ASSERT_OK(truncate(ans_path, 20), "cut short") ||
+	    !ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "cut answers"))
+		goto out;
+	ASSERT_TRUE(same_answers(&f1, &f2) && same_trace_ids(k1, k2), "answers walked again");
+	rc_kbtf__free(k2);
+	free(sub2);
+	sub2 = NULL;
+	free(file2);
+	file2 = slurp(-1, ans_path, &flen2);
+	ASSERT_TRUE(file2 && flen2 > 20, "and kept again");
+
+	/* a directory others may write to: its files are not used */
+	{
+		void *data;
+		size_t dlen;
+
+		if (!ASSERT_OK(chmod(dir, 0770), "chmod"))
+			goto out;
+		ASSERT_EQ(rc_cache__get(strrchr(ans_path, '/') + 1, "any", &data, &dlen), -EPERM,
+			  "group-writable: not ours alone");
+		ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "probe");
+		ASSERT_TRUE(same_answers(&f1, &f2), "answers walked");
+		rc_kbtf__free(k2);
+		k2 = NULL;
+		free(sub2);
+		sub2 = NULL;
+		chmod(dir, 0700);
+	}
+
+	/* off: nothing written */
+	setenv("RINGCAP_CACHE_DIR", off_dir, 1);
+	setenv("RINGCAP_CACHE", "off", 1);
+	if (ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "off"))
+		ASSERT_TRUE(len1 == len2 && !memcmp(sub1, sub2, len1), "the same subset");
+	ASSERT_EQ(entries(off_dir), 0, "nothing cached");
+
+	/* recordings: cold (a new directory), warm, and off, each with every event */
+	if (!need_root())
+		goto out;
+	{
+		static const char *const modes[] = { "cold", "warm", "off" };
+		char rec_dir[PATH_MAX], out[PATH_MAX];
+		size_t i;
+
+		snprintf(rec_dir, sizeof(rec_dir), "%s", tmpfile_path("cache-rec"));
+		snprintf(out, sizeof(out), "%s", tmpfile_path("c.rcap"));
+		setenv("RINGCAP_CACHE_DIR", rec_dir, 1);
+		for (i = 0; i < 3; i++) {
+			if (i == 2)
+				setenv("RINGCAP_CACHE", "off", 1);
+			else
+				unsetenv("RINGCAP_CACHE");
+			run_free(&r);
+			if (!ASSERT_EQ(run_sync(&r,
+						(char *[]){ (char *)bin("ringcap"), "record", "-vv",
+							    "-e", "syscalls:sys_enter_getppid",
+							    "-o", out, "--", (char *)bin("rc_load"),
+							    "storm", "20000", "1", NULL },
+						60000),
+				       0, modes[i]))
+				goto out;
+			ASSERT_EQ(getppid_count(out), 20000, modes[i]);
+			ASSERT_EQ(
+			    !!strstr(r.err, "CO-RE relocations against the kernel's types cached"),
+			    i == 1, "the subset from the cache when warm only");
+			ASSERT_EQ(!!strstr(r.err, "the kernel's BTF: the answers cached"), i == 1,
+				  "the answers from the cache when warm only");
+			ASSERT_EQ(entries(rec_dir), 2, "the answers and one object's subset kept");
+		}
+	}
+out:
+	unsetenv("RINGCAP_CACHE_DIR");
+	unsetenv("RINGCAP_CACHE");
+	run_free(&r);
+	rc_kbtf__free(k1);
+	rc_kbtf__free(k2);
+	btf__free(local);
+	free(sub1);
+	free(sub2);
+	free(file1);
+	free(file2);
+	tmpdir_cleanup();
 }

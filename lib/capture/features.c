@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include "util/cache.h"
+#include "util/siphash.h"
 #include "util/sysfs.h"
 #include "util/util.h"
 #include "events.h"
@@ -135,12 +137,20 @@ struct btf_walk {
 	bool task_btf;				   /* BPF_FUNC_get_current_task_btf */
 };
 
-/* The walk, kept for rc_kbtf__write_core(): the file's text, mapped or read. */
+/*
+ * The walk, kept for rc_kbtf__write_core(): the file's text, mapped or
+ * read. Or, where the cache had the walk's answers (walked false), those
+ * alone, w.trace_id among them: the walk is made the first time a CO-RE
+ * subset is not in the cache either.
+ */
 struct rc_kbtf {
 	struct btf_walk w;
 	char *text;
 	size_t len;
 	bool mapped;
+	bool walked;
+	char key[512];	/* the cache's key for this kernel's BTF, "" for no cache */
+	char name[128]; /* and its file's name */
 };
 
 static const char *walk_name(const struct btf_walk *w, __u32 off)
@@ -319,17 +329,17 @@ static int read_vmlinux_btf(char **out, size_t *len, bool *mapped)
 }
 
 /*
- * probe_btf() by the walk: 0, -ENOENT without the file, -EPROTO when it is
- * not raw BTF of this machine's byte order, or has a kind the walk does
- * not know.
+ * The kernel's BTF read and walked into @k: 0, -ENOENT without the file,
+ * -EPROTO when it is not raw BTF of this machine's byte order, or has a
+ * kind the walk does not know.
  */
-static int probe_btf_walk(struct rc_features *f, struct rc_kbtf **keep)
+static int walk_kernel(struct rc_kbtf *k)
 {
 	struct btf_walk w = {};
 	const struct btf_header *h;
 	bool mapped = false;
 	char *text = NULL;
-	size_t len, i;
+	size_t len;
 	int err;
 
 	err = read_vmlinux_btf(&text, &len, &mapped);
@@ -350,29 +360,12 @@ static int probe_btf_walk(struct rc_features *f, struct rc_kbtf **keep)
 	err = walk_types(&w);
 	if (err)
 		goto out;
-	f->btf = true;
-	f->tp_btf = true;
-	for (i = 0; i < ARRAY_SIZE(tp_btf_needed); i++) {
-		if (walk_nargs(&w, i) < 0) {
-			f->tp_btf = false;
-			snprintf(f->tp_btf_missing, sizeof(f->tp_btf_missing), "%s",
-				 tp_btf_needed[i]);
-			break;
-		}
-	}
-	f->exit_group_dead = walk_nargs(&w, needed_index("sched_process_exit")) >= 2;
-	f->switch_prev_state = walk_nargs(&w, needed_index("sched_switch")) >= 4;
-	f->current_task_btf = w.task_btf;
-	if (keep) {
-		*keep = calloc(1, sizeof(**keep));
-		if (*keep) {
-			(*keep)->w = w;
-			(*keep)->text = text;
-			(*keep)->len = len;
-			(*keep)->mapped = mapped;
-			return 0;
-		}
-	}
+	k->w = w;
+	k->text = text;
+	k->len = len;
+	k->mapped = mapped;
+	k->walked = true;
+	return 0;
 out:
 	free(w.off);
 	if (mapped)
@@ -382,13 +375,172 @@ out:
 	return err;
 }
 
-static void probe_btf(struct rc_features *f, struct rc_kbtf **keep)
+/* Bumped when the answers, or the CO-RE subset made for an object, change meaning. */
+#define KBTF_CACHE_VERSION 1u
+#define CORE_CACHE_VERSION 1u
+
+/*
+ * What the probe learns from the kernel's BTF, as the cache keeps it:
+ * each needed tracepoint's type and count of arguments (-1: none).
+ */
+struct kbtf_answers {
+	__u32 trace_id[ARRAY_SIZE(tp_btf_needed)];
+	__s8 nargs[ARRAY_SIZE(tp_btf_needed)];
+	__u8 current_task_btf;
+};
+
+static void answers_of_walk(const struct btf_walk *w, struct kbtf_answers *a)
 {
-	struct btf *btf;
 	size_t i;
 
-	if (!probe_btf_walk(f, keep))
-		return; /* read and walked */
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < ARRAY_SIZE(tp_btf_needed); i++) {
+		a->trace_id[i] = w->trace_id[i];
+		int n = walk_nargs(w, i);
+
+		a->nargs[i] = n < 0 ? -1 : n > 127 ? 127 : (__s8)n;
+	}
+	a->current_task_btf = w->task_btf;
+}
+
+static void apply_answers(struct rc_features *f, const struct kbtf_answers *a)
+{
+	size_t i;
+
+	f->btf = true;
+	f->tp_btf = true;
+	for (i = 0; i < ARRAY_SIZE(tp_btf_needed); i++) {
+		if (a->nargs[i] < 0) {
+			f->tp_btf = false;
+			snprintf(f->tp_btf_missing, sizeof(f->tp_btf_missing), "%s",
+				 tp_btf_needed[i]);
+			break;
+		}
+	}
+	f->exit_group_dead = a->nargs[needed_index("sched_process_exit")] >= 2;
+	/* (preempt, prev, next) before 5.18; prev_state after them since */
+	f->switch_prev_state = a->nargs[needed_index("sched_switch")] >= 4;
+	f->current_task_btf = a->current_task_btf;
+}
+
+/*
+ * The running kernel's build id (its ELF note, /sys/kernel/notes) in
+ * hex: what names its BTF, built into it. 0, or -ENOENT.
+ */
+static int kernel_build_id(char *hex, size_t len)
+{
+	size_t n = 0, pos = 0, i;
+	char *text;
+	int err;
+
+	err = rc_sysfs__read("/sys/kernel/notes", 1u << 16, &text, &n);
+	if (err)
+		return err;
+	err = -ENOENT;
+	while (n - pos >= 12) {
+		__u32 namesz, descsz, type;
+		size_t name_at = pos + 12, desc_at;
+
+		memcpy(&namesz, text + pos, 4);
+		memcpy(&descsz, text + pos + 4, 4);
+		memcpy(&type, text + pos + 8, 4);
+		desc_at = name_at + ((namesz + 3ull) & ~3ull);
+		if (desc_at > n || descsz > n - desc_at)
+			break;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
+		    !memcmp(text + name_at, "GNU", 4) && descsz && descsz * 2 < len) {
+			for (i = 0; i < descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x", (unsigned char)text[desc_at + i]);
+			err = 0;
+			break;
+		}
+		pos = desc_at + ((descsz + 3ull) & ~3ull);
+	}
+	free(text);
+	return err;
+}
+
+/*
+ * The cache's key and file name for this kernel's BTF (util/cache.h):
+ * the kernel's build id and the BTF's size, and what the answers are
+ * about (the tracepoints asked for, in order). false: no cache, the
+ * kernel's build id unknown.
+ */
+static bool kbtf_cache_key(struct rc_kbtf *k)
+{
+	char id[129], needs[256] = "";
+	struct stat st;
+	size_t i, used;
+
+	if (stat("/sys/kernel/btf/vmlinux", &st) || kernel_build_id(id, sizeof(id)))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(tp_btf_needed); i++) {
+		used = strlen(needs);
+		snprintf(needs + used, sizeof(needs) - used, "%s%s", i ? "," : "",
+			 tp_btf_needed[i]);
+	}
+	snprintf(k->key, sizeof(k->key),
+		 "ringcap kernel BTF answers %u, %zu bytes: build id %s, %lld bytes of BTF; %s",
+		 KBTF_CACHE_VERSION, sizeof(struct kbtf_answers), id, (long long)st.st_size, needs);
+	snprintf(k->name, sizeof(k->name), "kbtf-%.64s-%lld", id, (long long)st.st_size);
+	return true;
+}
+
+/*
+ * The probe's answers from the cache, @k keeping them and the key for
+ * rc_kbtf__write_core(): 0, or -errno (-ENOENT: none cached).
+ */
+static int answers_cached(struct rc_features *f, struct rc_kbtf *k)
+{
+	struct kbtf_answers a;
+	size_t len;
+	void *data;
+	int err;
+
+	err = rc_cache__get(k->name, k->key, &data, &len);
+	if (err)
+		return err;
+	if (len != sizeof(a)) {
+		free(data);
+		return -EBADMSG;
+	}
+	memcpy(&a, data, sizeof(a));
+	free(data);
+	apply_answers(f, &a);
+	memcpy(k->w.trace_id, a.trace_id, sizeof(a.trace_id));
+	return 0;
+}
+
+static void probe_btf(struct rc_features *f, struct rc_kbtf **keep)
+{
+	struct kbtf_answers a;
+	struct rc_kbtf *k = calloc(1, sizeof(*k));
+	struct btf *btf;
+	size_t i;
+	int err;
+
+	if (k && kbtf_cache_key(k)) {
+		err = answers_cached(f, k);
+		if (!err) {
+			pr_debug("the kernel's BTF: the answers cached in %s\n", k->name);
+			goto keep;
+		}
+		if (err != -ENOENT)
+			pr_debug("the kernel's BTF: cached answers not used (%s)\n",
+				 strerror(-err));
+	}
+	if (k && !walk_kernel(k)) {
+		answers_of_walk(&k->w, &a);
+		apply_answers(f, &a);
+		if (k->name[0]) {
+			err = rc_cache__put(k->name, k->key, &a, sizeof(a));
+			if (err && err != -ENOENT)
+				pr_debug("the kernel's BTF: answers not cached (%s)\n",
+					 strerror(-err));
+		}
+		goto keep;
+	}
+	rc_kbtf__free(k);
 	/*
 	 * No /sys/kernel/btf/vmlinux, a BTF the walk does not know, or no
 	 * memory: libbpf's parse, which also looks for a vmlinux with BTF
@@ -412,6 +564,12 @@ static void probe_btf(struct rc_features *f, struct rc_kbtf **keep)
 	f->switch_prev_state = tp_btf_nargs(btf, "sched_switch") >= 4;
 	f->current_task_btf = btf_has_enum_value(btf, "BPF_FUNC_get_current_task_btf");
 	btf__free(btf);
+	return;
+keep:
+	if (keep)
+		*keep = k;
+	else
+		rc_kbtf__free(k);
 }
 
 /*
@@ -935,10 +1093,70 @@ static __u32 new_id(const struct core_set *c, __u32 id)
  * every kernel type's new id and of a stack as deep (1.2 MB for 6.18's
  * 150k types) were faulted in and walked whole at every start.
  */
-int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd)
+/* @len bytes at @p, the whole of @fd: 0, or -errno. */
+static int write_fd(int fd, const void *p, size_t len)
 {
+	size_t done = 0;
+	ssize_t n;
+
+	if (ftruncate(fd, 0))
+		return -errno;
+	while (done < len) {
+		n = pwrite(fd, (const char *)p + done, len - done, done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += n;
+	}
+	return 0;
+}
+
+/* The walk @k's answers came without, made now: 0, or -errno. */
+static int kbtf_walked(struct rc_kbtf *k)
+{
+	__u32 ids[ARRAY_SIZE(tp_btf_needed)];
+	int err;
+
+	if (k->walked)
+		return 0;
+	memcpy(ids, k->w.trace_id, sizeof(ids));
+	err = walk_kernel(k);
+	if (err)
+		return err;
+	if (memcmp(ids, k->w.trace_id, sizeof(ids)))
+		return -ESTALE; /* never: the key names this kernel's BTF */
+	return 0;
+}
+
+/*
+ * The cache's key and name for @local's subset (in @key and @name):
+ * this kernel's, and a hash of the object's BTF. false: no cache.
+ */
+static bool core_cache_key(const struct rc_kbtf *k, const struct btf *local, char *key, size_t klen,
+			   char *name, size_t nlen)
+{
+	const void *raw;
+	__u32 size;
+	__u64 h;
+
+	if (!k->name[0] || !(raw = btf__raw_data(local, &size)))
+		return false;
+	h = rc_siphash24(0x636f7265, 0x62746600, raw, size);
+	snprintf(key, klen, "%s; CO-RE subset %u for an object's BTF of %u bytes, %016llx", k->key,
+		 CORE_CACHE_VERSION, size, (unsigned long long)h);
+	snprintf(name, nlen, "%s-core-%016llx", k->name, (unsigned long long)h);
+	return true;
+}
+
+int rc_kbtf__write_core(struct rc_kbtf *k, const struct btf *local, int fd)
+{
+	char ckey[sizeof(k->key) + 128], cname[sizeof(k->name) + 32];
+	bool cache = core_cache_key(k, local, ckey, sizeof(ckey), cname, sizeof(cname));
 	const struct btf_walk *w = &k->w;
-	struct core_buf types = {}, strs = {};
+	struct core_buf types = {}, strs = {}, blob = {};
+	void *data;
+	size_t dlen;
 	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h) };
 	struct core_names names = {};
 	struct core_set set = {};
@@ -946,6 +1164,24 @@ int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd
 	__u32 id, hash;
 	int err = -ENOMEM, r, j;
 
+	if (cache) {
+		err = rc_cache__get(cname, ckey, &data, &dlen);
+		if (!err) {
+			err = write_fd(fd, data, dlen);
+			free(data);
+			if (!err)
+				pr_debug(
+				    "CO-RE relocations against the kernel's types cached in %s\n",
+				    cname);
+			return err;
+		}
+		if (err != -ENOENT)
+			pr_debug("CO-RE subset: the cached one not used (%s)\n", strerror(-err));
+	}
+	err = kbtf_walked(k);
+	if (err)
+		return err;
+	err = -ENOMEM;
 	if (local_names(local, &names))
 		goto out;
 	set.bits = calloc((size_t)w->n / 64 + 1, sizeof(*set.bits));
@@ -1013,14 +1249,22 @@ int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd
 	h.type_len = types.len;
 	h.str_off = types.len;
 	h.str_len = strs.len;
-	err = ftruncate(fd, 0) || pwrite(fd, &h, sizeof(h), 0) != sizeof(h) ||
-		      (types.len && pwrite(fd, types.p, types.len, sizeof(h)) != (ssize_t)types.len) ||
-		      pwrite(fd, strs.p, strs.len, sizeof(h) + types.len) != (ssize_t)strs.len
-		  ? -errno ?: -EIO
-		  : 0;
-	if (!err)
-		pr_debug("CO-RE relocations against %zu of the kernel's %u types\n", set.n, w->n);
+	if (!buf_add(&blob, &h, sizeof(h)) || (types.len && !buf_add(&blob, types.p, types.len)) ||
+	    !buf_add(&blob, strs.p, strs.len)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = write_fd(fd, blob.p, blob.len);
+	if (err)
+		goto out;
+	pr_debug("CO-RE relocations against %zu of the kernel's %u types\n", set.n, w->n);
+	if (cache) {
+		r = rc_cache__put(cname, ckey, blob.p, blob.len);
+		if (r && r != -ENOENT)
+			pr_debug("CO-RE subset not cached (%s)\n", strerror(-r));
+	}
 out:
+	free(blob.p);
 	free(names.name);
 	free(names.len);
 	free(set.bits);
@@ -1030,22 +1274,11 @@ out:
 	return err;
 }
 
-int rc_kbtf__write_whole(const struct rc_kbtf *k, int fd)
+int rc_kbtf__write_whole(struct rc_kbtf *k, int fd)
 {
-	size_t done = 0;
-	ssize_t n;
+	int err = kbtf_walked(k);
 
-	if (ftruncate(fd, 0))
-		return -errno;
-	while (done < k->len) {
-		n = pwrite(fd, k->text + done, k->len - done, done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += n;
-	}
-	return 0;
+	return err ?: write_fd(fd, k->text, k->len);
 }
 
 int rc_kbtf__trace_id(const struct rc_kbtf *k, const char *tp)

@@ -144,6 +144,11 @@ struct btf;
  *	/sys/kernel/btf/vmlinux, a BTF the walk does not know). Free it with
  *	rc_kbtf__free() once the BPF objects are loaded: 5 MB and more.
  *
+ * What the walk answers, and the CO-RE subsets, are kept in the cache
+ * (util/cache.h) under the kernel's build id: with them there, the BTF
+ * is not read at all, and @kbtf holds the answers alone until a subset
+ * the cache lacks needs the walk.
+ *
  * Return: 0.
  */
 int rc_features__probe_keep(struct rc_features *f, struct rc_kbtf **kbtf);
@@ -161,9 +166,12 @@ int rc_features__probe_keep(struct rc_features *f, struct rc_kbtf **kbtf);
  * all they hold by value; their pointers void pointers. Enough for field
  * and enum value relocations, the ones ringcap's programs make.
  *
+ * The subset is taken from the cache when it has one for this kernel
+ * and an object of @local's BTF, and put there when made.
+ *
  * Return: 0, or -errno (-EPROTO: a kind not expected in what the types hold).
  */
-int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd);
+int rc_kbtf__write_core(struct rc_kbtf *k, const struct btf *local, int fd);
 
 /**
  * rc_kbtf__write_whole() - the kernel's BTF, all of it, as rc_kbtf__write_core() writes a part
@@ -172,7 +180,7 @@ int rc_kbtf__write_core(const struct rc_kbtf *k, const struct btf *local, int fd
  *
  * Return: 0, or -errno.
  */
-int rc_kbtf__write_whole(const struct rc_kbtf *k, int fd);
+int rc_kbtf__write_whole(struct rc_kbtf *k, int fd);
 
 /**
  * rc_kbtf__trace_id() - the kernel's BTF type of a BTF tracepoint the built-in sources use
