@@ -47,8 +47,26 @@ static long long enum_val(const struct btf *btf, int id, const char *name)
 	return -1;
 }
 
+/* @name's value, to put back with env_restore(): malloc()ed, NULL when unset. */
+static char *env_keep(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v ? strdup(v) : NULL;
+}
+
+static void env_restore(const char *name, char *val)
+{
+	if (val)
+		setenv(name, val, 1);
+	else
+		unsetenv(name);
+	free(val);
+}
+
 void test_core_btf(void)
 {
+	char *cache_env = env_keep("RINGCAP_CACHE");
 	struct btf *local = NULL, *sub = NULL, *whole = NULL;
 	struct rc_kbtf *k = NULL;
 	struct rc_features f;
@@ -59,6 +77,7 @@ void test_core_btf(void)
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		test__skip("no /sys/kernel/btf/vmlinux");
+		free(cache_env);
 		return;
 	}
 	setenv("RINGCAP_CACHE", "off", 1); /* the walk's, not the cache's (core_btf_cache) */
@@ -121,7 +140,7 @@ void test_core_btf(void)
 	    ASSERT_OK(stat("/sys/kernel/btf/vmlinux", &vst), "stat vmlinux"))
 		ASSERT_EQ((long long)st.st_size, (long long)vst.st_size, "whole size");
 out:
-	unsetenv("RINGCAP_CACHE");
+	env_restore("RINGCAP_CACHE", cache_env);
 	btf__free(whole);
 	btf__free(sub);
 	btf__free(local);
@@ -143,6 +162,7 @@ void test_core_btf_trace_ids(void)
 					   "sched_process_fork", "sched_process_exec",
 					   "sched_process_exit" };
 	const char *out = tmpfile_path("tp.rcap");
+	char *cache_env = env_keep("RINGCAP_CACHE");
 	struct btf *whole = NULL;
 	struct rc_kbtf *k = NULL;
 	struct run r = {};
@@ -152,6 +172,7 @@ void test_core_btf_trace_ids(void)
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		test__skip("no /sys/kernel/btf/vmlinux");
+		free(cache_env);
 		return;
 	}
 	setenv("RINGCAP_CACHE", "off", 1); /* the walk's, and a recording's without the cache */
@@ -181,7 +202,7 @@ void test_core_btf_trace_ids(void)
 	ASSERT_TRUE(strstr(r.err, "handle_follow_fork"), "follow's programs");
 	ASSERT_TRUE(!strstr(r.err, "loading kernel BTF"), "no parse of the kernel's BTF by libbpf");
 out:
-	unsetenv("RINGCAP_CACHE");
+	env_restore("RINGCAP_CACHE", cache_env);
 	run_free(&r);
 	tmpdir_cleanup();
 	btf__free(whole);
@@ -207,35 +228,48 @@ static char *slurp(int fd, const char *path, size_t *len)
 	return buf;
 }
 
-/* The one file in @dir of the answers, or of a subset (@core): its path in @path. */
-static bool cache_file(const char *dir, bool core, char *path, size_t len)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-	int n = 0;
+/*
+ * The files in @dir: of the answers, of subsets (@core), or temporary
+ * ones (a name beginning with a dot); the last one's path in @path.
+ */
+enum cache_kind { ANSWERS, SUBSET, TEMPORARY };
 
-	if (!d)
-		return false;
-	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "kbtf-", 5) && !!strstr(e->d_name, "-core-") == core) {
-			snprintf(path, len, "%s/%s", dir, e->d_name);
-			n++;
-		}
-	closedir(d);
-	return n == 1;
-}
-
-static long entries(const char *dir)
+static long cache_files(const char *dir, enum cache_kind kind, char *path, size_t len)
 {
 	struct dirent *e;
 	DIR *d = opendir(dir);
 	long n = 0;
+	bool is;
 
-	while (d && (e = readdir(d)))
-		n += e->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return d ? n : -1;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		is = kind == TEMPORARY ? e->d_name[0] == '.'
+		     : kind == SUBSET
+			 ? !strncmp(e->d_name, "kbtf-", 5) && strstr(e->d_name, "-core-")
+			 : !strncmp(e->d_name, "kbtf-", 5) && !strstr(e->d_name, "-core-");
+		if (is && path)
+			snprintf(path, len, "%s/%s", dir, e->d_name);
+		n += is;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Does the kernel have a build id (/sys/kernel/notes), which names the cache's files? */
+static bool kernel_build_id(void)
+{
+	char hex[129], buf[4096];
+	ssize_t n;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 && !rc_build_id_of_notes(buf, n, hex, sizeof(hex));
 }
 
 /* The BTF answers a probe gives, side by side: the ones the cache keeps. */
@@ -313,20 +347,22 @@ void test_core_btf_cache(void)
 {
 	char dir[PATH_MAX], off_dir[PATH_MAX], core_path[PATH_MAX], ans_path[PATH_MAX];
 	char *sub1 = NULL, *sub2 = NULL, *file1 = NULL, *file2 = NULL;
+	char *dir_env = env_keep("RINGCAP_CACHE_DIR"), *cache_env = env_keep("RINGCAP_CACHE");
 	struct rc_kbtf *k1 = NULL, *k2 = NULL;
 	struct rc_features f1, f2;
 	struct btf *local = NULL;
 	size_t len1, len2, flen1, flen2;
 	struct run r = {};
+	char byte;
 	int fd;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		test__skip("no /sys/kernel/btf/vmlinux");
-		return;
+		goto out;
 	}
-	if (access("/sys/kernel/notes", R_OK)) {
-		test__skip("no /sys/kernel/notes: no build id to key the cache on");
-		return;
+	if (!kernel_build_id()) {
+		test__skip("the kernel has no build id (/sys/kernel/notes): nothing is cached");
+		goto out;
 	}
 	snprintf(dir, sizeof(dir), "%s", tmpfile_path("cache"));
 	snprintf(off_dir, sizeof(off_dir), "%s", tmpfile_path("cache-off"));
@@ -340,16 +376,18 @@ void test_core_btf_cache(void)
 	btf__add_struct(local, "task_struct___flavour", 0);
 	btf__add_typedef(local, "pid_t", 0);
 
-	/* cold: both made, and kept */
+	/* cold: both made by the walk, and kept */
 	if (!ASSERT_OK(probe_and_core(&f1, &k1, local, &sub1, &len1), "cold"))
 		goto out;
-	if (!ASSERT_TRUE(cache_file(dir, false, ans_path, sizeof(ans_path)), "answers kept") ||
-	    !ASSERT_TRUE(cache_file(dir, true, core_path, sizeof(core_path)), "subset kept"))
+	ASSERT_TRUE(rc_kbtf__walked(k1), "cold: walked");
+	if (!ASSERT_EQ(cache_files(dir, ANSWERS, ans_path, sizeof(ans_path)), 1, "answers kept") ||
+	    !ASSERT_EQ(cache_files(dir, SUBSET, core_path, sizeof(core_path)), 1, "subset kept"))
 		goto out;
-	ASSERT_EQ(entries(dir), 2, "two files, no temporary left");
-	/* warm: the same */
+	ASSERT_EQ(cache_files(dir, TEMPORARY, NULL, 0), 0, "no temporary file left");
+	/* warm: the same, and no walk */
 	if (!ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "warm"))
 		goto out;
+	ASSERT_TRUE(!rc_kbtf__walked(k2), "warm: neither answers nor subset walked");
 	ASSERT_TRUE(same_answers(&f1, &f2), "the same answers");
 	ASSERT_TRUE(same_trace_ids(k1, k2), "the same tracepoint types");
 	ASSERT_TRUE(len1 == len2 && !memcmp(sub1, sub2, len1), "the same subset");
@@ -357,15 +395,18 @@ void test_core_btf_cache(void)
 	free(sub2);
 	sub2 = NULL;
 
-	/* a byte of the subset's file changed: not used, made again, and the file made whole */
+	/* a byte of the subset's file changed: not used, made again by the walk, the file whole */
 	file1 = slurp(-1, core_path, &flen1);
-	fd = open(core_path, O_WRONLY);
-	if (!ASSERT_TRUE(file1 && fd >= 0, "open subset") ||
-	    !ASSERT_EQ(pwrite(fd, "\xff", 1, flen1 / 2), 1, "damage"))
+	fd = open(core_path, O_RDWR);
+	if (!ASSERT_TRUE(file1 && fd >= 0, "open subset"))
+		goto out;
+	byte = file1[flen1 / 2] ^ 0xff;
+	if (!ASSERT_EQ(pwrite(fd, &byte, 1, flen1 / 2), 1, "damage"))
 		goto out;
 	close(fd);
 	if (!ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "damaged subset"))
 		goto out;
+	ASSERT_TRUE(rc_kbtf__walked(k2), "damaged subset: walked");
 	ASSERT_TRUE(len1 == len2 && !memcmp(sub1, sub2, len1), "made again");
 	file2 = slurp(-1, core_path, &flen2);
 	ASSERT_TRUE(file2 && flen1 == flen2 && !memcmp(file1, file2, flen1), "replaced whole");
@@ -373,14 +414,22 @@ void test_core_btf_cache(void)
 	free(sub2);
 	sub2 = NULL;
 
-	/* the answers' file cut short: not used, the kernel's BTF walked */
-	if (!ASSERT_OK(truncate(ans_path, 20), "cut short") ||
-	    !ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "cut answers"))
+	/* the subset's file cut inside its data, then the answers' inside their header */
+	if (!ASSERT_OK(truncate(core_path, flen1 - 10), "cut subset") ||
+	    !ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "cut subset"))
 		goto out;
-	ASSERT_TRUE(same_answers(&f1, &f2) && same_trace_ids(k1, k2), "answers walked again");
+	ASSERT_TRUE(rc_kbtf__walked(k2), "cut subset: walked");
+	ASSERT_TRUE(len1 == len2 && !memcmp(sub1, sub2, len1), "made again");
 	rc_kbtf__free(k2);
 	free(sub2);
 	sub2 = NULL;
+	if (!ASSERT_OK(truncate(ans_path, 20), "cut answers") ||
+	    !ASSERT_OK(rc_features__probe_keep(&f2, &k2), "cut answers"))
+		goto out;
+	ASSERT_TRUE(rc_kbtf__walked(k2), "cut answers: walked");
+	ASSERT_TRUE(same_answers(&f1, &f2) && same_trace_ids(k1, k2), "answers walked again");
+	rc_kbtf__free(k2);
+	k2 = NULL;
 	free(file2);
 	file2 = slurp(-1, ans_path, &flen2);
 	ASSERT_TRUE(file2 && flen2 > 20, "and kept again");
@@ -395,6 +444,7 @@ void test_core_btf_cache(void)
 		ASSERT_EQ(rc_cache__get(strrchr(ans_path, '/') + 1, "any", &data, &dlen), -EPERM,
 			  "group-writable: not ours alone");
 		ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "probe");
+		ASSERT_TRUE(rc_kbtf__walked(k2), "group-writable: walked");
 		ASSERT_TRUE(same_answers(&f1, &f2), "answers walked");
 		rc_kbtf__free(k2);
 		k2 = NULL;
@@ -408,7 +458,10 @@ void test_core_btf_cache(void)
 	setenv("RINGCAP_CACHE", "off", 1);
 	if (ASSERT_OK(probe_and_core(&f2, &k2, local, &sub2, &len2), "off"))
 		ASSERT_TRUE(len1 == len2 && !memcmp(sub1, sub2, len1), "the same subset");
-	ASSERT_EQ(entries(off_dir), 0, "nothing cached");
+	ASSERT_TRUE(rc_kbtf__walked(k2), "off: walked");
+	ASSERT_EQ(cache_files(off_dir, ANSWERS, NULL, 0) + cache_files(off_dir, SUBSET, NULL, 0) +
+		      cache_files(off_dir, TEMPORARY, NULL, 0),
+		  0, "nothing cached");
 
 	/* recordings: cold (a new directory), warm, and off, each with every event */
 	if (!need_root())
@@ -436,17 +489,23 @@ void test_core_btf_cache(void)
 				       0, modes[i]))
 				goto out;
 			ASSERT_EQ(getppid_count(out), 20000, modes[i]);
+			/* the walk's subset says how many types it took of how many */
+			ASSERT_EQ(!!strstr(r.err, " of the kernel's "), i != 1,
+				  "the subset walked when cold or off only");
 			ASSERT_EQ(
 			    !!strstr(r.err, "CO-RE relocations against the kernel's types cached"),
 			    i == 1, "the subset from the cache when warm only");
 			ASSERT_EQ(!!strstr(r.err, "the kernel's BTF: the answers cached"), i == 1,
 				  "the answers from the cache when warm only");
-			ASSERT_EQ(entries(rec_dir), 2, "the answers and one object's subset kept");
+			ASSERT_EQ(cache_files(rec_dir, ANSWERS, NULL, 0), 1, "the answers kept");
+			/* one object here; two where follow's programs load from their own */
+			ASSERT_TRUE(cache_files(rec_dir, SUBSET, NULL, 0) >= 1, "the subsets kept");
 		}
+		printf("    cold, warm and off: 20000 getppid events each\n");
 	}
 out:
-	unsetenv("RINGCAP_CACHE_DIR");
-	unsetenv("RINGCAP_CACHE");
+	env_restore("RINGCAP_CACHE_DIR", dir_env);
+	env_restore("RINGCAP_CACHE", cache_env);
 	run_free(&r);
 	rc_kbtf__free(k1);
 	rc_kbtf__free(k2);

@@ -429,33 +429,14 @@ static void apply_answers(struct rc_features *f, const struct kbtf_answers *a)
  */
 static int kernel_build_id(char *hex, size_t len)
 {
-	size_t n = 0, pos = 0, i;
+	size_t n = 0;
 	char *text;
 	int err;
 
 	err = rc_sysfs__read("/sys/kernel/notes", 1u << 16, &text, &n);
 	if (err)
 		return err;
-	err = -ENOENT;
-	while (n - pos >= 12) {
-		__u32 namesz, descsz, type;
-		size_t name_at = pos + 12, desc_at;
-
-		memcpy(&namesz, text + pos, 4);
-		memcpy(&descsz, text + pos + 4, 4);
-		memcpy(&type, text + pos + 8, 4);
-		desc_at = name_at + ((namesz + 3ull) & ~3ull);
-		if (desc_at > n || descsz > n - desc_at)
-			break;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
-		    !memcmp(text + name_at, "GNU", 4) && descsz && descsz * 2 < len) {
-			for (i = 0; i < descsz; i++)
-				snprintf(hex + 2 * i, 3, "%02x", (unsigned char)text[desc_at + i]);
-			err = 0;
-			break;
-		}
-		pos = desc_at + ((descsz + 3ull) & ~3ull);
-	}
+	err = rc_build_id_of_notes(text, n, hex, len);
 	free(text);
 	return err;
 }
@@ -1087,12 +1068,6 @@ static __u32 new_id(const struct core_set *c, __u32 id)
 	return p ? (__u32)(p - c->ids) + 1 : 0;
 }
 
-/*
- * The types taken are a set (a bit a kernel type, a list of the few
- * taken), numbered in the kernel's order by sorting the list: arrays of
- * every kernel type's new id and of a stack as deep (1.2 MB for 6.18's
- * 150k types) were faulted in and walked whole at every start.
- */
 /* @len bytes at @p, the whole of @fd: 0, or -errno. */
 static int write_fd(int fd, const void *p, size_t len)
 {
@@ -1124,8 +1099,18 @@ static int kbtf_walked(struct rc_kbtf *k)
 	err = walk_kernel(k);
 	if (err)
 		return err;
-	if (memcmp(ids, k->w.trace_id, sizeof(ids)))
-		return -ESTALE; /* never: the key names this kernel's BTF */
+	if (memcmp(ids, k->w.trace_id, sizeof(ids))) {
+		/* never (the key names this kernel's BTF): the file made right for the next start
+		 */
+		struct kbtf_answers a;
+
+		pr_warn("the cache's answers about the kernel's BTF (%s) were wrong: made again; "
+			"if this recording fails, run it again\n",
+			k->name);
+		answers_of_walk(&k->w, &a);
+		rc_cache__put(k->name, k->key, &a, sizeof(a));
+		return -ESTALE;
+	}
 	return 0;
 }
 
@@ -1149,6 +1134,12 @@ static bool core_cache_key(const struct rc_kbtf *k, const struct btf *local, cha
 	return true;
 }
 
+/*
+ * The types taken are a set (a bit a kernel type, a list of the few
+ * taken), numbered in the kernel's order by sorting the list: arrays of
+ * every kernel type's new id and of a stack as deep (1.2 MB for 6.18's
+ * 150k types) were faulted in and walked whole at every start.
+ */
 int rc_kbtf__write_core(struct rc_kbtf *k, const struct btf *local, int fd)
 {
 	char ckey[sizeof(k->key) + 128], cname[sizeof(k->name) + 32];
@@ -1289,6 +1280,11 @@ int rc_kbtf__trace_id(const struct rc_kbtf *k, const char *tp)
 		if (!strcmp(tp_btf_needed[i], tp))
 			return k->w.trace_id[i] ? (int)k->w.trace_id[i] : -ENOENT;
 	return -ENOENT;
+}
+
+bool rc_kbtf__walked(const struct rc_kbtf *k)
+{
+	return k && k->walked;
 }
 
 void rc_kbtf__free(struct rc_kbtf *k)

@@ -197,6 +197,15 @@ int rc_kbtf__write_whole(struct rc_kbtf *k, int fd);
 int rc_kbtf__trace_id(const struct rc_kbtf *k, const char *tp);
 
 /**
+ * rc_kbtf__walked() - was the kernel's BTF read and walked, or did the cache answer?
+ * @k: from rc_features__probe_keep(), or NULL
+ *
+ * Return: true once the walk was made (rc_kbtf__write_core() makes it for a
+ * subset the cache lacks), false for NULL or the cache's answers alone.
+ */
+bool rc_kbtf__walked(const struct rc_kbtf *k);
+
+/**
  * rc_kbtf__free() - give back the kernel's BTF rc_features__probe_keep() kept
  * @k: or NULL
  */

@@ -22,7 +22,8 @@
  *
  * $RINGCAP_CACHE_DIR when set; else /var/cache/ringcap for root, and
  * $XDG_CACHE_HOME/ringcap or $HOME/.cache/ringcap for another user.
- * RINGCAP_CACHE=off turns the cache off.
+ * RINGCAP_CACHE=off turns the cache off; so does a set-id or file
+ * capabilities' run (AT_SECURE), whose user could write the cache.
  *
  * Return: 0; -ENOENT when off or no directory is known, -ENAMETOOLONG.
  */
@@ -31,7 +32,9 @@ int rc_cache__dir(char *buf, size_t len);
 /**
  * rc_cache__get() - a cached file's bytes
  * @name: the file's name in the directory, no '/'
- * @key: what the bytes were made from; a file made from another is not used
+ * @key: what the bytes were made from; a file made from another is not
+ *	used, nor one made by another build of the program (its build id,
+ *	which every key takes: no build id, no cache)
  * @data: set to the bytes, malloc()ed, on success
  * @len: set to their count
  *
@@ -53,10 +56,22 @@ int rc_cache__get(const char *name, const char *key, void **data, size_t *len);
  *
  * Written to a file of its own, then renamed over @name: a reader sees
  * the old file or the new, never part of one. The directory is made,
- * mode 0700, when missing.
+ * mode 0700, when missing. Files not written for 30 days are removed
+ * then: other kernels' and other builds'.
  *
  * Return: 0, or -errno (-ENOENT: the cache off).
  */
 int rc_cache__put(const char *name, const char *key, const void *data, size_t len);
+
+/**
+ * rc_build_id_of_notes() - the GNU build id among ELF notes, in hex
+ * @notes: the notes (a PT_NOTE segment, /sys/kernel/notes)
+ * @n: their bytes
+ * @hex: set to the id, two digits a byte
+ * @len: @hex's size
+ *
+ * Return: 0, or -ENOENT (none, or longer than @hex holds).
+ */
+int rc_build_id_of_notes(const void *notes, size_t n, char *hex, size_t len);
 
 #endif /* RINGCAP_UTIL_CACHE_H */
