@@ -212,18 +212,21 @@ out:
 /* The bytes of @fd, or of the file at @path when @fd < 0: malloc()ed, NULL on error. */
 static char *slurp(int fd, const char *path, size_t *len)
 {
-	struct stat st;
+	struct stat st = {};
 	char *buf = NULL;
 	int own = fd < 0 ? open(path, O_RDONLY | O_CLOEXEC) : fd;
 
-	if (own >= 0 && !fstat(own, &st) && (buf = malloc(st.st_size + 1)) &&
-	    pread(own, buf, st.st_size, 0) != st.st_size) {
-		free(buf);
-		buf = NULL;
+	if (own < 0)
+		return NULL;
+	if (!fstat(own, &st) && (buf = malloc(st.st_size + 1))) {
+		if (pread(own, buf, st.st_size, 0) == st.st_size) {
+			*len = st.st_size;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
 	}
-	if (buf)
-		*len = st.st_size;
-	if (fd < 0 && own >= 0)
+	if (fd < 0)
 		close(own);
 	return buf;
 }
@@ -351,7 +354,7 @@ void test_core_btf_cache(void)
 	struct rc_kbtf *k1 = NULL, *k2 = NULL;
 	struct rc_features f1, f2;
 	struct btf *local = NULL;
-	size_t len1, len2, flen1, flen2;
+	size_t len1 = 0, len2 = 0, flen1 = 0, flen2 = 0;
 	struct run r = {};
 	char byte;
 	int fd;
@@ -436,8 +439,8 @@ void test_core_btf_cache(void)
 
 	/* a directory others may write to: its files are not used */
 	{
-		void *data;
-		size_t dlen;
+		void *data = NULL;
+		size_t dlen = 0;
 
 		if (!ASSERT_OK(chmod(dir, 0770), "chmod"))
 			goto out;

@@ -430,7 +430,7 @@ static void apply_answers(struct rc_features *f, const struct kbtf_answers *a)
 static int kernel_build_id(char *hex, size_t len)
 {
 	size_t n = 0;
-	char *text;
+	char *text = NULL;
 	int err;
 
 	err = rc_sysfs__read("/sys/kernel/notes", 1u << 16, &text, &n);
@@ -474,8 +474,8 @@ static bool kbtf_cache_key(struct rc_kbtf *k)
 static int answers_cached(struct rc_features *f, struct rc_kbtf *k)
 {
 	struct kbtf_answers a;
-	size_t len;
-	void *data;
+	size_t len = 0;
+	void *data = NULL;
 	int err;
 
 	err = rc_cache__get(k->name, k->key, &data, &len);
@@ -1122,7 +1122,7 @@ static bool core_cache_key(const struct rc_kbtf *k, const struct btf *local, cha
 			   char *name, size_t nlen)
 {
 	const void *raw;
-	__u32 size;
+	__u32 size = 0;
 	__u64 h;
 
 	if (!k->name[0] || !(raw = btf__raw_data(local, &size)))
@@ -1146,8 +1146,8 @@ int rc_kbtf__write_core(struct rc_kbtf *k, const struct btf *local, int fd)
 	bool cache = core_cache_key(k, local, ckey, sizeof(ckey), cname, sizeof(cname));
 	const struct btf_walk *w = &k->w;
 	struct core_buf types = {}, strs = {}, blob = {};
-	void *data;
-	size_t dlen;
+	void *data = NULL;
+	size_t dlen = 0;
 	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h) };
 	struct core_names names = {};
 	struct core_set set = {};

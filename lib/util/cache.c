@@ -214,7 +214,7 @@ static char *full_key(const char *key)
 /* @fd's file: 0, or -errno: ours, its bytes as a file of @key, in @data and @len. */
 static int read_entry(int fd, const char *key, void **data, size_t *len)
 {
-	size_t klen = strlen(key), flen;
+	size_t klen = strlen(key), flen = 0;
 	struct cache_hdr h;
 	char *text = NULL;
 	int err;
