@@ -16,9 +16,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "capture/session.h"
 #include "util/cache.h"
+#include "util/file.h"
 #include "run_util.h"
 #include "test_progs.h"
 
@@ -454,6 +456,37 @@ void test_core_btf_cache(void)
 		free(sub2);
 		sub2 = NULL;
 		chmod(dir, 0700);
+	}
+
+	/* making a file prunes the cache's files not written for 30 days, and only those */
+	{
+		struct timespec t[2] = { { .tv_sec = time(NULL) - 31 * 86400 },
+					 { .tv_sec = time(NULL) - 31 * 86400 } };
+		char old_entry[PATH_MAX + 32], other[PATH_MAX + 32];
+		int ofd;
+
+		snprintf(old_entry, sizeof(old_entry), "%s/kbtf-of-another-kernel", dir);
+		snprintf(other, sizeof(other), "%s/not-the-cache's", dir);
+		ofd = open(old_entry, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (!ASSERT_TRUE(ofd >= 0 && file2, "an old entry") ||
+		    !ASSERT_OK(rc_write_all(ofd, file2, flen2), "write it"))
+			goto out;
+		close(ofd);
+		ofd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (!ASSERT_TRUE(ofd >= 0, "another file") ||
+		    !ASSERT_OK(rc_write_all(ofd, "hello\n", 6), "write it"))
+			goto out;
+		close(ofd);
+		if (!ASSERT_OK(utimensat(AT_FDCWD, old_entry, t, 0), "age") ||
+		    !ASSERT_OK(utimensat(AT_FDCWD, other, t, 0), "age") ||
+		    !ASSERT_OK(unlink(ans_path), "answers gone") ||
+		    !ASSERT_OK(rc_features__probe_keep(&f2, &k2), "probe, answers made"))
+			goto out;
+		rc_kbtf__free(k2);
+		k2 = NULL;
+		ASSERT_TRUE(access(old_entry, F_OK) && errno == ENOENT, "the old entry pruned");
+		ASSERT_OK(access(other, F_OK), "another file of the directory kept");
+		ASSERT_OK(access(ans_path, F_OK), "the answers made");
 	}
 
 	/* off: nothing written */

@@ -269,16 +269,35 @@ int rc_cache__get(const char *name, const char *key, void **data, size_t *len)
 
 /*
  * Files not written for RC_CACHE_DAYS days removed: what other kernels
- * and other builds left, and a temporary file a killed run left. A file
- * still in use is made again, once.
+ * and other builds left. A file still in use is made again, once. Only
+ * the cache's own files go, those that begin with its magic: the
+ * directory may be one RINGCAP_CACHE_DIR named, with files of others.
  */
 #define RC_CACHE_DAYS 30
+
+static bool stale_entry(int dfd, const char *name, time_t old)
+{
+	char magic[sizeof(((struct cache_hdr *)0)->magic)];
+	struct stat st;
+	bool ours_old;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || st.st_mtime >= old)
+		return false;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ours_old = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+		   !memcmp(magic, CACHE_MAGIC, sizeof(magic));
+	close(fd);
+	return ours_old;
+}
 
 static void prune(int dfd)
 {
 	time_t old = time(NULL) - RC_CACHE_DAYS * 86400;
 	struct dirent *e;
-	struct stat st;
 	int fd = dup(dfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
@@ -289,8 +308,7 @@ static void prune(int dfd)
 	}
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    !fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
-		    st.st_uid == geteuid() && st.st_mtime < old)
+		    stale_entry(dfd, e->d_name, old))
 			unlinkat(dfd, e->d_name, 0);
 	closedir(d);
 }
